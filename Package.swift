@@ -1,0 +1,57 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// ListServer: a paged-list JSON backend on libevent's evhttp and Swift concurrency.
+///
+/// Targets (the layout is fixed, see DEVELOPERS.md):
+/// - `CEvent`: the system libevent 2.1 (Debian `libevent-dev`), with a shim header.
+/// - `ListDomain`: pure Swift, no dependencies: item generation, the slow store, the detail cache.
+/// - `ListServer`: the executable; only `Sources/ListServer/LibEvent/` touches C.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "ListServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "ListServer", targets: ["ListServer"]),
+        .library(name: "ListDomain", targets: ["ListDomain"]),
+    ],
+    dependencies: [
+        .package(
+            url: "https://github.com/apple/swift-configuration",
+            from: "1.0.0",
+            traits: [.defaults, "CommandLineArguments"]
+        ),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CEvent",
+            pkgConfig: "libevent_core",
+            providers: [.apt(["libevent-dev"])]
+        ),
+        .target(name: "ListDomain", swiftSettings: strict),
+        .executableTarget(
+            name: "ListServer",
+            dependencies: [
+                "CEvent",
+                "ListDomain",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "ListDomainTests", dependencies: ["ListDomain"], swiftSettings: strict),
+        .testTarget(
+            name: "ListServerTests",
+            dependencies: ["ListServer", "ListDomain"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,40 @@
+#ifndef LISTSERVER_CEVENT_SHIM_H
+#define LISTSERVER_CEVENT_SHIM_H
+
+// The parts of libevent 2.1 that ListServer uses, plus static inline adapters for what Swift
+// cannot call directly (macros and variadic functions).
+#include <event2/event.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/http.h>
+#include <event2/http_struct.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+#include <event2/util.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <unistd.h>
+#include <errno.h>
+
+/// `evsignal_new` is a macro.
+static inline struct event *cevent_signal_new(struct event_base *base, int signum,
+                                              event_callback_fn cb, void *arg) {
+    return evsignal_new(base, signum, cb, arg);
+}
+
+/// The `struct evkeyvalq` iteration macros (`TAILQ_FIRST`, `TAILQ_NEXT`) as functions.
+static inline struct evkeyval *cevent_headers_first(struct evkeyvalq *headers) {
+    return headers->tqh_first;
+}
+static inline struct evkeyval *cevent_headers_next(struct evkeyval *header) {
+    return header->next.tqe_next;
+}
+
+/// `errno` is a thread-local macro.
+static inline int cevent_errno(void) { return errno; }
+
+#endif

@@ -1,0 +1,4 @@
+@main
+struct Main {
+    static func main() async throws {}
+}
