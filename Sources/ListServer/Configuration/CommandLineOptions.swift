@@ -1,0 +1,108 @@
+import ArgumentParser
+import Configuration
+
+/// The command line of `ListServer`: one optional flag per setting, plus `--config`.
+///
+/// Every flag is optional so that an absent flag lets the environment, the file or the default decide; ArgumentParser
+/// parses the syntax and the types (so `--port abc` fails here, exit code 64), and
+/// ``Settings/load(options:environment:activeProcessorCount:)`` checks the ranges. It is a `ParsableCommand` (a
+/// `ParsableArguments` with a ``configuration``) only so that `--help` shows the tool name, an overview and the
+/// environment variables; nothing calls `run()`.
+struct CommandLineOptions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ListServer",
+        abstract: "Serves a paged list of generated items as JSON, with a slow, cached detail store.",
+        discussion: discussion
+    )
+
+    @Option(name: .customLong(SettingKey.host.flagName), help: help(.host))
+    var host: String?
+
+    @Option(name: .customLong(SettingKey.port.flagName), help: help(.port))
+    var port: Int?
+
+    @Option(name: .customLong(SettingKey.threads.flagName), help: help(.threads))
+    var threads: Int?
+
+    @Option(name: .customLong(SettingKey.itemCount.flagName), help: help(.itemCount))
+    var itemCount: Int?
+
+    @Option(name: .customLong(SettingKey.seed.flagName), help: help(.seed))
+    var seed: Int?
+
+    @Option(name: .customLong(SettingKey.latencyMinMs.flagName), help: help(.latencyMinMs))
+    var latencyMinMs: Int?
+
+    @Option(name: .customLong(SettingKey.latencyMaxMs.flagName), help: help(.latencyMaxMs))
+    var latencyMaxMs: Int?
+
+    @Option(name: .customLong(SettingKey.cacheCapacity.flagName), help: help(.cacheCapacity))
+    var cacheCapacity: Int?
+
+    @Option(name: .customLong(SettingKey.defaultLimit.flagName), help: help(.defaultLimit))
+    var defaultLimit: Int?
+
+    @Option(name: .customLong(SettingKey.maxLimit.flagName), help: help(.maxLimit))
+    var maxLimit: Int?
+
+    @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp(
+            "JSON configuration file (nested keys, see config/listserver.json). Env: \(SettingKey.configFileVariable).",
+            valueName: "path"
+        )
+    )
+    var config: String?
+
+    /// The settings given on the command line, keyed by config key, for the `InMemoryProvider` on top of the chain.
+    var configValues: [AbsoluteConfigKey: ConfigValue] {
+        let strings: [(SettingKey, String?)] = [(.host, host)]
+        let integers: [(SettingKey, Int?)] = [
+            (.port, port), (.threads, threads), (.itemCount, itemCount), (.seed, seed),
+            (.latencyMinMs, latencyMinMs), (.latencyMaxMs, latencyMaxMs), (.cacheCapacity, cacheCapacity),
+            (.defaultLimit, defaultLimit), (.maxLimit, maxLimit),
+        ]
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        for case (let key, let value?) in strings {
+            values[key.absoluteKey] = ConfigValue(.string(value), isSecret: false)
+        }
+        for case (let key, let value?) in integers {
+            values[key.absoluteKey] = ConfigValue(.int(value), isSecret: false)
+        }
+        return values
+    }
+
+    /// The help of one setting's flag: what it means, its range, default and environment variable.
+    private static func help(_ key: SettingKey) -> ArgumentHelp {
+        ArgumentHelp(
+            """
+            \(key.meaning) Must be \(key.requirement); default \(Settings.defaults.text(of: key)); \
+            env \(key.environmentVariable).
+            """,
+            valueName: key.valueName
+        )
+    }
+
+    /// The overview's second part: precedence and every environment variable with its config key.
+    private static var discussion: String {
+        let width = SettingKey.allCases.map(\.environmentVariable.count).max() ?? 0
+        let rows = SettingKey.allCases.map { key in
+            key.environmentVariable.padded(to: width) + "  " + key.name
+        }
+        return """
+            Each setting is taken from the first of these that has it: a command-line flag, an environment variable, \
+            the JSON file named by --config or \(SettingKey.configFileVariable), the built-in default.
+
+            ENVIRONMENT VARIABLES (config key in the JSON file):
+            \((rows + [SettingKey.configFileVariable.padded(to: width) + "  (path of the JSON file)"])
+                .map { "  " + $0 }.joined(separator: "\n"))
+            """
+    }
+}
+
+extension String {
+    /// This string with spaces appended up to `length` characters.
+    fileprivate func padded(to length: Int) -> String {
+        self + String(repeating: " ", count: max(0, length - count))
+    }
+}

@@ -1,0 +1,107 @@
+import Configuration
+import Synchronization
+
+/// Reads typed settings through a layered `ConfigReader`, turning every failure into a ``ConfigurationError`` that
+/// names the key, the source of the value, the value and the requirement.
+///
+/// The source of each value comes from swift-configuration itself: the reader reports every lookup to an
+/// `AccessReporter`, with one result per provider it asked, in order, stopping at the first that had a value or
+/// threw. So the last result's index is the deciding provider, and ``sources`` (parallel to the providers) says
+/// which layer that is.
+struct LayeredReader: Sendable {
+    /// The layers, highest precedence first, each with where its values come from.
+    let layers: [(provider: any ConfigProvider, source: ConfigurationSource)]
+
+    /// The raw environment, to quote a value that failed to parse.
+    let environment: [String: String]
+
+    /// The configuration file, if any, to quote a value that failed to parse.
+    let file: ConfigurationFile?
+
+    /// Which layer decided each key read so far.
+    private let recorder = DecidingLayerRecorder()
+
+    /// The reader over all layers, reporting to ``recorder``.
+    private let reader: ConfigReader
+
+    /// Creates a reader over `layers`, highest precedence first.
+    init(
+        layers: [(provider: any ConfigProvider, source: ConfigurationSource)],
+        environment: [String: String],
+        file: ConfigurationFile?
+    ) {
+        self.layers = layers
+        self.environment = environment
+        self.file = file
+        self.reader = ConfigReader(providers: layers.map(\.provider), accessReporter: recorder)
+    }
+
+    /// The integer value of `key`, checked against ``SettingKey/bounds``.
+    func int(_ key: SettingKey) throws(ConfigurationError) -> Int {
+        let value: Int
+        do {
+            value = try reader.requiredInt(forKey: key.configKey)
+        } catch {
+            throw .wrongType(key, from: source(of: key), value: rawText(of: key))
+        }
+        let source = source(of: key)
+        if case .file = source, ["true", "false"].contains(file?.values[key.name]) {
+            // JSONSnapshot reads a Boolean as 1 or 0; a Boolean where a number belongs is a mistake.
+            throw .wrongType(key, from: source, value: rawText(of: key))
+        }
+        if let bounds = key.bounds, !bounds.contains(value) {
+            throw .invalidValue(key, from: source, value: String(value), requirement: key.requirement)
+        }
+        return value
+    }
+
+    /// The string value of `key`; checking it is the caller's business.
+    func string(_ key: SettingKey) throws(ConfigurationError) -> String {
+        do {
+            return try reader.requiredString(forKey: key.configKey)
+        } catch {
+            throw .wrongType(key, from: source(of: key), value: rawText(of: key))
+        }
+    }
+
+    /// The layer whose value (or failure) decided the last read of `key`.
+    func source(of key: SettingKey) -> ConfigurationSource {
+        let index = recorder.decidingIndex(of: key.absoluteKey)
+        return index.map { layers[$0].source } ?? .builtInDefault
+    }
+
+    /// The value of `key` as its source wrote it, quoted when it is a string: `"abc"`, `8080`.
+    private func rawText(of key: SettingKey) -> String {
+        switch source(of: key) {
+        case .environment:
+            environment[key.environmentVariable].map { #""\#($0)""# } ?? "?"
+        case .file:
+            file?.values[key.name] ?? "?"
+        case .commandLine, .builtInDefault:
+            "?"  // typed by ArgumentParser or by Settings.defaults: never the wrong type
+        }
+    }
+}
+
+/// Remembers, for each key, the index of the provider that answered the last lookup.
+private final class DecidingLayerRecorder: AccessReporter {
+    /// Provider index by key.
+    private let indices = Mutex<[AbsoluteConfigKey: Int]>([:])
+
+    func report(_ event: AccessEvent) {
+        let results = event.providerResults
+        let decided: Bool
+        switch results.last?.result {
+        case .success(let lookup)?: decided = lookup.value != nil
+        case .failure?: decided = true
+        case nil: decided = false
+        }
+        let index = decided ? results.count - 1 : nil
+        indices.withLock { $0[event.metadata.key] = index }
+    }
+
+    /// The index of the provider that decided the last lookup of `key`, `nil` if none had a value.
+    func decidingIndex(of key: AbsoluteConfigKey) -> Int? {
+        indices.withLock { $0[key] }
+    }
+}

@@ -1,0 +1,11 @@
+/// Page sizes the router allows: the size used when a request names none, and the largest it may ask for.
+///
+/// Read from `paging.default_limit` and `paging.max_limit` by ``Settings/load(options:environment:activeProcessorCount:)``,
+/// which guarantees `1 <= defaultLimit <= maxLimit <= 10_000`.
+struct PagingSettings: Sendable, Equatable {
+    /// The page size when the request has no `limit` parameter.
+    var defaultLimit: Int
+
+    /// The largest `limit` a request may ask for.
+    var maxLimit: Int
+}

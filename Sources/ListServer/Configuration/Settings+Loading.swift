@@ -1,0 +1,141 @@
+import Configuration
+import Foundation
+
+extension Settings {
+    /// Loads and validates the settings from the command line, the environment, a JSON file and the defaults.
+    ///
+    /// Each key is taken from the first of these that has it: a flag that was given, its environment variable, the
+    /// JSON file named by `--config` (or `LISTSERVER_CONFIG` when there is no `--config`), the built-in default.
+    /// In the JSON file the dotted keys are nested objects: `{"store": {"latency": {"min_ms": 500}}}`.
+    ///
+    /// - `http.host` (string, default `0.0.0.0`; `--host`, `LISTSERVER_HOST`): the address to listen on, an IPv4 or
+    ///   IPv6 literal or `localhost`.
+    /// - `http.port` (int, default 8080; `--port`, `LISTSERVER_PORT`): the TCP port, 0...65535; 0 picks any free port.
+    /// - `http.threads` (int, default 0; `--threads`, `LISTSERVER_THREADS`): event-loop threads, 0...256; 0 means one
+    ///   per active processor, resolved here so ``threads`` is always concrete.
+    /// - `items.count` (int, default 10000; `--item-count`, `LISTSERVER_ITEM_COUNT`): items in the list, 0...2^53.
+    /// - `items.seed` (int, default 42; `--seed`, `LISTSERVER_SEED`): the generator's seed, 0...Int64.max.
+    /// - `store.latency.min_ms` (int, default 500; `--latency-min-ms`, `LISTSERVER_LATENCY_MIN_MS`): the shortest
+    ///   simulated store latency in milliseconds, 0...600000, at most `store.latency.max_ms`.
+    /// - `store.latency.max_ms` (int, default 2000; `--latency-max-ms`, `LISTSERVER_LATENCY_MAX_MS`): the longest
+    ///   simulated store latency in milliseconds, 0...600000.
+    /// - `cache.capacity` (int, default 100000; `--cache-capacity`, `LISTSERVER_CACHE_CAPACITY`): item details the
+    ///   cache holds, 1...10000000.
+    /// - `paging.default_limit` (int, default 20; `--default-limit`, `LISTSERVER_DEFAULT_LIMIT`): the page size when a
+    ///   request gives none, 1...`paging.max_limit`.
+    /// - `paging.max_limit` (int, default 100; `--max-limit`, `LISTSERVER_MAX_LIMIT`): the largest page size a request
+    ///   may ask for, 1...10000.
+    ///
+    /// Why this composition: ArgumentParser parses the flags, not swift-configuration's `CommandLineArgumentsProvider`,
+    /// because it gives an excellent `--help` (every flag with its meaning, range, default and variable), typed
+    /// parsing with precise messages, and exit code 64 for unknown flags, where the provider accepts any `--key value`
+    /// and cannot describe or reject one. swift-configuration then does what it is built for, the layering: the flags
+    /// that were given become an `InMemoryProvider` on top; the environment is an `EnvironmentVariablesProvider`
+    /// behind a `KeyMappingProvider` that maps each key to the variable of the table (the provider's own encoding
+    /// would make `STORE_LATENCY_MIN_MS` of `store.latency.min_ms`); the file is a `FileProvider<JSONSnapshot>`
+    /// (after ``ConfigurationFile`` checks it for unknown keys); and the defaults, taken from ``defaults``, are an
+    /// `InMemoryProvider` at the bottom. Because the bottom layer has every key, each read is a `required…` read,
+    /// which throws on a value of the wrong type; `int(forKey:default:)` would silently return the default instead.
+    ///
+    /// - Parameters:
+    ///   - options: The parsed command line.
+    ///   - environment: The process environment (`ProcessInfo.processInfo.environment`); only `LISTSERVER_*`
+    ///     variables are read. An empty `LISTSERVER_CONFIG` counts as unset.
+    ///   - activeProcessorCount: What `http.threads = 0` resolves to.
+    /// - Returns: Settings whose every value is within its range, with ``configFile`` set when a file was read.
+    /// - Throws: ``ConfigurationError`` for the first problem found, naming the key, the source and the value.
+    static func load(
+        options: CommandLineOptions,
+        environment: [String: String],
+        activeProcessorCount: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) async throws(ConfigurationError) -> Settings {
+        let file = try await configurationFile(options: options, environment: environment)
+        var layers: [(provider: any ConfigProvider, source: ConfigurationSource)] = [
+            (InMemoryProvider(name: "command line", values: options.configValues), .commandLine),
+            (
+                KeyMappingProvider(
+                    upstream: EnvironmentVariablesProvider(environmentVariables: environment),
+                    keyMapper: environmentVariableKey
+                ), .environment
+            ),
+        ]
+        if let file {
+            layers.append((file.provider, .file(path: file.path)))
+        }
+        let defaultValues = Dictionary(
+            uniqueKeysWithValues: SettingKey.allCases.map {
+                ($0.absoluteKey, ConfigValue(defaults.content(of: $0), isSecret: false))
+            }
+        )
+        layers.append((InMemoryProvider(name: "defaults", values: defaultValues), .builtInDefault))
+        let reader = LayeredReader(layers: layers, environment: environment, file: file)
+
+        let host = try reader.string(.host)
+        guard HostAddress.isValid(host) else {
+            throw .invalidValue(
+                .host,
+                from: reader.source(of: .host),
+                value: #""\#(host)""#,
+                requirement: SettingKey.host.requirement
+            )
+        }
+        let threads = try reader.int(.threads)
+        let settings = Settings(
+            host: host,
+            port: try reader.int(.port),
+            threads: threads == 0 ? max(1, activeProcessorCount) : threads,
+            itemCount: UInt64(try reader.int(.itemCount)),
+            seed: UInt64(try reader.int(.seed)),
+            latencyMinMs: try reader.int(.latencyMinMs),
+            latencyMaxMs: try reader.int(.latencyMaxMs),
+            cacheCapacity: try reader.int(.cacheCapacity),
+            paging: PagingSettings(defaultLimit: try reader.int(.defaultLimit), maxLimit: try reader.int(.maxLimit)),
+            configFile: file?.path
+        )
+        try requireAtMost(.latencyMinMs, settings.latencyMinMs, .latencyMaxMs, settings.latencyMaxMs, reader)
+        try requireAtMost(.defaultLimit, settings.paging.defaultLimit, .maxLimit, settings.paging.maxLimit, reader)
+        return settings
+    }
+
+    /// Reads the file named by `--config`, or else by `LISTSERVER_CONFIG`; `nil` when neither names one.
+    private static func configurationFile(
+        options: CommandLineOptions,
+        environment: [String: String]
+    ) async throws(ConfigurationError) -> ConfigurationFile? {
+        if let path = options.config {
+            return try await ConfigurationFile(path: path, namedBy: SettingKey.configFileFlag)
+        }
+        if let path = environment[SettingKey.configFileVariable], !path.isEmpty {
+            return try await ConfigurationFile(path: path, namedBy: SettingKey.configFileVariable)
+        }
+        return nil
+    }
+
+    /// Maps a config key to its `LISTSERVER_*` variable; the encoder keeps such a one-component key as it is.
+    @Sendable
+    private static func environmentVariableKey(_ key: AbsoluteConfigKey) -> AbsoluteConfigKey {
+        guard let setting = SettingKey(rawValue: key.components.joined(separator: ".")) else {
+            return AbsoluteConfigKey(["listserver"] + key.components)  // not a setting: nothing reads it
+        }
+        return AbsoluteConfigKey([setting.environmentVariable])
+    }
+
+    /// Throws unless `value` (of `key`) is at most `limit` (of `limitKey`):
+    /// `store.latency.min_ms (--latency-min-ms) = 3000 must be <= store.latency.max_ms (2000)`.
+    private static func requireAtMost(
+        _ key: SettingKey,
+        _ value: Int,
+        _ limitKey: SettingKey,
+        _ limit: Int,
+        _ reader: LayeredReader
+    ) throws(ConfigurationError) {
+        guard value <= limit else {
+            throw .invalidValue(
+                key,
+                from: reader.source(of: key),
+                value: String(value),
+                requirement: "<= \(limitKey.name) (\(limit))"
+            )
+        }
+    }
+}
