@@ -1,0 +1,63 @@
+import ArgumentParser
+import Testing
+
+@testable import ListServer
+
+/// The command line: flags exactly as in the table, their parsing, `--help`, and exit codes for bad syntax.
+@Suite struct ConfigurationCommandLineTests {
+    /// The flag of every key, exactly as the README table spells it.
+    static let tableFlags: [SettingKey: String] = [
+        .host: "--host", .port: "--port", .threads: "--threads", .itemCount: "--item-count", .seed: "--seed",
+        .latencyMinMs: "--latency-min-ms", .latencyMaxMs: "--latency-max-ms", .cacheCapacity: "--cache-capacity",
+        .defaultLimit: "--default-limit", .maxLimit: "--max-limit",
+    ]
+
+    @Test func theFlagsAreExactlyThoseOfTheTable() throws {
+        #expect(Set(Self.tableFlags.keys) == Set(SettingKey.allCases))
+        for key in SettingKey.allCases {
+            #expect(key.flag == Self.tableFlags[key])
+        }
+        #expect(SettingKey.configFileFlag == "--config")
+    }
+
+    @Test func givenFlagsBecomeConfigValuesAndAbsentOnesDoNot() throws {
+        let options = try CommandLineOptions.parse(["--host", "::1", "--latency-max-ms", "10", "--config", "x.json"])
+        #expect(options.config == "x.json")
+        let values = options.configValues
+        #expect(values.count == 2)
+        #expect(values[SettingKey.host.absoluteKey]?.content == .string("::1"))
+        #expect(values[SettingKey.latencyMaxMs.absoluteKey]?.content == .int(10))
+        #expect(try CommandLineOptions.parse([]).configValues.isEmpty)
+    }
+
+    @Test(arguments: [["--prot", "8080"], ["--port", "abc"], ["--port"], ["serve"], ["--threads", "1.5"]])
+    func badSyntaxExitsWithUsageCode64(_ arguments: [String]) {
+        #expect {
+            _ = try CommandLineOptions.parse(arguments)
+        } throws: { error in
+            CommandLineOptions.exitCode(for: error) == ExitCode(64)
+        }
+    }
+
+    @Test func helpNamesEveryFlagVariableRangeAndDefault() {
+        let help = CommandLineOptions.helpMessage(columns: 200)
+        #expect(help.contains("USAGE: ListServer "))
+        for key in SettingKey.allCases {
+            #expect(help.contains(key.flag), "\(key.flag)")
+            #expect(help.contains(key.environmentVariable), "\(key.environmentVariable)")
+            #expect(help.contains(key.name), "\(key.name)")
+            #expect(help.contains(key.requirement), "\(key.requirement)")
+            #expect(help.contains("default \(Settings.defaults.text(of: key))"), "\(key.name)")
+        }
+        #expect(help.contains("--config <path>"))
+        #expect(help.contains("LISTSERVER_CONFIG"))
+    }
+
+    @Test func helpIsACleanExit() {
+        #expect {
+            _ = try CommandLineOptions.parse(["--help"])
+        } throws: { error in
+            CommandLineOptions.exitCode(for: error) == .success
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import ListServer
+
+/// Helpers shared by the configuration tests: loading from argument lists and environments, temporary JSON files.
+enum ConfigurationTestSupport {
+    /// What `http.threads = 0` resolves to in these tests.
+    static let processorCount = 6
+
+    /// The built-in defaults as loading resolves them.
+    static var resolvedDefaults: Settings {
+        var settings = Settings.defaults
+        settings.threads = processorCount
+        return settings
+    }
+
+    /// Loads settings from `arguments` and `environment`, as `Main` would.
+    static func load(_ arguments: [String] = [], environment: [String: String] = [:]) async throws -> Settings {
+        let options = try CommandLineOptions.parse(arguments)
+        return try await Settings.load(options: options, environment: environment, activeProcessorCount: processorCount)
+    }
+
+    /// The error loading throws, or `nil` (and a failed expectation) when it succeeds.
+    static func loadError(
+        _ arguments: [String] = [],
+        environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ConfigurationError? {
+        let options = try CommandLineOptions.parse(arguments)
+        do {
+            let settings = try await Settings.load(options: options, environment: environment)
+            Issue.record("expected a ConfigurationError, loaded \(settings.summary)", sourceLocation: sourceLocation)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// A JSON file body holding only `key`, with `json` (JSON text) as its value, nested as the shipped file is.
+    static func fileJSON(_ key: SettingKey, json: String) -> String {
+        key.name.split(separator: ".").reversed().reduce(json) { inner, component in
+            #"{"\#(component)": \#(inner)}"#
+        }
+    }
+
+    /// The path of the shipped `config/listserver.json`, found from this source file.
+    static var shippedConfigPath: String {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()  // ListServerTests
+            .deletingLastPathComponent()  // Tests
+            .deletingLastPathComponent()  // package root
+            .appendingPathComponent("config/listserver.json").path
+    }
+}
+
+/// A fresh temporary directory for one test's JSON files, removed when the test's suite instance goes away.
+final class TemporaryDirectory: Sendable {
+    /// The directory.
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ListServerTests-\(UUID().uuidString)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Writes `contents` to a new file in the directory and returns its path.
+    func file(_ contents: String) throws -> String {
+        let file = url.appendingPathComponent("\(UUID().uuidString).json")
+        try Data(contents.utf8).write(to: file)
+        return file.path
+    }
+}
