@@ -6,17 +6,16 @@ import Synchronization
 ///
 /// The source of each value comes from swift-configuration itself: the reader reports every lookup to an
 /// `AccessReporter`, with one result per provider it asked, in order, stopping at the first that had a value or
-/// threw. So the last result's index is the deciding provider, and ``sources`` (parallel to the providers) says
-/// which layer that is.
+/// threw. So the last result's index is the deciding provider, and ``layers`` says which source that is.
 struct LayeredReader: Sendable {
     /// The layers, highest precedence first, each with where its values come from.
-    let layers: [(provider: any ConfigProvider, source: ConfigurationSource)]
+    private let layers: [(provider: any ConfigProvider, source: ConfigurationSource)]
 
     /// The raw environment, to quote a value that failed to parse.
-    let environment: [String: String]
+    private let environment: [String: String]
 
     /// The configuration file, if any, to quote a value that failed to parse.
-    let file: ConfigurationFile?
+    private let file: ConfigurationFile?
 
     /// Which layer decided each key read so far.
     private let recorder = DecidingLayerRecorder()
