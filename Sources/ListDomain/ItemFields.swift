@@ -29,7 +29,7 @@ struct ItemFields: Equatable {
     /// Landscape photo sizes of common cameras, phones and screens (4:3, 3:2, 16:9 and one square); 16 entries
     /// so four bits of a hash pick one without bias.
     static let landscapeSizes: [(width: Int, height: Int)] = [
-        (800, 600), (1024, 768), (1280, 720), (1280, 960),
+        (960, 720), (1024, 768), (1280, 720), (1280, 960),
         (1600, 1200), (1920, 1080), (1920, 1280), (2048, 1536),
         (2560, 1440), (3000, 2000), (3264, 2448), (3840, 2160),
         (4000, 3000), (4032, 3024), (6000, 4000), (1080, 1080),
