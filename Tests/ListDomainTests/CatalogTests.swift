@@ -20,12 +20,30 @@ private func fieldByField(_ item: Item) -> [UInt8] {
     /// these fails, every server would serve different data than before: the derivation, the salts, the name
     /// table or the size table changed.
     @Test(arguments: [
-        (UInt64(0), ##"{"id":0,"label":"Line 0","author":"Ananya Iyer","width":3000,"height":2000,"color":"#31a76e","likes":6975}"##),
-        (1, ##"{"id":1,"label":"Line 1","author":"Tariq Aziz","width":1280,"height":720,"color":"#826735","likes":6283}"##),
-        (2, ##"{"id":2,"label":"Line 2","author":"Olga Petrova","width":1536,"height":2048,"color":"#529e1b","likes":2491}"##),
-        (3, ##"{"id":3,"label":"Line 3","author":"Santiago López","width":2160,"height":3840,"color":"#11048b","likes":118}"##),
-        (1_000_000, ##"{"id":1000000,"label":"Line 1000000","author":"Ahmed Hassan","width":3000,"height":2000,"color":"#a8139f","likes":6552}"##),
-        (9_007_199_254_740_991, ##"{"id":9007199254740991,"label":"Line 9007199254740991","author":"Lucas Bernard","width":768,"height":1024,"color":"#83c78f","likes":1708}"##),
+        (
+            UInt64(0),
+            ##"{"id":0,"label":"Line 0","author":"Ananya Iyer","width":3000,"height":2000,"color":"#31a76e","likes":6975}"##
+        ),
+        (
+            1,
+            ##"{"id":1,"label":"Line 1","author":"Tariq Aziz","width":1280,"height":720,"color":"#826735","likes":6283}"##
+        ),
+        (
+            2,
+            ##"{"id":2,"label":"Line 2","author":"Olga Petrova","width":1536,"height":2048,"color":"#529e1b","likes":2491}"##
+        ),
+        (
+            3,
+            ##"{"id":3,"label":"Line 3","author":"Santiago López","width":2160,"height":3840,"color":"#11048b","likes":118}"##
+        ),
+        (
+            1_000_000,
+            ##"{"id":1000000,"label":"Line 1000000","author":"Ahmed Hassan","width":3000,"height":2000,"color":"#a8139f","likes":6552}"##
+        ),
+        (
+            9_007_199_254_740_991,
+            ##"{"id":9007199254740991,"label":"Line 9007199254740991","author":"Lucas Bernard","width":768,"height":1024,"color":"#83c78f","likes":1708}"##
+        ),
     ])
     func goldenItems(id: UInt64, expected: String) {
         let catalog = Catalog(seed: 42, count: Catalog.maximumCount)
@@ -45,8 +63,10 @@ private func fieldByField(_ item: Item) -> [UInt8] {
     }
 
     @Test func otherSeedGolden() {
-        #expect(itemJSON(Catalog(seed: 0, count: 10), 3)
-            == ##"{"id":3,"label":"Line 3","author":"Zeynep Yılmaz","width":1920,"height":1080,"color":"#fc838f","likes":4583}"##)
+        #expect(
+            itemJSON(Catalog(seed: 0, count: 10), 3)
+                == ##"{"id":3,"label":"Line 3","author":"Zeynep Yılmaz","width":1920,"height":1080,"color":"#fc838f","likes":4583}"##
+        )
     }
 
     @Test func sameSeedAndIdGiveTheSameItemAndBytes() {
@@ -124,7 +144,8 @@ private func fieldByField(_ item: Item) -> [UInt8] {
         let catalog = Catalog(seed: 5, count: 3)
         var json = JSONWriter()
         catalog.writePage(catalog.page(1, limit: 2), into: &json)
-        let expected = "{\"items\":[" + itemJSON(catalog, 0) + "," + itemJSON(catalog, 1)
+        let expected =
+            "{\"items\":[" + itemJSON(catalog, 0) + "," + itemJSON(catalog, 1)
             + "],\"page\":1,\"limit\":2,\"total\":3,\"total_pages\":2,\"next_page\":2}"
         #expect(String(decoding: json.bytes, as: UTF8.self) == expected)
 
@@ -145,13 +166,15 @@ private func fieldByField(_ item: Item) -> [UInt8] {
     @Test func writePagePastTheEndAndEmptyCatalog() {
         var json = JSONWriter()
         Catalog(seed: 5, count: 3).writePage(Page(number: .max, limit: 100, total: 3), into: &json)
-        #expect(String(decoding: json.bytes, as: UTF8.self)
-            == #"{"items":[],"page":18446744073709551615,"limit":100,"total":3,"total_pages":1,"next_page":null}"#)
+        #expect(
+            String(decoding: json.bytes, as: UTF8.self)
+                == #"{"items":[],"page":18446744073709551615,"limit":100,"total":3,"total_pages":1,"next_page":null}"#)
         json.reset()
         let empty = Catalog(seed: 5, count: 0)
         empty.writePage(empty.page(1, limit: 20), into: &json)
-        #expect(String(decoding: json.bytes, as: UTF8.self)
-            == #"{"items":[],"page":1,"limit":20,"total":0,"total_pages":0,"next_page":null}"#)
+        #expect(
+            String(decoding: json.bytes, as: UTF8.self)
+                == #"{"items":[],"page":1,"limit":20,"total":0,"total_pages":0,"next_page":null}"#)
     }
 
     @Test func deepestPageOfTheLargestCatalogIsValidJSON() throws {

@@ -25,8 +25,10 @@ private func makeCache(
         let expected = ItemDetail(id: 7, amount: catalog.amount(for: 7))
         #expect(try await first.value == DetailLookup(detail: expected, result: .miss(storeDuration: .seconds(1))))
         #expect(try await cache.detail(for: 7) == DetailLookup(detail: expected, result: .hit))
-        #expect(await cache.statistics == DetailCacheStatistics(
-            hits: 1, misses: 1, storeFetches: 1, count: 1, capacity: 100))
+        #expect(
+            await cache.statistics
+                == DetailCacheStatistics(
+                    hits: 1, misses: 1, storeFetches: 1, count: 1, capacity: 100))
     }
 
     @Test func concurrentMissesShareOneFetch() async throws {
@@ -101,14 +103,18 @@ private func makeCache(
         let (cache, _, catalog) = makeCache(latency: .zero)
         _ = try await cache.detail(for: 5)
         let bypassed = try await cache.detail(for: 5, bypassCache: true)
-        #expect(bypassed == DetailLookup(
-            detail: ItemDetail(id: 5, amount: catalog.amount(for: 5)), result: .miss(storeDuration: .zero)))
+        #expect(
+            bypassed
+                == DetailLookup(
+                    detail: ItemDetail(id: 5, amount: catalog.amount(for: 5)), result: .miss(storeDuration: .zero)))
         // A bypass on an uncached id caches it as well.
         _ = try await cache.detail(for: 6, bypassCache: true)
         #expect(try await cache.detail(for: 6).result == .hit)
         #expect(try await cache.detail(for: 5).result == .hit)
-        #expect(await cache.statistics == DetailCacheStatistics(
-            hits: 2, misses: 3, storeFetches: 3, bypasses: 2, count: 2, capacity: 100))
+        #expect(
+            await cache.statistics
+                == DetailCacheStatistics(
+                    hits: 2, misses: 3, storeFetches: 3, bypasses: 2, count: 2, capacity: 100))
     }
 
     @Test func missesJoinABypassFetchInFlight() async throws {

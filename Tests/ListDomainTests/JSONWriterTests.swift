@@ -26,13 +26,14 @@ private func written(_ body: (inout JSONWriter) -> Void) -> String {
     }
 
     @Test func integersAppendAfterExistingBytes() {
-        #expect(written { json in
-            json.append(raw: "[")
-            json.append(integer: UInt64(120))
-            json.append(raw: ",")
-            json.append(integer: -7)
-            json.append(raw: "]")
-        } == "[120,-7]")
+        #expect(
+            written { json in
+                json.append(raw: "[")
+                json.append(integer: UInt64(120))
+                json.append(raw: ",")
+                json.append(integer: -7)
+                json.append(raw: "]")
+            } == "[120,-7]")
     }
 
     @Test func stringEscaping() {
@@ -127,7 +128,8 @@ private func written(_ body: (inout JSONWriter) -> Void) -> String {
         ] {
             #expect(JSONValue.parse(Array(text.utf8)) == nil, "\(text)")
         }
-        #expect(JSONValue.parse(Array(" [1, -0.5e+3, \"\\u00e9\\ud83c\\udf89\", true, null] ".utf8))
-            == .array([.number("1"), .number("-0.5e+3"), .string("é🎉"), .bool(true), .null]))
+        #expect(
+            JSONValue.parse(Array(" [1, -0.5e+3, \"\\u00e9\\ud83c\\udf89\", true, null] ".utf8))
+                == .array([.number("1"), .number("-0.5e+3"), .string("é🎉"), .bool(true), .null]))
     }
 }

@@ -1,5 +1,6 @@
-@testable import ListDomain
 import Testing
+
+@testable import ListDomain
 
 @Suite struct LRUTableTests {
     @Test func evictsTheLeastRecentlyUsed() {

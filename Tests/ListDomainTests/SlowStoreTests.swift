@@ -22,7 +22,8 @@ import Testing
 
     @Test func degenerateDistributions() {
         var generator = SplitMix64(seed: 1)
-        #expect(LatencyDistribution.uniform(min: .seconds(1), max: .seconds(1)).sample(using: &generator) == .seconds(1))
+        #expect(
+            LatencyDistribution.uniform(min: .seconds(1), max: .seconds(1)).sample(using: &generator) == .seconds(1))
         #expect(LatencyDistribution.uniform(min: .zero, max: .zero).sample(using: &generator) == .zero)
         let swapped = LatencyDistribution.uniform(min: .seconds(2), max: .seconds(1))
         #expect(swapped.lowerBound == .seconds(1) && swapped.upperBound == .seconds(2))
