@@ -1,0 +1,216 @@
+import ListDomain
+import Testing
+
+/// Renders `catalog.writeItem(id)` as a String.
+private func itemJSON(_ catalog: Catalog, _ id: UInt64) -> String {
+    var json = JSONWriter()
+    catalog.writeItem(id, into: &json)
+    return String(decoding: json.bytes, as: UTF8.self)
+}
+
+/// Renders `item.writeJSON` (the field-by-field path) as bytes.
+private func fieldByField(_ item: Item) -> [UInt8] {
+    var json = JSONWriter()
+    item.writeJSON(into: &json)
+    return json.bytes
+}
+
+@Suite struct CatalogTests {
+    /// Golden values, cross-checked against an independent Python implementation of the derivation. If one of
+    /// these fails, every server would serve different data than before: the derivation, the salts, the name
+    /// table or the size table changed.
+    @Test(arguments: [
+        (
+            UInt64(0),
+            ##"{"id":0,"label":"Line 0","author":"Ananya Iyer","width":3000,"height":2000,"color":"#31a76e","likes":6975}"##
+        ),
+        (
+            1,
+            ##"{"id":1,"label":"Line 1","author":"Tariq Aziz","width":1280,"height":720,"color":"#826735","likes":6283}"##
+        ),
+        (
+            2,
+            ##"{"id":2,"label":"Line 2","author":"Olga Petrova","width":1536,"height":2048,"color":"#529e1b","likes":2491}"##
+        ),
+        (
+            3,
+            ##"{"id":3,"label":"Line 3","author":"Santiago López","width":2160,"height":3840,"color":"#11048b","likes":118}"##
+        ),
+        (
+            1_000_000,
+            ##"{"id":1000000,"label":"Line 1000000","author":"Ahmed Hassan","width":3000,"height":2000,"color":"#a8139f","likes":6552}"##
+        ),
+        (
+            9_007_199_254_740_991,
+            ##"{"id":9007199254740991,"label":"Line 9007199254740991","author":"Lucas Bernard","width":768,"height":1024,"color":"#83c78f","likes":1708}"##
+        ),
+    ])
+    func goldenItems(id: UInt64, expected: String) {
+        let catalog = Catalog(seed: 42, count: Catalog.maximumCount)
+        #expect(itemJSON(catalog, id) == expected)
+    }
+
+    @Test func goldenAmounts() {
+        let catalog = Catalog(seed: 42, count: Catalog.maximumCount)
+        // amount = n / 2^53 exactly; pinning n catches any drift in the last bit.
+        #expect(catalog.amount(for: 0) == Double(6_851_048_224_760_445) * 0x1p-53)
+        #expect(catalog.amount(for: 1) == Double(4_868_804_835_116_589) * 0x1p-53)
+        #expect(catalog.amount(for: 9_007_199_254_740_991) == Double(7_242_657_444_977_259) * 0x1p-53)
+        var json = JSONWriter()
+        ItemDetail(id: 0, amount: catalog.amount(for: 0)).writeJSON(into: &json)
+        #expect(json.bytes == Array(#"{"id":0,"amount":0.760619148194635}"#.utf8))
+        #expect(Catalog(seed: 0, count: 10).amount(for: 3) == 0.7428338802962934)
+    }
+
+    @Test func otherSeedGolden() {
+        #expect(
+            itemJSON(Catalog(seed: 0, count: 10), 3)
+                == ##"{"id":3,"label":"Line 3","author":"Zeynep Yılmaz","width":1920,"height":1080,"color":"#fc838f","likes":4583}"##
+        )
+    }
+
+    @Test func sameSeedAndIdGiveTheSameItemAndBytes() {
+        let first = Catalog(seed: 7, count: 1 << 40)
+        let second = Catalog(seed: 7, count: 1 << 40)
+        for id in [0, 1, 999, 1 << 39, (1 << 40) - 1] as [UInt64] {
+            #expect(first.item(id) == second.item(id))
+            #expect(first.amount(for: id) == second.amount(for: id))
+            #expect(itemJSON(first, id) == itemJSON(second, id))
+        }
+    }
+
+    @Test func differentSeedsGiveDifferentItems() {
+        let a = Catalog(seed: 42, count: 1_000)
+        let b = Catalog(seed: 43, count: 1_000)
+        var sameColor = 0
+        var sameAmount = 0
+        for id in 0..<1_000 as Range<UInt64> {
+            if a.item(id)?.color == b.item(id)?.color { sameColor += 1 }
+            if a.amount(for: id) == b.amount(for: id) { sameAmount += 1 }
+        }
+        #expect(sameColor < 5)
+        #expect(sameAmount == 0)
+    }
+
+    @Test func fastPathMatchesFieldByFieldRendering() throws {
+        for seed in [0, 42, .max, 0x1234_5678_9ABC_DEF0] as [UInt64] {
+            let catalog = Catalog(seed: seed, count: Catalog.maximumCount)
+            let ids = Array(0..<300 as Range<UInt64>) + [1 << 32, 1 << 52, Catalog.maximumCount - 1]
+            for id in ids {
+                let item = try #require(catalog.item(id))
+                let fast = Array(itemJSON(catalog, id).utf8)
+                #expect(fast == fieldByField(item), "seed \(seed) id \(id)")
+            }
+        }
+    }
+
+    @Test func fieldsStayInTheirRanges() throws {
+        let catalog = Catalog(seed: 2024, count: 20_000)
+        var authors = Set<String>()
+        var portrait = 0
+        var likes: [Int] = []
+        for id in 0..<20_000 as Range<UInt64> {
+            let item = try #require(catalog.item(id))
+            #expect(item.id == id)
+            #expect(item.label == "Line \(id)")
+            #expect((640...6000).contains(item.width) && (640...6000).contains(item.height))
+            let hex = Array(item.color.utf8)
+            #expect(hex.count == 7 && hex[0] == UInt8(ascii: "#"))
+            #expect(hex.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            #expect((0...10_000).contains(item.likes))
+            let amount = catalog.amount(for: id)
+            #expect(amount >= 0 && amount < 1)
+            authors.insert(item.author)
+            if item.height > item.width { portrait += 1 }
+            likes.append(item.likes)
+        }
+        #expect(authors.count == 64)
+        #expect(authors.contains { !$0.allSatisfy(\.isASCII) })
+        #expect((4_500...7_000).contains(portrait))  // about 28 %: 30 % of the non-square sizes
+        likes.sort()
+        #expect((2_200...2_800).contains(likes[likes.count / 2]))  // median of 10 001 · u² is 2 500
+    }
+
+    @Test func itemsPastTheEndAreNil() {
+        let catalog = Catalog(seed: 1, count: 10)
+        #expect(catalog.item(9) != nil)
+        #expect(catalog.item(10) == nil)
+        #expect(catalog.item(.max) == nil)
+        #expect(itemJSON(catalog, 10) == "null")
+        #expect(Catalog(seed: 1, count: 0).item(0) == nil)
+    }
+
+    @Test func writePageBody() throws {
+        let catalog = Catalog(seed: 5, count: 3)
+        var json = JSONWriter()
+        catalog.writePage(catalog.page(1, limit: 2), into: &json)
+        let expected =
+            "{\"items\":[" + itemJSON(catalog, 0) + "," + itemJSON(catalog, 1)
+            + "],\"page\":1,\"limit\":2,\"total\":3,\"total_pages\":2,\"next_page\":2}"
+        #expect(String(decoding: json.bytes, as: UTF8.self) == expected)
+
+        json.reset()
+        catalog.writePage(catalog.page(2, limit: 2), into: &json)
+        let parsed = try #require(JSONValue.parse(json.bytes))
+        guard case .array(let items) = try #require(parsed["items"]) else {
+            Issue.record("items is not an array")
+            return
+        }
+        #expect(items.count == 1)
+        #expect(items[0]["id"] == .number("2"))
+        #expect(items[0]["label"] == .string("Line 2"))
+        #expect(parsed["next_page"] == .null)
+        #expect(parsed["total_pages"] == .number("2"))
+    }
+
+    @Test func writePagePastTheEndAndEmptyCatalog() {
+        var json = JSONWriter()
+        Catalog(seed: 5, count: 3).writePage(Page(number: .max, limit: 100, total: 3), into: &json)
+        #expect(
+            String(decoding: json.bytes, as: UTF8.self)
+                == #"{"items":[],"page":18446744073709551615,"limit":100,"total":3,"total_pages":1,"next_page":null}"#)
+        json.reset()
+        let empty = Catalog(seed: 5, count: 0)
+        empty.writePage(empty.page(1, limit: 20), into: &json)
+        #expect(
+            String(decoding: json.bytes, as: UTF8.self)
+                == #"{"items":[],"page":1,"limit":20,"total":0,"total_pages":0,"next_page":null}"#)
+    }
+
+    @Test func deepestPageOfTheLargestCatalogIsValidJSON() throws {
+        let catalog = Catalog(seed: 42, count: Catalog.maximumCount)
+        let page = catalog.page(450_359_962_737_050, limit: 20)  // 2^53 / 20, rounded up: the last page
+        #expect(page.ids == 9_007_199_254_740_980..<9_007_199_254_740_992)
+        var json = JSONWriter()
+        catalog.writePage(page, into: &json)
+        let parsed = try #require(JSONValue.parse(json.bytes))
+        guard case .array(let items) = try #require(parsed["items"]) else {
+            Issue.record("items is not an array")
+            return
+        }
+        #expect(items.count == 12)
+        #expect(items.last?["id"] == .number("9007199254740991"))
+        #expect(parsed["next_page"] == .null)
+    }
+
+    @Test func everyItemOfAPageParses() throws {
+        let catalog = Catalog(seed: 9, count: 10_000)
+        var json = JSONWriter()
+        for number in [1, 2, 250, 500] as [UInt64] {
+            json.reset()
+            let page = catalog.page(number, limit: 20)
+            catalog.writePage(page, into: &json)
+            let parsed = try #require(JSONValue.parse(json.bytes))
+            guard case .array(let items) = try #require(parsed["items"]) else {
+                Issue.record("items is not an array")
+                return
+            }
+            #expect(items.count == 20)
+            for (offset, id) in page.ids.enumerated() {
+                let item = try #require(catalog.item(id))
+                #expect(items[offset]["author"] == .string(item.author))
+                #expect(items[offset]["color"] == .string(item.color))
+            }
+        }
+    }
+}

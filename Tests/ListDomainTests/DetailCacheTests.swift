@@ -1,0 +1,224 @@
+import ListDomain
+import Testing
+
+/// A failure the test clock injects into sleeping store fetches.
+private struct StoreOutage: Error, Equatable {}
+
+/// Builds a cache over a fresh test clock; `latency` is fixed so tests know how far to advance.
+private func makeCache(
+    capacity: Int = 100,
+    latency: Duration = .seconds(1),
+    count: UInt64 = 10_000
+) -> (DetailCache, TestClock, Catalog) {
+    let clock = TestClock()
+    let catalog = Catalog(seed: 42, count: count)
+    let store = SlowStore(catalog: catalog, latency: .uniform(min: latency, max: latency), clock: clock)
+    return (DetailCache(store: store, capacity: capacity), clock, catalog)
+}
+
+@Suite struct DetailCacheTests {
+    @Test func hitAfterMiss() async throws {
+        let (cache, clock, catalog) = makeCache()
+        let first = Task { try await cache.detail(for: 7) }
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .seconds(1))
+        let expected = ItemDetail(id: 7, amount: catalog.amount(for: 7))
+        #expect(try await first.value == DetailLookup(detail: expected, result: .miss(storeDuration: .seconds(1))))
+        #expect(try await cache.detail(for: 7) == DetailLookup(detail: expected, result: .hit))
+        #expect(
+            await cache.statistics
+                == DetailCacheStatistics(
+                    hits: 1, misses: 1, storeFetches: 1, count: 1, capacity: 100))
+    }
+
+    @Test func concurrentMissesShareOneFetch() async throws {
+        let (cache, clock, catalog) = makeCache()
+        let callers = 10
+        let lookups = try await withThrowingTaskGroup(of: DetailLookup.self) { group in
+            for _ in 0..<callers {
+                group.addTask { try await cache.detail(for: 3) }
+            }
+            #expect(await eventually { await cache.statistics.misses == UInt64(callers) })
+            #expect(clock.sleeperCount == 1)
+            clock.advance(by: .seconds(1))
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let expected = DetailLookup(
+            detail: ItemDetail(id: 3, amount: catalog.amount(for: 3)), result: .miss(storeDuration: .seconds(1)))
+        #expect(lookups == Array(repeating: expected, count: callers))
+        let statistics = await cache.statistics
+        #expect(statistics.storeFetches == 1)
+        #expect(statistics.coalescedWaits == UInt64(callers - 1))
+        #expect(statistics.count == 1)
+        #expect(try await cache.detail(for: 3).result == .hit)
+    }
+
+    @Test func differentIdsFetchSeparately() async throws {
+        let (cache, clock, _) = makeCache()
+        async let a = cache.detail(for: 1)
+        async let b = cache.detail(for: 2)
+        #expect(await clock.waitForSleepers(2))
+        clock.advance(by: .seconds(1))
+        #expect(try await [a.detail.id, b.detail.id] == [1, 2])
+        #expect(await cache.statistics.storeFetches == 2)
+        #expect(await cache.statistics.coalescedWaits == 0)
+    }
+
+    @Test func evictsInLeastRecentlyUsedOrder() async throws {
+        let (cache, _, _) = makeCache(capacity: 3, latency: .zero)
+        for id in [1, 2, 3] as [UInt64] { _ = try await cache.detail(for: id) }
+        #expect(try await cache.detail(for: 1).result == .hit)  // recency: 1, 3, 2
+        _ = try await cache.detail(for: 4)  // evicts 2; recency: 4, 1, 3
+        #expect(await cache.statistics.evictions == 1)
+        #expect(try await cache.detail(for: 1).result == .hit)
+        #expect(try await cache.detail(for: 3).result == .hit)  // recency: 3, 1, 4
+        #expect(try await cache.detail(for: 2).result != .hit)  // evicts 4
+        #expect(try await cache.detail(for: 4).result != .hit)  // evicts 1
+        #expect(try await cache.detail(for: 3).result == .hit)
+        #expect(try await cache.detail(for: 1).result != .hit)
+        let statistics = await cache.statistics
+        #expect(statistics.evictions == 4)
+        #expect(statistics.count == 3)
+    }
+
+    @Test func countNeverExceedsCapacity() async throws {
+        let capacity = 16
+        let (cache, _, _) = makeCache(capacity: capacity, latency: .zero)
+        for id in 0..<UInt64(10 * capacity) {
+            _ = try await cache.detail(for: id)
+            #expect(await cache.statistics.count <= capacity)
+        }
+        let statistics = await cache.statistics
+        #expect(statistics.count == capacity)
+        #expect(statistics.evictions == UInt64(9 * capacity))
+        #expect(statistics.storeFetches == UInt64(10 * capacity))
+        // Exactly the last `capacity` ids are still cached (checked newest first, so no lookup evicts another).
+        for id in (UInt64(9 * capacity)..<UInt64(10 * capacity)).reversed() {
+            #expect(try await cache.detail(for: id).result == .hit)
+        }
+        #expect(try await cache.detail(for: UInt64(9 * capacity - 1)).result != .hit)
+    }
+
+    @Test func bypassAlwaysFetchesAndStoresTheValue() async throws {
+        let (cache, _, catalog) = makeCache(latency: .zero)
+        _ = try await cache.detail(for: 5)
+        let bypassed = try await cache.detail(for: 5, bypassCache: true)
+        #expect(
+            bypassed
+                == DetailLookup(
+                    detail: ItemDetail(id: 5, amount: catalog.amount(for: 5)), result: .miss(storeDuration: .zero)))
+        // A bypass on an uncached id caches it as well.
+        _ = try await cache.detail(for: 6, bypassCache: true)
+        #expect(try await cache.detail(for: 6).result == .hit)
+        #expect(try await cache.detail(for: 5).result == .hit)
+        #expect(
+            await cache.statistics
+                == DetailCacheStatistics(
+                    hits: 2, misses: 3, storeFetches: 3, bypasses: 2, count: 2, capacity: 100))
+    }
+
+    @Test func missesJoinABypassFetchInFlight() async throws {
+        let (cache, clock, _) = makeCache()
+        let bypass = Task { try await cache.detail(for: 8, bypassCache: true) }
+        #expect(await clock.waitForSleepers(1))
+        let joiner = Task { try await cache.detail(for: 8) }
+        #expect(await eventually { await cache.statistics.coalescedWaits == 1 })
+        // A second bypass does not join: it always fetches afresh.
+        let secondBypass = Task { try await cache.detail(for: 8, bypassCache: true) }
+        #expect(await clock.waitForSleepers(2))
+        clock.advance(by: .seconds(1))
+        #expect(try await bypass.value.result == .miss(storeDuration: .seconds(1)))
+        #expect(try await joiner.value.result == .miss(storeDuration: .seconds(1)))
+        #expect(try await secondBypass.value.result == .miss(storeDuration: .seconds(1)))
+        #expect(await cache.statistics.storeFetches == 2)
+    }
+
+    @Test func failedFetchReachesEveryWaiterAndCachesNothing() async throws {
+        let (cache, clock, _) = makeCache()
+        let waiters = (0..<3).map { _ in Task { try await cache.detail(for: 9) } }
+        #expect(await eventually { await cache.statistics.misses == 3 })
+        #expect(clock.sleeperCount == 1)
+        clock.fail(with: StoreOutage())
+        for waiter in waiters {
+            await #expect(throws: StoreOutage.self) { try await waiter.value }
+        }
+        var statistics = await cache.statistics
+        #expect(statistics.count == 0)
+        #expect(statistics.storeFailures == 1)
+        #expect(statistics.storeFetches == 1)
+
+        // The next lookup fetches again, and this time succeeds.
+        let retry = Task { try await cache.detail(for: 9) }
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .seconds(1))
+        #expect(try await retry.value.result == .miss(storeDuration: .seconds(1)))
+        statistics = await cache.statistics
+        #expect(statistics.storeFetches == 2)
+        #expect(statistics.count == 1)
+    }
+
+    @Test func unknownIdsAreNeverCached() async throws {
+        let (cache, _, _) = makeCache(count: 10)
+        await #expect(throws: StoreError.itemNotFound(10)) { try await cache.detail(for: 10) }
+        await #expect(throws: StoreError.itemNotFound(10)) { try await cache.detail(for: 10) }
+        let statistics = await cache.statistics
+        #expect(statistics.storeFetches == 2)
+        #expect(statistics.storeFailures == 2)
+        #expect(statistics.count == 0)
+    }
+
+    @Test func cancellingOneWaiterDoesNotAffectTheOthers() async throws {
+        let (cache, clock, catalog) = makeCache()
+        let waiters = (0..<3).map { _ in Task { try await cache.detail(for: 4) } }
+        #expect(await eventually { await cache.statistics.misses == 3 })
+        waiters[0].cancel()
+        // The shared fetch is still sleeping: cancelling a waiter does not cancel it.
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        let expected = ItemDetail(id: 4, amount: catalog.amount(for: 4))
+        #expect(try await waiters[1].value.detail == expected)
+        #expect(try await waiters[2].value.detail == expected)
+        // The cancelled waiter was already waiting on the shared fetch and receives its result too.
+        #expect(try await waiters[0].value.detail == expected)
+        #expect(await cache.statistics.storeFetches == 1)
+        #expect(try await cache.detail(for: 4).result == .hit)
+    }
+
+    @Test func theValueLandsInTheCacheEvenIfEveryWaiterIsCancelled() async throws {
+        let (cache, clock, _) = makeCache()
+        let waiter = Task { try await cache.detail(for: 12) }
+        #expect(await clock.waitForSleepers(1))
+        waiter.cancel()
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        _ = try? await waiter.value
+        #expect(await eventually { await cache.statistics.count == 1 })
+        #expect(try await cache.detail(for: 12).result == .hit)
+        #expect(await cache.statistics.storeFetches == 1)
+    }
+
+    @Test func invalidateForgetsOneEntry() async throws {
+        let (cache, _, _) = makeCache(latency: .zero)
+        _ = try await cache.detail(for: 1)
+        _ = try await cache.detail(for: 2)
+        #expect(await cache.invalidate(1))
+        #expect(await cache.invalidate(1) == false)
+        #expect(try await cache.detail(for: 1).result != .hit)
+        #expect(try await cache.detail(for: 2).result == .hit)
+    }
+
+    @Test func countersStayConsistentUnderConcurrentLoad() async throws {
+        let (cache, _, _) = makeCache(capacity: 8, latency: .zero)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for request in 0..<400 as Range<UInt64> {
+                group.addTask { _ = try await cache.detail(for: request % 24, bypassCache: request % 50 == 0) }
+            }
+            try await group.waitForAll()
+        }
+        let statistics = await cache.statistics
+        #expect(statistics.hits + statistics.misses == 400)
+        #expect(statistics.storeFetches == statistics.misses - statistics.coalescedWaits)
+        #expect(statistics.bypasses == 8)
+        #expect(statistics.count <= 8)
+    }
+}

@@ -1,0 +1,135 @@
+import ListDomain
+import Testing
+
+/// Renders what `body` writes as a String (the writer only ever produces UTF-8).
+private func written(_ body: (inout JSONWriter) -> Void) -> String {
+    var json = JSONWriter()
+    body(&json)
+    return String(decoding: json.bytes, as: UTF8.self)
+}
+
+@Suite struct JSONWriterTests {
+    @Test(arguments: [
+        (UInt64(0), "0"), (9, "9"), (10, "10"), (12_345, "12345"), (1 << 53, "9007199254740992"),
+        (UInt64.max, "18446744073709551615"),
+    ])
+    func unsignedIntegers(value: UInt64, expected: String) {
+        #expect(written { $0.append(integer: value) } == expected)
+    }
+
+    @Test(arguments: [
+        (0, "0"), (-1, "-1"), (42, "42"), (-10_000, "-10000"), (Int.max, "9223372036854775807"),
+        (Int.min, "-9223372036854775808"),
+    ])
+    func signedIntegers(value: Int, expected: String) {
+        #expect(written { $0.append(integer: value) } == expected)
+    }
+
+    @Test func integersAppendAfterExistingBytes() {
+        #expect(
+            written { json in
+                json.append(raw: "[")
+                json.append(integer: UInt64(120))
+                json.append(raw: ",")
+                json.append(integer: -7)
+                json.append(raw: "]")
+            } == "[120,-7]")
+    }
+
+    @Test func stringEscaping() {
+        #expect(written { $0.append(string: "") } == #""""#)
+        #expect(written { $0.append(string: "plain") } == #""plain""#)
+        #expect(written { $0.append(string: "say \"hi\"") } == #""say \"hi\"""#)
+        #expect(written { $0.append(string: #"C:\dir\"#) } == #""C:\\dir\\""#)
+        #expect(written { $0.append(string: "a\u{0}b\u{1F}c\n\t\r") } == #""a\u0000b\u001Fc\u000A\u0009\u000D""#)
+        // Solidus and DEL need no escape; non-ASCII goes out as UTF-8.
+        #expect(written { $0.append(string: "a/b\u{7F}") } == "\"a/b\u{7F}\"")
+        #expect(written { $0.append(string: "Zoë Dubois") } == "\"Zoë Dubois\"")
+        #expect(written { json in json.append(string: "é") }.utf8.elementsEqual([0x22, 0xC3, 0xA9, 0x22]))
+    }
+
+    @Test func everyStringRoundTripsThroughAParser() throws {
+        var samples: [String] = (0..<0x80).map { String(Character(Unicode.Scalar(UInt8($0)))) }
+        samples += [
+            "Søren Nielsen", "Linh Nguyễn", "Zeynep Yılmaz", "日本語のテキスト", "emoji 🎉👩‍👩‍👧", "\u{2028}\u{2029}",
+            "mixed \"quotes\" and \\ back\\slashes\u{0}\u{8}\u{C}", "\u{FEFF}bom", "\u{10FFFF}",
+        ]
+        samples.append(samples.joined())
+        for sample in samples {
+            var json = JSONWriter()
+            json.append(string: sample)
+            #expect(JSONValue.parse(json.bytes) == .string(sample), "\(sample.unicodeScalars.map(\.value))")
+        }
+    }
+
+    @Test(arguments: [
+        (0.5, "0.5"), (0.0, "0.0"), (-0.0, "-0.0"), (1.0, "1.0"), (0.1, "0.1"), (1e-05, "1e-05"),
+        (0.42151234, "0.42151234"), (123_456.789, "123456.789"), (1e16, "1e+16"),
+        (Double.leastNonzeroMagnitude, "5e-324"), (1.7976931348623157e308, "1.7976931348623157e+308"),
+    ])
+    func doublesAreShortestRoundTripAndValidJSON(value: Double, expected: String) throws {
+        var json = JSONWriter()
+        json.append(double: value)
+        #expect(String(decoding: json.bytes, as: UTF8.self) == expected)
+        let parsed = try #require(JSONValue.parse(json.bytes))
+        guard case .number(let text) = parsed else {
+            Issue.record("not a JSON number: \(parsed)")
+            return
+        }
+        #expect(Double(text) == value)
+        #expect(Double(text)?.sign == value.sign)
+    }
+
+    @Test(arguments: [Double.nan, .signalingNaN, .infinity, -.infinity])
+    func nonFiniteDoublesAreNull(value: Double) {
+        #expect(written { $0.append(double: value) } == "null")
+    }
+
+    @Test func randomDoublesInTheUnitIntervalRoundTrip() throws {
+        var generator = SplitMix64(seed: 99)
+        for _ in 0..<2_000 {
+            let value = Double(generator.next() >> 11) * 0x1p-53
+            var json = JSONWriter()
+            json.append(double: value)
+            let parsed = try #require(JSONValue.parse(json.bytes))
+            guard case .number(let text) = parsed else {
+                Issue.record("not a JSON number: \(parsed)")
+                return
+            }
+            #expect(Double(text) == value)
+        }
+    }
+
+    @Test func rawNullAndReset() {
+        var json = JSONWriter(capacity: 64)
+        json.append(raw: "{\"a\":")
+        json.appendNull()
+        json.append(raw: "}")
+        #expect(json.bytes == Array(#"{"a":null}"#.utf8))
+        let capacity = json.bytes.capacity
+        json.reset()
+        #expect(json.bytes.isEmpty)
+        #expect(json.bytes.capacity == capacity)
+    }
+
+    @Test func itemDetailJSON() throws {
+        var json = JSONWriter()
+        ItemDetail(id: 42, amount: 0.5).writeJSON(into: &json)
+        #expect(json.bytes == Array(#"{"id":42,"amount":0.5}"#.utf8))
+        json.reset()
+        ItemDetail(id: 7, amount: .nan).writeJSON(into: &json)
+        #expect(JSONValue.parse(json.bytes) == .object(["id": .number("7"), "amount": .null]))
+    }
+
+    @Test func theParserRejectsInvalidJSON() {
+        for text in [
+            "", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "-", "1e", "\"\u{1}\"", "\"\\x\"", "nul", "[1] 2",
+            "{\"a\":1,\"a\":2}", "\"\\u12G4\"", "\"\\uD800\"", "NaN", "inf",
+        ] {
+            #expect(JSONValue.parse(Array(text.utf8)) == nil, "\(text)")
+        }
+        #expect(
+            JSONValue.parse(Array(" [1, -0.5e+3, \"\\u00e9\\ud83c\\udf89\", true, null] ".utf8))
+                == .array([.number("1"), .number("-0.5e+3"), .string("é🎉"), .bool(true), .null]))
+    }
+}
