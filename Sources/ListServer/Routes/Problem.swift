@@ -25,6 +25,8 @@ struct Problem: Error, Sendable, Equatable {
         case methodNotAllowed
         /// 503: the detail store failed (it should not; e.g. the fetch was cancelled).
         case storeUnavailable
+        /// 503: the server is draining for shutdown and takes no new requests (sent with `Connection: close`).
+        case shuttingDown
 
         /// The HTTP status code.
         var status: Int {
@@ -32,7 +34,7 @@ struct Problem: Error, Sendable, Equatable {
             case .invalidRequestTarget, .invalidParameter, .invalidID: 400
             case .notFound: 404
             case .methodNotAllowed: 405
-            case .storeUnavailable: 503
+            case .storeUnavailable, .shuttingDown: 503
             }
         }
 
@@ -45,6 +47,7 @@ struct Problem: Error, Sendable, Equatable {
             case .notFound: "urn:listserver:problem:not-found"
             case .methodNotAllowed: "urn:listserver:problem:method-not-allowed"
             case .storeUnavailable: "urn:listserver:problem:store-unavailable"
+            case .shuttingDown: "urn:listserver:problem:shutting-down"
             }
         }
 
@@ -57,6 +60,7 @@ struct Problem: Error, Sendable, Equatable {
             case .notFound: "Not found"
             case .methodNotAllowed: "Method not allowed"
             case .storeUnavailable: "Detail store unavailable"
+            case .shuttingDown: "Server shutting down"
             }
         }
     }
