@@ -109,11 +109,12 @@ nginx -v 2>&1
 echo "round-robin nginx on 127.0.0.1:$round_robin_port, sticky nginx on 127.0.0.1:$sticky_port"
 
 # The checks; a replica is stopped half-way through, so the script hands over its pid.
-timeout 300 python3 - "$round_robin_port" "$sticky_port" "$(cat "$WORK/replica-c.pid")" "${ports[@]}" <<'EOF'
-import collections, http.client, os, signal, sys, time
+timeout 300 python3 - "$round_robin_port" "$sticky_port" "$(cat "$WORK/replica-c.pid")" "$WORK/nginx-rr-access.log" \
+    "${ports[@]}" <<'EOF'
+import collections, http.client, os, re, signal, sys, threading, time
 
-rr_port, sticky_port, stop_pid = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-replicas = [int(port) for port in sys.argv[4:]]
+rr_port, sticky_port, stop_pid, access_log = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+replicas = [int(port) for port in sys.argv[5:]]
 upstream_name = {f"127.0.0.1:{port}": name for port, name in zip(replicas, "ABC")}
 failures = []
 
@@ -207,20 +208,38 @@ print(f"   12 clients x 3 detail requests: one MISS then HITs each; clients per 
       f"{dict(sorted(collections.Counter(homes.values()).items()))}")
 check(len(set(homes.values())) >= 2, "every client hashed to one replica")
 
-print("== a replica stops (SIGTERM): nginx skips it, answers stay identical")
+print("== a replica drains (SIGTERM, a slow request in flight) and stops: nginx retries elsewhere")
+slow = {}
+thread = threading.Thread(
+    target=lambda: slow.update(answer=get(replicas[2], "/items/555/detail", {"Cache-Control": "no-cache"})))
+thread.start()
+time.sleep(0.05)  # the slow request is waiting on C's store (300 ms)
 os.kill(stop_pid, signal.SIGTERM)
-for _ in range(100):
+during, after = collections.Counter(), collections.Counter()
+for path in paths[:9] * 2:  # while C drains: C answers 503 + Connection: close on nginx's kept-alive connections
+    status, fields, body = get(rr_port, path)
+    during[who(fields)] += 1
+    check(signature(status, fields, body) == expected[path], f"{path} while C drains: differs or failed ({status})")
+thread.join()
+check(slow.get("answer", (0,))[0] == 200, "the request in flight on the draining replica was not answered 200")
+for _ in range(100):  # C exits once the slow request is answered
     try:
         os.kill(stop_pid, 0)
         time.sleep(0.05)
     except ProcessLookupError:
         break
-after = collections.Counter()
-for path in paths[:9] * 2:
+for path in paths[:9] * 2:  # after C has exited: connection refused
     status, fields, body = get(rr_port, path)
     after[who(fields)] += 1
-    check(signature(status, fields, body) == expected[path], f"{path} after the stop: differs or failed ({status})")
-print(f"   {sum(after.values())} requests after replica C stopped, all as before; X-Upstream: {dict(after)}")
+    check(signature(status, fields, body) == expected[path], f"{path} after C stopped: differs or failed ({status})")
+print(f"   while C drained: {dict(sorted(during.items()))}; after it exited: {dict(sorted(after.items()))}")
+print(f"   the request in flight on C: {slow.get('answer', (0,))[0]}")
+log = open(access_log).read()
+retried_503 = len(re.findall(r"upstream_status=503, 200", log))
+retried_refused = len(re.findall(r"upstream_status=502, 200", log))
+print(f"   nginx access log: {retried_503} retried after a 503 from C, {retried_refused} after C refused the connection")
+check(retried_503 + retried_refused >= 1, "no request was retried: replica C was never tried after SIGTERM")
+check(all(count == 0 for name, count in after.items() if name == "C"), "C answered after it stopped")
 
 if failures:
     print(f"scale-out-test: {len(failures)} check(s) failed")
