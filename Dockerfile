@@ -40,7 +40,8 @@ FROM debian:bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
+    && groupadd --system --gid 10001 listserver \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin listserver
 
 COPY --from=build /out/ListServer /usr/local/bin/ListServer

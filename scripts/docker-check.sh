@@ -331,10 +331,11 @@ health=$("${PODMAN[@]}" inspect --format '{{.State.Health.Status}}' "$CONTAINER"
     "${PODMAN[@]}" inspect --format '{{.State.Healthcheck.Status}}' "$CONTAINER")
 [ "$health" = healthy ] || fail "health status: $health"
 ok "container health status: $health"
-[ "$("${PODMAN[@]}" exec "$CONTAINER" id -u)" = 10001 ] || fail "the server does not run as uid 10001"
+[ "$("${PODMAN[@]}" exec "$CONTAINER" id)" = "uid=10001(listserver) gid=10001(listserver) groups=10001(listserver)" ] ||
+    fail "the server does not run as listserver:listserver (10001:10001): $("${PODMAN[@]}" exec "$CONTAINER" id)"
 [ "$("${PODMAN[@]}" top "$CONTAINER" pid comm | awk 'NR == 2 {print $1, $2}')" = "1 ListServer" ] ||
     fail "the server is not PID 1"
-ok "the server runs as uid 10001 and is PID 1"
+ok "the server runs as listserver:listserver (10001:10001) and is PID 1"
 
 say "The health check follows the configuration: LISTSERVER_PORT=9090"
 "${PODMAN[@]}" rm -f -t 2 "$CONTAINER-port" >/dev/null 2>&1 || true
