@@ -16,6 +16,7 @@ enum RouteOutcome: Sendable {
 /// | `GET\|HEAD /items/<id>` | the item alone, 404 past the end |
 /// | `GET\|HEAD /items/<id>/detail` | `.deferred`: the detail through the cache, `X-Cache`, `Server-Timing` |
 /// | `GET\|HEAD /healthz`, `/readyz` | `{"status":"ok"}`, `{"status":"ready"}` (see `Router+Health.swift`) |
+/// | `GET\|HEAD /openapi.yaml`, `/openapi.json` | this API's OpenAPI description (see ``openAPIDocument(_:)``) |
 ///
 /// Every error is an RFC 9457 ``Problem`` (`application/problem+json`): 400 for a bad request-target, parameter or
 /// id; 404 for an unknown path or an id past the end; 405 with `Allow: GET, HEAD` for a known path with any other
@@ -72,11 +73,17 @@ struct Router: Sendable {
         case itemDetail(String)
         /// `/healthz` (alive) or `/readyz` (ready).
         case probe(ready: Bool)
+        /// `/openapi.yaml` or `/openapi.json`.
+        case openAPI(OpenAPIFormat)
 
         /// The resource at `segments`, or nil for an unknown path (including `/items/` and `/items/42/`).
         init?(segments: [String]) {
             if segments.count == 1, segments[0] == "healthz" || segments[0] == "readyz" {
                 self = .probe(ready: segments[0] == "readyz")
+                return
+            }
+            if segments.count == 1, let format = OpenAPIFormat(fileName: segments[0]) {
+                self = .openAPI(format)
                 return
             }
             guard segments.first == "items" else { return nil }
@@ -112,6 +119,8 @@ struct Router: Sendable {
             return try detail(rawID, headers: request.headers)
         case .probe(let ready):
             return .response(Self.probeResponse(ready: ready))
+        case .openAPI(let format):
+            return .response(Self.openAPIDocument(format))
         }
     }
 }
