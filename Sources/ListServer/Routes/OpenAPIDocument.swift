@@ -700,6 +700,7 @@ enum OpenAPIDocument {
                       - properties:
                           status:
                             const: 505
+
         """##
 
     /// The same document as JSON (2-space indentation, keys in the YAML's order).
@@ -1998,6 +1999,7 @@ enum OpenAPIDocument {
             }
           }
         }
+
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
