@@ -5,7 +5,7 @@
 #   scripts/schemathesis.sh [max-examples]      (default 100 per operation)
 #
 # Environment: SCHEMATHESIS_TIMEOUT (seconds for the whole run, default 900), SCHEMATHESIS_SEED (for a
-# reproducible run), SCHEMATHESIS_REPORT_DIR (where the JUnit report goes, default .build/schemathesis).
+# reproducible run), SCHEMATHESIS_REPORT_DIR (the JUnit report and schemathesis' cache, default .build/schemathesis).
 # The server runs with a 0-5 ms store latency: details are otherwise 0.5-2 s each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,17 +64,20 @@ TOML
 seed_args=()
 [[ -n ${SCHEMATHESIS_SEED:-} ]] && seed_args=(--seed "$SCHEMATHESIS_SEED")
 mkdir -p "$report_dir"
+report_dir=$(cd "$report_dir" && pwd)
+spec="$PWD/openapi.yaml"
 status=0
-timeout --signal=INT --kill-after=30 "$overall_timeout" \
-    "${schemathesis_cli[@]}" --config-file "$config" run openapi.yaml \
+# Run from the report directory: schemathesis keeps a cache (.schemathesis/) in its working directory.
+(cd "$report_dir" && timeout --signal=INT --kill-after=30 "$overall_timeout" \
+    "${schemathesis_cli[@]}" --config-file "$config" run "$spec" \
     --url "http://127.0.0.1:$port" \
     --checks all \
     --max-examples "$max_examples" \
     --request-timeout 10 \
     --max-response-time 5 \
     --workers 2 \
-    --report junit --report-junit-path "$report_dir/junit.xml" \
-    "${seed_args[@]}" || status=$?
+    --report junit --report-junit-path junit.xml \
+    "${seed_args[@]}") || status=$?
 if [[ $status -eq 124 ]]; then
     echo "schemathesis.sh: schemathesis did not finish within ${overall_timeout} s" >&2
 fi
