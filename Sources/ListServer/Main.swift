@@ -4,7 +4,9 @@ import Logging
 
 /// `ListServer`: reads the configuration, serves until SIGTERM or SIGINT, then drains and exits 0.
 /// `ListServer --health-check` probes a running server instead (see ``HealthProbe``).
-@main
+#if !LISTSERVER_FUZZ
+    @main
+#endif
 struct Main {
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
