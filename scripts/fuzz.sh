@@ -39,14 +39,17 @@ fuzzer="$scratch/$configuration/ListServer"
 # libFuzzer's leak check runs LeakSanitizer after any input that allocates more than it frees, which the detail
 # cache and the Swift runtime's caches do by design: it cut executions twentyfold and finds nothing the soak
 # (scripts/soak.sh, RSS over time) would not. -timeout makes one input that runs 10 s a failure (a hang).
+# SWIFT_BACKTRACE=enable=no: on a crash the Swift runtime's backtracer would run first, trip ASan in its own
+# memory reader, and leave a swift-backtrace process holding the output pipe; libFuzzer and ASan print the stack.
 log="$scratch/fuzz-last.log"
 status=0
-ASAN_OPTIONS=detect_leaks=0 timeout --kill-after=30 $((seconds + 120)) "$fuzzer" \
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 timeout --kill-after=30 $((seconds + 120)) "$fuzzer" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -detect_leaks=0 \
     -dict=Fuzz/http.dict -artifact_prefix="$scratch/artifacts/" -print_final_stats=1 \
     "$scratch/corpus" Fuzz/corpus 2>&1 | tee "$log" | grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE)' || status=${PIPESTATUS[0]}
 
-echo "fuzz.sh: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)"
+done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)
+[[ -z $done_line ]] || echo "fuzz.sh: $done_line"
 if [[ $status -ne 0 ]]; then
     echo "fuzz.sh: the fuzzer failed (status $status); log: $log" >&2
     grep -o -E "$scratch/artifacts/[a-z]+-[0-9a-f]+" "$log" | sort -u | while read -r artifact; do
