@@ -86,9 +86,11 @@ struct OpenAPIConformanceTests {
         "HTTPVersionNotSupported", "NotImplemented", "ShuttingDown",
     ]
 
-    /// Statuses documented for a path that only the connection layer gives there: the description documents ignore
-    /// the query, so no route-level 400 reaches them.
-    static let connectionLayerOnly: [String: Set<String>] = ["/openapi.json": ["400"], "/openapi.yaml": ["400"]]
+    /// Statuses documented for a path that only the connection layer gives there: the probes and the description
+    /// documents ignore the query, so no route-level 400 reaches them.
+    static let connectionLayerOnly: [String: Set<String>] = [
+        "/healthz": ["400"], "/readyz": ["400"], "/openapi.json": ["400"], "/openapi.yaml": ["400"],
+    ]
 
     /// Requests that reach every status a route can give. Detail requests run in order on one router: the first
     /// is a miss (with `Server-Timing`), the next a hit.
@@ -114,6 +116,8 @@ struct OpenAPIConformanceTests {
         .init(template: "/items/{id}/detail", target: "/items/4.2/detail", status: 400),
         .init(template: "/items/{id}/detail", target: "/items/10000/detail", status: 404),
         .init(template: "/items/{id}/detail", target: "/items/7/detail", failingStore: true, status: 503),
+        .init(template: "/healthz", target: "/healthz", status: 200),
+        .init(template: "/readyz", target: "/readyz?x=%zz", status: 200),
         .init(template: "/openapi.json", target: "/openapi.json", status: 200),
         .init(template: "/openapi.json", target: "/openapi.json?x=%zz", status: 200),
         .init(template: "/openapi.yaml", target: "/openapi.yaml", status: 200),

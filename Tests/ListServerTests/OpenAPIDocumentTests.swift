@@ -48,7 +48,10 @@ struct OpenAPIDocumentTests {
         for path in spec.paths {
             #expect(OpenAPIDocument.yaml.contains("\n  \(path):\n"), "\(path)")
         }
-        #expect(spec.paths == ["/items", "/items/{id}", "/items/{id}/detail", "/openapi.json", "/openapi.yaml"])
+        #expect(
+            spec.paths == [
+                "/healthz", "/items", "/items/{id}", "/items/{id}/detail", "/openapi.json", "/openapi.yaml", "/readyz",
+            ])
     }
 
     @Test(

@@ -29,11 +29,12 @@ enum OpenAPIDocument {
             - Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on
               `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).
             - The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of
-              the responses `BadRequest` (malformed or ambiguous framing, a missing or repeated `Host`), `RequestTimeout`,
-              `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge` or `HTTPVersionNotSupported`, and a
-              method it does not know (any but GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with
-              `NotImplemented` (501), all problem+json with `Connection: close`. While the server drains for shutdown, any
-              request may get `ShuttingDown` (503, `Connection: close`).
+              the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or
+              repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`
+              or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,
+              HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with
+              `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,
+              `Connection: close`).
 
             The numeric ranges below are those of the default configuration (`paging.default_limit` 20,
             `paging.max_limit` 100, `items.count` at most 2^53).
@@ -43,6 +44,8 @@ enum OpenAPIDocument {
         tags:
           - name: items
             description: The list and its items.
+          - name: health
+            description: Liveness and readiness probes for orchestrators and load balancers.
           - name: meta
             description: This description of the API.
         paths:
@@ -196,6 +199,91 @@ enum OpenAPIDocument {
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *getItemDetailParameters
               responses: *getItemDetailResponses
+          /healthz:
+            description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
+            get:
+              tags: [health]
+              operationId: getHealth
+              summary: Liveness
+              description: |
+                200 whenever a loop thread can answer, computed without touching the catalog or the cache. The query, if
+                any, is ignored.
+              responses: &getHealthResponses
+                '200':
+                  description: The process is alive.
+                  headers:
+                    Cache-Control:
+                      $ref: '#/components/headers/NoStore'
+                  content:
+                    application/json:
+                      schema:
+                        $ref: '#/components/schemas/Health'
+                      example: {"status": "ok"}
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [health]
+              operationId: headHealth
+              summary: The status and headers of the liveness probe
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              responses: *getHealthResponses
+          /readyz:
+            description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
+            get:
+              tags: [health]
+              operationId: getReadiness
+              summary: Readiness
+              description: |
+                200 while the server takes traffic; 503 `shutting-down` (with `Connection: close`) once it drains for
+                shutdown. Before it has started and after it has stopped, connections are refused. The query, if any, is
+                ignored.
+              responses: &getReadinessResponses
+                '200':
+                  description: The server takes traffic.
+                  headers:
+                    Cache-Control:
+                      $ref: '#/components/headers/NoStore'
+                  content:
+                    application/json:
+                      schema:
+                        $ref: '#/components/schemas/Readiness'
+                      example: {"status": "ready"}
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [health]
+              operationId: headReadiness
+              summary: The status and headers of the readiness probe
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              responses: *getReadinessResponses
           /openapi.json:
             description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
             get:
@@ -364,6 +452,12 @@ enum OpenAPIDocument {
               schema:
                 type: string
                 const: close
+            NoStore:
+              description: '`no-store`: no cache between a probe and the server may replay the answer.'
+              required: true
+              schema:
+                type: string
+                const: no-store
             ConnectionClose:
               description: '`close`: the server closes the connection after this response.'
               required: true
@@ -461,6 +555,24 @@ enum OpenAPIDocument {
                   description: Deterministic from `(seed, id)`.
                   minimum: 0
                   exclusiveMaximum: 1
+            Health:
+              type: object
+              description: The liveness answer.
+              additionalProperties: false
+              required: [status]
+              properties:
+                status:
+                  type: string
+                  const: ok
+            Readiness:
+              type: object
+              description: The readiness answer.
+              additionalProperties: false
+              required: [status]
+              properties:
+                status:
+                  type: string
+                  const: ready
             OpenAPIDocument:
               type: object
               description: An OpenAPI 3.1 document (this one), as parsed from JSON or YAML.
@@ -493,6 +605,8 @@ enum OpenAPIDocument {
                     - urn:listserver:problem:method-not-allowed
                     - urn:listserver:problem:store-unavailable
                     - urn:listserver:problem:shutting-down
+                    - urn:listserver:problem:malformed-request
+                    - urn:listserver:problem:not-implemented
                 title:
                   type: string
                   description: A short summary of the kind, the same for every occurrence.
@@ -527,10 +641,12 @@ enum OpenAPIDocument {
                      "page": 1, "limit": 1, "total": 10000, "total_pages": 10000, "next_page": 2}
             BadRequest:
               description: |
-                From a route: `invalid-parameter` (a bad or repeated `page` or `limit`, with `parameter`), `invalid-id`
-                (an id that is not a plain decimal integer or overflows 64 bits) or `invalid-request-target` (broken
-                percent-encoding, `%00`, bytes that are not UTF-8, a target that is not a path). From the connection
-                layer, with `Connection: close`: a malformed or ambiguous request head.
+                From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page` or `limit`,
+                with `parameter`), `invalid-id` (an id that is not a plain decimal integer or overflows 64 bits) or
+                `invalid-request-target` (broken percent-encoding, `%00`, bytes that are not UTF-8, a target that is not a
+                path). From the connection layer, with `Connection: close`: `malformed-request` (a malformed request line
+                or header field, a bad `Content-Length`, a `Transfer-Encoding` other than `chunked` or with
+                `Content-Length`, HTTP/1.1 without `Host` or with two, control characters in a field value).
               headers:
                 Connection:
                   $ref: '#/components/headers/Connection'
@@ -540,6 +656,12 @@ enum OpenAPIDocument {
                     allOf:
                       - $ref: '#/components/schemas/Problem'
                       - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:invalid-parameter
+                              - urn:listserver:problem:invalid-id
+                              - urn:listserver:problem:invalid-request-target
+                              - urn:listserver:problem:malformed-request
                           status:
                             const: 400
                   example:
@@ -559,10 +681,14 @@ enum OpenAPIDocument {
                           status:
                             const: 404
             MethodNotAllowed:
-              description: A documented path asked for with a method other than GET or HEAD.
+              description: |
+                A documented path asked for with a method other than GET or HEAD; from the connection layer, with
+                `Connection: close`, any `CONNECT` (this is not a proxy).
               headers:
                 Allow:
                   $ref: '#/components/headers/Allow'
+                Connection:
+                  $ref: '#/components/headers/Connection'
               content:
                 application/problem+json:
                   schema:
@@ -618,10 +744,12 @@ enum OpenAPIDocument {
                     allOf:
                       - $ref: '#/components/schemas/Problem'
                       - properties:
+                          type:
+                            const: urn:listserver:problem:request-timeout
                           status:
                             const: 408
             LengthRequired:
-              description: A request body whose length the connection layer cannot tell.
+              description: '`Transfer-Encoding: chunked`: the API only takes bodies with a `Content-Length`.'
               headers:
                 Connection:
                   $ref: '#/components/headers/ConnectionClose'
@@ -631,10 +759,12 @@ enum OpenAPIDocument {
                     allOf:
                       - $ref: '#/components/schemas/Problem'
                       - properties:
+                          type:
+                            const: urn:listserver:problem:length-required
                           status:
                             const: 411
             ContentTooLarge:
-              description: A `Content-Length` over the body limit (64 KiB by default); the body is not read.
+              description: A `Content-Length` over `http.max_body_bytes` (64 KiB by default), decided before any body is read.
               headers:
                 Connection:
                   $ref: '#/components/headers/ConnectionClose'
@@ -644,10 +774,12 @@ enum OpenAPIDocument {
                     allOf:
                       - $ref: '#/components/schemas/Problem'
                       - properties:
+                          type:
+                            const: urn:listserver:problem:body-too-large
                           status:
                             const: 413
             URITooLong:
-              description: A request line over its limit (8 KiB by default).
+              description: A request line over `http.max_request_line_bytes` (8 KiB by default).
               headers:
                 Connection:
                   $ref: '#/components/headers/ConnectionClose'
@@ -657,10 +789,14 @@ enum OpenAPIDocument {
                     allOf:
                       - $ref: '#/components/schemas/Problem'
                       - properties:
+                          type:
+                            const: urn:listserver:problem:request-line-too-long
                           status:
                             const: 414
             HeaderFieldsTooLarge:
-              description: Header fields over their limit (16 KiB or 100 fields by default).
+              description: |
+                A head over `http.max_header_bytes` (16 KiB by default) or with more than `http.max_header_count` fields
+                (100 by default).
               headers:
                 Connection:
                   $ref: '#/components/headers/ConnectionClose'
@@ -670,12 +806,14 @@ enum OpenAPIDocument {
                     allOf:
                       - $ref: '#/components/schemas/Problem'
                       - properties:
+                          type:
+                            const: urn:listserver:problem:headers-too-large
                           status:
                             const: 431
             NotImplemented:
               description: |
                 A method the server does not know (any but GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and
-                CONNECT), on any path.
+                CONNECT), on any path, `QUERY` included.
               headers:
                 Connection:
                   $ref: '#/components/headers/ConnectionClose'
@@ -685,6 +823,8 @@ enum OpenAPIDocument {
                     allOf:
                       - $ref: '#/components/schemas/Problem'
                       - properties:
+                          type:
+                            const: urn:listserver:problem:not-implemented
                           status:
                             const: 501
             HTTPVersionNotSupported:
@@ -698,6 +838,8 @@ enum OpenAPIDocument {
                     allOf:
                       - $ref: '#/components/schemas/Problem'
                       - properties:
+                          type:
+                            const: urn:listserver:problem:version-not-supported
                           status:
                             const: 505
 
@@ -711,7 +853,7 @@ enum OpenAPIDocument {
             "title": "ListServer",
             "version": "1.0.0",
             "summary": "Paged, generated list items and a slow, cached per-item detail store, as JSON.",
-            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`, never stored; a\ndetail comes from a slow store (500-2000 ms by default) through a bounded LRU cache.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents excepted); every error is\n  an RFC 9457 `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body.\n- A documented path asked for with any method but `GET` and `HEAD` is answered 405 with `Allow: GET, HEAD`\n  (response `MethodNotAllowed`). Any other path is 404 (response `NotFound`), whatever the method.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (malformed or ambiguous framing, a missing or repeated `Host`), `RequestTimeout`,\n  `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge` or `HTTPVersionNotSupported`, and a\n  method it does not know (any but GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with\n  `NotImplemented` (501), all problem+json with `Connection: close`. While the server drains for shutdown, any\n  request may get `ShuttingDown` (503, `Connection: close`).\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53).\n"
+            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`, never stored; a\ndetail comes from a slow store (500-2000 ms by default) through a bounded LRU cache.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents excepted); every error is\n  an RFC 9457 `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body.\n- A documented path asked for with any method but `GET` and `HEAD` is answered 405 with `Allow: GET, HEAD`\n  (response `MethodNotAllowed`). Any other path is 404 (response `NotFound`), whatever the method.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`\n  or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`).\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53).\n"
           },
           "servers": [
             {
@@ -723,6 +865,10 @@ enum OpenAPIDocument {
             {
               "name": "items",
               "description": "The list and its items."
+            },
+            {
+              "name": "health",
+              "description": "Liveness and readiness probes for orchestrators and load balancers."
             },
             {
               "name": "meta",
@@ -1119,6 +1265,220 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/healthz": {
+              "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "health"
+                ],
+                "operationId": "getHealth",
+                "summary": "Liveness",
+                "description": "200 whenever a loop thread can answer, computed without touching the catalog or the cache. The query, if\nany, is ignored.\n",
+                "responses": {
+                  "200": {
+                    "description": "The process is alive.",
+                    "headers": {
+                      "Cache-Control": {
+                        "$ref": "#/components/headers/NoStore"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Health"
+                        },
+                        "example": {
+                          "status": "ok"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "health"
+                ],
+                "operationId": "headHealth",
+                "summary": "The status and headers of the liveness probe",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "responses": {
+                  "200": {
+                    "description": "The process is alive.",
+                    "headers": {
+                      "Cache-Control": {
+                        "$ref": "#/components/headers/NoStore"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Health"
+                        },
+                        "example": {
+                          "status": "ok"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/readyz": {
+              "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "health"
+                ],
+                "operationId": "getReadiness",
+                "summary": "Readiness",
+                "description": "200 while the server takes traffic; 503 `shutting-down` (with `Connection: close`) once it drains for\nshutdown. Before it has started and after it has stopped, connections are refused. The query, if any, is\nignored.\n",
+                "responses": {
+                  "200": {
+                    "description": "The server takes traffic.",
+                    "headers": {
+                      "Cache-Control": {
+                        "$ref": "#/components/headers/NoStore"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Readiness"
+                        },
+                        "example": {
+                          "status": "ready"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "health"
+                ],
+                "operationId": "headReadiness",
+                "summary": "The status and headers of the readiness probe",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "responses": {
+                  "200": {
+                    "description": "The server takes traffic.",
+                    "headers": {
+                      "Cache-Control": {
+                        "$ref": "#/components/headers/NoStore"
+                      }
+                    },
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Readiness"
+                        },
+                        "example": {
+                          "status": "ready"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
             "/openapi.json": {
               "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
               "get": {
@@ -1408,6 +1768,14 @@ enum OpenAPIDocument {
                   "const": "close"
                 }
               },
+              "NoStore": {
+                "description": "`no-store`: no cache between a probe and the server may replay the answer.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "const": "no-store"
+                }
+              },
               "ConnectionClose": {
                 "description": "`close`: the server closes the connection after this response.",
                 "required": true,
@@ -1551,6 +1919,34 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "Health": {
+                "type": "object",
+                "description": "The liveness answer.",
+                "additionalProperties": false,
+                "required": [
+                  "status"
+                ],
+                "properties": {
+                  "status": {
+                    "type": "string",
+                    "const": "ok"
+                  }
+                }
+              },
+              "Readiness": {
+                "type": "object",
+                "description": "The readiness answer.",
+                "additionalProperties": false,
+                "required": [
+                  "status"
+                ],
+                "properties": {
+                  "status": {
+                    "type": "string",
+                    "const": "ready"
+                  }
+                }
+              },
               "OpenAPIDocument": {
                 "type": "object",
                 "description": "An OpenAPI 3.1 document (this one), as parsed from JSON or YAML.",
@@ -1598,7 +1994,9 @@ enum OpenAPIDocument {
                       "urn:listserver:problem:not-found",
                       "urn:listserver:problem:method-not-allowed",
                       "urn:listserver:problem:store-unavailable",
-                      "urn:listserver:problem:shutting-down"
+                      "urn:listserver:problem:shutting-down",
+                      "urn:listserver:problem:malformed-request",
+                      "urn:listserver:problem:not-implemented"
                     ]
                   },
                   "title": {
@@ -1665,7 +2063,7 @@ enum OpenAPIDocument {
                 }
               },
               "BadRequest": {
-                "description": "From a route: `invalid-parameter` (a bad or repeated `page` or `limit`, with `parameter`), `invalid-id`\n(an id that is not a plain decimal integer or overflows 64 bits) or `invalid-request-target` (broken\npercent-encoding, `%00`, bytes that are not UTF-8, a target that is not a path). From the connection\nlayer, with `Connection: close`: a malformed or ambiguous request head.\n",
+                "description": "From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page` or `limit`,\nwith `parameter`), `invalid-id` (an id that is not a plain decimal integer or overflows 64 bits) or\n`invalid-request-target` (broken percent-encoding, `%00`, bytes that are not UTF-8, a target that is not a\npath). From the connection layer, with `Connection: close`: `malformed-request` (a malformed request line\nor header field, a bad `Content-Length`, a `Transfer-Encoding` other than `chunked` or with\n`Content-Length`, HTTP/1.1 without `Host` or with two, control characters in a field value).\n",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/Connection"
@@ -1680,6 +2078,14 @@ enum OpenAPIDocument {
                         },
                         {
                           "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:invalid-parameter",
+                                "urn:listserver:problem:invalid-id",
+                                "urn:listserver:problem:invalid-request-target",
+                                "urn:listserver:problem:malformed-request"
+                              ]
+                            },
                             "status": {
                               "const": 400
                             }
@@ -1722,10 +2128,13 @@ enum OpenAPIDocument {
                 }
               },
               "MethodNotAllowed": {
-                "description": "A documented path asked for with a method other than GET or HEAD.",
+                "description": "A documented path asked for with a method other than GET or HEAD; from the connection layer, with\n`Connection: close`, any `CONNECT` (this is not a proxy).\n",
                 "headers": {
                   "Allow": {
                     "$ref": "#/components/headers/Allow"
+                  },
+                  "Connection": {
+                    "$ref": "#/components/headers/Connection"
                   }
                 },
                 "content": {
@@ -1830,6 +2239,9 @@ enum OpenAPIDocument {
                         },
                         {
                           "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:request-timeout"
+                            },
                             "status": {
                               "const": 408
                             }
@@ -1841,7 +2253,7 @@ enum OpenAPIDocument {
                 }
               },
               "LengthRequired": {
-                "description": "A request body whose length the connection layer cannot tell.",
+                "description": "`Transfer-Encoding: chunked`: the API only takes bodies with a `Content-Length`.",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/ConnectionClose"
@@ -1856,6 +2268,9 @@ enum OpenAPIDocument {
                         },
                         {
                           "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:length-required"
+                            },
                             "status": {
                               "const": 411
                             }
@@ -1867,7 +2282,7 @@ enum OpenAPIDocument {
                 }
               },
               "ContentTooLarge": {
-                "description": "A `Content-Length` over the body limit (64 KiB by default); the body is not read.",
+                "description": "A `Content-Length` over `http.max_body_bytes` (64 KiB by default), decided before any body is read.",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/ConnectionClose"
@@ -1882,6 +2297,9 @@ enum OpenAPIDocument {
                         },
                         {
                           "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:body-too-large"
+                            },
                             "status": {
                               "const": 413
                             }
@@ -1893,7 +2311,7 @@ enum OpenAPIDocument {
                 }
               },
               "URITooLong": {
-                "description": "A request line over its limit (8 KiB by default).",
+                "description": "A request line over `http.max_request_line_bytes` (8 KiB by default).",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/ConnectionClose"
@@ -1908,6 +2326,9 @@ enum OpenAPIDocument {
                         },
                         {
                           "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:request-line-too-long"
+                            },
                             "status": {
                               "const": 414
                             }
@@ -1919,7 +2340,7 @@ enum OpenAPIDocument {
                 }
               },
               "HeaderFieldsTooLarge": {
-                "description": "Header fields over their limit (16 KiB or 100 fields by default).",
+                "description": "A head over `http.max_header_bytes` (16 KiB by default) or with more than `http.max_header_count` fields\n(100 by default).\n",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/ConnectionClose"
@@ -1934,6 +2355,9 @@ enum OpenAPIDocument {
                         },
                         {
                           "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:headers-too-large"
+                            },
                             "status": {
                               "const": 431
                             }
@@ -1945,7 +2369,7 @@ enum OpenAPIDocument {
                 }
               },
               "NotImplemented": {
-                "description": "A method the server does not know (any but GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and\nCONNECT), on any path.\n",
+                "description": "A method the server does not know (any but GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and\nCONNECT), on any path, `QUERY` included.\n",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/ConnectionClose"
@@ -1960,6 +2384,9 @@ enum OpenAPIDocument {
                         },
                         {
                           "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:not-implemented"
+                            },
                             "status": {
                               "const": 501
                             }
@@ -1986,6 +2413,9 @@ enum OpenAPIDocument {
                         },
                         {
                           "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:version-not-supported"
+                            },
                             "status": {
                               "const": 505
                             }
@@ -2003,5 +2433,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x1F966CE383821D62
+    static let yamlFNV1a64: UInt64 = 0x6BE7F2C79BE5474D
 }
