@@ -2,14 +2,14 @@
 """Writes the seed corpus Fuzz/corpus/ (run from anywhere; the files are committed, so only after editing this).
 
 Each seed is one fuzz input: a selector byte, then the payload (see Sources/ListServer/Fuzzing/FuzzInput.swift):
-0x00 request-target, 0x01 method byte + target + LF + "Name: value" lines, 0x02 raw request head; +0x10 runs it
-against a catalog of 2^53 items with paging.max_limit 10000. File names are the seed's SHA-1, as libFuzzer names
+0x00 request-target, 0x01 method byte + target + LF + "Name: value" lines, 0x02 raw request head; +0x10 routes
+against a catalog of 2^53 items with paging.max_limit 10000, +0x20 scans heads with small limits. File names are the seed's SHA-1, as libFuzzer names
 what it adds, so re-running this does not duplicate seeds.
 """
 import hashlib
 import pathlib
 
-TARGET, ROUTE, HEAD, HUGE = 0x00, 0x01, 0x02, 0x10
+TARGET, ROUTE, HEAD, HUGE, SMALL = 0x00, 0x01, 0x02, 0x10, 0x20
 # Method bytes of the route entry: index into FuzzHarness.methods.
 GET, HEAD_METHOD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE, CONNECT, OTHER = range(10)
 
@@ -26,7 +26,7 @@ targets = [
     "/items/42/detail", "/items/42/detail?x=1", "/items/x/detail", "/items/42/detail/", "/items/42/details",
     "/items%2F42", "//items", "/items/", "/", "", "*", "items", "http://localhost:8080/items?page=2",
     "HTTPS://example.com", "http://h?page=1", "https://", "/openapi.json", "/openapi.yaml?x=%zz",
-    "/openapi.json/", "/%", "/a%2", "/\u0301?page=1", "/items?\u0301page=1", "/items?page=\u0661",
+    "/openapi.json/", "/healthz", "/readyz?probe=1", "/healthz/", "/%", "/a%2", "/\u0301?page=1", "/items?\u0301page=1", "/items?page=\u0661",
     "/" + "a/" * 50, "/items?" + "&" * 100 + "page=2", "/items?page=" + "9" * 200,
 ]
 
@@ -47,6 +47,8 @@ route_requests = [
     (CONNECT, "example.com:443", []),
     (OTHER, "/items", []),
     (GET, "/openapi.yaml", []),
+    (GET, "/readyz", ["Cache-Control: no-cache"]),
+    (POST, "/healthz", []),
     (GET, "/items?page=2&limit=7", ["Accept: application/json"]),
 ]
 
@@ -89,6 +91,7 @@ seeds += [route(*r) for r in route_requests]
 seeds += [bytes([ROUTE | HUGE]) + route(*r)[1:] for r in route_requests[:6]]
 seeds += [bytes([HEAD]) + h.encode("latin-1") for h in heads]
 seeds += [bytes([HEAD | HUGE]) + h.encode("latin-1") for h in heads[:3]]
+seeds += [bytes([HEAD | SMALL]) + h.encode("latin-1") for h in heads if len(h) < 400]
 
 corpus = pathlib.Path(__file__).resolve().parent / "corpus"
 corpus.mkdir(exist_ok=True)

@@ -19,9 +19,11 @@
             problemBody(problem.response())
         }
 
-        /// Everything a router response promises, whatever the request.
-        static func response(_ response: HTTPResponse, for request: HTTPRequest) {
-            require(routerStatuses.contains(response.status), "status \(response.status) for \(request.target)")
+        /// Everything a response promises, whatever the request.
+        static func response(
+            _ response: HTTPResponse, for request: HTTPRequest, statuses: Set<Int> = routerStatuses
+        ) {
+            require(statuses.contains(response.status), "status \(response.status) for \(request.target)")
             for (name, value) in response.headers {
                 // Header injection: no field may carry a line break or NUL into the response head.
                 let forbidden: Set<UInt8> = [0x00, 0x0A, 0x0D]

@@ -35,11 +35,67 @@
                     checkRoute(request, router: router)
                 }
             case .head:
-                if let request = FuzzText.naiveHead(input.payload) {
+                let limits = input.smallLimits ? smallLimits : HTTPLimits()
+                if let head = checkHead(Array(input.payload), limits: limits),
+                    let request = FuzzText.naiveHead(input.payload.prefix(head.headLength))
+                {
                     checkRoute(request, router: router)
                 }
             }
         }
+
+        /// Head limits that short inputs reach (the scanner's own property tests use the same).
+        static let smallLimits = HTTPLimits(
+            maxRequestLineBytes: 80, maxHeaderBytes: 300, maxHeaderCount: 6, maxBodyBytes: 1000)
+
+        /// The strict head scanner: the same answer whole and byte by byte, and each answer keeps its promises.
+        ///
+        /// - Returns: The head when the scanner accepts one.
+        static func checkHead(_ bytes: [UInt8], limits: HTTPLimits) -> RequestHead? {
+            var whole = RequestHeadScanner(limits: limits)
+            let result = bytes.withUnsafeBytes { whole.scan($0) }
+            var growing = RequestHeadScanner(limits: limits)
+            var grown = HeadScan.needMore
+            bytes.withUnsafeBytes { all in
+                var offered = 0
+                while grown == .needMore && offered < all.count {
+                    offered += 1
+                    grown = growing.scan(UnsafeRawBufferPointer(rebasing: all[0..<offered]))
+                }
+            }
+            FuzzCheck.require(grown == result, "byte-by-byte scan \(grown) differs from whole scan \(result)")
+            switch result {
+            case .needMore:
+                FuzzCheck.require(bytes.count <= limits.maxHeaderBytes, "needMore past http.max_header_bytes")
+                return nil
+            case .complete(let head):
+                FuzzCheck.require(head.headLength <= min(bytes.count, limits.maxHeaderBytes), "head length")
+                FuzzCheck.require(bytes[head.headLength - 1] == UInt8(ascii: "\n"), "a head that does not end in LF")
+                FuzzCheck.require((0...limits.maxBodyBytes).contains(head.bodyLength), "body length")
+                FuzzCheck.require(head.method != .connect, "CONNECT accepted")
+                var prefix = RequestHeadScanner(limits: limits)
+                let again = bytes.withUnsafeBytes {
+                    prefix.scan(UnsafeRawBufferPointer(rebasing: $0[..<head.headLength]))
+                }
+                FuzzCheck.require(again == result, "the head alone scans differently")
+                return head
+            case .reject(let rejection):
+                FuzzCheck.require(
+                    [400, 405, 411, 413, 414, 431, 501, 505].contains(rejection.status), "rejection \(rejection.status)"
+                )
+                FuzzCheck.require(
+                    rejection.wireBytes.starts(with: Array("HTTP/1.1 \(rejection.status) ".utf8)),
+                    "rejection status line")
+                FuzzCheck.require(
+                    rejection.response.headers["Connection"] == "close", "a rejection that keeps the connection")
+                FuzzCheck.response(
+                    rejection.response, for: HTTPRequest(method: .get, target: "(head)"), statuses: headStatuses)
+                return nil
+            }
+        }
+
+        /// Statuses the head scanner may answer with.
+        static let headStatuses: Set<Int> = [400, 405, 411, 413, 414, 431, 501, 505]
 
         /// Target parsing: whatever it accepts is well-formed, and it never traps.
         static func checkTarget(_ raw: String, paging: PagingSettings) {
