@@ -1,7 +1,7 @@
 /// `GET /openapi.yaml` and `GET /openapi.json`: the API's own OpenAPI description, compiled in (``OpenAPIDocument``).
 extension Router {
     /// The two spellings of the description, each at its own path.
-    enum OpenAPIFormat: Sendable, Equatable, CaseIterable {
+    enum OpenAPIFormat: Sendable, Equatable {
         /// `/openapi.yaml`, served as `application/yaml`: `openapi.yaml` byte for byte.
         case yaml
         /// `/openapi.json`, served as `application/json; charset=utf-8`: the same document converted to JSON.
@@ -13,14 +13,6 @@ extension Router {
             case "openapi.yaml": self = .yaml
             case "openapi.json": self = .json
             default: return nil
-            }
-        }
-
-        /// The path it is served at.
-        var path: String {
-            switch self {
-            case .yaml: "/openapi.yaml"
-            case .json: "/openapi.json"
             }
         }
     }
