@@ -80,6 +80,13 @@ heads = [
     "GET /items HTTP/1.1\r\nHost: x\r\nX-Long: " + "a" * 2000 + "\r\n\r\n",
     "GET /items HTTP/1.1\r\n" + "".join(f"X-{i}: {i}\r\n" for i in range(120)) + "Host: x\r\n\r\n",
     "GET /items/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n",
+    "POST /items HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+    "POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n\r\n",
+    "POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n",
+    "POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+    "GET /items?page=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /items/7 HTTP/1.1\r\nHost: x\r\n\r\nHEAD /readyz HTTP/1.0\r\n\r\n",
+    "POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbodyGET /items/7/detail HTTP/1.1\r\nHost: x\r\n\r\n",
+    "GET /items HTTP/1.1\r\nHost: x\r\n\r\nGET /items HTTP/1.1\r\n\r\n",
 ]
 
 def route(method, target, fields):

@@ -35,11 +35,17 @@
                     checkRoute(request, router: router)
                 }
             case .head:
+                // Pipelined requests: after a complete head and its body, the scanner is reset for the next bytes,
+                // as the connection filter does (at most 4 requests per input, so every input stays cheap).
                 let limits = input.smallLimits ? smallLimits : HTTPLimits()
-                if let head = checkHead(Array(input.payload), limits: limits),
-                    let request = FuzzText.naiveHead(input.payload.prefix(head.headLength))
-                {
-                    checkRoute(request, router: router)
+                var rest = input.payload
+                for _ in 0..<4 {
+                    guard let head = checkHead(Array(rest), limits: limits) else { break }
+                    if let request = FuzzText.naiveHead(rest.prefix(head.headLength)) {
+                        checkRoute(request, router: router)
+                    }
+                    rest = rest.dropFirst(head.headLength + head.bodyLength)
+                    if rest.isEmpty { break }
                 }
             }
         }
@@ -52,7 +58,10 @@
         ///
         /// - Returns: The head when the scanner accepts one.
         static func checkHead(_ bytes: [UInt8], limits: HTTPLimits) -> RequestHead? {
+            // A scanner that has finished a request and been reset must answer like a fresh one.
             var whole = RequestHeadScanner(limits: limits)
+            _ = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8).withUnsafeBytes { whole.scan($0) }
+            whole.reset()
             let result = bytes.withUnsafeBytes { whole.scan($0) }
             var growing = RequestHeadScanner(limits: limits)
             var grown = HeadScan.needMore
