@@ -15,6 +15,7 @@ enum RouteOutcome: Sendable {
 /// | `GET\|HEAD /items?page=P&limit=L` | a page, `X-Total-Count`, RFC 8288 `Link` (see ``itemsPage(_:)``) |
 /// | `GET\|HEAD /items/<id>` | the item alone, 404 past the end |
 /// | `GET\|HEAD /items/<id>/detail` | `.deferred`: the detail through the cache, `X-Cache`, `Server-Timing` |
+/// | `GET\|HEAD /metrics` | `.deferred`: Prometheus text (see `Observability/Router+Metrics.swift`) |
 ///
 /// Every error is an RFC 9457 ``Problem`` (`application/problem+json`): 400 for a bad request-target, parameter or
 /// id; 404 for an unknown path or an id past the end; 405 with `Allow: GET, HEAD` for a known path with any other
@@ -34,6 +35,8 @@ struct Router: Sendable {
     let cache: DetailCache
     /// The default and largest page size.
     let paging: PagingSettings
+    /// The metrics served at `/metrics` and the access log, which the LibEvent layer records into.
+    let observability: Observability
 
     /// Creates a router.
     ///
@@ -42,13 +45,15 @@ struct Router: Sendable {
     ///   - cache: The detail cache (`cache.capacity`) over the slow store (`store.latency.min_ms`, `.max_ms`).
     ///   - paging: `paging.default_limit` and `paging.max_limit`; `1 <= defaultLimit <= maxLimit` (the configuration
     ///     layer validates this).
-    init(catalog: Catalog, cache: DetailCache, paging: PagingSettings) {
+    ///   - observability: Metrics (`metrics.enabled`) and access log (`log.*`); none by default.
+    init(catalog: Catalog, cache: DetailCache, paging: PagingSettings, observability: Observability = .disabled) {
         precondition(
             paging.defaultLimit >= 1 && paging.defaultLimit <= paging.maxLimit,
             "PagingSettings needs 1 <= defaultLimit <= maxLimit")
         self.catalog = catalog
         self.cache = cache
         self.paging = paging
+        self.observability = observability
     }
 
     /// Answers `request`: synchronously for everything but `/items/<id>/detail`, which is `.deferred` once its id
@@ -69,9 +74,15 @@ struct Router: Sendable {
         case item(String)
         /// `/items/<id>/detail`, with the id segment still unparsed.
         case itemDetail(String)
+        /// `/metrics`
+        case metrics
 
         /// The resource at `segments`, or nil for an unknown path (including `/items/` and `/items/42/`).
         init?(segments: [String]) {
+            if segments == ["metrics"] {
+                self = .metrics
+                return
+            }
             guard segments.first == "items" else { return nil }
             switch segments.count {
             case 1: self = .items
@@ -103,6 +114,8 @@ struct Router: Sendable {
             return .response(try item(rawID))
         case .itemDetail(let rawID):
             return try detail(rawID, headers: request.headers)
+        case .metrics:
+            return try scrapeMetrics()
         }
     }
 }
