@@ -33,16 +33,21 @@ struct JSONLinesLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
-        if let explicit = event.metadata { merged.merge(explicit) { $1 } }
+        var merged: Logger.Metadata
+        if metadata.isEmpty && metadataProvider == nil, let explicit = event.metadata {
+            merged = explicit  // the usual case, and no copy
+        } else {
+            merged = metadata
+            if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
+            if let explicit = event.metadata { merged.merge(explicit) { $1 } }
+        }
         if let error = event.error {
             merged["error.message"] = .string("\(error)")
             merged["error.type"] = .string(String(reflecting: type(of: error)))
         }
         var line = JSONLineWriter()
         line.raw("{\"timestamp\":\"")
-        line.raw(Self.timestamp(Date()))
+        line.timestamp(Date())
         line.raw("\",\"level\":")
         line.string(event.level.rawValue)
         line.raw(",\"label\":")
@@ -58,14 +63,9 @@ struct JSONLinesLogHandler: LogHandler {
 
     /// `date` as ISO 8601 in UTC with milliseconds: `2026-03-02T10:00:00.123Z`.
     static func timestamp(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let (days, dayMilliseconds) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
-        let (day, millisecond) =
-            dayMilliseconds < 0 ? (days - 1, dayMilliseconds + 86_400_000) : (days, dayMilliseconds)
-        let (year, month, dayOfMonth) = civilDate(daysSinceEpoch: day)
-        let seconds = millisecond / 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(seconds / 3600, 2)):"
-            + "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(millisecond % 1000, 3))Z"
+        var line = JSONLineWriter()
+        line.timestamp(date)
+        return line.text
     }
 
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's `civil_from_days`).
@@ -79,11 +79,6 @@ struct JSONLinesLogHandler: LogHandler {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }
 
@@ -101,6 +96,38 @@ struct JSONLineWriter {
     /// Appends JSON text as it is.
     mutating func raw(_ text: String) {
         bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Appends `date` as ISO 8601 in UTC with milliseconds, `2026-03-02T10:00:00.123Z`, digit by digit.
+    mutating func timestamp(_ date: Date) {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let (days, dayMilliseconds) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
+        let (day, millisecond) =
+            dayMilliseconds < 0 ? (days - 1, dayMilliseconds + 86_400_000) : (days, dayMilliseconds)
+        let (year, month, dayOfMonth) = JSONLinesLogHandler.civilDate(daysSinceEpoch: day)
+        let seconds = millisecond / 1000
+        digits(year, width: 4, then: "-")
+        digits(month, width: 2, then: "-")
+        digits(dayOfMonth, width: 2, then: "T")
+        digits(seconds / 3600, width: 2, then: ":")
+        digits(seconds / 60 % 60, width: 2, then: ":")
+        digits(seconds % 60, width: 2, then: ".")
+        digits(millisecond % 1000, width: 3, then: "Z")
+    }
+
+    /// Appends `value` (at least 0) in decimal, zero-padded to `width` digits, then `separator`.
+    private mutating func digits(_ value: Int64, width: Int, then separator: Unicode.Scalar) {
+        var divisor: Int64 = 1
+        var count = 1
+        while count < width || value / divisor >= 10 {
+            divisor *= 10
+            count += 1
+        }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
+        }
+        bytes.append(UInt8(ascii: separator))
     }
 
     /// Appends `text` as a JSON string: quoted, with `"`, `\` and control characters escaped (RFC 8259 §7).
