@@ -27,7 +27,9 @@ let package = Package(
             traits: [.defaults, "CommandLineArguments"]
         ),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.12.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -44,13 +46,15 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict
         ),
         .testTarget(name: "ListDomainTests", dependencies: ["ListDomain"], swiftSettings: strict),
         .testTarget(
             name: "ListServerTests",
-            dependencies: ["ListServer", "ListDomain"],
+            dependencies: ["ListServer", "ListDomain", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
     ]

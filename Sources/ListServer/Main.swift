@@ -14,22 +14,24 @@ struct Main {
         if CommandLineOptions.parseOrExit().healthCheck {
             HealthProbe.run(settings: settings)  // a separate, short-lived process: probe, print one line, exit 0/1
         }
+        let logOutput = LogOutput.bootstrap(settings.logging)  // log.format, log.level: every Logger from here on
         let logger = Logger(label: "ListServer")
         let app: Application
         do {
-            app = try Application.start(settings: settings)
+            app = try Application.start(settings: settings, accessLogger: Logger(label: "ListServer.access"))
         } catch {
             FileHandle.standardError.write(Data("ListServer: cannot start: \(error)\n".utf8))
             exit(71)  // EX_OSERR
         }
-        logger.info("listening on \(app.address) \(settings.summary)")
         let signals = SignalWatcher(signals: [SIGTERM, SIGINT]) { count in
             if count > 1 { exit(1) }  // a second signal: the user insists
             logger.info("shutting down: draining requests in flight")
             Task { await app.shutdown() }
         }
+        logger.info("listening on \(app.address) \(settings.summary)")  // once SIGTERM drains: the line means ready
         await app.waitUntilStopped()
         signals.cancel()
         logger.info("stopped")
+        logOutput.flush()
     }
 }

@@ -15,6 +15,7 @@ import Testing
         .shutdownGraceMs: "--shutdown-grace-ms",
         .latencyMinMs: "--latency-min-ms", .latencyMaxMs: "--latency-max-ms", .cacheCapacity: "--cache-capacity",
         .defaultLimit: "--default-limit", .maxLimit: "--max-limit",
+        .metricsEnabled: "--metrics", .logLevel: "--log-level", .logFormat: "--log-format", .accessLog: "--access-log",
     ]
 
     @Test func theFlagsAreExactlyThoseOfTheTable() throws {

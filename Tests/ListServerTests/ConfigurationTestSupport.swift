@@ -37,6 +37,13 @@ enum ConfigurationTestSupport {
         }
     }
 
+    /// The command-line arguments that set `key` to `value`: `--port=9001`, or for a Boolean `--metrics` (true) or
+    /// `--no-metrics` (false).
+    static func flagArguments(_ key: SettingKey, _ value: String) -> [String] {
+        guard key.valueKind == .boolean else { return ["\(key.flag)=\(value)"] }
+        return [value == "true" ? key.flag : "--no-\(key.flagName)"]
+    }
+
     /// A JSON file body holding only `key`, with `json` (JSON text) as its value, nested as the shipped file is.
     static func fileJSON(_ key: SettingKey, json: String) -> String {
         key.name.split(separator: ".").reversed().reduce(json) { inner, component in

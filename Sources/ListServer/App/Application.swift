@@ -1,29 +1,44 @@
 import ListDomain
+import Logging
 
 /// A running ListServer: the domain (catalog, slow store, detail cache), the router, and the
 /// HTTP server, wired from `Settings`. Main runs one; end-to-end tests run several on port 0.
 final class Application: Sendable {
     let settings: Settings
     let cache: DetailCache
+    /// The metrics served at `/metrics` and the access log.
+    let observability: Observability
     private let server: HTTPServer
 
     /// Builds the domain and starts serving on the configured address.
-    static func start(settings: Settings, clock: any Clock<Duration> = ContinuousClock()) throws -> Application {
+    ///
+    /// - Parameters:
+    ///   - settings: What to serve, where, and what to measure and log.
+    ///   - clock: The slow store's clock.
+    ///   - accessLogger: Where access lines go when `log.access` is on; by default nowhere, so that embedders and
+    ///     tests choose (`Main` passes the process's `ListServer.access` logger).
+    static func start(
+        settings: Settings,
+        clock: any Clock<Duration> = ContinuousClock(),
+        accessLogger: Logger = Logger(label: "ListServer.access") { _ in SwiftLogNoOpLogHandler() }
+    ) throws -> Application {
         let catalog = Catalog(seed: settings.seed, count: settings.itemCount)
         let latency = LatencyDistribution.uniform(
             min: .milliseconds(settings.latencyMinMs), max: .milliseconds(settings.latencyMaxMs))
         let store = SlowStore(catalog: catalog, latency: latency, clock: clock)
         let cache = DetailCache(store: store, capacity: settings.cacheCapacity)
-        let router = Router(catalog: catalog, cache: cache, paging: settings.paging)
+        let observability = Observability(settings: settings, accessLogger: accessLogger)
+        let router = Router(catalog: catalog, cache: cache, paging: settings.paging, observability: observability)
         let server = try HTTPServer.start(
             host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits, router: router
         )
-        return Application(settings: settings, cache: cache, server: server)
+        return Application(settings: settings, cache: cache, observability: observability, server: server)
     }
 
-    private init(settings: Settings, cache: DetailCache, server: HTTPServer) {
+    private init(settings: Settings, cache: DetailCache, observability: Observability, server: HTTPServer) {
         self.settings = settings
         self.cache = cache
+        self.observability = observability
         self.server = server
     }
 

@@ -72,6 +72,19 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.shutdownGraceMs.flagName), help: help(.shutdownGraceMs))
     var shutdownGraceMs: Int?
 
+    @Flag(
+        name: .customLong(SettingKey.metricsEnabled.flagName), inversion: .prefixedNo, help: help(.metricsEnabled))
+    var metrics: Bool?
+
+    @Option(name: .customLong(SettingKey.logLevel.flagName), help: help(.logLevel))
+    var logLevel: String?
+
+    @Option(name: .customLong(SettingKey.logFormat.flagName), help: help(.logFormat))
+    var logFormat: String?
+
+    @Flag(name: .customLong(SettingKey.accessLog.flagName), inversion: .prefixedNo, help: help(.accessLog))
+    var accessLog: Bool?
+
     @Option(
         name: .customLong("config"),
         help: ArgumentHelp(
@@ -92,7 +105,8 @@ struct CommandLineOptions: ParsableCommand {
 
     /// The settings given on the command line, keyed by config key, for the `InMemoryProvider` on top of the chain.
     var configValues: [AbsoluteConfigKey: ConfigValue] {
-        let strings: [(SettingKey, String?)] = [(.host, host)]
+        let strings: [(SettingKey, String?)] = [(.host, host), (.logLevel, logLevel), (.logFormat, logFormat)]
+        let booleans: [(SettingKey, Bool?)] = [(.metricsEnabled, metrics), (.accessLog, accessLog)]
         let integers: [(SettingKey, Int?)] = [
             (.port, port), (.threads, threads),
             (.maxRequestLineBytes, maxRequestLineBytes), (.maxHeaderBytes, maxHeaderBytes),
@@ -109,12 +123,23 @@ struct CommandLineOptions: ParsableCommand {
         for case (let key, let value?) in integers {
             values[key.absoluteKey] = ConfigValue(.int(value), isSecret: false)
         }
+        for case (let key, let value?) in booleans {
+            values[key.absoluteKey] = ConfigValue(.bool(value), isSecret: false)
+        }
         return values
     }
 
     /// The help of one setting's flag: what it means, its range, default and environment variable.
     private static func help(_ key: SettingKey) -> ArgumentHelp {
-        ArgumentHelp(
+        if key.valueKind == .boolean {
+            return ArgumentHelp(
+                """
+                \(key.meaning) --no-\(key.flagName) turns it off; default \(Settings.defaults.text(of: key)); \
+                env \(key.environmentVariable), \(key.requirement).
+                """
+            )
+        }
+        return ArgumentHelp(
             """
             \(key.meaning) Must be \(key.requirement); default \(Settings.defaults.text(of: key)); \
             env \(key.environmentVariable).

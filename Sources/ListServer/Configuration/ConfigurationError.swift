@@ -34,7 +34,12 @@ struct ConfigurationError: Error, Equatable, CustomStringConvertible {
 
     /// A value that is not of the key's type: `http.port (env LISTSERVER_PORT) = "abc" must be an integer in 0...65535`.
     static func wrongType(_ key: SettingKey, from source: ConfigurationSource, value: String) -> Self {
-        let expected = key.bounds == nil ? "a string, \(key.requirement)" : "an integer \(key.requirement)"
+        let expected =
+            switch key.valueKind {
+            case .integer: "an integer \(key.requirement)"
+            case .string: "a string, \(key.requirement)"
+            case .boolean: key.requirement
+            }
         return invalidValue(key, from: source, value: value, requirement: expected)
     }
 

@@ -54,6 +54,32 @@ struct LayeredReader: Sendable {
         return value
     }
 
+    /// The Boolean value of `key`: `true` or `false` (the environment also takes `1`/`0` and `yes`/`no`).
+    func bool(_ key: SettingKey) throws(ConfigurationError) -> Bool {
+        let value: Bool
+        do {
+            value = try reader.requiredBool(forKey: key.configKey)
+        } catch {
+            throw .wrongType(key, from: source(of: key), value: rawText(of: key))
+        }
+        let source = source(of: key)
+        if case .file = source, !["true", "false"].contains(file?.values[key.name]) {
+            // JSONSnapshot reads any number as a Boolean; a number where true or false belongs is a mistake.
+            throw .wrongType(key, from: source, value: rawText(of: key))
+        }
+        return value
+    }
+
+    /// The value of `key` as one of `Choice`'s (lowercase) raw values, in any case: `json`, `DEBUG`.
+    func choice<Choice: RawRepresentable>(_ key: SettingKey, of _: Choice.Type) throws(ConfigurationError) -> Choice
+    where Choice.RawValue == String {
+        let text = try string(key)
+        guard let choice = Choice(rawValue: text.lowercased()) else {
+            throw .invalidValue(key, from: source(of: key), value: #""\#(text)""#, requirement: key.requirement)
+        }
+        return choice
+    }
+
     /// The string value of `key`; checking it is the caller's business.
     func string(_ key: SettingKey) throws(ConfigurationError) -> String {
         do {

@@ -1,4 +1,5 @@
 import Configuration
+import Logging
 
 /// One configurable setting: its config key, command-line flag, environment variable and allowed range.
 ///
@@ -25,6 +26,10 @@ enum SettingKey: String, CaseIterable, Sendable {
     case defaultLimit = "paging.default_limit"
     case maxLimit = "paging.max_limit"
     case shutdownGraceMs = "shutdown.grace_ms"
+    case metricsEnabled = "metrics.enabled"
+    case logLevel = "log.level"
+    case logFormat = "log.format"
+    case accessLog = "log.access"
 
     /// The environment variable that names the JSON configuration file.
     static let configFileVariable = "LISTSERVER_CONFIG"
@@ -50,11 +55,25 @@ enum SettingKey: String, CaseIterable, Sendable {
     /// The environment variable that sets this key: `LISTSERVER_LATENCY_MIN_MS`.
     var environmentVariable: String { row.environment }
 
-    /// The static range of an integer setting; `nil` for the host, which is a string.
+    /// The static range of an integer setting; `nil` for the strings and Booleans.
     ///
     /// Relations between keys (`min_ms <= max_ms`, `default_limit <= max_limit`,
     /// `max_request_line_bytes <= max_header_bytes`) are checked in ``Settings/load``.
     var bounds: ClosedRange<Int>? { row.bounds }
+
+    /// The kinds of value a setting can have.
+    enum ValueKind: Sendable {
+        case integer, string, boolean
+    }
+
+    /// What kind of value this setting takes.
+    var valueKind: ValueKind {
+        switch self {
+        case .host, .logLevel, .logFormat: .string
+        case .metricsEnabled, .accessLog: .boolean
+        default: .integer
+        }
+    }
 
     /// The placeholder for the value in `--help`: `<ms>`.
     var valueName: String { row.valueName }
@@ -67,6 +86,9 @@ enum SettingKey: String, CaseIterable, Sendable {
         switch self {
         case .host: #"an IPv4/IPv6 literal or "localhost""#
         case .defaultLimit: "in 1...\(SettingKey.maxLimit.name)"
+        case .logLevel: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+        case .logFormat: "one of " + LogFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        case .metricsEnabled, .accessLog: "true or false"
         default: bounds.map { "in \($0.lowerBound)...\($0.upperBound)" } ?? ""
         }
     }
@@ -139,6 +161,23 @@ enum SettingKey: String, CaseIterable, Sendable {
             (
                 "shutdown-grace-ms", "LISTSERVER_SHUTDOWN_GRACE_MS", 0...600_000, "ms",
                 "Time requests in flight get to finish after SIGTERM/SIGINT; what is left then gets 503."
+            )
+        case .metricsEnabled:
+            ("metrics", "LISTSERVER_METRICS", nil, "bool", "Serve Prometheus metrics at GET /metrics.")
+        case .logLevel:
+            (
+                "log-level", "LISTSERVER_LOG_LEVEL", nil, "level",
+                "Least severe log level written; access lines are info."
+            )
+        case .logFormat:
+            (
+                "log-format", "LISTSERVER_LOG_FORMAT", nil, "format",
+                "Log lines as text (for people) or json (one object per line, for log collectors)."
+            )
+        case .accessLog:
+            (
+                "access-log", "LISTSERVER_ACCESS_LOG", nil, "bool",
+                "One log line per request: method, path, status, bytes, duration, cache result."
             )
         }
     }

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import Logging
 
 extension Settings {
     /// Loads and validates the settings from the command line, the environment, a JSON file and the defaults.
@@ -44,6 +45,17 @@ extension Settings {
     ///   may ask for, 1...10000.
     /// - `shutdown.grace_ms` (int, default 8000; `--shutdown-grace-ms`, `LISTSERVER_SHUTDOWN_GRACE_MS`): the time
     ///   requests in flight get to finish after SIGTERM or SIGINT, 0...600000; what is left then gets 503.
+    /// - `metrics.enabled` (bool, default true; `--metrics`/`--no-metrics`, `LISTSERVER_METRICS`): whether
+    ///   `GET /metrics` serves Prometheus metrics and requests are measured.
+    /// - `log.level` (string, default `info`; `--log-level`, `LISTSERVER_LOG_LEVEL`): the least severe level logged,
+    ///   one of `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical` (any case).
+    /// - `log.format` (string, default `text`; `--log-format`, `LISTSERVER_LOG_FORMAT`): `text` for people, `json`
+    ///   for one JSON object per line.
+    /// - `log.access` (bool, default true; `--access-log`/`--no-access-log`, `LISTSERVER_ACCESS_LOG`): one `info`
+    ///   line per answered request.
+    ///
+    /// Booleans are JSON `true`/`false` in the file and `true`/`false` (or `1`/`0`, `yes`/`no`) in the environment;
+    /// on the command line each is a pair of flags.
     ///
     /// Why this composition: ArgumentParser parses the flags, not swift-configuration's `CommandLineArgumentsProvider`,
     /// because it gives an excellent `--help` (every flag with its meaning, range, default and variable), typed
@@ -111,6 +123,11 @@ extension Settings {
             paging: PagingSettings(defaultLimit: try reader.int(.defaultLimit), maxLimit: try reader.int(.maxLimit)),
             limits: try limits(reader),
             shutdownGrace: .milliseconds(try reader.int(.shutdownGraceMs)),
+            metricsEnabled: try reader.bool(.metricsEnabled),
+            logging: LoggingSettings(
+                level: try reader.choice(.logLevel, of: Logger.Level.self),
+                format: try reader.choice(.logFormat, of: LogFormat.self),
+                accessLog: try reader.bool(.accessLog)),
             configFile: file?.path
         )
         try requireAtMost(.latencyMinMs, settings.latencyMinMs, .latencyMaxMs, settings.latencyMaxMs, reader)

@@ -42,6 +42,12 @@ struct Settings: Sendable, Equatable {
     /// `shutdown.grace_ms`: how long requests in flight get to finish after SIGTERM or SIGINT.
     var shutdownGrace = Duration.milliseconds(8000)
 
+    /// `metrics.enabled`: whether `GET /metrics` is served and requests are measured.
+    var metricsEnabled = true
+
+    /// `log.level`, `log.format` and `log.access`.
+    var logging = LoggingSettings()
+
     /// The configuration file that was read, if any.
     var configFile: String?
 
@@ -73,20 +79,25 @@ struct Settings: Sendable, Equatable {
         case .defaultLimit: .int(paging.defaultLimit)
         case .maxLimit: .int(paging.maxLimit)
         case .shutdownGraceMs: .int(shutdownGrace.wholeMilliseconds)
+        case .metricsEnabled: .bool(metricsEnabled)
+        case .logLevel: .string(logging.level.rawValue)
+        case .logFormat: .string(logging.format.rawValue)
+        case .accessLog: .bool(logging.accessLog)
         }
     }
 
-    /// The value of `key` as text, unquoted, as the summary and `--help` show it: `0.0.0.0`, `8080`.
+    /// The value of `key` as text, unquoted, as the summary and `--help` show it: `0.0.0.0`, `8080`, `true`.
     func text(of key: SettingKey) -> String {
         switch content(of: key) {
         case .string(let text): text
         case .int(let number): String(number)
-        case let other: "\(other)"  // content(of:) makes only strings and ints
+        case .bool(let flag): String(flag)
+        case let other: "\(other)"  // content(of:) makes only strings, ints and Booleans
         }
     }
 
     /// One line of `key=value` pairs for the start-up log, in table order, ending with the config file:
-    /// `http.host=0.0.0.0 http.port=8080 http.threads=8 … shutdown.grace_ms=8000 config=none`.
+    /// `http.host=0.0.0.0 http.port=8080 http.threads=8 … log.access=true config=none`.
     var summary: String {
         let pairs = SettingKey.allCases.map { "\($0.name)=\(text(of: $0))" }
         return (pairs + ["config=\(configFile ?? "none")"]).joined(separator: " ")

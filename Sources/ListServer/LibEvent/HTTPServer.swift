@@ -20,6 +20,9 @@ final class HTTPServer: Sendable {
         throws(EventError) -> HTTPServer
     {
         precondition(threads >= 1)
+        // Writing to a socket the client has closed raises SIGPIPE, which kills the process by default.
+        // libevent writes with writev (no MSG_NOSIGNAL), so the server ignores it wherever it runs.
+        signal(SIGPIPE, SIG_IGN)
         let (fds, boundPort) = try ListeningSockets.open(host: host, port: port, count: threads)
         var servers: [LoopServer] = []
         do {

@@ -24,6 +24,7 @@ extension LoopServer {
             return nil  // evhttp falls back to a bufferevent of its own for this one connection
         }
         connections[bufferevent] = guardian
+        observer.connectionsChanged(to: connections.count)
         if connections.count >= connectionLimit { pauseAccepting(.connectionLimit) }
         return bufferevent
     }
@@ -31,6 +32,7 @@ extension LoopServer {
     /// A guarded connection was freed by evhttp.
     func connectionClosed(_ bufferevent: OpaquePointer) {
         connections[bufferevent] = nil
+        observer.connectionsChanged(to: connections.count)
         if connections.count < connectionLimit { resumeAccepting(.connectionLimit) }
     }
 

@@ -20,7 +20,10 @@ extension LoopServer {
             drainDeadline = nil
             let late = pending.values
             pending.removeAll()
-            for request in late { sendWhileDraining(Self.shuttingDown, to: request) }
+            for (request, exchange) in late {
+                sendWhileDraining(Self.shuttingDown, to: request)
+                observer.end(exchange, Self.shuttingDown)
+            }
             // Give those 503s a moment to reach the wire; slow readers are not waited for.
             loop.schedule(after: .milliseconds(100)) { [self] in freeHTTP() }
         }

@@ -18,7 +18,7 @@ final class LoopServer: @unchecked Sendable {
     /// The accepting socket, removed at the start of a shutdown.
     var boundSocket: OpaquePointer?
     /// Requests awaiting a deferred answer, by a per-loop token.
-    var pending: [UInt64: EvHTTPRequest] = [:]
+    var pending: [UInt64: (request: EvHTTPRequest, exchange: RequestExchange)] = [:]
     private var nextToken: UInt64 = 0
     /// Set once shutdown begins: new requests get 503 with `Connection: close`.
     var draining = false
@@ -36,6 +36,8 @@ final class LoopServer: @unchecked Sendable {
     /// Why accepting is paused, if it is.
     var acceptPause: AcceptPause = []
     var sweepTimer: OpaquePointer?
+    /// Metrics and access log of this loop's requests and connections.
+    let observer: LoopObserver
 
     /// Creates the evhttp on the loop's base and starts accepting on `listeningFD` (which it now owns).
     /// Call before the loop thread starts, or on it.
@@ -46,6 +48,7 @@ final class LoopServer: @unchecked Sendable {
         self.router = router
         self.limits = limits
         self.connectionLimit = connectionLimit
+        observer = router.observability.makeLoopObserver()
         guard let buffer = evbuffer_new() else { throw EventError.call("evbuffer_new", errno: cevent_errno()) }
         replyBuffer = buffer
         guard let http = evhttp_new(loop.base) else {
@@ -92,22 +95,26 @@ final class LoopServer: @unchecked Sendable {
     /// Handles one request from evhttp; loop thread.
     fileprivate func handle(_ raw: OpaquePointer) {
         let request = EvHTTPRequest(raw)
+        let httpRequest = request.makeHTTPRequest()
+        let exchange = observer.begin(httpRequest)
         if draining {
             sendWhileDraining(Self.shuttingDown, to: request)
+            observer.end(exchange, Self.shuttingDown)
             return
         }
-        let httpRequest = request.makeHTTPRequest()
         if httpRequest.target == ConnectionGuard.markerTarget, let rejection = takeRejection(for: request) {
             request.send(rejection.response, buffer: replyBuffer)  // it carries Connection: close
+            observer.rejected(exchange, rejection)
             return
         }
         switch router.route(httpRequest) {
         case .response(let response):
             request.send(response, buffer: replyBuffer)
+            observer.end(exchange, response)
         case .deferred(let work):
             let token = nextToken
             nextToken &+= 1
-            pending[token] = request
+            pending[token] = (request, exchange)
             Task.immediate(executorPreference: loop) { [self] in
                 let response = await work()
                 finish(token, with: response)
@@ -122,12 +129,13 @@ final class LoopServer: @unchecked Sendable {
             loop.execute { [self] in finish(token, with: response) }
             return
         }
-        guard let request = pending.removeValue(forKey: token) else { return }
+        guard let (request, exchange) = pending.removeValue(forKey: token) else { return }
         if draining {
             sendWhileDraining(response, to: request)
         } else {
             request.send(response, buffer: replyBuffer)
         }
+        observer.end(exchange, response)
     }
 }
 

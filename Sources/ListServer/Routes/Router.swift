@@ -17,6 +17,7 @@ enum RouteOutcome: Sendable {
 /// | `GET\|HEAD /items/<id>/detail` | `.deferred`: the detail through the cache, `X-Cache`, `Server-Timing` |
 /// | `GET\|HEAD /healthz`, `/readyz` | `{"status":"ok"}`, `{"status":"ready"}` (see `Router+Health.swift`) |
 /// | `GET\|HEAD /openapi.yaml`, `/openapi.json` | this API's OpenAPI description (see ``openAPIDocument(_:)``) |
+/// | `GET\|HEAD /metrics` | `.deferred`: Prometheus text (see `Observability/Router+Metrics.swift`) |
 ///
 /// Every error is an RFC 9457 ``Problem`` (`application/problem+json`): 400 for a bad request-target, parameter or
 /// id; 404 for an unknown path or an id past the end; 405 with `Allow: GET, HEAD` for a known path with any other
@@ -36,6 +37,8 @@ struct Router: Sendable {
     let cache: DetailCache
     /// The default and largest page size.
     let paging: PagingSettings
+    /// The metrics served at `/metrics` and the access log, which the LibEvent layer records into.
+    let observability: Observability
 
     /// Creates a router.
     ///
@@ -44,13 +47,15 @@ struct Router: Sendable {
     ///   - cache: The detail cache (`cache.capacity`) over the slow store (`store.latency.min_ms`, `.max_ms`).
     ///   - paging: `paging.default_limit` and `paging.max_limit`; `1 <= defaultLimit <= maxLimit` (the configuration
     ///     layer validates this).
-    init(catalog: Catalog, cache: DetailCache, paging: PagingSettings) {
+    ///   - observability: Metrics (`metrics.enabled`) and access log (`log.*`); none by default.
+    init(catalog: Catalog, cache: DetailCache, paging: PagingSettings, observability: Observability = .disabled) {
         precondition(
             paging.defaultLimit >= 1 && paging.defaultLimit <= paging.maxLimit,
             "PagingSettings needs 1 <= defaultLimit <= maxLimit")
         self.catalog = catalog
         self.cache = cache
         self.paging = paging
+        self.observability = observability
     }
 
     /// Answers `request`: synchronously for everything but `/items/<id>/detail`, which is `.deferred` once its id
@@ -75,6 +80,8 @@ struct Router: Sendable {
         case probe(ready: Bool)
         /// `/openapi.yaml` or `/openapi.json`.
         case openAPI(OpenAPIFormat)
+        /// `/metrics`
+        case metrics
 
         /// The resource at `segments`, or nil for an unknown path (including `/items/` and `/items/42/`).
         init?(segments: [String]) {
@@ -84,6 +91,10 @@ struct Router: Sendable {
             }
             if segments.count == 1, let format = OpenAPIFormat(fileName: segments[0]) {
                 self = .openAPI(format)
+                return
+            }
+            if segments == ["metrics"] {
+                self = .metrics
                 return
             }
             guard segments.first == "items" else { return nil }
@@ -121,6 +132,8 @@ struct Router: Sendable {
             return .response(Self.probeResponse(ready: ready))
         case .openAPI(let format):
             return .response(Self.openAPIDocument(format))
+        case .metrics:
+            return try scrapeMetrics()
         }
     }
 }

@@ -1,0 +1,84 @@
+import Logging
+
+/// One log line per answered request, at level `info`, through swift-log.
+///
+/// With `log.format` `text` all of it is in the message, for people:
+/// ```
+/// GET /items/42/detail 200 37B 1555.912ms cache=MISS request_id=abc-1
+/// ```
+/// With `json` the message is short and the fields are metadata, for collectors: `method`, `path` (the
+/// request-target as received), `status`, `bytes` (body bytes sent: 0 for HEAD), `duration_ms` (to the microsecond),
+/// `cache` (`HIT` or `MISS` for a detail, else `-`) and, when the request had an `X-Request-Id`, `request_id`.
+/// A request head the server refused never reached evhttp, so its line has `-` for method and path, and says why.
+struct AccessLog: Sendable {
+    /// Where the lines go.
+    let logger: Logger
+    /// Whether the fields go in the message (`text`) or in metadata (`json`).
+    let format: LogFormat
+
+    /// Logs an answered request.
+    func log(_ exchange: RequestExchange, _ response: HTTPResponse, elapsed: Duration) {
+        let request = exchange.request
+        let method = request?.method.name ?? "-"
+        let path = request?.target ?? "-"
+        let bytes = request?.method == .head ? 0 : response.body.count
+        let cache = exchange.route == .itemDetail ? response.headers["X-Cache"] ?? "-" : "-"
+        let requestID = request?.headers["X-Request-Id"]
+        write(
+            method: method, path: path, status: response.status, bytes: bytes, elapsed: elapsed, cache: cache,
+            requestID: requestID, rejection: nil)
+    }
+
+    /// Logs the answer to a refused request head.
+    func log(_ rejection: HeadRejection, elapsed: Duration) {
+        write(
+            method: "-", path: "-", status: rejection.status, bytes: rejection.response.body.count, elapsed: elapsed,
+            cache: "-", requestID: nil, rejection: rejection.problem.detail)
+    }
+
+    private func write(
+        method: String, path: String, status: Int, bytes: Int, elapsed: Duration, cache: String, requestID: String?,
+        rejection: String?
+    ) {
+        switch format {
+        case .text:
+            let requestIDPart = requestID.map { " request_id=\($0)" } ?? ""
+            let rejectionPart = rejection.map { " rejected: \($0)" } ?? ""
+            logger.info(
+                """
+                \(method) \(path) \(status) \(bytes)B \(Self.milliseconds(elapsed))ms cache=\(cache)\
+                \(requestIDPart)\(rejectionPart)
+                """)
+        case .json:
+            logger.info(
+                "\(method) \(path) \(status)",
+                metadata: {
+                    var fields: Logger.Metadata = [
+                        "method": .string(method), "path": .string(path), "status": .stringConvertible(status),
+                        "bytes": .stringConvertible(bytes),
+                        "duration_ms": .stringConvertible(Double(Self.microseconds(elapsed)) / 1000),
+                        "cache": .string(cache),
+                    ]
+                    if let requestID { fields["request_id"] = .string(requestID) }
+                    if let rejection { fields["rejection"] = .string(rejection) }
+                    return fields
+                }())
+        }
+    }
+
+    /// `duration` in whole microseconds, at least 0.
+    static func microseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? .max : whole &+ attoseconds / 1_000_000_000_000
+    }
+
+    /// `duration` in milliseconds with three decimals: `0.412`, `1555.912`, `0.000`.
+    static func milliseconds(_ duration: Duration) -> String {
+        let micros = microseconds(duration)
+        let fraction = micros % 1000
+        let padding = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
+        return "\(micros / 1000).\(padding)\(fraction)"
+    }
+}

@@ -1,0 +1,20 @@
+/// `GET /metrics`: the Prometheus text format, from this server's ``ServerMetrics``.
+extension Router {
+    /// `GET /metrics`, deferred: the detail cache's statistics come from its actor at scrape time.
+    ///
+    /// The answer is `text/plain; version=0.0.4; charset=utf-8` with `Cache-Control: no-store`; any query is
+    /// ignored. With `metrics.enabled` false there is no such resource (404).
+    func scrapeMetrics() throws(Problem) -> RouteOutcome {
+        guard let metrics = observability.metrics else {
+            throw Problem(.notFound, detail: "there is no resource at \"/metrics\" (metrics.enabled is false)")
+        }
+        let cache = self.cache
+        return .deferred {
+            let statistics = await cache.statistics
+            return HTTPResponse(
+                status: 200,
+                headers: ["Content-Type": ServerMetrics.contentType, "Cache-Control": "no-store"],
+                body: metrics.exposition(cache: statistics))
+        }
+    }
+}

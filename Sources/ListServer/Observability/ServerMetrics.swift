@@ -1,0 +1,166 @@
+import ListDomain
+import Metrics
+import Prometheus
+import Synchronization
+
+/// The server's metrics: swift-metrics handles backed by one `PrometheusCollectorRegistry`, exported as Prometheus
+/// text at `GET /metrics`.
+///
+/// | metric | type | labels | what |
+/// |---|---|---|---|
+/// | `listserver_http_requests_total` | counter | `route`, `status` | responses sent, by ``RouteLabel`` template |
+/// | `listserver_http_request_duration_seconds` | histogram | `route` | from evhttp's callback to the reply |
+/// | `listserver_http_requests_in_flight` | gauge | | requests received and not yet answered |
+/// | `listserver_http_connections_open` | gauge | | client connections open now |
+/// | `listserver_http_requests_rejected_total` | counter | `status` | request heads refused by the limits |
+/// | `listserver_detail_cache_*` | counters, gauges | | ``DetailCache/statistics`` at scrape time |
+///
+/// Each series is made once through the registry, with its `# HELP` text, and wrapped in the swift-metrics type that
+/// records it (`Counter`, `Timer`, `Meter`): the code that records sees only swift-metrics, and the registry
+/// renders the text format. (`PrometheusMetricsFactory` would make the same objects, but without help texts.)
+///
+/// Recording costs no lookups: ``LoopObserver`` asks for a request counter once per route and status and keeps it,
+/// per loop. The two gauges that change with every request or connection are summed from per-loop atomics at
+/// scrape time instead of being updated through shared memory by every loop.
+final class ServerMetrics: Sendable {
+    /// The media type of the Prometheus text format, version 0.0.4.
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    /// The upper bounds of the duration histogram's buckets: 0.5 ms to 5 s (a page takes tens of microseconds, a
+    /// detail miss 0.5 to 2 s by default).
+    static let durationBuckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .seconds(1), .milliseconds(2500), .seconds(5),
+    ]
+
+    /// The statuses a refused request head can get; their counters exist (at 0) from the start.
+    static let rejectionStatuses = [400, 408, 411, 413, 414, 431, 501, 505]
+
+    /// Where every series lives, and what renders the text format.
+    let registry = PrometheusCollectorRegistry()
+
+    /// The factory the swift-metrics wrappers report `destroy()` to.
+    private let factory: PrometheusMetricsFactory
+
+    /// Request durations, by ``RouteLabel/rawValue``.
+    let durations: [Metrics.Timer]
+
+    private let inFlight: Meter
+    private let openConnections: Meter
+    private let cache: CacheSeries
+
+    /// Every loop's gauges, summed at scrape time.
+    private let loops = Mutex<[LoopGauges]>([])
+
+    /// Creates every series of a fresh registry.
+    init() {
+        factory = PrometheusMetricsFactory(registry: registry)
+        let durationName = Self.descriptor(
+            "http", "request_duration", unit: "seconds",
+            help: "Time from receiving a request to handing its answer to the connection, by route.")
+        durations = RouteLabel.allCases.map { [registry, factory] route in
+            let labels = [("route", route.template)]
+            let histogram = registry.makeDurationHistogram(
+                descriptor: durationName, labels: labels, buckets: Self.durationBuckets)
+            return Metrics.Timer(label: durationName.name, dimensions: labels, handler: histogram, factory: factory)
+        }
+        inFlight = Self.meter(
+            registry, factory,
+            Self.descriptor("http", "requests_in_flight", help: "Requests received, not yet answered."))
+        openConnections = Self.meter(
+            registry, factory, Self.descriptor("http", "connections_open", help: "Client connections open now."))
+        cache = CacheSeries(registry: registry, factory: factory)
+        for status in Self.rejectionStatuses { _ = rejectionCounter(status: status) }
+    }
+
+    // MARK: Series for the loops
+
+    /// The counter of responses on `route` with `status`; the same series for every caller.
+    func requestCounter(route: RouteLabel, status: Int) -> Metrics.Counter {
+        let name = Self.descriptor(
+            "http", "requests", unit: "total", help: "Responses sent, by route template and status code.")
+        let labels = [("route", route.template), ("status", String(status))]
+        return Metrics.Counter(
+            label: name.name, dimensions: labels, handler: registry.makeCounter(descriptor: name, labels: labels),
+            factory: factory)
+    }
+
+    /// The counter of request heads refused with `status` before reaching the router.
+    func rejectionCounter(status: Int) -> Metrics.Counter {
+        let name = Self.descriptor(
+            "http", "requests_rejected", unit: "total",
+            help: "Request heads refused by the HTTP limits (malformed, too large, too slow), by status code.")
+        let labels = [("status", String(status))]
+        return Metrics.Counter(
+            label: name.name, dimensions: labels, handler: registry.makeCounter(descriptor: name, labels: labels),
+            factory: factory)
+    }
+
+    /// Registers one loop's gauges; they count from now on.
+    func makeLoopGauges() -> LoopGauges {
+        let gauges = LoopGauges()
+        loops.withLock { $0.append(gauges) }
+        return gauges
+    }
+
+    // MARK: Scraping
+
+    /// The Prometheus text for `GET /metrics`, after bringing the gauges and the detail cache series up to date.
+    ///
+    /// - Parameter statistics: The detail cache's counters now.
+    func exposition(cache statistics: DetailCacheStatistics) -> [UInt8] {
+        let (requests, connections) = loops.withLock { loops in
+            loops.reduce(into: (0, 0)) { sums, loop in
+                sums.0 += loop.inFlight.load(ordering: .relaxed)
+                sums.1 += loop.connections.load(ordering: .relaxed)
+            }
+        }
+        inFlight.set(requests)
+        openConnections.set(connections)
+        cache.update(statistics)
+        return registry.emitToBuffer()
+    }
+
+    // MARK: Making series
+
+    /// The name `listserver_<subsystem>_<name>[_<unit>]` and its help text.
+    static func descriptor(_ subsystem: String, _ name: String, unit: String = "", help: String)
+        -> MetricNameDescriptor
+    {
+        MetricNameDescriptor(
+            namespace: "listserver", subsystem: subsystem, metricName: name, unitName: unit, helpText: help)
+    }
+
+    /// A gauge without labels.
+    static func meter(
+        _ registry: PrometheusCollectorRegistry, _ factory: PrometheusMetricsFactory, _ name: MetricNameDescriptor
+    ) -> Meter {
+        Meter(label: name.name, dimensions: [], handler: registry.makeGauge(descriptor: name), factory: factory)
+    }
+
+    /// A counter without labels.
+    static func counter(
+        _ registry: PrometheusCollectorRegistry, _ factory: PrometheusMetricsFactory, _ name: MetricNameDescriptor
+    ) -> Metrics.Counter {
+        Metrics.Counter(
+            label: name.name, dimensions: [], handler: registry.makeCounter(descriptor: name), factory: factory)
+    }
+}
+
+/// One loop's share of the in-flight and open-connection gauges: written only by that loop's thread, read by
+/// whichever loop serves a scrape.
+///
+/// The padding keeps two loops' counters off one cache line, so loops never contend for it.
+final class LoopGauges: Sendable {
+    /// Requests this loop has received and not answered yet.
+    let inFlight = Atomic<Int>(0)
+    /// Connections this loop holds open.
+    let connections = Atomic<Int>(0)
+    private let padding: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
+
+    /// Adds `delta` to ``inFlight``; loop thread only (one writer, so no read-modify-write instruction is needed).
+    func addInFlight(_ delta: Int) {
+        inFlight.store(inFlight.load(ordering: .relaxed) &+ delta, ordering: .relaxed)
+    }
+}

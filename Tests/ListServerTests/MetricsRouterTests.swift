@@ -1,0 +1,180 @@
+import ListDomain
+import Testing
+
+@testable import ListServer
+
+/// `GET /metrics` on request values: the text format, and counters that move as a loop records requests.
+@Suite("Metrics: router")
+struct MetricsRouterTests {
+    let metrics = ServerMetrics()
+    let router: Router
+
+    init() {
+        let catalog = Catalog(seed: 42, count: 10_000)
+        let store = SlowStore(catalog: catalog, latency: .uniform(min: .zero, max: .zero), clock: ImmediateClock())
+        router = Router(
+            catalog: catalog, cache: DetailCache(store: store, capacity: 2), paging: RouterFixture.defaultPaging,
+            observability: Observability(metrics: metrics, accessLog: nil))
+    }
+
+    /// Scrapes `/metrics` through the router.
+    func scrape() async throws -> PrometheusText {
+        let response = await router.respondDeferred("/metrics")
+        #expect(response.status == 200)
+        return try PrometheusText(response.text)
+    }
+
+    /// Routes one request the way a loop does: begin, route (awaiting a deferred answer), end.
+    func record(_ target: String, on observer: LoopObserver, method: HTTPMethod = .get) async -> HTTPResponse {
+        let request = HTTPRequest(method: method, target: target)
+        let exchange = observer.begin(request)
+        let response: HTTPResponse
+        switch router.route(request) {
+        case .response(let answer): response = answer
+        case .deferred(let work): response = await work()
+        }
+        observer.end(exchange, response)
+        return response
+    }
+
+    @Test("the answer is Prometheus text 0.0.4, never cached, with a TYPE and HELP for every family")
+    func format() async throws {
+        // A request counter exists once its route and status have been seen.
+        _ = await record("/items", on: LoopObserver(metrics: metrics, accessLog: nil))
+        let response = await router.respondDeferred("/metrics?x=1")
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(response.headers["Cache-Control"] == "no-store")
+        let text = try PrometheusText(response.text)
+        let families: [String: String] = [
+            "listserver_http_requests_total": "counter",
+            "listserver_http_request_duration_seconds": "histogram",
+            "listserver_http_requests_in_flight": "gauge",
+            "listserver_http_connections_open": "gauge",
+            "listserver_http_requests_rejected_total": "counter",
+            "listserver_detail_cache_hits_total": "counter",
+            "listserver_detail_cache_misses_total": "counter",
+            "listserver_detail_cache_evictions_total": "counter",
+            "listserver_detail_cache_coalesced_waits_total": "counter",
+            "listserver_detail_store_fetches_total": "counter",
+            "listserver_detail_cache_entries": "gauge",
+            "listserver_detail_cache_capacity": "gauge",
+        ]
+        for (family, type) in families {
+            #expect(text.types[family] == type, "\(family)")
+            #expect(text.helps[family]?.isEmpty == false, "\(family)")
+        }
+        #expect(response.text.hasSuffix("\n"))
+        #expect(text["listserver_detail_cache_capacity"] == 2)
+        for status in ServerMetrics.rejectionStatuses {
+            #expect(text.samples[#"listserver_http_requests_rejected_total{status="\#(status)"}"#] == 0)
+        }
+        #expect(text.requests("/items", 200) == 1)
+        for route in RouteLabel.allCases where route != .items {
+            #expect(text.samples[#"listserver_http_request_duration_seconds_count{route="\#(route.template)"}"#] == 0)
+        }
+        let buckets = text.samples.keys.filter {
+            $0.hasPrefix(#"listserver_http_request_duration_seconds_bucket{route="/items","#)
+        }
+        #expect(buckets.count == ServerMetrics.durationBuckets.count + 1)
+        #expect(text.samples[#"listserver_http_request_duration_seconds_bucket{route="/items",le="0.0005"}"#] != nil)
+        #expect(text.samples[#"listserver_http_request_duration_seconds_bucket{route="/items",le="5.0"}"#] == 1)
+        #expect(text.samples[#"listserver_http_request_duration_seconds_bucket{route="/items",le="+Inf"}"#] == 1)
+    }
+
+    @Test("counters, histograms and cache series move with the requests a loop records")
+    func countersIncrease() async throws {
+        let observer = LoopObserver(metrics: metrics, accessLog: nil)
+        let before = try await scrape()
+        #expect(before.requests("/items", 200) == 0)
+        for page in 1...3 { #expect(await record("/items?page=\(page)", on: observer).status == 200) }
+        #expect(await record("/items/42", on: observer, method: .head).status == 200)
+        #expect(await record("/items/abc", on: observer).status == 400)
+        #expect(await record("/items/7/detail", on: observer).status == 200)  // miss
+        #expect(await record("/items/7/detail", on: observer).status == 200)  // hit
+        for id in [8, 9] { _ = await record("/items/\(id)/detail", on: observer) }  // capacity 2: one eviction
+        #expect(await record("/nope", on: observer).status == 404)
+        #expect(await record("/metrics", on: observer, method: .post).status == 405)
+
+        let after = try await scrape()
+        #expect(after.requests("/items", 200) == 3)
+        #expect(after.requests("/items/{id}", 200) == 1)
+        #expect(after.requests("/items/{id}", 400) == 1)
+        #expect(after.requests("/items/{id}/detail", 200) == 4)
+        #expect(after.requests("other", 404) == 1)
+        #expect(after.requests("/metrics", 405) == 1)
+        #expect(after.durationCount("/items") == 3)
+        #expect(after.durationBucket("/items", le: "5.0") == 3)
+        #expect(after["listserver_http_request_duration_seconds_sum{route=\"/items\"}"] > 0)
+        #expect(after["listserver_detail_cache_hits_total"] == 1)
+        #expect(after["listserver_detail_cache_misses_total"] == 3)
+        #expect(after["listserver_detail_store_fetches_total"] == 3)
+        #expect(after["listserver_detail_cache_evictions_total"] == 1)
+        #expect(after["listserver_detail_cache_entries"] == 2)
+        #expect(after["listserver_http_requests_in_flight"] == 0)
+
+        // Counters never go back, and a scrape with nothing new changes nothing.
+        let again = try await scrape()
+        #expect(
+            again.samples.filter { $0.key.contains("_total") } == after.samples.filter { $0.key.contains("_total") })
+    }
+
+    @Test("in-flight requests and open connections are summed over the loops")
+    func gaugesSumTheLoops() async throws {
+        let first = LoopObserver(metrics: metrics, accessLog: nil)
+        let second = LoopObserver(metrics: metrics, accessLog: nil)
+        first.connectionsChanged(to: 3)
+        second.connectionsChanged(to: 4)
+        let waiting = first.begin(HTTPRequest(method: .get, target: "/items/1/detail"))
+        _ = second.begin(HTTPRequest(method: .get, target: "/items/2/detail"))
+        var text = try await scrape()
+        #expect(text["listserver_http_connections_open"] == 7)
+        #expect(text["listserver_http_requests_in_flight"] == 2)
+        first.end(waiting, HTTPResponse(status: 200))
+        first.connectionsChanged(to: 0)
+        text = try await scrape()
+        #expect(text["listserver_http_connections_open"] == 4)
+        #expect(text["listserver_http_requests_in_flight"] == 1)
+        #expect(text.requests("/items/{id}/detail", 200) == 1)
+    }
+
+    @Test("a refused head counts as a rejection by status, and as a request on route other")
+    func rejections() async throws {
+        let observer = LoopObserver(metrics: metrics, accessLog: nil)
+        let marker = observer.begin(HTTPRequest(method: .get, target: ConnectionGuard.markerTarget))
+        observer.rejected(marker, HeadRejection(.headersTooLarge, detail: "too large"))
+        let text = try await scrape()
+        #expect(text[#"listserver_http_requests_rejected_total{status="431"}"#] == 1)
+        #expect(text[#"listserver_http_requests_rejected_total{status="400"}"#] == 0)
+        #expect(text.requests("other", 431) == 1)
+    }
+
+    @Test("GET and HEAD only; with metrics off there is no /metrics")
+    func methodsAndDisabled() async throws {
+        #expect(router.respond("/metrics", method: .delete).status == 405)
+        #expect(router.respond("/metrics", method: .delete).headers["Allow"] == "GET, HEAD")
+        #expect(await router.respondDeferred("/metrics", method: .head).status == 200)
+        let plain = RouterFixture.router()
+        let missing = plain.respond("/metrics")
+        #expect(missing.status == 404)
+        #expect(missing.headers["Content-Type"] == "application/problem+json")
+        #expect(plain.respond("/metrics/").status == 404)
+    }
+
+    @Test(
+        "requests are counted under a fixed set of route templates",
+        arguments: [
+            ("/items", RouteLabel.items), ("/items?page=2&limit=5", .items), ("/items/42", .item),
+            ("/items/abc?x=1", .item), ("/items/42/detail", .itemDetail), ("/items/42/detail?_=1", .itemDetail),
+            ("/healthz", .healthz), ("/readyz", .readyz), ("/metrics", .metrics), ("/metrics?x", .metrics),
+            ("/openapi.yaml", .openAPI), ("/openapi.json", .openAPI), ("/", .other), ("/items/", .other),
+            ("/items//detail", .other), ("/items/1/", .other), ("/items/1/details", .other), ("/itemsx", .other),
+            ("/items/1/detail/x", .other), ("/nope", .other), ("*", .other), ("", .other),
+            ("/%69tems/%34%32", .item), ("/items%2F42", .other), ("/items/%zz", .other),
+            ("http://example.com/items/1/detail?x", .itemDetail), ("HTTP://h", .other),
+            (ConnectionGuard.markerTarget, .other),
+        ])
+    func routeLabels(target: String, expected: RouteLabel) {
+        #expect(RouteLabel(target: target) == expected)
+    }
+}
