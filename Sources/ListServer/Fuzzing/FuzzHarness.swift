@@ -155,6 +155,9 @@
         }
 
         /// The router's answer, awaiting deferred work on a task while this thread waits.
+        ///
+        /// The one blocking wait in Sources/, and not server code: this file is compiled only into the fuzzer
+        /// (`-DLISTSERVER_FUZZ`), whose synchronous entry point libFuzzer calls on its own thread.
         static func answer(_ request: HTTPRequest, router: Router) -> HTTPResponse {
             switch router.route(request) {
             case .response(let response):

@@ -2,12 +2,12 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Writes log lines to a file handle from a thread of its own, so that logging never waits for the terminal, the
+/// Writes log lines to a file handle off the event loops, so that logging never waits for the terminal, the
 /// pipe or the container runtime behind standard error.
 ///
 /// A line is appended to a buffer under a lock (a copy of its bytes, no system call). The first line into an empty
-/// buffer wakes the writer thread, which waits `batchInterval` for more to gather, then takes everything buffered
-/// and writes it in one go: under load a few hundred writes a second carry every line, instead of a wake-up, a
+/// buffer schedules a write on a serial Dispatch queue `batchInterval` later (a timer, nothing waits), which takes
+/// everything buffered by then and writes it in one go: under load a few hundred writes a second carry every line, instead of a wake-up, a
 /// context switch and a `write` per line (measured: those cost more than the rest of a page request). A line thus
 /// reaches the file at most about `batchInterval` late. If the reader falls behind by more than `capacity` bytes,
 /// further lines are dropped (and counted) rather than blocking an event loop; once writing catches up, one notice
@@ -27,12 +27,12 @@ final class BufferedLogWriter: Sendable {
 
     private let pending = Mutex(Pending())
     private let output: Mutex<Output>
-    private let wakeUp = DispatchSemaphore(value: 0)
+    private let queue = DispatchQueue(label: "ListServer.log-writer")
     private let capacity: Int
     private let batchInterval: Duration
     private let droppedNotice: @Sendable (Int) -> String
 
-    /// Starts a writer thread for `handle`.
+    /// Creates a writer for `handle`.
     ///
     /// - Parameters:
     ///   - handle: Where lines go; standard error by default.
@@ -49,16 +49,6 @@ final class BufferedLogWriter: Sendable {
         self.capacity = capacity
         self.batchInterval = batchInterval
         self.droppedNotice = droppedNotice
-        let thread = Thread { [self] in
-            let pause = Double(batchInterval.components.seconds) + Double(batchInterval.components.attoseconds) / 1e18
-            while true {
-                wakeUp.wait()
-                Thread.sleep(forTimeInterval: pause)
-                flush()
-            }
-        }
-        thread.name = "log-writer"
-        thread.start()
     }
 
     /// Queues one line (with its newline); never blocks on I/O.
@@ -72,10 +62,14 @@ final class BufferedLogWriter: Sendable {
             pending.bytes.append(contentsOf: line.utf8)
             return wasEmpty
         }
-        if wasEmpty { wakeUp.signal() }
+        if wasEmpty {
+            let (seconds, attoseconds) = batchInterval.components
+            let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+            queue.asyncAfter(deadline: .now() + delay) { [self] in flush() }
+        }
     }
 
-    /// Writes everything queued so far, on the calling thread, in order with the writer thread's batches.
+    /// Writes everything queued so far, on the calling thread, in order with the queue's batches.
     func flush() {
         output.withLock { output in
             let dropped = pending.withLock { pending in
