@@ -64,7 +64,8 @@ final class BufferedLogWriter: Sendable {
         }
         if wasEmpty {
             let (seconds, attoseconds) = batchInterval.components
-            let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+            let delay = DispatchTimeInterval.nanoseconds(
+                Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
             queue.asyncAfter(deadline: .now() + delay) { [self] in flush() }
         }
     }
