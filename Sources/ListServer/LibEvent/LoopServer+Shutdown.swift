@@ -36,7 +36,9 @@ extension LoopServer {
             unwritten += 1
         }
         request.send(response, closeConnection: true, buffer: replyBuffer)
-        freeIfDrained()
+        // Never free evhttp from here: at the deadline this runs in a loop over the requests still waiting,
+        // and freeing evhttp would free the ones not yet answered under it.
+        loop.execute { [self] in freeIfDrained() }
     }
 
     /// evhttp calls this from inside its own write callback, which goes on using the connection
