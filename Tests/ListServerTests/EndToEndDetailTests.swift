@@ -116,4 +116,25 @@ struct EndToEndDetailTests {
         #expect(try await answers == [200, 200, 200, 200, 200, 200])
         #expect(throws: (any Error).self) { try RawHTTPConnection(port: port) }
     }
+
+    @Test("past the grace deadline every request still waiting gets a 503, and the server stops")
+    func shutdownDeadlineAnswersTheRest() async throws {
+        var settings = Settings(threads: 1)
+        settings.host = "127.0.0.1"
+        settings.port = 0
+        settings.latencyMinMs = 5000
+        settings.latencyMaxMs = 5000
+        let app = try Application.start(settings: settings)
+        let port = app.port
+        async let answers = withThrowingTaskGroup(of: Int.self) { group in
+            for id in 0..<4 { group.addTask { try await fetch(port: port, "/items/\(id)/detail").status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for _ in 0..<200 where await app.cache.statistics.storeFetches < 4 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        await app.shutdown(grace: .milliseconds(300))
+        let statuses = try await answers
+        #expect(statuses == [503, 503, 503, 503])
+    }
 }
