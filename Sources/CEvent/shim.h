@@ -7,18 +7,11 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/http.h>
-#include <event2/http_struct.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 #include <event2/util.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <arpa/inet.h>
-#include <signal.h>
-#include <unistd.h>
 #include <errno.h>
+#include <sys/eventfd.h>
 
 /// `evsignal_new` is a macro.
 static inline struct event *cevent_signal_new(struct event_base *base, int signum,
@@ -36,5 +29,8 @@ static inline struct evkeyval *cevent_headers_next(struct evkeyval *header) {
 
 /// `errno` is a thread-local macro.
 static inline int cevent_errno(void) { return errno; }
+
+/// A non-blocking, close-on-exec eventfd (the flag macros do not import cleanly).
+static inline int cevent_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 #endif

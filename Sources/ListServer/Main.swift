@@ -1,4 +1,29 @@
+import Dispatch
+import Foundation
+import Logging
+
+/// `ListServer`: reads the configuration, serves until SIGTERM or SIGINT, then drains and exits 0.
 @main
 struct Main {
-    static func main() async throws {}
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        let settings = await Settings.loadOrExit()  // --help, or one line naming the bad key and exit 64/78
+        let logger = Logger(label: "ListServer")
+        let app: Application
+        do {
+            app = try Application.start(settings: settings)
+        } catch {
+            FileHandle.standardError.write(Data("ListServer: cannot start: \(error)\n".utf8))
+            exit(71)  // EX_OSERR
+        }
+        logger.info("listening on \(app.address) \(settings.summary)")
+        let signals = SignalWatcher(signals: [SIGTERM, SIGINT]) { count in
+            if count > 1 { exit(1) }  // a second signal: the user insists
+            logger.info("shutting down: draining requests in flight")
+            Task { await app.shutdown() }
+        }
+        await app.waitUntilStopped()
+        signals.cancel()
+        logger.info("stopped")
+    }
 }

@@ -1,0 +1,200 @@
+import Foundation  // before CEvent: both declare fd_set, and this order keeps the module maps apart
+import CEvent
+import Synchronization
+
+/// One libevent `event_base` running on a thread of its own, which is also a Swift executor.
+///
+/// Tasks started with this loop as their executor preference (and actors whose executor it is) run
+/// on the loop thread, so request handling can start synchronously inside an evhttp callback and
+/// reply from the same thread after an `await`, with no lock around libevent. Other threads hand
+/// work over through a mutex-guarded queue and wake the loop with an `eventfd` (the memcached
+/// worker-thread pattern); the loop never blocks on anything but `epoll_wait`.
+///
+/// Invariant: `base` and everything created on it are touched only on the loop thread (or before
+/// the thread starts), which is why the class is `@unchecked Sendable`.
+final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
+    /// Work handed to the loop from any thread.
+    private enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
+
+    /// The loop's `event_base`; loop thread only.
+    let base: OpaquePointer
+    /// A short name for logs and the thread ("loop-0").
+    let name: String
+
+    private let wakeFD: Int32
+    private var wakeEvent: OpaquePointer?
+    private let queue = Mutex<[Work]>([])
+    /// The batch being run; kept to reuse its storage.
+    private var running: [Work] = []
+    private let threadID = Mutex<pthread_t?>(nil)
+    private let finished = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let hasFinished = Atomic<Bool>(false)
+
+    /// Creates the `event_base` (precise timers, no internal locking: one thread owns it).
+    init(name: String) throws(EventError) {
+        self.name = name
+        let config = event_config_new()
+        defer { event_config_free(config) }
+        let flags = EVENT_BASE_FLAG_PRECISE_TIMER.rawValue | EVENT_BASE_FLAG_NOLOCK.rawValue
+        event_config_set_flag(config, Int32(flags))
+        guard let base = event_base_new_with_config(config) else {
+            throw EventError.call("event_base_new_with_config", errno: cevent_errno())
+        }
+        self.base = base
+        wakeFD = cevent_eventfd()
+        guard wakeFD >= 0 else {
+            event_base_free(base)
+            throw EventError.call("eventfd", errno: cevent_errno())
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        wakeEvent = event_new(base, wakeFD, Int16(EV_READ | EV_PERSIST), eventLoopWakeCallback, context)
+        try EventError.check(event_add(wakeEvent, nil), "event_add(wake)")
+    }
+
+    deinit {
+        if let wakeEvent { event_free(wakeEvent) }
+        close(wakeFD)
+        event_base_free(base)
+    }
+
+    // MARK: Running
+
+    /// Starts the loop on a new thread; the thread keeps the loop alive until `stop()` ends it.
+    func start() {
+        let thread = Thread { [self] in
+            threadID.withLock { $0 = pthread_self() }
+            event_base_loop(base, 0)
+            drain(untilEmpty: true)  // jobs queued while stopping still run, on this thread
+            hasFinished.store(true, ordering: .releasing)
+            for waiter in finished.withLock({ w in defer { w = [] }; return w }) { waiter.resume() }
+        }
+        thread.name = "ListServer \(name)"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Ends the loop after the work already queued; safe from any thread.
+    func stop() {
+        execute { [self] in event_base_loopexit(base, nil) }
+    }
+
+    /// Returns when the loop thread has left its event loop.
+    func waitUntilFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = finished.withLock { waiters -> Bool in
+                if hasFinished.load(ordering: .acquiring) { return true }
+                waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// True on the loop's own thread.
+    var inLoop: Bool {
+        guard let id = threadID.withLock({ $0 }) else { return false }
+        return pthread_equal(id, pthread_self()) != 0
+    }
+
+    /// Runs `body` on the loop thread: queued, never inline, so callers may hold their own state.
+    func execute(_ body: @escaping @Sendable () -> Void) {
+        push(.closure(body))
+    }
+
+    // MARK: Executor
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        push(.job(UnownedJob(job)))
+    }
+
+    func checkIsolated() {
+        precondition(inLoop, "expected to run on event loop \(name)")
+    }
+
+    private func push(_ work: Work) {
+        let wasEmpty = queue.withLock { queue in
+            queue.append(work)
+            return queue.count == 1
+        }
+        // Only the first job of a batch needs a wake-up; the loop takes the whole batch at once.
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Runs the queued jobs; called on the loop thread when the eventfd fires.
+    ///
+    /// One batch per wake-up: jobs queued by this batch wake the loop again, so sockets get their
+    /// turn between batches and a task that keeps re-enqueueing itself cannot starve the network.
+    fileprivate func drain(untilEmpty: Bool = false) {
+        var counter: UInt64 = 0
+        _ = read(wakeFD, &counter, 8)
+        repeat {
+            queue.withLock { queue in swap(&queue, &running) }
+            if running.isEmpty { return }
+            for work in running {
+                switch work {
+                case .job(let job):
+                    job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                case .closure(let body):
+                    body()
+                }
+            }
+            running.removeAll(keepingCapacity: true)
+        } while untilEmpty
+    }
+}
+
+/// The eventfd read callback: C calling convention, captures nothing, the loop comes in `context`.
+private func eventLoopWakeCallback(_ fd: Int32, _ events: Int16, _ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().drain()
+}
+
+extension EventLoop {
+    /// Runs `body` once on the loop thread after `delay` (a libevent timer; precise, see init),
+    /// unless the returned timer is cancelled first. Loop thread only.
+    @discardableResult
+    func schedule(after delay: Duration, _ body: @escaping () -> Void) -> LoopTimer {
+        let timer = LoopTimer(body)
+        let context = Unmanaged.passRetained(timer).toOpaque()  // released when it fires or is cancelled
+        timer.event = event_new(base, -1, 0, loopTimerCallback, context)
+        let (seconds, attoseconds) = delay.components
+        var time = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        event_add(timer.event, &time)
+        return timer
+    }
+}
+
+/// A closure and its one-shot libevent timer. Loop thread only.
+final class LoopTimer {
+    fileprivate let body: () -> Void
+    fileprivate var event: OpaquePointer?
+
+    fileprivate init(_ body: @escaping () -> Void) { self.body = body }
+
+    /// Stops the timer if it has not fired yet.
+    func cancel() {
+        guard let event else { return }
+        event_free(event)  // also removes it from the base
+        self.event = nil
+        Unmanaged.passUnretained(self).release()
+    }
+
+    fileprivate func fire() {
+        guard let event else { return }
+        event_free(event)
+        self.event = nil
+        body()
+        Unmanaged.passUnretained(self).release()
+    }
+}
+
+private func loopTimerCallback(_ fd: Int32, _ events: Int16, _ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    Unmanaged<LoopTimer>.fromOpaque(context).takeUnretainedValue().fire()
+}

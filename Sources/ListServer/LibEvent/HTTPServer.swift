@@ -1,0 +1,55 @@
+import Foundation  // before CEvent (fd_set)
+import CEvent
+
+/// The whole HTTP server: one event loop per thread, each with its own `evhttp` and its own
+/// `SO_REUSEPORT` listening socket on the shared port.
+///
+/// Nothing crosses loops: shared state lives in ListDomain's actors. Start it, and always end it
+/// with `shutdown(grace:)`; the loops call back into it until then.
+final class HTTPServer: Sendable {
+    /// The port actually bound (the kernel's choice when 0 was asked for).
+    let port: Int
+    /// The address the sockets are bound to, as configured.
+    let host: String
+    private let servers: [LoopServer]
+
+    /// Binds `threads` sockets on `host:port` and starts one loop thread per socket.
+    static func start(host: String, port: Int, threads: Int, router: Router) throws(EventError) -> HTTPServer {
+        precondition(threads >= 1)
+        let (fds, boundPort) = try ListeningSockets.open(host: host, port: port, count: threads)
+        var servers: [LoopServer] = []
+        do {
+            for (index, fd) in fds.enumerated() {
+                let loop = try EventLoop(name: "loop-\(index)")
+                servers.append(try LoopServer(loop: loop, router: router, listeningFD: fd))
+            }
+        } catch {
+            for fd in fds.dropFirst(servers.count + 1) { close(fd) }
+            throw error
+        }
+        for server in servers { server.loop.start() }
+        return HTTPServer(host: host, port: boundPort, servers: servers)
+    }
+
+    private init(host: String, port: Int, servers: [LoopServer]) {
+        self.host = host
+        self.port = port
+        self.servers = servers
+    }
+
+    /// Stops accepting, lets every request in flight finish (at most `grace`, then 503), and
+    /// returns when every loop thread has ended.
+    func shutdown(grace: Duration) async {
+        for server in servers {
+            server.loop.execute {
+                server.beginDraining(deadline: grace) { server.loop.stop() }
+            }
+        }
+        await waitUntilStopped()
+    }
+
+    /// Returns when every loop thread has ended.
+    func waitUntilStopped() async {
+        for server in servers { await server.loop.waitUntilFinished() }
+    }
+}

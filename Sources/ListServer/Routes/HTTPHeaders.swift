@@ -1,0 +1,90 @@
+/// Header fields as ordered (name, value) pairs, looked up case-insensitively.
+///
+/// Names keep the spelling they were added with; lookups compare names ASCII-case-insensitively without allocating.
+/// A name may occur more than once (e.g. two `Cache-Control` fields); ``subscript(_:)`` returns the first value and
+/// ``values(for:)`` all of them.
+struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One header field.
+    typealias Element = (name: String, value: String)
+
+    private var fields: [Element]
+
+    /// Creates empty header fields.
+    init() {
+        fields = []
+    }
+
+    /// Creates header fields from (name, value) pairs, in order.
+    init(_ pairs: [(String, String)]) {
+        fields = pairs.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// Creates header fields from a literal, in order: `["Cache-Control": "no-cache"]`.
+    init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The number of fields, counting repeated names.
+    var count: Int { fields.count }
+
+    /// Appends a field, keeping any existing fields of the same name.
+    mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// The value of the first field called `name` (any case), or nil.
+    subscript(name: String) -> String? {
+        fields.first { Self.namesMatch($0.name, name) }?.value
+    }
+
+    /// The values of every field called `name` (any case), in order.
+    func values(for name: String) -> [String] {
+        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+    }
+
+    /// Whether any field called `name` lists the directive `token` (RFC 9110 §5.6.1 comma-separated list).
+    ///
+    /// Directives compare ASCII-case-insensitively and any `=argument` is ignored, so
+    /// `listsDirective("no-cache", in: "Cache-Control")` is true for `max-age=0, No-Cache`.
+    func listsDirective(_ token: String, in name: String) -> Bool {
+        for field in fields where Self.namesMatch(field.name, name) {
+            for element in field.value.utf8.split(separator: UInt8(ascii: ",")) {
+                var directive = element.prefix { $0 != UInt8(ascii: "=") }
+                while let first = directive.first, first == 0x20 || first == 0x09 { directive.removeFirst() }
+                while let last = directive.last, last == 0x20 || last == 0x09 { directive.removeLast() }
+                if directive.elementsEqual(token.utf8, by: { Self.asciiLowercase($0) == Self.asciiLowercase($1) }) {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
+    /// Iterates the fields in the order they were added.
+    func makeIterator() -> IndexingIterator<[Element]> {
+        fields.makeIterator()
+    }
+
+    /// Equal when the same fields appear in the same order; names compare case-insensitively, values exactly.
+    static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { namesMatch($0.name, $1.name) && $0.value == $1.value }
+    }
+
+    /// Whether two field names are equal ignoring ASCII case (field names are ASCII tokens, RFC 9110 §5.1).
+    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercase($0) == asciiLowercase($1) }
+    }
+
+    /// `byte` lowercased if it is an ASCII capital letter.
+    static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+}
+
+extension HTTPHeaders: CustomStringConvertible {
+    /// The fields as `Name: value` lines, for test failures and logs.
+    var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+}

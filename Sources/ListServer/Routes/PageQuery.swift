@@ -1,0 +1,113 @@
+/// The validated `page` and `limit` of a `GET /items` request.
+///
+/// - `page`: 1-based, default 1, a plain decimal integer in `1...2^53` (2^53 = 9007199254740992 is the largest
+///   page a catalog of at most 2^53 items can have, and the largest integer a JavaScript client holds exactly).
+/// - `limit`: default `paging.defaultLimit`, a plain decimal integer in `1...paging.maxLimit`.
+///
+/// "Plain decimal integer" means one or more ASCII digits and nothing else: no sign, no spaces, no fraction, no
+/// exponent, not empty (`-1`, `+1`, `abc`, `1.5`, the empty value, `1e3`, ` 1` and values past `UInt64.max` are all
+/// rejected, as is `0`, which is out of range). Leading zeros are allowed (`007`).
+/// Each may be given at most once; other parameters (cache-busters such as `_=1700000000`) are ignored, but must
+/// still be well-formed (see ``RequestTarget/queryItems()``).
+struct PageQuery: Sendable, Equatable {
+    /// The largest page number a request may ask for: 2^53.
+    static let maximumPage: UInt64 = 1 << 53
+
+    /// The 1-based page number.
+    var page: UInt64
+    /// The number of items per page.
+    var limit: UInt64
+
+    /// Creates a query from already valid values.
+    init(page: UInt64, limit: UInt64) {
+        self.page = page
+        self.limit = limit
+    }
+
+    /// Reads and validates `page` and `limit` from a request's query.
+    ///
+    /// - Parameters:
+    ///   - target: The request-target whose query is read.
+    ///   - paging: The default and largest `limit` (`paging.default_limit`, `paging.max_limit`).
+    /// - Throws: A 400 ``Problem``: `invalid-parameter` (with the `parameter` member) for a bad or repeated `page` or
+    ///   `limit`, `invalid-request-target` for any other parameter that does not decode.
+    init(target: RequestTarget, paging: PagingSettings) throws(Problem) {
+        let maximumLimit = UInt64(max(paging.maxLimit, 1))
+        let pageRule = Rule(name: "page", range: 1...Self.maximumPage)
+        let limitRule = Rule(name: "limit", range: 1...maximumLimit)
+        var page: String?
+        var limit: String?
+
+        let items: [QueryItem]
+        do {
+            items = try target.queryItems()
+        } catch {
+            for rule in [pageRule, limitRule] where error.name == rule.name {
+                throw rule.problem(got: Problem.quoted(error.raw) + ", which " + error.reason.phrase)
+            }
+            let what = error.name.map { "the value of query parameter \(Problem.quoted($0))" } ?? "the parameter name"
+            throw Problem(.invalidRequestTarget, detail: "\(what) \(Problem.quoted(error.raw)) \(error.reason.phrase)")
+        }
+        for item in items {
+            switch item.name {
+            case pageRule.name: try pageRule.setOnce(&page, item.value)
+            case limitRule.name: try limitRule.setOnce(&limit, item.value)
+            default: continue  // Unknown parameters are ignored: clients add cache-busters.
+            }
+        }
+        self.page = try page.map(pageRule.validate) ?? 1
+        self.limit = try limit.map(limitRule.validate) ?? UInt64(max(paging.defaultLimit, 1))
+    }
+
+    /// How one parameter is checked, and the problem it reports.
+    private struct Rule {
+        let name: String
+        let range: ClosedRange<UInt64>
+
+        /// "query parameter "page" must be a decimal integer in 1...9007199254740992, got <what>".
+        func problem(got what: String) -> Problem {
+            Problem(
+                .invalidParameter,
+                detail: "query parameter \"\(name)\" must be a decimal integer in \(range.lowerBound)"
+                    + "...\(range.upperBound), got \(what)",
+                parameter: name)
+        }
+
+        /// Stores `value` in `slot`, or throws when the parameter was already given.
+        func setOnce(_ slot: inout String?, _ value: String) throws(Problem) {
+            if let first = slot {
+                throw problem(got: "it twice (\(Problem.quoted(first)) and \(Problem.quoted(value))); give it once")
+            }
+            slot = value
+        }
+
+        /// `text` as a number in ``range``, or throws.
+        func validate(_ text: String) throws(Problem) -> UInt64 {
+            guard let number = UInt64(plainDecimal: text), range.contains(number) else {
+                throw problem(got: Problem.quoted(text))
+            }
+            return number
+        }
+    }
+}
+
+extension UInt64 {
+    /// Parses a plain decimal integer: one or more ASCII digits and nothing else; nil when `text` is anything else
+    /// or does not fit 64 bits.
+    ///
+    /// Stricter than `UInt64(_:)`, which accepts a leading `+`.
+    init?(plainDecimal text: some StringProtocol) {
+        var value: UInt64 = 0
+        var sawDigit = false
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+            sawDigit = true
+        }
+        guard sawDigit else { return nil }
+        self = value
+    }
+}

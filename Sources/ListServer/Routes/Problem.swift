@@ -1,0 +1,144 @@
+import ListDomain
+
+/// An RFC 9457 problem: what every error response carries, as `application/problem+json`.
+///
+/// The body holds the standard members `type` (one absolute URI per ``Kind``), `title`, `status` and `detail`, and,
+/// for a bad query parameter, the extension member `parameter` naming it:
+/// ```json
+/// {"type":"urn:listserver:problem:invalid-parameter","title":"Invalid query parameter","status":400,
+///  "detail":"query parameter \"page\" must be a decimal integer in 1...9007199254740992, got \"0\"",
+///  "parameter":"page"}
+/// ```
+/// Routing code throws a `Problem` (typed throws) and ``Router`` turns it into a response in one place.
+struct Problem: Error, Sendable, Equatable {
+    /// The kinds of problem the API documents; each has its own `type` URI, title and status.
+    enum Kind: Sendable, Equatable, CaseIterable {
+        /// 400: the request-target is malformed (not origin-form, broken percent-encoding outside `page`/`limit`).
+        case invalidRequestTarget
+        /// 400: `page` or `limit` is missing a value, not a plain decimal integer, out of range or repeated.
+        case invalidParameter
+        /// 400: the id in `/items/<id>` is not a plain decimal integer or does not fit 64 bits.
+        case invalidID
+        /// 404: no such path, or an item id past the end of the catalog.
+        case notFound
+        /// 405: a known path asked for with a method other than GET or HEAD.
+        case methodNotAllowed
+        /// 503: the detail store failed (it should not; e.g. the fetch was cancelled).
+        case storeUnavailable
+        /// 503: the server is draining for shutdown and takes no new requests (sent with `Connection: close`).
+        case shuttingDown
+
+        /// The HTTP status code.
+        var status: Int {
+            switch self {
+            case .invalidRequestTarget, .invalidParameter, .invalidID: 400
+            case .notFound: 404
+            case .methodNotAllowed: 405
+            case .storeUnavailable, .shuttingDown: 503
+            }
+        }
+
+        /// The `type` member: an absolute URI that identifies the kind for clients.
+        var type: StaticString {
+            switch self {
+            case .invalidRequestTarget: "urn:listserver:problem:invalid-request-target"
+            case .invalidParameter: "urn:listserver:problem:invalid-parameter"
+            case .invalidID: "urn:listserver:problem:invalid-id"
+            case .notFound: "urn:listserver:problem:not-found"
+            case .methodNotAllowed: "urn:listserver:problem:method-not-allowed"
+            case .storeUnavailable: "urn:listserver:problem:store-unavailable"
+            case .shuttingDown: "urn:listserver:problem:shutting-down"
+            }
+        }
+
+        /// The `title` member: the same short summary for every occurrence of the kind.
+        var title: StaticString {
+            switch self {
+            case .invalidRequestTarget: "Invalid request target"
+            case .invalidParameter: "Invalid query parameter"
+            case .invalidID: "Invalid item id"
+            case .notFound: "Not found"
+            case .methodNotAllowed: "Method not allowed"
+            case .storeUnavailable: "Detail store unavailable"
+            case .shuttingDown: "Server shutting down"
+            }
+        }
+    }
+
+    /// The kind, which fixes `type`, `title` and `status`.
+    var kind: Kind
+    /// The `detail` member: what went wrong with this request, in words a client developer can act on.
+    var detail: String
+    /// The `parameter` extension member: the query parameter at fault, if any.
+    var parameter: String?
+    /// Header fields the response needs besides `Content-Type` (`Allow` on a 405, `Retry-After` on a 503).
+    var headers: HTTPHeaders
+
+    /// Creates a problem.
+    ///
+    /// - Parameters:
+    ///   - kind: The kind of problem.
+    ///   - detail: The `detail` member.
+    ///   - parameter: The query parameter at fault, written as the `parameter` extension member; nil for none.
+    ///   - headers: Extra response header fields; none by default.
+    init(_ kind: Kind, detail: String, parameter: String? = nil, headers: HTTPHeaders = HTTPHeaders()) {
+        self.kind = kind
+        self.detail = detail
+        self.parameter = parameter
+        self.headers = headers
+    }
+
+    /// The HTTP status code.
+    var status: Int { kind.status }
+
+    /// The error response: the problem as `application/problem+json`, with ``headers``.
+    func response() -> HTTPResponse {
+        var json = JSONWriter(capacity: 160 + detail.utf8.count + (parameter?.utf8.count ?? 0))
+        json.append(raw: "{\"type\":\"")
+        json.append(raw: kind.type)
+        json.append(raw: "\",\"title\":\"")
+        json.append(raw: kind.title)
+        json.append(raw: "\",\"status\":")
+        json.append(integer: kind.status)
+        json.append(raw: ",\"detail\":")
+        json.append(string: detail)
+        if let parameter {
+            json.append(raw: ",\"parameter\":")
+            json.append(string: parameter)
+        }
+        json.append(raw: "}")
+
+        var responseHeaders = HTTPHeaders([("Content-Type", MediaType.problemJSON)])
+        for (name, value) in headers {
+            responseHeaders.add(name, value)
+        }
+        return HTTPResponse(status: kind.status, headers: responseHeaders, body: json.bytes)
+    }
+
+    /// The longest part of a client-supplied value quoted in a `detail`, in Unicode scalars.
+    static let quotedValueLimit = 64
+
+    /// `value` in double quotes, safe to show: `"` and `\` escaped, anything but printable ASCII as `\u{…}`,
+    /// cut after ``quotedValueLimit`` scalars with `...`.
+    ///
+    /// Details echo what the client sent; escaping keeps control characters, bidirectional overrides and
+    /// invisible characters from hiding in logs and consoles, and the limit keeps a 8 kB value from being echoed whole.
+    static func quoted(_ value: some StringProtocol) -> String {
+        var result = "\""
+        var scalarsLeft = quotedValueLimit
+        for scalar in value.unicodeScalars {
+            guard scalarsLeft > 0 else {
+                result += "\"..."
+                return result
+            }
+            scalarsLeft -= 1
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case " "..."~": result.unicodeScalars.append(scalar)
+            default: result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            }
+        }
+        return result + "\""
+    }
+}

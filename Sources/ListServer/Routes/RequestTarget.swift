@@ -1,0 +1,144 @@
+/// A request-target split into its path and query, both still percent-encoded (RFC 9112 §3.2, RFC 3986 §3), and
+/// decoded on demand into path segments (``segments(maximumCount:)``) and query parameters (``queryItems()``).
+///
+/// Accepts origin-form (`/items?page=2`) and absolute-form (`http://host/items?page=2`, as sent to proxies; RFC 9112
+/// requires servers to accept it), keeping only the path and query of the latter. Anything else (`*`, `items`, an
+/// empty target) is a 400 ``Problem``.
+///
+/// The path is split on raw `/` *before* decoding, so `%2F` inside a segment stays part of that segment:
+/// `/items%2F42` is the single segment `items/42`, not the item route.
+struct RequestTarget: Sendable, Equatable {
+    /// The path, still encoded; always starts with `/`.
+    let path: Substring
+    /// The query after the first `?`, still encoded; nil when the target has no `?`.
+    let query: Substring?
+
+    /// Splits `raw` into path and query.
+    ///
+    /// - Parameter raw: The request-target exactly as received.
+    /// - Throws: A 400 ``Problem`` (`invalid-request-target`) for a target that is neither origin- nor absolute-form.
+    init(_ raw: String) throws(Problem) {
+        // Delimiters are found byte-wise: a raw combining mark after "/" or "?" must not hide the delimiter
+        // inside a Character.
+        var rest = raw[...]
+        if rest.utf8.first != UInt8(ascii: "/") {
+            guard let afterScheme = Self.droppingHTTPScheme(rest) else {
+                throw Problem(
+                    .invalidRequestTarget,
+                    detail: "the request target must be a path starting with \"/\", got \(Problem.quoted(raw))")
+            }
+            // Skip the authority: everything up to the path or query. An absolute URI with no path means "/".
+            let pathStart =
+                afterScheme.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }
+                ?? afterScheme.endIndex
+            rest = afterScheme[pathStart...]
+            if rest.utf8.first != UInt8(ascii: "/") {
+                rest = ("/" + rest)[...]
+            }
+        }
+        if let questionMark = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = rest[..<questionMark]
+            query = rest[rest.utf8.index(after: questionMark)...]
+        } else {
+            path = rest
+            query = nil
+        }
+    }
+
+    /// The decoded path segments (the text between slashes), or nil when there are more than `maximumCount`.
+    ///
+    /// `/items` is `["items"]`, `/items/42/detail` is `["items", "42", "detail"]`, `/` is `[""]` and `/items/` is
+    /// `["items", ""]`; routes never match an empty segment, so trailing slashes are distinct, unknown paths.
+    ///
+    /// - Parameter maximumCount: The most segments any route has; longer paths are not decoded at all.
+    /// - Throws: A 400 ``Problem`` (`invalid-request-target`) when a segment has broken percent-encoding, `%00` or
+    ///   bytes that are not UTF-8.
+    func segments(maximumCount: Int) throws(Problem) -> [String]? {
+        let raw = path.utf8.dropFirst().split(
+            separator: UInt8(ascii: "/"), maxSplits: maximumCount, omittingEmptySubsequences: false)
+        guard raw.count <= maximumCount else { return nil }
+        var decoded: [String] = []
+        decoded.reserveCapacity(raw.count)
+        for segmentBytes in raw {
+            let segment = Substring(segmentBytes)
+            do {
+                decoded.append(try PercentDecoding.decode(segment, plusAsSpace: false))
+            } catch {
+                throw Problem(
+                    .invalidRequestTarget,
+                    detail: "the path segment \(Problem.quoted(segment)) \(error.phrase)")
+            }
+        }
+        return decoded
+    }
+
+    /// The decoded query parameters, in order, repeats included; empty without a query.
+    ///
+    /// The query is split the way HTML forms and `URLSearchParams` write it: pairs are separated by `&`, a name from
+    /// its value by the first `=`; `+` is a space in names and values alike; empty pairs (`a=1&&b=2`, a trailing `&`)
+    /// are skipped and a bare `name` has the empty value. Every name and value must decode (no `%zz`, `%4`, `%00`,
+    /// and the decoded bytes must be UTF-8), whether or not a route uses that parameter: a malformed query is
+    /// malformed as a whole, and failing early keeps a mangled cache-buster from being silently read some other way.
+    ///
+    /// - Throws: ``QueryStringError`` for the first name or value that does not decode.
+    func queryItems() throws(QueryStringError) -> [QueryItem] {
+        guard let query else { return [] }
+        var items: [QueryItem] = []
+        // Delimiters are found byte-wise, so a raw combining mark cannot merge with "&" or "=" into one Character.
+        for pairBytes in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let pair = Substring(pairBytes)
+            let rawName: Substring
+            let rawValue: Substring
+            if let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                rawName = pair[..<equals]
+                rawValue = pair[pair.utf8.index(after: equals)...]
+            } else {
+                rawName = pair
+                rawValue = pair[pair.endIndex...]
+            }
+            let name: String
+            do {
+                name = try PercentDecoding.decode(rawName, plusAsSpace: true)
+            } catch {
+                throw QueryStringError(name: nil, raw: rawName, reason: error)
+            }
+            do {
+                items.append(QueryItem(name: name, value: try PercentDecoding.decode(rawValue, plusAsSpace: true)))
+            } catch {
+                throw QueryStringError(name: name, raw: rawValue, reason: error)
+            }
+        }
+        return items
+    }
+
+    /// `target` after a leading `http://` or `https://` (scheme in any case), or nil when it has neither.
+    private static func droppingHTTPScheme(_ target: Substring) -> Substring? {
+        for scheme in ["http://", "https://"] {
+            let utf8 = target.utf8
+            if utf8.count >= scheme.utf8.count,
+                zip(utf8, scheme.utf8).allSatisfy({ HTTPHeaders.asciiLowercase($0) == $1 })
+            {
+                return target[utf8.index(utf8.startIndex, offsetBy: scheme.utf8.count)...]
+            }
+        }
+        return nil
+    }
+}
+
+/// One decoded query parameter.
+struct QueryItem: Sendable, Equatable {
+    /// The decoded name.
+    var name: String
+    /// The decoded value; empty for `name=` and for a bare `name`.
+    var value: String
+}
+
+/// A query parameter whose name or value could not be percent-decoded.
+struct QueryStringError: Error, Sendable, Equatable {
+    /// The decoded name, or nil when the name itself is what failed to decode.
+    var name: String?
+    /// The part that failed to decode, as received.
+    var raw: Substring
+    /// Why it failed.
+    var reason: PercentDecodingError
+}

@@ -1,0 +1,75 @@
+import ListDomain
+
+/// `GET /items/<id>/detail`: the only route that awaits (the detail cache, and on a miss the slow store).
+extension Router {
+    /// `GET /items/<id>/detail`: validates the id at once, then defers to the detail cache.
+    ///
+    /// The deferred response is `{"id":42,"amount":0.4215…}` with `X-Cache: HIT` or `X-Cache: MISS`, and on a miss
+    /// `Server-Timing: store;dur=<ms>` (the store fetch this request waited for, shared when coalesced).
+    /// A request with `Cache-Control: no-cache` (or, without `Cache-Control`, the HTTP/1.0 `Pragma: no-cache`,
+    /// RFC 9111 §5.4) bypasses the cache: a fresh store fetch whose result is then cached.
+    /// If the store fails (it should not; a cancelled fetch does), the answer is a 503 ``Problem``.
+    ///
+    /// - Parameters:
+    ///   - rawID: The decoded id segment.
+    ///   - headers: The request's header fields (for `Cache-Control` and `Pragma`).
+    /// - Returns: `.deferred`, whose closure never throws.
+    /// - Throws: A ``Problem`` for a bad id (400) or one past the end (404), answered without starting a task.
+    func detail(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
+        let id = try itemID(rawID)
+        let bypassCache = Self.requestsFreshDetail(headers)
+        let cache = self.cache
+        return .deferred {
+            do {
+                let lookup = try await cache.detail(for: id, bypassCache: bypassCache)
+                return Self.detailResponse(lookup)
+            } catch {
+                return Problem(
+                    .storeUnavailable,
+                    detail: "the detail of item \(id) could not be fetched from the store; try again",
+                    headers: ["Retry-After": "1"]
+                ).response()
+            }
+        }
+    }
+
+    /// Whether the request asks to skip cached details: `Cache-Control: no-cache`, or `Pragma: no-cache` when there
+    /// is no `Cache-Control` field.
+    static func requestsFreshDetail(_ headers: HTTPHeaders) -> Bool {
+        if headers["Cache-Control"] != nil {
+            return headers.listsDirective("no-cache", in: "Cache-Control")
+        }
+        return headers.listsDirective("no-cache", in: "Pragma")
+    }
+
+    /// The 200 response for a detail lookup: body, `X-Cache` and, on a miss, `Server-Timing`.
+    static func detailResponse(_ lookup: DetailLookup) -> HTTPResponse {
+        var json = JSONWriter(capacity: 64)
+        lookup.detail.writeJSON(into: &json)
+        var headers: HTTPHeaders = ["Content-Type": MediaType.json]
+        switch lookup.result {
+        case .hit:
+            headers.add("X-Cache", "HIT")
+        case .miss(let storeDuration):
+            headers.add("X-Cache", "MISS")
+            headers.add("Server-Timing", "store;dur=" + milliseconds(storeDuration))
+        }
+        return HTTPResponse(status: 200, headers: headers, body: json.bytes)
+    }
+
+    /// `duration` in milliseconds, rounded to one decimal and without a trailing `.0`: `1234.5`, `500`, `0.1`.
+    ///
+    /// Negative durations read as 0; durations beyond `Int64.max` tenths of a millisecond are clamped.
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, duration > .zero else { return "0" }
+        // 1 tenth of a millisecond is 10^14 attoseconds; round half up.
+        let tenthsInFraction = (attoseconds + 50_000_000_000_000) / 100_000_000_000_000
+        let (secondTenths, overflow1) = seconds.multipliedReportingOverflow(by: 10_000)
+        let (tenths, overflow2) = secondTenths.addingReportingOverflow(tenthsInFraction)
+        guard !overflow1, !overflow2 else { return String(Int64.max / 10) }
+        let whole = String(tenths / 10)
+        let fraction = tenths % 10
+        return fraction == 0 ? whole : whole + "." + String(fraction)
+    }
+}

@@ -1,0 +1,88 @@
+import ListDomain
+
+/// `GET /items` and `GET /items/<id>`: pure computation, answered synchronously on the calling thread.
+extension Router {
+    /// Bytes reserved per item when sizing a page body up front (a generated item is about 150 bytes of JSON).
+    static let estimatedItemBytes = 192
+    /// Bytes reserved for a page body's envelope (`"page"`, `"limit"`, `"total"`, … up to 2^53).
+    static let estimatedEnvelopeBytes = 160
+
+    /// `GET /items?page=P&limit=L`: one page of the catalog.
+    ///
+    /// Body (written by `Catalog.writePage` into a buffer reserved once):
+    /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null}`; past the end, a 200 with
+    /// `"items":[]` and `"next_page":null`. Headers: `X-Total-Count: N` and ``linkHeader(for:)``.
+    ///
+    /// - Parameter target: The request-target, whose query holds `page` and `limit` (see ``PageQuery``).
+    /// - Throws: A 400 ``Problem`` for a bad `page` or `limit`, or a query that does not decode.
+    func itemsPage(_ target: RequestTarget) throws(Problem) -> HTTPResponse {
+        let request = try PageQuery(target: target, paging: paging)
+        let page = catalog.page(request.page, limit: request.limit)
+        var json = JSONWriter(
+            capacity: Self.estimatedEnvelopeBytes + page.ids.count * Self.estimatedItemBytes)
+        catalog.writePage(page, into: &json)
+        let headers: HTTPHeaders = [
+            "Content-Type": MediaType.json,
+            "X-Total-Count": String(page.total),
+            "Link": Self.linkHeader(for: page),
+        ]
+        return HTTPResponse(status: 200, headers: headers, body: json.bytes)
+    }
+
+    /// The RFC 8288 `Link` value for `page`: `first`, `prev` (when P > 1), `next` (when there is one) and `last`
+    /// (`max(totalPages, 1)`, so an empty catalog still has a first and last page), as server-relative URLs that
+    /// always carry the effective `limit`, e.g. for page 1 of 500:
+    /// ```
+    /// </items?page=1&limit=20>; rel="first", </items?page=2&limit=20>; rel="next",
+    /// </items?page=500&limit=20>; rel="last"
+    /// ```
+    /// (one line on the wire).
+    ///
+    /// Past the end, `prev` is still P - 1, as for any P > 1, and there is no `next`.
+    static func linkHeader(for page: Page) -> String {
+        var value = link(page: 1, limit: page.limit, rel: "first")
+        if let previous = page.previousPage {
+            value += ", " + link(page: previous, limit: page.limit, rel: "prev")
+        }
+        if let next = page.nextPage {
+            value += ", " + link(page: next, limit: page.limit, rel: "next")
+        }
+        value += ", " + link(page: max(page.totalPages, 1), limit: page.limit, rel: "last")
+        return value
+    }
+
+    /// One link-value: `</items?page=2&limit=20>; rel="next"`.
+    private static func link(page: UInt64, limit: UInt64, rel: String) -> String {
+        "</items?page=\(page)&limit=\(limit)>; rel=\"\(rel)\""
+    }
+
+    /// `GET /items/<id>`: the item alone, `{"id":42,"label":"Line 42",…}`.
+    ///
+    /// - Parameter rawID: The decoded id segment.
+    /// - Throws: A ``Problem``: 400 for an id that is not a plain decimal integer or overflows, 404 past the end.
+    func item(_ rawID: String) throws(Problem) -> HTTPResponse {
+        let id = try itemID(rawID)
+        var json = JSONWriter(capacity: Self.estimatedItemBytes)
+        catalog.writeItem(id, into: &json)
+        return HTTPResponse(status: 200, headers: ["Content-Type": MediaType.json], body: json.bytes)
+    }
+
+    /// The id in an `/items/<id>…` path, checked against the catalog.
+    ///
+    /// - Parameter rawID: The decoded id segment: ASCII digits only (leading zeros allowed), fitting 64 bits.
+    /// - Returns: An id below `catalog.count`.
+    /// - Throws: A 400 ``Problem`` (`invalid-id`) for anything but a plain decimal integer or a value past
+    ///   `UInt64.max`; a 404 ``Problem`` (`not-found`) for an id past the end of the catalog.
+    func itemID(_ rawID: String) throws(Problem) -> UInt64 {
+        let range = catalog.count == 0 ? "the catalog is empty" : "ids run from 0 to \(catalog.count - 1)"
+        guard let id = UInt64(plainDecimal: rawID) else {
+            let digitsOnly = rawID.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            let what = digitsOnly ? "is too large" : "is not a plain decimal integer"
+            throw Problem(.invalidID, detail: "the item id \(Problem.quoted(rawID)) \(what) (\(range))")
+        }
+        guard id < catalog.count else {
+            throw Problem(.notFound, detail: "there is no item \(id) (\(range))")
+        }
+        return id
+    }
+}

@@ -1,0 +1,86 @@
+import Testing
+
+@testable import ListServer
+
+@Suite("HTTP header fields and methods")
+struct HeaderParsingTests {
+    @Test("lookup ignores ASCII case and returns the first field of a name")
+    func caseInsensitiveLookup() {
+        var headers = HTTPHeaders([("Content-Type", "text/plain"), ("X-Cache", "HIT")])
+        headers.add("content-type", "application/json")
+        #expect(headers["content-type"] == "text/plain")
+        #expect(headers["CONTENT-TYPE"] == "text/plain")
+        #expect(headers["x-cache"] == "HIT")
+        #expect(headers["X-Missing"] == nil)
+        #expect(headers["Content-Typ"] == nil)
+        #expect(headers["Content-Type-"] == nil)
+        #expect(headers.values(for: "CONTENT-type") == ["text/plain", "application/json"])
+        #expect(headers.count == 3)
+    }
+
+    @Test("fields keep their order and spelling when iterated")
+    func orderedIteration() {
+        let headers: HTTPHeaders = ["B": "2", "a": "1", "B": "3"]
+        let pairs = headers.map { "\($0.name)=\($0.value)" }
+        #expect(pairs == ["B=2", "a=1", "B=3"])
+        var names: [String] = []
+        for (name, _) in headers { names.append(name) }
+        #expect(names == ["B", "a", "B"])
+    }
+
+    @Test("equality: same order, names in any case, values exact")
+    func equality() {
+        #expect(HTTPHeaders([("Allow", "GET, HEAD")]) == ["allow": "GET, HEAD"])
+        #expect(HTTPHeaders([("Allow", "GET, HEAD")]) != ["Allow": "get, head"])
+        #expect(HTTPHeaders([("A", "1"), ("B", "2")]) != ["B": "2", "A": "1"])
+        #expect(HTTPHeaders() == [:])
+    }
+
+    @Test("non-ASCII names do not fold", arguments: [("É", "é"), ("K", "\u{212A}")])
+    func asciiOnlyFolding(lhs: String, rhs: String) {
+        #expect(!HTTPHeaders.namesMatch(lhs, rhs))
+    }
+
+    @Test(
+        "a directive is found in any Cache-Control field, in any case, with or without an argument",
+        arguments: [
+            ["Cache-Control": "no-cache"],
+            ["cache-control": "No-Cache"],
+            ["Cache-Control": "max-age=0, no-cache"],
+            ["Cache-Control": "max-age=0 ,\tno-cache\t"],
+            ["Cache-Control": "no-cache=\"Set-Cookie\""],
+            ["Cache-Control": "max-age=0", "Cache-Control": "no-cache"],
+        ] as [HTTPHeaders])
+    func listsDirective(headers: HTTPHeaders) {
+        #expect(headers.listsDirective("no-cache", in: "Cache-Control"))
+    }
+
+    @Test(
+        "a directive is not matched by a prefix, a longer name or an argument",
+        arguments: [
+            [:],
+            ["Cache-Control": "max-age=0"],
+            ["Cache-Control": "no-cache-please"],
+            ["Cache-Control": "no-store"],
+            ["Cache-Control": "private=no-cache"],
+            ["Pragma": "no-cache"],
+        ] as [HTTPHeaders])
+    func doesNotListDirective(headers: HTTPHeaders) {
+        #expect(!headers.listsDirective("no-cache", in: "Cache-Control"))
+    }
+
+    @Test("method tokens map to cases and back; unknown tokens are kept verbatim")
+    func methods() {
+        let known: [(String, HTTPMethod)] = [
+            ("GET", .get), ("HEAD", .head), ("POST", .post), ("PUT", .put), ("DELETE", .delete),
+            ("OPTIONS", .options), ("PATCH", .patch), ("TRACE", .trace), ("CONNECT", .connect),
+        ]
+        for (token, method) in known {
+            #expect(HTTPMethod(token) == method)
+            #expect(method.name == token)
+        }
+        #expect(HTTPMethod("get") == .other("get"))  // method names are case-sensitive (RFC 9110 §9.1)
+        #expect(HTTPMethod("PROPFIND") == .other("PROPFIND"))
+        #expect(HTTPMethod.other("PROPFIND").name == "PROPFIND")
+    }
+}

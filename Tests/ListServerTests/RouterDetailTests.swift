@@ -1,0 +1,114 @@
+import ListDomain
+import Testing
+
+@testable import ListServer
+
+@Suite("GET /items/<id>/detail")
+struct RouterDetailTests {
+    @Test("a miss, then a hit: X-Cache, Server-Timing on the miss only, the same body")
+    func missThenHit() async throws {
+        let router = RouterFixture.router(latency: .milliseconds(250))
+        let miss = await router.respondDeferred("/items/42/detail")
+        #expect(miss.status == 200)
+        #expect(miss.headers["Content-Type"] == "application/json; charset=utf-8")
+        #expect(miss.headers["X-Cache"] == "MISS")
+        #expect(miss.headers["Server-Timing"] == "store;dur=250")
+        let json = try #require(miss.jsonObject)
+        #expect(Set(json.keys) == ["id", "amount"])
+        #expect(uint64(json["id"]) == 42)
+        let amount = try #require(json["amount"] as? Double)
+        #expect(amount == Catalog(seed: 42, count: 10_000).amount(for: 42))
+        #expect((0..<1).contains(amount))
+
+        let hit = await router.respondDeferred("/items/42/detail")
+        #expect(hit.status == 200)
+        #expect(hit.headers["X-Cache"] == "HIT")
+        #expect(hit.headers["Server-Timing"] == nil)
+        #expect(hit.body == miss.body)
+    }
+
+    @Test("Server-Timing carries the store's time with one decimal")
+    func fractionalTiming() async {
+        let router = RouterFixture.router(latency: .microseconds(12_345))
+        #expect(await router.respondDeferred("/items/1/detail").headers["Server-Timing"] == "store;dur=12.3")
+    }
+
+    @Test(
+        "milliseconds: one decimal, rounded half up, no trailing .0",
+        arguments: [
+            (.zero, "0"), (.milliseconds(-5), "0"), (.nanoseconds(1), "0"), (.microseconds(49), "0"),
+            (.microseconds(50), "0.1"), (.microseconds(12_345), "12.3"), (.microseconds(12_350), "12.4"),
+            (.milliseconds(500), "500"), (.seconds(2), "2000"), (.microseconds(1_999_950), "2000"),
+            (.seconds(600) + .microseconds(100), "600000.1"),
+        ] as [(Duration, String)])
+    func milliseconds(duration: Duration, expected: String) {
+        #expect(Router.milliseconds(duration) == expected)
+    }
+
+    @Test(
+        "Cache-Control: no-cache (or Pragma: no-cache alone) fetches afresh, and the result is cached",
+        arguments: [
+            ["Cache-Control": "no-cache"], ["cache-control": "max-age=0, No-Cache"], ["Pragma": "no-cache"],
+        ] as [HTTPHeaders])
+    func bypassCache(headers: HTTPHeaders) async {
+        let router = RouterFixture.router()
+        #expect(await router.respondDeferred("/items/7/detail").headers["X-Cache"] == "MISS")
+        #expect(await router.respondDeferred("/items/7/detail").headers["X-Cache"] == "HIT")
+        let fresh = await router.respondDeferred("/items/7/detail", headers: headers)
+        #expect(fresh.headers["X-Cache"] == "MISS")
+        #expect(fresh.headers["Server-Timing"] == "store;dur=250")
+        #expect(await router.respondDeferred("/items/7/detail").headers["X-Cache"] == "HIT")
+        #expect(await router.cache.statistics.storeFetches == 2)
+    }
+
+    @Test(
+        "other cache directives use the cache",
+        arguments: [
+            ["Cache-Control": "max-age=0"], ["Cache-Control": "no-store"],
+            ["Cache-Control": "max-age=0", "Pragma": "no-cache"],
+        ] as [HTTPHeaders])
+    func noBypass(headers: HTTPHeaders) async {
+        let router = RouterFixture.router()
+        _ = await router.respondDeferred("/items/7/detail")
+        #expect(await router.respondDeferred("/items/7/detail", headers: headers).headers["X-Cache"] == "HIT")
+    }
+
+    @Test(
+        "a bad or unknown id is answered at once, without a task",
+        arguments: [
+            ("/items/abc/detail", 400), ("/items/-1/detail", 400), ("/items/18446744073709551616/detail", 400),
+            ("/items/10000/detail", 404), ("/items/%zz/detail", 400),
+        ])
+    func synchronousErrors(target: String, status: Int) async {
+        let router = RouterFixture.router()
+        let response = router.respond(target)
+        #expect(response.status == status)
+        #expect(response.headers["Content-Type"] == "application/problem+json")
+        #expect(await router.cache.statistics.misses == 0)
+    }
+
+    @Test("a store failure is a 503 problem with Retry-After")
+    func storeFailure() async throws {
+        let router = RouterFixture.router(clock: ImmediateClock(failing: true))
+        let response = await router.respondDeferred("/items/42/detail")
+        #expect(response.status == 503)
+        #expect(response.headers["Content-Type"] == "application/problem+json")
+        #expect(response.headers["Retry-After"] == "1")
+        let json = try #require(response.jsonObject)
+        #expect(json["type"] as? String == "urn:listserver:problem:store-unavailable")
+        #expect(uint64(json["status"]) == 503)
+        #expect(json["detail"] as? String == "the detail of item 42 could not be fetched from the store; try again")
+    }
+
+    @Test("concurrent requests for one id all get the same detail")
+    func concurrent() async {
+        let router = RouterFixture.router()
+        let bodies = await withTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<10 {
+                group.addTask { await router.respondDeferred("/items/3/detail").body }
+            }
+            return await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
+        }
+        #expect(bodies.count == 1)
+    }
+}

@@ -1,0 +1,89 @@
+import Testing
+
+@testable import ListServer
+
+@Suite("Unknown paths, other methods, malformed targets")
+struct RouterErrorTests {
+    let router = RouterFixture.router()
+
+    /// Checks the RFC 9457 members of a problem response and returns its body.
+    @discardableResult
+    private func expectProblem(
+        _ response: HTTPResponse, status: Int, type: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [String: Any] {
+        #expect(response.status == status, sourceLocation: sourceLocation)
+        #expect(response.headers["Content-Type"] == "application/problem+json", sourceLocation: sourceLocation)
+        let json = try #require(response.jsonObject, sourceLocation: sourceLocation)
+        #expect(json["type"] as? String == "urn:listserver:problem:" + type, sourceLocation: sourceLocation)
+        #expect(uint64(json["status"]) == UInt64(status), sourceLocation: sourceLocation)
+        #expect((json["title"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
+        #expect((json["detail"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
+        #expect(Set(json.keys) == ["type", "title", "status", "detail"], sourceLocation: sourceLocation)
+        return json
+    }
+
+    @Test(
+        "unknown paths are 404",
+        arguments: [
+            "/", "/foo", "/items/", "/items/42/", "/items/42/detail/x", "/items/42/detail/", "/items/42/details",
+            "/items//detail", "/Items", "/items%2F42", "//items", "/items.json", "/items/42/x/detail/y/z",
+        ])
+    func unknownPath(target: String) throws {
+        for method in [HTTPMethod.get, .head, .post] {
+            let json = try expectProblem(router.respond(target, method: method), status: 404, type: "not-found")
+            #expect(json["title"] as? String == "Not found")
+        }
+    }
+
+    @Test("the 404 detail quotes the path")
+    func unknownPathDetail() {
+        #expect(router.respond("/items/").jsonObject?["detail"] as? String == "there is no resource at \"/items/\"")
+    }
+
+    @Test(
+        "a known path with another method is 405 with Allow: GET, HEAD",
+        arguments: [
+            HTTPMethod.post, .put, .delete, .patch, .options, .trace, .connect, .other("PROPFIND"), .other("get"),
+        ])
+    func methodNotAllowed(method: HTTPMethod) throws {
+        for target in ["/items", "/items?page=0", "/items/42", "/items/abc", "/items/99999/detail", "/items/1/detail"] {
+            let response = router.respond(target, method: method)
+            let json = try expectProblem(response, status: 405, type: "method-not-allowed")
+            #expect(response.headers["Allow"] == "GET, HEAD")
+            #expect(json["title"] as? String == "Method not allowed")
+            let detail = try #require(json["detail"] as? String)
+            #expect(detail.hasPrefix("\"\(method.name)\" is not allowed on \""))
+            #expect(detail.hasSuffix("; use GET, HEAD"))
+        }
+    }
+
+    @Test("a target that is not a path is 400", arguments: ["", "*", "items", "ftp://host/items"])
+    func notAPath(target: String) throws {
+        try expectProblem(router.respond(target), status: 400, type: "invalid-request-target")
+    }
+
+    @Test(
+        "broken percent-encoding in the path is 400, before the method is considered",
+        arguments: [
+            "/items/%zz", "/items%4", "/%00", "/items/1/%FF",
+        ])
+    func brokenPath(target: String) throws {
+        try expectProblem(router.respond(target), status: 400, type: "invalid-request-target")
+        try expectProblem(router.respond(target, method: .post), status: 400, type: "invalid-request-target")
+    }
+
+    @Test("only 405 and 503 problems carry extra headers")
+    func problemHeaders() {
+        let notFound = router.respond("/nope")
+        #expect(notFound.headers == ["Content-Type": "application/problem+json"])
+        let badPage = router.respond("/items?page=0")
+        #expect(badPage.headers == ["Content-Type": "application/problem+json"])
+    }
+
+    @Test("every problem kind has its own absolute type URI")
+    func distinctTypes() {
+        let types = Problem.Kind.allCases.map { "\($0.type)" }
+        #expect(Set(types).count == Problem.Kind.allCases.count)
+        #expect(types.allSatisfy { $0.hasPrefix("urn:listserver:problem:") })
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// A deliberately plain HTTP/1.1 client over a blocking TCP socket, for end-to-end tests.
+///
+/// It writes exactly the bytes a test gives it (so tests can pipeline, send garbage, or hang up
+/// half-way) and parses responses itself. Blocking calls run on a thread of their own (see
+/// `offPool`), never on Swift's cooperative pool, which the server under test may need.
+final class RawHTTPConnection: @unchecked Sendable {
+    /// A parsed response.
+    struct Response: Sendable {
+        var status: Int
+        var headers: [(name: String, value: String)]
+        var body: [UInt8]
+
+        /// The first value of a header, case-insensitively.
+        func header(_ name: String) -> String? {
+            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+
+        /// Every value of a header, case-insensitively.
+        func headers(named name: String) -> [String] {
+            headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        }
+
+        var text: String { String(decoding: body, as: UTF8.self) }
+
+        /// The body as a JSON object (fails the caller's expectation with a thrown error otherwise).
+        func jsonObject() throws -> [String: Any] {
+            guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+                throw TestFailure("body is not a JSON object: \(text)")
+            }
+            return object
+        }
+    }
+
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds.
+    init(port: Int, timeout: Int = 10) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+        var tv = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard status == 0 else {
+            let code = errno
+            close(fd)
+            throw TestFailure("connect to \(port): errno \(code)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Writes raw bytes.
+    func write(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw TestFailure("send: errno \(errno)") }
+            sent += n
+        }
+    }
+
+    /// Sends a GET-style request with `Host` and the given extra header lines.
+    func request(_ method: String = "GET", _ target: String, headers: [String] = []) throws {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for line in headers { text += line + "\r\n" }
+        try write(text + "\r\n")
+    }
+
+    /// Reads one response; `head` for the answer to a HEAD request (no body follows).
+    func readResponse(head: Bool = false) throws -> Response {
+        let headEnd = try readUntilHeadEnd()
+        let headText = String(decoding: buffer[..<headEnd], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw TestFailure("bad status line in: \(headText)")
+        }
+        let headers = lines.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var response = Response(status: status, headers: headers, body: [])
+        if head || status == 304 || status == 204 { return response }
+        if let length = response.header("Content-Length").flatMap(Int.init) {
+            while buffer.count < length { guard try fill() else { throw TestFailure("eof inside body") } }
+            response.body = Array(buffer[..<length])
+            buffer.removeFirst(length)
+        } else {
+            while try fill() {}
+            response.body = buffer
+            buffer = []
+        }
+        return response
+    }
+
+    /// True when the server closed the connection (reads end of stream) within the read timeout.
+    func readsEndOfStream() -> Bool {
+        (try? fill()) == false
+    }
+
+    /// Closes the socket now (the server sees the client hang up).
+    func hangUp() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    private func readUntilHeadEnd() throws -> Int {
+        let marker: [UInt8] = [13, 10, 13, 10]
+        while true {
+            if buffer.count >= 4 {
+                for i in 0...(buffer.count - 4) where buffer[i..<(i + 4)].elementsEqual(marker) { return i }
+            }
+            guard try fill() else { throw TestFailure("connection closed before a response head") }
+        }
+    }
+
+    /// Reads more bytes; false at end of stream.
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n == 0 { return false }
+        guard n > 0 else { throw TestFailure("recv: errno \(errno) (timeout?)") }
+        buffer += chunk[..<n]
+        return true
+    }
+}
+
+/// An error with a message, for test helpers.
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs blocking work on a new thread and awaits it, keeping Swift's cooperative pool free.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
+}
+
+/// One request on a fresh connection, off the pool.
+func fetch(
+    port: Int, _ target: String, method: String = "GET", headers: [String] = []
+) async throws -> RawHTTPConnection.Response {
+    try await offPool {
+        let connection = try RawHTTPConnection(port: port)
+        try connection.request(method, target, headers: headers)
+        return try connection.readResponse(head: method == "HEAD")
+    }
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds ListServer in release mode and starts it with its built-in defaults (0.0.0.0:8080).
+# Extra arguments go to the server: scripts/run.sh --port 9000 --seed 7
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+swift build -c release --product ListServer
+exec .build/release/ListServer "$@"
