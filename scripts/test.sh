@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 swift build --build-tests
-swift test --skip-build
+# Bounded: a hung test fails the run instead of eating CI's 90 minutes.
+timeout 1500 swift test --skip-build

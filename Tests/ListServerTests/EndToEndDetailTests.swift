@@ -31,7 +31,9 @@ struct EndToEndDetailTests {
 
     @Test("concurrent first fetches of one id share a single store fetch")
     func coalescing() async throws {
-        try await withServer(configure: { $0.latencyMinMs = 500; $0.latencyMaxMs = 500 }) { app in
+        try await withServer(configure: {
+            $0.latencyMinMs = 500; $0.latencyMaxMs = 500
+        }) { app in
             let port = app.port
             let bodies = try await withThrowingTaskGroup(of: RawHTTPConnection.Response.self) { group in
                 for _ in 0..<8 { group.addTask { try await fetch(port: port, "/items/77/detail") } }
@@ -68,7 +70,9 @@ struct EndToEndDetailTests {
 
     @Test("a client that hangs up during a slow fetch wedges nothing; the value is still cached")
     func clientHangsUpDuringSlowFetch() async throws {
-        try await withServer(configure: { $0.latencyMinMs = 400; $0.latencyMaxMs = 400 }) { app in
+        try await withServer(configure: {
+            $0.latencyMinMs = 400; $0.latencyMaxMs = 400
+        }) { app in
             let port = app.port
             try await offPool {
                 for _ in 0..<10 {

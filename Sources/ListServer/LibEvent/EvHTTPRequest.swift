@@ -1,4 +1,5 @@
-import Foundation  // before CEvent (fd_set)
+// swift-format-ignore-file: OrderedImports
+import Foundation  // before CEvent: both define fd_set, and the other order fails to build
 import CEvent
 
 /// A borrowed `evhttp_request`: reads it into an `HTTPRequest` and sends one `HTTPResponse` back.

@@ -1,4 +1,5 @@
-import Foundation  // before CEvent: both declare fd_set, and this order keeps the module maps apart
+// swift-format-ignore-file: OrderedImports
+import Foundation  // before CEvent: both define fd_set, and the other order fails to build
 import CEvent
 import Synchronization
 
@@ -69,7 +70,9 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
             event_base_loop(base, 0)
             drain(untilEmpty: true)  // jobs queued while stopping still run, on this thread
             hasFinished.store(true, ordering: .releasing)
-            for waiter in finished.withLock({ w in defer { w = [] }; return w }) { waiter.resume() }
+            for waiter in finished.withLock({ w in
+                defer { w = [] }; return w
+            }) { waiter.resume() }
         }
         thread.name = "ListServer \(name)"
         thread.stackSize = 1 << 20

@@ -1,4 +1,5 @@
-import Foundation  // before CEvent (fd_set)
+// swift-format-ignore-file: OrderedImports
+import Foundation  // before CEvent: both define fd_set, and the other order fails to build
 import CEvent
 
 /// The whole HTTP server: one event loop per thread, each with its own `evhttp` and its own

@@ -1,4 +1,5 @@
-import Foundation  // before CEvent (fd_set)
+// swift-format-ignore-file: OrderedImports
+import Foundation  // before CEvent: both define fd_set, and the other order fails to build
 import CEvent
 
 /// Bound, listening, non-blocking TCP sockets with `SO_REUSEPORT`, one per event loop.
@@ -12,7 +13,9 @@ import CEvent
 enum ListeningSockets {
     /// Opens `count` sockets on `host:port` (an IPv4 or IPv6 literal, or `localhost`).
     /// - Returns: the descriptors (the caller owns them) and the port actually bound.
-    static func open(host: String, port: Int, count: Int, backlog: Int32 = 1024) throws(EventError) -> (fds: [Int32], port: Int) {
+    static func open(host: String, port: Int, count: Int, backlog: Int32 = 1024) throws(EventError) -> (
+        fds: [Int32], port: Int
+    ) {
         let probe = try bound(host: host, port: port, reusePort: false)
         let actualPort: Int
         do { actualPort = try boundPort(probe) } catch {

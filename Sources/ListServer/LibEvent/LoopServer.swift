@@ -1,4 +1,5 @@
-import Foundation  // before CEvent (fd_set)
+// swift-format-ignore-file: OrderedImports
+import Foundation  // before CEvent: both define fd_set, and the other order fails to build
 import CEvent
 
 /// One `evhttp` on one event loop: accepts on its own listening socket, turns each request into an

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// The `ListServer` executable itself: start-up logging, bad configuration, signals.
+@Suite("End to end: the ListServer process")
+struct EndToEndProcessTests {
+    /// The executable SwiftPM built next to this test bundle.
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0])
+        .deletingLastPathComponent().appendingPathComponent("ListServer")
+
+    /// Runs the executable and collects its exit code and standard error.
+    private func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+        try await offPool {
+            let process = Process()
+            process.executableURL = Self.executable
+            process.arguments = arguments
+            process.environment = environment
+            let stderr = Pipe()
+            process.standardError = stderr
+            process.standardOutput = Pipe()
+            try process.run()
+            // A server that wrongly starts is stopped after 10 s, so the test fails instead of hanging.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 10) { if process.isRunning { process.interrupt() } }
+            let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
+    }
+
+    @Test(
+        "invalid configuration stops start-up with one line naming the key",
+        arguments: [
+            (["--latency-min-ms", "3000"], [:], "store.latency.min_ms"),
+            (["--port", "70000"], [:], "http.port"),
+            ([], ["LISTSERVER_CACHE_CAPACITY": "-1"], "cache.capacity"),
+            ([], ["LISTSERVER_ITEM_COUNT": "abc"], "items.count"),
+            (["--config", "/nonexistent/listserver.json"], [:], "/nonexistent/listserver.json"),
+        ])
+    func invalidConfiguration(arguments: [String], environment: [String: String], key: String) async throws {
+        // Flags given later win, so the test's own come after the safe defaults.
+        let (status, stderr) = try await run(["--host", "127.0.0.1", "--port", "0"] + arguments, environment: environment)
+        #expect(status != 0)
+        let errorLines = stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+        #expect(errorLines.count == 1, "stderr: \(stderr)")
+        #expect(errorLines.first?.contains(key) == true, "stderr: \(stderr)")
+    }
+
+    @Test("start-up logs the port actually bound; SIGTERM stops the server with exit 0")
+    func logsBoundPortAndStopsOnSIGTERM() async throws {
+        let result = try await offPool { () -> (Int32, String, Int?) in
+            let process = Process()
+            process.executableURL = Self.executable
+            process.arguments = ["--host", "127.0.0.1", "--port", "0", "--threads", "2"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            DispatchQueue.global().asyncAfter(deadline: .now() + 10) { if process.isRunning { process.interrupt() } }
+            // Read until the start-up line arrives (bounded by the pipe closing if the server dies).
+            var text = ""
+            while !text.contains("\n") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            let port = text.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }
+                .flatMap { Int($0.dropFirst("127.0.0.1:".count)) }
+            if let port {
+                let connection = try RawHTTPConnection(port: port)
+                try connection.request("GET", "/items/1")
+                _ = try connection.readResponse()
+            }
+            process.terminate()  // SIGTERM
+            process.waitUntilExit()
+            return (process.terminationStatus, text, port)
+        }
+        let (status, log, port) = result
+        #expect(port != nil && port != 0, "log: \(log)")
+        #expect(log.contains("items.count=10000"), "log: \(log)")
+        #expect(status == 0)
+    }
+}
