@@ -68,7 +68,7 @@ trap stop_server EXIT
 
 machine_info >"$out/machine.md"
 cat "$out/machine.md" >&2
-printf 'key\tscenario\tserver\tthreads\tconnections\tseconds\trequests\treq_per_s\tp50_ms\tp99_ms\tsocket_errors\tnon_2xx\tcpu_us_per_req\tpeak_rss_mb\tefficiency\tother_cpu_pct\n' >"$out/results.tsv"
+printf 'key\tscenario\tserver\tthreads\tconnections\tseconds\trequests\treq_per_s\tp50_ms\tp99_ms\tsocket_errors\tnon_2xx\tcpu_us_per_req\tpeak_rss_mb\tefficiency\tother_cpu_pct\twrk_cpu_pct\n' >"$out/results.tsv"
 
 servers=(ListServer baseline)
 for step in $only; do
