@@ -8,6 +8,11 @@ import Testing
     /// The flag of every key, exactly as the README table spells it.
     static let tableFlags: [SettingKey: String] = [
         .host: "--host", .port: "--port", .threads: "--threads", .itemCount: "--item-count", .seed: "--seed",
+        .maxRequestLineBytes: "--max-request-line-bytes", .maxHeaderBytes: "--max-header-bytes",
+        .maxHeaderCount: "--max-header-count", .maxBodyBytes: "--max-body-bytes",
+        .maxConnections: "--max-connections", .headerTimeoutMs: "--header-timeout-ms",
+        .idleTimeoutMs: "--idle-timeout-ms", .writeTimeoutMs: "--write-timeout-ms",
+        .shutdownGraceMs: "--shutdown-grace-ms",
         .latencyMinMs: "--latency-min-ms", .latencyMaxMs: "--latency-max-ms", .cacheCapacity: "--cache-capacity",
         .defaultLimit: "--default-limit", .maxLimit: "--max-limit",
     ]
@@ -28,6 +33,16 @@ import Testing
         #expect(values[SettingKey.host.absoluteKey]?.content == .string("::1"))
         #expect(values[SettingKey.latencyMaxMs.absoluteKey]?.content == .int(10))
         #expect(try CommandLineOptions.parse([]).configValues.isEmpty)
+    }
+
+    @Test func everyIntegerFlagReachesItsConfigValue() throws {
+        let integerKeys = SettingKey.allCases.filter { $0.bounds != nil }
+        let arguments = integerKeys.enumerated().flatMap { index, key in [key.flag, String(index + 1)] }
+        let values = try CommandLineOptions.parse(arguments).configValues
+        #expect(values.count == integerKeys.count)
+        for (index, key) in integerKeys.enumerated() {
+            #expect(values[key.absoluteKey]?.content == .int(index + 1), "\(key.flag)")
+        }
     }
 
     @Test(arguments: [["--prot", "8080"], ["--port", "abc"], ["--port"], ["serve"], ["--threads", "1.5"]])

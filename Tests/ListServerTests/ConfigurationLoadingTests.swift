@@ -13,10 +13,14 @@ import Testing
     /// The environment variable of every key, exactly as the README table spells it.
     static let tableEnvironmentNames: [SettingKey: String] = [
         .host: "LISTSERVER_HOST", .port: "LISTSERVER_PORT", .threads: "LISTSERVER_THREADS",
+        .maxRequestLineBytes: "LISTSERVER_MAX_REQUEST_LINE_BYTES", .maxHeaderBytes: "LISTSERVER_MAX_HEADER_BYTES",
+        .maxHeaderCount: "LISTSERVER_MAX_HEADER_COUNT", .maxBodyBytes: "LISTSERVER_MAX_BODY_BYTES",
+        .maxConnections: "LISTSERVER_MAX_CONNECTIONS", .headerTimeoutMs: "LISTSERVER_HEADER_TIMEOUT_MS",
+        .idleTimeoutMs: "LISTSERVER_IDLE_TIMEOUT_MS", .writeTimeoutMs: "LISTSERVER_WRITE_TIMEOUT_MS",
         .itemCount: "LISTSERVER_ITEM_COUNT", .seed: "LISTSERVER_SEED",
         .latencyMinMs: "LISTSERVER_LATENCY_MIN_MS", .latencyMaxMs: "LISTSERVER_LATENCY_MAX_MS",
         .cacheCapacity: "LISTSERVER_CACHE_CAPACITY", .defaultLimit: "LISTSERVER_DEFAULT_LIMIT",
-        .maxLimit: "LISTSERVER_MAX_LIMIT",
+        .maxLimit: "LISTSERVER_MAX_LIMIT", .shutdownGraceMs: "LISTSERVER_SHUTDOWN_GRACE_MS",
     ]
 
     /// A valid value for every key that differs from the default, in three variants so layers can be told apart.
@@ -25,6 +29,14 @@ import Testing
         case .host: ["127.0.0.1", "::1", "localhost"][variant]
         case .port: String(9001 + variant)
         case .threads: String(2 + variant)
+        case .maxRequestLineBytes: String(4000 + variant)
+        case .maxHeaderBytes: String(9000 + variant)
+        case .maxHeaderCount: String(10 + variant)
+        case .maxBodyBytes: String(variant)
+        case .maxConnections: String(64 + variant)
+        case .headerTimeoutMs: String(1500 + variant)
+        case .idleTimeoutMs: String(2500 + variant)
+        case .writeTimeoutMs: String(3500 + variant)
         case .itemCount: String(500 + variant)
         case .seed: String(7 + variant)
         case .latencyMinMs: String(10 + variant)
@@ -32,6 +44,7 @@ import Testing
         case .cacheCapacity: String(50 + variant)
         case .defaultLimit: String(5 + variant)
         case .maxLimit: String(200 + variant)
+        case .shutdownGraceMs: String(variant)
         }
     }
 
@@ -114,7 +127,29 @@ import Testing
             "--port", "0", "--item-count", "9007199254740992", "--seed", "9223372036854775807",
             "--latency-min-ms", "600000", "--latency-max-ms", "600000", "--cache-capacity", "10000000",
             "--default-limit", "10000", "--max-limit", "10000", "--threads", "256",
+            "--max-request-line-bytes", "1048576", "--max-header-bytes", "1048576", "--max-header-count", "1000",
+            "--max-body-bytes", "16777216", "--max-connections", "1000000", "--header-timeout-ms", "3600000",
+            "--idle-timeout-ms", "3600000", "--write-timeout-ms", "3600000", "--shutdown-grace-ms", "600000",
         ])
+        #expect(
+            settings.limits
+                == HTTPLimits(
+                    maxRequestLineBytes: 1_048_576, maxHeaderBytes: 1_048_576, maxHeaderCount: 1000,
+                    maxBodyBytes: 16_777_216, maxConnections: 1_000_000, headerTimeout: .seconds(3600),
+                    idleTimeout: .seconds(3600), writeTimeout: .seconds(3600)))
+        #expect(settings.shutdownGrace == .seconds(600))
+        let lowest = try await Support.load([
+            "--max-request-line-bytes", "64", "--max-header-bytes", "256", "--max-header-count", "1",
+            "--max-body-bytes", "0", "--max-connections", "1", "--header-timeout-ms", "100",
+            "--idle-timeout-ms", "100", "--write-timeout-ms", "100", "--shutdown-grace-ms", "0",
+        ])
+        #expect(
+            lowest.limits
+                == HTTPLimits(
+                    maxRequestLineBytes: 64, maxHeaderBytes: 256, maxHeaderCount: 1, maxBodyBytes: 0,
+                    maxConnections: 1, headerTimeout: .milliseconds(100), idleTimeout: .milliseconds(100),
+                    writeTimeout: .milliseconds(100)))
+        #expect(lowest.shutdownGrace == .zero)
         #expect(settings.itemCount == 1 << 53)
         #expect(settings.seed == UInt64(Int64.max))
         #expect(settings.paging == PagingSettings(defaultLimit: 10_000, maxLimit: 10_000))
@@ -137,8 +172,13 @@ import Testing
     @Test func theSummaryIsOneLineOfEveryKey() async throws {
         let summary = try await Support.load(["--port", "9090"]).summary
         #expect(!summary.contains("\n"))
-        #expect(summary.hasPrefix("http.host=0.0.0.0 http.port=9090 http.threads=6 items.count=10000"))
-        #expect(summary.hasSuffix("paging.default_limit=20 paging.max_limit=100 config=none"))
+        #expect(
+            summary.hasPrefix(
+                "http.host=0.0.0.0 http.port=9090 http.threads=6 http.max_request_line_bytes=8192 "
+                    + "http.max_header_bytes=16384 http.max_header_count=100 http.max_body_bytes=65536 "
+                    + "http.max_connections=10000 http.header_timeout_ms=10000 http.idle_timeout_ms=60000 "
+                    + "http.write_timeout_ms=30000 items.count=10000"))
+        #expect(summary.hasSuffix("paging.default_limit=20 paging.max_limit=100 shutdown.grace_ms=8000 config=none"))
         for key in SettingKey.allCases {
             #expect(summary.contains("\(key.name)="))
         }

@@ -24,6 +24,30 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.threads.flagName), help: help(.threads))
     var threads: Int?
 
+    @Option(name: .customLong(SettingKey.maxRequestLineBytes.flagName), help: help(.maxRequestLineBytes))
+    var maxRequestLineBytes: Int?
+
+    @Option(name: .customLong(SettingKey.maxHeaderBytes.flagName), help: help(.maxHeaderBytes))
+    var maxHeaderBytes: Int?
+
+    @Option(name: .customLong(SettingKey.maxHeaderCount.flagName), help: help(.maxHeaderCount))
+    var maxHeaderCount: Int?
+
+    @Option(name: .customLong(SettingKey.maxBodyBytes.flagName), help: help(.maxBodyBytes))
+    var maxBodyBytes: Int?
+
+    @Option(name: .customLong(SettingKey.maxConnections.flagName), help: help(.maxConnections))
+    var maxConnections: Int?
+
+    @Option(name: .customLong(SettingKey.headerTimeoutMs.flagName), help: help(.headerTimeoutMs))
+    var headerTimeoutMs: Int?
+
+    @Option(name: .customLong(SettingKey.idleTimeoutMs.flagName), help: help(.idleTimeoutMs))
+    var idleTimeoutMs: Int?
+
+    @Option(name: .customLong(SettingKey.writeTimeoutMs.flagName), help: help(.writeTimeoutMs))
+    var writeTimeoutMs: Int?
+
     @Option(name: .customLong(SettingKey.itemCount.flagName), help: help(.itemCount))
     var itemCount: Int?
 
@@ -45,6 +69,9 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.maxLimit.flagName), help: help(.maxLimit))
     var maxLimit: Int?
 
+    @Option(name: .customLong(SettingKey.shutdownGraceMs.flagName), help: help(.shutdownGraceMs))
+    var shutdownGraceMs: Int?
+
     @Option(
         name: .customLong("config"),
         help: ArgumentHelp(
@@ -58,9 +85,13 @@ struct CommandLineOptions: ParsableCommand {
     var configValues: [AbsoluteConfigKey: ConfigValue] {
         let strings: [(SettingKey, String?)] = [(.host, host)]
         let integers: [(SettingKey, Int?)] = [
-            (.port, port), (.threads, threads), (.itemCount, itemCount), (.seed, seed),
+            (.port, port), (.threads, threads),
+            (.maxRequestLineBytes, maxRequestLineBytes), (.maxHeaderBytes, maxHeaderBytes),
+            (.maxHeaderCount, maxHeaderCount), (.maxBodyBytes, maxBodyBytes), (.maxConnections, maxConnections),
+            (.headerTimeoutMs, headerTimeoutMs), (.idleTimeoutMs, idleTimeoutMs), (.writeTimeoutMs, writeTimeoutMs),
+            (.itemCount, itemCount), (.seed, seed),
             (.latencyMinMs, latencyMinMs), (.latencyMaxMs, latencyMaxMs), (.cacheCapacity, cacheCapacity),
-            (.defaultLimit, defaultLimit), (.maxLimit, maxLimit),
+            (.defaultLimit, defaultLimit), (.maxLimit, maxLimit), (.shutdownGraceMs, shutdownGraceMs),
         ]
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
         for case (let key, let value?) in strings {

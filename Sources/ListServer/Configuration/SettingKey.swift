@@ -9,6 +9,14 @@ enum SettingKey: String, CaseIterable, Sendable {
     case host = "http.host"
     case port = "http.port"
     case threads = "http.threads"
+    case maxRequestLineBytes = "http.max_request_line_bytes"
+    case maxHeaderBytes = "http.max_header_bytes"
+    case maxHeaderCount = "http.max_header_count"
+    case maxBodyBytes = "http.max_body_bytes"
+    case maxConnections = "http.max_connections"
+    case headerTimeoutMs = "http.header_timeout_ms"
+    case idleTimeoutMs = "http.idle_timeout_ms"
+    case writeTimeoutMs = "http.write_timeout_ms"
     case itemCount = "items.count"
     case seed = "items.seed"
     case latencyMinMs = "store.latency.min_ms"
@@ -16,6 +24,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case cacheCapacity = "cache.capacity"
     case defaultLimit = "paging.default_limit"
     case maxLimit = "paging.max_limit"
+    case shutdownGraceMs = "shutdown.grace_ms"
 
     /// The environment variable that names the JSON configuration file.
     static let configFileVariable = "LISTSERVER_CONFIG"
@@ -43,7 +52,8 @@ enum SettingKey: String, CaseIterable, Sendable {
 
     /// The static range of an integer setting; `nil` for the host, which is a string.
     ///
-    /// Relations between keys (`min_ms <= max_ms`, `default_limit <= max_limit`) are checked in ``Settings/load``.
+    /// Relations between keys (`min_ms <= max_ms`, `default_limit <= max_limit`,
+    /// `max_request_line_bytes <= max_header_bytes`) are checked in ``Settings/load``.
     var bounds: ClosedRange<Int>? { row.bounds }
 
     /// The placeholder for the value in `--help`: `<ms>`.
@@ -71,6 +81,46 @@ enum SettingKey: String, CaseIterable, Sendable {
             ("port", "LISTSERVER_PORT", 0...65_535, "port", "TCP port to listen on; 0 picks any free port.")
         case .threads:
             ("threads", "LISTSERVER_THREADS", 0...256, "n", "Event-loop threads; 0 means one per active processor.")
+        case .maxRequestLineBytes:
+            (
+                "max-request-line-bytes", "LISTSERVER_MAX_REQUEST_LINE_BYTES", 64...1_048_576, "bytes",
+                "Longest request line; a longer one gets 414."
+            )
+        case .maxHeaderBytes:
+            (
+                "max-header-bytes", "LISTSERVER_MAX_HEADER_BYTES", 256...1_048_576, "bytes",
+                "Longest request head (request line, header lines, line endings); a longer one gets 431."
+            )
+        case .maxHeaderCount:
+            (
+                "max-header-count", "LISTSERVER_MAX_HEADER_COUNT", 1...1000, "n",
+                "Most header fields in a request; more get 431."
+            )
+        case .maxBodyBytes:
+            (
+                "max-body-bytes", "LISTSERVER_MAX_BODY_BYTES", 0...16_777_216, "bytes",
+                "Largest Content-Length accepted; a larger one gets 413."
+            )
+        case .maxConnections:
+            (
+                "max-connections", "LISTSERVER_MAX_CONNECTIONS", 1...1_000_000, "n",
+                "Most client connections open at once."
+            )
+        case .headerTimeoutMs:
+            (
+                "header-timeout-ms", "LISTSERVER_HEADER_TIMEOUT_MS", 100...3_600_000, "ms",
+                "Time a client has to send a whole request head; then 408 and close."
+            )
+        case .idleTimeoutMs:
+            (
+                "idle-timeout-ms", "LISTSERVER_IDLE_TIMEOUT_MS", 100...3_600_000, "ms",
+                "Time an idle keep-alive connection stays open."
+            )
+        case .writeTimeoutMs:
+            (
+                "write-timeout-ms", "LISTSERVER_WRITE_TIMEOUT_MS", 100...3_600_000, "ms",
+                "Time a client may take to read a response before it is dropped."
+            )
         case .itemCount:
             ("item-count", "LISTSERVER_ITEM_COUNT", 0...(1 << 53), "n", "Number of items in the list.")
         case .seed:
@@ -85,6 +135,11 @@ enum SettingKey: String, CaseIterable, Sendable {
             ("default-limit", "LISTSERVER_DEFAULT_LIMIT", 1...10_000, "n", "Page size when a request gives no limit.")
         case .maxLimit:
             ("max-limit", "LISTSERVER_MAX_LIMIT", 1...10_000, "n", "Largest page size a request may ask for.")
+        case .shutdownGraceMs:
+            (
+                "shutdown-grace-ms", "LISTSERVER_SHUTDOWN_GRACE_MS", 0...600_000, "ms",
+                "Time requests in flight get to finish after SIGTERM/SIGINT; what is left then gets 503."
+            )
         }
     }
 }

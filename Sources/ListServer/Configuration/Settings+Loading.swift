@@ -13,6 +13,23 @@ extension Settings {
     /// - `http.port` (int, default 8080; `--port`, `LISTSERVER_PORT`): the TCP port, 0...65535; 0 picks any free port.
     /// - `http.threads` (int, default 0; `--threads`, `LISTSERVER_THREADS`): event-loop threads, 0...256; 0 means one
     ///   per active processor, resolved here so ``threads`` is always concrete.
+    /// - `http.max_request_line_bytes` (int, default 8192; `--max-request-line-bytes`,
+    ///   `LISTSERVER_MAX_REQUEST_LINE_BYTES`): the longest request line, 64...1048576, at most `http.max_header_bytes`;
+    ///   a longer one gets 414.
+    /// - `http.max_header_bytes` (int, default 16384; `--max-header-bytes`, `LISTSERVER_MAX_HEADER_BYTES`): the longest
+    ///   request head (request line, header lines and every line ending), 256...1048576; a longer one gets 431.
+    /// - `http.max_header_count` (int, default 100; `--max-header-count`, `LISTSERVER_MAX_HEADER_COUNT`): the most
+    ///   header fields in a request, 1...1000; more get 431.
+    /// - `http.max_body_bytes` (int, default 65536; `--max-body-bytes`, `LISTSERVER_MAX_BODY_BYTES`): the largest
+    ///   `Content-Length` accepted, 0...16777216; a larger one gets 413.
+    /// - `http.max_connections` (int, default 10000; `--max-connections`, `LISTSERVER_MAX_CONNECTIONS`): the most
+    ///   client connections open at once, 1...1000000.
+    /// - `http.header_timeout_ms` (int, default 10000; `--header-timeout-ms`, `LISTSERVER_HEADER_TIMEOUT_MS`): the
+    ///   time a client has to send a whole request head, 100...3600000; then 408 and close.
+    /// - `http.idle_timeout_ms` (int, default 60000; `--idle-timeout-ms`, `LISTSERVER_IDLE_TIMEOUT_MS`): the time an
+    ///   idle keep-alive connection stays open, 100...3600000.
+    /// - `http.write_timeout_ms` (int, default 30000; `--write-timeout-ms`, `LISTSERVER_WRITE_TIMEOUT_MS`): the time
+    ///   a client may take to read a response before it is dropped, 100...3600000.
     /// - `items.count` (int, default 10000; `--item-count`, `LISTSERVER_ITEM_COUNT`): items in the list, 0...2^53.
     /// - `items.seed` (int, default 42; `--seed`, `LISTSERVER_SEED`): the generator's seed, 0...Int64.max.
     /// - `store.latency.min_ms` (int, default 500; `--latency-min-ms`, `LISTSERVER_LATENCY_MIN_MS`): the shortest
@@ -25,6 +42,8 @@ extension Settings {
     ///   request gives none, 1...`paging.max_limit`.
     /// - `paging.max_limit` (int, default 100; `--max-limit`, `LISTSERVER_MAX_LIMIT`): the largest page size a request
     ///   may ask for, 1...10000.
+    /// - `shutdown.grace_ms` (int, default 8000; `--shutdown-grace-ms`, `LISTSERVER_SHUTDOWN_GRACE_MS`): the time
+    ///   requests in flight get to finish after SIGTERM or SIGINT, 0...600000; what is left then gets 503.
     ///
     /// Why this composition: ArgumentParser parses the flags, not swift-configuration's `CommandLineArgumentsProvider`,
     /// because it gives an excellent `--help` (every flag with its meaning, range, default and variable), typed
@@ -90,11 +109,30 @@ extension Settings {
             latencyMaxMs: try reader.int(.latencyMaxMs),
             cacheCapacity: try reader.int(.cacheCapacity),
             paging: PagingSettings(defaultLimit: try reader.int(.defaultLimit), maxLimit: try reader.int(.maxLimit)),
+            limits: try limits(reader),
+            shutdownGrace: .milliseconds(try reader.int(.shutdownGraceMs)),
             configFile: file?.path
         )
         try requireAtMost(.latencyMinMs, settings.latencyMinMs, .latencyMaxMs, settings.latencyMaxMs, reader)
         try requireAtMost(.defaultLimit, settings.paging.defaultLimit, .maxLimit, settings.paging.maxLimit, reader)
+        try requireAtMost(
+            .maxRequestLineBytes, settings.limits.maxRequestLineBytes,
+            .maxHeaderBytes, settings.limits.maxHeaderBytes, reader)
         return settings
+    }
+
+    /// Reads the `http.max_*` and `http.*_timeout_ms` keys, each checked against its range only.
+    private static func limits(_ reader: LayeredReader) throws(ConfigurationError) -> HTTPLimits {
+        HTTPLimits(
+            maxRequestLineBytes: try reader.int(.maxRequestLineBytes),
+            maxHeaderBytes: try reader.int(.maxHeaderBytes),
+            maxHeaderCount: try reader.int(.maxHeaderCount),
+            maxBodyBytes: try reader.int(.maxBodyBytes),
+            maxConnections: try reader.int(.maxConnections),
+            headerTimeout: .milliseconds(try reader.int(.headerTimeoutMs)),
+            idleTimeout: .milliseconds(try reader.int(.idleTimeoutMs)),
+            writeTimeout: .milliseconds(try reader.int(.writeTimeoutMs))
+        )
     }
 
     /// Reads the file named by `--config`, or else by `LISTSERVER_CONFIG`; `nil` when neither names one.

@@ -36,6 +36,12 @@ struct Settings: Sendable, Equatable {
     /// `paging.default_limit` and `paging.max_limit`.
     var paging = PagingSettings(defaultLimit: 20, maxLimit: 100)
 
+    /// `http.max_*` and `http.*_timeout_ms`: request sizes, connections and deadlines.
+    var limits = HTTPLimits()
+
+    /// `shutdown.grace_ms`: how long requests in flight get to finish after SIGTERM or SIGINT.
+    var shutdownGrace = Duration.milliseconds(8000)
+
     /// The configuration file that was read, if any.
     var configFile: String?
 
@@ -51,6 +57,14 @@ struct Settings: Sendable, Equatable {
         case .host: .string(host)
         case .port: .int(port)
         case .threads: .int(threads)
+        case .maxRequestLineBytes: .int(limits.maxRequestLineBytes)
+        case .maxHeaderBytes: .int(limits.maxHeaderBytes)
+        case .maxHeaderCount: .int(limits.maxHeaderCount)
+        case .maxBodyBytes: .int(limits.maxBodyBytes)
+        case .maxConnections: .int(limits.maxConnections)
+        case .headerTimeoutMs: .int(limits.headerTimeout.wholeMilliseconds)
+        case .idleTimeoutMs: .int(limits.idleTimeout.wholeMilliseconds)
+        case .writeTimeoutMs: .int(limits.writeTimeout.wholeMilliseconds)
         case .itemCount: .int(Int(clamping: itemCount))
         case .seed: .int(Int(clamping: seed))
         case .latencyMinMs: .int(latencyMinMs)
@@ -58,6 +72,7 @@ struct Settings: Sendable, Equatable {
         case .cacheCapacity: .int(cacheCapacity)
         case .defaultLimit: .int(paging.defaultLimit)
         case .maxLimit: .int(paging.maxLimit)
+        case .shutdownGraceMs: .int(shutdownGrace.wholeMilliseconds)
         }
     }
 
@@ -71,7 +86,7 @@ struct Settings: Sendable, Equatable {
     }
 
     /// One line of `key=value` pairs for the start-up log, in table order, ending with the config file:
-    /// `http.host=0.0.0.0 http.port=8080 http.threads=8 … paging.max_limit=100 config=none`.
+    /// `http.host=0.0.0.0 http.port=8080 http.threads=8 … shutdown.grace_ms=8000 config=none`.
     var summary: String {
         let pairs = SettingKey.allCases.map { "\($0.name)=\(text(of: $0))" }
         return (pairs + ["config=\(configFile ?? "none")"]).joined(separator: " ")

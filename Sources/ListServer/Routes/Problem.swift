@@ -27,14 +27,38 @@ struct Problem: Error, Sendable, Equatable {
         case storeUnavailable
         /// 503: the server is draining for shutdown and takes no new requests (sent with `Connection: close`).
         case shuttingDown
+        /// 400: the request head breaks HTTP/1.1 syntax or framing (see ``RequestHeadScanner``); sent with
+        /// `Connection: close`, like every kind below.
+        case malformedRequest
+        /// 408: the request head did not arrive within `http.header_timeout_ms`.
+        case requestTimeout
+        /// 411: the request has a chunked body; the API only takes bodies with a `Content-Length`.
+        case lengthRequired
+        /// 413: the `Content-Length` is larger than `http.max_body_bytes`.
+        case bodyTooLarge
+        /// 414: the request line is longer than `http.max_request_line_bytes`.
+        case requestLineTooLong
+        /// 431: the request head is longer than `http.max_header_bytes` or has more than `http.max_header_count` fields.
+        case headersTooLarge
+        /// 501: the method is a token the server does not know.
+        case notImplemented
+        /// 505: an HTTP version other than 1.0 and 1.1.
+        case versionNotSupported
 
         /// The HTTP status code.
         var status: Int {
             switch self {
-            case .invalidRequestTarget, .invalidParameter, .invalidID: 400
+            case .invalidRequestTarget, .invalidParameter, .invalidID, .malformedRequest: 400
             case .notFound: 404
             case .methodNotAllowed: 405
+            case .requestTimeout: 408
+            case .lengthRequired: 411
+            case .bodyTooLarge: 413
+            case .requestLineTooLong: 414
+            case .headersTooLarge: 431
+            case .notImplemented: 501
             case .storeUnavailable, .shuttingDown: 503
+            case .versionNotSupported: 505
             }
         }
 
@@ -48,6 +72,14 @@ struct Problem: Error, Sendable, Equatable {
             case .methodNotAllowed: "urn:listserver:problem:method-not-allowed"
             case .storeUnavailable: "urn:listserver:problem:store-unavailable"
             case .shuttingDown: "urn:listserver:problem:shutting-down"
+            case .malformedRequest: "urn:listserver:problem:malformed-request"
+            case .requestTimeout: "urn:listserver:problem:request-timeout"
+            case .lengthRequired: "urn:listserver:problem:length-required"
+            case .bodyTooLarge: "urn:listserver:problem:body-too-large"
+            case .requestLineTooLong: "urn:listserver:problem:request-line-too-long"
+            case .headersTooLarge: "urn:listserver:problem:headers-too-large"
+            case .notImplemented: "urn:listserver:problem:not-implemented"
+            case .versionNotSupported: "urn:listserver:problem:version-not-supported"
             }
         }
 
@@ -61,6 +93,14 @@ struct Problem: Error, Sendable, Equatable {
             case .methodNotAllowed: "Method not allowed"
             case .storeUnavailable: "Detail store unavailable"
             case .shuttingDown: "Server shutting down"
+            case .malformedRequest: "Malformed request"
+            case .requestTimeout: "Request timeout"
+            case .lengthRequired: "Length required"
+            case .bodyTooLarge: "Request body too large"
+            case .requestLineTooLong: "Request line too long"
+            case .headersTooLarge: "Request header fields too large"
+            case .notImplemented: "Method not implemented"
+            case .versionNotSupported: "HTTP version not supported"
             }
         }
     }

@@ -1,0 +1,47 @@
+/// What the server allows one client connection: sizes of a request, open connections, and deadlines.
+///
+/// Read from the `http.max_*` and `http.*_timeout_ms` keys by
+/// ``Settings/load(options:environment:activeProcessorCount:)``, which guarantees every value is within the range of
+/// its ``SettingKey`` and `maxRequestLineBytes <= maxHeaderBytes`. The request head limits are enforced by
+/// ``RequestHeadScanner`` before evhttp sees a byte; the others by the LibEvent layer. Tests may build one directly
+/// and change single fields: `var limits = HTTPLimits(); limits.maxHeaderCount = 3`.
+struct HTTPLimits: Sendable, Equatable {
+    /// `http.max_request_line_bytes`: the longest request line (method, target and version, without its line
+    /// ending) a client may send; a longer one gets 414.
+    var maxRequestLineBytes = 8192
+
+    /// `http.max_header_bytes`: the longest request head, counted as ``RequestHead/headLength`` counts it (any empty
+    /// lines before the request line, the request line, every header line and every line ending, including the
+    /// final empty line); a longer one gets 431.
+    var maxHeaderBytes = 16_384
+
+    /// `http.max_header_count`: the most header fields a request may have; one more gets 431.
+    var maxHeaderCount = 100
+
+    /// `http.max_body_bytes`: the largest `Content-Length` accepted; a larger one gets 413 before any body is read.
+    var maxBodyBytes = 65_536
+
+    /// `http.max_connections`: the most client connections open at once.
+    var maxConnections = 10_000
+
+    /// `http.header_timeout_ms`: how long a client has for a whole request head, from its first byte (or from the
+    /// end of the previous response); past it the client gets 408 and the connection is closed.
+    var headerTimeout = Duration.milliseconds(10_000)
+
+    /// `http.idle_timeout_ms`: how long a keep-alive connection may sit idle between requests before it is closed.
+    var idleTimeout = Duration.milliseconds(60_000)
+
+    /// `http.write_timeout_ms`: how long a client may take to read a response before it is dropped.
+    var writeTimeout = Duration.milliseconds(30_000)
+}
+
+extension Duration {
+    /// This duration in whole milliseconds, rounded toward zero and clamped to `Int`: how `*_ms` settings show it.
+    var wholeMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        let (milliseconds, overflow) = Int(clamping: seconds).multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (total, overflowAgain) = milliseconds.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
+        return overflowAgain ? (seconds < 0 ? .min : .max) : total
+    }
+}

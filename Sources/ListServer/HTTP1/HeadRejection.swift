@@ -1,0 +1,74 @@
+/// The answer to a request head the server refuses: a problem+json error that closes the connection.
+///
+/// The filter in front of evhttp writes ``wireBytes`` straight to the socket and closes the connection, because
+/// after a malformed head it cannot know where the next request would begin. Every rejection therefore carries
+/// `Connection: close`; a 405 for CONNECT also carries `Allow: GET, HEAD`. The factory functions that build each
+/// rejection, with its `detail`, are in `HeadRejection+Reasons.swift`.
+struct HeadRejection: Sendable, Equatable {
+    /// The status code, from the problem's kind.
+    let status: Int
+
+    /// The problem: kind, `detail`, and the extra header fields (`Connection: close`, and `Allow` on a 405).
+    let problem: Problem
+
+    /// The complete HTTP/1.1 response: status line, `Content-Type: application/problem+json`, `Content-Length`,
+    /// any `Allow`, `Connection: close`, the empty line, and the problem+json body. No `Date`.
+    let wireBytes: [UInt8]
+
+    /// Creates a rejection.
+    ///
+    /// - Parameters:
+    ///   - kind: The problem's kind, which fixes the status.
+    ///   - detail: What was wrong, in words.
+    ///   - headers: Header fields besides `Content-Type`, `Content-Length` and `Connection: close`.
+    init(_ kind: Problem.Kind, detail: String, headers: HTTPHeaders = HTTPHeaders()) {
+        var allHeaders = headers
+        allHeaders.add("Connection", "close")
+        problem = Problem(kind, detail: detail, headers: allHeaders)
+        status = kind.status
+        wireBytes = Self.serialize(problem.response())
+    }
+
+    /// The response as the router's layer would send it: problem+json with `Connection: close` (and `Allow` on a
+    /// 405); whoever sends it adds `Content-Length`.
+    var response: HTTPResponse { problem.response() }
+
+    /// 408: the whole request head did not arrive within `http.header_timeout_ms`; the filter sends it when the
+    /// header deadline passes.
+    static func requestTimeout(limits: HTTPLimits) -> HeadRejection {
+        HeadRejection(
+            .requestTimeout,
+            detail: "the request head did not arrive within \(limits.headerTimeout.wholeMilliseconds) ms")
+    }
+
+    /// `response` as HTTP/1.1 bytes: the status line, `Content-Type`, `Content-Length`, the other header fields in
+    /// order, the empty line, the body.
+    private static func serialize(_ response: HTTPResponse) -> [UInt8] {
+        let contentType = response.headers["Content-Type"] ?? MediaType.problemJSON
+        var head = "HTTP/1.1 \(response.status) \(reasonPhrase(for: response.status))\r\n"
+        head += "Content-Type: \(contentType)\r\nContent-Length: \(response.body.count)\r\n"
+        for (name, value) in response.headers where !HTTPHeaders.namesMatch(name, "Content-Type") {
+            head += "\(name): \(value)\r\n"
+        }
+        head += "\r\n"
+        return Array(head.utf8) + response.body
+    }
+
+    /// The reason phrase of the status line (RFC 9110 §15), for every status a problem can have.
+    static func reasonPhrase(for status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 411: "Length Required"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 431: "Request Header Fields Too Large"
+        case 501: "Not Implemented"
+        case 503: "Service Unavailable"
+        case 505: "HTTP Version Not Supported"
+        default: "Error"
+        }
+    }
+}

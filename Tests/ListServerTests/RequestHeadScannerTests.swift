@@ -1,0 +1,252 @@
+import ListDomain
+import Testing
+
+@testable import ListServer
+
+/// Feeds request heads to a ``RequestHeadScanner`` the ways the filter can: all at once, one byte at a time, and in
+/// random chunks; every test of the scanner goes through ``scan(_:limits:sourceLocation:)``, which checks the three
+/// agree.
+enum HeadFeeder {
+    /// Scans `bytes` offered all at once.
+    static func allAtOnce(_ bytes: [UInt8], limits: HTTPLimits) -> HeadScan {
+        var scanner = RequestHeadScanner(limits: limits)
+        return bytes.withUnsafeBytes { scanner.scan($0) }
+    }
+
+    /// Offers growing prefixes of `bytes`, `step` bytes longer each time, until the scan ends or the bytes run out.
+    ///
+    /// - Returns: The last result and how many bytes had been offered when it came.
+    static func growing(_ bytes: [UInt8], limits: HTTPLimits, step: (inout SplitMix64) -> Int) -> (HeadScan, Int) {
+        var scanner = RequestHeadScanner(limits: limits)
+        var random = SplitMix64(seed: UInt64(bytes.count))
+        var offered = 0
+        var result = HeadScan.needMore
+        bytes.withUnsafeBytes { all in
+            while offered < all.count {
+                offered = min(all.count, offered + max(1, step(&random)))
+                result = scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<offered]))
+                if result != .needMore {
+                    return
+                }
+            }
+        }
+        return (result, offered)
+    }
+
+    /// Scans `bytes` all at once, one byte at a time and in random chunks, expecting the same result each way.
+    ///
+    /// A one-byte-at-a-time scan must also end after the same byte as the whole one: a terminal result as soon as
+    /// its last byte is offered.
+    @discardableResult
+    static func scan(
+        _ bytes: [UInt8],
+        limits: HTTPLimits = HTTPLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> HeadScan {
+        let whole = allAtOnce(bytes, limits: limits)
+        let (byteByByte, offered) = growing(bytes, limits: limits) { _ in 1 }
+        #expect(byteByByte == whole, "one byte at a time", sourceLocation: sourceLocation)
+        let (chunked, _) = growing(bytes, limits: limits) { Int($0.next() % 13) }
+        #expect(chunked == whole, "in random chunks", sourceLocation: sourceLocation)
+        if case .complete(let head) = whole {
+            #expect(
+                offered == head.headLength, "complete as soon as its last byte came", sourceLocation: sourceLocation)
+        }
+        return whole
+    }
+
+    /// Scans `text` (UTF-8) as ``scan(_:limits:sourceLocation:)`` does.
+    @discardableResult
+    static func scan(
+        _ text: String,
+        limits: HTTPLimits = HTTPLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> HeadScan {
+        scan(Array(text.utf8), limits: limits, sourceLocation: sourceLocation)
+    }
+
+    /// The head that `text` scans to, or nil (and a failed expectation) if it does not complete.
+    @discardableResult
+    static func head(
+        _ text: String,
+        limits: HTTPLimits = HTTPLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> RequestHead? {
+        let result = scan(text, limits: limits, sourceLocation: sourceLocation)
+        guard case .complete(let head) = result else {
+            Issue.record("expected a complete head, got \(result)", sourceLocation: sourceLocation)
+            return nil
+        }
+        return head
+    }
+
+    /// The rejection that `bytes` scan to, expecting `status`; nil (and a failed expectation) if not rejected.
+    @discardableResult
+    static func rejection(
+        _ bytes: [UInt8],
+        status: Int,
+        limits: HTTPLimits = HTTPLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> HeadRejection? {
+        let result = scan(bytes, limits: limits, sourceLocation: sourceLocation)
+        guard case .reject(let rejection) = result else {
+            Issue.record("expected a \(status) rejection, got \(result)", sourceLocation: sourceLocation)
+            return nil
+        }
+        #expect(rejection.status == status, "\(rejection.problem.detail)", sourceLocation: sourceLocation)
+        return rejection
+    }
+
+    /// The rejection that `text` (UTF-8) scans to, expecting `status`.
+    @discardableResult
+    static func rejection(
+        _ text: String,
+        status: Int,
+        limits: HTTPLimits = HTTPLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> HeadRejection? {
+        rejection(Array(text.utf8), status: status, limits: limits, sourceLocation: sourceLocation)
+    }
+}
+
+/// Complete heads: what the scanner reports for valid requests, pipelining, and its contract with the filter.
+@Suite("Request head scanner: valid heads")
+struct RequestHeadScannerTests {
+    @Test("a minimal HTTP/1.1 GET is complete at its last byte")
+    func minimalGet() throws {
+        let text = "GET /items?page=2 HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        let head = try #require(HeadFeeder.head(text))
+        #expect(
+            head
+                == RequestHead(
+                    headLength: text.utf8.count, bodyLength: 0, method: .get, keepAliveDefault: true, isHTTP11: true))
+    }
+
+    @Test("HTTP/1.0 needs no Host and does not keep the connection alive by default")
+    func http10() throws {
+        let head = try #require(HeadFeeder.head("GET / HTTP/1.0\r\n\r\n"))
+        #expect(!head.isHTTP11)
+        #expect(!head.keepAliveDefault)
+        #expect(head.headLength == 18)
+    }
+
+    @Test(
+        "every known method passes",
+        arguments: [
+            ("GET", HTTPMethod.get), ("HEAD", .head), ("POST", .post), ("PUT", .put), ("DELETE", .delete),
+            ("OPTIONS", .options), ("PATCH", .patch), ("TRACE", .trace),
+        ])
+    func knownMethods(name: String, method: HTTPMethod) {
+        #expect(HeadFeeder.head("\(name) /items HTTP/1.1\r\nHost: x\r\n\r\n")?.method == method)
+    }
+
+    @Test(
+        "bare LF line endings are accepted, alone or mixed with CRLF",
+        arguments: [
+            "GET / HTTP/1.1\nHost: x\n\n", "GET / HTTP/1.1\r\nHost: x\n\r\n", "GET / HTTP/1.1\nHost: x\r\n\n",
+        ])
+    func bareLineFeeds(text: String) {
+        #expect(HeadFeeder.head(text)?.headLength == text.utf8.count)
+    }
+
+    @Test("up to four empty lines before the request line are skipped and counted in headLength")
+    func leadingEmptyLines() {
+        for prefix in ["\r\n", "\n", "\r\n\r\n\r\n\r\n", "\n\r\n\n\r\n"] {
+            let text = prefix + "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+            #expect(HeadFeeder.head(text)?.headLength == text.utf8.count, "\(prefix.debugDescription)")
+        }
+        let rejection = HeadFeeder.rejection(
+            "\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n", status: 400)
+        #expect(rejection?.problem.detail == "more than 4 empty lines before the request line")
+    }
+
+    @Test("header values may hold HTAB, obs-text and be empty; names compare without case")
+    func permittedValues() {
+        let text =
+            "GET / HTTP/1.1\r\nhOsT: x\r\nX-A:\tone\ttwo \r\nX-B: caf\u{E9} \u{FF}\r\nX-Empty:\r\nX-Spaces:   \r\n\r\n"
+        #expect(HeadFeeder.head(text)?.headLength == text.utf8.count)
+        let obsText: [UInt8] =
+            Array("GET / HTTP/1.1\r\nHost: x\r\nX: ".utf8) + [0x80, 0xFF, 0xC3] + Array("\r\n\r\n".utf8)
+        #expect(HeadFeeder.scan(obsText) != .needMore)
+        guard case .complete = HeadFeeder.scan(obsText) else {
+            Issue.record("obs-text in a value was not accepted")
+            return
+        }
+    }
+
+    @Test("bodyLength comes from Content-Length, trimmed of whitespace, leading zeros allowed")
+    func bodyLength() {
+        for (value, length) in [("0", 0), ("5", 5), (" 42 ", 42), ("\t7\t", 7), ("007", 7), ("65536", 65_536)] {
+            let text = "POST /items HTTP/1.1\r\nHost: x\r\nContent-Length:\(value)\r\n\r\n"
+            #expect(HeadFeeder.head(text)?.bodyLength == length, "\(value.debugDescription)")
+        }
+        #expect(HeadFeeder.head("POST / HTTP/1.1\r\nHost: x\r\n\r\n")?.bodyLength == 0)
+        #expect(HeadFeeder.head("PUT / HTTP/1.0\r\nCONTENT-LENGTH: 3\r\n\r\n")?.bodyLength == 3)
+    }
+
+    @Test("pipelined requests: the scan stops at the end of the first head; after reset, the next one is found")
+    func pipelining() throws {
+        let first = "POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n"
+        let second = "GET /items/7 HTTP/1.1\r\nHost: x\r\n\r\n"
+        let third = "HEAD / HTTP/1.1\nHost: y\n\n"
+        let stream = Array((first + "hello" + second + third + "GET /partial HTTP/1.1\r\n").utf8)
+
+        let head1 = try #require(HeadFeeder.head(first + "hello" + second))
+        #expect(head1.headLength == first.utf8.count)
+        #expect(head1.bodyLength == 5)
+
+        var scanner = RequestHeadScanner(limits: HTTPLimits())
+        var offset = 0
+        var heads: [RequestHead] = []
+        stream.withUnsafeBytes { all in
+            while case .complete(let head) = scanner.scan(UnsafeRawBufferPointer(rebasing: all[offset...])) {
+                heads.append(head)
+                offset += head.headLength + head.bodyLength
+                scanner.reset()
+            }
+        }
+        #expect(heads.map(\.headLength) == [first.utf8.count, second.utf8.count, third.utf8.count])
+        #expect(heads.map(\.method) == [.post, .get, .head])
+        #expect(offset == stream.count - "GET /partial HTTP/1.1\r\n".utf8.count)
+    }
+
+    @Test("an incomplete head needs more; the same prefix with the rest appended completes it")
+    func needMore() {
+        let text = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        var scanner = RequestHeadScanner(limits: HTTPLimits())
+        text.withUnsafeBytes { all in
+            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<0])) == .needMore)
+            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<20])) == .needMore)
+            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<20])) == .needMore)
+            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<26])) == .needMore)
+            guard case .complete(let head) = scanner.scan(all) else {
+                Issue.record("not complete")
+                return
+            }
+            #expect(head.headLength == text.count)
+        }
+    }
+
+    @Test("a terminal result is repeated until reset; reset starts a new request")
+    func terminalResultsStick() {
+        let bad = Array("GET / HTTP/9.9\r\n\r\n".utf8)
+        let good = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        var scanner = RequestHeadScanner(limits: HTTPLimits())
+        let first = bad.withUnsafeBytes { scanner.scan($0) }
+        #expect(first != .needMore)
+        #expect(good.withUnsafeBytes { scanner.scan($0) } == first)
+        scanner.reset()
+        #expect(good.withUnsafeBytes { scanner.scan($0) } == HeadFeeder.allAtOnce(good, limits: HTTPLimits()))
+    }
+
+    @Test("offering fewer bytes than were scanned (a broken contract) starts over instead of reading out of bounds")
+    func shorterOfferStartsOver() {
+        let text = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        var scanner = RequestHeadScanner(limits: HTTPLimits())
+        text.withUnsafeBytes { all in
+            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<20])) == .needMore)
+            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<5])) == .needMore)
+            #expect(scanner.scan(all) == HeadFeeder.allAtOnce(text, limits: HTTPLimits()))
+        }
+    }
+}
