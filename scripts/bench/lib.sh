@@ -68,6 +68,7 @@ start_server() {
     local name=$1 loops=$2 count=$3 latency=$4 port="" attempt
     server_starts=$((server_starts + 1))
     local server_log="$out/server-$server_starts-$name.log"
+    : >"$server_log" # exists before the child opens it: the port poll below may run first
     case $name in
     ListServer)
         "$listserver" --host 127.0.0.1 --port 0 --threads "$loops" --seed 42 --item-count "$count" \
