@@ -23,8 +23,9 @@
 # Per run: req/s, p50/p99 latency, errors (socket errors and non-2xx answers), server CPU µs per request
 # (utime + stime from /proc/PID/stat around the measured run, divided by the requests wrk completed), peak RSS
 # (VmHWM of the fresh server at the end of the run), and the CPU used by everything else on the machine during
-# the run ("other", % of one core): above 25 % the run is repeated (--retries, default 1) and the less
-# disturbed attempt kept. For s3 also the Little's-law efficiency (see load.lua).
+# the run ("other", % of one core). Each run starts once the machine is quiet (at most 90 s of waiting); above
+# 25 % "other" it is repeated (--retries, default 1) and the least disturbed attempt kept. For s3 also the
+# Little's-law efficiency (see load.lua).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -155,6 +155,23 @@ warm_details() {
     ((hits == n)) || die "$server_name: $hits of $n details are cache hits after warming"
 }
 
+# Waits (at most 90 s) until the machine is quiet: under 25 % of a core busy over one second while our server
+# idles. Other work on a shared machine comes and goes; starting a run in a lull saves most repeats.
+wait_for_quiet() {
+    local i before after said=0
+    for ((i = 0; i < 90; i++)); do
+        before=$(busy_ticks)
+        sleep 1
+        after=$(busy_ticks)
+        ((after - before <= 25)) && return 0
+        if ((said == 0)); then
+            log "  waiting for other processes to quieten ($((after - before)) % of a core busy)"
+            said=1
+        fi
+    done
+    log "  still busy after 90 s; measuring anyway"
+}
+
 # measure KEY LABEL CONNECTIONS SECONDS WRK_TIMEOUT MODE [ARGS...]: one recorded run against the current server,
 # repeated (up to --retries times) while other processes took more than 25 % of a core; the least disturbed kept.
 measure() {
@@ -162,6 +179,7 @@ measure() {
     shift 5
     local attempt best="" best_other=""
     for ((attempt = 1; attempt <= retries + 1; attempt++)); do
+        wait_for_quiet
         run_once "$key.$attempt" "$connections" "$seconds" "$wrk_timeout" "$@"
         if [[ -z $best ]] || (($(calc "$run_other < $best_other"))); then
             best=$run_line best_other=$run_other
@@ -169,7 +187,6 @@ measure() {
         (($(calc "$run_other <= 25"))) && break
         if ((attempt <= retries)); then
             log "  disturbed: other processes used $run_other % of a core; running it again"
-            sleep 1.5 # let a slow run's requests in flight finish
         fi
     done
     local requests rps p50 p99 socket non2xx cpu rss efficiency wrk_cpu
