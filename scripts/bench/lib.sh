@@ -155,21 +155,24 @@ warm_details() {
     ((hits == n)) || die "$server_name: $hits of $n details are cache hits after warming"
 }
 
-# Waits (at most 90 s) until the machine is quiet: under 25 % of a core busy over one second while our server
-# idles. Other work on a shared machine comes and goes; starting a run in a lull saves most repeats.
+# Waits until the machine is quiet: under 25 % of a core busy over one second while our server idles. Other work
+# on a shared machine comes and goes; starting a run in a lull saves most repeats. At most 90 s per run and
+# quiet_budget seconds (300) per invocation, so that a busy machine cannot stretch the script without bound.
+quiet_budget=300
 wait_for_quiet() {
     local i before after said=0
-    for ((i = 0; i < 90; i++)); do
+    for ((i = 0; i < 90 && quiet_budget > 0; i++)); do
         before=$(busy_ticks)
         sleep 1
         after=$(busy_ticks)
         ((after - before <= 25)) && return 0
+        quiet_budget=$((quiet_budget - 1))
         if ((said == 0)); then
             log "  waiting for other processes to quieten ($((after - before)) % of a core busy)"
             said=1
         fi
     done
-    log "  still busy after 90 s; measuring anyway"
+    log "  still busy (waiting budget left: $quiet_budget s); measuring anyway"
 }
 
 # measure KEY LABEL CONNECTIONS SECONDS WRK_TIMEOUT MODE [ARGS...]: one recorded run against the current server,
