@@ -3,6 +3,7 @@
 #
 #   scripts/bench.sh [--quick] [--threads N] [--duration S] [--only "verify s1 s1t s2 s3 s4 micro"]
 #                    [--retries N] [--write-doc] [--skip-build]
+#   scripts/bench.sh --report Benchmarks/results/<time> [--write-doc]   (the table of an earlier run, no load)
 #
 # Installs wrk, curl and libevent-dev with apt when missing; builds ListServer (release) from this repository
 # and Benchmarks/baseline/evhttp-baseline.c with cc -O2; checks that both servers send the same bytes for a
@@ -36,6 +37,7 @@ only="verify s1 s1t s2 s3 s4 micro"
 retries=1
 write_doc=0
 skip_build=0
+report=""
 command_line="scripts/bench.sh${*:+ $*}"
 
 while (($#)); do
@@ -47,6 +49,7 @@ while (($#)); do
     --retries) retries=${2:?--retries needs a number} && shift ;;
     --write-doc) write_doc=1 ;;
     --skip-build) skip_build=1 ;;
+    --report) report=${2:?--report needs a results directory} && shift ;;
     -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" && exit 0 ;;
     *) echo "bench.sh: unknown option $1 (see --help)" >&2 && exit 64 ;;
     esac
@@ -54,10 +57,24 @@ while (($#)); do
 done
 
 out="$root/Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
-mkdir -p "$out"
 lua="$root/scripts/bench/load.lua"
 baseline="$root/Benchmarks/baseline/evhttp-baseline"
+if [[ -n $report ]]; then
+    out=$(cd "$report" && pwd) || exit 64
+    [[ -s $out/results.tsv ]] || { echo "bench.sh: no results.tsv in $report" >&2 && exit 64; }
+fi
+mkdir -p "$out"
+# shellcheck source=bench/lib.sh
 source "$root/scripts/bench/lib.sh"
+
+if [[ -n $report ]]; then
+    threads=$(awk -F'\t' 'NR == 2 { print $4 }' "$out/results.tsv")
+    load_results
+    write_table >"$out/table.md"
+    cat "$out/table.md"
+    if ((write_doc)); then update_doc "$out/table.md"; fi
+    exit 0
+fi
 
 log "results in ${out#"$root"/}"
 install_missing

@@ -203,6 +203,17 @@ measure() {
         "$key" "$rps" "$p50" "$p99" "$cpu" "$rss" "$socket" "$non2xx" "$efficiency" "$wrk_cpu" "$best_other")"
 }
 
+# Reads results.tsv back into the arrays write_table uses (for --report).
+load_results() {
+    local key label name loops connections seconds requests rps p50 p99 socket non2xx cpu rss efficiency rest
+    while IFS=$'\t' read -r key label name loops connections seconds requests rps p50 p99 socket non2xx cpu rss \
+        efficiency rest; do
+        [[ $key == key ]] && continue
+        RPS[$key]=$rps CPU[$key]=$cpu P99[$key]=$p99 RSS[$key]=$rss EFF[$key]=$efficiency
+        ERRORS[$key]=$((socket + non2xx))
+    done <"$out/results.tsv"
+}
+
 server_threads() { sed -n 's/.*-t\([0-9]*\)-.*/\1/p' <<<"$1"; }
 
 # run_once FILE_KEY CONNECTIONS SECONDS WRK_TIMEOUT MODE [ARGS...]; sets run_line (tab-separated) and run_other.
