@@ -3,6 +3,14 @@
 
 // The parts of libevent 2.1 that ListServer uses, plus static inline adapters for what Swift
 // cannot call directly (macros and variadic functions).
+// libc first: libevent's event-config.h defines _GNU_SOURCE, and if that reached glibc's
+// features.h before any libc header, fd_set would be declared differently here than in Swift's
+// Glibc module, and importing both fails ("__fds_bits ... not present in definition of fd_set").
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/time.h>
+#include <time.h>
+#include <errno.h>
 #include <event2/event.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -10,7 +18,6 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 #include <event2/util.h>
-#include <errno.h>
 #include <sys/eventfd.h>
 
 /// `evsignal_new` is a macro.
@@ -32,5 +39,12 @@ static inline int cevent_errno(void) { return errno; }
 
 /// A non-blocking, close-on-exec eventfd (the flag macros do not import cleanly).
 static inline int cevent_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+/// Milliseconds of CLOCK_MONOTONIC (a vDSO call, cheap enough for every request head).
+static inline long long cevent_monotonic_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 #endif

@@ -3,11 +3,17 @@ import Foundation
 import Logging
 
 /// `ListServer`: reads the configuration, serves until SIGTERM or SIGINT, then drains and exits 0.
-@main
+/// `ListServer --health-check` probes a running server instead (see ``HealthProbe``).
+#if !LISTSERVER_FUZZ
+    @main
+#endif
 struct Main {
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
         let settings = await Settings.loadOrExit()  // --help, or one line naming the bad key and exit 64/78
+        if CommandLineOptions.parseOrExit().healthCheck {
+            HealthProbe.run(settings: settings)  // a separate, short-lived process: probe, print one line, exit 0/1
+        }
         let logger = Logger(label: "ListServer")
         let app: Application
         do {

@@ -38,7 +38,8 @@ struct EndToEndProcessTests {
         ])
     func invalidConfiguration(arguments: [String], environment: [String: String], key: String) async throws {
         // Flags given later win, so the test's own come after the safe defaults.
-        let (status, stderr) = try await run(["--host", "127.0.0.1", "--port", "0"] + arguments, environment: environment)
+        let (status, stderr) = try await run(
+            ["--host", "127.0.0.1", "--port", "0"] + arguments, environment: environment)
         #expect(status != 0)
         let errorLines = stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
         #expect(errorLines.count == 1, "stderr: \(stderr)")

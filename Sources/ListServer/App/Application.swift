@@ -16,7 +16,8 @@ final class Application: Sendable {
         let cache = DetailCache(store: store, capacity: settings.cacheCapacity)
         let router = Router(catalog: catalog, cache: cache, paging: settings.paging)
         let server = try HTTPServer.start(
-            host: settings.host, port: settings.port, threads: settings.threads, router: router)
+            host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits, router: router
+        )
         return Application(settings: settings, cache: cache, server: server)
     }
 
@@ -34,9 +35,9 @@ final class Application: Sendable {
         server.host.contains(":") ? "[\(server.host)]:\(server.port)" : "\(server.host):\(server.port)"
     }
 
-    /// Drains requests in flight (at most `grace`) and stops every loop.
-    func shutdown(grace: Duration = .seconds(8)) async {
-        await server.shutdown(grace: grace)
+    /// Drains requests in flight (at most `grace`, by default `shutdown.grace_ms`) and stops every loop.
+    func shutdown(grace: Duration? = nil) async {
+        await server.shutdown(grace: grace ?? settings.shutdownGrace)
     }
 
     /// Returns once the server has stopped.

@@ -81,6 +81,15 @@ struct CommandLineOptions: ParsableCommand {
     )
     var config: String?
 
+    @Flag(
+        name: .customLong("health-check"),
+        help: ArgumentHelp(
+            "Do not serve: ask the server configured by the same flags, environment and file for GET /healthz on "
+                + "this machine's loopback, print one line, and exit 0 on a 200 within 2 s, else 1 (Docker HEALTHCHECK)."
+        )
+    )
+    var healthCheck = false
+
     /// The settings given on the command line, keyed by config key, for the `InMemoryProvider` on top of the chain.
     var configValues: [AbsoluteConfigKey: ConfigValue] {
         let strings: [(SettingKey, String?)] = [(.host, host)]

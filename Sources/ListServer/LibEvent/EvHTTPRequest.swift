@@ -44,6 +44,11 @@ struct EvHTTPRequest: @unchecked Sendable {
         }
     }
 
+    /// The connection's bufferevent (the guard's filter), while the client is connected.
+    var connectionBufferevent: OpaquePointer? {
+        evhttp_request_get_connection(raw).flatMap { evhttp_connection_get_bufferevent($0) }
+    }
+
     /// Asks evhttp to call `callback` once the answer is fully written; false when the client is
     /// already gone (the answer will then be dropped and the request freed at once, with no call).
     func onComplete(
@@ -74,6 +79,10 @@ struct EvHTTPRequest: @unchecked Sendable {
                 _ = evbuffer_add(buffer, bytes.baseAddress, bytes.count)
             }
         }
+        let connection = connectionBufferevent  // before sending: the request may be freed by it
         evhttp_send_reply(raw, Int32(response.status), nil, buffer)
+        // evhttp queued the answer before enabling writes, which is when the connection guard's filter
+        // would have moved it; push it through now (for a connection without a guard this is a no-op).
+        if let connection { bufferevent_flush(connection, Int16(EV_WRITE), BEV_NORMAL) }
     }
 }

@@ -1,5 +1,5 @@
 // swift-format-ignore-file: OrderedImports
-import Foundation  // before CEvent: both define fd_set, and the other order fails to build
+import Foundation
 import CEvent
 
 /// A failed libevent or socket call: the one place C return codes become Swift errors.

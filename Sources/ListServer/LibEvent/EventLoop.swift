@@ -166,8 +166,7 @@ extension EventLoop {
         let timer = LoopTimer(body)
         let context = Unmanaged.passRetained(timer).toOpaque()  // released when it fires or is cancelled
         timer.event = event_new(base, -1, 0, loopTimerCallback, context)
-        let (seconds, attoseconds) = delay.components
-        var time = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        var time = delay.timeval
         event_add(timer.event, &time)
         return timer
     }

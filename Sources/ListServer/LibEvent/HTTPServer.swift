@@ -15,14 +15,19 @@ final class HTTPServer: Sendable {
     private let servers: [LoopServer]
 
     /// Binds `threads` sockets on `host:port` and starts one loop thread per socket.
-    static func start(host: String, port: Int, threads: Int, router: Router) throws(EventError) -> HTTPServer {
+    /// `limits.maxConnections` is shared out evenly: each loop takes at most its share.
+    static func start(host: String, port: Int, threads: Int, limits: HTTPLimits, router: Router)
+        throws(EventError) -> HTTPServer
+    {
         precondition(threads >= 1)
         let (fds, boundPort) = try ListeningSockets.open(host: host, port: port, count: threads)
         var servers: [LoopServer] = []
         do {
             for (index, fd) in fds.enumerated() {
                 let loop = try EventLoop(name: "loop-\(index)")
-                servers.append(try LoopServer(loop: loop, router: router, listeningFD: fd))
+                let share = (limits.maxConnections + threads - 1) / threads
+                servers.append(
+                    try LoopServer(loop: loop, router: router, limits: limits, connectionLimit: share, listeningFD: fd))
             }
         } catch {
             for fd in fds.dropFirst(servers.count + 1) { close(fd) }

@@ -14,26 +14,38 @@ import CEvent
 final class LoopServer: @unchecked Sendable {
     let loop: EventLoop
     private let router: Router
-    private var http: OpaquePointer?
+    var http: OpaquePointer?
     /// The accepting socket, removed at the start of a shutdown.
-    private var boundSocket: OpaquePointer?
+    var boundSocket: OpaquePointer?
     /// Requests awaiting a deferred answer, by a per-loop token.
-    private var pending: [UInt64: EvHTTPRequest] = [:]
+    var pending: [UInt64: EvHTTPRequest] = [:]
     private var nextToken: UInt64 = 0
     /// Set once shutdown begins: new requests get 503 with `Connection: close`.
-    private var draining = false
-    private var onDrained: (() -> Void)?
+    var draining = false
+    var onDrained: (() -> Void)?
     /// Answers sent while draining that evhttp has not finished writing yet.
-    private var unwritten = 0
-    private var drainDeadline: LoopTimer?
+    var unwritten = 0
+    var drainDeadline: LoopTimer?
     /// The reply body buffer, reused: `evhttp_send_reply` moves its contents out.
-    private let replyBuffer: OpaquePointer
+    let replyBuffer: OpaquePointer
+    let limits: HTTPLimits
+    /// Every open connection's guard, by its filter bufferevent.
+    var connections: [OpaquePointer: ConnectionGuard] = [:]
+    /// This loop's share of `http.max_connections`.
+    let connectionLimit: Int
+    /// Why accepting is paused, if it is.
+    var acceptPause: AcceptPause = []
+    var sweepTimer: OpaquePointer?
 
     /// Creates the evhttp on the loop's base and starts accepting on `listeningFD` (which it now owns).
     /// Call before the loop thread starts, or on it.
-    init(loop: EventLoop, router: Router, listeningFD: Int32) throws(EventError) {
+    init(loop: EventLoop, router: Router, limits: HTTPLimits, connectionLimit: Int, listeningFD: Int32)
+        throws(EventError)
+    {
         self.loop = loop
         self.router = router
+        self.limits = limits
+        self.connectionLimit = connectionLimit
         guard let buffer = evbuffer_new() else { throw EventError.call("evbuffer_new", errno: cevent_errno()) }
         replyBuffer = buffer
         guard let http = evhttp_new(loop.base) else {
@@ -49,19 +61,29 @@ final class LoopServer: @unchecked Sendable {
             | EVHTTP_REQ_CONNECT.rawValue | EVHTTP_REQ_PATCH.rawValue
         evhttp_set_allowed_methods(http, UInt16(allMethods))
         evhttp_set_default_content_type(http, nil)
-        evhttp_set_gencb(http, loopServerRequestCallback, Unmanaged.passUnretained(self).toOpaque())
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        evhttp_set_gencb(http, loopServerRequestCallback, context)
+        // Every connection goes through a ConnectionGuard; these are backstops that never fire first.
+        evhttp_set_bevcb(http, loopServerNewConnectionCallback, context)
+        evhttp_set_max_headers_size(http, 2 * limits.maxHeaderBytes + 1024)
+        evhttp_set_max_body_size(http, limits.maxBodyBytes)
         boundSocket = evhttp_accept_socket_with_handle(http, listeningFD)
-        guard boundSocket != nil else {
+        guard let boundSocket, let listener = evhttp_bound_socket_get_listener(boundSocket) else {
             let error = EventError.call("evhttp_accept_socket_with_handle", errno: cevent_errno())
             close(listeningFD)
             evhttp_free(http)
             evbuffer_free(buffer)
             throw error
         }
+        evconnlistener_set_error_cb(listener, loopServerAcceptErrorCallback)
+        startSweeping()
+        registerForAcceptErrors(listener)
     }
 
     deinit {
+        unregisterForAcceptErrors()
         if let http { evhttp_free(http) }
+        if let sweepTimer { event_free(sweepTimer) }
         evbuffer_free(replyBuffer)
     }
 
@@ -74,7 +96,12 @@ final class LoopServer: @unchecked Sendable {
             sendWhileDraining(Self.shuttingDown, to: request)
             return
         }
-        switch router.route(request.makeHTTPRequest()) {
+        let httpRequest = request.makeHTTPRequest()
+        if httpRequest.target == ConnectionGuard.markerTarget, let rejection = takeRejection(for: request) {
+            request.send(rejection.response, buffer: replyBuffer)  // it carries Connection: close
+            return
+        }
+        switch router.route(httpRequest) {
         case .response(let response):
             request.send(response, buffer: replyBuffer)
         case .deferred(let work):
@@ -89,7 +116,7 @@ final class LoopServer: @unchecked Sendable {
     }
 
     /// Sends a deferred answer, unless shutdown already answered that request.
-    private func finish(_ token: UInt64, with response: HTTPResponse) {
+    func finish(_ token: UInt64, with response: HTTPResponse) {
         guard loop.inLoop else {
             // Not expected (the task prefers this loop), but evhttp must never be touched elsewhere.
             loop.execute { [self] in finish(token, with: response) }
@@ -102,79 +129,10 @@ final class LoopServer: @unchecked Sendable {
             request.send(response, buffer: replyBuffer)
         }
     }
-
-    // MARK: Shutdown
-
-    /// Stops accepting, answers new requests on open connections with 503 and `Connection: close`,
-    /// and calls `done` once every request in flight is answered and written out. At `deadline`
-    /// the requests still waiting get 503, and evhttp is freed shortly after whatever is left.
-    /// Loop thread.
-    func beginDraining(deadline: Duration, done: @escaping () -> Void) {
-        precondition(loop.inLoop)
-        guard !draining else { return }
-        draining = true
-        onDrained = done
-        if let http, let boundSocket {
-            evhttp_del_accept_socket(http, boundSocket)
-            self.boundSocket = nil
-        }
-        drainDeadline = loop.schedule(after: deadline) { [self] in
-            drainDeadline = nil
-            let late = pending.values
-            pending.removeAll()
-            for request in late { sendWhileDraining(Self.shuttingDown, to: request) }
-            // Give those 503s a moment to reach the wire; slow readers are not waited for.
-            loop.schedule(after: .milliseconds(100)) { [self] in freeHTTP() }
-        }
-        freeIfDrained()
-    }
-
-    /// Sends with `Connection: close` and counts the answer until evhttp has written it.
-    private func sendWhileDraining(_ response: HTTPResponse, to request: EvHTTPRequest) {
-        if request.onComplete(loopServerCompleteCallback, context: Unmanaged.passUnretained(self).toOpaque()) {
-            unwritten += 1
-        }
-        request.send(response, closeConnection: true, buffer: replyBuffer)
-        freeIfDrained()
-    }
-
-    /// evhttp calls this from inside its own write callback, which goes on using the connection
-    /// afterwards: freeing evhttp here would pull it out from under it, so that waits for the
-    /// next turn of the loop.
-    fileprivate func answerWritten() {
-        unwritten -= 1
-        loop.execute { [self] in freeIfDrained() }
-    }
-
-    private func freeIfDrained() {
-        if draining && pending.isEmpty && unwritten == 0 { freeHTTP() }
-    }
-
-    /// Frees evhttp (closing every connection) once nothing is in flight, then reports drained.
-    private func freeHTTP() {
-        guard let http else { return }
-        self.http = nil
-        drainDeadline?.cancel()
-        drainDeadline = nil
-        evhttp_free(http)
-        let done = onDrained
-        onDrained = nil
-        done?()
-    }
-
-    private static let shuttingDown = Problem(
-        .shuttingDown, detail: "The server is shutting down; retry on a new connection."
-    ).response()
 }
 
 /// The evhttp request callback: C calling convention, captures nothing, the server comes in `context`.
 private func loopServerRequestCallback(_ request: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
     guard let request, let context else { return }
     Unmanaged<LoopServer>.fromOpaque(context).takeUnretainedValue().handle(request)
-}
-
-/// Called by evhttp once an answer sent while draining has been written to the socket.
-private func loopServerCompleteCallback(_ request: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
-    guard let context else { return }
-    Unmanaged<LoopServer>.fromOpaque(context).takeUnretainedValue().answerWritten()
 }

@@ -15,6 +15,8 @@ enum RouteOutcome: Sendable {
 /// | `GET\|HEAD /items?page=P&limit=L` | a page, `X-Total-Count`, RFC 8288 `Link` (see ``itemsPage(_:)``) |
 /// | `GET\|HEAD /items/<id>` | the item alone, 404 past the end |
 /// | `GET\|HEAD /items/<id>/detail` | `.deferred`: the detail through the cache, `X-Cache`, `Server-Timing` |
+/// | `GET\|HEAD /healthz`, `/readyz` | `{"status":"ok"}`, `{"status":"ready"}` (see `Router+Health.swift`) |
+/// | `GET\|HEAD /openapi.yaml`, `/openapi.json` | this API's OpenAPI description (see ``openAPIDocument(_:)``) |
 ///
 /// Every error is an RFC 9457 ``Problem`` (`application/problem+json`): 400 for a bad request-target, parameter or
 /// id; 404 for an unknown path or an id past the end; 405 with `Allow: GET, HEAD` for a known path with any other
@@ -69,9 +71,21 @@ struct Router: Sendable {
         case item(String)
         /// `/items/<id>/detail`, with the id segment still unparsed.
         case itemDetail(String)
+        /// `/healthz` (alive) or `/readyz` (ready).
+        case probe(ready: Bool)
+        /// `/openapi.yaml` or `/openapi.json`.
+        case openAPI(OpenAPIFormat)
 
         /// The resource at `segments`, or nil for an unknown path (including `/items/` and `/items/42/`).
         init?(segments: [String]) {
+            if segments.count == 1, segments[0] == "healthz" || segments[0] == "readyz" {
+                self = .probe(ready: segments[0] == "readyz")
+                return
+            }
+            if segments.count == 1, let format = OpenAPIFormat(fileName: segments[0]) {
+                self = .openAPI(format)
+                return
+            }
             guard segments.first == "items" else { return nil }
             switch segments.count {
             case 1: self = .items
@@ -103,6 +117,10 @@ struct Router: Sendable {
             return .response(try item(rawID))
         case .itemDetail(let rawID):
             return try detail(rawID, headers: request.headers)
+        case .probe(let ready):
+            return .response(Self.probeResponse(ready: ready))
+        case .openAPI(let format):
+            return .response(Self.openAPIDocument(format))
         }
     }
 }

@@ -113,6 +113,12 @@ final class RawHTTPConnection: @unchecked Sendable {
         (try? fill()) == false
     }
 
+    /// True when the server has sent something (or closed) that has not been read yet.
+    var hasPendingInput: Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
+    }
+
     /// Closes the socket now (the server sees the client hang up).
     func hangUp() {
         shutdown(fd, Int32(SHUT_RDWR))

@@ -1,0 +1,61 @@
+# ListServer: built with the official Swift image, run on Debian slim with only libevent's runtime libraries.
+#
+#   docker build -t listserver .
+#   docker run --rm -p 8080:8080 listserver
+#   docker run --rm -p 8080:8080 -e LISTSERVER_SEED=7 listserver --threads 2
+#
+# The default configuration is /etc/listserver/listserver.json (a copy of config/listserver.json, named by
+# LISTSERVER_CONFIG); every key can be overridden by its LISTSERVER_* variable or a flag after the image name
+# (flag > environment > file > default). Mount your own file over it to change several keys at once.
+# scripts/docker-check.sh builds and checks this file unchanged with podman (README, "Docker").
+
+# ---- build: a stripped release binary with the Swift standard library and Foundation linked statically ----
+FROM swift:6.3-bookworm AS build
+
+# libevent's headers and pkg-config file (the CEvent system library target); apt versions follow the base image's
+# Debian release, so they are not pinned (a pinned version disappears from the mirror at the next point release).
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libevent-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+
+# Dependencies first: this layer is reused until Package.swift changes.
+COPY Package.swift ./
+RUN swift package resolve
+
+# SwiftPM checks that every target's folder exists, the test targets' too, even to build one product.
+COPY Sources ./Sources
+COPY Tests ./Tests
+# -Xlinker -s: no symbol table or debug info in the binary (a third of its size; crash backtraces show addresses).
+RUN swift build -c release --static-swift-stdlib -Xlinker -s --product ListServer \
+    && install -D -m 0755 "$(swift build -c release --static-swift-stdlib -Xlinker -s --show-bin-path)/ListServer" \
+        /out/ListServer
+
+# ---- runtime: Debian slim + libevent_core and libevent_extra (what `ldd ListServer` lists besides libc/libstdc++) ----
+FROM debian:bookworm-slim
+
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 \
+    && rm -rf /var/lib/apt/lists/* \
+    && groupadd --system --gid 10001 listserver \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin listserver
+
+COPY --from=build /out/ListServer /usr/local/bin/ListServer
+COPY config/listserver.json /etc/listserver/listserver.json
+ENV LISTSERVER_CONFIG=/etc/listserver/listserver.json
+
+USER 10001:10001
+EXPOSE 8080
+
+# The binary's own probe (no curl in the image): GET /healthz on 127.0.0.1:<configured port>, exit 0 on 200 in 2 s.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+    CMD ["/usr/local/bin/ListServer", "--health-check"]
+
+# PID 1 is the server itself (exec form, no shell): SIGTERM makes it stop accepting, finish requests in flight
+# (up to 8 s, within Docker's default 10 s stop timeout) and exit 0.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/ListServer"]

@@ -1,0 +1,65 @@
+#if LISTSERVER_FUZZ
+    import Foundation
+
+    /// The promises the harness checks; a broken one is a crash, which libFuzzer records with its input.
+    enum FuzzCheck {
+        /// Crashes with `message` unless `condition` holds.
+        static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+            if !condition {
+                fatalError("fuzz check failed: \(message())")
+            }
+        }
+
+        /// Statuses the router may answer with (the connection layer adds its own).
+        static let routerStatuses: Set<Int> = [200, 400, 404, 405, 503]
+
+        /// A thrown problem has one of `statuses` and a well-formed body.
+        static func problem(_ problem: Problem, statuses: Set<Int>) {
+            require(statuses.contains(problem.status), "problem status \(problem.status)")
+            problemBody(problem.response())
+        }
+
+        /// Everything a response promises, whatever the request.
+        static func response(
+            _ response: HTTPResponse, for request: HTTPRequest, statuses: Set<Int> = routerStatuses
+        ) {
+            require(statuses.contains(response.status), "status \(response.status) for \(request.target)")
+            for (name, value) in response.headers {
+                // Header injection: no field may carry a line break or NUL into the response head.
+                let forbidden: Set<UInt8> = [0x00, 0x0A, 0x0D]
+                require(!name.utf8.contains(where: forbidden.contains), "a control byte in header name \(name)")
+                require(!value.utf8.contains(where: forbidden.contains), "a control byte in header \(name)")
+            }
+            let contentType = response.headers["Content-Type"]
+            switch response.status {
+            case 200:
+                require(
+                    contentType == MediaType.json || contentType == MediaType.yaml,
+                    "200 with Content-Type \(contentType ?? "none")")
+                if contentType == MediaType.json {
+                    require(
+                        (try? JSONSerialization.jsonObject(with: Data(response.body))) is [String: Any],
+                        "a 200 body that is not a JSON object")
+                }
+            default:
+                require(
+                    contentType == MediaType.problemJSON,
+                    "\(response.status) with Content-Type \(contentType ?? "none")")
+                problemBody(response)
+                if response.status == 405 {
+                    require(response.headers["Allow"] == Router.allowedMethods, "405 without Allow")
+                }
+            }
+        }
+
+        /// A problem body: a JSON object whose `status` is the response's, in printable ASCII only (client values
+        /// are quoted with escapes, so nothing a client sends reaches a log or console raw).
+        static func problemBody(_ response: HTTPResponse) {
+            require(response.body.allSatisfy { (0x20...0x7E).contains($0) }, "a problem body with a non-printable byte")
+            let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+            require(object != nil, "a problem body that is not a JSON object")
+            require((object?["status"] as? NSNumber)?.intValue == response.status, "a problem whose status differs")
+            require((object?["type"] as? String)?.hasPrefix("urn:listserver:problem:") == true, "a problem type")
+        }
+    }
+#endif

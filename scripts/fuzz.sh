@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Fuzzes the pure-Swift request pipeline (target and query parsing, routing, raw heads) with libFuzzer and
+# AddressSanitizer for a bounded time; exits non-zero if the fuzzer finds a crash, a hang or a broken check.
+#
+#   scripts/fuzz.sh [seconds]          (default 60)
+#
+# Environment: FUZZ_CONFIGURATION=release builds optimised (about 3x the executions per second, a build that takes
+# twice as long). One fuzzing process: the machines this runs on have few cores, shared with other builds.
+#
+# The fuzzer is the ListServer target itself, built with -DLISTSERVER_FUZZ: that compiles
+# Sources/ListServer/Fuzzing/ (whose FuzzEntry.swift defines LLVMFuzzerTestOneInput) and leaves @main out of
+# Main.swift, so libFuzzer's main runs. Seeds: Fuzz/corpus/ (committed, read only; Fuzz/seeds.py writes them).
+# New inputs go to .build-fuzz/corpus/ and persist between runs; crashes to .build-fuzz/artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+configuration=${FUZZ_CONFIGURATION:-debug}
+scratch=.build-fuzz
+mkdir -p "$scratch/corpus" "$scratch/artifacts"
+
+# Build flags, and why each is there:
+# - --sanitize=fuzzer --sanitize=address link libFuzzer and ASan. SwiftPM passes them to the compiler as two
+#   -sanitize= options, and the Swift 6.3 driver keeps only the last, so the code would get ASan but no coverage
+#   instrumentation (libFuzzer then reports 2 counters and fuzzes blind): -Xswiftc -sanitize=fuzzer,address fixes it.
+# - -parse-as-library: there is no top-level code once @main is compiled out.
+# - lld instead of gold when the toolchain has it: gold prints a warning for every ASan runtime symbol.
+build=(swift build --scratch-path "$scratch" -c "$configuration" --product ListServer
+    --sanitize=fuzzer --sanitize=address -Xswiftc "-sanitize=fuzzer,address"
+    -Xswiftc -DLISTSERVER_FUZZ -Xswiftc -parse-as-library)
+lld="$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld"
+if [[ -x $lld ]]; then
+    printf '{"schemaVersion": "1.0", "linker": {"path": "%s"}}\n' "$lld" >"$scratch/lld-toolset.json"
+    build+=(--toolset "$scratch/lld-toolset.json")
+fi
+"${build[@]}"
+fuzzer="$scratch/$configuration/ListServer"
+
+# libFuzzer's leak check runs LeakSanitizer after any input that allocates more than it frees, which the detail
+# cache and the Swift runtime's caches do by design: it cut executions twentyfold and finds nothing the soak
+# (scripts/soak.sh, RSS over time) would not. -timeout makes one input that runs 10 s a failure (a hang).
+# SWIFT_BACKTRACE=enable=no: on a crash the Swift runtime's backtracer would run first, trip ASan in its own
+# memory reader, and leave a swift-backtrace process holding the output pipe; libFuzzer and ASan print the stack.
+log="$scratch/fuzz-last.log"
+status=0
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 timeout --kill-after=30 $((seconds + 120)) "$fuzzer" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -detect_leaks=0 \
+    -dict=Fuzz/http.dict -artifact_prefix="$scratch/artifacts/" -print_final_stats=1 \
+    "$scratch/corpus" Fuzz/corpus 2>&1 | tee "$log" | grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE)' || status=${PIPESTATUS[0]}
+
+done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)
+[[ -z $done_line ]] || echo "fuzz.sh: $done_line"
+if [[ $status -ne 0 ]]; then
+    echo "fuzz.sh: the fuzzer failed (status $status); log: $log" >&2
+    grep -o -E "$scratch/artifacts/[a-z]+-[0-9a-f]+" "$log" | sort -u | while read -r artifact; do
+        echo "fuzz.sh: reproduce with: $fuzzer $artifact" >&2
+    done
+    exit 1
+fi
+echo "fuzz.sh: no crash in $seconds s" >&2

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Runs schemathesis (every check) against a release ListServer on 127.0.0.1, bounded in time, and fails on any
+# finding. Installs schemathesis with pip when missing. Traffic goes to 127.0.0.1 only.
+#
+#   scripts/schemathesis.sh [max-examples]      (default 100 per operation)
+#
+# Environment: SCHEMATHESIS_TIMEOUT (seconds for the whole run, default 900), SCHEMATHESIS_SEED (for a
+# reproducible run), SCHEMATHESIS_REPORT_DIR (the JUnit report and schemathesis' cache, default .build/schemathesis).
+# The server runs with a 0-5 ms store latency: details are otherwise 0.5-2 s each.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+max_examples=${1:-100}
+overall_timeout=${SCHEMATHESIS_TIMEOUT:-900}
+report_dir=${SCHEMATHESIS_REPORT_DIR:-.build/schemathesis}
+
+if ! python3 -c 'import schemathesis' 2>/dev/null; then
+    echo "schemathesis.sh: installing schemathesis with pip" >&2
+    python3 -m pip install --quiet 'schemathesis>=4.32,<5'
+fi
+schemathesis_cli=(python3 -m schemathesis.cli)
+"${schemathesis_cli[@]}" --version >/dev/null
+
+swift build -c release --product ListServer
+binary="$(swift build -c release --show-bin-path)/ListServer"
+
+log=$(mktemp)
+server_pid=
+# shellcheck disable=SC2317  # run by the EXIT trap
+cleanup() {
+    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -KILL "$server_pid" 2>/dev/null || true
+    fi
+    rm -f "$log" "${config:-}"
+}
+trap cleanup EXIT
+
+"$binary" --host 127.0.0.1 --port 0 --threads 2 --latency-min-ms 0 --latency-max-ms 5 2>"$log" >&2 &
+server_pid=$!
+port=
+for _ in $(seq 100); do
+    port=$(grep -o 'listening on 127\.0\.0\.1:[0-9]*' "$log" | head -n 1 | cut -d: -f2 || true)
+    [[ -n $port ]] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$log" >&2; echo "schemathesis.sh: the server did not start" >&2; exit 1; }
+    sleep 0.1
+done
+[[ -n $port ]] || { cat "$log" >&2; echo "schemathesis.sh: no 'listening on' line after 10 s" >&2; exit 1; }
+echo "schemathesis.sh: ListServer (pid $server_pid) on 127.0.0.1:$port; $max_examples examples per operation" >&2
+
+# Configuration, written next to the log so the script stays one file:
+# - Undeclared methods probed: those the server knows. It answers 405 with `Allow: GET, HEAD` for these, and 501
+#   (problem+json, the `NotImplemented` response) for methods it does not know, such as the draft `QUERY`, which
+#   schemathesis would otherwise probe and expect 405 for (its `st explain ST204` recommends exactly this list).
+# - Every warning schemathesis can raise (e.g. a schema it cannot generate data for) fails the run.
+config=$(mktemp --suffix=.toml)
+cat >"$config" <<'TOML'
+[warnings]
+fail-on = true
+
+[phases.coverage]
+unexpected-methods = ["get", "put", "post", "delete", "options", "patch", "trace"]
+TOML
+
+seed_args=()
+[[ -n ${SCHEMATHESIS_SEED:-} ]] && seed_args=(--seed "$SCHEMATHESIS_SEED")
+mkdir -p "$report_dir"
+report_dir=$(cd "$report_dir" && pwd)
+spec="$PWD/openapi.yaml"
+status=0
+# Run from the report directory: schemathesis keeps a cache (.schemathesis/) in its working directory.
+(cd "$report_dir" && timeout --signal=INT --kill-after=30 "$overall_timeout" \
+    "${schemathesis_cli[@]}" --config-file "$config" run "$spec" \
+    --url "http://127.0.0.1:$port" \
+    --checks all \
+    --max-examples "$max_examples" \
+    --request-timeout 10 \
+    --max-response-time 5 \
+    --workers 2 \
+    --report junit --report-junit-path junit.xml \
+    "${seed_args[@]}") || status=$?
+if [[ $status -eq 124 ]]; then
+    echo "schemathesis.sh: schemathesis did not finish within ${overall_timeout} s" >&2
+fi
+
+if ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "schemathesis.sh: the server died during the run; its log:" >&2
+    cat "$log" >&2
+    exit 1
+fi
+kill -TERM "$server_pid"
+server_status=0
+wait "$server_pid" || server_status=$?
+server_pid=
+if [[ $server_status -ne 0 ]]; then
+    echo "schemathesis.sh: the server exited with status $server_status after SIGTERM; its log:" >&2
+    cat "$log" >&2
+    exit 1
+fi
+[[ $status -eq 0 ]] && echo "schemathesis.sh: no findings" >&2
+exit "$status"
