@@ -64,7 +64,7 @@ if [[ -n $report ]]; then
     [[ -s $out/results.tsv ]] || { echo "bench.sh: no results.tsv in $report" >&2 && exit 64; }
 fi
 mkdir -p "$out"
-# shellcheck source=bench/lib.sh
+# shellcheck source=SCRIPTDIR/bench/lib.sh
 source "$root/scripts/bench/lib.sh"
 
 if [[ -n $report ]]; then

@@ -113,7 +113,10 @@ stop_pid() {
         log "$pid did not stop within 15 s: SIGKILL"
         kill -KILL "$pid" 2>/dev/null || true
     fi
-    wait "$pid" 2>/dev/null || true
+    local status=0
+    wait "$pid" 2>/dev/null || status=$?
+    # Both servers exit 0 after SIGTERM; anything else (134 is an abort) is worth a look in the server's log.
+    if ((status != 0)); then log "warning: server $pid exited with status $status after SIGTERM: see its log in $out"; fi
     local kept=()
     for i in "${running_pids[@]}"; do [[ $i == "$pid" ]] || kept+=("$i"); done
     running_pids=(${kept[@]+"${kept[@]}"})

@@ -33,7 +33,7 @@ baseline="$root/Benchmarks/baseline/evhttp-baseline"
 listserver="$(cd "$root" && swift build -c release --show-bin-path)/ListServer"
 # shellcheck disable=SC2034 # read by lib.sh
 duration=$seconds quick=0 retries=0 command_line="scripts/bench/profile.sh"
-# shellcheck source=lib.sh
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$root/scripts/bench/lib.sh"
 
 install_missing
