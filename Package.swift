@@ -51,6 +51,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Micro-benchmarks of the hot paths (Benchmarks/Micro): a plain release-mode harness rather than
+        // ordo-one/benchmark, which would add jemalloc, a build plugin and several packages to every build for
+        // what a clock and a loop measure well enough here (ns/op of tight loops, medians of several rounds).
+        .executableTarget(
+            name: "ListBenchmarks",
+            dependencies: ["ListDomain"],
+            path: "Benchmarks/Micro",
+            swiftSettings: strict
+        ),
         .testTarget(name: "ListDomainTests", dependencies: ["ListDomain"], swiftSettings: strict),
         .testTarget(
             name: "ListServerTests",

@@ -1,0 +1,108 @@
+import Foundation  // JSONEncoder, for the contrast benchmark only
+import ListDomain
+
+/// ListBenchmarks: ns/op of ListServer's hot paths, in a release build.
+///
+///     swift run -c release ListBenchmarks [--quick]
+///
+/// Prints a markdown table: the median of several rounds (and the fastest round) per benchmark.
+@main
+struct ListBenchmarks {
+    /// The catalog the server runs with by default: seed 42, 10,000 items, 500 pages of 20.
+    static let catalog = Catalog(seed: 42, count: 10_000)
+
+    static func main() async throws {
+        let quick = CommandLine.arguments.dropFirst().contains("--quick")
+        var harness = Harness(rounds: quick ? 5 : 11, scale: quick ? 0.2 : 1)
+        print(Harness.header)
+        try pageBenchmarks(&harness)
+        try await cacheBenchmarks(&harness)
+        print("\n(\(harness.rounds) timed rounds per benchmark after one warm-up round; checksum \(harness.sink))")
+    }
+
+    /// Pages 1...500 in a fixed pseudo-random order, as the load test asks for them.
+    static let pageNumbers: [UInt64] = {
+        var generator = SplitMix64(seed: 42)
+        return (0..<1024).map { _ in 1 + generator.next() % 500 }
+    }()
+
+    /// The page path with the hand-written writer and with `JSONEncoder`, and the detail body.
+    static func pageBenchmarks(_ harness: inout Harness) throws {
+        harness.measure("Catalog.writePage, 20 items (generation + JSON, reused writer)", iterations: 200_000) {
+            count in
+            var json = JSONWriter(capacity: 8192)
+            var checksum: UInt64 = 0
+            for index in 0..<count {
+                json.reset()
+                catalog.writePage(catalog.page(pageNumbers[index & 1023], limit: 20), into: &json)
+                checksum &+= UInt64(json.bytes.count)
+            }
+            return checksum
+        }
+
+        let encoder = JSONEncoder()
+        try harness.measure("JSONEncoder, equivalent Codable page (20 items from Catalog.item)", iterations: 10_000) {
+            count in
+            var checksum: UInt64 = 0
+            for index in 0..<count {
+                let page = CodablePage(catalog: catalog, page: catalog.page(pageNumbers[index & 1023], limit: 20))
+                checksum &+= UInt64(try encoder.encode(page).count)
+            }
+            return checksum
+        }
+
+        harness.measure("ItemDetail.writeJSON (shortest round-trip double)", iterations: 1_000_000) { count in
+            var json = JSONWriter(capacity: 64)
+            var checksum: UInt64 = 0
+            for index in 0..<count {
+                json.reset()
+                let id = UInt64(index & 1023)
+                ItemDetail(id: id, amount: catalog.amount(for: id)).writeJSON(into: &json)
+                checksum &+= UInt64(json.bytes.count)
+            }
+            return checksum
+        }
+    }
+
+    /// The detail cache: a hit, and a miss with its bookkeeping (the store answers at once).
+    static func cacheBenchmarks(_ harness: inout Harness) async throws {
+        let warm = DetailCache(store: immediateStore(catalog), capacity: 100_000)
+        _ = try await warm.detail(for: 7)
+        try await harness.measure("DetailCache.detail, hit (actor call from one task)", iterations: 1_000_000) {
+            count in
+            var checksum: UInt64 = 0
+            for _ in 0..<count {
+                checksum &+= try await warm.detail(for: 7).detail.id
+            }
+            return checksum
+        }
+
+        // Filled to capacity first, so every timed miss also evicts the least recently used entry.
+        let capacity = 100_000
+        let cold = DetailCache(
+            store: immediateStore(Catalog(seed: 42, count: Catalog.maximumCount)), capacity: capacity)
+        var nextID: UInt64 = 0
+        _ = try await missFresh(cold, next: &nextID, count: capacity)
+        try await harness.measure(
+            "DetailCache.detail, miss (fetch task, in-flight map, LRU insert + evict; zero-latency store)",
+            iterations: 200_000
+        ) { count in
+            try await missFresh(cold, next: &nextID, count: count)
+        }
+    }
+
+    /// A slow store that answers at once: cache benchmarks measure the cache, not a timer.
+    static func immediateStore(_ catalog: Catalog) -> SlowStore {
+        SlowStore(catalog: catalog, latency: .uniform(min: .zero, max: .zero), clock: ImmediateClock())
+    }
+
+    /// Lookups of `count` ids never asked for before, from `next` on: every one a miss.
+    static func missFresh(_ cache: DetailCache, next: inout UInt64, count: Int) async throws -> UInt64 {
+        var checksum: UInt64 = 0
+        for _ in 0..<count {
+            checksum &+= try await cache.detail(for: next).detail.id
+            next += 1
+        }
+        return checksum
+    }
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# scripts/bench.sh: ListServer against a plain C evhttp server, scenario by scenario, on 127.0.0.1 only.
+#
+#   scripts/bench.sh [--quick] [--threads N] [--duration S] [--only "verify s1 s1t s2 s3 s4 micro"]
+#                    [--retries N] [--write-doc] [--skip-build]
+#   scripts/bench.sh --report Benchmarks/results/<time> [--write-doc]   (the table of an earlier run, no load)
+#
+# Installs wrk, curl and libevent-dev with apt when missing; builds ListServer (release) from this repository
+# and Benchmarks/baseline/evhttp-baseline.c with cc -O2; checks that both servers send the same bytes for a
+# sample of URLs (and stops if they do not); then runs every scenario against ListServer and the baseline back
+# to back, each on a freshly started server with the same number of threads, and prints a markdown table and
+# the issue's targets with pass or miss. Everything lands in Benchmarks/results/<UTC time>/ (gitignored):
+# wrk's output, server logs, results.tsv, micro.md and table.md; --write-doc also puts table.md into
+# BENCHMARKS.md between its "results" markers.
+#
+# Scenarios (wrk -t2, request lists drawn from fixed seeds, see scripts/bench/load.lua):
+#   s1   GET /items?page=<1..500>&limit=20 at 64 and 256 connections
+#   s1t  the same at 64 connections with one thread, against s1's threads (does a second loop help?)
+#   s2   cached details, GET /items/<0..999>/detail at 64 connections, after fetching ids 0...999 once
+#   s3   every detail slow: Cache-Control: no-cache, store latency fixed at 1000 ms, 1,000 and 5,000 connections
+#   s4   2^53 items: page 1 against the last full page and the deepest page (limit 20), same server
+#   micro  swift run -c release ListBenchmarks (ns/op of the hot paths)
+#
+# Per run: req/s, p50/p99 latency, errors (socket errors and non-2xx answers), server CPU µs per request
+# (utime + stime from /proc/PID/stat around the measured run, divided by the requests wrk completed), peak RSS
+# (VmHWM of the fresh server at the end of the run), and the CPU used by everything else on the machine during
+# the run ("other", % of one core). Each run starts once the machine is quiet (at most 90 s of waiting); above
+# 25 % "other" it is repeated (--retries, default 1) and the least disturbed attempt kept. For s3 also the
+# Little's-law efficiency (see load.lua).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+threads=2
+duration=10
+quick=0
+only="verify s1 s1t s2 s3 s4 micro"
+retries=1
+write_doc=0
+skip_build=0
+report=""
+command_line="scripts/bench.sh${*:+ $*}"
+
+while (($#)); do
+    case $1 in
+    --quick) quick=1 duration=3 ;;
+    --threads) threads=${2:?--threads needs a number} && shift ;;
+    --duration) duration=${2:?--duration needs seconds} && shift ;;
+    --only) only=${2:?--only needs a list} && shift ;;
+    --retries) retries=${2:?--retries needs a number} && shift ;;
+    --write-doc) write_doc=1 ;;
+    --skip-build) skip_build=1 ;;
+    --report) report=${2:?--report needs a results directory} && shift ;;
+    -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" && exit 0 ;;
+    *) echo "bench.sh: unknown option $1 (see --help)" >&2 && exit 64 ;;
+    esac
+    shift
+done
+
+out="$root/Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
+lua="$root/scripts/bench/load.lua"
+baseline="$root/Benchmarks/baseline/evhttp-baseline"
+if [[ -n $report ]]; then
+    out=$(cd "$report" && pwd) || exit 64
+    [[ -s $out/results.tsv ]] || { echo "bench.sh: no results.tsv in $report" >&2 && exit 64; }
+fi
+mkdir -p "$out"
+# shellcheck source=SCRIPTDIR/bench/lib.sh
+source "$root/scripts/bench/lib.sh"
+
+if [[ -n $report ]]; then
+    threads=$(awk -F'\t' 'NR == 2 { print $4 }' "$out/results.tsv")
+    load_results
+    write_table >"$out/table.md"
+    cat "$out/table.md"
+    if ((write_doc)); then update_doc "$out/table.md"; fi
+    exit 0
+fi
+
+log "results in ${out#"$root"/}"
+install_missing
+if ((skip_build == 0)); then build_all; fi
+listserver="$(cd "$root" && swift build -c release --show-bin-path)/ListServer"
+[[ -x $listserver && -x $baseline ]] || die "ListServer or the baseline is not built (drop --skip-build)"
+raise_file_limit
+trap stop_server EXIT
+
+machine_info >"$out/machine.md"
+cat "$out/machine.md" >&2
+printf 'key\tscenario\tserver\tthreads\tconnections\tseconds\trequests\treq_per_s\tp50_ms\tp99_ms\tsocket_errors\tnon_2xx\tcpu_us_per_req\tpeak_rss_mb\tefficiency\tother_cpu_pct\twrk_cpu_pct\n' >"$out/results.tsv"
+
+servers=(ListServer baseline)
+for step in $only; do
+    case $step in
+    verify)
+        verify_same_bytes 10000 "/items" "/items?page=2" "/items?limit=7" "/items?page=1&limit=20" \
+            "/items?page=3&limit=20&_=1700000000" "/items?page=250&limit=20" "/items?page=500&limit=20" \
+            "/items?page=501&limit=20" "/items?page=1&limit=100" "/items?page=100&limit=100" \
+            "/items?page=4999&limit=2" "/items?page=9007199254740992&limit=1" "/items/0" "/items/42" "/items/9999" \
+            "/items/0/detail" "/items/7/detail" "/items/999/detail" "/items/9999/detail"
+        verify_same_bytes 9007199254740992 "/items?page=1&limit=20" "/items?page=450359962737049&limit=20" \
+            "/items?page=450359962737050&limit=20" "/items?page=450359962737051&limit=20" \
+            "/items?page=9007199254740992&limit=1" "/items/9007199254740991" "/items/9007199254740991/detail"
+        ;;
+    s1)
+        for connections in 64 256; do
+            for server in "${servers[@]}"; do
+                start_server "$server" "$threads" 10000 1000
+                warm_up pages 500
+                measure "s1-c$connections-t$threads-$server" "1 pages" "$connections" "$duration" 2 pages 500
+                stop_server
+            done
+        done
+        ;;
+    s1t)
+        for server in "${servers[@]}"; do
+            start_server "$server" 1 10000 1000
+            warm_up pages 500
+            measure "s1-c64-t1-$server" "1 pages, 1 thread" 64 "$duration" 2 pages 500
+            stop_server
+        done
+        ;;
+    s2)
+        for server in "${servers[@]}"; do
+            start_server "$server" "$threads" 10000 20
+            warm_details 1000
+            warm_up details 1000
+            measure "s2-c64-t$threads-$server" "2 cached details" 64 "$duration" 2 details 1000
+            stop_server
+        done
+        ;;
+    s3)
+        # At least 6 s even with --quick: the efficiency needs a few whole 1 s cycles after the first.
+        slow_duration=$((duration > 6 ? duration : 6))
+        for connections in 1000 5000; do
+            for server in "${servers[@]}"; do
+                start_server "$server" "$threads" 10000 1000
+                measure "s3-c$connections-t$threads-$server" "3 slow details" "$connections" "$slow_duration" 10 \
+                    slow 10000 $((connections / 2))
+                stop_server
+                sleep 1 # let the kernel finish closing 5,000 sockets before the next server starts
+            done
+        done
+        ;;
+    s4)
+        for server in "${servers[@]}"; do
+            start_server "$server" "$threads" 9007199254740992 1000
+            warm_up path "/items?page=1&limit=20"
+            for page in 1 450359962737049 450359962737050; do
+                measure "s4-p$page-t$threads-$server" "4 page $page of 2^53" 64 "$duration" 2 \
+                    path "/items?page=$page&limit=20"
+            done
+            stop_server
+        done
+        ;;
+    micro) run_micro ;;
+    *) die "unknown step $step" ;;
+    esac
+done
+
+write_table >"$out/table.md"
+cat "$out/table.md"
+if ((write_doc)); then update_doc "$out/table.md"; fi
+log "done: ${out#"$root"/}/table.md"

@@ -1,0 +1,432 @@
+# Helpers for scripts/bench.sh (sourced; uses its variables: root, out, lua, baseline, listserver, threads,
+# duration, quick, retries, command_line).
+# shellcheck shell=bash disable=SC2154
+
+declare -A RPS=() CPU=() P99=() RSS=() EFF=() ERRORS=()
+server_pid="" server_port="" server_name="" server_starts=0
+running_pids=()
+
+# The servers take their settings from flags only: no LISTSERVER_* variable of the caller's shell leaks in.
+for variable in $(compgen -e); do
+    if [[ $variable == LISTSERVER_* ]]; then unset "$variable"; fi
+done
+
+log() { printf '%s\n' "$*" | tee -a "$out/log.txt" >&2; }
+die() {
+    log "bench.sh: $*"
+    exit 1
+}
+
+# Float arithmetic: calc "expression with awk syntax"
+calc() { awk "function max0(x) { return x < 0 ? 0 : x } BEGIN { printf \"%s\", ($1) }"; }
+
+install_missing() {
+    local missing=() sudo=""
+    command -v wrk >/dev/null || missing+=(wrk)
+    command -v curl >/dev/null || missing+=(curl)
+    command -v cc >/dev/null || missing+=(gcc)
+    [[ -e /usr/include/event2/http.h ]] || missing+=(libevent-dev)
+    ((${#missing[@]} == 0)) && return 0
+    ((EUID == 0)) || sudo=sudo
+    log "installing ${missing[*]} with apt-get"
+    $sudo apt-get update -qq >&2 && $sudo apt-get install -y -qq "${missing[@]}" >&2
+}
+
+build_all() {
+    log "building ListServer and ListBenchmarks (swift build -c release) and the baseline (cc -O2)"
+    (cd "$root" && swift build -c release --product ListServer && swift build -c release --product ListBenchmarks) \
+        >"$out/build.txt" 2>&1 || die "swift build failed: see $out/build.txt"
+    cc -O2 -Wall -Wextra -Werror -o "$baseline" "$root/Benchmarks/baseline/evhttp-baseline.c" \
+        -levent_core -levent_extra -lpthread || die "cannot build the baseline"
+}
+
+# 5,000 connections need more than 5,000 descriptors in the server and in wrk.
+raise_file_limit() {
+    local hard
+    hard=$(ulimit -Hn)
+    if [[ $hard == unlimited ]] || ((hard > 65536)); then hard=65536; fi
+    ulimit -n "$hard"
+    if (($(ulimit -n) < 12000)); then
+        log "warning: ulimit -n is $(ulimit -n); the 5,000-connection run needs about 5,100 per process"
+    fi
+}
+
+machine_info() {
+    local model
+    model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+    echo "- machine: $(nproc) × ${model:-unknown CPU}, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -r)"
+    echo "- tools: $(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); libevent $(pkg-config --modversion libevent_core 2>/dev/null || echo '?'); $(cc --version | head -1)"
+    echo "- commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- Sources Package.swift || echo ' (with uncommitted changes to Sources)'), $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- command: \`$command_line\` (each run ${duration} s, wrk -t2, servers with ${threads} threads unless noted)"
+    echo "- load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# ---------------------------------------------------------------- servers
+
+# start_server NAME THREADS ITEM_COUNT LATENCY_MS: a fresh server on 127.0.0.1, port chosen by the kernel.
+start_server() {
+    local name=$1 loops=$2 count=$3 latency=$4 port="" attempt
+    server_starts=$((server_starts + 1))
+    local server_log="$out/server-$server_starts-$name.log"
+    : >"$server_log" # exists before the child opens it: the port poll below may run first
+    case $name in
+    ListServer)
+        # No access log: the baseline writes none, and its cost is measured on its own (BENCHMARKS.md,
+        # "Metrics cost"). Metrics stay on, as by default.
+        "$listserver" --host 127.0.0.1 --port 0 --threads "$loops" --seed 42 --item-count "$count" \
+            --latency-min-ms "$latency" --latency-max-ms "$latency" --cache-capacity 100000 \
+            --default-limit 20 --max-limit 100 --no-access-log >"$server_log" 2>&1 &
+        ;;
+    baseline)
+        "$baseline" --host 127.0.0.1 --port 0 --threads "$loops" --seed 42 --item-count "$count" \
+            --latency-ms "$latency" --cache-capacity 100000 --max-limit 100 >"$server_log" 2>&1 &
+        ;;
+    *) die "unknown server $name" ;;
+    esac
+    server_pid=$!
+    server_name=$name
+    running_pids+=("$server_pid")
+    for ((attempt = 0; attempt < 200; attempt++)); do
+        port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$server_log" | head -1)
+        [[ -n $port ]] && break
+        is_running "$server_pid" || die "$name exited at start: $(tail -3 "$server_log")"
+        sleep 0.05
+    done
+    [[ -n $port ]] || die "$name did not report its port within 10 s: see $server_log"
+    server_port=$port
+}
+
+# Whether PID is alive (a zombie is not).
+is_running() {
+    local state
+    state=$(sed -n 's/^.*) \([A-Z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null) || return 1
+    [[ -n $state && $state != Z && $state != X ]]
+}
+
+# stop_pid PID: SIGTERM, up to 15 s to drain, then SIGKILL.
+stop_pid() {
+    local pid=$1 i
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 150; i++)); do
+        is_running "$pid" || break
+        sleep 0.1
+    done
+    if is_running "$pid"; then
+        log "$pid did not stop within 15 s: SIGKILL"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    local status=0
+    wait "$pid" 2>/dev/null || status=$?
+    # Both servers exit 0 after SIGTERM; anything else (134 is an abort) is worth a look in the server's log.
+    if ((status != 0)); then log "warning: server $pid exited with status $status after SIGTERM: see its log in $out"; fi
+    local kept=()
+    for i in "${running_pids[@]}"; do [[ $i == "$pid" ]] || kept+=("$i"); done
+    running_pids=(${kept[@]+"${kept[@]}"})
+}
+
+stop_server() {
+    if [[ -n $server_pid ]]; then stop_pid "$server_pid"; fi
+    server_pid=""
+    local pid
+    for pid in ${running_pids[@]+"${running_pids[@]}"}; do stop_pid "$pid"; done
+}
+
+# ---------------------------------------------------------------- measurements
+
+cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+peak_rss_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+# Sets children_ticks: user + system CPU of every child this shell has waited for (wrk, through timeout), in
+# ticks. `times` must run in this shell, not in a $(...) subshell, which has no children of its own.
+read_children_ticks() {
+    times >"$out/.times"
+    children_ticks=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); n += p[1] * 60 + p[2] }
+        printf "%d", n * 100 }' "$out/.times")
+}
+bench_field() { sed -n "s/.*\"$2\":\([-0-9.]*\).*/\1/p" <<<"$1"; }
+
+# One short wrk run to warm the server (caches, allocator, connections); not recorded.
+warm_up() {
+    timeout 30 wrk -t2 -c64 -d1s -s "$lua" "http://127.0.0.1:$server_port" -- "$@" >"$out/warm-up.txt" 2>&1 ||
+        die "$server_name: warm-up failed: $(tail -3 "$out/warm-up.txt")"
+}
+
+# Fetches the details of ids 0..N-1 once (each a miss), then checks that every one is now a hit.
+warm_details() {
+    local n=$1 hits url="http://127.0.0.1:$server_port/items/[0-$(($1 - 1))]/detail"
+    # (--parallel draws a progress meter on stderr even with -s; the hit count below is the check)
+    curl -s --parallel --parallel-max 100 --max-time 30 "$url" >/dev/null 2>&1 || die "$server_name: warming failed"
+    hits=$(curl -s -D - --max-time 30 "$url" | grep -ci '^x-cache: *hit' || true)
+    ((hits == n)) || die "$server_name: $hits of $n details are cache hits after warming"
+}
+
+# Waits until the machine is quiet: under 25 % of a core busy over one second while our server idles. Other work
+# on a shared machine comes and goes; starting a run in a lull saves most repeats. At most 90 s per run and
+# quiet_budget seconds (300) per invocation, so that a busy machine cannot stretch the script without bound.
+quiet_budget=300
+wait_for_quiet() {
+    local i before after said=0
+    for ((i = 0; i < 90 && quiet_budget > 0; i++)); do
+        before=$(busy_ticks)
+        sleep 1
+        after=$(busy_ticks)
+        ((after - before <= 25)) && return 0
+        quiet_budget=$((quiet_budget - 1))
+        if ((said == 0)); then
+            log "  waiting for other processes to quieten ($((after - before)) % of a core busy)"
+            said=1
+        fi
+    done
+    log "  still busy (waiting budget left: $quiet_budget s); measuring anyway"
+}
+
+# measure KEY LABEL CONNECTIONS SECONDS WRK_TIMEOUT MODE [ARGS...]: one recorded run against the current server,
+# repeated (up to --retries times) while other processes took more than 25 % of a core; the least disturbed kept.
+measure() {
+    local key=$1 label=$2 connections=$3 seconds=$4 wrk_timeout=$5
+    shift 5
+    local attempt best="" best_other=""
+    for ((attempt = 1; attempt <= retries + 1; attempt++)); do
+        wait_for_quiet
+        run_once "$key.$attempt" "$connections" "$seconds" "$wrk_timeout" "$@"
+        if [[ -z $best ]] || (($(calc "$run_other < $best_other"))); then
+            best=$run_line best_other=$run_other
+        fi
+        (($(calc "$run_other <= 25"))) && break
+        if ((attempt <= retries)); then
+            log "  disturbed: other processes used $run_other % of a core; running it again"
+        fi
+    done
+    local requests rps p50 p99 socket non2xx cpu rss efficiency wrk_cpu
+    IFS=$'\t' read -r requests rps p50 p99 socket non2xx cpu rss efficiency wrk_cpu _ <<<"$best"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$label" "$server_name" \
+        "$(server_threads "$key")" "$connections" "$seconds" "$requests" "$rps" "$p50" "$p99" "$socket" "$non2xx" \
+        "$cpu" "$rss" "$efficiency" "$best_other" "$wrk_cpu" >>"$out/results.tsv"
+    RPS[$key]=$rps CPU[$key]=$cpu P99[$key]=$p99 RSS[$key]=$rss EFF[$key]=$efficiency
+    ERRORS[$key]=$((socket + non2xx))
+    log "$(printf '%-28s %9s req/s  p50 %8s ms  p99 %8s ms  %6s µs/req  %6s MB  errors %s/%s  eff %s  wrk %s %%  other %s %%' \
+        "$key" "$rps" "$p50" "$p99" "$cpu" "$rss" "$socket" "$non2xx" "$efficiency" "$wrk_cpu" "$best_other")"
+}
+
+# Reads results.tsv back into the arrays write_table uses (for --report).
+load_results() {
+    local key label name loops connections seconds requests rps p50 p99 socket non2xx cpu rss efficiency rest
+    while IFS=$'\t' read -r key label name loops connections seconds requests rps p50 p99 socket non2xx cpu rss \
+        efficiency rest; do
+        [[ $key == key ]] && continue
+        RPS[$key]=$rps CPU[$key]=$cpu P99[$key]=$p99 RSS[$key]=$rss EFF[$key]=$efficiency
+        ERRORS[$key]=$((socket + non2xx))
+    done <"$out/results.tsv"
+}
+
+server_threads() { sed -n 's/.*-t\([0-9]*\)-.*/\1/p' <<<"$1"; }
+
+# run_once FILE_KEY CONNECTIONS SECONDS WRK_TIMEOUT MODE [ARGS...]; sets run_line (tab-separated) and run_other.
+run_once() {
+    local name=$1 file="$out/$1.wrk.txt" connections=$2 seconds=$3 wrk_timeout=$4
+    shift 4
+    local ticks0 busy0 wrk0 start ticks1 busy1 wrk1 end
+    read_children_ticks
+    ticks0=$(cpu_ticks "$server_pid") busy0=$(busy_ticks) wrk0=$children_ticks start=$(date +%s.%N)
+    timeout --kill-after=5 $((seconds + 30)) wrk -t2 -c"$connections" -d"${seconds}s" --timeout "${wrk_timeout}s" \
+        -s "$lua" "http://127.0.0.1:$server_port" -- "$@" >"$file" 2>&1 || die "wrk failed: $(tail -3 "$file")"
+    read_children_ticks
+    ticks1=$(cpu_ticks "$server_pid") busy1=$(busy_ticks) wrk1=$children_ticks end=$(date +%s.%N)
+    is_running "$server_pid" || die "$server_name died during $name: see its log in $out"
+
+    local bench requests duration_us socket non2xx rate
+    bench=$(grep '^BENCH ' "$file") || die "no BENCH line in $file"
+    requests=$(bench_field "$bench" requests) duration_us=$(bench_field "$bench" duration_us)
+    socket=$(($(bench_field "$bench" connect) + $(bench_field "$bench" read) + $(bench_field "$bench" write) + \
+        $(bench_field "$bench" timeout)))
+    non2xx=$(bench_field "$bench" status)
+    rate=$(bench_field "$bench" window_rate)
+    ((requests > 0)) || die "$server_name answered no requests in $name"
+    local rps p50 p99 cpu rss efficiency="-"
+    rps=$(calc "int($requests / ($duration_us / 1e6) + 0.5)")
+    p50=$(calc "$(bench_field "$bench" p50_us) / 1000")
+    p99=$(calc "$(bench_field "$bench" p99_us) / 1000")
+    cpu=$(calc "sprintf(\"%.1f\", ($ticks1 - $ticks0) * 1e6 / 100 / $requests)")
+    rss=$(calc "sprintf(\"%.1f\", $(peak_rss_kb "$server_pid") / 1024)")
+    if [[ $name == s3-* ]]; then
+        efficiency=$(calc "sprintf(\"%.3f\", $rate < 0 ? -1 : $rate / $connections)")
+    fi
+    # Busy ticks of the whole machine not spent in the server or in wrk, per second: % of one core.
+    run_other=$(calc "sprintf(\"%.0f\", max0((($busy1 - $busy0) - ($ticks1 - $ticks0) - ($wrk1 - $wrk0)) / ($end - $start)))")
+    run_wrk=$(calc "sprintf(\"%.0f\", ($wrk1 - $wrk0) / ($end - $start))")
+    run_line=$(printf '%s\t' "$requests" "$rps" "$p50" "$p99" "$socket" "$non2xx" "$cpu" "$rss" "$efficiency" "$run_wrk")
+}
+
+# ---------------------------------------------------------------- byte equality
+
+# verify_same_bytes ITEM_COUNT URL...: ListServer and the baseline, started side by side, must answer every URL
+# with the same status, body, Content-Type, X-Total-Count and Link; details are asked three times (a miss, a hit,
+# a Cache-Control: no-cache miss) and must agree on X-Cache, with a well-formed Server-Timing on misses.
+verify_same_bytes() {
+    local count=$1 url
+    shift
+    start_server ListServer "$threads" "$count" 20
+    local port_a=$server_port
+    start_server baseline "$threads" "$count" 20
+    local port_b=$server_port
+    for url in "$@"; do
+        if [[ $url == */detail ]]; then
+            compare_url "$port_a" "$port_b" "$url" 1
+            compare_url "$port_a" "$port_b" "$url" 2
+            compare_url "$port_a" "$port_b" "$url" 3 -H "Cache-Control: no-cache"
+        else
+            compare_url "$port_a" "$port_b" "$url" 1
+        fi
+    done
+    stop_server
+    log "verify: ListServer and the baseline sent the same bytes for $# URLs of a $count-item catalog"
+}
+
+header_value() { { grep -i "^$2:" "$1" || true; } | head -1 | sed 's/^[^:]*: *//; s/\r$//'; }
+
+# compare_url PORT_A PORT_B URL ATTEMPT [CURL ARGS...]
+compare_url() {
+    local port_a=$1 port_b=$2 url=$3 attempt=$4 side name a b
+    shift 4
+    local base
+    base="$out/verify/$(tr -c 'A-Za-z0-9' '_' <<<"$url").$attempt"
+    mkdir -p "$out/verify"
+    for side in a b; do
+        local port=$port_a
+        [[ $side == b ]] && port=$port_b
+        curl -s --max-time 10 -D "$base.$side.headers" -o "$base.$side.body" "$@" "http://127.0.0.1:$port$url" ||
+            die "verify: cannot fetch $url from port $port"
+    done
+    a=$(head -1 "$base.a.headers" | cut -d' ' -f2) b=$(head -1 "$base.b.headers" | cut -d' ' -f2)
+    [[ $a == 200 && $b == 200 ]] || die "verify: $url answered $a (ListServer) and $b (baseline), both should be 200"
+    cmp -s "$base.a.body" "$base.b.body" ||
+        die "verify: $url: the bodies differ (ListServer, baseline): $(head -c 300 "$base.a.body") ... $(head -c 300 "$base.b.body")"
+    for name in Content-Type X-Total-Count Link X-Cache; do
+        a=$(header_value "$base.a.headers" "$name") b=$(header_value "$base.b.headers" "$name")
+        [[ $a == "$b" ]] || die "verify: $url: $name is '$a' from ListServer and '$b' from the baseline"
+    done
+    for side in a b; do
+        a=$(header_value "$base.$side.headers" Server-Timing)
+        b=$(header_value "$base.$side.headers" X-Cache)
+        if [[ $b == MISS ]]; then
+            [[ $a =~ ^store\;dur=[0-9]+(\.[0-9])?$ ]] || die "verify: $url ($side): Server-Timing '$a' on a miss"
+        elif [[ -n $a ]]; then
+            die "verify: $url ($side): Server-Timing '$a' without a miss"
+        fi
+    done
+    if [[ $url == */detail ]]; then
+        local expected=MISS
+        ((attempt == 2)) && expected=HIT
+        [[ $(header_value "$base.a.headers" X-Cache) == "$expected" ]] ||
+            die "verify: $url attempt $attempt: X-Cache should be $expected"
+    fi
+}
+
+# ---------------------------------------------------------------- micro-benchmarks and the report
+
+run_micro() {
+    log "micro-benchmarks (ListBenchmarks${quick:+ --quick})"
+    local arguments=()
+    ((quick)) && arguments+=(--quick)
+    "$(dirname "$listserver")/ListBenchmarks" ${arguments[@]+"${arguments[@]}"} >"$out/micro.md" ||
+        die "ListBenchmarks failed"
+    cat "$out/micro.md" >&2
+}
+
+# target_row LABEL LISTSERVER_VALUE BASELINE_VALUE RATIO PASS_CONDITION (an awk expression): one row, pass or MISS.
+target_row() {
+    local label=$1 listserver_value=$2 baseline_value=$3 ratio=$4 condition=$5 verdict
+    verdict=$(calc "($condition) ? \"**pass**\" : \"**MISS**\"")
+    printf '| %s | %s | %s | %s | %s |\n' "$label" "$listserver_value" "$baseline_value" "$ratio" "$verdict"
+}
+
+have() { [[ -n ${RPS[$1]:-} ]]; }
+
+write_table() {
+    local t=$threads key
+    echo "#### Machine and command"
+    echo
+    cat "$out/machine.md"
+    echo
+    echo "#### Load: ListServer and the C evhttp baseline back to back"
+    echo
+    echo "| scenario | server | threads | conns | req/s | p50 ms | p99 ms | errors (socket / non-2xx) | CPU µs/req | peak RSS MB | efficiency | other CPU % |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $8, $9, $10, $11, $12, $13, $14, $15, $16 }' \
+        "$out/results.tsv"
+    echo
+    echo "#### Targets (issue 3)"
+    echo
+    echo "| target | ListServer | baseline | ratio | verdict |"
+    echo "|---|---:|---:|---:|---|"
+    local scenario ls base r
+    for scenario in "s1-c64-t$t:1, 64 conns" "s1-c256-t$t:1, 256 conns" "s2-c64-t$t:2, 64 conns"; do
+        key=${scenario%%:*}
+        if ! have "$key-ListServer" || ! have "$key-baseline"; then continue; fi
+        ls=${RPS[$key-ListServer]} base=${RPS[$key-baseline]} r=$(calc "sprintf(\"%.2f\", $ls / $base)")
+        target_row "scenario ${scenario#*:}: req/s ≥ 0.8× baseline" "$ls" "$base" "$r" "$r >= 0.8"
+        ls=${CPU[$key-ListServer]} base=${CPU[$key-baseline]} r=$(calc "sprintf(\"%.2f\", $ls / $base)")
+        target_row "scenario ${scenario#*:}: CPU µs/req ≤ 1.25× baseline" "$ls" "$base" "$r" "$r <= 1.25"
+    done
+    for key in "s3-c1000-t$t" "s3-c5000-t$t"; do
+        if ! have "$key-ListServer" || ! have "$key-baseline"; then continue; fi
+        local c=${key#s3-c}
+        c=${c%%-*}
+        ls=${EFF[$key-ListServer]} base=${EFF[$key-baseline]} r=$(calc "sprintf(\"%.3f\", $base > 0 ? $ls / $base : 0)")
+        target_row "scenario 3, $c conns: efficiency within 2 % of baseline" "$ls" "$base" "$r" \
+            "$ls > 0 && $r >= 0.98"
+        ls=${RSS[$key-ListServer]} base=${RSS[$key-baseline]}
+        target_row "scenario 3, $c conns: peak RSS ≤ 48 MB" "$ls MB" "$base MB" \
+            "$(calc "sprintf(\"%.2f\", $ls / $base)")" "$ls <= 48"
+        if [[ $c == 5000 ]]; then
+            ls=${P99[$key-ListServer]} base=${P99[$key-baseline]}
+            target_row "scenario 3, 5000 conns: p99 ≤ 1.10 s" "$ls ms" "$base ms" \
+                "$(calc "sprintf(\"%.3f\", $ls / $base)")" "$ls <= 1100"
+        fi
+    done
+    local page first_ls="s4-p1-t$t-ListServer" first_base="s4-p1-t$t-baseline"
+    for page in 450359962737049 450359962737050; do
+        key="s4-p$page-t$t"
+        if ! have "$key-ListServer" || ! have "$first_ls"; then continue; fi
+        r=$(calc "sprintf(\"%.2f\", ${CPU[$key-ListServer]} / ${CPU[$first_ls]})")
+        base="-"
+        if have "$key-baseline" && have "$first_base"; then
+            base="${CPU[$key-baseline]} vs ${CPU[$first_base]} ($(calc "sprintf(\"%.2f\", ${CPU[$key-baseline]} / ${CPU[$first_base]})"))"
+        fi
+        target_row "scenario 4: page $page costs ≤ 1.10× page 1 (CPU µs/req, same server)" \
+            "${CPU[$key-ListServer]} vs ${CPU[$first_ls]}" "$base" "$r" "$r <= 1.10"
+    done
+    local errors_ls=0 errors_base=0 runs=0
+    for key in "${!ERRORS[@]}"; do
+        runs=$((runs + 1))
+        if [[ $key == *-ListServer ]]; then errors_ls=$((errors_ls + ERRORS[$key])); else errors_base=$((errors_base + ERRORS[$key])); fi
+    done
+    ((runs > 0)) && target_row "no socket errors and no non-2xx answers in any run" "$errors_ls" "$errors_base" "" \
+        "$errors_ls == 0"
+    if have "s1-c64-t1-ListServer" && have "s1-c64-t$t-ListServer" && ((t != 1)); then
+        r=$(calc "sprintf(\"%.2f\", ${RPS[s1-c64-t$t-ListServer]} / ${RPS[s1-c64-t1-ListServer]})")
+        base="-"
+        if have "s1-c64-t1-baseline" && have "s1-c64-t$t-baseline"; then
+            base="${RPS[s1-c64-t$t-baseline]} vs ${RPS[s1-c64-t1-baseline]} ($(calc "sprintf(\"%.2f\", ${RPS[s1-c64-t$t-baseline]} / ${RPS[s1-c64-t1-baseline]})"))"
+        fi
+        target_row "scenario 1, 64 conns: $t threads raise req/s over 1 thread" \
+            "${RPS[s1-c64-t$t-ListServer]} vs ${RPS[s1-c64-t1-ListServer]}" "$base" "$r" "$r > 1"
+    fi
+    if [[ -s $out/micro.md ]]; then
+        echo
+        echo "#### Micro-benchmarks (ListBenchmarks, release)"
+        echo
+        cat "$out/micro.md"
+    fi
+}
+
+# Puts the table into BENCHMARKS.md between "<!-- bench:results:begin -->" and "<!-- bench:results:end -->".
+update_doc() {
+    local doc="$root/BENCHMARKS.md"
+    grep -q '<!-- bench:results:begin -->' "$doc" 2>/dev/null || die "--write-doc: no results markers in $doc"
+    awk -v table="$1" '
+        /<!-- bench:results:begin -->/ { print; while ((getline line < table) > 0) print line; skipping = 1; next }
+        /<!-- bench:results:end -->/ { skipping = 0 }
+        !skipping { print }' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
+    log "BENCHMARKS.md updated"
+}
