@@ -96,21 +96,13 @@ struct EndToEndDetailTests {
 
     @Test("shutdown answers every slow request in flight before the server stops")
     func shutdownDrainsSlowRequests() async throws {
-        var settings = Settings(threads: 2)
-        settings.host = "127.0.0.1"
-        settings.port = 0
-        settings.latencyMinMs = 500
-        settings.latencyMaxMs = 500
-        let app = try Application.start(settings: settings)
+        let app = try Application.start(settings: testSettings(latencyMs: 500))
         let port = app.port
         async let answers = withThrowingTaskGroup(of: Int.self) { group in
             for id in 0..<6 { group.addTask { try await fetch(port: port, "/items/\(id)/detail").status } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        // Wait (bounded) until all six are waiting on the store, so each is truly in flight.
-        for _ in 0..<200 where await app.cache.statistics.storeFetches < 6 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitForStoreFetches(app, 6)
         #expect(await app.cache.statistics.storeFetches == 6)
         await app.shutdown(grace: .seconds(5))
         #expect(try await answers == [200, 200, 200, 200, 200, 200])
@@ -119,20 +111,13 @@ struct EndToEndDetailTests {
 
     @Test("past the grace deadline every request still waiting gets a 503, and the server stops")
     func shutdownDeadlineAnswersTheRest() async throws {
-        var settings = Settings(threads: 1)
-        settings.host = "127.0.0.1"
-        settings.port = 0
-        settings.latencyMinMs = 5000
-        settings.latencyMaxMs = 5000
-        let app = try Application.start(settings: settings)
+        let app = try Application.start(settings: testSettings(threads: 1, latencyMs: 5000))
         let port = app.port
         async let answers = withThrowingTaskGroup(of: Int.self) { group in
             for id in 0..<4 { group.addTask { try await fetch(port: port, "/items/\(id)/detail").status } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        for _ in 0..<200 where await app.cache.statistics.storeFetches < 4 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitForStoreFetches(app, 4)
         await app.shutdown(grace: .milliseconds(300))
         let statuses = try await answers
         #expect(statuses == [503, 503, 503, 503])

@@ -4,27 +4,9 @@ import Testing
 /// The `ListServer` executable itself: start-up logging, bad configuration, signals.
 @Suite("End to end: the ListServer process")
 struct EndToEndProcessTests {
-    /// The executable SwiftPM built next to this test bundle.
-    static let executable = URL(fileURLWithPath: CommandLine.arguments[0])
-        .deletingLastPathComponent().appendingPathComponent("ListServer")
-
     /// Runs the executable and collects its exit code and standard error.
     private func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
-        try await offPool {
-            let process = Process()
-            process.executableURL = Self.executable
-            process.arguments = arguments
-            process.environment = environment
-            let stderr = Pipe()
-            process.standardError = stderr
-            process.standardOutput = Pipe()
-            try process.run()
-            // A server that wrongly starts is stopped after 10 s, so the test fails instead of hanging.
-            DispatchQueue.global().asyncAfter(deadline: .now() + 10) { if process.isRunning { process.interrupt() } }
-            let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text)
-        }
+        try await ListServerProcess.run(arguments, environment: environment, collecting: .standardError)
     }
 
     @Test(
@@ -50,7 +32,7 @@ struct EndToEndProcessTests {
     func logsBoundPortAndStopsOnSIGTERM() async throws {
         let result = try await offPool { () -> (Int32, String, Int?) in
             let process = Process()
-            process.executableURL = Self.executable
+            process.executableURL = ListServerProcess.executable
             process.arguments = ["--host", "127.0.0.1", "--port", "0", "--threads", "2"]
             let output = Pipe()
             process.standardOutput = output

@@ -24,12 +24,8 @@ struct HealthEndToEndTests {
 
     @Test("/readyz is 503 with Connection: close on a kept-alive connection once the server drains")
     func readinessWhileDraining() async throws {
-        var settings = Settings(threads: 1)  // one loop: the slow request keeps the idle connection's loop draining
-        settings.host = "127.0.0.1"
-        settings.port = 0
-        settings.latencyMinMs = 1500
-        settings.latencyMaxMs = 1500
-        let app = try Application.start(settings: settings)
+        // One loop: the slow request keeps the idle connection's loop draining.
+        let app = try Application.start(settings: testSettings(threads: 1, latencyMs: 1500))
         let port = app.port
 
         // A kept-alive connection that is ready before shutdown ...
@@ -43,9 +39,7 @@ struct HealthEndToEndTests {
 
         // ... a slow request in flight, so that draining lasts ...
         async let slow = fetch(port: port, "/items/3/detail")
-        for _ in 0..<200 where await app.cache.statistics.storeFetches < 1 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitForStoreFetches(app, 1)
         #expect(await app.cache.statistics.storeFetches == 1)
 
         // ... and shutdown begun: it has begun once new connections are refused (bounded wait).
@@ -135,20 +129,7 @@ struct HealthEndToEndTests {
     private func runProbe(
         _ arguments: [String], environment: [String: String] = [:]
     ) async throws -> (Int32, String) {
-        try await offPool {
-            let process = Process()
-            process.executableURL = EndToEndProcessTests.executable
-            process.arguments = arguments
-            process.environment = environment
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = Pipe()
-            try process.run()
-            DispatchQueue.global().asyncAfter(deadline: .now() + 10) { if process.isRunning { process.terminate() } }
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text)
-        }
+        try await ListServerProcess.run(arguments, environment: environment, collecting: .standardOutput)
     }
 }
 

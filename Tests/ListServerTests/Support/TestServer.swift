@@ -8,11 +8,7 @@ func withServer<T: Sendable>(
     configure: (inout Settings) -> Void = { _ in },
     _ body: (Application) async throws -> T
 ) async throws -> T {
-    var settings = Settings(threads: 2)
-    settings.host = "127.0.0.1"
-    settings.port = 0
-    settings.latencyMinMs = 300
-    settings.latencyMaxMs = 300
+    var settings = testSettings()
     configure(&settings)
     let app = try Application.start(settings: settings)
     do {
@@ -22,5 +18,22 @@ func withServer<T: Sendable>(
     } catch {
         await app.shutdown(grace: .seconds(5))
         throw error
+    }
+}
+
+/// Settings for a server on 127.0.0.1 with an ephemeral port whose store waits exactly `latencyMs`.
+func testSettings(threads: Int = 2, latencyMs: Int = 300) -> Settings {
+    var settings = Settings(threads: threads)
+    settings.host = "127.0.0.1"
+    settings.port = 0
+    settings.latencyMinMs = latencyMs
+    settings.latencyMaxMs = latencyMs
+    return settings
+}
+
+/// Waits (at most 2 s) until the store has started `count` fetches, so that many requests are truly in flight.
+func waitForStoreFetches(_ app: Application, _ count: UInt64) async throws {
+    for _ in 0..<200 where await app.cache.statistics.storeFetches < count {
+        try await Task.sleep(for: .milliseconds(10))
     }
 }
