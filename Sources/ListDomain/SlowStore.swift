@@ -66,7 +66,7 @@ public struct SlowStore: Sendable {
     }
 }
 
-/// Why the store could not answer. Domain errors say what happened, not which HTTP status it maps to.
+/// Why the store could not answer. Domain errors say what happened, not how a transport reports it.
 public enum StoreError: Error, Sendable, Equatable {
     /// The id is not in the catalog (`id >= count`).
     case itemNotFound(UInt64)
