@@ -181,12 +181,12 @@ final class ConnectionGuard {
             // evhttp reads again once it has answered: from then on the connection is idle.
             if evhttpReading && bodyRemaining == 0 && outputIsEmpty { phase = .idle(since: now) }
         case .idle(let since):
-            if now - since >= limits.idleTimeout.milliseconds && evhttpReading && outputIsEmpty {
+            if now - since >= Int64(limits.idleTimeout.wholeMilliseconds) && evhttpReading && outputIsEmpty {
                 // Closed quietly, as an idle keep-alive connection should be.
                 bufferevent_trigger_event(bufferevent, Int16(BEV_EVENT_EOF), 0)
             }
         case .head(let since):
-            if now - since >= limits.headerTimeout.milliseconds {
+            if now - since >= Int64(limits.headerTimeout.wholeMilliseconds) {
                 let input = bufferevent_get_input(bufferevent)
                 let socketInput = bufferevent_get_input(bufferevent_get_underlying(bufferevent))
                 reject(HeadRejection.requestTimeout(limits: limits), source: socketInput!, destination: input!)

@@ -59,7 +59,7 @@ enum HealthProbe {
                 + "User-Agent: ListServer-health-check\r\nConnection: close\r\n\r\n"
             try write(Array(request.utf8), to: fd, before: deadline)
             let status = try readStatus(from: fd, before: deadline)
-            let milliseconds = wholeMilliseconds(ContinuousClock.now - started)
+            let milliseconds = (ContinuousClock.now - started).wholeMilliseconds
             return Outcome(
                 healthy: status == 200,
                 line: "\(status == 200 ? "healthy" : "unhealthy"): GET \(url) answered \(status) in \(milliseconds) ms")
@@ -216,14 +216,9 @@ enum HealthProbe {
             guard left > .zero else { throw .timedOut }
             // Round up so that a last fraction of a millisecond is waited for, not spun on.
             var poller = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&poller, 1, Int32(clamping: wholeMilliseconds(left) + 1))
+            let ready = poll(&poller, 1, Int32(clamping: left.wholeMilliseconds + 1))
             if ready > 0 { return }
             if ready < 0 && errno != EINTR { throw .system("poll", errno) }
         }
-    }
-
-    /// `duration` in whole milliseconds, rounded down.
-    private static func wholeMilliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -8,12 +8,6 @@ enum MonotonicClock {
 }
 
 extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-
     /// As a C `timeval`.
     var timeval: Foundation.timeval {
         let (seconds, attoseconds) = components
