@@ -24,11 +24,17 @@ final class HTTPServer: Sendable {
         // libevent writes with writev (no MSG_NOSIGNAL), so the server ignores it wherever it runs.
         signal(SIGPIPE, SIG_IGN)
         let (fds, boundPort) = try ListeningSockets.open(host: host, port: port, count: threads)
+        let share = (limits.maxConnections + threads - 1) / threads
         var servers: [LoopServer] = []
-        do {
+        do throws(EventError) {
             for (index, fd) in fds.enumerated() {
-                let loop = try EventLoop(name: "loop-\(index)")
-                let share = (limits.maxConnections + threads - 1) / threads
+                let loop: EventLoop
+                do throws(EventError) {
+                    loop = try EventLoop(name: "loop-\(index)")
+                } catch {
+                    close(fd)  // a LoopServer owns (and closes) its socket; this one never got one
+                    throw error
+                }
                 servers.append(
                     try LoopServer(loop: loop, router: router, limits: limits, connectionLimit: share, listeningFD: fd))
             }
