@@ -47,6 +47,13 @@ struct HTTPRequest: Sendable {
     var target: String
     /// The request's header fields.
     var headers: HTTPHeaders
+    /// The body bytes (only `POST /admin/reset` reads one); empty for most requests.
+    var body: [UInt8]
+    /// Whether the client connected from a loopback address (127.0.0.0/8 or ::1).
+    var fromLoopback: Bool
+    /// The request id: the client's `X-Request-Id` when it sent a usable one, otherwise one the server made up.
+    /// Empty only for requests built by hand (tests), which then get no `X-Request-Id` back.
+    var requestID: String
 
     /// Creates a request.
     ///
@@ -54,10 +61,23 @@ struct HTTPRequest: Sendable {
     ///   - method: The request method.
     ///   - target: The raw request-target (origin-form, or absolute-form as a proxy would send it).
     ///   - headers: The header fields; none by default.
-    init(method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders()) {
+    ///   - body: The body; empty by default.
+    ///   - fromLoopback: Whether the peer is a loopback address; true by default.
+    ///   - requestID: The request id; none by default.
+    init(
+        method: HTTPMethod,
+        target: String,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [],
+        fromLoopback: Bool = true,
+        requestID: String = ""
+    ) {
         self.method = method
         self.target = target
         self.headers = headers
+        self.body = body
+        self.fromLoopback = fromLoopback
+        self.requestID = requestID
     }
 }
 
@@ -71,6 +91,11 @@ struct HTTPResponse: Sendable {
     var headers: HTTPHeaders
     /// The body bytes.
     var body: [UInt8]
+    /// How long the LibEvent layer holds the response before acting on it (`?delay_ms`, page latency), on a loop
+    /// timer; zero acts at once.
+    var delay: Duration
+    /// A transport-level fault to act out instead of a normal send (injected faults); nil sends normally.
+    var fault: WireFault?
 
     /// Creates a response.
     ///
@@ -78,11 +103,35 @@ struct HTTPResponse: Sendable {
     ///   - status: The status code.
     ///   - headers: The header fields; none by default.
     ///   - body: The body bytes; empty by default.
-    init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    ///   - delay: How long to hold it before sending; none by default.
+    ///   - fault: A transport-level fault to act out instead; none by default.
+    init(
+        status: Int,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [],
+        delay: Duration = .zero,
+        fault: WireFault? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.delay = delay
+        self.fault = fault
     }
+}
+
+/// A fault acted out on the connection rather than in a status code: what a flaky network or a crashing backend
+/// does to a client. The LibEvent layer carries these out after the response's ``HTTPResponse/delay``.
+enum WireFault: Sendable, Equatable {
+    /// Close the connection without answering, with a TCP reset (`SO_LINGER` 0): the client sees
+    /// "connection reset by peer".
+    case reset
+    /// Send the status line and headers with the full `Content-Length`, then only the first half of the body,
+    /// then close the connection: the client sees a truncated body.
+    case truncated
+    /// Answer nothing for this long, then close the connection without answering: the client's own timeout
+    /// should fire first. Shutdown answers a hanging request with 503 like any request in flight.
+    case hang(Duration)
 }
 
 /// Media types the router answers with.
