@@ -71,7 +71,8 @@ public struct FaultMix: Sendable, Equatable {
                 guard let value = UInt32(parts[1]), parts[1].allSatisfy(\.isASCIIDigit),
                     (1...Self.maximumWeight).contains(value)
                 else {
-                    throw ParseError(description: "the weight of \"\(kind.rawValue)\" must be in 1...1000, got \"\(parts[1])\"")
+                    throw ParseError(
+                        description: "the weight of \"\(kind.rawValue)\" must be in 1...1000, got \"\(parts[1])\"")
                 }
                 weight = value
             }
