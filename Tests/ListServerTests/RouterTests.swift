@@ -15,11 +15,13 @@ enum RouterFixture {
         count: UInt64 = 10_000,
         paging: PagingSettings = defaultPaging,
         latency: Duration = .milliseconds(250),
-        clock: ImmediateClock = ImmediateClock()
+        clock: ImmediateClock = ImmediateClock(),
+        service: ServiceOptions = ServiceOptions()
     ) -> Router {
         let catalog = Catalog(seed: 42, count: count)
         let store = SlowStore(catalog: catalog, latency: .uniform(min: latency, max: latency), clock: clock)
-        return Router(catalog: catalog, cache: DetailCache(store: store, capacity: 100), paging: paging)
+        return Router(
+            catalog: catalog, cache: DetailCache(store: store, capacity: 100), paging: paging, service: service)
     }
 }
 
@@ -59,6 +61,14 @@ extension Router {
         case .deferred:
             Issue.record("\(method.name) \(target) was deferred; expected a synchronous response")
             return HTTPResponse(status: 0)
+        }
+    }
+
+    /// Routes `request` and awaits the answer, deferred or not.
+    func answer(_ request: HTTPRequest) async -> HTTPResponse {
+        switch route(request) {
+        case .response(let response): response
+        case .deferred(let work): await work()
         }
     }
 

@@ -1,4 +1,7 @@
-/// The validated `page` and `limit` of a `GET /items` request.
+import ListDomain
+
+/// The validated query of a `GET /items` request: page-number paging (`page`, `limit`) or cursor paging (`after` or
+/// `before`, `order`, `limit`).
 ///
 /// - `page`: 1-based, default 1, a plain decimal integer in `1...2^53` (2^53 = 9007199254740992 is the largest
 ///   page a catalog of at most 2^53 items can have, and the largest integer a JavaScript client holds exactly).
@@ -7,6 +10,10 @@
 /// "Plain decimal integer" means one or more ASCII digits and nothing else: no sign, no spaces, no fraction, no
 /// exponent, not empty (`-1`, `+1`, `abc`, `1.5`, the empty value, `1e3`, ` 1` and values past `UInt64.max` are all
 /// rejected, as is `0`, which is out of range). Leading zeros are allowed (`007`).
+/// - `after`, `before`: an item id, a plain decimal integer in `0...2^53`; at most one of them. With either, or with
+///   `order` (`asc` or `desc`, default `asc`), the request uses cursor paging (see ``cursor``) and must not give
+///   `page`.
+///
 /// Each may be given at most once; other parameters (cache-busters such as `_=1700000000`) are ignored, but must
 /// still be well-formed (see ``RequestTarget/queryItems()``).
 struct PageQuery: Sendable, Equatable {
@@ -17,11 +24,18 @@ struct PageQuery: Sendable, Equatable {
     var page: UInt64
     /// The number of items per page.
     var limit: UInt64
+    /// The cursor and order of a cursor-paged request; nil for page-number paging (then ``page`` applies).
+    var cursor: (position: ListCursor, order: ListOrder)?
 
-    /// Creates a query from already valid values.
+    /// Creates a page-number query from already valid values.
     init(page: UInt64, limit: UInt64) {
         self.page = page
         self.limit = limit
+    }
+
+    static func == (lhs: PageQuery, rhs: PageQuery) -> Bool {
+        lhs.page == rhs.page && lhs.limit == rhs.limit && lhs.cursor?.position == rhs.cursor?.position
+            && lhs.cursor?.order == rhs.cursor?.order
     }
 
     /// Reads and validates `page` and `limit` from a request's query.
@@ -35,14 +49,19 @@ struct PageQuery: Sendable, Equatable {
         let maximumLimit = UInt64(max(paging.maxLimit, 1))
         let pageRule = Rule(name: "page", range: 1...Self.maximumPage)
         let limitRule = Rule(name: "limit", range: 1...maximumLimit)
+        let afterRule = Rule(name: "after", range: 0...Self.maximumPage)
+        let beforeRule = Rule(name: "before", range: 0...Self.maximumPage)
         var page: String?
         var limit: String?
+        var after: String?
+        var before: String?
+        var order: String?
 
         let items: [QueryItem]
         do {
             items = try target.queryItems()
         } catch {
-            for rule in [pageRule, limitRule] where error.name == rule.name {
+            for rule in [pageRule, limitRule, afterRule, beforeRule] where error.name == rule.name {
                 throw rule.problem(got: Problem.quoted(error.raw) + ", which " + error.reason.phrase)
             }
             let what = error.name.map { "the value of query parameter \(Problem.quoted($0))" } ?? "the parameter name"
@@ -52,11 +71,52 @@ struct PageQuery: Sendable, Equatable {
             switch item.name {
             case pageRule.name: try pageRule.setOnce(&page, item.value)
             case limitRule.name: try limitRule.setOnce(&limit, item.value)
+            case afterRule.name: try afterRule.setOnce(&after, item.value)
+            case beforeRule.name: try beforeRule.setOnce(&before, item.value)
+            case "order": try Self.setOrderOnce(&order, item.value)
             default: continue  // Unknown parameters are ignored: clients add cache-busters.
             }
         }
         self.page = try page.map(pageRule.validate) ?? 1
         self.limit = try limit.map(limitRule.validate) ?? UInt64(max(paging.defaultLimit, 1))
+        guard after != nil || before != nil || order != nil else { return }
+        cursor = try Self.cursor(
+            page: page, after: after.map(afterRule.validate), before: before.map(beforeRule.validate), order: order)
+    }
+
+    /// The cursor of a request that gave `after`, `before` or `order`.
+    private static func cursor(page: String?, after: UInt64?, before: UInt64?, order: String?)
+        throws(Problem) -> (position: ListCursor, order: ListOrder)
+    {
+        let cursorName = after != nil ? "after" : before != nil ? "before" : "order"
+        if page != nil {
+            throw Problem(
+                .invalidParameter,
+                detail: "query parameter \"page\" cannot be combined with \"\(cursorName)\": use page-number paging "
+                    + "(page, limit) or cursor paging (after or before, order, limit)",
+                parameter: "page")
+        }
+        if after != nil, before != nil {
+            throw Problem(
+                .invalidParameter, detail: "give query parameter \"after\" or \"before\", not both",
+                parameter: "before")
+        }
+        let listOrder = order.flatMap(ListOrder.init(rawValue:)) ?? .asc
+        let position: ListCursor = after.map { .after($0) } ?? before.map { .before($0) } ?? .start
+        return (position, listOrder)
+    }
+
+    /// Stores the `order` value after checking it is `asc` or `desc` and not repeated.
+    private static func setOrderOnce(_ slot: inout String?, _ value: String) throws(Problem) {
+        guard slot == nil else {
+            throw Problem(.invalidParameter, detail: "query parameter \"order\" is given twice; give it once", parameter: "order")
+        }
+        guard ListOrder(rawValue: value) != nil else {
+            throw Problem(
+                .invalidParameter, detail: "query parameter \"order\" must be asc or desc, got \(Problem.quoted(value))",
+                parameter: "order")
+        }
+        slot = value
     }
 
     /// How one parameter is checked, and the problem it reports.

@@ -44,11 +44,19 @@ struct Problem: Error, Sendable, Equatable {
         case notImplemented
         /// 505: an HTTP version other than 1.0 and 1.1.
         case versionNotSupported
+        /// 400: the body of an admin request is not the JSON it takes.
+        case invalidBody
+        /// 401: an admin request without the bearer token `admin.token` requires (sent with `WWW-Authenticate`).
+        case unauthorized
+        /// 403: an admin request from a non-loopback client while no `admin.token` is configured.
+        case forbidden
 
         /// The HTTP status code.
         var status: Int {
             switch self {
-            case .invalidRequestTarget, .invalidParameter, .invalidID, .malformedRequest: 400
+            case .invalidRequestTarget, .invalidParameter, .invalidID, .malformedRequest, .invalidBody: 400
+            case .unauthorized: 401
+            case .forbidden: 403
             case .notFound: 404
             case .methodNotAllowed: 405
             case .requestTimeout: 408
@@ -80,6 +88,9 @@ struct Problem: Error, Sendable, Equatable {
             case .headersTooLarge: "urn:listserver:problem:headers-too-large"
             case .notImplemented: "urn:listserver:problem:not-implemented"
             case .versionNotSupported: "urn:listserver:problem:version-not-supported"
+            case .invalidBody: "urn:listserver:problem:invalid-body"
+            case .unauthorized: "urn:listserver:problem:unauthorized"
+            case .forbidden: "urn:listserver:problem:forbidden"
             }
         }
 
@@ -101,6 +112,9 @@ struct Problem: Error, Sendable, Equatable {
             case .headersTooLarge: "Request header fields too large"
             case .notImplemented: "Method not implemented"
             case .versionNotSupported: "HTTP version not supported"
+            case .invalidBody: "Invalid request body"
+            case .unauthorized: "Unauthorized"
+            case .forbidden: "Forbidden"
             }
         }
     }

@@ -10,19 +10,35 @@ extension Router {
     /// RFC 9111 §5.4) bypasses the cache: a fresh store fetch whose result is then cached.
     /// If the store fails (it should not; a cancelled fetch does), the answer is a 503 ``Problem``.
     ///
+    /// The detail carries a strong `ETag` (catalog version, seed, id). A matching `If-None-Match` gets a 304, but
+    /// only after the lookup: revalidating costs what fetching costs, as with a real backend, so a client sees the
+    /// same latency either way and only the body is saved.
+    ///
     /// - Parameters:
     ///   - rawID: The decoded id segment.
     ///   - headers: The request's header fields (for `Cache-Control` and `Pragma`).
     /// - Returns: `.deferred`, whose closure never throws.
     /// - Throws: A ``Problem`` for a bad id (400) or one past the end (404), answered without starting a task.
     func detail(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
-        let id = try itemID(rawID)
+        let snapshot = catalogs.snapshot()
+        let catalog = snapshot.catalog
+        let id = try itemID(rawID, in: catalog)
         let bypassCache = Self.requestsFreshDetail(headers)
+        let tag = EntityTag(snapshot.version, catalog.seed, 4, id)
+        let condition = headers["If-None-Match"]
         let cache = self.cache
         return .deferred {
             do {
-                let lookup = try await cache.detail(for: id, bypassCache: bypassCache)
-                return Self.detailResponse(lookup)
+                let lookup = try await cache.detail(for: id, in: catalog, bypassCache: bypassCache)
+                var response = Self.detailResponse(lookup)
+                if let condition, tag.matches(ifNoneMatch: condition) {
+                    response.status = 304
+                    response.body = []
+                    response.headers = HTTPHeaders(
+                        response.headers.filter { $0.name != "Content-Type" }.map { ($0.name, $0.value) })
+                }
+                response.headers.add("ETag", tag.headerValue)
+                return response
             } catch {
                 return Problem(
                     .storeUnavailable,

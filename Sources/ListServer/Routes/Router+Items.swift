@@ -7,26 +7,49 @@ extension Router {
     /// Bytes reserved for a page body's envelope (`"page"`, `"limit"`, `"total"`, … up to 2^53).
     static let estimatedEnvelopeBytes = 160
 
-    /// `GET /items?page=P&limit=L`: one page of the catalog.
+    /// `GET /items`: one page of the catalog, by page number or by cursor.
     ///
-    /// Body (written by `Catalog.writePage` into a buffer reserved once):
-    /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null}`; past the end, a 200 with
-    /// `"items":[]` and `"next_page":null`. Headers: `X-Total-Count: N` and ``linkHeader(for:)``.
+    /// Page-number body (written by `Catalog.writePage` into a buffer reserved once):
+    /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null,"version":V}`; past the
+    /// end, a 200 with `"items":[]` and `"next_page":null`. Headers: `X-Total-Count: N` and ``linkHeader(for:)``.
+    /// Cursor body (`after`, `before`, `order`; see ``cursorPage(_:order:limit:snapshot:)``):
+    /// `{"items":[…],"has_more":B,"next_cursor":ID or null,"order":"asc","limit":L,"total":N,"version":V}`.
     ///
-    /// - Parameter target: The request-target, whose query holds `page` and `limit` (see ``PageQuery``).
-    /// - Throws: A 400 ``Problem`` for a bad `page` or `limit`, or a query that does not decode.
-    func itemsPage(_ target: RequestTarget) throws(Problem) -> HTTPResponse {
+    /// Both carry a strong `ETag` of the catalog version and the page's inputs; a matching `If-None-Match` gets 304
+    /// with no body. Both are held for the page latency (`items.latency_ms`), 304s too: the latency stands for the
+    /// backend's work, which a conditional request does as well.
+    ///
+    /// - Parameters:
+    ///   - target: The request-target, whose query holds `page` and `limit` or the cursor (see ``PageQuery``).
+    ///   - headers: The request's fields (for `If-None-Match`).
+    /// - Throws: A 400 ``Problem`` for a bad parameter, or a query that does not decode.
+    func itemsPage(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let request = try PageQuery(target: target, paging: paging)
-        let page = catalog.page(request.page, limit: request.limit)
-        var json = JSONWriter(
-            capacity: Self.estimatedEnvelopeBytes + page.ids.count * Self.estimatedItemBytes)
-        catalog.writePage(page, into: &json)
-        let headers: HTTPHeaders = [
-            "Content-Type": MediaType.json,
-            "X-Total-Count": String(page.total),
-            "Link": Self.linkHeader(for: page),
-        ]
-        return HTTPResponse(status: 200, headers: headers, body: json.bytes)
+        let snapshot = catalogs.snapshot()
+        let catalog = snapshot.catalog
+        var response: HTTPResponse
+        if let (position, order) = request.cursor {
+            response = cursorPage(position, order: order, limit: request.limit, snapshot: snapshot, headers: headers)
+        } else {
+            let tag = EntityTag(snapshot.version, catalog.seed, catalog.count, 1, request.page, request.limit)
+            if let notModified = Self.notModified(tag, headers) {
+                response = notModified
+            } else {
+                let page = catalog.page(request.page, limit: request.limit)
+                var json = JSONWriter(
+                    capacity: Self.estimatedEnvelopeBytes + page.ids.count * Self.estimatedItemBytes)
+                catalog.writePage(page, version: snapshot.version, into: &json)
+                let headers: HTTPHeaders = [
+                    "Content-Type": MediaType.json,
+                    "X-Total-Count": String(page.total),
+                    "Link": Self.linkHeader(for: page),
+                    "ETag": tag.headerValue,
+                ]
+                response = HTTPResponse(status: 200, headers: headers, body: json.bytes)
+            }
+        }
+        response.delay = service.pageLatency
+        return response
     }
 
     /// The RFC 8288 `Link` value for `page`: `first`, `prev` (when P > 1), `next` (when there is one) and `last`
@@ -68,24 +91,35 @@ extension Router {
         value.append(raw: "\"")
     }
 
-    /// `GET /items/<id>`: the item alone, `{"id":42,"label":"Line 42",…}`.
+    /// `GET /items/<id>`: the item alone, `{"id":42,"label":"Line 42",…}`, with a strong `ETag` (304 when
+    /// `If-None-Match` matches).
     ///
-    /// - Parameter rawID: The decoded id segment.
+    /// - Parameters:
+    ///   - rawID: The decoded id segment.
+    ///   - headers: The request's fields (for `If-None-Match`).
     /// - Throws: A ``Problem``: 400 for an id that is not a plain decimal integer or overflows, 404 past the end.
-    func item(_ rawID: String) throws(Problem) -> HTTPResponse {
-        let id = try itemID(rawID)
+    func item(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
+        let snapshot = catalogs.snapshot()
+        let id = try itemID(rawID, in: snapshot.catalog)
+        let tag = EntityTag(snapshot.version, snapshot.catalog.seed, 2, id)
+        if let notModified = Self.notModified(tag, headers) {
+            return notModified
+        }
         var json = JSONWriter(capacity: Self.estimatedItemBytes)
-        catalog.writeItem(id, into: &json)
-        return HTTPResponse(status: 200, headers: ["Content-Type": MediaType.json], body: json.bytes)
+        snapshot.catalog.writeItem(id, into: &json)
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": MediaType.json, "ETag": tag.headerValue], body: json.bytes)
     }
 
-    /// The id in an `/items/<id>…` path, checked against the catalog.
+    /// The id in an `/items/<id>…` path, checked against `catalog`.
     ///
-    /// - Parameter rawID: The decoded id segment: ASCII digits only (leading zeros allowed), fitting 64 bits.
+    /// - Parameters:
+    ///   - rawID: The decoded id segment: ASCII digits only (leading zeros allowed), fitting 64 bits.
+    ///   - catalog: The catalog the request is answered from.
     /// - Returns: An id below `catalog.count`.
     /// - Throws: A 400 ``Problem`` (`invalid-id`) for anything but a plain decimal integer or a value past
     ///   `UInt64.max`; a 404 ``Problem`` (`not-found`) for an id past the end of the catalog.
-    func itemID(_ rawID: String) throws(Problem) -> UInt64 {
+    func itemID(_ rawID: String, in catalog: Catalog) throws(Problem) -> UInt64 {
         let range = catalog.count == 0 ? "the catalog is empty" : "ids run from 0 to \(catalog.count - 1)"
         guard let id = UInt64(plainDecimal: rawID) else {
             let digitsOnly = rawID.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }

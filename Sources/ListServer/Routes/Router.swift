@@ -12,60 +12,91 @@ enum RouteOutcome: Sendable {
 ///
 /// | Route | Answer |
 /// |---|---|
-/// | `GET\|HEAD /items?page=P&limit=L` | a page, `X-Total-Count`, RFC 8288 `Link` (see ``itemsPage(_:)``) |
+/// | `GET\|HEAD /items?page=P&limit=L` | a page, `X-Total-Count`, RFC 8288 `Link` (see ``itemsPage(_:headers:)``) |
+/// | `GET\|HEAD /items?after=X&order=asc` | a cursor page for chat-like lists (see `Router+Items.swift`) |
 /// | `GET\|HEAD /items/<id>` | the item alone, 404 past the end |
 /// | `GET\|HEAD /items/<id>/detail` | `.deferred`: the detail through the cache, `X-Cache`, `Server-Timing` |
 /// | `GET\|HEAD /healthz`, `/readyz` | `{"status":"ok"}`, `{"status":"ready"}` (see `Router+Health.swift`) |
 /// | `GET\|HEAD /openapi.yaml`, `/openapi.json` | this API's OpenAPI description (see ``openAPIDocument(_:)``) |
 /// | `GET\|HEAD /metrics` | `.deferred`: Prometheus text (see `Observability/Router+Metrics.swift`) |
+/// | `POST /admin/reset` | `.deferred`: clears cache and fault counters, maybe a new seed (see `Router+Admin.swift`) |
+/// | `OPTIONS` any of these | 204 with `Allow`, and the CORS preflight fields when it is a preflight |
 ///
 /// Every error is an RFC 9457 ``Problem`` (`application/problem+json`): 400 for a bad request-target, parameter or
-/// id; 404 for an unknown path or an id past the end; 405 with `Allow: GET, HEAD` for a known path with any other
-/// method; 503 when the store fails. HEAD is answered exactly as GET; the LibEvent layer drops the body.
+/// id; 404 for an unknown path or an id past the end; 405 with `Allow` for a known path with a method it does not
+/// answer; 503 when the store fails. HEAD is answered exactly as GET; the LibEvent layer drops the body.
+///
+/// Every response the router makes carries `Cache-Control: no-cache` (clients revalidate with `If-None-Match`;
+/// pages, items and details carry a strong `ETag`) and, unless CORS is off, `Access-Control-Allow-Origin` and
+/// `Access-Control-Expose-Headers`.
 ///
 /// The order of checks is path shape (404), then method (405), then id and parameters (400, 404), so a client learns
 /// first whether the resource exists at all. A router is an immutable value: share one across every loop thread.
 struct Router: Sendable {
-    /// The value of `Allow` on a 405: the methods every route supports.
-    static let allowedMethods = "GET, HEAD"
     /// The most path segments any route has (`/items/<id>/detail`).
     static let maximumSegments = 3
 
-    /// The items served.
-    let catalog: Catalog
+    /// The items served: generated, versioned, maybe growing, reset by `POST /admin/reset`.
+    let catalogs: LiveCatalog
     /// The detail cache in front of the slow store.
     let cache: DetailCache
     /// The default and largest page size.
     let paging: PagingSettings
     /// The metrics served at `/metrics` and the access log, which the LibEvent layer records into.
     let observability: Observability
+    /// CORS, page latency and admin access.
+    let service: ServiceOptions
 
     /// Creates a router.
     ///
     /// - Parameters:
-    ///   - catalog: The items served (`items.count`, `items.seed`).
-    ///   - cache: The detail cache (`cache.capacity`) over the slow store (`store.latency.min_ms`, `.max_ms`).
+    ///   - catalogs: The items served (`items.count`, `items.seed`, `items.grow_every_ms`).
+    ///   - cache: The detail cache (`cache.capacity`) over the slow store (`store.latency.*`).
     ///   - paging: `paging.default_limit` and `paging.max_limit`; `1 <= defaultLimit <= maxLimit` (the configuration
     ///     layer validates this).
     ///   - observability: Metrics (`metrics.enabled`) and access log (`log.*`); none by default.
-    init(catalog: Catalog, cache: DetailCache, paging: PagingSettings, observability: Observability = .disabled) {
+    ///   - service: CORS (`cors.allow_origin`), page latency (`items.latency_ms`), admin access (`admin.token`).
+    init(
+        catalogs: LiveCatalog,
+        cache: DetailCache,
+        paging: PagingSettings,
+        observability: Observability = .disabled,
+        service: ServiceOptions = ServiceOptions()
+    ) {
         precondition(
             paging.defaultLimit >= 1 && paging.defaultLimit <= paging.maxLimit,
             "PagingSettings needs 1 <= defaultLimit <= maxLimit")
-        self.catalog = catalog
+        self.catalogs = catalogs
         self.cache = cache
         self.paging = paging
         self.observability = observability
+        self.service = service
     }
 
-    /// Answers `request`: synchronously for everything but `/items/<id>/detail`, which is `.deferred` once its id
-    /// has been validated (a bad or unknown id is answered at once, without a task).
+    /// Creates a router over a fixed catalog that never grows (until reset).
+    init(
+        catalog: Catalog,
+        cache: DetailCache,
+        paging: PagingSettings,
+        observability: Observability = .disabled,
+        service: ServiceOptions = ServiceOptions()
+    ) {
+        self.init(
+            catalogs: LiveCatalog(seed: catalog.seed, count: catalog.count), cache: cache, paging: paging,
+            observability: observability, service: service)
+    }
+
+    /// Answers `request`: synchronously for everything but `/items/<id>/detail`, `/metrics` and `/admin/reset`,
+    /// which are `.deferred` once the request has been validated (a bad request is answered at once, without a
+    /// task).
     func route(_ request: HTTPRequest) -> RouteOutcome {
+        let outcome: RouteOutcome
         do {
-            return try dispatch(request)
+            outcome = try dispatch(request)
         } catch {
-            return .response(error.response())
+            outcome = .response(error.response())
         }
+        return finish(outcome, for: request)
     }
 
     /// The resources the API serves, matched from decoded path segments.
@@ -82,6 +113,8 @@ struct Router: Sendable {
         case openAPI(OpenAPIFormat)
         /// `/metrics`
         case metrics
+        /// `/admin/reset`
+        case adminReset
 
         /// The resource at `segments`, or nil for an unknown path (including `/items/` and `/items/42/`).
         init?(segments: [String]) {
@@ -97,6 +130,10 @@ struct Router: Sendable {
                 self = .metrics
                 return
             }
+            if segments == ["admin", "reset"] {
+                self = .adminReset
+                return
+            }
             guard segments.first == "items" else { return nil }
             switch segments.count {
             case 1: self = .items
@@ -104,6 +141,16 @@ struct Router: Sendable {
             case 3 where !segments[1].isEmpty && segments[2] == "detail": self = .itemDetail(segments[1])
             default: return nil
             }
+        }
+
+        /// The value of `Allow`: the methods this resource answers.
+        var allowedMethods: String {
+            self == .adminReset ? "POST, OPTIONS" : "GET, HEAD, OPTIONS"
+        }
+
+        /// Whether `method` is answered by the resource's own route (OPTIONS is answered for every resource).
+        func routes(_ method: HTTPMethod) -> Bool {
+            self == .adminReset ? method == .post : method == .get || method == .head
         }
     }
 
@@ -114,18 +161,21 @@ struct Router: Sendable {
         else {
             throw Problem(.notFound, detail: "there is no resource at \(Problem.quoted(target.path))")
         }
-        guard request.method == .get || request.method == .head else {
+        if request.method == .options {
+            return .response(options(resource, request))
+        }
+        guard resource.routes(request.method) else {
             throw Problem(
                 .methodNotAllowed,
                 detail: "\(Problem.quoted(request.method.name)) is not allowed on \(Problem.quoted(target.path)); "
-                    + "use \(Self.allowedMethods)",
-                headers: ["Allow": Self.allowedMethods])
+                    + "use \(resource.allowedMethods)",
+                headers: ["Allow": resource.allowedMethods])
         }
         switch resource {
         case .items:
-            return .response(try itemsPage(target))
+            return .response(try itemsPage(target, headers: request.headers))
         case .item(let rawID):
-            return .response(try item(rawID))
+            return .response(try item(rawID, headers: request.headers))
         case .itemDetail(let rawID):
             return try detail(rawID, headers: request.headers)
         case .probe(let ready):
@@ -134,6 +184,40 @@ struct Router: Sendable {
             return .response(Self.openAPIDocument(format))
         case .metrics:
             return try scrapeMetrics()
+        case .adminReset:
+            return try adminReset(request)
         }
+    }
+
+    /// `OPTIONS` on a known resource: 204 with `Allow`, plus the preflight fields for a CORS preflight.
+    private func options(_ resource: Resource, _ request: HTTPRequest) -> HTTPResponse {
+        var headers: HTTPHeaders = ["Allow": resource.allowedMethods]
+        if let cors = service.cors, CORSPolicy.isPreflight(request) {
+            for (name, value) in cors.preflightHeaders(request: request) {
+                headers.add(name, value)
+            }
+        }
+        return HTTPResponse(status: 204, headers: headers)
+    }
+
+    /// Adds the fields every routed response carries (`Cache-Control`, CORS), also to deferred responses.
+    private func finish(_ outcome: RouteOutcome, for request: HTTPRequest) -> RouteOutcome {
+        let origin = service.cors == nil ? nil : request.headers["Origin"]
+        switch outcome {
+        case .response(var response):
+            decorate(&response, origin: origin)
+            return .response(response)
+        case .deferred(let work):
+            return .deferred { [self] in
+                var response = await work()
+                decorate(&response, origin: origin)
+                return response
+            }
+        }
+    }
+
+    private func decorate(_ response: inout HTTPResponse, origin: String?) {
+        response.headers.add("Cache-Control", "no-cache")
+        service.cors?.decorate(&response.headers, requestOrigin: origin)
     }
 }

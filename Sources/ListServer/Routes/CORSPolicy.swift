@@ -1,0 +1,82 @@
+/// Cross-origin resource sharing for browser clients (Fetch standard, "CORS protocol"): which origins may read
+/// responses, and the answer to a preflight `OPTIONS`.
+///
+/// Configured by `cors.allow_origin`: `*` (the default) lets every origin read every response; a list of origins
+/// echoes the request's `Origin` when it is listed (with `Vary: Origin`) and sends nothing for others; no policy
+/// at all (an empty setting) sends no CORS fields.
+struct CORSPolicy: Sendable, Equatable {
+    /// Who may read responses.
+    enum Origins: Sendable, Equatable {
+        /// Any origin: `Access-Control-Allow-Origin: *`.
+        case any
+        /// Exactly these origins (`https://app.example`), compared case-sensitively as browsers send them.
+        case listed([String])
+    }
+
+    /// Who may read responses.
+    let origins: Origins
+
+    /// The response fields a browser script may read besides the CORS-safelisted ones.
+    static let exposedHeaders = "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id"
+    /// The methods a preflight allows: every method some route answers.
+    static let allowedMethods = "GET, HEAD, POST, OPTIONS"
+    /// The request fields a preflight allows: those the API reads.
+    static let allowedHeaders =
+        "Authorization, Cache-Control, Content-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id"
+    /// How long a browser may cache a preflight answer, in seconds.
+    static let maxAgeSeconds = "600"
+
+    /// The `Access-Control-Allow-Origin` value for a request with this `Origin` field, or nil to send none.
+    func allowOrigin(for requestOrigin: String?) -> String? {
+        switch origins {
+        case .any: "*"
+        case .listed(let allowed): requestOrigin.flatMap { allowed.contains($0) ? $0 : nil }
+        }
+    }
+
+    /// Adds the CORS fields every response carries: `Access-Control-Allow-Origin` and
+    /// `Access-Control-Expose-Headers`, plus `Vary: Origin` when the answer depends on the origin.
+    func decorate(_ headers: inout HTTPHeaders, requestOrigin: String?) {
+        if case .listed = origins {
+            headers.add("Vary", "Origin")
+        }
+        guard let allowed = allowOrigin(for: requestOrigin) else { return }
+        headers.add("Access-Control-Allow-Origin", allowed)
+        headers.add("Access-Control-Expose-Headers", Self.exposedHeaders)
+    }
+
+    /// Whether `request` is a CORS preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`.
+    static func isPreflight(_ request: HTTPRequest) -> Bool {
+        request.method == .options && request.headers["Origin"] != nil
+            && request.headers["Access-Control-Request-Method"] != nil
+    }
+
+    /// The fields of a preflight answer (the caller adds the ones every response carries): the allowed methods,
+    /// headers and the cache lifetime. Only for an origin the policy allows; others get none and the browser
+    /// refuses the actual request.
+    ///
+    /// The allowed headers are those the preflight asks for (`Access-Control-Request-Headers`) when that is a
+    /// well-formed list of field names: a mock backend should not be what stops a client from sending its own
+    /// fields. Otherwise they are the fields the API reads, ``allowedHeaders``.
+    func preflightHeaders(request: HTTPRequest) -> HTTPHeaders {
+        guard allowOrigin(for: request.headers["Origin"]) != nil else { return HTTPHeaders() }
+        var allowHeaders = Self.allowedHeaders
+        if let requested = request.headers["Access-Control-Request-Headers"], Self.isFieldNameList(requested) {
+            allowHeaders = requested
+        }
+        return [
+            "Access-Control-Allow-Methods": Self.allowedMethods,
+            "Access-Control-Allow-Headers": allowHeaders,
+            "Access-Control-Max-Age": Self.maxAgeSeconds,
+        ]
+    }
+
+    /// Whether `value` is a comma-separated list of one or more RFC 9110 tokens, with optional spaces around each.
+    static func isFieldNameList(_ value: String) -> Bool {
+        value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).allSatisfy { element in
+            var name = element.drop { $0 == HTTPBytes.space || $0 == HTTPBytes.tab }
+            while let last = name.last, last == HTTPBytes.space || last == HTTPBytes.tab { name = name.dropLast() }
+            return !name.isEmpty && name.allSatisfy(HTTPBytes.isToken)
+        }
+    }
+}

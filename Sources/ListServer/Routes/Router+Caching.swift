@@ -1,0 +1,11 @@
+/// HTTP caching: conditional requests against the strong entity tags of pages, items and details.
+extension Router {
+    /// A 304 for a request whose `If-None-Match` matches `tag`, or nil when the full response is due.
+    ///
+    /// The 304 carries the `ETag` (RFC 9110 §15.4.5) and no body; ``Router/route(_:)`` adds `Cache-Control` and the
+    /// CORS fields as to every response.
+    static func notModified(_ tag: EntityTag, _ headers: HTTPHeaders) -> HTTPResponse? {
+        guard let condition = headers["If-None-Match"], tag.matches(ifNoneMatch: condition) else { return nil }
+        return HTTPResponse(status: 304, headers: ["ETag": tag.headerValue])
+    }
+}

@@ -1,0 +1,45 @@
+import ListDomain
+
+/// `GET /items?after=X` and `?before=X`: cursor paging, stable while the list grows (chat-like lists).
+extension Router {
+    /// One cursor page: the items right after or before an id, in ascending or descending id order.
+    ///
+    /// Page numbers drift when items are added (page 2 after a new item holds one item page 1 already showed);
+    /// cursors do not, because they name an item rather than a position. Body:
+    /// `{"items":[…],"has_more":true,"next_cursor":41,"order":"desc","limit":20,"total":N,"version":V}`, where
+    /// `next_cursor` goes back in the same parameter (`after` or `before`) to continue. Headers: `X-Total-Count`,
+    /// an RFC 8288 `Link` with `rel="next"` when `has_more`, and a strong `ETag` (304 on a match).
+    func cursorPage(
+        _ position: ListCursor,
+        order: ListOrder,
+        limit: UInt64,
+        snapshot: CatalogSnapshot,
+        headers requestHeaders: HTTPHeaders
+    ) -> HTTPResponse {
+        let catalog = snapshot.catalog
+        let (kind, cursorID): (UInt64, UInt64) =
+            switch position {
+            case .start: (0, 0)
+            case .after(let id): (1, id)
+            case .before(let id): (2, id)
+            }
+        let tag = EntityTag(
+            snapshot.version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit)
+        if let notModified = Self.notModified(tag, requestHeaders) {
+            return notModified
+        }
+        let page = CursorPage(cursor: position, order: order, limit: limit, total: catalog.count)
+        var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + Int(limit) * Self.estimatedItemBytes)
+        catalog.writeCursorPage(page, version: snapshot.version, into: &json)
+        var headers: HTTPHeaders = [
+            "Content-Type": MediaType.json,
+            "X-Total-Count": String(catalog.count),
+            "ETag": tag.headerValue,
+        ]
+        if page.hasMore, let next = page.nextCursor {
+            let parameter = if case .before = position { "before" } else { "after" }
+            headers.add("Link", "</items?\(parameter)=\(next)&order=\(order.rawValue)&limit=\(limit)>; rel=\"next\"")
+        }
+        return HTTPResponse(status: 200, headers: headers, body: json.bytes)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+@testable import ListServer
+
+/// `POST /admin/reset`: access rules, the body, and what a reset changes.
+@Suite struct RouterAdminTests {
+    static func reset(body: String = "", headers: HTTPHeaders = [:], fromLoopback: Bool = true) -> HTTPRequest {
+        HTTPRequest(
+            method: .post, target: "/admin/reset", headers: headers, body: Array(body.utf8), fromLoopback: fromLoopback)
+    }
+
+    @Test("without admin.token, loopback clients may reset and others get 403")
+    func loopbackOnly() async {
+        let router = RouterFixture.router()
+        #expect(await router.answer(Self.reset()).status == 200)
+        let remote = await router.answer(Self.reset(fromLoopback: false))
+        #expect(remote.status == 403)
+        #expect(remote.headers["Content-Type"] == "application/problem+json")
+    }
+
+    @Test("with admin.token, only the right bearer token gets in, from anywhere")
+    func bearerToken() async {
+        let router = RouterFixture.router(service: ServiceOptions(adminToken: "s3cret-token"))
+        let cases: [(String?, Int)] = [
+            (nil, 401), ("Bearer wrong", 401), ("Bearer s3cret-toke", 401), ("Bearer s3cret-tokenX", 401),
+            ("Basic czNjcmV0LXRva2Vu", 401), ("Bearer", 401), ("Bearer s3cret-token", 200),
+            ("bearer s3cret-token", 200),
+        ]
+        for (authorization, status) in cases {
+            let headers: HTTPHeaders = authorization.map { ["Authorization": $0] } ?? [:]
+            let response = await router.answer(Self.reset(headers: headers, fromLoopback: false))
+            #expect(response.status == status, "\(authorization ?? "none")")
+            if status == 401 {
+                #expect(response.headers["WWW-Authenticate"] == "Bearer realm=\"ListServer admin\"")
+                #expect(!response.text.contains("s3cret"), "the token is never echoed")
+            }
+        }
+    }
+
+    @Test("constant-time comparison agrees with ==")
+    func constantTime() {
+        for (lhs, rhs) in [("a", "a"), ("a", "b"), ("", ""), ("abc", "ab"), ("ab", "abc"), ("é", "e")] {
+            #expect(Router.constantTimeEquals(lhs, rhs) == (lhs == rhs), "\(lhs) \(rhs)")
+        }
+    }
+
+    @Test("a reset bumps the version, clears the cache and switches the seed when given")
+    func resetEffects() async throws {
+        let router = RouterFixture.router()
+        let before = router.respond("/items?limit=3")
+        #expect(uint64(before.jsonObject?["version"]) == 1)
+        _ = await router.respondDeferred("/items/5/detail")
+        #expect(await router.respondDeferred("/items/5/detail").headers["X-Cache"] == "HIT")
+
+        let reset = await router.answer(Self.reset(body: #"{"seed": 7}"#))
+        #expect(reset.status == 200)
+        let body = try #require(reset.jsonObject)
+        #expect(uint64(body["version"]) == 2)
+        #expect(uint64(body["seed"]) == 7)
+        #expect(uint64(body["count"]) == 10_000)
+        #expect(uint64((body["cleared"] as? [String: Any])?["details"]) == 1)
+
+        let after = router.respond("/items?limit=3")
+        #expect(uint64(after.jsonObject?["version"]) == 2)
+        #expect(after.jsonObject?["items"] as? NSArray != before.jsonObject?["items"] as? NSArray, "new seed, new items")
+        #expect(await router.respondDeferred("/items/5/detail").headers["X-Cache"] == "MISS")
+
+        let again = await router.answer(Self.reset())
+        let sameSeed = try #require(again.jsonObject)
+        #expect(uint64(sameSeed["seed"]) == 7, "an empty body keeps the seed")
+        #expect(uint64(sameSeed["version"]) == 3)
+    }
+
+    @Test("a body that is not {\"seed\": S} is a 400 that says what it takes",
+        arguments: [#"{"sed": 7}"#, #"{"seed": -1}"#, #"{"seed": 1.5}"#, #"{"seed": "7"}"#, "[7]", "seed=7", "{"])
+    func badBody(body: String) async {
+        let response = await RouterFixture.router().answer(Self.reset(body: body))
+        #expect(response.status == 400)
+        #expect(response.jsonObject?["type"] as? String == "urn:listserver:problem:invalid-body")
+        #expect((response.jsonObject?["detail"] as? String)?.contains("seed") == true)
+    }
+
+    @Test("other methods on /admin/reset get 405 with Allow: POST, OPTIONS; a GET never resets")
+    func methods() {
+        let router = RouterFixture.router()
+        for method in [HTTPMethod.get, .head, .put, .delete] {
+            let response = router.respond("/admin/reset", method: method)
+            #expect(response.status == 405)
+            #expect(response.headers["Allow"] == "POST, OPTIONS")
+        }
+        #expect(router.respond("/items", method: .post).headers["Allow"] == "GET, HEAD, OPTIONS")
+    }
+}
