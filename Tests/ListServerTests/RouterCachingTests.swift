@@ -56,10 +56,11 @@ import Testing
         #expect(revalidated.headers["Content-Type"] == nil)
     }
 
-    @Test("every routed response says Cache-Control: no-cache, errors included",
-        arguments: ["/items", "/items/x", "/nope", "/healthz", "/openapi.json", "/items?page=0"])
+    @Test("every routed response says Cache-Control: no-cache, errors included; probes keep their no-store",
+        arguments: ["/items", "/items/x", "/nope", "/openapi.json", "/items?page=0", "/healthz"])
     func noCache(target: String) {
-        #expect(router.respond(target).headers.values(for: "Cache-Control") == ["no-cache"])
+        let expected = target == "/healthz" ? ["no-store"] : ["no-cache"]
+        #expect(router.respond(target).headers.values(for: "Cache-Control") == expected)
     }
 
     @Test("a reset changes every tag, so revalidation after it gets 200")

@@ -10,9 +10,9 @@ import ListDomain
 /// "Plain decimal integer" means one or more ASCII digits and nothing else: no sign, no spaces, no fraction, no
 /// exponent, not empty (`-1`, `+1`, `abc`, `1.5`, the empty value, `1e3`, ` 1` and values past `UInt64.max` are all
 /// rejected, as is `0`, which is out of range). Leading zeros are allowed (`007`).
-/// - `after`, `before`: an item id, a plain decimal integer in `0...2^53`; at most one of them. With either, or with
-///   `order` (`asc` or `desc`, default `asc`), the request uses cursor paging (see ``cursor``) and must not give
-///   `page`.
+/// - `order`: `asc` (default: ascending ids, oldest first) or `desc` (newest first).
+/// - `after`, `before`: an item id, a plain decimal integer in `0...2^53`; at most one of them, and not with `page`.
+///   With either, or with `order` but no `page`, the request uses cursor paging (see ``cursor``).
 ///
 /// Each may be given at most once; other parameters (cache-busters such as `_=1700000000`) are ignored, but must
 /// still be well-formed (see ``RequestTarget/queryItems()``).
@@ -24,18 +24,15 @@ struct PageQuery: Sendable, Equatable {
     var page: UInt64
     /// The number of items per page.
     var limit: UInt64
-    /// The cursor and order of a cursor-paged request; nil for page-number paging (then ``page`` applies).
-    var cursor: (position: ListCursor, order: ListOrder)?
+    /// The order of the list: ascending ids (oldest first, the default) or descending (newest first).
+    var order: ListOrder = .asc
+    /// The cursor of a cursor-paged request; nil for page-number paging (then ``page`` applies).
+    var cursor: ListCursor?
 
     /// Creates a page-number query from already valid values.
     init(page: UInt64, limit: UInt64) {
         self.page = page
         self.limit = limit
-    }
-
-    static func == (lhs: PageQuery, rhs: PageQuery) -> Bool {
-        lhs.page == rhs.page && lhs.limit == rhs.limit && lhs.cursor?.position == rhs.cursor?.position
-            && lhs.cursor?.order == rhs.cursor?.order
     }
 
     /// Reads and validates `page` and `limit` from a request's query.
@@ -79,21 +76,19 @@ struct PageQuery: Sendable, Equatable {
         }
         self.page = try page.map(pageRule.validate) ?? 1
         self.limit = try limit.map(limitRule.validate) ?? UInt64(max(paging.defaultLimit, 1))
-        guard after != nil || before != nil || order != nil else { return }
+        self.order = order.flatMap(ListOrder.init(rawValue:)) ?? .asc
+        guard after != nil || before != nil || (order != nil && page == nil) else { return }
         cursor = try Self.cursor(
-            page: page, after: after.map(afterRule.validate), before: before.map(beforeRule.validate), order: order)
+            page: page, after: after.map(afterRule.validate), before: before.map(beforeRule.validate))
     }
 
-    /// The cursor of a request that gave `after`, `before` or `order`.
-    private static func cursor(page: String?, after: UInt64?, before: UInt64?, order: String?)
-        throws(Problem) -> (position: ListCursor, order: ListOrder)
-    {
-        let cursorName = after != nil ? "after" : before != nil ? "before" : "order"
+    /// The cursor of a request that gave `after` or `before`, or `order` without `page`.
+    private static func cursor(page: String?, after: UInt64?, before: UInt64?) throws(Problem) -> ListCursor {
         if page != nil {
             throw Problem(
                 .invalidParameter,
-                detail: "query parameter \"page\" cannot be combined with \"\(cursorName)\": use page-number paging "
-                    + "(page, limit) or cursor paging (after or before, order, limit)",
+                detail: "query parameter \"page\" cannot be combined with \"\(after != nil ? "after" : "before")\": "
+                    + "use page-number paging (page, limit, order) or cursor paging (after or before, order, limit)",
                 parameter: "page")
         }
         if after != nil, before != nil {
@@ -101,9 +96,7 @@ struct PageQuery: Sendable, Equatable {
                 .invalidParameter, detail: "give query parameter \"after\" or \"before\", not both",
                 parameter: "before")
         }
-        let listOrder = order.flatMap(ListOrder.init(rawValue:)) ?? .asc
-        let position: ListCursor = after.map { .after($0) } ?? before.map { .before($0) } ?? .start
-        return (position, listOrder)
+        return after.map { .after($0) } ?? before.map { .before($0) } ?? .start
     }
 
     /// Stores the `order` value after checking it is `asc` or `desc` and not repeated.

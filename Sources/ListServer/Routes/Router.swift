@@ -216,8 +216,11 @@ struct Router: Sendable {
         }
     }
 
+    /// `Cache-Control: no-cache` unless the route chose its own (`no-store` on probes and metrics), and CORS.
     private func decorate(_ response: inout HTTPResponse, origin: String?) {
-        response.headers.add("Cache-Control", "no-cache")
+        if response.headers["Cache-Control"] == nil {
+            response.headers.add("Cache-Control", "no-cache")
+        }
         service.cors?.decorate(&response.headers, requestOrigin: origin)
     }
 }
