@@ -16,6 +16,12 @@ import Testing
         .latencyMinMs: "--latency-min-ms", .latencyMaxMs: "--latency-max-ms", .cacheCapacity: "--cache-capacity",
         .defaultLimit: "--default-limit", .maxLimit: "--max-limit",
         .metricsEnabled: "--metrics", .logLevel: "--log-level", .logFormat: "--log-format", .accessLog: "--access-log",
+        .latencyDistribution: "--latency-distribution", .latencyFixedMs: "--latency-fixed-ms",
+        .latencyMedianMs: "--latency-median-ms", .latencySpread: "--latency-spread",
+        .pageLatencyMs: "--page-latency-ms", .growEveryMs: "--grow-every-ms", .maxDelayMs: "--max-delay-ms",
+        .faultRate: "--fault-rate", .faultKinds: "--fault-kinds", .faultSeed: "--fault-seed", .hangMs: "--hang-ms",
+        .retryAfterSeconds: "--retry-after-s", .adminToken: "--admin-token",
+        .corsAllowOrigin: "--cors-allow-origin",
     ]
 
     @Test func theFlagsAreExactlyThoseOfTheTable() throws {
@@ -46,7 +52,25 @@ import Testing
         }
     }
 
-    @Test(arguments: [["--prot", "8080"], ["--port", "abc"], ["--port"], ["serve"], ["--threads", "1.5"]])
+    @Test func everyDoubleAndStringFlagReachesItsConfigValue() throws {
+        let options = try CommandLineOptions.parse([
+            "--latency-spread", "1.25", "--fault-rate", "0.3", "--latency-distribution", "fixed",
+            "--fault-kinds", "503", "--admin-token", "t0ken", "--cors-allow-origin", "",
+        ])
+        let values = options.configValues
+        #expect(values.count == 6)
+        #expect(values[SettingKey.latencySpread.absoluteKey]?.content == .double(1.25))
+        #expect(values[SettingKey.faultRate.absoluteKey]?.content == .double(0.3))
+        #expect(values[SettingKey.latencyDistribution.absoluteKey]?.content == .string("fixed"))
+        #expect(values[SettingKey.faultKinds.absoluteKey]?.content == .string("503"))
+        #expect(values[SettingKey.adminToken.absoluteKey]?.content == .string("t0ken"))
+        #expect(values[SettingKey.adminToken.absoluteKey]?.isSecret == true)
+        #expect(values[SettingKey.corsAllowOrigin.absoluteKey]?.content == .string(""))
+    }
+
+    @Test(arguments: [
+        ["--prot", "8080"], ["--port", "abc"], ["--port"], ["serve"], ["--threads", "1.5"], ["--fault-rate", "abc"],
+    ])
     func badSyntaxExitsWithUsageCode64(_ arguments: [String]) {
         #expect {
             _ = try CommandLineOptions.parse(arguments)
@@ -56,14 +80,15 @@ import Testing
     }
 
     @Test func helpNamesEveryFlagVariableRangeAndDefault() {
-        let help = CommandLineOptions.helpMessage(columns: 200)
+        let help = CommandLineOptions.helpMessage(columns: 1000)
         #expect(help.contains("USAGE: ListServer "))
         for key in SettingKey.allCases {
             #expect(help.contains(key.flag), "\(key.flag)")
             #expect(help.contains(key.environmentVariable), "\(key.environmentVariable)")
             #expect(help.contains(key.name), "\(key.name)")
             #expect(help.contains(key.requirement), "\(key.requirement)")
-            #expect(help.contains("default \(Settings.defaults.text(of: key))"), "\(key.name)")
+            let shownDefault = key.isSecret ? "none" : Settings.defaults.text(of: key)
+            #expect(help.contains("default \(shownDefault);"), "\(key.name)")
         }
         #expect(help.contains("--config <path>"))
         #expect(help.contains("LISTSERVER_CONFIG"))

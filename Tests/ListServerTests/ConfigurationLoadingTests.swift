@@ -23,6 +23,13 @@ import Testing
         .maxLimit: "LISTSERVER_MAX_LIMIT", .shutdownGraceMs: "LISTSERVER_SHUTDOWN_GRACE_MS",
         .metricsEnabled: "LISTSERVER_METRICS", .logLevel: "LISTSERVER_LOG_LEVEL",
         .logFormat: "LISTSERVER_LOG_FORMAT", .accessLog: "LISTSERVER_ACCESS_LOG",
+        .latencyDistribution: "LISTSERVER_LATENCY_DISTRIBUTION", .latencyFixedMs: "LISTSERVER_LATENCY_FIXED_MS",
+        .latencyMedianMs: "LISTSERVER_LATENCY_MEDIAN_MS", .latencySpread: "LISTSERVER_LATENCY_SPREAD",
+        .pageLatencyMs: "LISTSERVER_PAGE_LATENCY_MS", .growEveryMs: "LISTSERVER_GROW_EVERY_MS",
+        .maxDelayMs: "LISTSERVER_MAX_DELAY_MS", .faultRate: "LISTSERVER_FAULT_RATE",
+        .faultKinds: "LISTSERVER_FAULT_KINDS", .faultSeed: "LISTSERVER_FAULT_SEED", .hangMs: "LISTSERVER_HANG_MS",
+        .retryAfterSeconds: "LISTSERVER_RETRY_AFTER_S", .adminToken: "LISTSERVER_ADMIN_TOKEN",
+        .corsAllowOrigin: "LISTSERVER_CORS_ALLOW_ORIGIN",
     ]
 
     /// A valid value for every key, in three variants so layers can be told apart: each differs from the default
@@ -51,6 +58,20 @@ import Testing
         case .metricsEnabled, .accessLog: ["false", "true", "false"][variant]
         case .logLevel: ["debug", "warning", "trace"][variant]
         case .logFormat: ["json", "text", "json"][variant]
+        case .pageLatencyMs: String(100 + variant)
+        case .growEveryMs: String(1000 + variant)
+        case .latencyDistribution: ["fixed", "lognormal", "none"][variant]
+        case .latencyFixedMs: String(20 + variant)
+        case .latencyMedianMs: String(900 + variant)
+        case .latencySpread: ["0.25", "1.5", "3"][variant]
+        case .maxDelayMs: String(variant)
+        case .faultRate: ["0.1", "0.5", "1"][variant]
+        case .faultKinds: ["503:3,500,reset", "hang", "429:2,truncated"][variant]
+        case .faultSeed: String(100 + variant)
+        case .hangMs: String(50 + variant)
+        case .retryAfterSeconds: String(5 + variant)
+        case .adminToken: ["flag-token", "env-token", "file~token!"][variant]
+        case .corsAllowOrigin: ["https://a.example", "", "http://localhost:3000,https://b.example:8443"][variant]
         }
     }
 
@@ -73,7 +94,7 @@ import Testing
             #expect(key.environmentVariable == Self.tableEnvironmentNames[key])
             let environment = [Self.tableEnvironmentNames[key]!: Self.value(key, variant: 1)]
             let settings = try await Support.load(environment: environment)
-            #expect(settings.text(of: key) == Self.value(key, variant: 1), "\(key.name)")
+            #expect(Support.valueText(of: key, in: settings) == Self.value(key, variant: 1), "\(key.name)")
         }
         #expect(SettingKey.configFileVariable == "LISTSERVER_CONFIG")
     }
@@ -86,14 +107,14 @@ import Testing
         let fileOnly = [SettingKey.configFileVariable: path]
 
         let all = try await Support.load(flag, environment: environment.merging(fileOnly) { $1 })
-        #expect(all.text(of: key) == Self.value(key, variant: 0))
+        #expect(Support.valueText(of: key, in: all) == Self.value(key, variant: 0))
         let noFlag = try await Support.load(environment: environment.merging(fileOnly) { $1 })
-        #expect(noFlag.text(of: key) == Self.value(key, variant: 1))
+        #expect(Support.valueText(of: key, in: noFlag) == Self.value(key, variant: 1))
         let onlyFile = try await Support.load(environment: fileOnly)
-        #expect(onlyFile.text(of: key) == Self.value(key, variant: 2))
+        #expect(Support.valueText(of: key, in: onlyFile) == Self.value(key, variant: 2))
         #expect(onlyFile.configFile == path)
         let none = try await Support.load()
-        #expect(none.text(of: key) == Support.resolvedDefaults.text(of: key))
+        #expect(none == Support.resolvedDefaults)
     }
 
     @Test func precedenceIsPerKey() async throws {
@@ -166,9 +187,7 @@ import Testing
         let file = try await ConfigurationFile(path: path, namedBy: "--config")
         #expect(Set(file.values.keys) == Set(SettingKey.allCases.map(\.name)))
         for key in SettingKey.allCases {
-            let text = Settings.defaults.text(of: key)
-            let expected = key.valueKind == .string ? #""\#(text)""# : text
-            #expect(file.values[key.name] == expected, "\(key.name)")
+            #expect(file.values[key.name] == Support.jsonText(of: key, in: .defaults), "\(key.name)")
         }
         var loaded = try await Support.load(["--config", path])
         #expect(loaded.configFile == path)
@@ -186,9 +205,16 @@ import Testing
                     + "http.max_connections=10000 http.header_timeout_ms=10000 http.idle_timeout_ms=60000 "
                     + "http.write_timeout_ms=30000 items.count=10000"))
         #expect(
+            summary.contains(
+                "items.seed=42 items.latency_ms=0 items.grow_every_ms=0 store.latency.distribution=uniform "
+                    + "store.latency.min_ms=500 store.latency.max_ms=2000 store.latency.fixed_ms=1000 "
+                    + "store.latency.median_ms=800 store.latency.spread=0.5 cache.capacity=100000 "))
+        #expect(
             summary.hasSuffix(
-                "paging.default_limit=20 paging.max_limit=100 shutdown.grace_ms=8000 metrics.enabled=true "
-                    + "log.level=info log.format=text log.access=true config=none"))
+                "paging.default_limit=20 paging.max_limit=100 delay.max_ms=30000 faults.rate=0 "
+                    + "faults.kinds=500,503,429,reset,truncated,hang faults.seed=1 faults.hang_ms=10000 "
+                    + "faults.retry_after_s=1 admin.token=<none> cors.allow_origin=* shutdown.grace_ms=8000 "
+                    + "metrics.enabled=true log.level=info log.format=text log.access=true config=none"))
         for key in SettingKey.allCases {
             #expect(summary.contains("\(key.name)="))
         }

@@ -51,13 +51,32 @@ enum ConfigurationTestSupport {
         }
     }
 
+    /// The value of `key` in `settings` as text, a secret included: what ``Settings/text(of:)`` shows, except that
+    /// the admin token is its value rather than `<set>`.
+    static func valueText(of key: SettingKey, in settings: Settings) -> String {
+        key == .adminToken ? settings.adminToken.value : settings.text(of: key)
+    }
+
+    /// The value of `key` in `settings` as JSON text, as the shipped file and the README write it: `"0.0.0.0"`,
+    /// `8080`, `0.5`, `true`, and `""` for an unset secret.
+    static func jsonText(of key: SettingKey, in settings: Settings) -> String {
+        let text = valueText(of: key, in: settings)
+        return key.valueKind == .string ? #""\#(text)""# : text
+    }
+
     /// The path of the shipped `config/listserver.json`, found from this source file.
-    static var shippedConfigPath: String {
+    static var shippedConfigPath: String { packageFile("config/listserver.json") }
+
+    /// The path of the package's `README.md`.
+    static var readmePath: String { packageFile("README.md") }
+
+    /// The path of `relativePath` in the package, found from this source file.
+    static func packageFile(_ relativePath: String) -> String {
         URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // ListServerTests
             .deletingLastPathComponent()  // Tests
             .deletingLastPathComponent()  // package root
-            .appendingPathComponent("config/listserver.json").path
+            .appendingPathComponent(relativePath).path
     }
 }
 

@@ -54,11 +54,29 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.seed.flagName), help: help(.seed))
     var seed: Int?
 
+    @Option(name: .customLong(SettingKey.pageLatencyMs.flagName), help: help(.pageLatencyMs))
+    var pageLatencyMs: Int?
+
+    @Option(name: .customLong(SettingKey.growEveryMs.flagName), help: help(.growEveryMs))
+    var growEveryMs: Int?
+
+    @Option(name: .customLong(SettingKey.latencyDistribution.flagName), help: help(.latencyDistribution))
+    var latencyDistribution: String?
+
     @Option(name: .customLong(SettingKey.latencyMinMs.flagName), help: help(.latencyMinMs))
     var latencyMinMs: Int?
 
     @Option(name: .customLong(SettingKey.latencyMaxMs.flagName), help: help(.latencyMaxMs))
     var latencyMaxMs: Int?
+
+    @Option(name: .customLong(SettingKey.latencyFixedMs.flagName), help: help(.latencyFixedMs))
+    var latencyFixedMs: Int?
+
+    @Option(name: .customLong(SettingKey.latencyMedianMs.flagName), help: help(.latencyMedianMs))
+    var latencyMedianMs: Int?
+
+    @Option(name: .customLong(SettingKey.latencySpread.flagName), help: help(.latencySpread))
+    var latencySpread: Double?
 
     @Option(name: .customLong(SettingKey.cacheCapacity.flagName), help: help(.cacheCapacity))
     var cacheCapacity: Int?
@@ -68,6 +86,32 @@ struct CommandLineOptions: ParsableCommand {
 
     @Option(name: .customLong(SettingKey.maxLimit.flagName), help: help(.maxLimit))
     var maxLimit: Int?
+
+    @Option(name: .customLong(SettingKey.maxDelayMs.flagName), help: help(.maxDelayMs))
+    var maxDelayMs: Int?
+
+    @Option(name: .customLong(SettingKey.faultRate.flagName), help: help(.faultRate))
+    var faultRate: Double?
+
+    @Option(name: .customLong(SettingKey.faultKinds.flagName), help: help(.faultKinds))
+    var faultKinds: String?
+
+    @Option(name: .customLong(SettingKey.faultSeed.flagName), help: help(.faultSeed))
+    var faultSeed: Int?
+
+    @Option(name: .customLong(SettingKey.hangMs.flagName), help: help(.hangMs))
+    var hangMs: Int?
+
+    @Option(name: .customLong(SettingKey.retryAfterSeconds.flagName), help: help(.retryAfterSeconds))
+    var retryAfterSeconds: Int?
+
+    /// The admin secret; given here it is visible to other users of the machine (`ps`), so prefer the environment
+    /// or the file. Never printed back.
+    @Option(name: .customLong(SettingKey.adminToken.flagName), help: help(.adminToken))
+    var adminToken: String?
+
+    @Option(name: .customLong(SettingKey.corsAllowOrigin.flagName), help: help(.corsAllowOrigin))
+    var corsAllowOrigin: String?
 
     @Option(name: .customLong(SettingKey.shutdownGraceMs.flagName), help: help(.shutdownGraceMs))
     var shutdownGraceMs: Int?
@@ -105,23 +149,33 @@ struct CommandLineOptions: ParsableCommand {
 
     /// The settings given on the command line, keyed by config key, for the `InMemoryProvider` on top of the chain.
     var configValues: [AbsoluteConfigKey: ConfigValue] {
-        let strings: [(SettingKey, String?)] = [(.host, host), (.logLevel, logLevel), (.logFormat, logFormat)]
+        let strings: [(SettingKey, String?)] = [
+            (.host, host), (.logLevel, logLevel), (.logFormat, logFormat), (.latencyDistribution, latencyDistribution),
+            (.faultKinds, faultKinds), (.adminToken, adminToken), (.corsAllowOrigin, corsAllowOrigin),
+        ]
         let booleans: [(SettingKey, Bool?)] = [(.metricsEnabled, metrics), (.accessLog, accessLog)]
+        let doubles: [(SettingKey, Double?)] = [(.latencySpread, latencySpread), (.faultRate, faultRate)]
         let integers: [(SettingKey, Int?)] = [
             (.port, port), (.threads, threads),
             (.maxRequestLineBytes, maxRequestLineBytes), (.maxHeaderBytes, maxHeaderBytes),
             (.maxHeaderCount, maxHeaderCount), (.maxBodyBytes, maxBodyBytes), (.maxConnections, maxConnections),
             (.headerTimeoutMs, headerTimeoutMs), (.idleTimeoutMs, idleTimeoutMs), (.writeTimeoutMs, writeTimeoutMs),
-            (.itemCount, itemCount), (.seed, seed),
-            (.latencyMinMs, latencyMinMs), (.latencyMaxMs, latencyMaxMs), (.cacheCapacity, cacheCapacity),
-            (.defaultLimit, defaultLimit), (.maxLimit, maxLimit), (.shutdownGraceMs, shutdownGraceMs),
+            (.itemCount, itemCount), (.seed, seed), (.pageLatencyMs, pageLatencyMs), (.growEveryMs, growEveryMs),
+            (.latencyMinMs, latencyMinMs), (.latencyMaxMs, latencyMaxMs), (.latencyFixedMs, latencyFixedMs),
+            (.latencyMedianMs, latencyMedianMs), (.cacheCapacity, cacheCapacity),
+            (.defaultLimit, defaultLimit), (.maxLimit, maxLimit), (.maxDelayMs, maxDelayMs),
+            (.faultSeed, faultSeed), (.hangMs, hangMs), (.retryAfterSeconds, retryAfterSeconds),
+            (.shutdownGraceMs, shutdownGraceMs),
         ]
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
         for case (let key, let value?) in strings {
-            values[key.absoluteKey] = ConfigValue(.string(value), isSecret: false)
+            values[key.absoluteKey] = ConfigValue(.string(value), isSecret: key.isSecret)
         }
         for case (let key, let value?) in integers {
             values[key.absoluteKey] = ConfigValue(.int(value), isSecret: false)
+        }
+        for case (let key, let value?) in doubles {
+            values[key.absoluteKey] = ConfigValue(.double(value), isSecret: false)
         }
         for case (let key, let value?) in booleans {
             values[key.absoluteKey] = ConfigValue(.bool(value), isSecret: false)
@@ -129,19 +183,22 @@ struct CommandLineOptions: ParsableCommand {
         return values
     }
 
-    /// The help of one setting's flag: what it means, its range, default and environment variable.
+    /// The help of one setting's flag: what it means, its range, default and environment variable; an unset
+    /// secret's default as `none` (a set one would show as `<set>`, as ``Settings/text(of:)`` hides it).
     private static func help(_ key: SettingKey) -> ArgumentHelp {
+        let defaultText = Settings.defaults.text(of: key)
+        let shownDefault = key.isSecret && defaultText == "<none>" ? "none" : defaultText
         if key.valueKind == .boolean {
             return ArgumentHelp(
                 """
-                \(key.meaning) --no-\(key.flagName) turns it off; default \(Settings.defaults.text(of: key)); \
+                \(key.meaning) --no-\(key.flagName) turns it off; default \(shownDefault); \
                 env \(key.environmentVariable), \(key.requirement).
                 """
             )
         }
         return ArgumentHelp(
             """
-            \(key.meaning) Must be \(key.requirement); default \(Settings.defaults.text(of: key)); \
+            \(key.meaning) Must be \(key.requirement); default \(shownDefault); \
             env \(key.environmentVariable).
             """,
             valueName: key.valueName

@@ -6,6 +6,8 @@
 /// store.latency.min_ms (--latency-min-ms) = 3000 must be <= store.latency.max_ms (2000)
 /// http.port (env LISTSERVER_PORT) = "abc" must be an integer in 0...65535
 /// http.host (file /etc/listserver.json) = "example.com" must be an IPv4/IPv6 literal or "localhost"
+/// faults.rate (env LISTSERVER_FAULT_RATE) = "abc" must be a number in 0...1
+/// admin.token (env LISTSERVER_ADMIN_TOKEN) = <redacted> must be empty or 1...256 visible ASCII characters …: byte 6 is 0x20
 /// config file /etc/listserver.json (--config): unknown key "http.prot"; known keys: http.host, …
 /// ```
 struct ConfigurationError: Error, Equatable, CustomStringConvertible {
@@ -37,6 +39,7 @@ struct ConfigurationError: Error, Equatable, CustomStringConvertible {
         let expected =
             switch key.valueKind {
             case .integer: "an integer \(key.requirement)"
+            case .double: "a number \(key.requirement)"
             case .string: "a string, \(key.requirement)"
             case .boolean: key.requirement
             }

@@ -50,7 +50,9 @@ struct ConfigurationFile: Sendable {
         Self.collectValues(of: dictionary, prefix: "", into: &values)
         try Self.checkKeys(values.keys, path: path, namedBy: namedBy)
         do {
-            provider = try await FileProvider<JSONSnapshot>(filePath: .init(path))
+            let secrets = Set(SettingKey.allCases.filter(\.isSecret).map(\.name))
+            provider = try await FileProvider<JSONSnapshot>(
+                parsingOptions: .init(secretsSpecifier: .specific(secrets)), filePath: .init(path))
         } catch {
             throw .file(path, namedBy: namedBy, ": \(error)")
         }

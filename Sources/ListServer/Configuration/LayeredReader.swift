@@ -54,6 +54,33 @@ struct LayeredReader: Sendable {
         return value
     }
 
+    /// The finite number value of `key`, checked against ``SettingKey/fractionalBounds``.
+    ///
+    /// The file may write it as any JSON number (`1`, `0.25`); the environment as a decimal (`0.3`). Not-a-number
+    /// and infinities are refused as not numbers, and a Boolean in the file as the wrong type.
+    func double(_ key: SettingKey) throws(ConfigurationError) -> Double {
+        let value: Double
+        do {
+            value = try reader.requiredDouble(forKey: key.configKey)
+        } catch {
+            throw .wrongType(key, from: source(of: key), value: rawText(of: key))
+        }
+        let source = source(of: key)
+        let isBoolean = ["true", "false"].contains(file?.values[key.name])
+        if case .file = source, isBoolean {
+            // JSONSnapshot reads a Boolean as 1 or 0, here as everywhere a number belongs.
+            throw .wrongType(key, from: source, value: rawText(of: key))
+        }
+        guard value.isFinite else {
+            // Double("nan") and Double("inf") parse, in the environment and on the command line alike.
+            throw .wrongType(key, from: source, value: source == .commandLine ? String(value) : rawText(of: key))
+        }
+        if let bounds = key.fractionalBounds, !bounds.contains(value) {
+            throw .invalidValue(key, from: source, value: value.settingText, requirement: key.requirement)
+        }
+        return value
+    }
+
     /// The Boolean value of `key`: `true` or `false` (the environment also takes `1`/`0` and `yes`/`no`).
     func bool(_ key: SettingKey) throws(ConfigurationError) -> Bool {
         let value: Bool
@@ -80,6 +107,27 @@ struct LayeredReader: Sendable {
         return choice
     }
 
+    /// The value of `key` as `parse` reads its text; a failure becomes a message that states the requirement and
+    /// then `parse`'s reason: `… must be a comma-separated list of kind[:weight]: unknown fault kind "oops" (…)`.
+    ///
+    /// The text of a secret key is never quoted, only shown as `<redacted>`.
+    func parsed<Value, Failure: Error & CustomStringConvertible>(
+        _ key: SettingKey,
+        _ parse: (String) throws(Failure) -> Value
+    ) throws(ConfigurationError) -> Value {
+        let text = try string(key)
+        do {
+            return try parse(text)
+        } catch {
+            throw .invalidValue(
+                key,
+                from: source(of: key),
+                value: key.isSecret ? Self.redacted : #""\#(text)""#,
+                requirement: "\(key.requirement): \(error.description)"
+            )
+        }
+    }
+
     /// The string value of `key`; checking it is the caller's business.
     func string(_ key: SettingKey) throws(ConfigurationError) -> String {
         do {
@@ -95,9 +143,16 @@ struct LayeredReader: Sendable {
         return index.map { layers[$0].source } ?? .builtInDefault
     }
 
-    /// The value of `key` as its source wrote it, quoted when it is a string: `"abc"`, `8080`.
+    /// How messages show the value of a secret key.
+    static let redacted = "<redacted>"
+
+    /// The value of `key` as its source wrote it, quoted when it is a string: `"abc"`, `8080`; a secret's value
+    /// only as ``redacted``.
     private func rawText(of key: SettingKey) -> String {
-        switch source(of: key) {
+        if key.isSecret {
+            return Self.redacted
+        }
+        return switch source(of: key) {
         case .environment:
             environment[key.environmentVariable].map { #""\#($0)""# } ?? "?"
         case .file:

@@ -5,7 +5,7 @@ import Logging
 ///
 /// This enum is the configuration table of the README in code form: the flags of ``CommandLineOptions``, the
 /// environment mapping and the messages of ``ConfigurationError`` all come from here, so they cannot drift apart.
-/// Default values live in ``Settings/defaults``.
+/// The rows themselves are in `SettingKey+Table.swift`; default values live in ``Settings/defaults``.
 enum SettingKey: String, CaseIterable, Sendable {
     case host = "http.host"
     case port = "http.port"
@@ -20,11 +20,25 @@ enum SettingKey: String, CaseIterable, Sendable {
     case writeTimeoutMs = "http.write_timeout_ms"
     case itemCount = "items.count"
     case seed = "items.seed"
+    case pageLatencyMs = "items.latency_ms"
+    case growEveryMs = "items.grow_every_ms"
+    case latencyDistribution = "store.latency.distribution"
     case latencyMinMs = "store.latency.min_ms"
     case latencyMaxMs = "store.latency.max_ms"
+    case latencyFixedMs = "store.latency.fixed_ms"
+    case latencyMedianMs = "store.latency.median_ms"
+    case latencySpread = "store.latency.spread"
     case cacheCapacity = "cache.capacity"
     case defaultLimit = "paging.default_limit"
     case maxLimit = "paging.max_limit"
+    case maxDelayMs = "delay.max_ms"
+    case faultRate = "faults.rate"
+    case faultKinds = "faults.kinds"
+    case faultSeed = "faults.seed"
+    case hangMs = "faults.hang_ms"
+    case retryAfterSeconds = "faults.retry_after_s"
+    case adminToken = "admin.token"
+    case corsAllowOrigin = "cors.allow_origin"
     case shutdownGraceMs = "shutdown.grace_ms"
     case metricsEnabled = "metrics.enabled"
     case logLevel = "log.level"
@@ -55,25 +69,46 @@ enum SettingKey: String, CaseIterable, Sendable {
     /// The environment variable that sets this key: `LISTSERVER_LATENCY_MIN_MS`.
     var environmentVariable: String { row.environment }
 
-    /// The static range of an integer setting; `nil` for the strings and Booleans.
+    /// The static range of an integer setting; `nil` for the other kinds.
     ///
-    /// Relations between keys (`min_ms <= max_ms`, `default_limit <= max_limit`,
-    /// `max_request_line_bytes <= max_header_bytes`) are checked in ``Settings/load``.
+    /// Relations between keys are checked in ``Settings/load(options:environment:activeProcessorCount:)``:
+    /// `default_limit <= max_limit` and `max_request_line_bytes <= max_header_bytes` always, `min_ms <= max_ms` only
+    /// for the `uniform` latency distribution and `median_ms <= max_ms` only for `lognormal`, the keys each uses.
     var bounds: ClosedRange<Int>? { row.bounds }
+
+    /// The static range of a setting that may have a fractional part; `nil` for the other kinds.
+    var fractionalBounds: ClosedRange<Double>? {
+        switch self {
+        case .latencySpread: 0...4
+        case .faultRate: 0...1
+        default: nil
+        }
+    }
 
     /// The kinds of value a setting can have.
     enum ValueKind: Sendable {
-        case integer, string, boolean
+        /// A whole number: a JSON number without a fraction, a decimal integer in the environment.
+        case integer
+        /// A finite number: any JSON number, a decimal such as `0.3` in the environment.
+        case double
+        /// Text, checked by a rule of its own.
+        case string
+        /// `true` or `false`.
+        case boolean
     }
 
     /// What kind of value this setting takes.
     var valueKind: ValueKind {
         switch self {
-        case .host, .logLevel, .logFormat: .string
+        case .host, .logLevel, .logFormat, .latencyDistribution, .faultKinds, .adminToken, .corsAllowOrigin: .string
         case .metricsEnabled, .accessLog: .boolean
+        case .latencySpread, .faultRate: .double
         default: .integer
         }
     }
+
+    /// Whether the value is a secret: never printed in the summary, in `--help` or in an error message.
+    var isSecret: Bool { self == .adminToken }
 
     /// The placeholder for the value in `--help`: `<ms>`.
     var valueName: String { row.valueName }
@@ -88,97 +123,28 @@ enum SettingKey: String, CaseIterable, Sendable {
         case .defaultLimit: "in 1...\(SettingKey.maxLimit.name)"
         case .logLevel: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
         case .logFormat: "one of " + LogFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        case .latencyDistribution: "one of " + LatencyKind.allCases.map(\.rawValue).joined(separator: ", ")
+        case .faultKinds: "a comma-separated list of kind[:weight]"
+        case .adminToken: "empty or \(AdminToken.lengths) visible ASCII characters (0x21...0x7E)"
+        case .corsAllowOrigin: "*, empty, or a comma-separated list of http(s)://host[:port]"
         case .metricsEnabled, .accessLog: "true or false"
-        default: bounds.map { "in \($0.lowerBound)...\($0.upperBound)" } ?? ""
+        default:
+            if let bounds = fractionalBounds {
+                "in \(bounds.lowerBound.settingText)...\(bounds.upperBound.settingText)"
+            } else {
+                bounds.map { "in \($0.lowerBound)...\($0.upperBound)" } ?? ""
+            }
         }
     }
+}
 
-    /// The row of the table for this key.
-    private var row: (flag: String, environment: String, bounds: ClosedRange<Int>?, valueName: String, meaning: String)
-    {
-        switch self {
-        case .host:
-            ("host", "LISTSERVER_HOST", nil, "address", "Address to listen on.")
-        case .port:
-            ("port", "LISTSERVER_PORT", 0...65_535, "port", "TCP port to listen on; 0 picks any free port.")
-        case .threads:
-            ("threads", "LISTSERVER_THREADS", 0...256, "n", "Event-loop threads; 0 means one per active processor.")
-        case .maxRequestLineBytes:
-            (
-                "max-request-line-bytes", "LISTSERVER_MAX_REQUEST_LINE_BYTES", 64...1_048_576, "bytes",
-                "Longest request line; a longer one gets 414."
-            )
-        case .maxHeaderBytes:
-            (
-                "max-header-bytes", "LISTSERVER_MAX_HEADER_BYTES", 256...1_048_576, "bytes",
-                "Longest request head (request line, header lines, line endings); a longer one gets 431."
-            )
-        case .maxHeaderCount:
-            (
-                "max-header-count", "LISTSERVER_MAX_HEADER_COUNT", 1...1000, "n",
-                "Most header fields in a request; more get 431."
-            )
-        case .maxBodyBytes:
-            (
-                "max-body-bytes", "LISTSERVER_MAX_BODY_BYTES", 0...16_777_216, "bytes",
-                "Largest Content-Length accepted; a larger one gets 413."
-            )
-        case .maxConnections:
-            (
-                "max-connections", "LISTSERVER_MAX_CONNECTIONS", 1...1_000_000, "n",
-                "Most client connections open at once."
-            )
-        case .headerTimeoutMs:
-            (
-                "header-timeout-ms", "LISTSERVER_HEADER_TIMEOUT_MS", 100...3_600_000, "ms",
-                "Time a client has to send a whole request head; then 408 and close."
-            )
-        case .idleTimeoutMs:
-            (
-                "idle-timeout-ms", "LISTSERVER_IDLE_TIMEOUT_MS", 100...3_600_000, "ms",
-                "Time an idle keep-alive connection stays open."
-            )
-        case .writeTimeoutMs:
-            (
-                "write-timeout-ms", "LISTSERVER_WRITE_TIMEOUT_MS", 100...3_600_000, "ms",
-                "Time a client may take to read a response before it is dropped."
-            )
-        case .itemCount:
-            ("item-count", "LISTSERVER_ITEM_COUNT", 0...(1 << 53), "n", "Number of items in the list.")
-        case .seed:
-            ("seed", "LISTSERVER_SEED", 0...Int(Int64.max), "n", "Seed of the deterministic item generator.")
-        case .latencyMinMs:
-            ("latency-min-ms", "LISTSERVER_LATENCY_MIN_MS", 0...600_000, "ms", "Shortest simulated store latency.")
-        case .latencyMaxMs:
-            ("latency-max-ms", "LISTSERVER_LATENCY_MAX_MS", 0...600_000, "ms", "Longest simulated store latency.")
-        case .cacheCapacity:
-            ("cache-capacity", "LISTSERVER_CACHE_CAPACITY", 1...10_000_000, "n", "Item details the cache holds.")
-        case .defaultLimit:
-            ("default-limit", "LISTSERVER_DEFAULT_LIMIT", 1...10_000, "n", "Page size when a request gives no limit.")
-        case .maxLimit:
-            ("max-limit", "LISTSERVER_MAX_LIMIT", 1...10_000, "n", "Largest page size a request may ask for.")
-        case .shutdownGraceMs:
-            (
-                "shutdown-grace-ms", "LISTSERVER_SHUTDOWN_GRACE_MS", 0...600_000, "ms",
-                "Time requests in flight get to finish after SIGTERM/SIGINT; what is left then gets 503."
-            )
-        case .metricsEnabled:
-            ("metrics", "LISTSERVER_METRICS", nil, "bool", "Serve Prometheus metrics at GET /metrics.")
-        case .logLevel:
-            (
-                "log-level", "LISTSERVER_LOG_LEVEL", nil, "level",
-                "Least severe log level written; access lines are info."
-            )
-        case .logFormat:
-            (
-                "log-format", "LISTSERVER_LOG_FORMAT", nil, "format",
-                "Log lines as text (for people) or json (one object per line, for log collectors)."
-            )
-        case .accessLog:
-            (
-                "access-log", "LISTSERVER_ACCESS_LOG", nil, "bool",
-                "One log line per request: method, path, status, bytes, duration, cache result."
-            )
+extension Double {
+    /// The number as settings show it: whole numbers without a fraction (`0`, `1`), others as Swift prints them
+    /// (`0.5`), so the summary, the messages and the JSON file agree.
+    var settingText: String {
+        if let whole = Int(exactly: self), abs(whole) < 1 << 53 {
+            return String(whole)
         }
+        return String(self)
     }
 }

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import ListDomain
 import Logging
 
 extension Settings {
@@ -33,16 +34,46 @@ extension Settings {
     ///   a client may take to read a response before it is dropped, 100...3600000.
     /// - `items.count` (int, default 10000; `--item-count`, `LISTSERVER_ITEM_COUNT`): items in the list, 0...2^53.
     /// - `items.seed` (int, default 42; `--seed`, `LISTSERVER_SEED`): the generator's seed, 0...Int64.max.
+    /// - `items.latency_ms` (int, default 0; `--page-latency-ms`, `LISTSERVER_PAGE_LATENCY_MS`): extra latency of
+    ///   every list (`/items`) response in milliseconds, 0...600000.
+    /// - `items.grow_every_ms` (int, default 0; `--grow-every-ms`, `LISTSERVER_GROW_EVERY_MS`): one new item joins
+    ///   the list every this many milliseconds, 0...86400000; 0 means the list never grows.
+    /// - `store.latency.distribution` (string, default `uniform`; `--latency-distribution`,
+    ///   `LISTSERVER_LATENCY_DISTRIBUTION`): `uniform`, `fixed`, `lognormal` or `none` (any case); see ``LatencyKind``.
     /// - `store.latency.min_ms` (int, default 500; `--latency-min-ms`, `LISTSERVER_LATENCY_MIN_MS`): the shortest
-    ///   simulated store latency in milliseconds, 0...600000, at most `store.latency.max_ms`.
+    ///   `uniform` latency in milliseconds, 0...600000, at most `store.latency.max_ms` when the distribution is
+    ///   `uniform` (and not checked otherwise: a distribution is not refused for another's unused bounds).
     /// - `store.latency.max_ms` (int, default 2000; `--latency-max-ms`, `LISTSERVER_LATENCY_MAX_MS`): the longest
-    ///   simulated store latency in milliseconds, 0...600000.
+    ///   `uniform` latency and the cap of `lognormal` draws in milliseconds, 0...600000.
+    /// - `store.latency.fixed_ms` (int, default 1000; `--latency-fixed-ms`, `LISTSERVER_LATENCY_FIXED_MS`): the
+    ///   `fixed` latency in milliseconds, 0...600000.
+    /// - `store.latency.median_ms` (int, default 800; `--latency-median-ms`, `LISTSERVER_LATENCY_MEDIAN_MS`): the
+    ///   `lognormal` median in milliseconds, 0...600000, at most `store.latency.max_ms` when the distribution is
+    ///   `lognormal`.
+    /// - `store.latency.spread` (double, default 0.5; `--latency-spread`, `LISTSERVER_LATENCY_SPREAD`): the sigma
+    ///   of the `lognormal` latency's natural logarithm, 0...4.
     /// - `cache.capacity` (int, default 100000; `--cache-capacity`, `LISTSERVER_CACHE_CAPACITY`): item details the
     ///   cache holds, 1...10000000.
     /// - `paging.default_limit` (int, default 20; `--default-limit`, `LISTSERVER_DEFAULT_LIMIT`): the page size when a
     ///   request gives none, 1...`paging.max_limit`.
     /// - `paging.max_limit` (int, default 100; `--max-limit`, `LISTSERVER_MAX_LIMIT`): the largest page size a request
     ///   may ask for, 1...10000.
+    /// - `delay.max_ms` (int, default 30000; `--max-delay-ms`, `LISTSERVER_MAX_DELAY_MS`): the largest `?delay_ms`
+    ///   a request may ask for, 0...600000.
+    /// - `faults.rate` (double, default 0; `--fault-rate`, `LISTSERVER_FAULT_RATE`): the share of data requests
+    ///   (`/items…`) that get an injected fault, 0...1.
+    /// - `faults.kinds` (string, default `500,503,429,reset,truncated,hang`; `--fault-kinds`,
+    ///   `LISTSERVER_FAULT_KINDS`): the faults and their weights, as `FaultMix(parsing:)` reads them.
+    /// - `faults.seed` (int, default 1; `--fault-seed`, `LISTSERVER_FAULT_SEED`): the seed of the fault draws,
+    ///   0...Int64.max.
+    /// - `faults.hang_ms` (int, default 10000; `--hang-ms`, `LISTSERVER_HANG_MS`): how long a `hang` fault holds a
+    ///   request before the connection is closed, 1...600000.
+    /// - `faults.retry_after_s` (int, default 1; `--retry-after-s`, `LISTSERVER_RETRY_AFTER_S`): the `Retry-After`
+    ///   of injected 503 and 429 answers in seconds, 0...86400.
+    /// - `admin.token` (string, default empty; `--admin-token`, `LISTSERVER_ADMIN_TOKEN`): the secret of the admin
+    ///   endpoints, empty (loopback clients only) or 1...256 bytes in 0x21...0x7E; never printed (see ``AdminToken``).
+    /// - `cors.allow_origin` (string, default `*`; `--cors-allow-origin`, `LISTSERVER_CORS_ALLOW_ORIGIN`): `*`, a
+    ///   comma-separated list of `http(s)://host[:port]`, or empty for no CORS headers (see ``CORSOrigins``).
     /// - `shutdown.grace_ms` (int, default 8000; `--shutdown-grace-ms`, `LISTSERVER_SHUTDOWN_GRACE_MS`): the time
     ///   requests in flight get to finish after SIGTERM or SIGINT, 0...600000; what is left then gets 503.
     /// - `metrics.enabled` (bool, default true; `--metrics`/`--no-metrics`, `LISTSERVER_METRICS`): whether
@@ -55,7 +86,8 @@ extension Settings {
     ///   line per answered request.
     ///
     /// Booleans are JSON `true`/`false` in the file and `true`/`false` (or `1`/`0`, `yes`/`no`) in the environment;
-    /// on the command line each is a pair of flags.
+    /// on the command line each is a pair of flags. Doubles are JSON numbers in the file and decimals (`0.3`)
+    /// elsewhere; not-a-number and infinities are refused.
     ///
     /// Why this composition: ArgumentParser parses the flags, not swift-configuration's `CommandLineArgumentsProvider`,
     /// because it gives an excellent `--help` (every flag with its meaning, range, default and variable), typed
@@ -81,11 +113,15 @@ extension Settings {
         activeProcessorCount: Int = ProcessInfo.processInfo.activeProcessorCount
     ) async throws(ConfigurationError) -> Settings {
         let file = try await configurationFile(options: options, environment: environment)
+        let secretKeys = SettingKey.allCases.filter(\.isSecret)  // marked for swift-configuration, too
         var layers: [(provider: any ConfigProvider, source: ConfigurationSource)] = [
             (InMemoryProvider(name: "command line", values: options.configValues), .commandLine),
             (
                 KeyMappingProvider(
-                    upstream: EnvironmentVariablesProvider(environmentVariables: environment),
+                    upstream: EnvironmentVariablesProvider(
+                        environmentVariables: environment,
+                        secretsSpecifier: .specific(Set(secretKeys.map(\.environmentVariable)))
+                    ),
                     keyMapper: environmentVariableKey
                 ), .environment
             ),
@@ -95,7 +131,7 @@ extension Settings {
         }
         let defaultValues = Dictionary(
             uniqueKeysWithValues: SettingKey.allCases.map {
-                ($0.absoluteKey, ConfigValue(defaults.content(of: $0), isSecret: false))
+                ($0.absoluteKey, ConfigValue(defaults.content(of: $0), isSecret: $0.isSecret))
             }
         )
         layers.append((InMemoryProvider(name: "defaults", values: defaultValues), .builtInDefault))
@@ -117,11 +153,25 @@ extension Settings {
             threads: threads == 0 ? max(1, activeProcessorCount) : threads,
             itemCount: UInt64(try reader.int(.itemCount)),
             seed: UInt64(try reader.int(.seed)),
+            pageLatencyMs: try reader.int(.pageLatencyMs),
+            growEveryMs: try reader.int(.growEveryMs),
+            latencyDistribution: try reader.choice(.latencyDistribution, of: LatencyKind.self),
             latencyMinMs: try reader.int(.latencyMinMs),
             latencyMaxMs: try reader.int(.latencyMaxMs),
+            latencyFixedMs: try reader.int(.latencyFixedMs),
+            latencyMedianMs: try reader.int(.latencyMedianMs),
+            latencySpread: try reader.double(.latencySpread),
             cacheCapacity: try reader.int(.cacheCapacity),
             paging: PagingSettings(defaultLimit: try reader.int(.defaultLimit), maxLimit: try reader.int(.maxLimit)),
             limits: try limits(reader),
+            maxDelayMs: try reader.int(.maxDelayMs),
+            faultRate: try reader.double(.faultRate),
+            faultKinds: try reader.parsed(.faultKinds, FaultMix.init(parsing:)),
+            faultSeed: UInt64(try reader.int(.faultSeed)),
+            hangMs: try reader.int(.hangMs),
+            retryAfterSeconds: try reader.int(.retryAfterSeconds),
+            adminToken: try reader.parsed(.adminToken, AdminToken.init(parsing:)),
+            corsAllowOrigin: try reader.parsed(.corsAllowOrigin, CORSOrigins.init(parsing:)),
             shutdownGrace: .milliseconds(try reader.int(.shutdownGraceMs)),
             metricsEnabled: try reader.bool(.metricsEnabled),
             logging: LoggingSettings(
@@ -130,7 +180,14 @@ extension Settings {
                 accessLog: try reader.bool(.accessLog)),
             configFile: file?.path
         )
-        try requireAtMost(.latencyMinMs, settings.latencyMinMs, .latencyMaxMs, settings.latencyMaxMs, reader)
+        switch settings.latencyDistribution {
+        case .uniform:
+            try requireAtMost(.latencyMinMs, settings.latencyMinMs, .latencyMaxMs, settings.latencyMaxMs, reader)
+        case .lognormal:
+            try requireAtMost(.latencyMedianMs, settings.latencyMedianMs, .latencyMaxMs, settings.latencyMaxMs, reader)
+        case .fixed, .none:
+            break  // neither uses min_ms, max_ms or median_ms
+        }
         try requireAtMost(.defaultLimit, settings.paging.defaultLimit, .maxLimit, settings.paging.maxLimit, reader)
         try requireAtMost(
             .maxRequestLineBytes, settings.limits.maxRequestLineBytes,

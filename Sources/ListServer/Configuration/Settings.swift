@@ -1,4 +1,5 @@
 import Configuration
+import ListDomain
 
 /// Everything the server needs to start, with every value validated and `threads` resolved.
 ///
@@ -24,11 +25,34 @@ struct Settings: Sendable, Equatable {
     /// `items.seed`: the seed of the deterministic item generator.
     var seed: UInt64 = 42
 
-    /// `store.latency.min_ms`: the shortest simulated store latency, in milliseconds.
+    /// `items.latency_ms`: extra latency of every list (`/items`) response, in milliseconds; 0 for none.
+    var pageLatencyMs = 0
+
+    /// `items.grow_every_ms`: the interval, in milliseconds, at which one new item joins the list; 0 means the list
+    /// never grows.
+    var growEveryMs = 0
+
+    /// `store.latency.distribution`: the shape of the simulated store latency, and so which of the
+    /// `store.latency.*` values below apply (see ``LatencyKind``).
+    var latencyDistribution = LatencyKind.uniform
+
+    /// `store.latency.min_ms`: the shortest latency of the `uniform` distribution, in milliseconds; at most
+    /// ``latencyMaxMs`` when the distribution is `uniform`.
     var latencyMinMs = 500
 
-    /// `store.latency.max_ms`: the longest simulated store latency, in milliseconds.
+    /// `store.latency.max_ms`: the longest latency of the `uniform` distribution and the cap of the `lognormal`
+    /// one, in milliseconds.
     var latencyMaxMs = 2000
+
+    /// `store.latency.fixed_ms`: the latency of the `fixed` distribution, in milliseconds.
+    var latencyFixedMs = 1000
+
+    /// `store.latency.median_ms`: the median of the `lognormal` distribution, in milliseconds; at most
+    /// ``latencyMaxMs`` when the distribution is `lognormal`.
+    var latencyMedianMs = 800
+
+    /// `store.latency.spread`: the sigma of the natural logarithm of the `lognormal` latency, in 0...4.
+    var latencySpread = 0.5
 
     /// `cache.capacity`: how many item details the cache holds.
     var cacheCapacity = 100_000
@@ -38,6 +62,31 @@ struct Settings: Sendable, Equatable {
 
     /// `http.max_*` and `http.*_timeout_ms`: request sizes, connections and deadlines.
     var limits = HTTPLimits()
+
+    /// `delay.max_ms`: the largest `?delay_ms` a request may ask for, in milliseconds.
+    var maxDelayMs = 30_000
+
+    /// `faults.rate`: the share of data requests (`/items…`) that get an injected fault, in 0...1.
+    var faultRate = 0.0
+
+    /// `faults.kinds`: which faults are injected and their relative weights.
+    var faultKinds = FaultMix.all
+
+    /// `faults.seed`: the seed of the fault draws.
+    var faultSeed: UInt64 = 1
+
+    /// `faults.hang_ms`: how long a `hang` fault holds a request before the connection is closed, in milliseconds.
+    var hangMs = 10_000
+
+    /// `faults.retry_after_s`: the `Retry-After` of injected 503 and 429 answers, in seconds.
+    var retryAfterSeconds = 1
+
+    /// `admin.token`: the secret the admin endpoints require; without one they accept loopback clients only.
+    /// Never printed: ``summary`` shows `<set>` or `<none>`.
+    var adminToken = AdminToken.none
+
+    /// `cors.allow_origin`: which browser origins may read the answers.
+    var corsAllowOrigin = CORSOrigins.any
 
     /// `shutdown.grace_ms`: how long requests in flight get to finish after SIGTERM or SIGINT.
     var shutdownGrace = Duration.milliseconds(8000)
@@ -73,11 +122,25 @@ struct Settings: Sendable, Equatable {
         case .writeTimeoutMs: .int(limits.writeTimeout.wholeMilliseconds)
         case .itemCount: .int(Int(clamping: itemCount))
         case .seed: .int(Int(clamping: seed))
+        case .pageLatencyMs: .int(pageLatencyMs)
+        case .growEveryMs: .int(growEveryMs)
+        case .latencyDistribution: .string(latencyDistribution.rawValue)
         case .latencyMinMs: .int(latencyMinMs)
         case .latencyMaxMs: .int(latencyMaxMs)
+        case .latencyFixedMs: .int(latencyFixedMs)
+        case .latencyMedianMs: .int(latencyMedianMs)
+        case .latencySpread: .double(latencySpread)
         case .cacheCapacity: .int(cacheCapacity)
         case .defaultLimit: .int(paging.defaultLimit)
         case .maxLimit: .int(paging.maxLimit)
+        case .maxDelayMs: .int(maxDelayMs)
+        case .faultRate: .double(faultRate)
+        case .faultKinds: .string(faultKinds.text)
+        case .faultSeed: .int(Int(clamping: faultSeed))
+        case .hangMs: .int(hangMs)
+        case .retryAfterSeconds: .int(retryAfterSeconds)
+        case .adminToken: .string(adminToken.value)
+        case .corsAllowOrigin: .string(corsAllowOrigin.text)
         case .shutdownGraceMs: .int(shutdownGrace.wholeMilliseconds)
         case .metricsEnabled: .bool(metricsEnabled)
         case .logLevel: .string(logging.level.rawValue)
@@ -86,18 +149,23 @@ struct Settings: Sendable, Equatable {
         }
     }
 
-    /// The value of `key` as text, unquoted, as the summary and `--help` show it: `0.0.0.0`, `8080`, `true`.
+    /// The value of `key` as text, unquoted, as the summary and `--help` show it: `0.0.0.0`, `8080`, `0.5`, `true`;
+    /// a secret only as `<set>` or `<none>`.
     func text(of key: SettingKey) -> String {
-        switch content(of: key) {
+        if key.isSecret, case .string(let secret) = content(of: key) {
+            return secret.isEmpty ? "<none>" : "<set>"
+        }
+        return switch content(of: key) {
         case .string(let text): text
         case .int(let number): String(number)
+        case .double(let number): number.settingText
         case .bool(let flag): String(flag)
-        case let other: "\(other)"  // content(of:) makes only strings, ints and Booleans
+        case let other: "\(other)"  // content(of:) makes only strings, numbers and Booleans
         }
     }
 
     /// One line of `key=value` pairs for the start-up log, in table order, ending with the config file:
-    /// `http.host=0.0.0.0 http.port=8080 http.threads=8 … log.access=true config=none`.
+    /// `http.host=0.0.0.0 http.port=8080 http.threads=8 … admin.token=<none> … log.access=true config=none`.
     var summary: String {
         let pairs = SettingKey.allCases.map { "\($0.name)=\(text(of: $0))" }
         return (pairs + ["config=\(configFile ?? "none")"]).joined(separator: " ")

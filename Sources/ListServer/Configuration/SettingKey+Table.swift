@@ -1,0 +1,157 @@
+extension SettingKey {
+    /// One row of the configuration table: flag without dashes, environment variable, integer range, the value's
+    /// placeholder in `--help`, and the one-sentence meaning.
+    typealias Row = (flag: String, environment: String, bounds: ClosedRange<Int>?, valueName: String, meaning: String)
+
+    /// The row of the table for this key.
+    var row: Row {
+        switch self {
+        case .host:
+            ("host", "LISTSERVER_HOST", nil, "address", "Address to listen on.")
+        case .port:
+            ("port", "LISTSERVER_PORT", 0...65_535, "port", "TCP port to listen on; 0 picks any free port.")
+        case .threads:
+            ("threads", "LISTSERVER_THREADS", 0...256, "n", "Event-loop threads; 0 means one per active processor.")
+        case .maxRequestLineBytes:
+            (
+                "max-request-line-bytes", "LISTSERVER_MAX_REQUEST_LINE_BYTES", 64...1_048_576, "bytes",
+                "Longest request line; a longer one gets 414."
+            )
+        case .maxHeaderBytes:
+            (
+                "max-header-bytes", "LISTSERVER_MAX_HEADER_BYTES", 256...1_048_576, "bytes",
+                "Longest request head (request line, header lines, line endings); a longer one gets 431."
+            )
+        case .maxHeaderCount:
+            (
+                "max-header-count", "LISTSERVER_MAX_HEADER_COUNT", 1...1000, "n",
+                "Most header fields in a request; more get 431."
+            )
+        case .maxBodyBytes:
+            (
+                "max-body-bytes", "LISTSERVER_MAX_BODY_BYTES", 0...16_777_216, "bytes",
+                "Largest Content-Length accepted; a larger one gets 413."
+            )
+        case .maxConnections:
+            (
+                "max-connections", "LISTSERVER_MAX_CONNECTIONS", 1...1_000_000, "n",
+                "Most client connections open at once."
+            )
+        case .headerTimeoutMs:
+            (
+                "header-timeout-ms", "LISTSERVER_HEADER_TIMEOUT_MS", 100...3_600_000, "ms",
+                "Time a client has to send a whole request head; then 408 and close."
+            )
+        case .idleTimeoutMs:
+            (
+                "idle-timeout-ms", "LISTSERVER_IDLE_TIMEOUT_MS", 100...3_600_000, "ms",
+                "Time an idle keep-alive connection stays open."
+            )
+        case .writeTimeoutMs:
+            (
+                "write-timeout-ms", "LISTSERVER_WRITE_TIMEOUT_MS", 100...3_600_000, "ms",
+                "Time a client may take to read a response before it is dropped."
+            )
+        case .itemCount:
+            ("item-count", "LISTSERVER_ITEM_COUNT", 0...(1 << 53), "n", "Number of items in the list.")
+        case .seed:
+            ("seed", "LISTSERVER_SEED", 0...Int(Int64.max), "n", "Seed of the deterministic item generator.")
+        case .latencyMinMs:
+            ("latency-min-ms", "LISTSERVER_LATENCY_MIN_MS", 0...600_000, "ms", "Shortest simulated store latency.")
+        case .latencyMaxMs:
+            ("latency-max-ms", "LISTSERVER_LATENCY_MAX_MS", 0...600_000, "ms", "Longest simulated store latency.")
+        case .cacheCapacity:
+            ("cache-capacity", "LISTSERVER_CACHE_CAPACITY", 1...10_000_000, "n", "Item details the cache holds.")
+        case .defaultLimit:
+            ("default-limit", "LISTSERVER_DEFAULT_LIMIT", 1...10_000, "n", "Page size when a request gives no limit.")
+        case .maxLimit:
+            ("max-limit", "LISTSERVER_MAX_LIMIT", 1...10_000, "n", "Largest page size a request may ask for.")
+        case .shutdownGraceMs:
+            (
+                "shutdown-grace-ms", "LISTSERVER_SHUTDOWN_GRACE_MS", 0...600_000, "ms",
+                "Time requests in flight get to finish after SIGTERM/SIGINT; what is left then gets 503."
+            )
+        case .metricsEnabled:
+            ("metrics", "LISTSERVER_METRICS", nil, "bool", "Serve Prometheus metrics at GET /metrics.")
+        case .logLevel:
+            (
+                "log-level", "LISTSERVER_LOG_LEVEL", nil, "level",
+                "Least severe log level written; access lines are info."
+            )
+        case .logFormat:
+            (
+                "log-format", "LISTSERVER_LOG_FORMAT", nil, "format",
+                "Log lines as text (for people) or json (one object per line, for log collectors)."
+            )
+        case .accessLog:
+            (
+                "access-log", "LISTSERVER_ACCESS_LOG", nil, "bool",
+                "One log line per request: method, path, status, bytes, duration, cache result."
+            )
+        case .pageLatencyMs:
+            (
+                "page-latency-ms", "LISTSERVER_PAGE_LATENCY_MS", 0...600_000, "ms",
+                "Extra latency of every list (/items) response."
+            )
+        case .growEveryMs:
+            (
+                "grow-every-ms", "LISTSERVER_GROW_EVERY_MS", 0...86_400_000, "ms",
+                "Interval at which one new item joins the list; 0 means the list never grows."
+            )
+        case .latencyDistribution:
+            (
+                "latency-distribution", "LISTSERVER_LATENCY_DISTRIBUTION", nil, "kind",
+                "Shape of the simulated store latency: uniform between min and max, fixed, lognormal, or none at all."
+            )
+        case .latencyFixedMs:
+            (
+                "latency-fixed-ms", "LISTSERVER_LATENCY_FIXED_MS", 0...600_000, "ms",
+                "Store latency of the fixed distribution."
+            )
+        case .latencyMedianMs:
+            (
+                "latency-median-ms", "LISTSERVER_LATENCY_MEDIAN_MS", 0...600_000, "ms",
+                "Median store latency of the lognormal distribution, whose draws are capped at the longest latency."
+            )
+        case .latencySpread:
+            (
+                "latency-spread", "LISTSERVER_LATENCY_SPREAD", nil, "sigma",
+                "Spread of the lognormal distribution: the standard deviation of the latency's natural logarithm."
+            )
+        case .maxDelayMs:
+            ("max-delay-ms", "LISTSERVER_MAX_DELAY_MS", 0...600_000, "ms", "Largest ?delay_ms a request may ask for.")
+        case .faultRate:
+            (
+                "fault-rate", "LISTSERVER_FAULT_RATE", nil, "share",
+                "Share of data requests (/items…) that get an injected fault."
+            )
+        case .faultKinds:
+            (
+                "fault-kinds", "LISTSERVER_FAULT_KINDS", nil, "mix",
+                "Faults to inject, each with an optional relative weight in 1...1000, such as 503:3,500,reset."
+            )
+        case .faultSeed:
+            ("fault-seed", "LISTSERVER_FAULT_SEED", 0...Int(Int64.max), "n", "Seed of the fault draws.")
+        case .hangMs:
+            (
+                "hang-ms", "LISTSERVER_HANG_MS", 1...600_000, "ms",
+                "Time a hang fault holds a request before closing the connection."
+            )
+        case .retryAfterSeconds:
+            (
+                "retry-after-s", "LISTSERVER_RETRY_AFTER_S", 0...86_400, "s",
+                "Retry-After, in seconds, of injected 503 and 429 answers."
+            )
+        case .adminToken:
+            (
+                "admin-token", "LISTSERVER_ADMIN_TOKEN", nil, "token",
+                "Secret the admin endpoints require; when empty they accept loopback clients only."
+            )
+        case .corsAllowOrigin:
+            (
+                "cors-allow-origin", "LISTSERVER_CORS_ALLOW_ORIGIN", nil, "origins",
+                "Origins allowed to read answers in a browser (CORS); empty sends no CORS headers at all."
+            )
+        }
+    }
+}
