@@ -117,7 +117,7 @@ struct EndToEndToolkitTests {
 
     @Test("an admin token is required when configured")
     func adminToken() async throws {
-        try await withServer(configure: { $0.adminToken = "t0ken" }) { app in
+        try await withServer(configure: { $0.adminToken = try! AdminToken(parsing: "t0ken") }) { app in
             let missing = try await Self.post(port: app.port, "/admin/reset")
             #expect(missing.status == 401)
             #expect(missing.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)

@@ -20,8 +20,8 @@ import Testing
     }
 
     @Test("with admin.token, only the right bearer token gets in, from anywhere")
-    func bearerToken() async {
-        let router = RouterFixture.router(service: ServiceOptions(adminToken: "s3cret-token"))
+    func bearerToken() async throws {
+        let router = RouterFixture.router(service: ServiceOptions(adminToken: try AdminToken(parsing: "s3cret-token")))
         let cases: [(String?, Int)] = [
             (nil, 401), ("Bearer wrong", 401), ("Bearer s3cret-toke", 401), ("Bearer s3cret-tokenX", 401),
             ("Basic czNjcmV0LXRva2Vu", 401), ("Bearer", 401), ("Bearer s3cret-token", 200),
@@ -35,13 +35,6 @@ import Testing
                 #expect(response.headers["WWW-Authenticate"] == "Bearer realm=\"ListServer admin\"")
                 #expect(!response.text.contains("s3cret"), "the token is never echoed")
             }
-        }
-    }
-
-    @Test("constant-time comparison agrees with ==")
-    func constantTime() {
-        for (lhs, rhs) in [("a", "a"), ("a", "b"), ("", ""), ("abc", "ab"), ("ab", "abc"), ("é", "e")] {
-            #expect(Router.constantTimeEquals(lhs, rhs) == (lhs == rhs), "\(lhs) \(rhs)")
         }
     }
 

@@ -53,7 +53,7 @@ import Testing
 
     @Test("a list of origins echoes a listed Origin with Vary: Origin, and allows no other")
     func listedOrigins() {
-        let service = ServiceOptions(cors: CORSPolicy(origins: .listed(["https://a.example", "http://localhost:3000"])))
+        let service = ServiceOptions(cors: CORSPolicy(origins: .only(["https://a.example", "http://localhost:3000"])))
         let router = RouterFixture.router(service: service)
         let listed = router.respond("/items", headers: ["Origin": "http://localhost:3000"])
         #expect(listed.headers["Access-Control-Allow-Origin"] == "http://localhost:3000")

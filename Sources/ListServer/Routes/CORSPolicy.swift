@@ -1,20 +1,12 @@
 /// Cross-origin resource sharing for browser clients (Fetch standard, "CORS protocol"): which origins may read
 /// responses, and the answer to a preflight `OPTIONS`.
 ///
-/// Configured by `cors.allow_origin`: `*` (the default) lets every origin read every response; a list of origins
-/// echoes the request's `Origin` when it is listed (with `Vary: Origin`) and sends nothing for others; no policy
-/// at all (an empty setting) sends no CORS fields.
+/// Configured by `cors.allow_origin` (see ``CORSOrigins``): `*` (the default) lets every origin read every
+/// response; a list of origins echoes the request's `Origin` when it is listed (with `Vary: Origin`) and sends
+/// nothing for others; an empty setting turns CORS off, and the router then has no policy at all.
 struct CORSPolicy: Sendable, Equatable {
     /// Who may read responses.
-    enum Origins: Sendable, Equatable {
-        /// Any origin: `Access-Control-Allow-Origin: *`.
-        case any
-        /// Exactly these origins (`https://app.example`), compared case-sensitively as browsers send them.
-        case listed([String])
-    }
-
-    /// Who may read responses.
-    let origins: Origins
+    let origins: CORSOrigins
 
     /// The response fields a browser script may read besides the CORS-safelisted ones.
     static let exposedHeaders = "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id"
@@ -28,16 +20,13 @@ struct CORSPolicy: Sendable, Equatable {
 
     /// The `Access-Control-Allow-Origin` value for a request with this `Origin` field, or nil to send none.
     func allowOrigin(for requestOrigin: String?) -> String? {
-        switch origins {
-        case .any: "*"
-        case .listed(let allowed): requestOrigin.flatMap { allowed.contains($0) ? $0 : nil }
-        }
+        origins.allowOrigin(forRequestOrigin: requestOrigin)
     }
 
     /// Adds the CORS fields every response carries: `Access-Control-Allow-Origin` and
     /// `Access-Control-Expose-Headers`, plus `Vary: Origin` when the answer depends on the origin.
     func decorate(_ headers: inout HTTPHeaders, requestOrigin: String?) {
-        if case .listed = origins {
+        if case .only = origins {
             headers.add("Vary", "Origin")
         }
         guard let allowed = allowOrigin(for: requestOrigin) else { return }

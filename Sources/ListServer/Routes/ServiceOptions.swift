@@ -4,6 +4,6 @@ struct ServiceOptions: Sendable, Equatable {
     var cors: CORSPolicy? = CORSPolicy(origins: .any)
     /// `items.latency_ms`: how long every `/items` list response is held before it is sent.
     var pageLatency: Duration = .zero
-    /// `admin.token`: the bearer token admin endpoints require; nil lets loopback clients in without one.
-    var adminToken: String?
+    /// `admin.token`: the bearer token admin endpoints require; with none, loopback clients get in without one.
+    var adminToken = AdminToken.none
 }
