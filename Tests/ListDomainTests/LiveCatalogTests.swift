@@ -1,5 +1,22 @@
 import ListDomain
+import Synchronization
 import Testing
+
+/// A clock that counts how often its time is read, and otherwise is a ``TestClock``.
+private final class CountingClock: Clock, Sendable {
+    let base = TestClock()
+    let reads = Atomic<Int>(0)
+
+    var now: TestClock.Instant {
+        reads.add(1, ordering: .relaxed)
+        return base.now
+    }
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: TestClock.Instant, tolerance: Duration?) async throws {
+        try await base.sleep(until: deadline, tolerance: tolerance)
+    }
+}
 
 @Suite struct LiveCatalogTests {
     @Test func startsAtVersionOneWithTheBaseCount() {
@@ -12,6 +29,14 @@ import Testing
         let live = LiveCatalog(seed: 7, count: 100, clock: clock)
         clock.advance(by: .seconds(3_600))
         #expect(live.snapshot() == CatalogSnapshot(catalog: Catalog(seed: 7, count: 100), version: 1))
+    }
+
+    @Test func withoutGrowthTheClockIsNeverRead() {
+        let clock = CountingClock()
+        let live = LiveCatalog(seed: 7, count: 100, clock: clock)
+        for _ in 0..<10 { _ = live.snapshot() }
+        live.reset()
+        #expect(clock.reads.load(ordering: .relaxed) == 0)
     }
 
     @Test func growsOneItemPerInterval() {
