@@ -27,21 +27,18 @@ extension Catalog {
     }
 
     /// Writes a whole page body:
-    /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null}`.
+    /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null,"version":V}`.
     ///
     /// The items are those of `page.ids` (none past the end); the numbers are the page's own.
-    public func writePage(_ page: Page, into json: inout JSONWriter) {
-        json.append(raw: "{\"items\":[")
-        var first = true
-        for id in page.ids {
-            if first {
-                first = false
-            } else {
-                json.append(raw: ",")
-            }
-            writeItem(id, into: &json)
-        }
-        json.append(raw: "],\"page\":")
+    ///
+    /// - Parameters:
+    ///   - page: The page to write.
+    ///   - version: The version of the catalog the page was taken from (``CatalogSnapshot/version``); 1 for a
+    ///     catalog that is never reset.
+    ///   - json: The writer to append to.
+    public func writePage(_ page: Page, version: UInt64 = 1, into json: inout JSONWriter) {
+        writeItems(page.ids, into: &json)
+        json.append(raw: ",\"page\":")
         json.append(integer: page.number)
         json.append(raw: ",\"limit\":")
         json.append(integer: page.limit)
@@ -50,11 +47,61 @@ extension Catalog {
         json.append(raw: ",\"total_pages\":")
         json.append(integer: page.totalPages)
         json.append(raw: ",\"next_page\":")
-        if let next = page.nextPage {
-            json.append(integer: next)
-        } else {
-            json.appendNull()
-        }
+        json.append(optional: page.nextPage)
+        json.append(raw: ",\"version\":")
+        json.append(integer: version)
         json.append(raw: "}")
+    }
+
+    /// Writes a whole cursor page body: `{"items":[…],"has_more":true,"next_cursor":123 or null,"order":"asc",
+    /// "limit":20,"total":N,"version":V}`, the items in list order.
+    ///
+    /// - Parameters:
+    ///   - page: The page to write; its items past this catalog's count (none, if the page was computed from it)
+    ///     are written as `null`.
+    ///   - version: The version of the catalog the page was taken from (``CatalogSnapshot/version``).
+    ///   - json: The writer to append to.
+    public func writeCursorPage(_ page: CursorPage, version: UInt64, into json: inout JSONWriter) {
+        writeItems(page.ids, into: &json)
+        json.append(raw: page.hasMore ? ",\"has_more\":true" : ",\"has_more\":false")
+        json.append(raw: ",\"next_cursor\":")
+        json.append(optional: page.nextCursor)
+        switch page.order {
+        case .asc: json.append(raw: ",\"order\":\"asc\"")
+        case .desc: json.append(raw: ",\"order\":\"desc\"")
+        }
+        json.append(raw: ",\"limit\":")
+        json.append(integer: page.limit)
+        json.append(raw: ",\"total\":")
+        json.append(integer: page.total)
+        json.append(raw: ",\"version\":")
+        json.append(integer: version)
+        json.append(raw: "}")
+    }
+
+    /// Writes `{"items":[` and the items of `ids`, in that order, then `]`.
+    private func writeItems(_ ids: some Sequence<UInt64>, into json: inout JSONWriter) {
+        json.append(raw: "{\"items\":[")
+        var first = true
+        for id in ids {
+            if first {
+                first = false
+            } else {
+                json.append(raw: ",")
+            }
+            writeItem(id, into: &json)
+        }
+        json.append(raw: "]")
+    }
+}
+
+extension JSONWriter {
+    /// Appends `value` in decimal, or `null` when it is `nil`.
+    fileprivate mutating func append(optional value: UInt64?) {
+        if let value {
+            append(integer: value)
+        } else {
+            appendNull()
+        }
     }
 }

@@ -45,6 +45,17 @@ public struct SlowStore: Sendable {
 
     /// Like ``fetch(_:)``, and also reports how long the fetch took on the store's clock.
     public func timedFetch(_ id: UInt64) async throws -> (detail: ItemDetail, duration: Duration) {
+        try await timedFetch(id, in: catalog)
+    }
+
+    /// Like ``timedFetch(_:)``, for the item of another catalog (a later snapshot of a live catalog, say): its
+    /// seed and count are used instead of the store's own; the latency is drawn as for any fetch.
+    ///
+    /// - Throws: ``StoreError/itemNotFound(_:)`` at once when `id >= catalog.count` (no wait);
+    ///   `CancellationError` when the calling task is cancelled while waiting.
+    public func timedFetch(
+        _ id: UInt64, in catalog: Catalog
+    ) async throws -> (detail: ItemDetail, duration: Duration) {
         guard id < catalog.count else {
             throw StoreError.itemNotFound(id)
         }

@@ -146,7 +146,7 @@ private func fieldByField(_ item: Item) -> [UInt8] {
         catalog.writePage(catalog.page(1, limit: 2), into: &json)
         let expected =
             "{\"items\":[" + itemJSON(catalog, 0) + "," + itemJSON(catalog, 1)
-            + "],\"page\":1,\"limit\":2,\"total\":3,\"total_pages\":2,\"next_page\":2}"
+            + "],\"page\":1,\"limit\":2,\"total\":3,\"total_pages\":2,\"next_page\":2,\"version\":1}"
         #expect(String(decoding: json.bytes, as: UTF8.self) == expected)
 
         json.reset()
@@ -168,13 +168,22 @@ private func fieldByField(_ item: Item) -> [UInt8] {
         Catalog(seed: 5, count: 3).writePage(Page(number: .max, limit: 100, total: 3), into: &json)
         #expect(
             String(decoding: json.bytes, as: UTF8.self)
-                == #"{"items":[],"page":18446744073709551615,"limit":100,"total":3,"total_pages":1,"next_page":null}"#)
+                == #"{"items":[],"page":18446744073709551615,"limit":100,"total":3,"total_pages":1,"next_page":null,"version":1}"#
+        )
         json.reset()
         let empty = Catalog(seed: 5, count: 0)
         empty.writePage(empty.page(1, limit: 20), into: &json)
         #expect(
             String(decoding: json.bytes, as: UTF8.self)
-                == #"{"items":[],"page":1,"limit":20,"total":0,"total_pages":0,"next_page":null}"#)
+                == #"{"items":[],"page":1,"limit":20,"total":0,"total_pages":0,"next_page":null,"version":1}"#)
+    }
+
+    @Test func writePageEndsWithTheCatalogVersion() {
+        var json = JSONWriter()
+        Catalog(seed: 5, count: 0).writePage(Page(number: 2, limit: 5, total: 0), version: 42, into: &json)
+        #expect(
+            String(decoding: json.bytes, as: UTF8.self)
+                == #"{"items":[],"page":2,"limit":5,"total":0,"total_pages":0,"next_page":null,"version":42}"#)
     }
 
     @Test func deepestPageOfTheLargestCatalogIsValidJSON() throws {
