@@ -29,15 +29,21 @@ extension Catalog {
     /// Writes a whole page body:
     /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null,"version":V}`.
     ///
-    /// The items are those of `page.ids` (none past the end); the numbers are the page's own.
+    /// The items are those of `page.ids` (none past the end); the numbers are the page's own. In descending
+    /// order (newest first) the page's positions count from the end: position `i` is item `total - 1 - i`, so page 1
+    /// holds the highest ids, and page numbers drift when the list grows.
     ///
     /// - Parameters:
     ///   - page: The page to write.
+    ///   - order: Ascending ids (the default) or descending.
     ///   - version: The version of the catalog the page was taken from (``CatalogSnapshot/version``); 1 for a
     ///     catalog that is never reset.
     ///   - json: The writer to append to.
-    public func writePage(_ page: Page, version: UInt64 = 1, into json: inout JSONWriter) {
-        writeItems(page.ids, into: &json)
+    public func writePage(_ page: Page, order: ListOrder = .asc, version: UInt64 = 1, into json: inout JSONWriter) {
+        switch order {
+        case .asc: writeItems(page.ids, into: &json)
+        case .desc: writeItems(page.ids.lazy.map { page.total - 1 - $0 }, into: &json)
+        }
         json.append(raw: ",\"page\":")
         json.append(integer: page.number)
         json.append(raw: ",\"limit\":")

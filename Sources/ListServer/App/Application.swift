@@ -22,13 +22,14 @@ final class Application: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         accessLogger: Logger = Logger(label: "ListServer.access") { _ in SwiftLogNoOpLogHandler() }
     ) throws -> Application {
-        let catalog = Catalog(seed: settings.seed, count: settings.itemCount)
-        let latency = LatencyDistribution.uniform(
-            min: .milliseconds(settings.latencyMinMs), max: .milliseconds(settings.latencyMaxMs))
-        let store = SlowStore(catalog: catalog, latency: latency, clock: clock)
+        let catalogs = LiveCatalog(
+            seed: settings.seed, count: settings.itemCount, growEvery: .milliseconds(settings.growEveryMs))
+        let store = SlowStore(catalog: catalogs.snapshot().catalog, latency: settings.latency, clock: clock)
         let cache = DetailCache(store: store, capacity: settings.cacheCapacity)
         let observability = Observability(settings: settings, accessLogger: accessLogger)
-        let router = Router(catalog: catalog, cache: cache, paging: settings.paging, observability: observability)
+        let router = Router(
+            catalogs: catalogs, cache: cache, paging: settings.paging, observability: observability,
+            service: ServiceOptions(settings), faultInjector: FaultInjector(seed: settings.faultSeed))
         let server = try HTTPServer.start(
             host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits, router: router
         )

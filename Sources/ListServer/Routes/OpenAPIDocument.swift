@@ -16,16 +16,36 @@ enum OpenAPIDocument {
           summary: Paged, generated list items and a slow, cached per-item detail store, as JSON.
           description: |
             A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`, never stored; a
-            detail comes from a slow store (500-2000 ms by default) through a bounded LRU cache.
+            detail comes from a slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any
+            request to be slow or to fail, to rehearse a flaky network.
 
             Conventions that hold for every path:
 
-            - Every success is `application/json; charset=utf-8` (the two description documents excepted); every error is
-              an RFC 9457 `application/problem+json` body (schema `Problem`).
+            - Every success is `application/json; charset=utf-8` (the two description documents and the 204 of `OPTIONS`
+              excepted); every error is an RFC 9457 `application/problem+json` body (schema `Problem`).
             - `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no
               body.
-            - A documented path asked for with any method but `GET` and `HEAD` is answered 405 with `Allow: GET, HEAD`
-              (response `MethodNotAllowed`). Any other path is 404 (response `NotFound`), whatever the method.
+            - Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`,
+              `X-Request-Id` (the request's own when it is 1-128 visible ASCII characters, else one the server made up;
+              the access log line has it too) and, with CORS on (`cors.allow_origin`, `*` by default),
+              `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`. With a list of origins configured, a
+              listed `Origin` is echoed in `Access-Control-Allow-Origin`, other origins get no CORS fields, and every
+              response says `Vary: Origin`.
+            - `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with
+              `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,
+              `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.
+            - A documented path asked for with a method it does not document is answered 405 with `Allow: GET, HEAD,
+              OPTIONS` (`Allow: POST, OPTIONS` on `/admin/reset`; response `MethodNotAllowed`). Any other path is 404
+              (response `NotFound`), whatever the method.
+            - `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths
+              (`/items`, `/items/{id}`, `/items/{id}/detail`) `fail`, `fail_rate` and `fail_first` inject faults (see the
+              parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per operation, a fault
+              can be `reset` (the connection is reset, no response), `truncated` (the full `Content-Length` but only half
+              the body, then the connection closes) or `hang` (no answer for `faults.hang_ms`, 10 s by default, then the
+              connection closes). A malformed control parameter is 400 `invalid-parameter` on any path. With
+              `faults.rate` > 0 the server injects faults into the data paths on its own, reproducibly from
+              `faults.seed` and the order requests arrive in; never into `/healthz`, `/readyz`, `/metrics`, `/openapi.*`
+              or `/admin/*`.
             - Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on
               `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).
             - The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of
@@ -37,7 +57,7 @@ enum OpenAPIDocument {
               `Connection: close`).
 
             The numeric ranges below are those of the default configuration (`paging.default_limit` 20,
-            `paging.max_limit` 100, `items.count` at most 2^53).
+            `paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1).
         servers:
           - url: http://127.0.0.1:8080
             description: A local server started by `scripts/run.sh` (it listens on 0.0.0.0:8080 by default).
@@ -48,22 +68,92 @@ enum OpenAPIDocument {
             description: Liveness and readiness probes for orchestrators and load balancers.
           - name: meta
             description: This description of the API.
+          - name: admin
+            description: Starting over between UI tests.
         paths:
           /items:
-            description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [items]
               operationId: listItems
-              summary: A page of the list
+              summary: A page of the list, by page number or by cursor
               description: |
-                Page P holds ids `(P-1)*L ... P*L-1`. Past the end the answer is still 200, with `"items":[]` and
-                `"next_page":null`: a client stops when `next_page` is null.
+                The list is ids `0 ... total-1`: oldest first with `order=asc` (the default), newest first with
+                `order=desc`. It may grow: with `items.grow_every_ms` > 0 the next id joins at the end every interval.
+                The response is held `items.latency_ms` (0 by default) before it is sent, a 304 too.
+
+                **Page-number paging** (no `after` or `before`; `page` given, or no `order`): page P holds the P-th run of
+                `limit` ids in list order: `(P-1)*L ... P*L-1` ascending, or `total-1-(P-1)*L` downwards with
+                `order=desc`. Past the end the answer is still 200, with `"items":[]` and `"next_page":null`: a client
+                stops when `next_page` is null. Headers `X-Total-Count`, `Link`, `ETag`. Page numbers drift while the list
+                grows (newest first, page 2 then repeats items page 1 showed); cursors do not.
+
+                **Cursor paging** (`after` or `before` given, or `order` without `page`): relative to the list in its
+                order, no cursor gives the first `limit` items; `after=X` the `limit` items right after X (asc: ids > X;
+                desc: ids < X); `before=X` the `limit` items right before X (asc: the largest ids < X; desc: the smallest
+                ids > X), still in list order. `next_cursor` goes back in the same parameter to continue (the last id
+                returned, or with `before` the first); when nothing is returned it is X for `after=X` (poll again for new
+                items), else null. Headers `X-Total-Count`, `ETag`, and `Link` with `rel="next"` when `has_more`. `page`
+                with `after` or `before` is 400 (`parameter` `page`), `after` with `before` is 400 (`parameter`
+                `before`).
               parameters: &listItemsParameters
                 - $ref: '#/components/parameters/Page'
                 - $ref: '#/components/parameters/Limit'
+                - $ref: '#/components/parameters/Order'
+                - $ref: '#/components/parameters/After'
+                - $ref: '#/components/parameters/Before'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
               responses: &listItemsResponses
                 '200':
                   $ref: '#/components/responses/ItemsPage'
+                '304':
+                  $ref: '#/components/responses/NotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [items]
+              operationId: headItems
+              summary: The status and headers of a page of the list
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *listItemsParameters
+              responses: *listItemsResponses
+            options:
+              tags: [items]
+              operationId: optionsItems
+              summary: The methods of the list, and the CORS preflight
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: &optionsParameters
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &optionsResponses
+                '204':
+                  $ref: '#/components/responses/Options'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '408':
@@ -80,32 +170,27 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ShuttingDown'
                 '505':
                   $ref: '#/components/responses/HTTPVersionNotSupported'
-            head:
-              tags: [items]
-              operationId: headItems
-              summary: The status and headers of a page of the list
-              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
-              parameters: *listItemsParameters
-              responses: *listItemsResponses
           /items/{id}:
-            description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [items]
               operationId: getItem
               summary: One item
-              description: The query, if any, is ignored.
+              description: Query parameters other than the controls (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.
               parameters: &getItemParameters
                 - $ref: '#/components/parameters/ItemID'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
               responses: &getItemResponses
                 '200':
-                  description: The item.
-                  content:
-                    application/json:
-                      schema:
-                        $ref: '#/components/schemas/Item'
-                      example:
-                        {"id": 42, "label": "Line 42", "author": "Arjun Mehta", "width": 1600, "height": 1200,
-                         "color": "#cad212", "likes": 3174}
+                  $ref: '#/components/responses/Item'
+                '304':
+                  $ref: '#/components/responses/NotModified'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '404':
@@ -118,10 +203,14 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
                 '503':
-                  $ref: '#/components/responses/ShuttingDown'
+                  $ref: '#/components/responses/ServiceUnavailable'
                 '505':
                   $ref: '#/components/responses/HTTPVersionNotSupported'
             head:
@@ -131,17 +220,32 @@ enum OpenAPIDocument {
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *getItemParameters
               responses: *getItemResponses
+            options:
+              tags: [items]
+              operationId: optionsItem
+              summary: The methods of one item, and the CORS preflight
+              description: |
+                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:
+                any non-empty segment gets the same answer.
+              parameters: &optionsItemParameters
+                - $ref: '#/components/parameters/ItemID'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
           /items/{id}/detail:
-            description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [items]
               operationId: getItemDetail
               summary: The slow part of one item
               description: |
-                The first fetch of an id waits a latency drawn uniformly from [`store.latency.min_ms`,
-                `store.latency.max_ms`] (500-2000 ms by default); the value is then cached (LRU, `cache.capacity` entries)
-                and later fetches answer at once. Concurrent first fetches of one id share one store fetch. The query, if
-                any, is ignored.
+                The first fetch of an id waits a latency drawn from `store.latency.*` (uniform in 500-2000 ms by default;
+                also `fixed`, `lognormal` or `none`); the value is then cached (LRU, `cache.capacity` entries) and later
+                fetches answer at once. Concurrent first fetches of one id share one store fetch. A matching
+                `If-None-Match` gets 304 only after the cache lookup: the same wait as a 200, only the body is saved.
+                Query parameters other than the controls (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.
               parameters: &getItemDetailParameters
                 - $ref: '#/components/parameters/ItemID'
                 - name: Cache-Control
@@ -161,19 +265,18 @@ enum OpenAPIDocument {
                   schema:
                     type: string
                   example: no-cache
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
               responses: &getItemDetailResponses
                 '200':
-                  description: 'The detail, from the cache (`X-Cache: HIT`) or from the store (`X-Cache: MISS`).'
-                  headers:
-                    X-Cache:
-                      $ref: '#/components/headers/X-Cache'
-                    Server-Timing:
-                      $ref: '#/components/headers/Server-Timing'
-                  content:
-                    application/json:
-                      schema:
-                        $ref: '#/components/schemas/ItemDetail'
-                      example: {"id": 42, "amount": 0.4725893933468138}
+                  $ref: '#/components/responses/ItemDetail'
+                '304':
+                  $ref: '#/components/responses/DetailNotModified'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '404':
@@ -186,8 +289,12 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
                 '503':
                   $ref: '#/components/responses/DetailUnavailable'
                 '505':
@@ -199,26 +306,30 @@ enum OpenAPIDocument {
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *getItemDetailParameters
               responses: *getItemDetailResponses
+            options:
+              tags: [items]
+              operationId: optionsItemDetail
+              summary: The methods of the slow part of one item, and the CORS preflight
+              description: |
+                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:
+                any non-empty segment gets the same answer.
+              parameters: *optionsItemParameters
+              responses: *optionsResponses
           /healthz:
-            description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [health]
               operationId: getHealth
               summary: Liveness
               description: |
-                200 whenever a loop thread can answer, computed without touching the catalog or the cache. The query, if
-                any, is ignored.
+                200 whenever a loop thread can answer, computed without touching the catalog or the cache.
+                Other query parameters are ignored; a malformed `delay_ms` is 400.
+              parameters: &getHealthParameters
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
               responses: &getHealthResponses
                 '200':
-                  description: The process is alive.
-                  headers:
-                    Cache-Control:
-                      $ref: '#/components/headers/NoStore'
-                  content:
-                    application/json:
-                      schema:
-                        $ref: '#/components/schemas/Health'
-                      example: {"status": "ok"}
+                  $ref: '#/components/responses/Health'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '408':
@@ -240,28 +351,31 @@ enum OpenAPIDocument {
               operationId: headHealth
               summary: The status and headers of the liveness probe
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getHealthParameters
               responses: *getHealthResponses
+            options:
+              tags: [health]
+              operationId: optionsHealth
+              summary: The methods of the liveness probe
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
           /readyz:
-            description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [health]
               operationId: getReadiness
               summary: Readiness
               description: |
                 200 while the server takes traffic; 503 `shutting-down` (with `Connection: close`) once it drains for
-                shutdown. Before it has started and after it has stopped, connections are refused. The query, if any, is
-                ignored.
+                shutdown. Before it has started and after it has stopped, connections are refused.
+                Other query parameters are ignored; a malformed `delay_ms` is 400.
+              parameters: &getReadinessParameters
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
               responses: &getReadinessResponses
                 '200':
-                  description: The server takes traffic.
-                  headers:
-                    Cache-Control:
-                      $ref: '#/components/headers/NoStore'
-                  content:
-                    application/json:
-                      schema:
-                        $ref: '#/components/schemas/Readiness'
-                      example: {"status": "ready"}
+                  $ref: '#/components/responses/Readiness'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '408':
@@ -283,21 +397,30 @@ enum OpenAPIDocument {
               operationId: headReadiness
               summary: The status and headers of the readiness probe
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getReadinessParameters
               responses: *getReadinessResponses
+            options:
+              tags: [health]
+              operationId: optionsReadiness
+              summary: The methods of the readiness probe
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
           /openapi.json:
-            description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [meta]
               operationId: getOpenAPIJSON
               summary: This description, as JSON
-              description: The same document as `/openapi.yaml`, converted to JSON. The query, if any, is ignored.
+              description: |
+                The same document as `/openapi.yaml`, converted to JSON.
+                Other query parameters are ignored; a malformed `delay_ms` is 400.
+              parameters: &getOpenAPIJSONParameters
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
               responses: &getOpenAPIJSONResponses
                 '200':
-                  description: The OpenAPI document.
-                  content:
-                    application/json:
-                      schema:
-                        $ref: '#/components/schemas/OpenAPIDocument'
+                  $ref: '#/components/responses/OpenAPIJSON'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '408':
@@ -319,21 +442,30 @@ enum OpenAPIDocument {
               operationId: headOpenAPIJSON
               summary: The status and headers of the JSON description
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getOpenAPIJSONParameters
               responses: *getOpenAPIJSONResponses
+            options:
+              tags: [meta]
+              operationId: optionsOpenAPIJSON
+              summary: The methods of the JSON description
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
           /openapi.yaml:
-            description: Methods other than GET and HEAD get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [meta]
               operationId: getOpenAPIYAML
               summary: This description, as YAML
-              description: The file `openapi.yaml` of the repository, byte for byte. The query, if any, is ignored.
+              description: |
+                The file `openapi.yaml` of the repository, byte for byte.
+                Other query parameters are ignored; a malformed `delay_ms` is 400.
+              parameters: &getOpenAPIYAMLParameters
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
               responses: &getOpenAPIYAMLResponses
                 '200':
-                  description: The OpenAPI document.
-                  content:
-                    application/yaml:
-                      schema:
-                        $ref: '#/components/schemas/OpenAPIDocument'
+                  $ref: '#/components/responses/OpenAPIYAML'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '408':
@@ -355,8 +487,82 @@ enum OpenAPIDocument {
               operationId: headOpenAPIYAML
               summary: The status and headers of the YAML description
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getOpenAPIYAMLParameters
               responses: *getOpenAPIYAMLResponses
+            options:
+              tags: [meta]
+              operationId: optionsOpenAPIYAML
+              summary: The methods of the YAML description
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
+          /admin/reset:
+            description: 'Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`, `Allow: POST, OPTIONS`).'
+            post:
+              tags: [admin]
+              operationId: resetServer
+              summary: Start over
+              description: |
+                Clears the detail cache and the fault counters (the fault sequence and every `fail_first` count),
+                restarts the list's growth (the count goes back to `items.count`), adds 1 to the catalog version (so every
+                `ETag` changes) and, with `seed`, switches the catalog to that seed. Each replica of a scaled-out
+                deployment resets only itself.
+
+                Access: with `admin.token` configured, `Authorization: Bearer <token>` is required from every client
+                (401 otherwise); without one, only loopback clients (127.0.0.0/8, ::1) are let in (403 otherwise). The
+                body must have a `Content-Length`: a chunked body is refused with 411 by the connection layer.
+              security:
+                - adminToken: []
+                - {}
+              parameters:
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              requestBody:
+                required: false
+                description: 'Empty, `{}`, or `{"seed": S}`.'
+                content:
+                  application/json:
+                    schema:
+                      $ref: '#/components/schemas/ResetRequest'
+                    example: {"seed": 7}
+              responses:
+                '200':
+                  $ref: '#/components/responses/ResetResult'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            options:
+              tags: [admin]
+              operationId: optionsReset
+              summary: The methods of the reset, and the CORS preflight
+              description: '204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
         components:
+          securitySchemes:
+            adminToken:
+              type: http
+              scheme: bearer
+              description: |
+                `Authorization: Bearer <admin.token>`, required when `admin.token` is configured. Without a configured token
+                the admin endpoints take no credentials but answer only loopback clients.
           parameters:
             Page:
               name: page
@@ -364,7 +570,7 @@ enum OpenAPIDocument {
               required: false
               description: |
                 1-based page number: a plain decimal integer (ASCII digits only, leading zeros allowed; no sign, space,
-                fraction or exponent), given at most once.
+                fraction or exponent), given at most once. Not with `after` or `before` (400).
               schema:
                 type: integer
                 minimum: 1
@@ -384,21 +590,241 @@ enum OpenAPIDocument {
                 maximum: 100
                 default: 20
               example: 20
+            Order:
+              name: order
+              in: query
+              required: false
+              description: |
+                The order of the list, given at most once: `asc` (oldest first, ids 0, 1, ...) or `desc` (newest first:
+                page 1 or the first cursor page holds the highest ids). Without `page`, `after` and `before`, `order`
+                selects cursor paging.
+              schema:
+                type: string
+                enum: [asc, desc]
+                default: asc
+            After:
+              name: after
+              in: query
+              required: false
+              description: |
+                Cursor paging: the `limit` items right after this id in list order (asc: ids above it; desc: ids below
+                it). A plain decimal integer, given at most once; not with `before` or `page` (400). Usually the
+                `next_cursor` of the previous answer.
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 9007199254740992
+            Before:
+              name: before
+              in: query
+              required: false
+              description: |
+                Cursor paging: the `limit` items right before this id in list order (asc: the largest ids below it; desc:
+                the smallest ids above it), returned in list order. A plain decimal integer, given at most once; not with
+                `after` or `page` (400).
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 9007199254740992
             ItemID:
               name: id
               in: path
               required: true
               description: |
                 0-based item id: a plain decimal integer (ASCII digits only, leading zeros allowed). One that is not, or
-                that does not fit 64 bits, is 400; one at or past `items.count` (10000 by default) is 404.
+                that does not fit 64 bits, is 400; one at or past the current count (`items.count`, 10000 by default, plus
+                growth) is 404.
               schema:
                 type: integer
                 minimum: 0
                 maximum: 18446744073709551615
               example: 42
+            DelayMs:
+              name: delay_ms
+              in: query
+              required: false
+              description: |
+                Hold the answer this many milliseconds before sending it, whatever it is (errors included): a plain
+                decimal integer in 0...`delay.max_ms` (30000 by default), given at most once; anything else is 400
+                `invalid-parameter`. Works on every path.
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 30000
+            Fail:
+              name: fail
+              in: query
+              required: false
+              description: |
+                Inject a fault: a comma-separated mix of kinds `500`, `503`, `429`, `reset`, `truncated` and `hang`, each
+                at most once and optionally weighted `kind:W` (W in 1...1000, default 1), e.g. `503:3,reset`. Alone, every
+                request fails with a kind drawn from the mix; with `fail_rate` or `fail_first` it is the mix those draw
+                from. Data paths only (`/items`, `/items/{id}`, `/items/{id}/detail`), and only into a request that is
+                otherwise valid. `500` is a 500, `503` and `429` come with `Retry-After`; for `reset`, `truncated` and
+                `hang` see the conventions above. A malformed mix is 400 `invalid-parameter`.
+              schema:
+                type: string
+                pattern: '^ *(500|503|429|reset|truncated|hang)(:0*([1-9][0-9]{0,2}|1000))? *(, *(500|503|429|reset|truncated|hang)(:0*([1-9][0-9]{0,2}|1000))? *)*$'
+            FailRate:
+              name: fail_rate
+              in: query
+              required: false
+              description: |
+                The share of requests that fail, a decimal number in 0...1 (`0`, `0.25`, `1`; no sign, exponent or bare
+                `.`), drawing the kind from the `fail` mix or else the configured one (`faults.kinds`, all six by default).
+                Data paths only; anything else is 400 `invalid-parameter`.
+              schema:
+                type: string
+                pattern: '^(0+(\.[0-9]+)?|0*1(\.0+)?)$'
+            FailFirst:
+              name: fail_first
+              in: query
+              required: false
+              description: |
+                Fail the first N requests for this resource (the path and the query without the control parameters) from
+                this client (`X-Client-Id`; requests without it share one anonymous client), then answer normally: a
+                plain decimal integer in 0...1000. The kind is drawn from the `fail` mix, `503` without one. Data paths
+                only; anything else is 400 `invalid-parameter`. `POST /admin/reset` sets every count back to zero.
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 1000
+            If-None-Match:
+              name: If-None-Match
+              in: header
+              required: false
+              description: |
+                Revalidation: `*`, or a comma-separated list of entity tags compared weakly (`W/"..."` matches too).
+                A match gets 304 with the `ETag` and no body. A malformed member never matches.
+              schema:
+                type: string
+              example: '"9f86d081884c7d65"'
+            X-Client-Id:
+              name: X-Client-Id
+              in: header
+              required: false
+              description: |
+                A stable id of the client (one per app install), which `fail_first` counts by. Requests without it share
+                one anonymous client.
+              schema:
+                type: string
+              example: install-4f2a
+            X-Request-Id:
+              name: X-Request-Id
+              in: header
+              required: false
+              description: |
+                An id for this request, echoed in the response's `X-Request-Id` and written to the access log when it is
+                1-128 visible ASCII characters (`!` to `~`); otherwise the server makes one up.
+              schema:
+                type: string
+              example: 7f3a
+            Access-Control-Request-Method:
+              name: Access-Control-Request-Method
+              in: header
+              required: false
+              description: |
+                Sent by browsers on a CORS preflight, with `Origin`: the method of the request to come. With both fields,
+                the 204 adds the preflight fields (for an allowed origin).
+              schema:
+                type: string
+              example: GET
+            Access-Control-Request-Headers:
+              name: Access-Control-Request-Headers
+              in: header
+              required: false
+              description: |
+                Sent by browsers on a CORS preflight: the fields the request to come will have. Echoed in
+                `Access-Control-Allow-Headers` when it is a well-formed comma-separated list of field names.
+              schema:
+                type: string
+              example: x-client-id, cache-control
           headers:
+            NoCache:
+              description: |
+                `no-cache`, on every response from a route: a client or cache must revalidate (`If-None-Match`) before
+                reusing a stored answer.
+              required: true
+              schema:
+                type: string
+                const: no-cache
+            NoCacheFromRoute:
+              description: '`no-cache` when a route answered; the connection layer''s answers do not have it.'
+              required: false
+              schema:
+                type: string
+                const: no-cache
+            ProbeCacheControl:
+              description: |
+                `no-store`, so that no cache between a probe and the server replays an answer, and the `no-cache` every
+                response from a route carries.
+              required: true
+              schema:
+                type: string
+                enum: [no-store, no-cache, 'no-store, no-cache']
+            X-Request-Id:
+              description: |
+                The request's `X-Request-Id` when it was 1-128 visible ASCII characters, else an id the server made up;
+                on every response from a route. The access log line has the same id.
+              required: false
+              schema:
+                type: string
+                pattern: '^[!-~]{1,128}$'
+              example: 7f3a
+            Access-Control-Allow-Origin:
+              description: |
+                With CORS on: `*` (`cors.allow_origin` `*`, the default), or the request's `Origin` when it is one of the
+                configured origins (none for other origins).
+              required: false
+              schema:
+                type: string
+                minLength: 1
+              example: '*'
+            Access-Control-Expose-Headers:
+              description: The response fields a browser script may read, sent with `Access-Control-Allow-Origin`.
+              required: false
+              schema:
+                type: string
+                const: Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id
+            Vary:
+              description: '`Origin` when `cors.allow_origin` is a list of origins: the CORS fields depend on the `Origin`.'
+              required: false
+              schema:
+                type: string
+                const: Origin
+            Access-Control-Allow-Methods:
+              description: On a CORS preflight from an allowed origin, every method some route answers.
+              required: false
+              schema:
+                type: string
+                const: GET, HEAD, POST, OPTIONS
+            Access-Control-Allow-Headers:
+              description: |
+                On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a
+                well-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,
+                Content-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id`).
+              required: false
+              schema:
+                type: string
+                minLength: 1
+              example: Authorization, Cache-Control, Content-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id
+            Access-Control-Max-Age:
+              description: On a CORS preflight from an allowed origin, how long a browser may reuse the answer, in seconds.
+              required: false
+              schema:
+                type: integer
+                const: 600
+            ETag:
+              description: |
+                A strong entity tag of the representation: 16 lowercase hex digits in quotes. It changes with the catalog
+                version (`POST /admin/reset`), the seed and whatever selects the representation.
+              required: true
+              schema:
+                type: string
+                pattern: '^"[0-9a-f]{16}"$'
+              example: '"9f86d081884c7d65"'
             X-Total-Count:
-              description: The number of items in the whole list (`items.count`).
+              description: The number of items in the whole list now (`items.count`, plus growth).
               required: true
               schema:
                 type: integer
@@ -407,15 +833,17 @@ enum OpenAPIDocument {
               example: 10000
             Link:
               description: |
-                RFC 8288 links to the `first`, `prev` (when the page is past 1), `next` (when there is one) and `last`
-                pages, as server-relative URLs that carry the effective `limit`.
-              required: true
+                Page-number paging: RFC 8288 links to the `first`, `prev` (when the page is past 1), `next` (when there is
+                one) and `last` pages, as server-relative URLs that carry the effective `limit` (and `&order=desc` with
+                `order=desc`). Cursor paging: only `next`, when `has_more`, carrying the cursor, the order and the limit.
+              required: false
               schema:
                 type: string
-                pattern: "^</items\\?page=1&limit=[0-9]+>; rel=\"first\"\
-                  (, </items\\?page=[0-9]+&limit=[0-9]+>; rel=\"prev\")?\
-                  (, </items\\?page=[0-9]+&limit=[0-9]+>; rel=\"next\")?\
-                  , </items\\?page=[0-9]+&limit=[0-9]+>; rel=\"last\"$"
+                pattern: "^(</items\\?page=1&limit=[0-9]+(&order=desc)?>; rel=\"first\"\
+                  (, </items\\?page=[0-9]+&limit=[0-9]+(&order=desc)?>; rel=\"prev\")?\
+                  (, </items\\?page=[0-9]+&limit=[0-9]+(&order=desc)?>; rel=\"next\")?\
+                  , </items\\?page=[0-9]+&limit=[0-9]+(&order=desc)?>; rel=\"last\"\
+                  |</items\\?(after|before)=[0-9]+&order=(asc|desc)&limit=[0-9]+>; rel=\"next\")$"
               example: "</items?page=1&limit=2>; rel=\"first\", </items?page=2&limit=2>; rel=\"next\", \
                 </items?page=5000&limit=2>; rel=\"last\""
             X-Cache:
@@ -434,11 +862,13 @@ enum OpenAPIDocument {
                 pattern: '^store;dur=(0|[1-9][0-9]*)(\.[1-9])?$'
               example: store;dur=1555.9
             Allow:
-              description: The methods the resource supports.
+              description: |
+                The methods the resource answers: `GET, HEAD, OPTIONS`, or `POST, OPTIONS` for `/admin/reset`. The
+                connection layer's 405 for `CONNECT` says `GET, HEAD`.
               required: true
               schema:
                 type: string
-                const: GET, HEAD
+                enum: ['GET, HEAD, OPTIONS', 'POST, OPTIONS', 'GET, HEAD']
             Retry-After:
               description: Seconds to wait before trying again.
               required: false
@@ -446,18 +876,25 @@ enum OpenAPIDocument {
                 type: string
                 pattern: '^[0-9]+$'
               example: '1'
+            RetryAfterRequired:
+              description: Seconds to wait before trying again (`faults.retry_after_s`, 1 by default).
+              required: true
+              schema:
+                type: string
+                pattern: '^[0-9]+$'
+              example: '1'
+            WWW-Authenticate:
+              description: The scheme and realm the admin endpoints take.
+              required: true
+              schema:
+                type: string
+                const: Bearer realm="ListServer admin"
             Connection:
               description: '`close`: the server closes the connection after this response.'
               required: false
               schema:
                 type: string
                 const: close
-            NoStore:
-              description: '`no-store`: no cache between a probe and the server may replay the answer.'
-              required: true
-              schema:
-                type: string
-                const: no-store
             ConnectionClose:
               description: '`close`: the server closes the connection after this response.'
               required: true
@@ -505,13 +942,14 @@ enum OpenAPIDocument {
                   maximum: 10000
             ItemsPage:
               type: object
-              description: One page of the list and where it sits among all pages.
+              description: One page of the list by page number, and where it sits among all pages.
               additionalProperties: false
-              required: [items, page, limit, total, total_pages, next_page]
+              required: [items, page, limit, total, total_pages, next_page, version]
               properties:
                 items:
                   type: array
-                  description: The items of the page, by ascending id; empty past the end.
+                  description: |
+                    The items of the page in list order (ascending ids, or descending with `order=desc`); empty past the end.
                   maxItems: 100
                   items:
                     $ref: '#/components/schemas/Item'
@@ -527,7 +965,7 @@ enum OpenAPIDocument {
                   maximum: 100
                 total:
                   type: integer
-                  description: The number of items in the whole list.
+                  description: The number of items in the whole list now.
                   minimum: 0
                   maximum: 9007199254740992
                 total_pages:
@@ -540,6 +978,50 @@ enum OpenAPIDocument {
                   description: The next page number, or null on the last page and past the end.
                   minimum: 2
                   maximum: 9007199254740992
+                version:
+                  $ref: '#/components/schemas/CatalogVersion'
+            CursorPage:
+              type: object
+              description: The items right after or before a cursor, in list order.
+              additionalProperties: false
+              required: [items, has_more, next_cursor, order, limit, total, version]
+              properties:
+                items:
+                  type: array
+                  description: The items, in list order (ascending ids with `asc`, descending with `desc`).
+                  maxItems: 100
+                  items:
+                    $ref: '#/components/schemas/Item'
+                has_more:
+                  type: boolean
+                  description: Whether there are items beyond these in the direction of travel.
+                next_cursor:
+                  type: [integer, 'null']
+                  description: |
+                    The id to pass in the same parameter to continue: the last id returned (no cursor or `after`), the first
+                    (`before`). When nothing is returned: the `after` value itself (poll again for new items), else null.
+                  minimum: 0
+                  maximum: 9007199254740992
+                order:
+                  type: string
+                  description: The order of the list.
+                  enum: [asc, desc]
+                limit:
+                  type: integer
+                  description: The effective page size.
+                  minimum: 1
+                  maximum: 100
+                total:
+                  type: integer
+                  description: The number of items in the whole list now.
+                  minimum: 0
+                  maximum: 9007199254740992
+                version:
+                  $ref: '#/components/schemas/CatalogVersion'
+            CatalogVersion:
+              type: integer
+              description: The catalog version, 1 at start; `POST /admin/reset` adds 1.
+              minimum: 1
             ItemDetail:
               type: object
               description: The slow part of an item.
@@ -555,6 +1037,51 @@ enum OpenAPIDocument {
                   description: Deterministic from `(seed, id)`.
                   minimum: 0
                   exclusiveMaximum: 1
+            ResetRequest:
+              type: object
+              description: |
+                The body of `POST /admin/reset`: `{}` or `{"seed": S}` (or no body at all); other members are refused.
+              additionalProperties: false
+              properties:
+                seed:
+                  type: integer
+                  description: The new seed of the catalog; without it the seed stays.
+                  minimum: 0
+                  maximum: 9223372036854775807
+            ResetResult:
+              type: object
+              description: What a reset did.
+              additionalProperties: false
+              required: [version, seed, count, cleared]
+              properties:
+                version:
+                  type: integer
+                  description: The catalog version after the reset.
+                  minimum: 2
+                seed:
+                  type: integer
+                  description: The seed now in effect.
+                  minimum: 0
+                  maximum: 9223372036854775807
+                count:
+                  type: integer
+                  description: The number of items now (`items.count`; growth starts again from it).
+                  minimum: 0
+                  maximum: 9007199254740992
+                cleared:
+                  type: object
+                  description: What was thrown away.
+                  additionalProperties: false
+                  required: [details, fault_counters]
+                  properties:
+                    details:
+                      type: integer
+                      description: Details that were in the cache.
+                      minimum: 0
+                    fault_counters:
+                      type: integer
+                      description: Fault counters that were set back (the fault sequence and the `fail_first` counts).
+                      minimum: 0
             Health:
               type: object
               description: The liveness answer.
@@ -589,7 +1116,9 @@ enum OpenAPIDocument {
                   type: object
             Problem:
               type: object
-              description: An RFC 9457 problem; `type`, `title` and `status` are fixed per kind of problem.
+              description: |
+                An RFC 9457 problem; `type` and `title` are fixed per kind of problem, and so is `status` but for
+                `injected-fault` (500, 503 or 429).
               additionalProperties: false
               required: [type, title, status, detail]
               properties:
@@ -601,8 +1130,12 @@ enum OpenAPIDocument {
                     - urn:listserver:problem:invalid-request-target
                     - urn:listserver:problem:invalid-parameter
                     - urn:listserver:problem:invalid-id
+                    - urn:listserver:problem:invalid-body
+                    - urn:listserver:problem:unauthorized
+                    - urn:listserver:problem:forbidden
                     - urn:listserver:problem:not-found
                     - urn:listserver:problem:method-not-allowed
+                    - urn:listserver:problem:injected-fault
                     - urn:listserver:problem:store-unavailable
                     - urn:listserver:problem:shutting-down
                     - urn:listserver:problem:malformed-request
@@ -622,34 +1155,264 @@ enum OpenAPIDocument {
                 parameter:
                   type: string
                   description: The query parameter at fault (`invalid-parameter` only).
-                  enum: [page, limit]
+                  enum: [page, limit, order, after, before, delay_ms, fail, fail_rate, fail_first]
           responses:
             ItemsPage:
-              description: A page; past the end, `items` is empty and `next_page` null.
+              description: |
+                A page (schema `ItemsPage`) with page-number paging, a cursor page (schema `CursorPage`) with cursor
+                paging. Past the end, `items` is empty and `next_page` or `next_cursor` null.
               headers:
                 X-Total-Count:
                   $ref: '#/components/headers/X-Total-Count'
                 Link:
                   $ref: '#/components/headers/Link'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
               content:
                 application/json:
                   schema:
-                    $ref: '#/components/schemas/ItemsPage'
+                    oneOf:
+                      - $ref: '#/components/schemas/ItemsPage'
+                      - $ref: '#/components/schemas/CursorPage'
+                  examples:
+                    page:
+                      summary: GET /items?page=1&limit=1
+                      value:
+                        {"items": [{"id": 0, "label": "Line 0", "author": "Ananya Iyer", "width": 3000, "height": 2000,
+                                    "color": "#31a76e", "likes": 6975}],
+                         "page": 1, "limit": 1, "total": 10000, "total_pages": 10000, "next_page": 2, "version": 1}
+                    cursor:
+                      summary: GET /items?order=desc&limit=1
+                      value:
+                        {"items": [{"id": 9999, "label": "Line 9999", "author": "Samuel Cohen", "width": 1600, "height": 1200,
+                                    "color": "#98eb37", "likes": 578}],
+                         "has_more": true, "next_cursor": 9999, "order": "desc", "limit": 1, "total": 10000, "version": 1}
+            Item:
+              description: The item.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Item'
                   example:
-                    {"items": [{"id": 0, "label": "Line 0", "author": "Ananya Iyer", "width": 3000, "height": 2000,
-                                "color": "#31a76e", "likes": 6975}],
-                     "page": 1, "limit": 1, "total": 10000, "total_pages": 10000, "next_page": 2}
+                    {"id": 42, "label": "Line 42", "author": "Arjun Mehta", "width": 1600, "height": 1200,
+                     "color": "#cad212", "likes": 3174}
+            ItemDetail:
+              description: 'The detail, from the cache (`X-Cache: HIT`) or from the store (`X-Cache: MISS`).'
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Server-Timing:
+                  $ref: '#/components/headers/Server-Timing'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/ItemDetail'
+                  example: {"id": 42, "amount": 0.4725893933468138}
+            NotModified:
+              description: '`If-None-Match` matched the current `ETag`: no body.'
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+            DetailNotModified:
+              description: |
+                `If-None-Match` matched the detail's `ETag`, after the cache lookup (so with `X-Cache`, and
+                `Server-Timing` on a miss): no body.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Server-Timing:
+                  $ref: '#/components/headers/Server-Timing'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+            Options:
+              description: |
+                The methods of the resource in `Allow`; on a CORS preflight from an allowed origin also
+                `Access-Control-Allow-Methods`, `Access-Control-Allow-Headers` and `Access-Control-Max-Age`. No body.
+              headers:
+                Allow:
+                  $ref: '#/components/headers/Allow'
+                Access-Control-Allow-Methods:
+                  $ref: '#/components/headers/Access-Control-Allow-Methods'
+                Access-Control-Allow-Headers:
+                  $ref: '#/components/headers/Access-Control-Allow-Headers'
+                Access-Control-Max-Age:
+                  $ref: '#/components/headers/Access-Control-Max-Age'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+            Health:
+              description: The process is alive.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/ProbeCacheControl'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Health'
+                  example: {"status": "ok"}
+            Readiness:
+              description: The server takes traffic.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/ProbeCacheControl'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Readiness'
+                  example: {"status": "ready"}
+            OpenAPIJSON:
+              description: The OpenAPI document.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/OpenAPIDocument'
+            OpenAPIYAML:
+              description: The OpenAPI document.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/yaml:
+                  schema:
+                    $ref: '#/components/schemas/OpenAPIDocument'
+            ResetResult:
+              description: The reset is done.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/ResetResult'
+                  example: {"version": 2, "seed": 7, "count": 10000, "cleared": {"details": 1, "fault_counters": 0}}
             BadRequest:
               description: |
-                From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page` or `limit`,
-                with `parameter`), `invalid-id` (an id that is not a plain decimal integer or overflows 64 bits) or
-                `invalid-request-target` (broken percent-encoding, `%00`, bytes that are not UTF-8, a target that is not a
-                path). From the connection layer, with `Connection: close`: `malformed-request` (a malformed request line
-                or header field, a bad `Content-Length`, a `Transfer-Encoding` other than `chunked` or with
+                From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page`, `limit`,
+                `order`, `after`, `before`, `delay_ms`, `fail`, `fail_rate` or `fail_first`, `page` with `after` or
+                `before`, `after` with `before`; with `parameter`), `invalid-id` (an id that is not a plain decimal integer
+                or overflows 64 bits), `invalid-request-target` (broken percent-encoding, `%00`, bytes that are not UTF-8, a
+                target that is not a path) or `invalid-body` (`POST /admin/reset` with a body that is not empty, `{}` or
+                `{"seed": S}`). From the connection layer, with `Connection: close`: `malformed-request` (a malformed
+                request line or header field, a bad `Content-Length`, a `Transfer-Encoding` other than `chunked` or with
                 `Content-Length`, HTTP/1.1 without `Host` or with two, control characters in a field value).
               headers:
                 Connection:
                   $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
               content:
                 application/problem+json:
                   schema:
@@ -661,6 +1424,7 @@ enum OpenAPIDocument {
                               - urn:listserver:problem:invalid-parameter
                               - urn:listserver:problem:invalid-id
                               - urn:listserver:problem:invalid-request-target
+                              - urn:listserver:problem:invalid-body
                               - urn:listserver:problem:malformed-request
                           status:
                             const: 400
@@ -668,8 +1432,67 @@ enum OpenAPIDocument {
                     {"type": "urn:listserver:problem:invalid-parameter", "title": "Invalid query parameter", "status": 400,
                      "detail": "query parameter \"page\" must be a decimal integer in 1...9007199254740992, got \"0\"",
                      "parameter": "page"}
+            Unauthorized:
+              description: '`admin.token` is configured and the request has no `Authorization: Bearer` with it.'
+              headers:
+                WWW-Authenticate:
+                  $ref: '#/components/headers/WWW-Authenticate'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:unauthorized
+                          status:
+                            const: 401
+            Forbidden:
+              description: No `admin.token` is configured, and the client is not on a loopback address.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:forbidden
+                          status:
+                            const: 403
             NotFound:
               description: An unknown path, or an item id at or past the end of the list.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
               content:
                 application/problem+json:
                   schema:
@@ -682,13 +1505,23 @@ enum OpenAPIDocument {
                             const: 404
             MethodNotAllowed:
               description: |
-                A documented path asked for with a method other than GET or HEAD; from the connection layer, with
+                A documented path asked for with a method it does not document; from the connection layer, with
                 `Connection: close`, any `CONNECT` (this is not a proxy).
               headers:
                 Allow:
                   $ref: '#/components/headers/Allow'
                 Connection:
                   $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
               content:
                 application/problem+json:
                   schema:
@@ -699,15 +1532,19 @@ enum OpenAPIDocument {
                             const: urn:listserver:problem:method-not-allowed
                           status:
                             const: 405
-            DetailUnavailable:
-              description: |
-                `store-unavailable` (with `Retry-After`) when the store fetch failed, or `shutting-down` (with
-                `Connection: close`) while the server drains.
+            InjectedFault:
+              description: A 500 the client asked for (`fail`, `fail_rate`, `fail_first`) or `faults.rate` injected.
               headers:
-                Retry-After:
-                  $ref: '#/components/headers/Retry-After'
-                Connection:
-                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
               content:
                 application/problem+json:
                   schema:
@@ -715,7 +1552,95 @@ enum OpenAPIDocument {
                       - $ref: '#/components/schemas/Problem'
                       - properties:
                           type:
-                            enum: [urn:listserver:problem:store-unavailable, urn:listserver:problem:shutting-down]
+                            const: urn:listserver:problem:injected-fault
+                          status:
+                            const: 500
+            TooManyRequests:
+              description: An injected 429, with `Retry-After`.
+              headers:
+                Retry-After:
+                  $ref: '#/components/headers/RetryAfterRequired'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:injected-fault
+                          status:
+                            const: 429
+            ServiceUnavailable:
+              description: |
+                `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)
+                while the server drains.
+              headers:
+                Retry-After:
+                  $ref: '#/components/headers/Retry-After'
+                Connection:
+                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:injected-fault
+                              - urn:listserver:problem:shutting-down
+                          status:
+                            const: 503
+            DetailUnavailable:
+              description: |
+                `store-unavailable` (with `Retry-After`) when the store fetch failed, `injected-fault` (an injected 503,
+                with `Retry-After`), or `shutting-down` (with `Connection: close`) while the server drains.
+              headers:
+                Retry-After:
+                  $ref: '#/components/headers/Retry-After'
+                Connection:
+                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:store-unavailable
+                              - urn:listserver:problem:injected-fault
+                              - urn:listserver:problem:shutting-down
                           status:
                             const: 503
             ShuttingDown:
@@ -853,7 +1778,7 @@ enum OpenAPIDocument {
             "title": "ListServer",
             "version": "1.0.0",
             "summary": "Paged, generated list items and a slow, cached per-item detail store, as JSON.",
-            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`, never stored; a\ndetail comes from a slow store (500-2000 ms by default) through a bounded LRU cache.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents excepted); every error is\n  an RFC 9457 `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body.\n- A documented path asked for with any method but `GET` and `HEAD` is answered 405 with `Allow: GET, HEAD`\n  (response `MethodNotAllowed`). Any other path is 404 (response `NotFound`), whatever the method.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`\n  or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`).\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53).\n"
+            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`, never stored; a\ndetail comes from a slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any\nrequest to be slow or to fail, to rehearse a flaky network.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents and the 204 of `OPTIONS`\n  excepted); every error is an RFC 9457 `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body.\n- Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`,\n  `X-Request-Id` (the request's own when it is 1-128 visible ASCII characters, else one the server made up;\n  the access log line has it too) and, with CORS on (`cors.allow_origin`, `*` by default),\n  `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`. With a list of origins configured, a\n  listed `Origin` is echoed in `Access-Control-Allow-Origin`, other origins get no CORS fields, and every\n  response says `Vary: Origin`.\n- `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with\n  `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,\n  `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.\n- A documented path asked for with a method it does not document is answered 405 with `Allow: GET, HEAD,\n  OPTIONS` (`Allow: POST, OPTIONS` on `/admin/reset`; response `MethodNotAllowed`). Any other path is 404\n  (response `NotFound`), whatever the method.\n- `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths\n  (`/items`, `/items/{id}`, `/items/{id}/detail`) `fail`, `fail_rate` and `fail_first` inject faults (see the\n  parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per operation, a fault\n  can be `reset` (the connection is reset, no response), `truncated` (the full `Content-Length` but only half\n  the body, then the connection closes) or `hang` (no answer for `faults.hang_ms`, 10 s by default, then the\n  connection closes). A malformed control parameter is 400 `invalid-parameter` on any path. With\n  `faults.rate` > 0 the server injects faults into the data paths on its own, reproducibly from\n  `faults.seed` and the order requests arrive in; never into `/healthz`, `/readyz`, `/metrics`, `/openapi.*`\n  or `/admin/*`.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`\n  or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`).\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1).\n"
           },
           "servers": [
             {
@@ -873,29 +1798,66 @@ enum OpenAPIDocument {
             {
               "name": "meta",
               "description": "This description of the API."
+            },
+            {
+              "name": "admin",
+              "description": "Starting over between UI tests."
             }
           ],
           "paths": {
             "/items": {
-              "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "items"
                 ],
                 "operationId": "listItems",
-                "summary": "A page of the list",
-                "description": "Page P holds ids `(P-1)*L ... P*L-1`. Past the end the answer is still 200, with `\"items\":[]` and\n`\"next_page\":null`: a client stops when `next_page` is null.\n",
+                "summary": "A page of the list, by page number or by cursor",
+                "description": "The list is ids `0 ... total-1`: oldest first with `order=asc` (the default), newest first with\n`order=desc`. It may grow: with `items.grow_every_ms` > 0 the next id joins at the end every interval.\nThe response is held `items.latency_ms` (0 by default) before it is sent, a 304 too.\n\n**Page-number paging** (no `after` or `before`; `page` given, or no `order`): page P holds the P-th run of\n`limit` ids in list order: `(P-1)*L ... P*L-1` ascending, or `total-1-(P-1)*L` downwards with\n`order=desc`. Past the end the answer is still 200, with `\"items\":[]` and `\"next_page\":null`: a client\nstops when `next_page` is null. Headers `X-Total-Count`, `Link`, `ETag`. Page numbers drift while the list\ngrows (newest first, page 2 then repeats items page 1 showed); cursors do not.\n\n**Cursor paging** (`after` or `before` given, or `order` without `page`): relative to the list in its\norder, no cursor gives the first `limit` items; `after=X` the `limit` items right after X (asc: ids > X;\ndesc: ids < X); `before=X` the `limit` items right before X (asc: the largest ids < X; desc: the smallest\nids > X), still in list order. `next_cursor` goes back in the same parameter to continue (the last id\nreturned, or with `before` the first); when nothing is returned it is X for `after=X` (poll again for new\nitems), else null. Headers `X-Total-Count`, `ETag`, and `Link` with `rel=\"next\"` when `has_more`. `page`\nwith `after` or `before` is 400 (`parameter` `page`), `after` with `before` is 400 (`parameter`\n`before`).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/Page"
                   },
                   {
                     "$ref": "#/components/parameters/Limit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Order"
+                  },
+                  {
+                    "$ref": "#/components/parameters/After"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Before"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
                   }
                 ],
                 "responses": {
                   "200": {
                     "$ref": "#/components/responses/ItemsPage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -912,11 +1874,17 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
                   "503": {
-                    "$ref": "#/components/responses/ShuttingDown"
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   },
                   "505": {
                     "$ref": "#/components/responses/HTTPVersionNotSupported"
@@ -936,11 +1904,101 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/Limit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Order"
+                  },
+                  {
+                    "$ref": "#/components/parameters/After"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Before"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
                   }
                 ],
                 "responses": {
                   "200": {
                     "$ref": "#/components/responses/ItemsPage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "optionsItems",
+                "summary": "The methods of the list, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -970,38 +2028,46 @@ enum OpenAPIDocument {
               }
             },
             "/items/{id}": {
-              "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "items"
                 ],
                 "operationId": "getItem",
                 "summary": "One item",
-                "description": "The query, if any, is ignored.",
+                "description": "Query parameters other than the controls (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
                   }
                 ],
                 "responses": {
                   "200": {
-                    "description": "The item.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/Item"
-                        },
-                        "example": {
-                          "id": 42,
-                          "label": "Line 42",
-                          "author": "Arjun Mehta",
-                          "width": 1600,
-                          "height": 1200,
-                          "color": "#cad212",
-                          "likes": 3174
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/Item"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1021,11 +2087,17 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
                   "503": {
-                    "$ref": "#/components/responses/ShuttingDown"
+                    "$ref": "#/components/responses/ServiceUnavailable"
                   },
                   "505": {
                     "$ref": "#/components/responses/HTTPVersionNotSupported"
@@ -1042,33 +2114,101 @@ enum OpenAPIDocument {
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
                   }
                 ],
                 "responses": {
                   "200": {
-                    "description": "The item.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/Item"
-                        },
-                        "example": {
-                          "id": 42,
-                          "label": "Line 42",
-                          "author": "Arjun Mehta",
-                          "width": 1600,
-                          "height": 1200,
-                          "color": "#cad212",
-                          "likes": 3174
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/Item"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "optionsItem",
+                "summary": "The methods of one item, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:\nany non-empty segment gets the same answer.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -1095,14 +2235,14 @@ enum OpenAPIDocument {
               }
             },
             "/items/{id}/detail": {
-              "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "items"
                 ],
                 "operationId": "getItemDetail",
                 "summary": "The slow part of one item",
-                "description": "The first fetch of an id waits a latency drawn uniformly from [`store.latency.min_ms`,\n`store.latency.max_ms`] (500-2000 ms by default); the value is then cached (LRU, `cache.capacity` entries)\nand later fetches answer at once. Concurrent first fetches of one id share one store fetch. The query, if\nany, is ignored.\n",
+                "description": "The first fetch of an id waits a latency drawn from `store.latency.*` (uniform in 500-2000 ms by default;\nalso `fixed`, `lognormal` or `none`); the value is then cached (LRU, `cache.capacity` entries) and later\nfetches answer at once. Concurrent first fetches of one id share one store fetch. A matching\n`If-None-Match` gets 304 only after the cache lookup: the same wait as a 200, only the body is saved.\nQuery parameters other than the controls (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
@@ -1126,30 +2266,35 @@ enum OpenAPIDocument {
                       "type": "string"
                     },
                     "example": "no-cache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
                   }
                 ],
                 "responses": {
                   "200": {
-                    "description": "The detail, from the cache (`X-Cache: HIT`) or from the store (`X-Cache: MISS`).",
-                    "headers": {
-                      "X-Cache": {
-                        "$ref": "#/components/headers/X-Cache"
-                      },
-                      "Server-Timing": {
-                        "$ref": "#/components/headers/Server-Timing"
-                      }
-                    },
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ItemDetail"
-                        },
-                        "example": {
-                          "id": 42,
-                          "amount": 0.4725893933468138
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/ItemDetail"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/DetailNotModified"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1169,8 +2314,14 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
                   },
                   "503": {
                     "$ref": "#/components/responses/DetailUnavailable"
@@ -1210,30 +2361,35 @@ enum OpenAPIDocument {
                       "type": "string"
                     },
                     "example": "no-cache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
                   }
                 ],
                 "responses": {
                   "200": {
-                    "description": "The detail, from the cache (`X-Cache: HIT`) or from the store (`X-Cache: MISS`).",
-                    "headers": {
-                      "X-Cache": {
-                        "$ref": "#/components/headers/X-Cache"
-                      },
-                      "Server-Timing": {
-                        "$ref": "#/components/headers/Server-Timing"
-                      }
-                    },
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ItemDetail"
-                        },
-                        "example": {
-                          "id": 42,
-                          "amount": 0.4725893933468138
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/ItemDetail"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/DetailNotModified"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1253,8 +2409,14 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
                   },
                   "503": {
                     "$ref": "#/components/responses/DetailUnavailable"
@@ -1263,35 +2425,82 @@ enum OpenAPIDocument {
                     "$ref": "#/components/responses/HTTPVersionNotSupported"
                   }
                 }
+              },
+              "options": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "optionsItemDetail",
+                "summary": "The methods of the slow part of one item, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:\nany non-empty segment gets the same answer.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
               }
             },
             "/healthz": {
-              "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "health"
                 ],
                 "operationId": "getHealth",
                 "summary": "Liveness",
-                "description": "200 whenever a loop thread can answer, computed without touching the catalog or the cache. The query, if\nany, is ignored.\n",
+                "description": "200 whenever a loop thread can answer, computed without touching the catalog or the cache.\nOther query parameters are ignored; a malformed `delay_ms` is 400.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
                 "responses": {
                   "200": {
-                    "description": "The process is alive.",
-                    "headers": {
-                      "Cache-Control": {
-                        "$ref": "#/components/headers/NoStore"
-                      }
-                    },
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/Health"
-                        },
-                        "example": {
-                          "status": "ok"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/Health"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1326,24 +2535,68 @@ enum OpenAPIDocument {
                 "operationId": "headHealth",
                 "summary": "The status and headers of the liveness probe",
                 "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
                 "responses": {
                   "200": {
-                    "description": "The process is alive.",
-                    "headers": {
-                      "Cache-Control": {
-                        "$ref": "#/components/headers/NoStore"
-                      }
-                    },
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/Health"
-                        },
-                        "example": {
-                          "status": "ok"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/Health"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "health"
+                ],
+                "operationId": "optionsHealth",
+                "summary": "The methods of the liveness probe",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1373,32 +2626,25 @@ enum OpenAPIDocument {
               }
             },
             "/readyz": {
-              "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "health"
                 ],
                 "operationId": "getReadiness",
                 "summary": "Readiness",
-                "description": "200 while the server takes traffic; 503 `shutting-down` (with `Connection: close`) once it drains for\nshutdown. Before it has started and after it has stopped, connections are refused. The query, if any, is\nignored.\n",
+                "description": "200 while the server takes traffic; 503 `shutting-down` (with `Connection: close`) once it drains for\nshutdown. Before it has started and after it has stopped, connections are refused.\nOther query parameters are ignored; a malformed `delay_ms` is 400.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
                 "responses": {
                   "200": {
-                    "description": "The server takes traffic.",
-                    "headers": {
-                      "Cache-Control": {
-                        "$ref": "#/components/headers/NoStore"
-                      }
-                    },
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/Readiness"
-                        },
-                        "example": {
-                          "status": "ready"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/Readiness"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1433,24 +2679,68 @@ enum OpenAPIDocument {
                 "operationId": "headReadiness",
                 "summary": "The status and headers of the readiness probe",
                 "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
                 "responses": {
                   "200": {
-                    "description": "The server takes traffic.",
-                    "headers": {
-                      "Cache-Control": {
-                        "$ref": "#/components/headers/NoStore"
-                      }
-                    },
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/Readiness"
-                        },
-                        "example": {
-                          "status": "ready"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/Readiness"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "health"
+                ],
+                "operationId": "optionsReadiness",
+                "summary": "The methods of the readiness probe",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1480,24 +2770,25 @@ enum OpenAPIDocument {
               }
             },
             "/openapi.json": {
-              "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "meta"
                 ],
                 "operationId": "getOpenAPIJSON",
                 "summary": "This description, as JSON",
-                "description": "The same document as `/openapi.yaml`, converted to JSON. The query, if any, is ignored.",
+                "description": "The same document as `/openapi.yaml`, converted to JSON.\nOther query parameters are ignored; a malformed `delay_ms` is 400.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
                 "responses": {
                   "200": {
-                    "description": "The OpenAPI document.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OpenAPIDocument"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAPIJSON"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1532,16 +2823,68 @@ enum OpenAPIDocument {
                 "operationId": "headOpenAPIJSON",
                 "summary": "The status and headers of the JSON description",
                 "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
                 "responses": {
                   "200": {
-                    "description": "The OpenAPI document.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OpenAPIDocument"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAPIJSON"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "meta"
+                ],
+                "operationId": "optionsOpenAPIJSON",
+                "summary": "The methods of the JSON description",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1571,24 +2914,25 @@ enum OpenAPIDocument {
               }
             },
             "/openapi.yaml": {
-              "description": "Methods other than GET and HEAD get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "meta"
                 ],
                 "operationId": "getOpenAPIYAML",
                 "summary": "This description, as YAML",
-                "description": "The file `openapi.yaml` of the repository, byte for byte. The query, if any, is ignored.",
+                "description": "The file `openapi.yaml` of the repository, byte for byte.\nOther query parameters are ignored; a malformed `delay_ms` is 400.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
                 "responses": {
                   "200": {
-                    "description": "The OpenAPI document.",
-                    "content": {
-                      "application/yaml": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OpenAPIDocument"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAPIYAML"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1623,16 +2967,193 @@ enum OpenAPIDocument {
                 "operationId": "headOpenAPIYAML",
                 "summary": "The status and headers of the YAML description",
                 "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
                 "responses": {
                   "200": {
-                    "description": "The OpenAPI document.",
-                    "content": {
-                      "application/yaml": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OpenAPIDocument"
-                        }
+                    "$ref": "#/components/responses/OpenAPIYAML"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "meta"
+                ],
+                "operationId": "optionsOpenAPIYAML",
+                "summary": "The methods of the YAML description",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/admin/reset": {
+              "description": "Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`, `Allow: POST, OPTIONS`).",
+              "post": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "resetServer",
+                "summary": "Start over",
+                "description": "Clears the detail cache and the fault counters (the fault sequence and every `fail_first` count),\nrestarts the list's growth (the count goes back to `items.count`), adds 1 to the catalog version (so every\n`ETag` changes) and, with `seed`, switches the catalog to that seed. Each replica of a scaled-out\ndeployment resets only itself.\n\nAccess: with `admin.token` configured, `Authorization: Bearer <token>` is required from every client\n(401 otherwise); without one, only loopback clients (127.0.0.0/8, ::1) are let in (403 otherwise). The\nbody must have a `Content-Length`: a chunked body is refused with 411 by the connection layer.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "requestBody": {
+                  "required": false,
+                  "description": "Empty, `{}`, or `{\"seed\": S}`.",
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/ResetRequest"
+                      },
+                      "example": {
+                        "seed": 7
                       }
                     }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ResetResult"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "optionsReset",
+                "summary": "The methods of the reset, and the CORS preflight",
+                "description": "204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -1663,12 +3184,19 @@ enum OpenAPIDocument {
             }
           },
           "components": {
+            "securitySchemes": {
+              "adminToken": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "`Authorization: Bearer <admin.token>`, required when `admin.token` is configured. Without a configured token\nthe admin endpoints take no credentials but answer only loopback clients.\n"
+              }
+            },
             "parameters": {
               "Page": {
                 "name": "page",
                 "in": "query",
                 "required": false,
-                "description": "1-based page number: a plain decimal integer (ASCII digits only, leading zeros allowed; no sign, space,\nfraction or exponent), given at most once.\n",
+                "description": "1-based page number: a plain decimal integer (ASCII digits only, leading zeros allowed; no sign, space,\nfraction or exponent), given at most once. Not with `after` or `before` (400).\n",
                 "schema": {
                   "type": "integer",
                   "minimum": 1,
@@ -1690,22 +3218,246 @@ enum OpenAPIDocument {
                 },
                 "example": 20
               },
+              "Order": {
+                "name": "order",
+                "in": "query",
+                "required": false,
+                "description": "The order of the list, given at most once: `asc` (oldest first, ids 0, 1, ...) or `desc` (newest first:\npage 1 or the first cursor page holds the highest ids). Without `page`, `after` and `before`, `order`\nselects cursor paging.\n",
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "asc",
+                    "desc"
+                  ],
+                  "default": "asc"
+                }
+              },
+              "After": {
+                "name": "after",
+                "in": "query",
+                "required": false,
+                "description": "Cursor paging: the `limit` items right after this id in list order (asc: ids above it; desc: ids below\nit). A plain decimal integer, given at most once; not with `before` or `page` (400). Usually the\n`next_cursor` of the previous answer.\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 9007199254740992
+                }
+              },
+              "Before": {
+                "name": "before",
+                "in": "query",
+                "required": false,
+                "description": "Cursor paging: the `limit` items right before this id in list order (asc: the largest ids below it; desc:\nthe smallest ids above it), returned in list order. A plain decimal integer, given at most once; not with\n`after` or `page` (400).\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 9007199254740992
+                }
+              },
               "ItemID": {
                 "name": "id",
                 "in": "path",
                 "required": true,
-                "description": "0-based item id: a plain decimal integer (ASCII digits only, leading zeros allowed). One that is not, or\nthat does not fit 64 bits, is 400; one at or past `items.count` (10000 by default) is 404.\n",
+                "description": "0-based item id: a plain decimal integer (ASCII digits only, leading zeros allowed). One that is not, or\nthat does not fit 64 bits, is 400; one at or past the current count (`items.count`, 10000 by default, plus\ngrowth) is 404.\n",
                 "schema": {
                   "type": "integer",
                   "minimum": 0,
                   "maximum": 18446744073709551615
                 },
                 "example": 42
+              },
+              "DelayMs": {
+                "name": "delay_ms",
+                "in": "query",
+                "required": false,
+                "description": "Hold the answer this many milliseconds before sending it, whatever it is (errors included): a plain\ndecimal integer in 0...`delay.max_ms` (30000 by default), given at most once; anything else is 400\n`invalid-parameter`. Works on every path.\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 30000
+                }
+              },
+              "Fail": {
+                "name": "fail",
+                "in": "query",
+                "required": false,
+                "description": "Inject a fault: a comma-separated mix of kinds `500`, `503`, `429`, `reset`, `truncated` and `hang`, each\nat most once and optionally weighted `kind:W` (W in 1...1000, default 1), e.g. `503:3,reset`. Alone, every\nrequest fails with a kind drawn from the mix; with `fail_rate` or `fail_first` it is the mix those draw\nfrom. Data paths only (`/items`, `/items/{id}`, `/items/{id}/detail`), and only into a request that is\notherwise valid. `500` is a 500, `503` and `429` come with `Retry-After`; for `reset`, `truncated` and\n`hang` see the conventions above. A malformed mix is 400 `invalid-parameter`.\n",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^ *(500|503|429|reset|truncated|hang)(:0*([1-9][0-9]{0,2}|1000))? *(, *(500|503|429|reset|truncated|hang)(:0*([1-9][0-9]{0,2}|1000))? *)*$"
+                }
+              },
+              "FailRate": {
+                "name": "fail_rate",
+                "in": "query",
+                "required": false,
+                "description": "The share of requests that fail, a decimal number in 0...1 (`0`, `0.25`, `1`; no sign, exponent or bare\n`.`), drawing the kind from the `fail` mix or else the configured one (`faults.kinds`, all six by default).\nData paths only; anything else is 400 `invalid-parameter`.\n",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(0+(\\.[0-9]+)?|0*1(\\.0+)?)$"
+                }
+              },
+              "FailFirst": {
+                "name": "fail_first",
+                "in": "query",
+                "required": false,
+                "description": "Fail the first N requests for this resource (the path and the query without the control parameters) from\nthis client (`X-Client-Id`; requests without it share one anonymous client), then answer normally: a\nplain decimal integer in 0...1000. The kind is drawn from the `fail` mix, `503` without one. Data paths\nonly; anything else is 400 `invalid-parameter`. `POST /admin/reset` sets every count back to zero.\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 1000
+                }
+              },
+              "If-None-Match": {
+                "name": "If-None-Match",
+                "in": "header",
+                "required": false,
+                "description": "Revalidation: `*`, or a comma-separated list of entity tags compared weakly (`W/\"...\"` matches too).\nA match gets 304 with the `ETag` and no body. A malformed member never matches.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "\"9f86d081884c7d65\""
+              },
+              "X-Client-Id": {
+                "name": "X-Client-Id",
+                "in": "header",
+                "required": false,
+                "description": "A stable id of the client (one per app install), which `fail_first` counts by. Requests without it share\none anonymous client.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "install-4f2a"
+              },
+              "X-Request-Id": {
+                "name": "X-Request-Id",
+                "in": "header",
+                "required": false,
+                "description": "An id for this request, echoed in the response's `X-Request-Id` and written to the access log when it is\n1-128 visible ASCII characters (`!` to `~`); otherwise the server makes one up.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "7f3a"
+              },
+              "Access-Control-Request-Method": {
+                "name": "Access-Control-Request-Method",
+                "in": "header",
+                "required": false,
+                "description": "Sent by browsers on a CORS preflight, with `Origin`: the method of the request to come. With both fields,\nthe 204 adds the preflight fields (for an allowed origin).\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "GET"
+              },
+              "Access-Control-Request-Headers": {
+                "name": "Access-Control-Request-Headers",
+                "in": "header",
+                "required": false,
+                "description": "Sent by browsers on a CORS preflight: the fields the request to come will have. Echoed in\n`Access-Control-Allow-Headers` when it is a well-formed comma-separated list of field names.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "x-client-id, cache-control"
               }
             },
             "headers": {
+              "NoCache": {
+                "description": "`no-cache`, on every response from a route: a client or cache must revalidate (`If-None-Match`) before\nreusing a stored answer.\n",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "const": "no-cache"
+                }
+              },
+              "NoCacheFromRoute": {
+                "description": "`no-cache` when a route answered; the connection layer's answers do not have it.",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "const": "no-cache"
+                }
+              },
+              "ProbeCacheControl": {
+                "description": "`no-store`, so that no cache between a probe and the server replays an answer, and the `no-cache` every\nresponse from a route carries.\n",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "no-store",
+                    "no-cache",
+                    "no-store, no-cache"
+                  ]
+                }
+              },
+              "X-Request-Id": {
+                "description": "The request's `X-Request-Id` when it was 1-128 visible ASCII characters, else an id the server made up;\non every response from a route. The access log line has the same id.\n",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[!-~]{1,128}$"
+                },
+                "example": "7f3a"
+              },
+              "Access-Control-Allow-Origin": {
+                "description": "With CORS on: `*` (`cors.allow_origin` `*`, the default), or the request's `Origin` when it is one of the\nconfigured origins (none for other origins).\n",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "example": "*"
+              },
+              "Access-Control-Expose-Headers": {
+                "description": "The response fields a browser script may read, sent with `Access-Control-Allow-Origin`.",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id"
+                }
+              },
+              "Vary": {
+                "description": "`Origin` when `cors.allow_origin` is a list of origins: the CORS fields depend on the `Origin`.",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "const": "Origin"
+                }
+              },
+              "Access-Control-Allow-Methods": {
+                "description": "On a CORS preflight from an allowed origin, every method some route answers.",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "const": "GET, HEAD, POST, OPTIONS"
+                }
+              },
+              "Access-Control-Allow-Headers": {
+                "description": "On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a\nwell-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,\nContent-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id`).\n",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "example": "Authorization, Cache-Control, Content-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id"
+              },
+              "Access-Control-Max-Age": {
+                "description": "On a CORS preflight from an allowed origin, how long a browser may reuse the answer, in seconds.",
+                "required": false,
+                "schema": {
+                  "type": "integer",
+                  "const": 600
+                }
+              },
+              "ETag": {
+                "description": "A strong entity tag of the representation: 16 lowercase hex digits in quotes. It changes with the catalog\nversion (`POST /admin/reset`), the seed and whatever selects the representation.\n",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^\"[0-9a-f]{16}\"$"
+                },
+                "example": "\"9f86d081884c7d65\""
+              },
               "X-Total-Count": {
-                "description": "The number of items in the whole list (`items.count`).",
+                "description": "The number of items in the whole list now (`items.count`, plus growth).",
                 "required": true,
                 "schema": {
                   "type": "integer",
@@ -1715,11 +3467,11 @@ enum OpenAPIDocument {
                 "example": 10000
               },
               "Link": {
-                "description": "RFC 8288 links to the `first`, `prev` (when the page is past 1), `next` (when there is one) and `last`\npages, as server-relative URLs that carry the effective `limit`.\n",
-                "required": true,
+                "description": "Page-number paging: RFC 8288 links to the `first`, `prev` (when the page is past 1), `next` (when there is\none) and `last` pages, as server-relative URLs that carry the effective `limit` (and `&order=desc` with\n`order=desc`). Cursor paging: only `next`, when `has_more`, carrying the cursor, the order and the limit.\n",
+                "required": false,
                 "schema": {
                   "type": "string",
-                  "pattern": "^</items\\?page=1&limit=[0-9]+>; rel=\"first\"(, </items\\?page=[0-9]+&limit=[0-9]+>; rel=\"prev\")?(, </items\\?page=[0-9]+&limit=[0-9]+>; rel=\"next\")?, </items\\?page=[0-9]+&limit=[0-9]+>; rel=\"last\"$"
+                  "pattern": "^(</items\\?page=1&limit=[0-9]+(&order=desc)?>; rel=\"first\"(, </items\\?page=[0-9]+&limit=[0-9]+(&order=desc)?>; rel=\"prev\")?(, </items\\?page=[0-9]+&limit=[0-9]+(&order=desc)?>; rel=\"next\")?, </items\\?page=[0-9]+&limit=[0-9]+(&order=desc)?>; rel=\"last\"|</items\\?(after|before)=[0-9]+&order=(asc|desc)&limit=[0-9]+>; rel=\"next\")$"
                 },
                 "example": "</items?page=1&limit=2>; rel=\"first\", </items?page=2&limit=2>; rel=\"next\", </items?page=5000&limit=2>; rel=\"last\""
               },
@@ -1744,11 +3496,15 @@ enum OpenAPIDocument {
                 "example": "store;dur=1555.9"
               },
               "Allow": {
-                "description": "The methods the resource supports.",
+                "description": "The methods the resource answers: `GET, HEAD, OPTIONS`, or `POST, OPTIONS` for `/admin/reset`. The\nconnection layer's 405 for `CONNECT` says `GET, HEAD`.\n",
                 "required": true,
                 "schema": {
                   "type": "string",
-                  "const": "GET, HEAD"
+                  "enum": [
+                    "GET, HEAD, OPTIONS",
+                    "POST, OPTIONS",
+                    "GET, HEAD"
+                  ]
                 }
               },
               "Retry-After": {
@@ -1760,20 +3516,29 @@ enum OpenAPIDocument {
                 },
                 "example": "1"
               },
+              "RetryAfterRequired": {
+                "description": "Seconds to wait before trying again (`faults.retry_after_s`, 1 by default).",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9]+$"
+                },
+                "example": "1"
+              },
+              "WWW-Authenticate": {
+                "description": "The scheme and realm the admin endpoints take.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "const": "Bearer realm=\"ListServer admin\""
+                }
+              },
               "Connection": {
                 "description": "`close`: the server closes the connection after this response.",
                 "required": false,
                 "schema": {
                   "type": "string",
                   "const": "close"
-                }
-              },
-              "NoStore": {
-                "description": "`no-store`: no cache between a probe and the server may replay the answer.",
-                "required": true,
-                "schema": {
-                  "type": "string",
-                  "const": "no-store"
                 }
               },
               "ConnectionClose": {
@@ -1843,7 +3608,7 @@ enum OpenAPIDocument {
               },
               "ItemsPage": {
                 "type": "object",
-                "description": "One page of the list and where it sits among all pages.",
+                "description": "One page of the list by page number, and where it sits among all pages.",
                 "additionalProperties": false,
                 "required": [
                   "items",
@@ -1851,12 +3616,13 @@ enum OpenAPIDocument {
                   "limit",
                   "total",
                   "total_pages",
-                  "next_page"
+                  "next_page",
+                  "version"
                 ],
                 "properties": {
                   "items": {
                     "type": "array",
-                    "description": "The items of the page, by ascending id; empty past the end.",
+                    "description": "The items of the page in list order (ascending ids, or descending with `order=desc`); empty past the end.\n",
                     "maxItems": 100,
                     "items": {
                       "$ref": "#/components/schemas/Item"
@@ -1876,7 +3642,7 @@ enum OpenAPIDocument {
                   },
                   "total": {
                     "type": "integer",
-                    "description": "The number of items in the whole list.",
+                    "description": "The number of items in the whole list now.",
                     "minimum": 0,
                     "maximum": 9007199254740992
                   },
@@ -1894,8 +3660,76 @@ enum OpenAPIDocument {
                     "description": "The next page number, or null on the last page and past the end.",
                     "minimum": 2,
                     "maximum": 9007199254740992
+                  },
+                  "version": {
+                    "$ref": "#/components/schemas/CatalogVersion"
                   }
                 }
+              },
+              "CursorPage": {
+                "type": "object",
+                "description": "The items right after or before a cursor, in list order.",
+                "additionalProperties": false,
+                "required": [
+                  "items",
+                  "has_more",
+                  "next_cursor",
+                  "order",
+                  "limit",
+                  "total",
+                  "version"
+                ],
+                "properties": {
+                  "items": {
+                    "type": "array",
+                    "description": "The items, in list order (ascending ids with `asc`, descending with `desc`).",
+                    "maxItems": 100,
+                    "items": {
+                      "$ref": "#/components/schemas/Item"
+                    }
+                  },
+                  "has_more": {
+                    "type": "boolean",
+                    "description": "Whether there are items beyond these in the direction of travel."
+                  },
+                  "next_cursor": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "The id to pass in the same parameter to continue: the last id returned (no cursor or `after`), the first\n(`before`). When nothing is returned: the `after` value itself (poll again for new items), else null.\n",
+                    "minimum": 0,
+                    "maximum": 9007199254740992
+                  },
+                  "order": {
+                    "type": "string",
+                    "description": "The order of the list.",
+                    "enum": [
+                      "asc",
+                      "desc"
+                    ]
+                  },
+                  "limit": {
+                    "type": "integer",
+                    "description": "The effective page size.",
+                    "minimum": 1,
+                    "maximum": 100
+                  },
+                  "total": {
+                    "type": "integer",
+                    "description": "The number of items in the whole list now.",
+                    "minimum": 0,
+                    "maximum": 9007199254740992
+                  },
+                  "version": {
+                    "$ref": "#/components/schemas/CatalogVersion"
+                  }
+                }
+              },
+              "CatalogVersion": {
+                "type": "integer",
+                "description": "The catalog version, 1 at start; `POST /admin/reset` adds 1.",
+                "minimum": 1
               },
               "ItemDetail": {
                 "type": "object",
@@ -1916,6 +3750,70 @@ enum OpenAPIDocument {
                     "description": "Deterministic from `(seed, id)`.",
                     "minimum": 0,
                     "exclusiveMaximum": 1
+                  }
+                }
+              },
+              "ResetRequest": {
+                "type": "object",
+                "description": "The body of `POST /admin/reset`: `{}` or `{\"seed\": S}` (or no body at all); other members are refused.\n",
+                "additionalProperties": false,
+                "properties": {
+                  "seed": {
+                    "type": "integer",
+                    "description": "The new seed of the catalog; without it the seed stays.",
+                    "minimum": 0,
+                    "maximum": 9223372036854775807
+                  }
+                }
+              },
+              "ResetResult": {
+                "type": "object",
+                "description": "What a reset did.",
+                "additionalProperties": false,
+                "required": [
+                  "version",
+                  "seed",
+                  "count",
+                  "cleared"
+                ],
+                "properties": {
+                  "version": {
+                    "type": "integer",
+                    "description": "The catalog version after the reset.",
+                    "minimum": 2
+                  },
+                  "seed": {
+                    "type": "integer",
+                    "description": "The seed now in effect.",
+                    "minimum": 0,
+                    "maximum": 9223372036854775807
+                  },
+                  "count": {
+                    "type": "integer",
+                    "description": "The number of items now (`items.count`; growth starts again from it).",
+                    "minimum": 0,
+                    "maximum": 9007199254740992
+                  },
+                  "cleared": {
+                    "type": "object",
+                    "description": "What was thrown away.",
+                    "additionalProperties": false,
+                    "required": [
+                      "details",
+                      "fault_counters"
+                    ],
+                    "properties": {
+                      "details": {
+                        "type": "integer",
+                        "description": "Details that were in the cache.",
+                        "minimum": 0
+                      },
+                      "fault_counters": {
+                        "type": "integer",
+                        "description": "Fault counters that were set back (the fault sequence and the `fail_first` counts).",
+                        "minimum": 0
+                      }
+                    }
                   }
                 }
               },
@@ -1974,7 +3872,7 @@ enum OpenAPIDocument {
               },
               "Problem": {
                 "type": "object",
-                "description": "An RFC 9457 problem; `type`, `title` and `status` are fixed per kind of problem.",
+                "description": "An RFC 9457 problem; `type` and `title` are fixed per kind of problem, and so is `status` but for\n`injected-fault` (500, 503 or 429).\n",
                 "additionalProperties": false,
                 "required": [
                   "type",
@@ -1991,8 +3889,12 @@ enum OpenAPIDocument {
                       "urn:listserver:problem:invalid-request-target",
                       "urn:listserver:problem:invalid-parameter",
                       "urn:listserver:problem:invalid-id",
+                      "urn:listserver:problem:invalid-body",
+                      "urn:listserver:problem:unauthorized",
+                      "urn:listserver:problem:forbidden",
                       "urn:listserver:problem:not-found",
                       "urn:listserver:problem:method-not-allowed",
+                      "urn:listserver:problem:injected-fault",
                       "urn:listserver:problem:store-unavailable",
                       "urn:listserver:problem:shutting-down",
                       "urn:listserver:problem:malformed-request",
@@ -2019,7 +3921,14 @@ enum OpenAPIDocument {
                     "description": "The query parameter at fault (`invalid-parameter` only).",
                     "enum": [
                       "page",
-                      "limit"
+                      "limit",
+                      "order",
+                      "after",
+                      "before",
+                      "delay_ms",
+                      "fail",
+                      "fail_rate",
+                      "fail_first"
                     ]
                   }
                 }
@@ -2027,46 +3936,427 @@ enum OpenAPIDocument {
             },
             "responses": {
               "ItemsPage": {
-                "description": "A page; past the end, `items` is empty and `next_page` null.",
+                "description": "A page (schema `ItemsPage`) with page-number paging, a cursor page (schema `CursorPage`) with cursor\npaging. Past the end, `items` is empty and `next_page` or `next_cursor` null.\n",
                 "headers": {
                   "X-Total-Count": {
                     "$ref": "#/components/headers/X-Total-Count"
                   },
                   "Link": {
                     "$ref": "#/components/headers/Link"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
                   }
                 },
                 "content": {
                   "application/json": {
                     "schema": {
-                      "$ref": "#/components/schemas/ItemsPage"
+                      "oneOf": [
+                        {
+                          "$ref": "#/components/schemas/ItemsPage"
+                        },
+                        {
+                          "$ref": "#/components/schemas/CursorPage"
+                        }
+                      ]
+                    },
+                    "examples": {
+                      "page": {
+                        "summary": "GET /items?page=1&limit=1",
+                        "value": {
+                          "items": [
+                            {
+                              "id": 0,
+                              "label": "Line 0",
+                              "author": "Ananya Iyer",
+                              "width": 3000,
+                              "height": 2000,
+                              "color": "#31a76e",
+                              "likes": 6975
+                            }
+                          ],
+                          "page": 1,
+                          "limit": 1,
+                          "total": 10000,
+                          "total_pages": 10000,
+                          "next_page": 2,
+                          "version": 1
+                        }
+                      },
+                      "cursor": {
+                        "summary": "GET /items?order=desc&limit=1",
+                        "value": {
+                          "items": [
+                            {
+                              "id": 9999,
+                              "label": "Line 9999",
+                              "author": "Samuel Cohen",
+                              "width": 1600,
+                              "height": 1200,
+                              "color": "#98eb37",
+                              "likes": 578
+                            }
+                          ],
+                          "has_more": true,
+                          "next_cursor": 9999,
+                          "order": "desc",
+                          "limit": 1,
+                          "total": 10000,
+                          "version": 1
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "Item": {
+                "description": "The item.",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Item"
                     },
                     "example": {
-                      "items": [
-                        {
-                          "id": 0,
-                          "label": "Line 0",
-                          "author": "Ananya Iyer",
-                          "width": 3000,
-                          "height": 2000,
-                          "color": "#31a76e",
-                          "likes": 6975
-                        }
-                      ],
-                      "page": 1,
-                      "limit": 1,
-                      "total": 10000,
-                      "total_pages": 10000,
-                      "next_page": 2
+                      "id": 42,
+                      "label": "Line 42",
+                      "author": "Arjun Mehta",
+                      "width": 1600,
+                      "height": 1200,
+                      "color": "#cad212",
+                      "likes": 3174
+                    }
+                  }
+                }
+              },
+              "ItemDetail": {
+                "description": "The detail, from the cache (`X-Cache: HIT`) or from the store (`X-Cache: MISS`).",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Server-Timing": {
+                    "$ref": "#/components/headers/Server-Timing"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ItemDetail"
+                    },
+                    "example": {
+                      "id": 42,
+                      "amount": 0.4725893933468138
+                    }
+                  }
+                }
+              },
+              "NotModified": {
+                "description": "`If-None-Match` matched the current `ETag`: no body.",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
+              "DetailNotModified": {
+                "description": "`If-None-Match` matched the detail's `ETag`, after the cache lookup (so with `X-Cache`, and\n`Server-Timing` on a miss): no body.\n",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Server-Timing": {
+                    "$ref": "#/components/headers/Server-Timing"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
+              "Options": {
+                "description": "The methods of the resource in `Allow`; on a CORS preflight from an allowed origin also\n`Access-Control-Allow-Methods`, `Access-Control-Allow-Headers` and `Access-Control-Max-Age`. No body.\n",
+                "headers": {
+                  "Allow": {
+                    "$ref": "#/components/headers/Allow"
+                  },
+                  "Access-Control-Allow-Methods": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Methods"
+                  },
+                  "Access-Control-Allow-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Headers"
+                  },
+                  "Access-Control-Max-Age": {
+                    "$ref": "#/components/headers/Access-Control-Max-Age"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
+              "Health": {
+                "description": "The process is alive.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/ProbeCacheControl"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Health"
+                    },
+                    "example": {
+                      "status": "ok"
+                    }
+                  }
+                }
+              },
+              "Readiness": {
+                "description": "The server takes traffic.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/ProbeCacheControl"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Readiness"
+                    },
+                    "example": {
+                      "status": "ready"
+                    }
+                  }
+                }
+              },
+              "OpenAPIJSON": {
+                "description": "The OpenAPI document.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/OpenAPIDocument"
+                    }
+                  }
+                }
+              },
+              "OpenAPIYAML": {
+                "description": "The OpenAPI document.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/yaml": {
+                    "schema": {
+                      "$ref": "#/components/schemas/OpenAPIDocument"
+                    }
+                  }
+                }
+              },
+              "ResetResult": {
+                "description": "The reset is done.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ResetResult"
+                    },
+                    "example": {
+                      "version": 2,
+                      "seed": 7,
+                      "count": 10000,
+                      "cleared": {
+                        "details": 1,
+                        "fault_counters": 0
+                      }
                     }
                   }
                 }
               },
               "BadRequest": {
-                "description": "From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page` or `limit`,\nwith `parameter`), `invalid-id` (an id that is not a plain decimal integer or overflows 64 bits) or\n`invalid-request-target` (broken percent-encoding, `%00`, bytes that are not UTF-8, a target that is not a\npath). From the connection layer, with `Connection: close`: `malformed-request` (a malformed request line\nor header field, a bad `Content-Length`, a `Transfer-Encoding` other than `chunked` or with\n`Content-Length`, HTTP/1.1 without `Host` or with two, control characters in a field value).\n",
+                "description": "From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page`, `limit`,\n`order`, `after`, `before`, `delay_ms`, `fail`, `fail_rate` or `fail_first`, `page` with `after` or\n`before`, `after` with `before`; with `parameter`), `invalid-id` (an id that is not a plain decimal integer\nor overflows 64 bits), `invalid-request-target` (broken percent-encoding, `%00`, bytes that are not UTF-8, a\ntarget that is not a path) or `invalid-body` (`POST /admin/reset` with a body that is not empty, `{}` or\n`{\"seed\": S}`). From the connection layer, with `Connection: close`: `malformed-request` (a malformed\nrequest line or header field, a bad `Content-Length`, a `Transfer-Encoding` other than `chunked` or with\n`Content-Length`, HTTP/1.1 without `Host` or with two, control characters in a field value).\n",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
                   }
                 },
                 "content": {
@@ -2083,6 +4373,7 @@ enum OpenAPIDocument {
                                 "urn:listserver:problem:invalid-parameter",
                                 "urn:listserver:problem:invalid-id",
                                 "urn:listserver:problem:invalid-request-target",
+                                "urn:listserver:problem:invalid-body",
                                 "urn:listserver:problem:malformed-request"
                               ]
                             },
@@ -2103,8 +4394,110 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "Unauthorized": {
+                "description": "`admin.token` is configured and the request has no `Authorization: Bearer` with it.",
+                "headers": {
+                  "WWW-Authenticate": {
+                    "$ref": "#/components/headers/WWW-Authenticate"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:unauthorized"
+                            },
+                            "status": {
+                              "const": 401
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "Forbidden": {
+                "description": "No `admin.token` is configured, and the client is not on a loopback address.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:forbidden"
+                            },
+                            "status": {
+                              "const": 403
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
               "NotFound": {
                 "description": "An unknown path, or an item id at or past the end of the list.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
                 "content": {
                   "application/problem+json": {
                     "schema": {
@@ -2128,13 +4521,28 @@ enum OpenAPIDocument {
                 }
               },
               "MethodNotAllowed": {
-                "description": "A documented path asked for with a method other than GET or HEAD; from the connection layer, with\n`Connection: close`, any `CONNECT` (this is not a proxy).\n",
+                "description": "A documented path asked for with a method it does not document; from the connection layer, with\n`Connection: close`, any `CONNECT` (this is not a proxy).\n",
                 "headers": {
                   "Allow": {
                     "$ref": "#/components/headers/Allow"
                   },
                   "Connection": {
                     "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
                   }
                 },
                 "content": {
@@ -2159,14 +4567,164 @@ enum OpenAPIDocument {
                   }
                 }
               },
-              "DetailUnavailable": {
-                "description": "`store-unavailable` (with `Retry-After`) when the store fetch failed, or `shutting-down` (with\n`Connection: close`) while the server drains.\n",
+              "InjectedFault": {
+                "description": "A 500 the client asked for (`fail`, `fail_rate`, `fail_first`) or `faults.rate` injected.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:injected-fault"
+                            },
+                            "status": {
+                              "const": 500
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "TooManyRequests": {
+                "description": "An injected 429, with `Retry-After`.",
+                "headers": {
+                  "Retry-After": {
+                    "$ref": "#/components/headers/RetryAfterRequired"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:injected-fault"
+                            },
+                            "status": {
+                              "const": 429
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "ServiceUnavailable": {
+                "description": "`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)\nwhile the server drains.\n",
                 "headers": {
                   "Retry-After": {
                     "$ref": "#/components/headers/Retry-After"
                   },
                   "Connection": {
                     "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:injected-fault",
+                                "urn:listserver:problem:shutting-down"
+                              ]
+                            },
+                            "status": {
+                              "const": 503
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "DetailUnavailable": {
+                "description": "`store-unavailable` (with `Retry-After`) when the store fetch failed, `injected-fault` (an injected 503,\nwith `Retry-After`), or `shutting-down` (with `Connection: close`) while the server drains.\n",
+                "headers": {
+                  "Retry-After": {
+                    "$ref": "#/components/headers/Retry-After"
+                  },
+                  "Connection": {
+                    "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
                   }
                 },
                 "content": {
@@ -2181,6 +4739,7 @@ enum OpenAPIDocument {
                             "type": {
                               "enum": [
                                 "urn:listserver:problem:store-unavailable",
+                                "urn:listserver:problem:injected-fault",
                                 "urn:listserver:problem:shutting-down"
                               ]
                             },
@@ -2433,5 +4992,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x6BE7F2C79BE5474D
+    static let yamlFNV1a64: UInt64 = 0xCF6F62D166F4A554
 }

@@ -18,7 +18,7 @@ extension Router {
         let seed = try ResetRequestBody(request.body).seed
         let catalogs = self.catalogs
         let cache = self.cache
-        let faults = self.faults
+        let faults = faultInjector
         return .deferred {
             let snapshot = catalogs.reset(seed: seed)
             let details = await cache.reset(to: snapshot.catalog)

@@ -46,6 +46,8 @@ struct Router: Sendable {
     let observability: Observability
     /// CORS, page latency and admin access.
     let service: ServiceOptions
+    /// The fault draws and `fail_first` counts, shared by every loop (reset by `POST /admin/reset`).
+    let faultInjector: FaultInjector
 
     /// Creates a router.
     ///
@@ -61,7 +63,8 @@ struct Router: Sendable {
         cache: DetailCache,
         paging: PagingSettings,
         observability: Observability = .disabled,
-        service: ServiceOptions = ServiceOptions()
+        service: ServiceOptions = ServiceOptions(),
+        faultInjector: FaultInjector = FaultInjector(seed: 1)
     ) {
         precondition(
             paging.defaultLimit >= 1 && paging.defaultLimit <= paging.maxLimit,
@@ -71,6 +74,7 @@ struct Router: Sendable {
         self.paging = paging
         self.observability = observability
         self.service = service
+        self.faultInjector = faultInjector
     }
 
     /// Creates a router over a fixed catalog that never grows (until reset).

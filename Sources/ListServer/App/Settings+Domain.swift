@@ -1,0 +1,25 @@
+import ListDomain
+
+extension Settings {
+    /// The slow store's latency distribution, from `store.latency.*`: `uniform` between `min_ms` and `max_ms`,
+    /// `fixed` at `fixed_ms`, `lognormal` around `median_ms` with `spread`, capped at `max_ms`, or `none`.
+    var latency: LatencyDistribution {
+        switch latencyDistribution {
+        case .uniform: .uniform(min: .milliseconds(latencyMinMs), max: .milliseconds(latencyMaxMs))
+        case .fixed: .fixed(.milliseconds(latencyFixedMs))
+        case .lognormal:
+            .lognormal(median: .milliseconds(latencyMedianMs), spread: latencySpread, max: .milliseconds(latencyMaxMs))
+        case .none: .none
+        }
+    }
+}
+
+extension ServiceOptions {
+    /// The options `settings` configure: `cors.allow_origin`, `items.latency_ms` and `admin.token`.
+    init(_ settings: Settings) {
+        self.init(
+            cors: settings.corsAllowOrigin == .none ? nil : CORSPolicy(origins: settings.corsAllowOrigin),
+            pageLatency: .milliseconds(settings.pageLatencyMs),
+            adminToken: settings.adminToken)
+    }
+}
