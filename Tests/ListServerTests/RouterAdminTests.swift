@@ -56,7 +56,8 @@ import Testing
 
         let after = router.respond("/items?limit=3")
         #expect(uint64(after.jsonObject?["version"]) == 2)
-        #expect(after.jsonObject?["items"] as? NSArray != before.jsonObject?["items"] as? NSArray, "new seed, new items")
+        #expect(
+            after.jsonObject?["items"] as? NSArray != before.jsonObject?["items"] as? NSArray, "new seed, new items")
         #expect(await router.respondDeferred("/items/5/detail").headers["X-Cache"] == "MISS")
 
         let again = await router.answer(Self.reset())
@@ -65,7 +66,8 @@ import Testing
         #expect(uint64(sameSeed["version"]) == 3)
     }
 
-    @Test("a body that is not {\"seed\": S} is a 400 that says what it takes",
+    @Test(
+        "a body that is not {\"seed\": S} is a 400 that says what it takes",
         arguments: [#"{"sed": 7}"#, #"{"seed": -1}"#, #"{"seed": 1.5}"#, #"{"seed": "7"}"#, "[7]", "seed=7", "{"])
     func badBody(body: String) async {
         let response = await RouterFixture.router().answer(Self.reset(body: body))

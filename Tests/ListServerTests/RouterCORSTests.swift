@@ -6,7 +6,8 @@ import Testing
 @Suite struct RouterCORSTests {
     static let exposed = "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id"
 
-    @Test("by default every response lets any origin read it and exposes the API's fields",
+    @Test(
+        "by default every response lets any origin read it and exposes the API's fields",
         arguments: ["/items", "/items/9", "/nope", "/items?page=x"])
     func anyOrigin(target: String) {
         let response = RouterFixture.router().respond(target, headers: ["Origin": "https://app.example"])

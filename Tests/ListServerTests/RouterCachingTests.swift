@@ -7,7 +7,8 @@ import Testing
 @Suite struct RouterCachingTests {
     let router = RouterFixture.router()
 
-    @Test("pages, cursor pages and items carry a strong ETag, and a matching If-None-Match gets 304 with no body",
+    @Test(
+        "pages, cursor pages and items carry a strong ETag, and a matching If-None-Match gets 304 with no body",
         arguments: ["/items?page=2&limit=5", "/items", "/items?after=7&limit=3", "/items?order=desc", "/items/42"])
     func conditionalGet(target: String) throws {
         let first = router.respond(target)
@@ -56,7 +57,8 @@ import Testing
         #expect(revalidated.headers["Content-Type"] == nil)
     }
 
-    @Test("every routed response says Cache-Control: no-cache, errors included; probes keep their no-store",
+    @Test(
+        "every routed response says Cache-Control: no-cache, errors included; probes keep their no-store",
         arguments: ["/items", "/items/x", "/nope", "/openapi.json", "/items?page=0", "/healthz"])
     func noCache(target: String) {
         let expected = target == "/healthz" ? ["no-store"] : ["no-cache"]

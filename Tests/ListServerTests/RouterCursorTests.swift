@@ -36,11 +36,13 @@ import Testing
         #expect(end.headers["Link"] == nil)
     }
 
-    @Test("cursor parameters are checked", arguments: [
-        ("/items?after=1&before=5", "before"), ("/items?page=2&after=1", "page"), ("/items?order=up", "order"),
-        ("/items?after=-1", "after"), ("/items?before=x", "before"), ("/items?after=1&after=2", "after"),
-        ("/items?order=asc&order=desc", "order"), ("/items?after=9007199254740993", "after"),
-    ])
+    @Test(
+        "cursor parameters are checked",
+        arguments: [
+            ("/items?after=1&before=5", "before"), ("/items?page=2&after=1", "page"), ("/items?order=up", "order"),
+            ("/items?after=-1", "after"), ("/items?before=x", "before"), ("/items?after=1&after=2", "after"),
+            ("/items?order=asc&order=desc", "order"), ("/items?after=9007199254740993", "after"),
+        ])
     func badParameters(target: String, parameter: String) {
         let response = router.respond(target)
         #expect(response.status == 400)

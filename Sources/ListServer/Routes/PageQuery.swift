@@ -102,11 +102,13 @@ struct PageQuery: Sendable, Equatable {
     /// Stores the `order` value after checking it is `asc` or `desc` and not repeated.
     private static func setOrderOnce(_ slot: inout String?, _ value: String) throws(Problem) {
         guard slot == nil else {
-            throw Problem(.invalidParameter, detail: "query parameter \"order\" is given twice; give it once", parameter: "order")
+            throw Problem(
+                .invalidParameter, detail: "query parameter \"order\" is given twice; give it once", parameter: "order")
         }
         guard ListOrder(rawValue: value) != nil else {
             throw Problem(
-                .invalidParameter, detail: "query parameter \"order\" must be asc or desc, got \(Problem.quoted(value))",
+                .invalidParameter,
+                detail: "query parameter \"order\" must be asc or desc, got \(Problem.quoted(value))",
                 parameter: "order")
         }
         slot = value

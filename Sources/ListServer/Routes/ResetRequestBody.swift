@@ -22,7 +22,8 @@ struct ResetRequestBody: Sendable, Equatable {
         } catch let error as Members.UnknownMember {
             throw Problem(
                 .invalidBody,
-                detail: "unknown member \(Problem.quoted(error.name)) in the reset body; it takes {\"seed\": S} or nothing")
+                detail:
+                    "unknown member \(Problem.quoted(error.name)) in the reset body; it takes {\"seed\": S} or nothing")
         } catch {
             throw Problem(
                 .invalidBody,
