@@ -240,7 +240,7 @@ static char *put_page(char *p, const page_t *page) {
         p = put_u64(p, page->number + 1);
     else
         p = PUT_LITERAL(p, "null");
-    *p++ = '}';
+    p = PUT_LITERAL(p, ",\"version\":1}");
     return p;
 }
 
@@ -349,6 +349,8 @@ typedef struct {
     struct evbuffer *reply; /* reused: evhttp_send_reply moves its contents out */
     char *scratch;          /* the body being written */
     pthread_t thread;
+    int index;              /* which loop, for request ids */
+    uint64_t requests;      /* requests answered, for request ids */
 } worker_t;
 
 /* A detail request waiting for the slow store. */
@@ -362,9 +364,30 @@ typedef struct {
 
 static const char json_type[] = "application/json; charset=utf-8";
 
+/* EntityTag (Routes/EntityTag.swift): the inputs a body is a function of, hashed; written as "16 hex digits". */
+static void put_etag(char out[19], int count, const uint64_t *inputs) {
+    uint64_t hash = 0x4C53455441470001ULL;
+    for (int i = 0; i < count; i++) hash = mix64((hash ^ inputs[i]) + GAMMA);
+    snprintf(out, 19, "\"%016llx\"", (unsigned long long)hash);
+}
+
+/* The fields ListServer adds to every routed answer: no-cache, CORS for any origin, and a made-up request id. */
+static void add_common_headers(worker_t *w, struct evhttp_request *req) {
+    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
+    char request_id[48];
+    snprintf(request_id, sizeof request_id, "%08x-%d-%llx", 0x5eed1d5u, w->index,
+             (unsigned long long)++w->requests);
+    evhttp_add_header(headers, "Cache-Control", "no-cache");
+    evhttp_add_header(headers, "Access-Control-Allow-Origin", "*");
+    evhttp_add_header(headers, "Access-Control-Expose-Headers",
+                      "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id");
+    evhttp_add_header(headers, "X-Request-Id", request_id);
+}
+
 /* Sends status and body (none on the wire for HEAD, with the Content-Length GET would have). */
 static void reply(worker_t *w, struct evhttp_request *req, int status, const char *reason, const char *body,
                   size_t length) {
+    add_common_headers(w, req);
     if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
         char digits[24];
         *put_u64(digits, length) = '\0';
@@ -381,7 +404,7 @@ static void problem(worker_t *w, struct evhttp_request *req, int status, const c
                     const char *detail) {
     struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
     evhttp_add_header(headers, "Content-Type", "application/problem+json");
-    if (status == 405) evhttp_add_header(headers, "Allow", "GET, HEAD");
+    if (status == 405) evhttp_add_header(headers, "Allow", "GET, HEAD, OPTIONS");
     int length = snprintf(w->scratch, 1024,
                           "{\"type\":\"urn:listserver:problem:%s\",\"title\":\"%s\",\"status\":%d,\"detail\":\"%s\"}",
                           type, reason, status, detail);
@@ -469,6 +492,10 @@ static void handle_items(worker_t *w, struct evhttp_request *req, const char *qu
     evhttp_add_header(headers, "Content-Type", json_type);
     evhttp_add_header(headers, "X-Total-Count", total);
     evhttp_add_header(headers, "Link", link);
+    char etag[19];
+    uint64_t etag_inputs[] = {1, config.seed, config.item_count, 1, values[0], values[1], 0};
+    put_etag(etag, 7, etag_inputs);
+    evhttp_add_header(headers, "ETag", etag);
     char *end = put_page(w->scratch, &page);
     reply(w, req, 200, "OK", w->scratch, (size_t)(end - w->scratch));
 }
@@ -513,6 +540,10 @@ static void reply_detail(worker_t *w, struct evhttp_request *req, uint64_t id, c
     evhttp_add_header(headers, "Content-Type", json_type);
     evhttp_add_header(headers, "X-Cache", server_timing ? "MISS" : "HIT");
     if (server_timing) evhttp_add_header(headers, "Server-Timing", server_timing);
+    char etag[19];
+    uint64_t etag_inputs[] = {1, config.seed, 4, id};
+    put_etag(etag, 4, etag_inputs);
+    evhttp_add_header(headers, "ETag", etag);
     char *p = PUT_LITERAL(w->scratch, "{\"id\":");
     p = put_u64(p, id);
     p = PUT_LITERAL(p, ",\"amount\":");
@@ -746,7 +777,10 @@ int main(int argc, char **argv) {
     int *fds = calloc((size_t)config.threads, sizeof *fds);
     worker_t *workers = calloc((size_t)config.threads, sizeof *workers);
     open_listeners(fds, config.threads);
-    for (int i = 0; i < config.threads; i++) start_worker(&workers[i], fds[i]);
+    for (int i = 0; i < config.threads; i++) {
+        workers[i].index = i;
+        start_worker(&workers[i], fds[i]);
+    }
     for (int i = 0; i < config.threads; i++) pthread_create(&workers[i].thread, NULL, run_loop, &workers[i]);
     printf("listening on %s:%d threads=%d seed=%" PRIu64 " items=%" PRIu64 " latency=%dms\n", config.host,
            config.port, config.threads, config.seed, config.item_count, config.latency_ms);
