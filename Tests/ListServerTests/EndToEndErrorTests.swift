@@ -43,7 +43,7 @@ struct EndToEndErrorTests {
     @Test("another method on a known path is a 405 problem with Allow, not evhttp's 501")
     func methodNotAllowed() async throws {
         try await withServer { app in
-            for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
+            for method in ["POST", "PUT", "DELETE", "PATCH"] {
                 for target in ["/items", "/items/3", "/items/3/detail"] {
                     let response = try await offPool {
                         let connection = try RawHTTPConnection(port: app.port)
@@ -51,9 +51,28 @@ struct EndToEndErrorTests {
                         return try connection.readResponse()
                     }
                     #expect(response.status == 405, "\(method) \(target)")
-                    #expect(response.header("Allow") == "GET, HEAD", "\(method) \(target)")
+                    #expect(response.header("Allow") == "GET, HEAD, OPTIONS", "\(method) \(target)")
                     #expect(response.header("Content-Type") == "application/problem+json", "\(method) \(target)")
                 }
+            }
+        }
+    }
+
+    @Test("OPTIONS on a known path is a 204 with Allow and no body, and the connection stays usable")
+    func options() async throws {
+        try await withServer { app in
+            for target in ["/items", "/items/3", "/items/3/detail"] {
+                let (options, next) = try await offPool {
+                    let connection = try RawHTTPConnection(port: app.port)
+                    try connection.request("OPTIONS", target)
+                    let options = try connection.readResponse()
+                    try connection.request("GET", target)
+                    return (options, try connection.readResponse())
+                }
+                #expect(options.status == 204, "\(target)")
+                #expect(options.header("Allow") == "GET, HEAD, OPTIONS", "\(target)")
+                #expect(options.body.isEmpty, "\(target)")
+                #expect(next.status == 200, "\(target)")
             }
         }
     }

@@ -15,7 +15,8 @@ struct HealthRouterTests {
             let response = router.respond(target, method: method)
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
-            #expect(response.headers["Cache-Control"] == "no-store")
+            // Their own no-store, not the no-cache every other response gets on top of it.
+            #expect(response.headers.values(for: "Cache-Control") == ["no-store"])
             #expect(response.text == body)
         }
     }
@@ -26,16 +27,24 @@ struct HealthRouterTests {
     }
 
     @Test(
-        "other methods are 405 with Allow: GET, HEAD",
-        arguments: [HTTPMethod.post, .put, .delete, .patch, .options, .other("PROBE")])
+        "other methods are 405 with Allow: GET, HEAD, OPTIONS",
+        arguments: [HTTPMethod.post, .put, .delete, .patch, .other("PROBE")])
     func otherMethods(method: HTTPMethod) {
         for target in ["/healthz", "/readyz"] {
             let response = router.respond(target, method: method)
             #expect(response.status == 405)
-            #expect(response.headers["Allow"] == "GET, HEAD")
+            #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS")
             #expect(response.headers["Content-Type"] == "application/problem+json")
             #expect(response.jsonObject?["type"] as? String == "urn:listserver:problem:method-not-allowed")
         }
+    }
+
+    @Test("OPTIONS is 204 with Allow and no body", arguments: ["/healthz", "/readyz"])
+    func options(target: String) {
+        let response = router.respond(target, method: .options)
+        #expect(response.status == 204)
+        #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS")
+        #expect(response.body.isEmpty)
     }
 
     @Test(

@@ -149,10 +149,11 @@ struct MetricsRouterTests {
         #expect(text.requests("other", 431) == 1)
     }
 
-    @Test("GET and HEAD only; with metrics off there is no /metrics")
+    @Test("GET, HEAD and OPTIONS only; with metrics off there is no /metrics")
     func methodsAndDisabled() async throws {
         #expect(router.respond("/metrics", method: .delete).status == 405)
-        #expect(router.respond("/metrics", method: .delete).headers["Allow"] == "GET, HEAD")
+        #expect(router.respond("/metrics", method: .delete).headers["Allow"] == "GET, HEAD, OPTIONS")
+        #expect(router.respond("/metrics", method: .options).status == 204)
         #expect(await router.respondDeferred("/metrics", method: .head).status == 200)
         let plain = RouterFixture.router()
         let missing = plain.respond("/metrics")

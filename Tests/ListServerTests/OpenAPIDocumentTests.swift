@@ -50,7 +50,8 @@ struct OpenAPIDocumentTests {
         }
         #expect(
             spec.paths == [
-                "/healthz", "/items", "/items/{id}", "/items/{id}/detail", "/openapi.json", "/openapi.yaml", "/readyz",
+                "/admin/reset", "/healthz", "/items", "/items/{id}", "/items/{id}/detail", "/openapi.json",
+                "/openapi.yaml", "/readyz",
             ])
     }
 
@@ -66,16 +67,21 @@ struct OpenAPIDocumentTests {
         for method in [HTTPMethod.get, .head] {
             let response = router.respond(target, method: method)
             #expect(response.status == 200)
-            #expect(response.headers == ["Content-Type": contentType])
+            #expect(
+                response.headers == [
+                    "Content-Type": contentType, "Cache-Control": "no-cache", "Access-Control-Allow-Origin": "*",
+                    "Access-Control-Expose-Headers": CORSPolicy.exposedHeaders,
+                ])
             #expect(response.body == Array(document.utf8))
         }
     }
 
     @Test(
-        "other methods on the documents are 405 with Allow: GET, HEAD", arguments: ["/openapi.yaml", "/openapi.json"])
+        "other methods on the documents are 405 with Allow: GET, HEAD, OPTIONS",
+        arguments: ["/openapi.yaml", "/openapi.json"])
     func otherMethods(target: String) {
         let response = RouterFixture.router().respond(target, method: .post)
         #expect(response.status == 405)
-        #expect(response.headers["Allow"] == "GET, HEAD")
+        #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS")
     }
 }

@@ -113,7 +113,7 @@ struct SchemaChecker {
 
     /// Keywords checked.
     static let assertions: Set<String> = [
-        "$ref", "type", "const", "enum", "allOf", "properties", "required", "additionalProperties", "items",
+        "$ref", "type", "const", "enum", "allOf", "oneOf", "properties", "required", "additionalProperties", "items",
         "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength",
         "maxLength", "pattern",
     ]
@@ -140,6 +140,9 @@ struct SchemaChecker {
         for part in schema["allOf"]?.array ?? [] {
             found += violations(of: value, against: part, at: path)
         }
+        if let parts = schema["oneOf"]?.array {
+            found += oneOfViolations(value, parts, path)
+        }
         if let types = schema["type"] {
             let allowed = types.array?.compactMap(\.string) ?? [types.string].compactMap { $0 }
             if !allowed.contains(where: { Self.value(value, hasType: $0) }) {
@@ -160,6 +163,16 @@ struct SchemaChecker {
         case .null, .bool: break
         }
         return found
+    }
+
+    /// `oneOf`: exactly one of `parts` must accept the value; when none does, what each one objects to.
+    private func oneOfViolations(_ value: JSONValue, _ parts: [JSONValue], _ path: String) -> [String] {
+        let objections = parts.map { violations(of: value, against: $0, at: path) }
+        let accepting = objections.filter(\.isEmpty).count
+        if accepting == 1 { return [] }
+        if accepting > 1 { return ["\(path): \(Self.describe(value)) matches \(accepting) oneOf subschemas, not 1"] }
+        return ["\(path): \(Self.describe(value)) matches no oneOf subschema"]
+            + objections.enumerated().flatMap { index, found in found.map { "oneOf[\(index)] \($0)" } }
     }
 
     private func numberViolations(_ number: Double, _ schema: [String: JSONValue], _ path: String) -> [String] {
@@ -286,8 +299,10 @@ struct OpenAPISchemaTests {
             for (name, member) in schema["properties"]?.object ?? [:] {
                 walkSchema(member, "\(path)/properties/\(name)")
             }
-            for (index, part) in (schema["allOf"]?.array ?? []).enumerated() {
-                walkSchema(part, "\(path)/allOf/\(index)")
+            for keyword in ["allOf", "oneOf"] {
+                for (index, part) in (schema[keyword]?.array ?? []).enumerated() {
+                    walkSchema(part, "\(path)/\(keyword)/\(index)")
+                }
             }
             if let items = schema["items"] { walkSchema(items, "\(path)/items") }
             if let additional = schema["additionalProperties"], additional.object != nil {
@@ -373,6 +388,26 @@ struct OpenAPISchemaTests {
         let xCache = try #require(spec.root["components"]?["headers"]?["X-Cache"]?["schema"])
         #expect(checker.violations(of: hit, against: xCache) == [])
         #expect(checker.violations(of: .string("hit"), against: xCache).count == 1)
+    }
+
+    @Test("oneOf: a page and a cursor page each match exactly one branch; both or neither is a violation")
+    func oneOf() throws {
+        let pageOrCursor = JSONValue.object(["oneOf": .array([schema("ItemsPage"), schema("CursorPage")])])
+        for target in ["/items?page=2&limit=3", "/items?after=5&limit=3", "/items?order=desc"] {
+            let body = try JSONValue(parsing: Array(RouterFixture.router().respond(target).body))
+            #expect(checker.violations(of: body, against: pageOrCursor) == [], "\(target)")
+        }
+        let item = try JSONValue(parsing: Array(RouterFixture.router().respond("/items/42").body))
+        let neither = checker.violations(of: item, against: pageOrCursor)
+        #expect(neither.first == "$: an object matches no oneOf subschema")
+        #expect(neither.contains { $0.hasPrefix("oneOf[1] $: required member \"has_more\"") })
+
+        let numberOrInteger = JSONValue.object([
+            "oneOf": .array([.object(["type": .string("number")]), .object(["type": .string("integer")])])
+        ])
+        #expect(checker.violations(of: .number(1.5), against: numberOrInteger) == [])
+        #expect(
+            checker.violations(of: .number(2), against: numberOrInteger) == ["$: 2 matches 2 oneOf subschemas, not 1"])
     }
 
     @Test("an unsupported keyword is reported rather than ignored")

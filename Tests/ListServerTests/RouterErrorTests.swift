@@ -41,20 +41,38 @@ struct RouterErrorTests {
     }
 
     @Test(
-        "a known path with another method is 405 with Allow: GET, HEAD",
+        "a known path with another method is 405 with Allow: GET, HEAD, OPTIONS",
         arguments: [
-            HTTPMethod.post, .put, .delete, .patch, .options, .trace, .connect, .other("PROPFIND"), .other("get"),
+            HTTPMethod.post, .put, .delete, .patch, .trace, .connect, .other("PROPFIND"), .other("get"),
+            .other("options"),
         ])
     func methodNotAllowed(method: HTTPMethod) throws {
-        for target in ["/items", "/items?page=0", "/items/42", "/items/abc", "/items/99999/detail", "/items/1/detail"] {
+        for target in Self.knownTargets {
             let response = router.respond(target, method: method)
             let json = try expectProblem(response, status: 405, type: "method-not-allowed")
-            #expect(response.headers["Allow"] == "GET, HEAD")
+            #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS")
             #expect(json["title"] as? String == "Method not allowed")
             let detail = try #require(json["detail"] as? String)
             #expect(detail.hasPrefix("\"\(method.name)\" is not allowed on \""))
-            #expect(detail.hasSuffix("; use GET, HEAD"))
+            #expect(detail.hasSuffix("; use GET, HEAD, OPTIONS"))
         }
+    }
+
+    /// Targets on known paths, some with an id or query the GET route would refuse: the method is checked first.
+    static let knownTargets = [
+        "/items", "/items?page=0", "/items/42", "/items/abc", "/items/99999/detail", "/items/1/detail",
+    ]
+
+    @Test("OPTIONS on a known path is 204 with Allow and no body, whatever the id or query")
+    func options() {
+        for target in Self.knownTargets {
+            let response = router.respond(target, method: .options)
+            #expect(response.status == 204, "\(target)")
+            #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS", "\(target)")
+            #expect(response.headers["Content-Type"] == nil, "\(target)")
+            #expect(response.body.isEmpty, "\(target)")
+        }
+        #expect(router.respond("/items/42/x", method: .options).status == 404)
     }
 
     @Test("a target that is not a path is 400", arguments: ["", "*", "items", "ftp://host/items"])
@@ -72,12 +90,16 @@ struct RouterErrorTests {
         try expectProblem(router.respond(target, method: .post), status: 400, type: "invalid-request-target")
     }
 
-    @Test("only 405 and 503 problems carry extra headers")
+    @Test("only 405 and 503 problems carry extra headers besides those every response has")
     func problemHeaders() {
-        let notFound = router.respond("/nope")
-        #expect(notFound.headers == ["Content-Type": "application/problem+json"])
-        let badPage = router.respond("/items?page=0")
-        #expect(badPage.headers == ["Content-Type": "application/problem+json"])
+        let expected: HTTPHeaders = [
+            "Content-Type": "application/problem+json",
+            "Cache-Control": "no-cache",
+            "Access-Control-Allow-Origin": "*",
+            "Access-Control-Expose-Headers": CORSPolicy.exposedHeaders,
+        ]
+        #expect(router.respond("/nope").headers == expected)
+        #expect(router.respond("/items?page=0").headers == expected)
     }
 
     @Test("every problem kind has its own absolute type URI")

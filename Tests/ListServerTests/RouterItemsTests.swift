@@ -30,7 +30,9 @@ struct RouterItemsTests {
         #expect(uint64(json["total"]) == 10_000)
         #expect(uint64(json["total_pages"]) == 500)
         #expect(uint64(json["next_page"]) == 2)
-        #expect(Set(json.keys) == ["items", "page", "limit", "total", "total_pages", "next_page"])
+        #expect(uint64(json["version"]) == 1)  // a fresh catalog, never reset
+        #expect(Set(json.keys) == ["items", "page", "limit", "total", "total_pages", "next_page", "version"])
+        #expect(response.text.hasSuffix(",\"version\":1}"))
     }
 
     @Test("the body is exactly the bytes Catalog.writePage writes")
