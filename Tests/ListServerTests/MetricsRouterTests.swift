@@ -160,6 +160,9 @@ struct MetricsRouterTests {
         #expect(missing.status == 404)
         #expect(missing.headers["Content-Type"] == "application/problem+json")
         #expect(plain.respond("/metrics/").status == 404)
+        for method in [HTTPMethod.options, .delete, .head] {
+            #expect(plain.respond("/metrics", method: method).status == 404, "\(method.name) with metrics off")
+        }
     }
 
     @Test(

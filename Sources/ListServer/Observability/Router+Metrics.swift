@@ -1,12 +1,16 @@
 /// `GET /metrics`: the Prometheus text format, from this server's ``ServerMetrics``.
 extension Router {
+    /// The 404 every method gets on `/metrics` while `metrics.enabled` is false.
+    static let metricsDisabled = Problem(
+        .notFound, detail: "there is no resource at \"/metrics\" (metrics.enabled is false)")
+
     /// `GET /metrics`, deferred: the detail cache's statistics come from its actor at scrape time.
     ///
     /// The answer is `text/plain; version=0.0.4; charset=utf-8` with `Cache-Control: no-store`; any query is
     /// ignored. With `metrics.enabled` false there is no such resource (404).
     func scrapeMetrics() throws(Problem) -> RouteOutcome {
         guard let metrics = observability.metrics else {
-            throw Problem(.notFound, detail: "there is no resource at \"/metrics\" (metrics.enabled is false)")
+            throw Self.metricsDisabled
         }
         let cache = self.cache
         return .deferred {

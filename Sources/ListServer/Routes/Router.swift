@@ -165,6 +165,9 @@ struct Router: Sendable {
         else {
             throw Problem(.notFound, detail: "there is no resource at \(Problem.quoted(target.path))")
         }
+        if resource == .metrics, observability.metrics == nil {
+            throw Self.metricsDisabled
+        }
         if request.method == .options {
             return .response(options(resource, request))
         }
