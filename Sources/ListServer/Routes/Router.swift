@@ -39,6 +39,8 @@ struct Router: Sendable {
     let paging: PagingSettings
     /// The metrics served at `/metrics` and the access log, which the LibEvent layer records into.
     let observability: Observability
+    /// The limits of `?delay_ms` and of injected faults (see `Router+Faults.swift`).
+    let faults: FaultSettings
 
     /// Creates a router.
     ///
@@ -48,7 +50,11 @@ struct Router: Sendable {
     ///   - paging: `paging.default_limit` and `paging.max_limit`; `1 <= defaultLimit <= maxLimit` (the configuration
     ///     layer validates this).
     ///   - observability: Metrics (`metrics.enabled`) and access log (`log.*`); none by default.
-    init(catalog: Catalog, cache: DetailCache, paging: PagingSettings, observability: Observability = .disabled) {
+    ///   - faults: The limits of `?delay_ms` and injected faults; the defaults by default.
+    init(
+        catalog: Catalog, cache: DetailCache, paging: PagingSettings, observability: Observability = .disabled,
+        faults: FaultSettings = FaultSettings()
+    ) {
         precondition(
             paging.defaultLimit >= 1 && paging.defaultLimit <= paging.maxLimit,
             "PagingSettings needs 1 <= defaultLimit <= maxLimit")
@@ -56,16 +62,15 @@ struct Router: Sendable {
         self.cache = cache
         self.paging = paging
         self.observability = observability
+        self.faults = faults
     }
 
     /// Answers `request`: synchronously for everything but `/items/<id>/detail`, which is `.deferred` once its id
     /// has been validated (a bad or unknown id is answered at once, without a task).
     func route(_ request: HTTPRequest) -> RouteOutcome {
-        do {
-            return try dispatch(request)
-        } catch {
-            return .response(error.response())
-        }
+        let answer = Result { () throws(Problem) in try dispatch(request) }
+        // `?delay_ms` and `?fail=` (Router+Faults.swift): a byte scan of the target when there are none.
+        return applyingControls(of: request, to: answer)
     }
 
     /// The resources the API serves, matched from decoded path segments.
