@@ -17,10 +17,12 @@ final class Application: Sendable {
     ///   - clock: The slow store's clock.
     ///   - accessLogger: Where access lines go when `log.access` is on; by default nowhere, so that embedders and
     ///     tests choose (`Main` passes the process's `ListServer.access` logger).
+    ///   - faults: The limits of `?delay_ms` and injected faults; the defaults by default.
     static func start(
         settings: Settings,
         clock: any Clock<Duration> = ContinuousClock(),
-        accessLogger: Logger = Logger(label: "ListServer.access") { _ in SwiftLogNoOpLogHandler() }
+        accessLogger: Logger = Logger(label: "ListServer.access") { _ in SwiftLogNoOpLogHandler() },
+        faults: FaultSettings = FaultSettings()
     ) throws -> Application {
         let catalog = Catalog(seed: settings.seed, count: settings.itemCount)
         let latency = LatencyDistribution.uniform(
@@ -28,7 +30,8 @@ final class Application: Sendable {
         let store = SlowStore(catalog: catalog, latency: latency, clock: clock)
         let cache = DetailCache(store: store, capacity: settings.cacheCapacity)
         let observability = Observability(settings: settings, accessLogger: accessLogger)
-        let router = Router(catalog: catalog, cache: cache, paging: settings.paging, observability: observability)
+        let router = Router(
+            catalog: catalog, cache: cache, paging: settings.paging, observability: observability, faults: faults)
         let server = try HTTPServer.start(
             host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits, router: router
         )

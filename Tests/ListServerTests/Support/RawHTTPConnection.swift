@@ -113,6 +113,18 @@ final class RawHTTPConnection: @unchecked Sendable {
         (try? fill()) == false
     }
 
+    /// Reads everything until the server closes the connection: the raw bytes (including any not yet parsed), and
+    /// 0 for a clean end of stream or the `errno` that ended it (`ECONNRESET` for a reset, `EAGAIN` for a timeout).
+    func readUntilClosed() -> (bytes: [UInt8], errno: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 { return (buffer, errno) }
+            if n == 0 { return (buffer, 0) }
+            buffer += chunk[..<n]
+        }
+    }
+
     /// True when the server has sent something (or closed) that has not been read yet.
     var hasPendingInput: Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
