@@ -180,4 +180,31 @@ struct EndToEndControlTests {
             try await Self.expectHealthy(port)
         }
     }
+
+    @Test("after resets, hangs, truncations and clients leaving, no connection or request is left over")
+    func nothingLeftOver() async throws {
+        try await withServer(faults: FaultSettings(hangLimit: .milliseconds(100))) { app in
+            let port = app.port
+            for target in [
+                "/items?fail=reset", "/items/8/detail?fail=reset", "/items?fail=truncated", "/items?fail=hang",
+                "/items/8/detail?fail=hang&delay_ms=50",
+            ] {
+                _ = try await Self.readUntilClosed(port: port, target)
+            }
+            #expect(try await fetch(port: port, "/healthz?delay_ms=50").status == 200)
+            for target in ["/items?fail=reset&delay_ms=100", "/items?fail=hang", "/items?delay_ms=100"] {
+                try await offPool {
+                    let connection = try RawHTTPConnection(port: port)
+                    try connection.request("GET", target)
+                    connection.hangUp()
+                }
+            }
+            let settled = try await MetricsEndToEndTests.scrape(port) {
+                $0["listserver_http_connections_open"] == 1 && $0["listserver_http_requests_in_flight"] == 1
+            }
+            #expect(settled["listserver_http_connections_open"] == 1)  // the scrape's own
+            #expect(settled["listserver_http_requests_in_flight"] == 1)
+            #expect(settled.requests("/items", 0) == 4)  // resets and hangs: no status was sent
+        }
+    }
 }
