@@ -24,6 +24,12 @@ struct EndToEndControlTests {
         }
     }
 
+    /// Waits until the server holds one request besides the scrape that asks.
+    static func waitUntilInFlight(_ port: Int) async throws {
+        let metrics = try await MetricsEndToEndTests.scrape(port) { $0["listserver_http_requests_in_flight"] >= 2 }
+        #expect(metrics["listserver_http_requests_in_flight"] >= 2)
+    }
+
     /// The server still answers a plain request on a new connection.
     static func expectHealthy(_ port: Int) async throws {
         let response = try await fetch(port: port, "/items?page=1&limit=1")
@@ -135,7 +141,7 @@ struct EndToEndControlTests {
             try connection.request("GET", "/items?fail=hang", headers: ["X-Request-Id: hang-1"])
             return try connection.readResponse()
         }
-        try await Task.sleep(for: .milliseconds(300))  // let the request arrive and start hanging
+        try await Self.waitUntilInFlight(port)  // the request has arrived and hangs
         await app.shutdown(grace: .seconds(10))
         let response = try await answer
         #expect(response.status == 503)
@@ -150,10 +156,10 @@ struct EndToEndControlTests {
         let port = app.port
         async let answer = offPool {
             let connection = try RawHTTPConnection(port: port)
-            try connection.request("GET", "/items?page=1&limit=1&delay_ms=600")
+            try connection.request("GET", "/items?page=1&limit=1&delay_ms=1500")
             return try connection.readResponse()
         }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.waitUntilInFlight(port)
         await app.shutdown(grace: .seconds(10))
         let response = try await answer
         #expect(response.status == 200)
