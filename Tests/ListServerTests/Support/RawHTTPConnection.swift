@@ -52,9 +52,9 @@ final class RawHTTPConnection: @unchecked Sendable {
             }
         }
         guard status == 0 else {
-            let code = errno
-            close(fd)
-            throw TestFailure("connect to \(port): errno \(code)")
+            // No close here: a class whose init throws once fully initialized still runs deinit, which closes
+            // it. Closing twice would close whatever socket another test opened with the same number meanwhile.
+            throw TestFailure("connect to \(port): errno \(errno)")
         }
     }
 
