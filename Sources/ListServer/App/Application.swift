@@ -17,10 +17,12 @@ final class Application: Sendable {
     ///   - clock: The slow store's clock.
     ///   - accessLogger: Where access lines go when `log.access` is on; by default nowhere, so that embedders and
     ///     tests choose (`Main` passes the process's `ListServer.access` logger).
+    ///   - faults: The limits of `?delay_ms` and the injected faults; by default those `settings` configure.
     static func start(
         settings: Settings,
         clock: any Clock<Duration> = ContinuousClock(),
-        accessLogger: Logger = Logger(label: "ListServer.access") { _ in SwiftLogNoOpLogHandler() }
+        accessLogger: Logger = Logger(label: "ListServer.access") { _ in SwiftLogNoOpLogHandler() },
+        faults: FaultSettings? = nil
     ) throws -> Application {
         let catalogs = LiveCatalog(
             seed: settings.seed, count: settings.itemCount, growEvery: .milliseconds(settings.growEveryMs))
@@ -29,7 +31,8 @@ final class Application: Sendable {
         let observability = Observability(settings: settings, accessLogger: accessLogger)
         let router = Router(
             catalogs: catalogs, cache: cache, paging: settings.paging, observability: observability,
-            service: ServiceOptions(settings), faultInjector: FaultInjector(seed: settings.faultSeed))
+            service: ServiceOptions(settings), faultInjector: FaultInjector(seed: settings.faultSeed),
+            faults: faults ?? FaultSettings(settings))
         let server = try HTTPServer.start(
             host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits, router: router
         )

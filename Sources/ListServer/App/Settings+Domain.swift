@@ -23,3 +23,12 @@ extension ServiceOptions {
             adminToken: settings.adminToken)
     }
 }
+
+extension FaultSettings {
+    /// The fault settings `settings` configure: `delay.max_ms` and `faults.*`.
+    init(_ settings: Settings) {
+        self.init(
+            maxDelay: .milliseconds(settings.maxDelayMs), hangLimit: .milliseconds(settings.hangMs),
+            retryAfterSeconds: settings.retryAfterSeconds, rate: settings.faultRate, mix: settings.faultKinds)
+    }
+}

@@ -9,24 +9,64 @@ import CEvent
 /// on the loop thread, and never touch it afterwards. `@unchecked Sendable` only so that a pending
 /// request can sit in a task that resumes on the same loop thread.
 struct EvHTTPRequest: @unchecked Sendable {
-    private let raw: OpaquePointer
+    /// The evhttp request; for this type and its extensions only.
+    let raw: OpaquePointer
 
     init(_ raw: OpaquePointer) {
         self.raw = raw
     }
 
-    /// Copies what the router needs: method, request-target and headers.
-    func makeHTTPRequest() -> HTTPRequest {
+    /// Copies what the router needs: method, request-target, headers, body, whether the peer is on loopback, and
+    /// the request id (the client's `X-Request-Id` if usable, see ``usableRequestID(_:)``, else one from `ids`).
+    func makeHTTPRequest(ids: inout RequestIDGenerator) -> HTTPRequest {
         let target = evhttp_request_get_uri(raw).map { String(cString: $0) } ?? ""
         var headers = HTTPHeaders()
+        var requestID: String?
         if let input = evhttp_request_get_input_headers(raw) {
             var header = cevent_headers_first(input)
             while let current = header {
                 headers.add(String(cString: current.pointee.key), String(cString: current.pointee.value))
                 header = cevent_headers_next(current)
             }
+            requestID = evhttp_find_header(input, "X-Request-Id").flatMap(Self.usableRequestID)
         }
-        return HTTPRequest(method: method, target: target, headers: headers)
+        return HTTPRequest(
+            method: method, target: target, headers: headers, body: body, fromLoopback: fromLoopback,
+            requestID: requestID ?? ids.next())
+    }
+
+    /// A client's `X-Request-Id` value if it is usable as the request's id: 1...128 visible ASCII characters
+    /// (0x21...0x7E, so no spaces or control characters reach logs and headers); nil otherwise.
+    static func usableRequestID(_ value: UnsafePointer<CChar>) -> String? {
+        var length = 0
+        while case let byte = UInt8(bitPattern: value[length]), byte != 0 {
+            guard byte >= 0x21, byte <= 0x7E, length < 128 else { return nil }
+            length += 1
+        }
+        return length == 0 ? nil : String(cString: value)
+    }
+
+    /// The body as received (evhttp has already held it to `http.max_body_bytes`); empty for most requests.
+    private var body: [UInt8] {
+        guard let input = evhttp_request_get_input_buffer(raw) else { return [] }
+        let length = evbuffer_get_length(input)
+        guard length > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            count = max(0, evbuffer_copyout(input, buffer.baseAddress, length))
+        }
+    }
+
+    /// Whether the client is on a loopback address: 127.0.0.0/8, `::1` or IPv4-mapped `::ffff:127.x.y.z`.
+    ///
+    /// Reads the numeric address evhttp stored when it accepted the connection: no system call per request.
+    private var fromLoopback: Bool {
+        guard let connection = evhttp_request_get_connection(raw) else { return false }
+        var address: UnsafeMutablePointer<CChar>?
+        var port: UInt16 = 0
+        evhttp_connection_get_peer(connection, &address, &port)
+        guard let address else { return false }
+        return strncmp(address, "127.", 4) == 0 || strcmp(address, "::1") == 0
+            || strncmp(address, "::ffff:127.", 11) == 0
     }
 
     private var method: HTTPMethod {
@@ -60,20 +100,15 @@ struct EvHTTPRequest: @unchecked Sendable {
         return true
     }
 
-    /// Answers the request; `buffer` is a reusable evbuffer that comes back empty.
+    /// Answers the request with `X-Request-Id: requestID` (unless empty); `buffer` is a reusable evbuffer that comes
+    /// back empty.
     ///
     /// For HEAD the body is left out and `Content-Length` states the length GET would send
     /// (evhttp writes none for HEAD on its own).
-    func send(_ response: HTTPResponse, closeConnection: Bool = false, buffer: OpaquePointer) {
-        let output = evhttp_request_get_output_headers(raw)
-        for (name, value) in response.headers {
-            evhttp_add_header(output, name, value)
-        }
-        if closeConnection {
-            evhttp_add_header(output, "Connection", "close")
-        }
+    func send(_ response: HTTPResponse, requestID: String, closeConnection: Bool = false, buffer: OpaquePointer) {
+        addHeaders(of: response, requestID: requestID, closeConnection: closeConnection)
         if evhttp_request_get_command(raw) == EVHTTP_REQ_HEAD {
-            evhttp_add_header(output, "Content-Length", String(response.body.count))
+            evhttp_add_header(evhttp_request_get_output_headers(raw), "Content-Length", String(response.body.count))
         } else if !response.body.isEmpty {
             response.body.withUnsafeBytes { bytes in
                 _ = evbuffer_add(buffer, bytes.baseAddress, bytes.count)
@@ -84,5 +119,19 @@ struct EvHTTPRequest: @unchecked Sendable {
         // evhttp queued the answer before enabling writes, which is when the connection guard's filter
         // would have moved it; push it through now (for a connection without a guard this is a no-op).
         if let connection { bufferevent_flush(connection, Int16(EV_WRITE), BEV_NORMAL) }
+    }
+
+    /// Adds the response's header fields, `X-Request-Id` and, if asked, `Connection: close`.
+    func addHeaders(of response: HTTPResponse, requestID: String, closeConnection: Bool) {
+        let output = evhttp_request_get_output_headers(raw)
+        for (name, value) in response.headers {
+            evhttp_add_header(output, name, value)
+        }
+        if !requestID.isEmpty {
+            evhttp_add_header(output, "X-Request-Id", requestID)
+        }
+        if closeConnection {
+            evhttp_add_header(output, "Connection", "close")
+        }
     }
 }

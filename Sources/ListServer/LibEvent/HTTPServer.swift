@@ -36,7 +36,9 @@ final class HTTPServer: Sendable {
                     throw error
                 }
                 servers.append(
-                    try LoopServer(loop: loop, router: router, limits: limits, connectionLimit: share, listeningFD: fd))
+                    try LoopServer(
+                        loop: loop, loopIndex: index, router: router, limits: limits, connectionLimit: share,
+                        listeningFD: fd))
             }
         } catch {
             for fd in fds.dropFirst(servers.count + 1) { close(fd) }

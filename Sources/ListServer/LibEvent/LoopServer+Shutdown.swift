@@ -4,9 +4,9 @@ import CEvent
 
 extension LoopServer {
     /// Stops accepting, answers new requests on open connections with 503 and `Connection: close`,
-    /// and calls `done` once every request in flight is answered and written out. At `deadline`
-    /// the requests still waiting get 503, and evhttp is freed shortly after whatever is left.
-    /// Loop thread.
+    /// and calls `done` once every request in flight is answered and written out. Injected hangs get
+    /// 503 at once; delayed answers go out when due. At `deadline` the requests still waiting get 503
+    /// (their timers cancelled), and evhttp is freed shortly after whatever is left. Loop thread.
     func beginDraining(deadline: Duration, done: @escaping () -> Void) {
         precondition(loop.inLoop)
         guard !draining else { return }
@@ -16,13 +16,11 @@ extension LoopServer {
             evhttp_del_accept_socket(http, boundSocket)  // closes the listening socket: new connections are refused
             self.boundSocket = nil
         }
+        answerHangs()
         drainDeadline = loop.schedule(after: deadline) { [self] in
             drainDeadline = nil
-            let late = pending.values
-            pending.removeAll()
-            for (request, exchange) in late {
-                sendWhileDraining(Self.shuttingDown, to: request)
-                observer.end(exchange, Self.shuttingDown)
+            for token in Array(pending.keys) {
+                answer(token, with: Self.shuttingDown)
             }
             // Give those 503s a moment to reach the wire; slow readers are not waited for.
             loop.schedule(after: .milliseconds(100)) { [self] in freeHTTP() }
@@ -30,12 +28,17 @@ extension LoopServer {
         freeIfDrained()
     }
 
-    /// Sends with `Connection: close` and counts the answer until evhttp has written it.
-    func sendWhileDraining(_ response: HTTPResponse, to request: EvHTTPRequest) {
+    /// Sends with `Connection: close` (truncated, if that is the response's fault) and counts the
+    /// answer until evhttp has written it.
+    func sendWhileDraining(_ response: HTTPResponse, to request: EvHTTPRequest, requestID: String) {
         if request.onComplete(loopServerCompleteCallback, context: Unmanaged.passUnretained(self).toOpaque()) {
             unwritten += 1
         }
-        request.send(response, closeConnection: true, buffer: replyBuffer)
+        if response.fault == .truncated {
+            request.sendTruncated(response, requestID: requestID, buffer: replyBuffer)
+        } else {
+            request.send(response, requestID: requestID, closeConnection: true, buffer: replyBuffer)
+        }
         // Never free evhttp from here: at the deadline this runs in a loop over the requests still waiting,
         // and freeing evhttp would free the ones not yet answered under it.
         loop.execute { [self] in freeIfDrained() }

@@ -5,9 +5,10 @@ import CEvent
 /// One `evhttp` on one event loop: accepts on its own listening socket, turns each request into an
 /// `HTTPRequest`, asks the router, and replies on the loop thread.
 ///
-/// Requests whose answer needs an `await` (slow details) are tracked until they are answered, so
-/// that a shutdown can wait for them, answer the rest with 503 at its deadline, and free `evhttp`
-/// only when no request is in flight: freeing it earlier frees requests the router still holds.
+/// Requests whose answer needs an `await` (slow details), is delayed (`?delay_ms`) or carries a wire
+/// fault are tracked until they are answered, so that a shutdown can wait for them, answer the rest
+/// with 503 at its deadline, and free `evhttp` only when no request is in flight: freeing it earlier
+/// frees requests the router still holds. Every answer carries the request's `X-Request-Id`.
 ///
 /// Invariant: every member is touched only on `loop`'s thread; the class is `@unchecked Sendable`
 /// because tasks carry it across an `await` that resumes on that same thread.
@@ -17,8 +18,8 @@ final class LoopServer: @unchecked Sendable {
     var http: OpaquePointer?
     /// The accepting socket, removed at the start of a shutdown.
     var boundSocket: OpaquePointer?
-    /// Requests awaiting a deferred answer, by a per-loop token.
-    var pending: [UInt64: (request: EvHTTPRequest, exchange: RequestExchange)] = [:]
+    /// Requests awaiting a deferred, delayed or faulty answer, by a per-loop token.
+    var pending: [UInt64: PendingRequest] = [:]
     private var nextToken: UInt64 = 0
     /// Set once shutdown begins: new requests get 503 with `Connection: close`.
     var draining = false
@@ -38,13 +39,17 @@ final class LoopServer: @unchecked Sendable {
     var sweepTimer: OpaquePointer?
     /// Metrics and access log of this loop's requests and connections.
     let observer: LoopObserver
+    /// Makes the ids of requests that come without a usable `X-Request-Id`.
+    var requestIDs: RequestIDGenerator
 
     /// Creates the evhttp on the loop's base and starts accepting on `listeningFD` (which it now owns).
-    /// Call before the loop thread starts, or on it.
-    init(loop: EventLoop, router: Router, limits: HTTPLimits, connectionLimit: Int, listeningFD: Int32)
-        throws(EventError)
-    {
+    /// Call before the loop thread starts, or on it. `loopIndex` tells this loop's request ids apart.
+    init(
+        loop: EventLoop, loopIndex: Int = 0, router: Router, limits: HTTPLimits, connectionLimit: Int,
+        listeningFD: Int32
+    ) throws(EventError) {
         self.loop = loop
+        requestIDs = RequestIDGenerator(loopIndex: loopIndex)
         self.router = router
         self.limits = limits
         self.connectionLimit = connectionLimit
@@ -95,26 +100,27 @@ final class LoopServer: @unchecked Sendable {
     /// Handles one request from evhttp; loop thread.
     fileprivate func handle(_ raw: OpaquePointer) {
         let request = EvHTTPRequest(raw)
-        let httpRequest = request.makeHTTPRequest()
+        let httpRequest = request.makeHTTPRequest(ids: &requestIDs)
+        let requestID = httpRequest.requestID
         let exchange = observer.begin(httpRequest)
         if draining {
-            sendWhileDraining(Self.shuttingDown, to: request)
+            sendWhileDraining(Self.shuttingDown, to: request, requestID: requestID)
             observer.end(exchange, Self.shuttingDown)
             return
         }
         if httpRequest.target == ConnectionGuard.markerTarget, let rejection = takeRejection(for: request) {
-            request.send(rejection.response, buffer: replyBuffer)  // it carries Connection: close
+            request.send(rejection.response, requestID: requestID, buffer: replyBuffer)  // with Connection: close
             observer.rejected(exchange, rejection)
             return
         }
         switch router.route(httpRequest) {
-        case .response(let response):
-            request.send(response, buffer: replyBuffer)
+        case .response(let response) where response.isPlain:
+            request.send(response, requestID: requestID, buffer: replyBuffer)
             observer.end(exchange, response)
+        case .response(let response):
+            hold(response, for: track(request, exchange, requestID))
         case .deferred(let work):
-            let token = nextToken
-            nextToken &+= 1
-            pending[token] = (request, exchange)
+            let token = track(request, exchange, requestID)
             Task.immediate(executorPreference: loop) { [self] in
                 let response = await work()
                 finish(token, with: response)
@@ -122,20 +128,28 @@ final class LoopServer: @unchecked Sendable {
         }
     }
 
-    /// Sends a deferred answer, unless shutdown already answered that request.
+    /// Notes a request that is not answered yet, under a new token.
+    private func track(_ request: EvHTTPRequest, _ exchange: RequestExchange, _ requestID: String) -> UInt64 {
+        let token = nextToken
+        nextToken &+= 1
+        pending[token] = PendingRequest(request: request, exchange: exchange, requestID: requestID)
+        return token
+    }
+
+    /// Sends a deferred answer (or holds it, if it is delayed or faulty), unless shutdown already answered that
+    /// request.
     func finish(_ token: UInt64, with response: HTTPResponse) {
         guard loop.inLoop else {
             // Not expected (the task prefers this loop), but evhttp must never be touched elsewhere.
             loop.execute { [self] in finish(token, with: response) }
             return
         }
-        guard let (request, exchange) = pending.removeValue(forKey: token) else { return }
-        if draining {
-            sendWhileDraining(response, to: request)
+        guard pending[token] != nil else { return }
+        if response.isPlain {
+            answer(token, with: response)
         } else {
-            request.send(response, buffer: replyBuffer)
+            hold(response, for: token)
         }
-        observer.end(exchange, response)
     }
 }
 

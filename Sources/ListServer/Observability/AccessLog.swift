@@ -8,7 +8,9 @@ import Logging
 /// ```
 /// With `json` the message is short and the fields are metadata, for collectors: `method`, `path` (the
 /// request-target as received), `status`, `bytes` (body bytes sent: 0 for HEAD), `duration_ms` (to the microsecond),
-/// `cache` (`HIT` or `MISS` for a detail, else `-`) and, when the request had an `X-Request-Id`, `request_id`.
+/// `cache` (`HIT` or `MISS` for a detail, else `-`), `request_id` (the client's `X-Request-Id`, or the one the
+/// server made up; the value echoed in the response) and, for an injected wire fault, `fault` (`reset`,
+/// `truncated` or `hang`; status 0 means no answer was sent). In text these two are `request_id=` and `fault=`.
 /// A request head the server refused never reached evhttp, so its line has `-` for method and path, and says why.
 struct AccessLog: Sendable {
     /// Where the lines go.
@@ -23,31 +25,46 @@ struct AccessLog: Sendable {
         let path = request?.target ?? "-"
         let bytes = request?.method == .head ? 0 : response.body.count
         let cache = exchange.route == .itemDetail ? response.headers["X-Cache"] ?? "-" : "-"
-        let requestID = request?.headers["X-Request-Id"]
         write(
             method: method, path: path, status: response.status, bytes: bytes, elapsed: elapsed, cache: cache,
-            requestID: requestID, rejection: nil)
+            requestID: Self.requestID(of: exchange), fault: response.fault.map(Self.name), rejection: nil)
     }
 
-    /// Logs the answer to a refused request head.
-    func log(_ rejection: HeadRejection, elapsed: Duration) {
+    /// Logs the answer to a refused request head (`exchange` is that of the marker request standing in for it).
+    func log(_ rejection: HeadRejection, _ exchange: RequestExchange, elapsed: Duration) {
         write(
             method: "-", path: "-", status: rejection.status, bytes: rejection.response.body.count, elapsed: elapsed,
-            cache: "-", requestID: nil, rejection: rejection.problem.detail)
+            cache: "-", requestID: Self.requestID(of: exchange), fault: nil, rejection: rejection.problem.detail)
+    }
+
+    /// The request id sent back, if any.
+    private static func requestID(of exchange: RequestExchange) -> String? {
+        guard let id = exchange.request?.requestID, !id.isEmpty else { return nil }
+        return id
+    }
+
+    /// The name of a wire fault in the log.
+    private static func name(_ fault: WireFault) -> String {
+        switch fault {
+        case .reset: "reset"
+        case .truncated: "truncated"
+        case .hang: "hang"
+        }
     }
 
     private func write(
         method: String, path: String, status: Int, bytes: Int, elapsed: Duration, cache: String, requestID: String?,
-        rejection: String?
+        fault: String?, rejection: String?
     ) {
         switch format {
         case .text:
             let requestIDPart = requestID.map { " request_id=\($0)" } ?? ""
+            let faultPart = fault.map { " fault=\($0)" } ?? ""
             let rejectionPart = rejection.map { " rejected: \($0)" } ?? ""
             logger.info(
                 """
                 \(method) \(path) \(status) \(bytes)B \(Self.milliseconds(elapsed))ms cache=\(cache)\
-                \(requestIDPart)\(rejectionPart)
+                \(requestIDPart)\(faultPart)\(rejectionPart)
                 """)
         case .json:
             logger.info(
@@ -60,6 +77,7 @@ struct AccessLog: Sendable {
                         "cache": .string(cache),
                     ]
                     if let requestID { fields["request_id"] = .string(requestID) }
+                    if let fault { fields["fault"] = .string(fault) }
                     if let rejection { fields["rejection"] = .string(rejection) }
                     return fields
                 }())

@@ -82,7 +82,7 @@ final class LoopObserver {
             }
             rejectionCounters[rejection.status]?.increment()
         }
-        accessLog?.log(rejection, elapsed: elapsed)
+        accessLog?.log(rejection, exchange, elapsed: elapsed)
     }
 
     /// This loop now holds `count` client connections.

@@ -27,6 +27,9 @@ struct Problem: Error, Sendable, Equatable {
         case storeUnavailable
         /// 503: the server is draining for shutdown and takes no new requests (sent with `Connection: close`).
         case shuttingDown
+        /// 500, 503 or 429: a failure the client asked for (`?fail=`); the status is the one injected (500 by
+        /// default), and a 503 or 429 carries `Retry-After`.
+        case injectedFault
         /// 400: the request head breaks HTTP/1.1 syntax or framing (see ``RequestHeadScanner``); sent with
         /// `Connection: close`, like every kind below.
         case malformedRequest
@@ -58,6 +61,7 @@ struct Problem: Error, Sendable, Equatable {
             case .unauthorized: 401
             case .forbidden: 403
             case .notFound: 404
+            case .injectedFault: 500
             case .methodNotAllowed: 405
             case .requestTimeout: 408
             case .lengthRequired: 411
@@ -80,6 +84,7 @@ struct Problem: Error, Sendable, Equatable {
             case .methodNotAllowed: "urn:listserver:problem:method-not-allowed"
             case .storeUnavailable: "urn:listserver:problem:store-unavailable"
             case .shuttingDown: "urn:listserver:problem:shutting-down"
+            case .injectedFault: "urn:listserver:problem:injected-fault"
             case .malformedRequest: "urn:listserver:problem:malformed-request"
             case .requestTimeout: "urn:listserver:problem:request-timeout"
             case .lengthRequired: "urn:listserver:problem:length-required"
@@ -104,6 +109,7 @@ struct Problem: Error, Sendable, Equatable {
             case .methodNotAllowed: "Method not allowed"
             case .storeUnavailable: "Detail store unavailable"
             case .shuttingDown: "Server shutting down"
+            case .injectedFault: "Injected fault"
             case .malformedRequest: "Malformed request"
             case .requestTimeout: "Request timeout"
             case .lengthRequired: "Length required"
@@ -119,8 +125,10 @@ struct Problem: Error, Sendable, Equatable {
         }
     }
 
-    /// The kind, which fixes `type`, `title` and `status`.
+    /// The kind, which fixes `type` and `title`.
     var kind: Kind
+    /// The HTTP status code: the kind's, unless the problem was made with another (an injected 503 or 429).
+    var status: Int
     /// The `detail` member: what went wrong with this request, in words a client developer can act on.
     var detail: String
     /// The `parameter` extension member: the query parameter at fault, if any.
@@ -135,15 +143,17 @@ struct Problem: Error, Sendable, Equatable {
     ///   - detail: The `detail` member.
     ///   - parameter: The query parameter at fault, written as the `parameter` extension member; nil for none.
     ///   - headers: Extra response header fields; none by default.
-    init(_ kind: Kind, detail: String, parameter: String? = nil, headers: HTTPHeaders = HTTPHeaders()) {
+    ///   - status: The status code, if not the kind's own (only ``Kind/injectedFault`` has a choice).
+    init(
+        _ kind: Kind, detail: String, parameter: String? = nil, headers: HTTPHeaders = HTTPHeaders(),
+        status: Int? = nil
+    ) {
         self.kind = kind
+        self.status = status ?? kind.status
         self.detail = detail
         self.parameter = parameter
         self.headers = headers
     }
-
-    /// The HTTP status code.
-    var status: Int { kind.status }
 
     /// The error response: the problem as `application/problem+json`, with ``headers``.
     func response() -> HTTPResponse {
@@ -153,7 +163,7 @@ struct Problem: Error, Sendable, Equatable {
         json.append(raw: "\",\"title\":\"")
         json.append(raw: kind.title)
         json.append(raw: "\",\"status\":")
-        json.append(integer: kind.status)
+        json.append(integer: status)
         json.append(raw: ",\"detail\":")
         json.append(string: detail)
         if let parameter {
@@ -166,7 +176,7 @@ struct Problem: Error, Sendable, Equatable {
         for (name, value) in headers {
             responseHeaders.add(name, value)
         }
-        return HTTPResponse(status: kind.status, headers: responseHeaders, body: json.bytes)
+        return HTTPResponse(status: status, headers: responseHeaders, body: json.bytes)
     }
 
     /// The longest part of a client-supplied value quoted in a `detail`, in Unicode scalars.

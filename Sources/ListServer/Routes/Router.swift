@@ -48,6 +48,8 @@ struct Router: Sendable {
     let service: ServiceOptions
     /// The fault draws and `fail_first` counts, shared by every loop (reset by `POST /admin/reset`).
     let faultInjector: FaultInjector
+    /// The limits of `?delay_ms`, the configured fault rate and mix (see `Router+Faults.swift`).
+    let faults: FaultSettings
 
     /// Creates a router.
     ///
@@ -57,6 +59,7 @@ struct Router: Sendable {
     ///   - paging: `paging.default_limit` and `paging.max_limit`; `1 <= defaultLimit <= maxLimit` (the configuration
     ///     layer validates this).
     ///   - observability: Metrics (`metrics.enabled`) and access log (`log.*`); none by default.
+    ///   - faults: `delay.max_ms`, `faults.*`: the limits of `?delay_ms` and the configured faults.
     ///   - service: CORS (`cors.allow_origin`), page latency (`items.latency_ms`), admin access (`admin.token`).
     init(
         catalogs: LiveCatalog,
@@ -64,7 +67,8 @@ struct Router: Sendable {
         paging: PagingSettings,
         observability: Observability = .disabled,
         service: ServiceOptions = ServiceOptions(),
-        faultInjector: FaultInjector = FaultInjector(seed: 1)
+        faultInjector: FaultInjector = FaultInjector(seed: 1),
+        faults: FaultSettings = FaultSettings()
     ) {
         precondition(
             paging.defaultLimit >= 1 && paging.defaultLimit <= paging.maxLimit,
@@ -75,6 +79,7 @@ struct Router: Sendable {
         self.observability = observability
         self.service = service
         self.faultInjector = faultInjector
+        self.faults = faults
     }
 
     /// Creates a router over a fixed catalog that never grows (until reset).
@@ -83,24 +88,22 @@ struct Router: Sendable {
         cache: DetailCache,
         paging: PagingSettings,
         observability: Observability = .disabled,
-        service: ServiceOptions = ServiceOptions()
+        service: ServiceOptions = ServiceOptions(),
+        faults: FaultSettings = FaultSettings()
     ) {
         self.init(
             catalogs: LiveCatalog(seed: catalog.seed, count: catalog.count), cache: cache, paging: paging,
-            observability: observability, service: service)
+            observability: observability, service: service, faults: faults)
     }
 
     /// Answers `request`: synchronously for everything but `/items/<id>/detail`, `/metrics` and `/admin/reset`,
     /// which are `.deferred` once the request has been validated (a bad request is answered at once, without a
     /// task).
     func route(_ request: HTTPRequest) -> RouteOutcome {
-        let outcome: RouteOutcome
-        do {
-            outcome = try dispatch(request)
-        } catch {
-            outcome = .response(error.response())
-        }
-        return finish(outcome, for: request)
+        let answer = Result { () throws(Problem) in try dispatch(request) }
+        // `?delay_ms`, `?fail=…` and configured faults (Router+Faults.swift): a byte scan of the target when there
+        // are none.
+        return finish(applyingControls(of: request, to: answer), for: request)
     }
 
     /// The resources the API serves, matched from decoded path segments.

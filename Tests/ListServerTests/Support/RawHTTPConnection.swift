@@ -52,9 +52,9 @@ final class RawHTTPConnection: @unchecked Sendable {
             }
         }
         guard status == 0 else {
-            let code = errno
-            close(fd)
-            throw TestFailure("connect to \(port): errno \(code)")
+            // No close here: a class whose init throws once fully initialized still runs deinit, which closes
+            // it. Closing twice would close whatever socket another test opened with the same number meanwhile.
+            throw TestFailure("connect to \(port): errno \(errno)")
         }
     }
 
@@ -111,6 +111,18 @@ final class RawHTTPConnection: @unchecked Sendable {
     /// True when the server closed the connection (reads end of stream) within the read timeout.
     func readsEndOfStream() -> Bool {
         (try? fill()) == false
+    }
+
+    /// Reads everything until the server closes the connection: the raw bytes (including any not yet parsed), and
+    /// 0 for a clean end of stream or the `errno` that ended it (`ECONNRESET` for a reset, `EAGAIN` for a timeout).
+    func readUntilClosed() -> (bytes: [UInt8], errno: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 { return (buffer, errno) }
+            if n == 0 { return (buffer, 0) }
+            buffer += chunk[..<n]
+        }
     }
 
     /// True when the server has sent something (or closed) that has not been read yet.

@@ -3,14 +3,15 @@
 /// Starts a real ListServer on 127.0.0.1 with an ephemeral port, runs `body`, and always shuts it down.
 ///
 /// Latency defaults to a short, fixed 300 ms so that a miss is clearly slower than a hit without
-/// making the suite slow; tests that need other settings pass `configure`.
+/// making the suite slow; tests that need other settings pass `configure`, and other fault limits `faults`.
 func withServer<T: Sendable>(
     configure: (inout Settings) -> Void = { _ in },
+    faults: FaultSettings? = nil,
     _ body: (Application) async throws -> T
 ) async throws -> T {
     var settings = testSettings()
     configure(&settings)
-    let app = try Application.start(settings: settings)
+    let app = try Application.start(settings: settings, faults: faults)
     do {
         let result = try await body(app)
         await app.shutdown(grace: .seconds(5))

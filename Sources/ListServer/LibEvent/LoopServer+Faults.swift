@@ -1,0 +1,76 @@
+/// Delayed answers and wire faults: what happens to a response whose ``HTTPResponse/delay`` or
+/// ``HTTPResponse/fault`` is set. Loop thread only.
+///
+/// Such a request stays in ``LoopServer/pending`` (like a deferred detail) while a loop timer holds it, so that
+/// shutdown sees it: a drain waits for it or answers it 503 at its deadline, cancelling the timer, and a timer
+/// only acts on a request still in `pending`, so it can never reach a request that was answered or freed. A client
+/// that hangs up meanwhile makes evhttp detach the request, which the action then frees (see ``EvHTTPRequest``).
+extension LoopServer {
+    /// A request not answered yet.
+    struct PendingRequest {
+        let request: EvHTTPRequest
+        let exchange: RequestExchange
+        /// Echoed as `X-Request-Id`.
+        let requestID: String
+        /// The timer holding a delayed or faulty answer.
+        var timer: LoopTimer?
+        /// True for an injected hang, which shutdown answers at once: it would never answer by itself.
+        var hangs = false
+    }
+
+    /// Holds `response` on a loop timer, then acts: sends it, or acts out its fault. A hang holds for its own
+    /// duration after the delay; a hang that comes in while draining is answered 503 at once.
+    func hold(_ response: HTTPResponse, for token: UInt64) {
+        var wait = response.delay
+        if case .hang(let duration) = response.fault {
+            if draining {
+                answer(token, with: Self.shuttingDown)
+                return
+            }
+            wait += duration
+            pending[token]?.hangs = true
+        }
+        pending[token]?.timer = loop.schedule(after: max(wait, .zero)) { [self] in act(token, response) }
+    }
+
+    /// The timer of `token` fired: send its response or act out the fault, unless shutdown answered it already.
+    private func act(_ token: UInt64, _ response: HTTPResponse) {
+        guard let entry = pending[token] else { return }
+        switch response.fault {
+        case nil, .truncated:
+            answer(token, with: response)
+        case .reset, .hang:
+            pending[token] = nil
+            entry.request.closeConnection(reset: response.fault == .reset)
+            observer.end(entry.exchange, HTTPResponse(status: 0, fault: response.fault))
+            if draining { loop.execute { [self] in freeIfDrained() } }
+        }
+    }
+
+    /// Answers a pending request now (cancelling its timer): normally, truncated if that is its fault, or with
+    /// `Connection: close` while draining.
+    func answer(_ token: UInt64, with response: HTTPResponse) {
+        guard let entry = pending.removeValue(forKey: token) else { return }
+        entry.timer?.cancel()
+        if draining {
+            sendWhileDraining(response, to: entry.request, requestID: entry.requestID)
+        } else if response.fault == .truncated {
+            entry.request.sendTruncated(response, requestID: entry.requestID, buffer: replyBuffer)
+        } else {
+            entry.request.send(response, requestID: entry.requestID, buffer: replyBuffer)
+        }
+        observer.end(entry.exchange, response)
+    }
+
+    /// Answers every injected hang with 503; called when draining begins.
+    func answerHangs() {
+        for (token, entry) in pending where entry.hangs {
+            answer(token, with: Self.shuttingDown)
+        }
+    }
+}
+
+extension HTTPResponse {
+    /// Whether the response goes out at once and whole: no delay, no wire fault.
+    var isPlain: Bool { delay <= .zero && fault == nil }
+}

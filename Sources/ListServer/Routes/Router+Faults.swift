@@ -1,0 +1,148 @@
+import ListDomain
+
+/// The per-request controls (see ``RequestControls``) applied to what the route answered.
+///
+/// - `delay_ms` holds every answer, on every path, errors included: the LibEvent layer sends it after a loop timer
+///   (``HTTPResponse/delay``), so a delayed request costs no thread.
+/// - Faults go into the data endpoints (`/items`, `/items/<id>`, `/items/<id>/detail`) only, and only into a request
+///   that is otherwise valid: a bad path, method, id or page is answered as such. Which request fails is decided
+///   by ``chooseFault(controls:request:target:)`` from `fail_first`, `fail_rate`, `fail` and `faults.*`. A 500, 503 or
+///   429 replaces the answer (problem type `injected-fault`; 503 and 429 with `Retry-After`); for a detail it is
+///   answered without consulting the cache. `reset`, `truncated` and `hang` are acted out on the connection with the
+///   answer the route made (``HTTPResponse/fault``).
+/// - Malformed controls are a 400 `invalid-parameter` naming the parameter, on every path; the route's own 404, 405
+///   or 400 comes first.
+extension Router {
+    /// `answer` with the request's controls applied; `answer` itself when the target has no control parameter.
+    func applyingControls(of request: HTTPRequest, to answer: Result<RouteOutcome, Problem>) -> RouteOutcome {
+        let mayHaveControls = RequestControls.mayBePresent(in: request.target)
+        guard mayHaveControls || faults.rate > 0 else { return answer.outcome }
+        let target: RequestTarget
+        var controls = RequestControls()
+        do throws(Problem) {
+            target = try RequestTarget(request.target)
+            if mayHaveControls {
+                controls = try RequestControls(target: target, maxDelay: faults.maxDelay)
+            }
+        } catch {
+            if case .failure = answer { return answer.outcome }
+            return .response(error.response())
+        }
+        guard case .success(var outcome) = answer else { return answer.outcome.delayed(by: controls.delay) }
+        if isDataEndpoint(target), let (kind, how) = chooseFault(controls: controls, request: request, target: target)
+        {
+            outcome = injecting(kind, into: outcome, how: how)
+        }
+        return outcome.delayed(by: controls.delay)
+    }
+
+    /// What `?fail_first` injects without `?fail`: a 503, the answer a retrying client is most likely built for.
+    static let failFirstDefault = try! FaultMix(parsing: "503")
+
+    /// Which fault to inject into a valid data request, if any, and what asked for it (for the problem's detail).
+    ///
+    /// - `fail_first=N`: the first N requests for this resource from this client (``faultResource(_:)``,
+    ///   `X-Client-Id`) fail with a kind from `fail` (default 503), later ones get no fault at all.
+    /// - otherwise `fail_rate=R` (default 1 when `fail` is given, else `faults.rate`) of the requests fail with a kind
+    ///   from `fail` (default `faults.kinds`).
+    ///
+    /// Every draw comes from the shared ``FaultInjector``, seeded by `faults.seed`: the same seed and the same
+    /// sequence of requests fail the same way. A rate of 0 draws nothing.
+    func chooseFault(controls: RequestControls, request: HTTPRequest, target: RequestTarget)
+        -> (kind: FaultKind, how: String)?
+    {
+        if let failFirst = controls.failFirst {
+            guard failFirst > 0 else { return nil }
+            let client = request.headers["X-Client-Id"] ?? ""
+            let attempt = faultInjector.attempt(client: client, resource: Self.faultResource(target))
+            guard attempt <= failFirst,
+                let kind = faultInjector.draw(rate: 1, mix: controls.failMix ?? Self.failFirstDefault)
+            else { return nil }
+            return (kind, "?fail_first=\(failFirst): attempt \(attempt) of this client")
+        }
+        let rate = controls.failRate ?? (controls.failMix != nil ? 1 : faults.rate)
+        guard let kind = faultInjector.draw(rate: rate, mix: controls.failMix ?? faults.mix) else { return nil }
+        let asked = [
+            controls.failMix.map { "fail=" + $0.text }, controls.failRate.map { "fail_rate=" + String($0) },
+        ].compactMap { $0 }
+        return (kind, asked.isEmpty ? "faults.rate=\(faults.rate)" : "?" + asked.joined(separator: "&"))
+    }
+
+    /// What `fail_first` counts attempts at: the path and the query without the control parameters, so
+    /// `/items?page=2&fail_first=2` and `/items?fail_first=2&page=2&delay_ms=10` are the same resource.
+    static func faultResource(_ target: RequestTarget) -> String {
+        let controlNames: Set = [
+            RequestControls.Name.delay, RequestControls.Name.fail, RequestControls.Name.failRate,
+            RequestControls.Name.failFirst,
+        ]
+        let items = ((try? target.queryItems()) ?? []).filter { !controlNames.contains($0.name) }
+        return target.path + "?" + items.map { $0.name + "=" + $0.value }.joined(separator: "&")
+    }
+
+    /// `outcome` with `kind` injected: a problem in its place, or the answer marked with a wire fault.
+    func injecting(_ kind: FaultKind, into outcome: RouteOutcome, how: String) -> RouteOutcome {
+        switch kind {
+        case .internalError, .unavailable, .tooManyRequests:
+            .response(injectedProblem(kind, how: how))
+        case .reset:
+            outcome.mapResponse { $0.fault = .reset }
+        case .truncated:
+            outcome.mapResponse { $0.fault = .truncated }
+        case .hang:
+            outcome.mapResponse { [hangLimit = faults.hangLimit] in $0.fault = .hang(hangLimit) }
+        }
+    }
+
+    /// The problem answer of an injected 500, 503 or 429; `how` says what asked for it (`?fail=503`).
+    func injectedProblem(_ kind: FaultKind, how: String) -> HTTPResponse {
+        let status = Int(kind.rawValue) ?? 500
+        var headers = HTTPHeaders()
+        if kind == .unavailable || kind == .tooManyRequests {
+            headers.add("Retry-After", String(faults.retryAfterSeconds))
+        }
+        return Problem(
+            .injectedFault, detail: "this \(status) was injected (\(how))", headers: headers, status: status
+        ).response()
+    }
+
+    /// Whether `target` names a data endpoint, the only ones faults are injected into.
+    private func isDataEndpoint(_ target: RequestTarget) -> Bool {
+        guard let segments = try? target.segments(maximumCount: Self.maximumSegments) else { return false }
+        switch Resource(segments: segments) {
+        case .items, .item, .itemDetail: return true
+        default: return false
+        }
+    }
+}
+
+extension RouteOutcome {
+    /// This outcome with `transform` applied to its response, now or once the deferred work is done.
+    func mapResponse(_ transform: @escaping @Sendable (inout HTTPResponse) -> Void) -> RouteOutcome {
+        switch self {
+        case .response(var response):
+            transform(&response)
+            return .response(response)
+        case .deferred(let work):
+            return .deferred {
+                var response = await work()
+                transform(&response)
+                return response
+            }
+        }
+    }
+
+    /// This outcome held `delay` longer before it is sent.
+    func delayed(by delay: Duration) -> RouteOutcome {
+        delay == .zero ? self : mapResponse { $0.delay += delay }
+    }
+}
+
+extension Result<RouteOutcome, Problem> {
+    /// The outcome, or the problem's response.
+    fileprivate var outcome: RouteOutcome {
+        switch self {
+        case .success(let outcome): outcome
+        case .failure(let problem): .response(problem.response())
+        }
+    }
+}
