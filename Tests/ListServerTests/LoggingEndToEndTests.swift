@@ -75,7 +75,8 @@ struct LoggingEndToEndTests {
             #expect(pageBytes > 0)
             // Requests without an X-Request-Id are logged with the id the server made up for them.
             let madeUp = fields.map { $0.last.map { RequestIDTests.isGenerated(String($0.dropFirst(12))) } ?? false }
-            #expect(fields[0].dropLast() == ["GET", "/items?page=2&limit=2", "200", String(pageBytes), "-"] && madeUp[0])
+            #expect(
+                fields[0].dropLast() == ["GET", "/items?page=2&limit=2", "200", String(pageBytes), "-"] && madeUp[0])
             #expect(fields[1].dropLast() == ["HEAD", "/items/7", "200", "0", "-"] && madeUp[1])
             #expect(fields[2] == ["GET", "/items/9/detail", "200", "36", "MISS", " request_id=trace-1"])
             #expect(fields[3].dropLast() == ["GET", "/items/9/detail", "200", "36", "HIT"] && madeUp[3])

@@ -29,8 +29,7 @@ extension Router {
             return .response(error.response())
         }
         guard case .success(var outcome) = answer else { return answer.outcome.delayed(by: controls.delay) }
-        if isDataEndpoint(target), let (kind, how) = chooseFault(controls: controls, request: request, target: target)
-        {
+        if isDataEndpoint(target), let (kind, how) = chooseFault(controls: controls, request: request, target: target) {
             outcome = injecting(kind, into: outcome, how: how)
         }
         return outcome.delayed(by: controls.delay)
