@@ -82,7 +82,7 @@ struct RequestHeadRejectionTests {
             #expect(response.values("Content-Type") == ["application/problem+json"])
             #expect(response.values("Content-Length") == [String(response.body.count)])
             #expect(response.values("Connection") == ["close"])
-            #expect(response.values("Allow") == (kind == .methodNotAllowed ? ["GET, HEAD"] : []))
+            #expect(response.values("Allow") == (kind == .methodNotAllowed ? ["GET, HEAD, OPTIONS"] : []))
             #expect(response.values("Date").isEmpty)
             #expect(response.headers.count == (kind == .methodNotAllowed ? 4 : 3))
 
@@ -103,7 +103,7 @@ struct RequestHeadRejectionTests {
         #expect(
             text
                 == "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/problem+json\r\n"
-                + "Content-Length: \(body.utf8.count)\r\nAllow: GET, HEAD\r\nConnection: close\r\n\r\n" + body)
+                + "Content-Length: \(body.utf8.count)\r\nAllow: GET, HEAD, OPTIONS\r\nConnection: close\r\n\r\n" + body)
     }
 
     @Test("the response value matches the wire bytes: status, headers, body")

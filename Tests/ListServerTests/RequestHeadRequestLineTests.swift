@@ -10,11 +10,11 @@ struct RequestHeadRequestLineTests {
         requestLine + "\r\nHost: x\r\n\r\n"
     }
 
-    @Test("CONNECT gets 405 with Allow: GET, HEAD, at once")
+    @Test("CONNECT gets 405 with Allow: GET, HEAD, OPTIONS, at once")
     func connect() throws {
         let rejection = try #require(HeadFeeder.rejection(Self.head("CONNECT example.com:443 HTTP/1.1"), status: 405))
         #expect(rejection.problem.kind == .methodNotAllowed)
-        #expect(rejection.response.headers["Allow"] == "GET, HEAD")
+        #expect(rejection.response.headers["Allow"] == "GET, HEAD, OPTIONS")
         #expect(rejection.response.headers["Connection"] == "close")
         // Decided at the space after the method: nothing else needs to arrive.
         #expect(HeadFeeder.scan("CONNECT ") == .reject(rejection))

@@ -64,8 +64,8 @@ extension HeadRejection {
     static func connectNotAllowed() -> Self {
         Self(
             .methodNotAllowed,
-            detail: "\"CONNECT\" is not allowed: this server is not a proxy; use GET, HEAD",
-            headers: ["Allow": "GET, HEAD"])
+            detail: "\"CONNECT\" is not allowed: this server is not a proxy; use GET, HEAD, OPTIONS",
+            headers: ["Allow": "GET, HEAD, OPTIONS"])
     }
 
     /// 501: a method token the server does not know.

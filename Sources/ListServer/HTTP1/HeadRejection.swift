@@ -2,7 +2,7 @@
 ///
 /// The filter in front of evhttp writes ``wireBytes`` straight to the socket and closes the connection, because
 /// after a malformed head it cannot know where the next request would begin. Every rejection therefore carries
-/// `Connection: close`; a 405 for CONNECT also carries `Allow: GET, HEAD`. The factory functions that build each
+/// `Connection: close`; a 405 for CONNECT also carries `Allow: GET, HEAD, OPTIONS`. The factory functions that build each
 /// rejection, with its `detail`, are in `HeadRejection+Reasons.swift`.
 struct HeadRejection: Sendable, Equatable {
     /// The status code, from the problem's kind.

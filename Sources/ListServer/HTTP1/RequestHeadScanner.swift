@@ -23,7 +23,7 @@
 ///
 /// What it checks, and the status of each rejection (every rejection closes the connection):
 /// - Request line `method SP request-target SP HTTP-version`, single spaces, up to ``maxLeadingEmptyLines`` empty
-///   lines before it (400 beyond): a non-token method → 400; CONNECT → 405 with `Allow: GET, HEAD`; another token
+///   lines before it (400 beyond): a non-token method → 400; CONNECT → 405 with `Allow: GET, HEAD, OPTIONS`; another token
 ///   than GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE → 501; a target with a byte outside 0x21...0x7E or not
 ///   starting with `/`, `http://` or `https://` (any case) → 400; a version other than `HTTP/1.1` or `HTTP/1.0` → 505
 ///   when it reads `HTTP/<digit>.<digit>`, otherwise 400; longer than `http.max_request_line_bytes` → 414.

@@ -115,7 +115,7 @@ struct EvHTTPRequest: @unchecked Sendable {
             }
         }
         let connection = connectionBufferevent  // before sending: the request may be freed by it
-        evhttp_send_reply(raw, Int32(response.status), nil, buffer)
+        evhttp_send_reply(raw, Int32(response.status), Self.reasonPhrase(response.status), buffer)
         // evhttp queued the answer before enabling writes, which is when the connection guard's filter
         // would have moved it; push it through now (for a connection without a guard this is a no-op).
         if let connection { bufferevent_flush(connection, Int16(EV_WRITE), BEV_NORMAL) }
@@ -132,6 +132,16 @@ struct EvHTTPRequest: @unchecked Sendable {
         }
         if closeConnection {
             evhttp_add_header(output, "Connection", "close")
+        }
+    }
+
+    /// The reason phrase for the statuses evhttp's own table lacks (it would say "Client Error"); nil lets evhttp
+    /// choose, which it does correctly for every other status ListServer sends.
+    static func reasonPhrase(_ status: Int) -> String? {
+        switch status {
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        default: nil
         }
     }
 }
