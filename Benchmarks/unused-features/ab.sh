@@ -40,8 +40,8 @@ run_one() { # build binary scenario round
   local mode=pages argument=500
   if [[ $scenario == details ]]; then
     mode=details argument=1000
-    for id in $(seq 0 999); do echo "url = \"http://127.0.0.1:$PORT/items/$id/detail\""; done |
-      curl -sf --parallel --parallel-max 64 -K - -o /dev/null
+    for id in $(seq 0 999); do printf 'url = "http://127.0.0.1:%s/items/%s/detail"\noutput = "/dev/null"\n' "$PORT" "$id"; done |
+      curl -sf --parallel --parallel-max 64 -K -
   fi
   wrk -t2 -c64 -d2s -s "$load_lua" "http://127.0.0.1:$PORT" -- "$mode" "$argument" >/dev/null
   local before after

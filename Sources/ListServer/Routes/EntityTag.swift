@@ -21,8 +21,18 @@ struct EntityTag: Sendable, Equatable {
 
     /// The field value: 16 lowercase hex digits in quotes, `"9f86d081884c7d65"`.
     var headerValue: String {
-        let digits = String(hash, radix: 16)
-        return "\"" + String(repeating: "0", count: 16 - digits.count) + digits + "\""
+        // One allocation: this runs for every page, item and detail.
+        String(unsafeUninitializedCapacity: 18) { buffer in
+            buffer[0] = UInt8(ascii: "\"")
+            var rest = hash
+            for index in stride(from: 16, through: 1, by: -1) {
+                let nibble = UInt8(truncatingIfNeeded: rest & 0xF)
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                rest >>= 4
+            }
+            buffer[17] = UInt8(ascii: "\"")
+            return 18
+        }
     }
 
     /// Whether an `If-None-Match` field value matches this tag: `*`, or a comma-separated list of entity tags

@@ -27,6 +27,11 @@ struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLitera
     /// The number of fields, counting repeated names.
     var count: Int { fields.count }
 
+    /// Makes room for `count` fields in all, so that adding them does not grow the storage again.
+    mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Appends a field, keeping any existing fields of the same name.
     mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))

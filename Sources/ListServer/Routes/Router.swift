@@ -228,6 +228,7 @@ struct Router: Sendable {
 
     /// `Cache-Control: no-cache` unless the route chose its own (`no-store` on probes and metrics), and CORS.
     private func decorate(_ response: inout HTTPResponse, origin: String?) {
+        response.headers.reserveCapacity(response.headers.count + 4)
         if response.headers["Cache-Control"] == nil {
             response.headers.add("Cache-Control", "no-cache")
         }
