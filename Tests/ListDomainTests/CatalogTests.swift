@@ -178,6 +178,26 @@ private func fieldByField(_ item: Item) -> [UInt8] {
                 == #"{"items":[],"page":1,"limit":20,"total":0,"total_pages":0,"next_page":null,"version":1}"#)
     }
 
+    @Test func newestFirstPagesCountFromTheEnd() {
+        let catalog = Catalog(seed: 5, count: 10)
+        func body(_ number: UInt64, limit: UInt64) -> String {
+            var json = JSONWriter()
+            catalog.writePage(catalog.page(number, limit: limit), order: .desc, into: &json)
+            return String(decoding: json.bytes, as: UTF8.self)
+        }
+        func items(_ ids: [UInt64]) -> String {
+            "{\"items\":[" + ids.map { itemJSON(catalog, $0) }.joined(separator: ",") + "]"
+        }
+        #expect(body(1, limit: 3).hasPrefix(items([9, 8, 7])))
+        #expect(body(3, limit: 3).hasPrefix(items([3, 2, 1])))
+        #expect(body(4, limit: 3).hasPrefix(items([0])), "the last page holds the oldest item")
+        #expect(body(5, limit: 3).hasPrefix(items([])), "past the end")
+        #expect(
+            body(1, limit: 2)
+                == items([9, 8])
+                + ",\"page\":1,\"limit\":2,\"total\":10,\"total_pages\":5,\"next_page\":2,\"version\":1}")
+    }
+
     @Test func writePageEndsWithTheCatalogVersion() {
         var json = JSONWriter()
         Catalog(seed: 5, count: 0).writePage(Page(number: 2, limit: 5, total: 0), version: 42, into: &json)

@@ -172,4 +172,73 @@ struct EndToEndToolkitTests {
             #expect(page.header("Access-Control-Expose-Headers")?.contains("X-Request-Id") == true)
         }
     }
+
+    /// The store's measured wait, from `Server-Timing: store;dur=<ms>`.
+    static func storeMilliseconds(_ response: RawHTTPConnection.Response) -> Double? {
+        response.header("Server-Timing").flatMap { Double($0.replacingOccurrences(of: "store;dur=", with: "")) }
+    }
+
+    @Test("the store's latency distribution comes from configuration: fixed, none, lognormal")
+    func latencyDistributions() async throws {
+        try await withServer(configure: {
+            $0.latencyDistribution = .fixed
+            $0.latencyFixedMs = 400
+        }) { app in
+            let (miss, elapsed) = try await EndToEndControlTests.timed {
+                try await fetch(port: app.port, "/items/1/detail")
+            }
+            #expect(miss.header("X-Cache") == "MISS")
+            #expect(elapsed >= .milliseconds(400))
+            #expect((Self.storeMilliseconds(miss) ?? 0) >= 400)
+        }
+        try await withServer(configure: { $0.latencyDistribution = .none }) { app in
+            let miss = try await fetch(port: app.port, "/items/1/detail")
+            #expect(miss.header("X-Cache") == "MISS")
+            // The default distribution never waits less than 500 ms; `none` does not wait at all.
+            #expect((Self.storeMilliseconds(miss) ?? .infinity) < 500)
+        }
+        try await withServer(configure: {
+            $0.latencyDistribution = .lognormal
+            $0.latencyMedianMs = 50
+            $0.latencySpread = 1
+            $0.latencyMaxMs = 150
+        }) { app in
+            var waits: [Double] = []
+            for id in 0..<12 {
+                waits.append(Self.storeMilliseconds(try await fetch(port: app.port, "/items/\(id)/detail")) ?? -1)
+            }
+            #expect(waits.allSatisfy { $0 >= 0 })
+            #expect(Set(waits.map { Int($0) }).count > 1, "lognormal waits vary: \(waits)")
+        }
+    }
+
+    @Test("items.latency_ms holds every list response, 304s included, but not items or details")
+    func pageLatency() async throws {
+        try await withServer(configure: { $0.pageLatencyMs = 300 }) { app in
+            let (page, elapsed) = try await EndToEndControlTests.timed { try await fetch(port: app.port, "/items") }
+            #expect(page.status == 200)
+            #expect(elapsed >= .milliseconds(300))
+            let tag = try #require(page.header("ETag"))
+            let (revalidated, again) = try await EndToEndControlTests.timed {
+                try await fetch(port: app.port, "/items", headers: ["If-None-Match: \(tag)"])
+            }
+            #expect(revalidated.status == 304)
+            #expect(again >= .milliseconds(300))
+        }
+    }
+
+    @Test("a list of CORS origins from configuration echoes a listed Origin and ignores others")
+    func configuredOrigins() async throws {
+        try await withServer(configure: { $0.corsAllowOrigin = .only(["http://localhost:5173"]) }) { app in
+            let listed = try await fetch(port: app.port, "/items/1", headers: ["Origin: http://localhost:5173"])
+            #expect(listed.header("Access-Control-Allow-Origin") == "http://localhost:5173")
+            #expect(listed.header("Vary") == "Origin")
+            let other = try await fetch(port: app.port, "/items/1", headers: ["Origin: https://elsewhere.example"])
+            #expect(other.header("Access-Control-Allow-Origin") == nil)
+        }
+        try await withServer(configure: { $0.corsAllowOrigin = .none }) { app in
+            let response = try await fetch(port: app.port, "/items/1", headers: ["Origin: http://localhost:5173"])
+            #expect(!response.headers.contains { $0.name.lowercased().hasPrefix("access-control-") })
+        }
+    }
 }

@@ -31,6 +31,14 @@ import Testing
         }
     }
 
+    @Test("a tag is its hash as 16 lowercase hex digits, zero-padded, in quotes")
+    func tagFormat() {
+        for tag in [EntityTag(0), EntityTag(1, 2, 3), EntityTag(.max), EntityTag(7, 7)] {
+            let hex = String(tag.hash, radix: 16)
+            #expect(tag.headerValue == "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\"")
+        }
+    }
+
     @Test("different representations have different tags")
     func tagsDiffer() {
         let targets = [

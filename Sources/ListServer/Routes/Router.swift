@@ -215,23 +215,30 @@ struct Router: Sendable {
         let origin = service.cors == nil ? nil : request.headers["Origin"]
         switch outcome {
         case .response(var response):
-            decorate(&response, origin: origin)
+            Self.decorate(&response, cors: service.cors, origin: origin)
             return .response(response)
         case .deferred(let work):
-            return .deferred { [self] in
-                var response = await work()
-                decorate(&response, origin: origin)
-                return response
+            // Captures only what decorating needs (not the whole router), and awaits nothing but `work`: see
+            // `detail(_:headers:)` on keeping the frames of waiting requests small.
+            return .deferred { [cors = service.cors] in
+                Self.decorated(await work(), cors: cors, origin: origin)
             }
         }
     }
 
+    /// `response`, decorated.
+    private static func decorated(_ response: HTTPResponse, cors: CORSPolicy?, origin: String?) -> HTTPResponse {
+        var response = response
+        decorate(&response, cors: cors, origin: origin)
+        return response
+    }
+
     /// `Cache-Control: no-cache` unless the route chose its own (`no-store` on probes and metrics), and CORS.
-    private func decorate(_ response: inout HTTPResponse, origin: String?) {
+    private static func decorate(_ response: inout HTTPResponse, cors: CORSPolicy?, origin: String?) {
         response.headers.reserveCapacity(response.headers.count + 4)
         if response.headers["Cache-Control"] == nil {
             response.headers.add("Cache-Control", "no-cache")
         }
-        service.cors?.decorate(&response.headers, requestOrigin: origin)
+        cors?.decorate(&response.headers, requestOrigin: origin)
     }
 }
