@@ -6,10 +6,31 @@ import Synchronization
 /// and the same sequence of calls give the same faults. With concurrent clients the sequence is the order in
 /// which their requests arrive, so a run is reproducible to the extent that this order is.
 public final class FaultInjector: Sendable {
-    /// A client and the resource it asked for.
+    /// A client and the resource it asked for, as two independent 64-bit hashes of the pair.
+    ///
+    /// Hashes rather than the texts: both come from the request (an `X-Client-Id` and a request-target of up to
+    /// kilobytes each), and a table of 100,000 pairs must not grow with their length. Two pairs would share a
+    /// count only if both hashes collided.
     private struct AttemptKey: Hashable {
-        let client: String
-        let resource: String
+        let first: UInt64
+        let second: UInt64
+
+        init(client: String, resource: String) {
+            // FNV-1a over the client's bytes, a 0xFF separator (never in UTF-8, so no two pairs give the same
+            // byte stream), and the resource's bytes; two offset bases, each finished by the SplitMix64 mixer.
+            var first: UInt64 = 0xCBF2_9CE4_8422_2325
+            var second: UInt64 = 0x8422_2325_CBF2_9CE4
+            func add(_ byte: UInt8) {
+                first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+                second = (second ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+                second ^= second >> 29
+            }
+            client.utf8.forEach(add)
+            add(0xFF)
+            resource.utf8.forEach(add)
+            self.first = SplitMix64.mix(first)
+            self.second = SplitMix64.mix(second)
+        }
     }
 
     /// Salts separating the two hash streams drawn per decision. Part of the reproducibility promise.
