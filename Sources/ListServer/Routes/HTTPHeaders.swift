@@ -14,6 +14,13 @@ struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLitera
         fields = []
     }
 
+    /// Creates empty header fields with room for `capacity` fields: a response's own fields and the ones every
+    /// response gets (``Router/route(_:)``) without growing the storage on the way.
+    init(capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     /// Creates header fields from (name, value) pairs, in order.
     init(_ pairs: [(String, String)]) {
         fields = pairs.map { (name: $0.0, value: $0.1) }

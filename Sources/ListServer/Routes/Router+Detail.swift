@@ -76,7 +76,8 @@ extension Router {
     static func detailResponse(_ lookup: DetailLookup) -> HTTPResponse {
         var json = JSONWriter(capacity: 64)
         lookup.detail.writeJSON(into: &json)
-        var headers: HTTPHeaders = ["Content-Type": MediaType.json]
+        var headers = HTTPHeaders(capacity: 8)
+        headers.add("Content-Type", MediaType.json)
         switch lookup.result {
         case .hit:
             headers.add("X-Cache", "HIT")

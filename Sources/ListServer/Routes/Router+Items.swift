@@ -42,12 +42,11 @@ extension Router {
                 var json = JSONWriter(
                     capacity: Self.estimatedEnvelopeBytes + page.ids.count * Self.estimatedItemBytes)
                 catalog.writePage(page, order: request.order, version: snapshot.version, into: &json)
-                let headers: HTTPHeaders = [
-                    "Content-Type": MediaType.json,
-                    "X-Total-Count": String(page.total),
-                    "Link": Self.linkHeader(for: page, order: request.order),
-                    "ETag": tag.headerValue,
-                ]
+                var headers = HTTPHeaders(capacity: 8)
+                headers.add("Content-Type", MediaType.json)
+                headers.add("X-Total-Count", String(page.total))
+                headers.add("Link", Self.linkHeader(for: page, order: request.order))
+                headers.add("ETag", tag.headerValue)
                 response = HTTPResponse(status: 200, headers: headers, body: json.bytes)
             }
         }

@@ -213,7 +213,7 @@ struct Router: Sendable {
     /// Adds the fields every routed response carries (`Cache-Control`, CORS), also to deferred responses.
     private func finish(_ outcome: RouteOutcome, for request: HTTPRequest) -> RouteOutcome {
         let origin = service.cors == nil ? nil : request.headers["Origin"]
-        switch outcome {
+        switch consume outcome {  // consumed: decorating must not copy the headers of a shared value
         case .response(var response):
             Self.decorate(&response, cors: service.cors, origin: origin)
             return .response(response)
@@ -227,7 +227,9 @@ struct Router: Sendable {
     }
 
     /// `response`, decorated.
-    private static func decorated(_ response: HTTPResponse, cors: CORSPolicy?, origin: String?) -> HTTPResponse {
+    private static func decorated(_ response: consuming HTTPResponse, cors: CORSPolicy?, origin: String?)
+        -> HTTPResponse
+    {
         var response = response
         decorate(&response, cors: cors, origin: origin)
         return response
