@@ -314,7 +314,7 @@ check unknown GET /nope 404
 [ "$(header unknown Content-Type)" = application/problem+json ] || fail "404 content type"
 check badpage GET '/items?page=0' 400
 check post POST /items 405
-[ "$(header post Allow)" = "GET, HEAD" ] || fail "405 Allow"
+[ "$(header post Allow)" = "GET, HEAD, OPTIONS" ] || fail "405 Allow"
 check healthz GET /healthz 200
 [ "$(body healthz)" = '{"status":"ok"}' ] || fail "/healthz body: $(body healthz)"
 check readyz GET /readyz 200

@@ -174,7 +174,7 @@ def worker(seed):
                     problem = json.loads(payload)
                     ok = (status == expected and problem.get("status") == expected
                           and fields.get("content-type") == "application/problem+json"
-                          and (expected != 405 or fields.get("allow") == "GET, HEAD"))
+                          and (expected != 405 or fields.get("allow") == "GET, HEAD, OPTIONS"))
                     count("checked")
                     if not ok:
                         count("wrong_answers")
