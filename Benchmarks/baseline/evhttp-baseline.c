@@ -364,11 +364,12 @@ typedef struct {
 
 static const char json_type[] = "application/json; charset=utf-8";
 
-/* EntityTag (Routes/EntityTag.swift): the inputs a body is a function of, hashed; written as "16 hex digits". */
-static void put_etag(char out[19], int count, const uint64_t *inputs) {
+/* EntityTag (Routes/EntityTag.swift): the catalog version and the inputs a body is a function of, hashed; written
+   as "v<version>-<16 hex digits>". The version is inputs[0]; this server's catalog never changes, so it is 1. */
+static void put_etag(char out[48], int count, const uint64_t *inputs) {
     uint64_t hash = 0x4C53455441470001ULL;
     for (int i = 0; i < count; i++) hash = mix64((hash ^ inputs[i]) + GAMMA);
-    snprintf(out, 19, "\"%016llx\"", (unsigned long long)hash);
+    snprintf(out, 48, "\"v%llu-%016llx\"", (unsigned long long)inputs[0], (unsigned long long)hash);
 }
 
 /* The fields ListServer adds to every routed answer: no-cache, CORS for any origin, and a made-up request id. */
@@ -492,7 +493,7 @@ static void handle_items(worker_t *w, struct evhttp_request *req, const char *qu
     evhttp_add_header(headers, "Content-Type", json_type);
     evhttp_add_header(headers, "X-Total-Count", total);
     evhttp_add_header(headers, "Link", link);
-    char etag[19];
+    char etag[48];
     uint64_t etag_inputs[] = {1, config.seed, config.item_count, 1, values[0], values[1], 0};
     put_etag(etag, 7, etag_inputs);
     evhttp_add_header(headers, "ETag", etag);
@@ -540,7 +541,7 @@ static void reply_detail(worker_t *w, struct evhttp_request *req, uint64_t id, c
     evhttp_add_header(headers, "Content-Type", json_type);
     evhttp_add_header(headers, "X-Cache", server_timing ? "MISS" : "HIT");
     if (server_timing) evhttp_add_header(headers, "Server-Timing", server_timing);
-    char etag[19];
+    char etag[48];
     uint64_t etag_inputs[] = {1, config.seed, 4, id};
     put_etag(etag, 4, etag_inputs);
     evhttp_add_header(headers, "ETag", etag);

@@ -31,12 +31,18 @@ import Testing
         }
     }
 
-    @Test("a tag is its hash as 16 lowercase hex digits, zero-padded, in quotes")
+    @Test("a tag is v, the catalog version, -, and its hash as 16 lowercase hex digits, all in quotes")
     func tagFormat() {
-        for tag in [EntityTag(0), EntityTag(1, 2, 3), EntityTag(.max), EntityTag(7, 7)] {
+        let tags = [
+            EntityTag(version: 1), EntityTag(version: 1, 2, 3), EntityTag(version: .max), EntityTag(version: 10, 7),
+            EntityTag(version: 0, 0),
+        ]
+        for tag in tags {
             let hex = String(tag.hash, radix: 16)
-            #expect(tag.headerValue == "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\"")
+            #expect(
+                tag.headerValue == "\"v\(tag.version)-" + String(repeating: "0", count: 16 - hex.count) + hex + "\"")
         }
+        #expect(EntityTag(version: 1, 2).hash != EntityTag(version: 2, 2).hash)
     }
 
     @Test("different representations have different tags")

@@ -4,34 +4,54 @@ import ListDomain
 ///
 /// Every body ListServer serves is a pure function of a few integers (catalog version, seed, count, page, limit,
 /// id…), so the tag hashes those instead of the body bytes: the same inputs give the same bytes, different bytes
-/// come from different inputs, and no body is hashed on the hot path. Including the catalog version means every
-/// tag changes after `POST /admin/reset`, so a client that revalidates after a reset always gets a 200.
+/// come from different inputs, and no body is hashed on the hot path. The tag names the catalog version it was
+/// made from, `"v2-9f86d081884c7d65"`: every tag changes after `POST /admin/reset`, so a client that revalidates
+/// after a reset always gets a 200, and a client (or a person reading a log) can see which version it holds.
 struct EntityTag: Sendable, Equatable {
-    /// The 64-bit hash of the inputs.
+    /// The catalog version the representation was made from.
+    let version: UInt64
+    /// The 64-bit hash of the version and the inputs.
     let hash: UInt64
 
-    /// The tag of the representation determined by `inputs` (order matters).
-    init(_ inputs: UInt64...) {
+    /// The tag of the representation determined by the catalog `version` and `inputs` (order matters).
+    init(version: UInt64, _ inputs: UInt64...) {
         var hash: UInt64 = 0x4C53_4554_4147_0001  // "LSETAG" and a format number
+        hash = SplitMix64.mix((hash ^ version) &+ SplitMix64.gamma)
         for input in inputs {
-            hash = SplitMix64.mix(hash ^ input &+ SplitMix64.gamma)
+            hash = SplitMix64.mix((hash ^ input) &+ SplitMix64.gamma)
         }
+        self.version = version
         self.hash = hash
     }
 
-    /// The field value: 16 lowercase hex digits in quotes, `"9f86d081884c7d65"`.
+    /// The field value: `v`, the version in decimal, `-`, the hash in 16 lowercase hex digits, all in quotes:
+    /// `"v1-9f86d081884c7d65"`.
     var headerValue: String {
+        var versionDigits = 1
+        var rest = version
+        while rest >= 10 {
+            rest /= 10
+            versionDigits += 1
+        }
+        let count = 4 + versionDigits + 16
         // One allocation: this runs for every page, item and detail.
-        String(unsafeUninitializedCapacity: 18) { buffer in
+        return String(unsafeUninitializedCapacity: count) { buffer in
             buffer[0] = UInt8(ascii: "\"")
-            var rest = hash
-            for index in stride(from: 16, through: 1, by: -1) {
-                let nibble = UInt8(truncatingIfNeeded: rest & 0xF)
-                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-                rest >>= 4
+            buffer[1] = UInt8(ascii: "v")
+            var value = version
+            for index in stride(from: 1 + versionDigits, through: 2, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
+                value /= 10
             }
-            buffer[17] = UInt8(ascii: "\"")
-            return 18
+            buffer[2 + versionDigits] = UInt8(ascii: "-")
+            var hashRest = hash
+            for index in stride(from: count - 2, through: count - 17, by: -1) {
+                let nibble = UInt8(truncatingIfNeeded: hashRest & 0xF)
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                hashRest >>= 4
+            }
+            buffer[count - 1] = UInt8(ascii: "\"")
+            return count
         }
     }
 

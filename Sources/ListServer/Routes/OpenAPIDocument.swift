@@ -698,7 +698,7 @@ enum OpenAPIDocument {
                 A match gets 304 with the `ETag` and no body. A malformed member never matches.
               schema:
                 type: string
-              example: '"9f86d081884c7d65"'
+              example: '"v1-9f86d081884c7d65"'
             X-Client-Id:
               name: X-Client-Id
               in: header
@@ -816,13 +816,14 @@ enum OpenAPIDocument {
                 const: 600
             ETag:
               description: |
-                A strong entity tag of the representation: 16 lowercase hex digits in quotes. It changes with the catalog
-                version (`POST /admin/reset`), the seed and whatever selects the representation.
+                A strong entity tag of the representation: `v`, the catalog version, `-` and 16 lowercase hex digits, in
+                quotes. It changes with the catalog version (`POST /admin/reset`), the seed and whatever selects the
+                representation.
               required: true
               schema:
                 type: string
-                pattern: '^"[0-9a-f]{16}"$'
-              example: '"9f86d081884c7d65"'
+                pattern: '^"v[0-9]+-[0-9a-f]{16}"$'
+              example: '"v1-9f86d081884c7d65"'
             X-Total-Count:
               description: The number of items in the whole list now (`items.count`, plus growth).
               required: true
@@ -3316,7 +3317,7 @@ enum OpenAPIDocument {
                 "schema": {
                   "type": "string"
                 },
-                "example": "\"9f86d081884c7d65\""
+                "example": "\"v1-9f86d081884c7d65\""
               },
               "X-Client-Id": {
                 "name": "X-Client-Id",
@@ -3448,13 +3449,13 @@ enum OpenAPIDocument {
                 }
               },
               "ETag": {
-                "description": "A strong entity tag of the representation: 16 lowercase hex digits in quotes. It changes with the catalog\nversion (`POST /admin/reset`), the seed and whatever selects the representation.\n",
+                "description": "A strong entity tag of the representation: `v`, the catalog version, `-` and 16 lowercase hex digits, in\nquotes. It changes with the catalog version (`POST /admin/reset`), the seed and whatever selects the\nrepresentation.\n",
                 "required": true,
                 "schema": {
                   "type": "string",
-                  "pattern": "^\"[0-9a-f]{16}\"$"
+                  "pattern": "^\"v[0-9]+-[0-9a-f]{16}\"$"
                 },
-                "example": "\"9f86d081884c7d65\""
+                "example": "\"v1-9f86d081884c7d65\""
               },
               "X-Total-Count": {
                 "description": "The number of items in the whole list now (`items.count`, plus growth).",
@@ -4991,5 +4992,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xCC84F169A5902ADF
+    static let yamlFNV1a64: UInt64 = 0x0E88AE686D76FF89
 }

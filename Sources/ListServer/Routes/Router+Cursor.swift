@@ -24,7 +24,7 @@ extension Router {
             case .before(let id): (2, id)
             }
         let tag = EntityTag(
-            snapshot.version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit)
+            version: snapshot.version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit)
         if let notModified = Self.notModified(tag, requestHeaders) {
             return notModified
         }

@@ -24,7 +24,7 @@ extension Router {
         let catalog = snapshot.catalog
         let id = try itemID(rawID, in: catalog)
         let bypassCache = Self.requestsFreshDetail(headers)
-        let tag = EntityTag(snapshot.version, catalog.seed, 4, id)
+        let tag = EntityTag(version: snapshot.version, catalog.seed, 4, id)
         let condition = headers["If-None-Match"]
         let cache = self.cache
         // The closure only awaits; the work before and after is in synchronous functions. Everything an async

@@ -33,7 +33,7 @@ extension Router {
                 position, order: request.order, limit: request.limit, snapshot: snapshot, headers: headers)
         } else {
             let tag = EntityTag(
-                snapshot.version, catalog.seed, catalog.count, 1, request.page, request.limit,
+                version: snapshot.version, catalog.seed, catalog.count, 1, request.page, request.limit,
                 request.order == .asc ? 0 : 1)
             if let notModified = Self.notModified(tag, headers) {
                 response = notModified
@@ -109,7 +109,7 @@ extension Router {
     func item(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let snapshot = catalogs.snapshot()
         let id = try itemID(rawID, in: snapshot.catalog)
-        let tag = EntityTag(snapshot.version, snapshot.catalog.seed, 2, id)
+        let tag = EntityTag(version: snapshot.version, snapshot.catalog.seed, 2, id)
         if let notModified = Self.notModified(tag, headers) {
             return notModified
         }
