@@ -156,7 +156,9 @@ struct EndToEndControlTests {
         let port = app.port
         async let answer = offPool {
             let connection = try RawHTTPConnection(port: port)
-            try connection.request("GET", "/items?page=1&limit=1&delay_ms=1500")
+            // Long enough to still be waiting when the shutdown begins on a slow machine (or under TSan, where
+            // 1.5 s was not): the shutdown then waits for it, up to its 10 s grace.
+            try connection.request("GET", "/items?page=1&limit=1&delay_ms=4000")
             return try connection.readResponse()
         }
         try await Self.waitUntilInFlight(port)
