@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// A manual clock for tests: time stands still until ``advance(by:)``, so latency tests run instantly.
 ///
@@ -28,7 +28,7 @@ final class TestClock: Clock, Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadLocked(State())
 
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }
