@@ -37,17 +37,7 @@ struct LayeredReader: Sendable {
 
     /// The integer value of `key`, checked against ``SettingKey/bounds``.
     func int(_ key: SettingKey) throws(ConfigurationError) -> Int {
-        let value: Int
-        do {
-            value = try reader.requiredInt(forKey: key.configKey)
-        } catch {
-            throw .wrongType(key, from: source(of: key), value: rawText(of: key))
-        }
-        let source = source(of: key)
-        if case .file = source, ["true", "false"].contains(file?.values[key.name]) {
-            // JSONSnapshot reads a Boolean as 1 or 0; a Boolean where a number belongs is a mistake.
-            throw .wrongType(key, from: source, value: rawText(of: key))
-        }
+        let (value, source) = try number(key) { try reader.requiredInt(forKey: $0) }
         if let bounds = key.bounds, !bounds.contains(value) {
             throw .invalidValue(key, from: source, value: String(value), requirement: key.requirement)
         }
@@ -59,18 +49,7 @@ struct LayeredReader: Sendable {
     /// The file may write it as any JSON number (`1`, `0.25`); the environment as a decimal (`0.3`). Not-a-number
     /// and infinities are refused as not numbers, and a Boolean in the file as the wrong type.
     func double(_ key: SettingKey) throws(ConfigurationError) -> Double {
-        let value: Double
-        do {
-            value = try reader.requiredDouble(forKey: key.configKey)
-        } catch {
-            throw .wrongType(key, from: source(of: key), value: rawText(of: key))
-        }
-        let source = source(of: key)
-        let isBoolean = ["true", "false"].contains(file?.values[key.name])
-        if case .file = source, isBoolean {
-            // JSONSnapshot reads a Boolean as 1 or 0, here as everywhere a number belongs.
-            throw .wrongType(key, from: source, value: rawText(of: key))
-        }
+        let (value, source) = try number(key) { try reader.requiredDouble(forKey: $0) }
         guard value.isFinite else {
             // Double("nan") and Double("inf") parse, in the environment and on the command line alike.
             throw .wrongType(key, from: source, value: source == .commandLine ? String(value) : rawText(of: key))
@@ -79,6 +58,25 @@ struct LayeredReader: Sendable {
             throw .invalidValue(key, from: source, value: value.settingText, requirement: key.requirement)
         }
         return value
+    }
+
+    /// The number `read` finds for `key`, and the layer it came from; the wrong-type error when it finds none it
+    /// can parse, or a Boolean in the file (JSONSnapshot reads a Boolean as 1 or 0; one where a number belongs is a
+    /// mistake).
+    private func number<Value>(
+        _ key: SettingKey, _ read: (ConfigKey) throws -> Value
+    ) throws(ConfigurationError) -> (value: Value, source: ConfigurationSource) {
+        let value: Value
+        do {
+            value = try read(key.configKey)
+        } catch {
+            throw .wrongType(key, from: source(of: key), value: rawText(of: key))
+        }
+        let source = source(of: key)
+        if case .file = source, ["true", "false"].contains(file?.values[key.name]) {
+            throw .wrongType(key, from: source, value: rawText(of: key))
+        }
+        return (value, source)
     }
 
     /// The Boolean value of `key`: `true` or `false` (the environment also takes `1`/`0` and `yes`/`no`).

@@ -18,18 +18,13 @@ struct CORSPolicy: Sendable, Equatable {
     /// How long a browser may cache a preflight answer, in seconds.
     static let maxAgeSeconds = "600"
 
-    /// The `Access-Control-Allow-Origin` value for a request with this `Origin` field, or nil to send none.
-    func allowOrigin(for requestOrigin: String?) -> String? {
-        origins.allowOrigin(forRequestOrigin: requestOrigin)
-    }
-
     /// Adds the CORS fields every response carries: `Access-Control-Allow-Origin` and
     /// `Access-Control-Expose-Headers`, plus `Vary: Origin` when the answer depends on the origin.
     func decorate(_ headers: inout HTTPHeaders, requestOrigin: String?) {
         if case .only = origins {
             headers.add("Vary", "Origin")
         }
-        guard let allowed = allowOrigin(for: requestOrigin) else { return }
+        guard let allowed = origins.allowOrigin(forRequestOrigin: requestOrigin) else { return }
         headers.add("Access-Control-Allow-Origin", allowed)
         headers.add("Access-Control-Expose-Headers", Self.exposedHeaders)
     }
@@ -48,7 +43,7 @@ struct CORSPolicy: Sendable, Equatable {
     /// well-formed list of field names: a mock backend should not be what stops a client from sending its own
     /// fields. Otherwise they are the fields the API reads, ``allowedHeaders``.
     func preflightHeaders(request: HTTPRequest) -> HTTPHeaders {
-        guard allowOrigin(for: request.headers["Origin"]) != nil else { return HTTPHeaders() }
+        guard origins.allowOrigin(forRequestOrigin: request.headers["Origin"]) != nil else { return HTTPHeaders() }
         var allowHeaders = Self.allowedHeaders
         if let requested = request.headers["Access-Control-Request-Headers"], Self.isFieldNameList(requested) {
             allowHeaders = requested
