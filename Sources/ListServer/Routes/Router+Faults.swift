@@ -14,22 +14,29 @@ import ListDomain
 ///   or 400 comes first.
 extension Router {
     /// `answer` with the request's controls applied; `answer` itself when the target has no control parameter.
-    func applyingControls(of request: HTTPRequest, to answer: Result<RouteOutcome, Problem>) -> RouteOutcome {
+    ///
+    /// - Parameters:
+    ///   - target: The request's parsed target, which the route parsed first.
+    ///   - resource: The resource it names; nil for an unknown path.
+    ///   - answer: What the route answered.
+    func applyingControls(
+        of request: HTTPRequest, target: RequestTarget, resource: Resource?, to answer: Result<RouteOutcome, Problem>
+    ) -> RouteOutcome {
         let mayHaveControls = RequestControls.mayBePresent(in: request.target)
         guard mayHaveControls || faults.rate > 0 else { return answer.outcome }
-        let target: RequestTarget
         var controls = RequestControls()
-        do throws(Problem) {
-            target = try RequestTarget(request.target)
-            if mayHaveControls {
+        if mayHaveControls {
+            do throws(Problem) {
                 controls = try RequestControls(target: target, maxDelay: faults.maxDelay)
+            } catch {
+                if case .failure = answer { return answer.outcome }
+                return .response(error.response())
             }
-        } catch {
-            if case .failure = answer { return answer.outcome }
-            return .response(error.response())
         }
         guard case .success(var outcome) = answer else { return answer.outcome.delayed(by: controls.delay) }
-        if isDataEndpoint(target), let (kind, how) = chooseFault(controls: controls, request: request, target: target) {
+        if resource?.isData == true,
+            let (kind, how) = chooseFault(controls: controls, request: request, target: target)
+        {
             outcome = injecting(kind, into: outcome, how: how)
         }
         return outcome.delayed(by: controls.delay)
@@ -104,12 +111,15 @@ extension Router {
         ).response()
     }
 
-    /// Whether `target` names a data endpoint, the only ones faults are injected into.
-    private func isDataEndpoint(_ target: RequestTarget) -> Bool {
-        guard let segments = try? target.segments(maximumCount: Self.maximumSegments) else { return false }
-        switch Resource(segments: segments) {
-        case .items, .item, .itemDetail: return true
-        default: return false
+}
+
+extension Router.Resource {
+    /// Whether this is a data endpoint (`/items`, `/items/<id>`, `/items/<id>/detail`), the only ones faults are
+    /// injected into.
+    var isData: Bool {
+        switch self {
+        case .items, .item, .itemDetail: true
+        default: false
         }
     }
 }

@@ -100,10 +100,20 @@ struct Router: Sendable {
     /// which are `.deferred` once the request has been validated (a bad request is answered at once, without a
     /// task).
     func route(_ request: HTTPRequest) -> RouteOutcome {
-        let answer = Result { () throws(Problem) in try dispatch(request) }
+        let target: RequestTarget
+        do {
+            target = try RequestTarget(request.target)
+        } catch {
+            return finish(.response(error.response()), for: request)  // no controls without a target
+        }
+        let resource = Result { () throws(Problem) in try locate(target) }
+        let answer = resource.flatMap { resource in
+            Result { () throws(Problem) in try dispatch(request, target: target, resource: resource) }
+        }
         // `?delay_ms`, `?fail=…` and configured faults (Router+Faults.swift): a byte scan of the target when there
         // are none.
-        return finish(applyingControls(of: request, to: answer), for: request)
+        let outcome = applyingControls(of: request, target: target, resource: try? resource.get(), to: answer)
+        return finish(outcome, for: request)
     }
 
     /// The resources the API serves, matched from decoded path segments.
@@ -161,8 +171,9 @@ struct Router: Sendable {
         }
     }
 
-    private func dispatch(_ request: HTTPRequest) throws(Problem) -> RouteOutcome {
-        let target = try RequestTarget(request.target)
+    /// The resource `target` names: 404 for an unknown path (and `/metrics` with metrics off), 400 for a path
+    /// that does not decode.
+    private func locate(_ target: RequestTarget) throws(Problem) -> Resource {
         guard let segments = try target.segments(maximumCount: Self.maximumSegments),
             let resource = Resource(segments: segments)
         else {
@@ -171,6 +182,12 @@ struct Router: Sendable {
         if resource == .metrics, observability.metrics == nil {
             throw Self.metricsDisabled
         }
+        return resource
+    }
+
+    private func dispatch(_ request: HTTPRequest, target: RequestTarget, resource: Resource) throws(Problem)
+        -> RouteOutcome
+    {
         if request.method == .options {
             return .response(options(resource, request))
         }
