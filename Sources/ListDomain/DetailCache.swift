@@ -2,9 +2,12 @@
 ///
 /// - A hit answers at once and marks the entry most recently used (O(1), no allocation).
 /// - A miss starts one store fetch for the id; further misses for the same id while it is in flight wait on
-///   that same fetch instead of starting their own. The fetch runs in its own unstructured task: cancelling a
-///   waiter does not cancel it, the others still get the value, and it still lands in the cache. (A cancelled
-///   waiter itself keeps waiting and receives the shared result too: the fetch is already paid for.)
+///   that same fetch instead of starting their own. Cancelling a waiter, even the one whose task runs the fetch,
+///   does not cancel it: the others still get the value, and it still lands in the cache. (A cancelled waiter
+///   itself keeps waiting and receives the shared result too: the fetch is already paid for.)
+/// - The fetch runs in the task of the lookup that started it, not in a task of its own: with thousands of
+///   lookups waiting on the slow store at once, a second task each would cost about 1.4 kB more per lookup
+///   (its object and its first allocator slab; BENCHMARKS.md, "Memory per waiting request").
 /// - If the fetch throws, nothing is cached, every waiter gets the error, and the next lookup fetches again.
 /// - When full, the least recently used entry is evicted.
 /// - The catalog can change (a live catalog grows and is reset): each lookup names the catalog it was validated
@@ -16,12 +19,8 @@ public actor DetailCache {
         let duration: Duration
     }
 
-    /// A store fetch in flight that misses for its id can join.
-    private struct InFlight {
-        /// Identifies this fetch, so a finished fetch only unregisters itself.
-        let token: UInt64
-        let task: Task<Fetched, any Error>
-    }
+    /// A lookup waiting on a fetch another lookup runs.
+    private typealias Waiter = CheckedContinuation<Fetched, any Error>
 
     private let store: SlowStore
     /// The catalog the cached details belong to: every entry was computed with its seed.
@@ -29,7 +28,12 @@ public actor DetailCache {
     /// One more per reset: fetches started before a reset do not write into the cache.
     private var generation: UInt64 = 0
     private var entries: LRUTable<UInt64, ItemDetail>
-    private var inFlight: [UInt64: InFlight] = [:]
+    /// The fetch in flight that misses for an id join (its token), by id. A reset forgets them all.
+    private var joinable: [UInt64: UInt64] = [:]
+    /// The lookups waiting on a fetch, by the fetch's token; only fetches that someone joined have an entry.
+    /// A reset keeps them: they are answered when their fetch ends.
+    private var waiters: [UInt64: [Waiter]] = [:]
+    /// Identifies fetches, so a finished fetch only unregisters itself.
     private var nextToken: UInt64 = 0
     private var counters: DetailCacheStatistics
 
@@ -76,28 +80,28 @@ public actor DetailCache {
         for id: UInt64, in catalog: Catalog, bypassCache: Bool = false
     ) async throws -> DetailLookup {
         let cacheable = catalog.seed == self.catalog.seed && id < catalog.count
-        let task: Task<Fetched, any Error>
         if bypassCache || !cacheable {
             counters.misses += 1
             if bypassCache {
                 counters.bypasses += 1
             }
             // Later misses may join this fetch, unless another is already registered for the id.
-            task = startFetch(id, in: catalog, cacheable: cacheable, register: cacheable && inFlight[id] == nil)
+            return try await fetch(id, in: catalog, cacheable: cacheable, joinable: cacheable && joinable[id] == nil)
         } else if let detail = entries.value(forKey: id) {
             counters.hits += 1
             return DetailLookup(detail: detail, result: .hit)
-        } else if let flight = inFlight[id] {
+        } else if let token = joinable[id] {
             counters.misses += 1
             counters.coalescedWaits += 1
-            task = flight.task
+            // Resumed by the fetch's own lookup when it ends; a cancelled waiter keeps waiting for it.
+            let fetched = try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                waiters[token, default: []].append(waiter)
+            }
+            return DetailLookup(detail: fetched.detail, result: .miss(storeDuration: fetched.duration))
         } else {
             counters.misses += 1
-            task = startFetch(id, in: catalog, cacheable: true, register: true)
+            return try await fetch(id, in: catalog, cacheable: true, joinable: true)
         }
-        // Awaiting a task's value does not forward this caller's cancellation to the task.
-        let fetched = try await task.value
-        return DetailLookup(detail: fetched.detail, result: .miss(storeDuration: fetched.duration))
     }
 
     /// The counters so far, with the current entry count.
@@ -126,49 +130,45 @@ public actor DetailCache {
     public func reset(to catalog: Catalog) -> Int {
         let dropped = entries.count
         entries = LRUTable(capacity: entries.capacity)
-        inFlight.removeAll()
+        joinable.removeAll()
         generation &+= 1
         self.catalog = catalog
         return dropped
     }
 
-    /// Starts a store fetch for `id` of `catalog` in its own task; with `register`, misses for the id join it
-    /// until it ends; with `cacheable`, its value is cached unless the cache is reset meanwhile.
-    private func startFetch(
-        _ id: UInt64, in catalog: Catalog, cacheable: Bool, register: Bool
-    ) -> Task<Fetched, any Error> {
+    /// Fetches `id` of `catalog` from the store in the calling task, then answers the lookups that joined it.
+    ///
+    /// With `joinable`, misses for the id join this fetch until it ends; with `cacheable`, its value is cached
+    /// unless the cache is reset meanwhile. The actor is left only for the store call, so the cache is updated
+    /// before any waiter resumes. The store call runs to its end even if this task is cancelled.
+    private func fetch(
+        _ id: UInt64, in catalog: Catalog, cacheable: Bool, joinable isJoinable: Bool
+    ) async throws -> DetailLookup {
         counters.storeFetches += 1
         let token = nextToken
         nextToken &+= 1
         let generation = cacheable ? self.generation : nil
-        let task = Task { try await self.runFetch(id, in: catalog, token: token, generation: generation) }
-        if register {
-            inFlight[id] = InFlight(token: token, task: task)
+        if isJoinable {
+            joinable[id] = token
         }
-        return task
-    }
-
-    /// The body of a fetch task: fetch, then cache the value (or count the failure) and unregister.
-    ///
-    /// The value is cached only when `generation` is the cache's current one (`nil`: never).
-    /// Runs on the actor except for the store call, so the cache is updated before any waiter resumes.
-    private func runFetch(
-        _ id: UInt64, in catalog: Catalog, token: UInt64, generation: UInt64?
-    ) async throws -> Fetched {
-        defer {
-            if inFlight[id]?.token == token {
-                inFlight[id] = nil
-            }
-        }
+        let result: Result<Fetched, any Error>
         do {
-            let (detail, duration) = try await store.timedFetch(id, in: catalog)
+            let (detail, duration) = try await store.timedFetchIgnoringCancellation(id, in: catalog)
             if generation == self.generation, entries.setValue(detail, forKey: id) != nil {
                 counters.evictions += 1
             }
-            return Fetched(detail: detail, duration: duration)
+            result = .success(Fetched(detail: detail, duration: duration))
         } catch {
             counters.storeFailures += 1
-            throw error
+            result = .failure(error)
         }
+        if joinable[id] == token {
+            joinable[id] = nil
+        }
+        for waiter in waiters.removeValue(forKey: token) ?? [] {
+            waiter.resume(with: result)
+        }
+        let fetched = try result.get()
+        return DetailLookup(detail: fetched.detail, result: .miss(storeDuration: fetched.duration))
     }
 }

@@ -64,9 +64,42 @@ public struct SlowStore: Sendable {
         return (ItemDetail(id: id, amount: catalog.amount(for: id)), duration)
     }
 
+    /// Like ``timedFetch(_:in:)``, but once begun the fetch runs to its end even if the calling task is
+    /// cancelled, as a query sent to a database does. The detail cache runs one fetch for every lookup that
+    /// misses on an id, in the task of the first: that lookup giving up must not fail the others.
+    ///
+    /// Costs nothing extra unless the task is cancelled while waiting; then the rest of the wait, to the same
+    /// deadline, runs in a task of its own.
+    /// - Throws: ``StoreError/itemNotFound(_:)`` at once when `id >= catalog.count` (no wait); whatever the
+    ///   clock's sleep throws other than a cancellation of this task.
+    func timedFetchIgnoringCancellation(
+        _ id: UInt64, in catalog: Catalog
+    ) async throws -> (detail: ItemDetail, duration: Duration) {
+        guard id < catalog.count else {
+            throw StoreError.itemNotFound(id)
+        }
+        let duration = try await Self.sleepIgnoringCancellation(on: clock, for: drawLatency())
+        return (ItemDetail(id: id, amount: catalog.amount(for: id)), duration)
+    }
+
     /// Draws the next latency from the shared generator.
     func drawLatency() -> Duration {
         random.withLock { generator in latency.sample(using: &generator) }
+    }
+
+    /// Sleeps `delay` on `clock` whether or not this task is cancelled, and returns the time that passed on it.
+    private static func sleepIgnoringCancellation<C: Clock<Duration>>(
+        on clock: C, for delay: Duration
+    ) async throws -> Duration {
+        let start = clock.now
+        let deadline = start.advanced(by: delay)
+        do {
+            try await clock.sleep(until: deadline, tolerance: nil)
+        } catch is CancellationError where Task.isCancelled {
+            // An unstructured task does not inherit the cancellation.
+            try await Task { try await clock.sleep(until: deadline, tolerance: nil) }.value
+        }
+        return start.duration(to: clock.now)
     }
 
     /// Sleeps `delay` on `clock` and returns the time that actually passed on it.

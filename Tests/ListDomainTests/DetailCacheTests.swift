@@ -167,21 +167,41 @@ private func makeCache(
         #expect(statistics.count == 0)
     }
 
-    @Test func cancellingOneWaiterDoesNotAffectTheOthers() async throws {
+    @Test func cancellingAWaiterThatJoinedDoesNotAffectTheOthers() async throws {
         let (cache, clock, catalog) = makeCache()
-        let waiters = (0..<3).map { _ in Task { try await cache.detail(for: 4) } }
-        #expect(await eventually { await cache.statistics.misses == 3 })
-        waiters[0].cancel()
+        let first = Task { try await cache.detail(for: 4) }
+        #expect(await clock.waitForSleepers(1))
+        let joined = (0..<2).map { _ in Task { try await cache.detail(for: 4) } }
+        #expect(await eventually { await cache.statistics.coalescedWaits == 2 })
+        joined[0].cancel()
         // The shared fetch is still sleeping: cancelling a waiter does not cancel it.
         #expect(clock.sleeperCount == 1)
         clock.advance(by: .seconds(1))
         let expected = ItemDetail(id: 4, amount: catalog.amount(for: 4))
-        #expect(try await waiters[1].value.detail == expected)
-        #expect(try await waiters[2].value.detail == expected)
+        #expect(try await first.value.detail == expected)
+        #expect(try await joined[1].value.detail == expected)
         // The cancelled waiter was already waiting on the shared fetch and receives its result too.
-        #expect(try await waiters[0].value.detail == expected)
+        #expect(try await joined[0].value.detail == expected)
         #expect(await cache.statistics.storeFetches == 1)
         #expect(try await cache.detail(for: 4).result == .hit)
+    }
+
+    @Test func cancellingTheLookupThatRunsTheFetchDoesNotCancelIt() async throws {
+        let (cache, clock, catalog) = makeCache()
+        let first = Task { try await cache.detail(for: 5) }
+        #expect(await clock.waitForSleepers(1))
+        let joined = Task { try await cache.detail(for: 5) }
+        #expect(await eventually { await cache.statistics.coalescedWaits == 1 })
+        first.cancel()
+        // The fetch goes on sleeping to the same deadline (in a task of its own once its lookup is cancelled).
+        #expect(await eventually { clock.deadlines == [TestClock.Instant(offset: .seconds(1))] })
+        clock.advance(by: .seconds(1))
+        let expected = DetailLookup(
+            detail: ItemDetail(id: 5, amount: catalog.amount(for: 5)), result: .miss(storeDuration: .seconds(1)))
+        #expect(try await joined.value == expected)
+        #expect(try await first.value == expected)
+        #expect(await cache.statistics.storeFetches == 1)
+        #expect(try await cache.detail(for: 5).result == .hit)
     }
 
     @Test func theValueLandsInTheCacheEvenIfEveryWaiterIsCancelled() async throws {
@@ -189,7 +209,7 @@ private func makeCache(
         let waiter = Task { try await cache.detail(for: 12) }
         #expect(await clock.waitForSleepers(1))
         waiter.cancel()
-        #expect(clock.sleeperCount == 1)
+        #expect(await eventually { clock.sleeperCount == 1 })
         clock.advance(by: .seconds(1))
         _ = try? await waiter.value
         #expect(await eventually { await cache.statistics.count == 1 })
