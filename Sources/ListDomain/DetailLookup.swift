@@ -1,3 +1,18 @@
+/// What ``DetailCache/lookUp(_:in:bypassCache:)`` answers: the lookup, and how long until it may be given.
+public struct PendingLookup: Sendable, Equatable {
+    /// The answer.
+    public let lookup: DetailLookup
+    /// How long from now the answer is ready: zero for a hit; for a miss, the store fetch's latency, or what is
+    /// left of it when the miss joined a fetch in flight.
+    public let readyIn: Duration
+
+    /// Creates a pending lookup.
+    public init(lookup: DetailLookup, readyIn: Duration) {
+        self.lookup = lookup
+        self.readyIn = readyIn
+    }
+}
+
 /// What ``DetailCache/detail(for:bypassCache:)`` answers: the detail and where it came from.
 public struct DetailLookup: Sendable, Equatable {
     /// The item detail.
@@ -16,8 +31,8 @@ public struct DetailLookup: Sendable, Equatable {
 public enum CacheResult: Sendable, Equatable {
     /// The cache held it; no waiting.
     case hit
-    /// The store was asked; `storeDuration` is how long that fetch took on the store's clock. Callers that joined
-    /// a fetch already in flight (coalesced waiters) get the shared fetch's duration.
+    /// The store was asked; `storeDuration` is that fetch's latency. Callers that joined a fetch already in flight
+    /// (coalesced waiters) get the shared fetch's latency.
     case miss(storeDuration: Duration)
 }
 
@@ -38,7 +53,7 @@ public struct DetailCacheStatistics: Sendable, Equatable {
     public var storeFetches: UInt64
     /// Lookups with `bypassCache: true` (also counted in `misses`).
     public var bypasses: UInt64
-    /// Store fetches that threw (no value cached; every waiter got the error).
+    /// Store fetches the store refused (an id past the end of the catalog); nothing is cached for them.
     public var storeFailures: UInt64
     /// Entries in the cache now.
     public var count: Int

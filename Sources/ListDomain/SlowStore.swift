@@ -11,9 +11,11 @@ public struct SlowStore: Sendable {
     /// The distribution each fetch's latency is drawn from.
     public let latency: LatencyDistribution
     /// The clock the store sleeps on and measures with.
-    let clock: any Clock<Duration>
+    public let clock: any Clock<Duration>
     /// The generator latencies are drawn from, shared by all copies of this store.
     let random: LockedRandomNumberGenerator
+    /// Reads the time passed on `clock` since the store was created.
+    private let stopwatch: @Sendable () -> Duration
 
     /// Creates a store over `catalog`.
     ///
@@ -33,6 +35,7 @@ public struct SlowStore: Sendable {
         self.latency = latency
         self.clock = clock
         self.random = LockedRandomNumberGenerator(random)
+        stopwatch = Self.stopwatch(on: clock)
     }
 
     /// Waits a latency drawn from the distribution (clock.sleep: never blocks a thread), then returns the detail.
@@ -56,30 +59,32 @@ public struct SlowStore: Sendable {
     public func timedFetch(
         _ id: UInt64, in catalog: Catalog
     ) async throws -> (detail: ItemDetail, duration: Duration) {
-        guard id < catalog.count else {
-            throw StoreError.itemNotFound(id)
-        }
-        let delay = drawLatency()
-        let duration = try await Self.sleep(on: clock, for: delay)
-        return (ItemDetail(id: id, amount: catalog.amount(for: id)), duration)
+        let (detail, latency) = try begin(id, in: catalog)
+        return (detail, try await Self.sleep(on: clock, for: latency))
     }
 
-    /// Like ``timedFetch(_:in:)``, but once begun the fetch runs to its end even if the calling task is
-    /// cancelled, as a query sent to a database does. The detail cache runs one fetch for every lookup that
-    /// misses on an id, in the task of the first: that lookup giving up must not fail the others.
+    /// Begins a fetch of item `id` of `catalog` without waiting: checks the id and draws the latency. The
+    /// detail is ready `latency` from now; the caller waits (``wait(_:)``, or a timer of its own).
     ///
-    /// Costs nothing extra unless the task is cancelled while waiting; then the rest of the wait, to the same
-    /// deadline, runs in a task of its own.
-    /// - Throws: ``StoreError/itemNotFound(_:)`` at once when `id >= catalog.count` (no wait); whatever the
-    ///   clock's sleep throws other than a cancellation of this task.
-    func timedFetchIgnoringCancellation(
-        _ id: UInt64, in catalog: Catalog
-    ) async throws -> (detail: ItemDetail, duration: Duration) {
+    /// The detail cache fetches this way: it keeps when each fetch is ready, so no task has to wait per fetch.
+    /// - Throws: ``StoreError/itemNotFound(_:)`` when `id >= catalog.count`.
+    public func begin(_ id: UInt64, in catalog: Catalog) throws(StoreError) -> (detail: ItemDetail, latency: Duration) {
         guard id < catalog.count else {
             throw StoreError.itemNotFound(id)
         }
-        let duration = try await Self.sleepIgnoringCancellation(on: clock, for: drawLatency())
-        return (ItemDetail(id: id, amount: catalog.amount(for: id)), duration)
+        return (ItemDetail(id: id, amount: catalog.amount(for: id)), drawLatency())
+    }
+
+    /// Waits `duration` on the store's clock.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled while waiting.
+    public func wait(_ duration: Duration) async throws {
+        try await clock.sleep(for: duration)
+    }
+
+    /// The time passed on the store's clock since the store was created: the timeline fetches are ready on.
+    public func elapsed() -> Duration {
+        stopwatch()
     }
 
     /// Draws the next latency from the shared generator.
@@ -87,19 +92,10 @@ public struct SlowStore: Sendable {
         random.withLock { generator in latency.sample(using: &generator) }
     }
 
-    /// Sleeps `delay` on `clock` whether or not this task is cancelled, and returns the time that passed on it.
-    private static func sleepIgnoringCancellation<C: Clock<Duration>>(
-        on clock: C, for delay: Duration
-    ) async throws -> Duration {
-        let start = clock.now
-        let deadline = start.advanced(by: delay)
-        do {
-            try await clock.sleep(until: deadline, tolerance: nil)
-        } catch is CancellationError where Task.isCancelled {
-            // An unstructured task does not inherit the cancellation.
-            try await Task { try await clock.sleep(until: deadline, tolerance: nil) }.value
-        }
-        return start.duration(to: clock.now)
+    /// A function that reads the time passed on `clock` since now.
+    private static func stopwatch<C: Clock<Duration>>(on clock: C) -> @Sendable () -> Duration {
+        let origin = clock.now
+        return { origin.duration(to: clock.now) }
     }
 
     /// Sleeps `delay` on `clock` and returns the time that actually passed on it.

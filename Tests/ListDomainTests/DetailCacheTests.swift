@@ -1,9 +1,6 @@
 import ListDomain
 import Testing
 
-/// A failure the test clock injects into sleeping store fetches.
-private struct StoreOutage: Error, Equatable {}
-
 /// Builds a cache over a fresh test clock; `latency` is fixed so tests know how far to advance.
 private func makeCache(
     capacity: Int = 100,
@@ -17,29 +14,48 @@ private func makeCache(
 }
 
 @Suite struct DetailCacheTests {
-    @Test func hitAfterMiss() async throws {
+    @Test func aMissIsReadyAfterTheLatencyAndThenCached() async throws {
         let (cache, clock, catalog) = makeCache()
-        let first = Task { try await cache.detail(for: 7) }
-        #expect(await clock.waitForSleepers(1))
-        clock.advance(by: .seconds(1))
         let expected = ItemDetail(id: 7, amount: catalog.amount(for: 7))
-        #expect(try await first.value == DetailLookup(detail: expected, result: .miss(storeDuration: .seconds(1))))
-        #expect(try await cache.detail(for: 7) == DetailLookup(detail: expected, result: .hit))
+        let miss = DetailLookup(detail: expected, result: .miss(storeDuration: .seconds(1)))
+        #expect(try await cache.lookUp(7) == PendingLookup(lookup: miss, readyIn: .seconds(1)))
+        #expect(await cache.statistics.count == 0)
+        clock.advance(by: .seconds(1))
+        #expect(await cache.statistics.count == 1)
+        #expect(
+            try await cache.lookUp(7)
+                == PendingLookup(lookup: DetailLookup(detail: expected, result: .hit), readyIn: .zero))
         #expect(
             await cache.statistics
-                == DetailCacheStatistics(
-                    hits: 1, misses: 1, storeFetches: 1, count: 1, capacity: 100))
+                == DetailCacheStatistics(hits: 1, misses: 1, storeFetches: 1, count: 1, capacity: 100))
     }
 
-    @Test func concurrentMissesShareOneFetch() async throws {
+    @Test func missesInFlightJoinTheFetchForWhatIsLeftOfIt() async throws {
+        let (cache, clock, catalog) = makeCache()
+        let first = try await cache.lookUp(3)
+        clock.advance(by: .milliseconds(400))
+        let joined = try await cache.lookUp(3)
+        #expect(joined.lookup == first.lookup)
+        #expect(joined.readyIn == .milliseconds(600))
+        clock.advance(by: .milliseconds(599))
+        #expect(try await cache.lookUp(3).readyIn == .milliseconds(1))
+        clock.advance(by: .milliseconds(1))
+        #expect(try await cache.lookUp(3).lookup == DetailLookup(detail: first.lookup.detail, result: .hit))
+        #expect(first.lookup.detail == ItemDetail(id: 3, amount: catalog.amount(for: 3)))
+        let statistics = await cache.statistics
+        #expect(statistics.storeFetches == 1)
+        #expect(statistics.coalescedWaits == 2)
+        #expect(statistics.hits == 1)
+    }
+
+    @Test func concurrentWaitersShareOneFetch() async throws {
         let (cache, clock, catalog) = makeCache()
         let callers = 10
         let lookups = try await withThrowingTaskGroup(of: DetailLookup.self) { group in
             for _ in 0..<callers {
                 group.addTask { try await cache.detail(for: 3) }
             }
-            #expect(await eventually { await cache.statistics.misses == UInt64(callers) })
-            #expect(clock.sleeperCount == 1)
+            #expect(await clock.waitForSleepers(callers))
             clock.advance(by: .seconds(1))
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -53,15 +69,71 @@ private func makeCache(
         #expect(try await cache.detail(for: 3).result == .hit)
     }
 
-    @Test func differentIdsFetchSeparately() async throws {
-        let (cache, clock, _) = makeCache()
-        async let a = cache.detail(for: 1)
-        async let b = cache.detail(for: 2)
-        #expect(await clock.waitForSleepers(2))
+    @Test func differentIdsFetchSeparatelyAndLandInOrder() async throws {
+        let (cache, clock, _) = makeCache(capacity: 1, latency: .seconds(1))
+        _ = try await cache.lookUp(1)
+        clock.advance(by: .milliseconds(500))
+        _ = try await cache.lookUp(2)
+        clock.advance(by: .seconds(2))
+        // Both landed, 1 first: with room for one, 2 is what is left.
+        #expect(try await cache.lookUp(2).lookup.result == .hit)
+        let statistics = await cache.statistics
+        #expect(statistics.storeFetches == 2)
+        #expect(statistics.coalescedWaits == 0)
+        #expect(statistics.evictions == 1)
+    }
+
+    @Test func aWaiterThatGivesUpChangesNothingForTheOthers() async throws {
+        let (cache, clock, catalog) = makeCache()
+        let waiters = (0..<3).map { _ in Task { try await cache.detail(for: 4) } }
+        #expect(await clock.waitForSleepers(3))
+        waiters[0].cancel()
+        await #expect(throws: CancellationError.self) { try await waiters[0].value }
         clock.advance(by: .seconds(1))
-        #expect(try await [a.detail.id, b.detail.id] == [1, 2])
+        let expected = ItemDetail(id: 4, amount: catalog.amount(for: 4))
+        #expect(try await waiters[1].value.detail == expected)
+        #expect(try await waiters[2].value.detail == expected)
+        #expect(await cache.statistics.storeFetches == 1)
+        #expect(try await cache.detail(for: 4).result == .hit)
+    }
+
+    @Test func theValueLandsInTheCacheEvenIfEveryWaiterGivesUp() async throws {
+        let (cache, clock, _) = makeCache()
+        let waiter = Task { try await cache.detail(for: 12) }
+        #expect(await clock.waitForSleepers(1))
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        clock.advance(by: .seconds(1))
+        #expect(await cache.statistics.count == 1)
+        #expect(try await cache.detail(for: 12).result == .hit)
+        #expect(await cache.statistics.storeFetches == 1)
+    }
+
+    @Test func missesJoinABypassFetchInFlight() async throws {
+        let (cache, clock, _) = makeCache()
+        #expect(try await cache.lookUp(8, bypassCache: true).readyIn == .seconds(1))
+        clock.advance(by: .milliseconds(300))
+        #expect(try await cache.lookUp(8).readyIn == .milliseconds(700))
+        #expect(await cache.statistics.coalescedWaits == 1)
+        // A second bypass does not join: it always fetches afresh.
+        #expect(try await cache.lookUp(8, bypassCache: true).readyIn == .seconds(1))
         #expect(await cache.statistics.storeFetches == 2)
-        #expect(await cache.statistics.coalescedWaits == 0)
+        clock.advance(by: .milliseconds(700))
+        #expect(try await cache.lookUp(8).lookup.result == .hit)
+    }
+
+    @Test func aBypassWhileAnotherFetchIsInFlightStillLands() async throws {
+        let (cache, clock, _) = makeCache(latency: .seconds(1))
+        _ = try await cache.lookUp(9)
+        clock.advance(by: .milliseconds(500))
+        _ = try await cache.lookUp(9, bypassCache: true)  // ready at 1.5 s; lookups join the first until 1 s
+        clock.advance(by: .milliseconds(500))
+        #expect(try await cache.lookUp(9).lookup.result == .hit)
+        #expect(await cache.invalidate(9))
+        // The bypass fetch is still in flight: it lands at 1.5 s and caches the detail again.
+        clock.advance(by: .milliseconds(500))
+        #expect(try await cache.lookUp(9).lookup.result == .hit)
+        #expect(await cache.statistics.storeFetches == 2)
     }
 
     @Test func evictsInLeastRecentlyUsedOrder() async throws {
@@ -117,46 +189,6 @@ private func makeCache(
                     hits: 2, misses: 3, storeFetches: 3, bypasses: 2, count: 2, capacity: 100))
     }
 
-    @Test func missesJoinABypassFetchInFlight() async throws {
-        let (cache, clock, _) = makeCache()
-        let bypass = Task { try await cache.detail(for: 8, bypassCache: true) }
-        #expect(await clock.waitForSleepers(1))
-        let joiner = Task { try await cache.detail(for: 8) }
-        #expect(await eventually { await cache.statistics.coalescedWaits == 1 })
-        // A second bypass does not join: it always fetches afresh.
-        let secondBypass = Task { try await cache.detail(for: 8, bypassCache: true) }
-        #expect(await clock.waitForSleepers(2))
-        clock.advance(by: .seconds(1))
-        #expect(try await bypass.value.result == .miss(storeDuration: .seconds(1)))
-        #expect(try await joiner.value.result == .miss(storeDuration: .seconds(1)))
-        #expect(try await secondBypass.value.result == .miss(storeDuration: .seconds(1)))
-        #expect(await cache.statistics.storeFetches == 2)
-    }
-
-    @Test func failedFetchReachesEveryWaiterAndCachesNothing() async throws {
-        let (cache, clock, _) = makeCache()
-        let waiters = (0..<3).map { _ in Task { try await cache.detail(for: 9) } }
-        #expect(await eventually { await cache.statistics.misses == 3 })
-        #expect(clock.sleeperCount == 1)
-        clock.fail(with: StoreOutage())
-        for waiter in waiters {
-            await #expect(throws: StoreOutage.self) { try await waiter.value }
-        }
-        var statistics = await cache.statistics
-        #expect(statistics.count == 0)
-        #expect(statistics.storeFailures == 1)
-        #expect(statistics.storeFetches == 1)
-
-        // The next lookup fetches again, and this time succeeds.
-        let retry = Task { try await cache.detail(for: 9) }
-        #expect(await clock.waitForSleepers(1))
-        clock.advance(by: .seconds(1))
-        #expect(try await retry.value.result == .miss(storeDuration: .seconds(1)))
-        statistics = await cache.statistics
-        #expect(statistics.storeFetches == 2)
-        #expect(statistics.count == 1)
-    }
-
     @Test func unknownIdsAreNeverCached() async throws {
         let (cache, _, _) = makeCache(count: 10)
         await #expect(throws: StoreError.itemNotFound(10)) { try await cache.detail(for: 10) }
@@ -165,56 +197,6 @@ private func makeCache(
         #expect(statistics.storeFetches == 2)
         #expect(statistics.storeFailures == 2)
         #expect(statistics.count == 0)
-    }
-
-    @Test func cancellingAWaiterThatJoinedDoesNotAffectTheOthers() async throws {
-        let (cache, clock, catalog) = makeCache()
-        let first = Task { try await cache.detail(for: 4) }
-        #expect(await clock.waitForSleepers(1))
-        let joined = (0..<2).map { _ in Task { try await cache.detail(for: 4) } }
-        #expect(await eventually { await cache.statistics.coalescedWaits == 2 })
-        joined[0].cancel()
-        // The shared fetch is still sleeping: cancelling a waiter does not cancel it.
-        #expect(clock.sleeperCount == 1)
-        clock.advance(by: .seconds(1))
-        let expected = ItemDetail(id: 4, amount: catalog.amount(for: 4))
-        #expect(try await first.value.detail == expected)
-        #expect(try await joined[1].value.detail == expected)
-        // The cancelled waiter was already waiting on the shared fetch and receives its result too.
-        #expect(try await joined[0].value.detail == expected)
-        #expect(await cache.statistics.storeFetches == 1)
-        #expect(try await cache.detail(for: 4).result == .hit)
-    }
-
-    @Test func cancellingTheLookupThatRunsTheFetchDoesNotCancelIt() async throws {
-        let (cache, clock, catalog) = makeCache()
-        let first = Task { try await cache.detail(for: 5) }
-        #expect(await clock.waitForSleepers(1))
-        let joined = Task { try await cache.detail(for: 5) }
-        #expect(await eventually { await cache.statistics.coalescedWaits == 1 })
-        first.cancel()
-        // The fetch goes on sleeping to the same deadline (in a task of its own once its lookup is cancelled).
-        #expect(await eventually { clock.deadlines == [TestClock.Instant(offset: .seconds(1))] })
-        clock.advance(by: .seconds(1))
-        let expected = DetailLookup(
-            detail: ItemDetail(id: 5, amount: catalog.amount(for: 5)), result: .miss(storeDuration: .seconds(1)))
-        #expect(try await joined.value == expected)
-        #expect(try await first.value == expected)
-        #expect(await cache.statistics.storeFetches == 1)
-        #expect(try await cache.detail(for: 5).result == .hit)
-    }
-
-    @Test func theValueLandsInTheCacheEvenIfEveryWaiterIsCancelled() async throws {
-        let (cache, clock, _) = makeCache()
-        let waiter = Task { try await cache.detail(for: 12) }
-        #expect(await clock.waitForSleepers(1))
-        waiter.cancel()
-        #expect(await eventually { clock.sleeperCount == 1 })
-        clock.advance(by: .seconds(1))
-        _ = try? await waiter.value
-        #expect(await eventually { await cache.statistics.count == 1 })
-        #expect(try await cache.detail(for: 12).result == .hit)
-        #expect(await cache.statistics.storeFetches == 1)
     }
 
     @Test func invalidateForgetsOneEntry() async throws {

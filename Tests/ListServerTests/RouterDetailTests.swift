@@ -87,19 +87,6 @@ struct RouterDetailTests {
         #expect(await router.cache.statistics.misses == 0)
     }
 
-    @Test("a store failure is a 503 problem with Retry-After")
-    func storeFailure() async throws {
-        let router = RouterFixture.router(clock: ImmediateClock(failing: true))
-        let response = await router.respondDeferred("/items/42/detail")
-        #expect(response.status == 503)
-        #expect(response.headers["Content-Type"] == "application/problem+json")
-        #expect(response.headers["Retry-After"] == "1")
-        let json = try #require(response.jsonObject)
-        #expect(json["type"] as? String == "urn:listserver:problem:store-unavailable")
-        #expect(uint64(json["status"]) == 503)
-        #expect(json["detail"] as? String == "the detail of item 42 could not be fetched from the store; try again")
-    }
-
     @Test("concurrent requests for one id all get the same detail")
     func concurrent() async {
         let router = RouterFixture.router()

@@ -25,7 +25,7 @@ enum RouterFixture {
     }
 }
 
-/// A clock whose sleeps end at once, moving its time to the deadline; optionally every sleep throws.
+/// A clock whose sleeps end at once, moving its time to the deadline; ``advance(by:)`` moves it on too.
 final class ImmediateClock: Clock, Sendable {
     /// A point on the test clock: the time slept since it was created.
     struct Instant: InstantProtocol {
@@ -36,19 +36,17 @@ final class ImmediateClock: Clock, Sendable {
     }
 
     private let time = Mutex(Duration.zero)
-    private let failing: Bool
-
-    /// Creates a clock at time zero; a `failing` clock throws `CancellationError` from every sleep.
-    init(failing: Bool = false) {
-        self.failing = failing
-    }
 
     var now: Instant { Instant(offset: time.withLock { $0 }) }
     var minimumResolution: Duration { .nanoseconds(1) }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        if failing { throw CancellationError() }
         time.withLock { $0 = max($0, deadline.offset) }
+    }
+
+    /// Moves the clock on by `duration`.
+    func advance(by duration: Duration) {
+        time.withLock { $0 += duration }
     }
 }
 
@@ -68,8 +66,16 @@ extension Router {
     func answer(_ request: HTTPRequest) async -> HTTPResponse {
         switch route(request) {
         case .response(let response): response
-        case .deferred(let work): await work()
+        case .deferred(let work): await awaitHeld(work)
         }
+    }
+
+    /// Awaits deferred work as the server does: it holds the response for its `delay` (a detail miss until its
+    /// store fetch is ready), so the store's test clock moves on by that much before the next request.
+    func awaitHeld(_ work: @Sendable () async -> HTTPResponse) async -> HTTPResponse {
+        let response = await work()
+        (cache.store.clock as? ImmediateClock)?.advance(by: response.delay)
+        return response
     }
 
     /// Routes `method target`, expecting a deferred response, and awaits it.
@@ -81,7 +87,7 @@ extension Router {
             Issue.record("\(method.name) \(target) answered at once (\(response.status)); expected .deferred")
             return response
         case .deferred(let work):
-            return await work()
+            return await awaitHeld(work)
         }
     }
 }

@@ -33,8 +33,9 @@ install_missing() {
 }
 
 build_all() {
-    log "building ListServer and ListBenchmarks (swift build -c release) and the baseline (cc -O2)"
-    (cd "$root" && swift build -c release --product ListServer && swift build -c release --product ListBenchmarks) \
+    log "building ListServer (release, static Swift runtime as in the Docker image), ListBenchmarks, the baseline"
+    (cd "$root" && swift build "${listserver_build[@]}" --product ListServer &&
+        swift build -c release --product ListBenchmarks) \
         >"$out/build.txt" 2>&1 || die "swift build failed: see $out/build.txt"
     cc -O2 -Wall -Wextra -Werror -o "$baseline" "$root/Benchmarks/baseline/evhttp-baseline.c" \
         -levent_core -levent_extra -lpthread || die "cannot build the baseline"

@@ -1137,7 +1137,6 @@ enum OpenAPIDocument {
                     - urn:listserver:problem:not-found
                     - urn:listserver:problem:method-not-allowed
                     - urn:listserver:problem:injected-fault
-                    - urn:listserver:problem:store-unavailable
                     - urn:listserver:problem:shutting-down
                     - urn:listserver:problem:malformed-request
                     - urn:listserver:problem:not-implemented
@@ -1614,8 +1613,8 @@ enum OpenAPIDocument {
                             const: 503
             DetailUnavailable:
               description: |
-                `store-unavailable` (with `Retry-After`) when the store fetch failed, `injected-fault` (an injected 503,
-                with `Retry-After`), or `shutting-down` (with `Connection: close`) while the server drains.
+                `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`) while
+                the server drains.
               headers:
                 Retry-After:
                   $ref: '#/components/headers/Retry-After'
@@ -1639,7 +1638,6 @@ enum OpenAPIDocument {
                       - properties:
                           type:
                             enum:
-                              - urn:listserver:problem:store-unavailable
                               - urn:listserver:problem:injected-fault
                               - urn:listserver:problem:shutting-down
                           status:
@@ -3895,7 +3893,6 @@ enum OpenAPIDocument {
                       "urn:listserver:problem:not-found",
                       "urn:listserver:problem:method-not-allowed",
                       "urn:listserver:problem:injected-fault",
-                      "urn:listserver:problem:store-unavailable",
                       "urn:listserver:problem:shutting-down",
                       "urn:listserver:problem:malformed-request",
                       "urn:listserver:problem:not-implemented"
@@ -4703,7 +4700,7 @@ enum OpenAPIDocument {
                 }
               },
               "DetailUnavailable": {
-                "description": "`store-unavailable` (with `Retry-After`) when the store fetch failed, `injected-fault` (an injected 503,\nwith `Retry-After`), or `shutting-down` (with `Connection: close`) while the server drains.\n",
+                "description": "`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`) while\nthe server drains.\n",
                 "headers": {
                   "Retry-After": {
                     "$ref": "#/components/headers/Retry-After"
@@ -4738,7 +4735,6 @@ enum OpenAPIDocument {
                           "properties": {
                             "type": {
                               "enum": [
-                                "urn:listserver:problem:store-unavailable",
                                 "urn:listserver:problem:injected-fault",
                                 "urn:listserver:problem:shutting-down"
                               ]
@@ -4992,5 +4988,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x0E88AE686D76FF89
+    static let yamlFNV1a64: UInt64 = 0xBE550EAA6005DF22
 }

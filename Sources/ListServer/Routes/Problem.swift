@@ -23,8 +23,6 @@ struct Problem: Error, Sendable, Equatable {
         case notFound
         /// 405: a known path asked for with a method other than GET or HEAD.
         case methodNotAllowed
-        /// 503: the detail store failed (it should not; e.g. the fetch was cancelled).
-        case storeUnavailable
         /// 503: the server is draining for shutdown and takes no new requests (sent with `Connection: close`).
         case shuttingDown
         /// 500, 503 or 429: a failure the client asked for (`?fail=`); the status is the one injected (500 by
@@ -69,7 +67,7 @@ struct Problem: Error, Sendable, Equatable {
             case .requestLineTooLong: 414
             case .headersTooLarge: 431
             case .notImplemented: 501
-            case .storeUnavailable, .shuttingDown: 503
+            case .shuttingDown: 503
             case .versionNotSupported: 505
             }
         }
@@ -82,7 +80,6 @@ struct Problem: Error, Sendable, Equatable {
             case .invalidID: "urn:listserver:problem:invalid-id"
             case .notFound: "urn:listserver:problem:not-found"
             case .methodNotAllowed: "urn:listserver:problem:method-not-allowed"
-            case .storeUnavailable: "urn:listserver:problem:store-unavailable"
             case .shuttingDown: "urn:listserver:problem:shutting-down"
             case .injectedFault: "urn:listserver:problem:injected-fault"
             case .malformedRequest: "urn:listserver:problem:malformed-request"
@@ -107,7 +104,6 @@ struct Problem: Error, Sendable, Equatable {
             case .invalidID: "Invalid item id"
             case .notFound: "Not found"
             case .methodNotAllowed: "Method not allowed"
-            case .storeUnavailable: "Detail store unavailable"
             case .shuttingDown: "Server shutting down"
             case .injectedFault: "Injected fault"
             case .malformedRequest: "Malformed request"

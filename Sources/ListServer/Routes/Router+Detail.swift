@@ -5,10 +5,10 @@ extension Router {
     /// `GET /items/<id>/detail`: validates the id at once, then defers to the detail cache.
     ///
     /// The deferred response is `{"id":42,"amount":0.4215…}` with `X-Cache: HIT` or `X-Cache: MISS`, and on a miss
-    /// `Server-Timing: store;dur=<ms>` (the store fetch this request waited for, shared when coalesced).
+    /// `Server-Timing: store;dur=<ms>` (the latency of the store fetch this request waited for, shared when
+    /// coalesced). A miss is answered when that fetch is ready: the response is held until then.
     /// A request with `Cache-Control: no-cache` (or, without `Cache-Control`, the HTTP/1.0 `Pragma: no-cache`,
     /// RFC 9111 §5.4) bypasses the cache: a fresh store fetch whose result is then cached.
-    /// If the store fails (it should not; a cancelled fetch does), the answer is a 503 ``Problem``.
     ///
     /// The detail carries a strong `ETag` (catalog version, seed, id). A matching `If-None-Match` gets a 304, but
     /// only after the lookup: revalidating costs what fetching costs, as with a real backend, so a client sees the
@@ -27,16 +27,18 @@ extension Router {
         let tag = EntityTag(version: snapshot.version, catalog.seed, 4, id)
         let condition = headers["If-None-Match"]
         let cache = self.cache
-        // The closure only awaits; the work before and after is in synchronous functions. Everything an async
-        // closure holds lives in its task's frame for as long as the slow store takes, 5,000 of them at once in
-        // scenario 3 of the benchmarks, and a frame too large for the task's first allocator slab costs a second.
+        // The task ends as soon as the cache has answered: the response is held on a loop timer (its `delay`)
+        // until the store fetch is ready, so a request waiting on the slow store costs no task, in scenario 3 of
+        // the benchmarks 5,000 of them at once (BENCHMARKS.md, "Memory per waiting request").
         return .deferred {
-            do {
-                let lookup = try await cache.detail(for: id, in: catalog, bypassCache: bypassCache)
-                return Self.detailResponse(lookup, tag: tag, ifNoneMatch: condition)
-            } catch {
-                return Self.storeFailure(id)
+            // The cache cannot refuse the id: it was checked against the same catalog, which is what the store
+            // refuses ids by. Were that to change, a refusal is that 404 again.
+            guard let pending = try? await cache.lookUp(id, in: catalog, bypassCache: bypassCache) else {
+                return Problem(.notFound, detail: "there is no item \(id)").response()
             }
+            var response = Self.detailResponse(pending.lookup, tag: tag, ifNoneMatch: condition)
+            response.delay += pending.readyIn
+            return response
         }
     }
 
@@ -52,15 +54,6 @@ extension Router {
         }
         response.headers.add("ETag", tag.headerValue)
         return response
-    }
-
-    /// The 503 for a detail the store could not fetch.
-    static func storeFailure(_ id: UInt64) -> HTTPResponse {
-        Problem(
-            .storeUnavailable,
-            detail: "the detail of item \(id) could not be fetched from the store; try again",
-            headers: ["Retry-After": "1"]
-        ).response()
     }
 
     /// Whether the request asks to skip cached details: `Cache-Control: no-cache`, or `Pragma: no-cache` when there

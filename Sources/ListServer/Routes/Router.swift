@@ -24,7 +24,8 @@ enum RouteOutcome: Sendable {
 ///
 /// Every error is an RFC 9457 ``Problem`` (`application/problem+json`): 400 for a bad request-target, parameter or
 /// id; 404 for an unknown path or an id past the end; 405 with `Allow` for a known path with a method it does not
-/// answer; 503 when the store fails. HEAD is answered exactly as GET; the LibEvent layer drops the body.
+/// answer; 503 for an injected fault or while draining. HEAD is answered exactly as GET; the LibEvent layer drops
+/// the body.
 ///
 /// Every response the router makes carries `Cache-Control: no-cache` (clients revalidate with `If-None-Match`;
 /// pages, items and details carry a strong `ETag`) and, unless CORS is off, `Access-Control-Allow-Origin` and
