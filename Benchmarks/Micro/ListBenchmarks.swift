@@ -64,15 +64,15 @@ struct ListBenchmarks {
         }
     }
 
-    /// The detail cache: a hit, and a miss with its bookkeeping (the store answers at once).
+    /// The detail cache as the server calls it (`lookUp`, no waiting): a hit, and a miss with its bookkeeping.
     static func cacheBenchmarks(_ harness: inout Harness) async throws {
         let warm = DetailCache(store: immediateStore(catalog), capacity: 100_000)
         _ = try await warm.detail(for: 7)
-        try await harness.measure("DetailCache.detail, hit (actor call from one task)", iterations: 1_000_000) {
+        try await harness.measure("DetailCache.lookUp, hit (actor call from one task)", iterations: 1_000_000) {
             count in
             var checksum: UInt64 = 0
             for _ in 0..<count {
-                checksum &+= try await warm.detail(for: 7).detail.id
+                checksum &+= try await warm.lookUp(7).lookup.detail.id
             }
             return checksum
         }
@@ -84,7 +84,7 @@ struct ListBenchmarks {
         var nextID: UInt64 = 0
         _ = try await missFresh(cold, next: &nextID, count: capacity)
         try await harness.measure(
-            "DetailCache.detail, miss (fetch task, in-flight map, LRU insert + evict; zero-latency store)",
+            "DetailCache.lookUp, miss (latency draw, flight + landing, LRU insert + evict; zero-latency store)",
             iterations: 200_000
         ) { count in
             try await missFresh(cold, next: &nextID, count: count)
@@ -100,7 +100,7 @@ struct ListBenchmarks {
     static func missFresh(_ cache: DetailCache, next: inout UInt64, count: Int) async throws -> UInt64 {
         var checksum: UInt64 = 0
         for _ in 0..<count {
-            checksum &+= try await cache.detail(for: next).detail.id
+            checksum &+= try await cache.lookUp(next).lookup.detail.id
             next += 1
         }
         return checksum
