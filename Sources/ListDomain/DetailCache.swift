@@ -79,13 +79,16 @@ public actor DetailCache {
     public func lookUp(_ id: UInt64, in catalog: Catalog, bypassCache: Bool = false) throws(StoreError)
         -> PendingLookup
     {
+        let usesCache = catalog.seed == self.catalog.seed && id < catalog.count && !bypassCache
+        // With no fetch in flight nothing can land, and a hit needs no clock.
+        if usesCache, landings.isEmpty, let detail = entries.value(forKey: id) {
+            return hit(detail)
+        }
         let now = store.elapsed()
         land(upTo: now)
-        let cacheable = catalog.seed == self.catalog.seed && id < catalog.count
-        if cacheable && !bypassCache {
+        if usesCache {
             if let detail = entries.value(forKey: id) {
-                counters.hits += 1
-                return PendingLookup(lookup: DetailLookup(detail: detail, result: .hit), readyIn: .zero)
+                return hit(detail)
             }
             if let flight = flights[id] {
                 counters.misses += 1
@@ -106,7 +109,7 @@ public actor DetailCache {
             counters.storeFailures += 1
             throw error
         }
-        if cacheable {
+        if catalog.seed == self.catalog.seed && id < catalog.count {  // cacheable, bypassing or not
             let readyAt = now + fetch.latency
             if flights[id] == nil {
                 flights[id] = Flight(detail: fetch.detail, readyAt: readyAt, latency: fetch.latency)
@@ -173,6 +176,12 @@ public actor DetailCache {
         landings.removeAll()
         self.catalog = catalog
         return dropped
+    }
+
+    /// Counts a hit on `detail` and answers it.
+    private func hit(_ detail: ItemDetail) -> PendingLookup {
+        counters.hits += 1
+        return PendingLookup(lookup: DetailLookup(detail: detail, result: .hit), readyIn: .zero)
     }
 
     /// Caches the detail of every fetch ready by `now` (in the order they became ready) and ends their flights.
