@@ -35,7 +35,7 @@ final class CacheSeries: Sendable {
             "cache_coalesced_waits", "Misses that joined a store fetch already in flight for the same id.")
         evictions = counter("cache_evictions", "Details evicted because the cache was full (least recently used).")
         storeFetches = counter("store_fetches", "Fetches from the slow store started.")
-        storeFailures = counter("store_failures", "Fetches from the slow store that failed.")
+        storeFailures = counter("store_failures", "Fetches the slow store refused (ids past the end of the catalog).")
         bypasses = counter("cache_bypasses", "Lookups with Cache-Control: no-cache (also counted as misses).")
         entries = gauge("cache_entries", "Details in the cache now.")
         capacity = gauge("cache_capacity", "The most details the cache holds (cache.capacity).")

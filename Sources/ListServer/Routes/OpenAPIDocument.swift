@@ -855,7 +855,7 @@ enum OpenAPIDocument {
                 enum: [HIT, MISS]
             Server-Timing:
               description: |
-                On a miss only: how long the store fetch this request waited for took, in milliseconds with at most one
+                On a miss only: the latency of the store fetch this request waited for, in milliseconds with at most one
                 decimal (shared when concurrent requests for one id were coalesced).
               required: false
               schema:
@@ -3486,7 +3486,7 @@ enum OpenAPIDocument {
                 }
               },
               "Server-Timing": {
-                "description": "On a miss only: how long the store fetch this request waited for took, in milliseconds with at most one\ndecimal (shared when concurrent requests for one id were coalesced).\n",
+                "description": "On a miss only: the latency of the store fetch this request waited for, in milliseconds with at most one\ndecimal (shared when concurrent requests for one id were coalesced).\n",
                 "required": false,
                 "schema": {
                   "type": "string",
@@ -4988,5 +4988,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xBE550EAA6005DF22
+    static let yamlFNV1a64: UInt64 = 0x188092DC5FF0FC1F
 }
