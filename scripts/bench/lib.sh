@@ -329,7 +329,8 @@ run_micro() {
     log "micro-benchmarks (ListBenchmarks${quick:+ --quick})"
     local arguments=()
     ((quick)) && arguments+=(--quick)
-    "$(dirname "$listserver")/ListBenchmarks" ${arguments[@]+"${arguments[@]}"} >"$out/micro.md" ||
+    "$(cd "$root" && swift build -c release --show-bin-path)/ListBenchmarks" ${arguments[@]+"${arguments[@]}"} \
+        >"$out/micro.md" ||
         die "ListBenchmarks failed"
     cat "$out/micro.md" >&2
 }
