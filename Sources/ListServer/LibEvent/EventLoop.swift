@@ -44,8 +44,8 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
         defer { event_config_free(config) }
         let flags = EVENT_BASE_FLAG_PRECISE_TIMER.rawValue | EVENT_BASE_FLAG_NOLOCK.rawValue
         event_config_set_flag(config, Int32(flags))
-        // Back to epoll after every `callbacksBetweenDrains` callbacks, where the wake-up event (priority 0, ahead of the sockets at 1)
-        // runs the jobs queued so far: see `drain`.
+        // Back to epoll after every `callbacksBetweenDrains` callbacks, where the wake-up event (priority 0,
+        // ahead of the sockets at 1) runs the jobs queued so far: see `drain`.
         event_config_set_max_dispatch_interval(config, nil, Self.callbacksBetweenDrains, 0)
         guard let base = event_base_new_with_config(config) else {
             throw EventError.call("event_base_new_with_config", errno: cevent_errno())
