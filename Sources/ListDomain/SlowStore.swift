@@ -1,10 +1,11 @@
 import Synchronization
 
-/// A slow backing store for item details: every fetch waits a latency drawn from a distribution.
+/// A slow backing store for item details: every fetch takes a latency drawn from a distribution.
 ///
-/// It stands for the database or remote service a real list backend would call. The wait is
-/// `clock.sleep(for:)` on an injected clock, so it never blocks a thread, and tests drive it with a manual
-/// clock instead of real time.
+/// It stands for the database or remote service a real list backend would call. ``begin(_:in:)`` draws a
+/// fetch's latency without waiting (the detail cache keeps when each fetch is ready, and the server holds the
+/// answer on a loop timer); ``timedFetch(_:in:)`` and ``wait(_:)`` wait with `clock.sleep(for:)` on an injected
+/// clock. Nothing blocks a thread, and tests drive the clock by hand instead of real time.
 public struct SlowStore: Sendable {
     /// The catalog the details come from.
     public let catalog: Catalog
