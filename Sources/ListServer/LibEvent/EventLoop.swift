@@ -139,16 +139,19 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
 
     /// Runs the queued jobs; called on the loop thread when the eventfd fires.
     ///
-    /// One batch per wake-up: jobs queued by this batch wake the loop again, so sockets get their
-    /// turn between batches and a task that keeps re-enqueueing itself cannot starve the network.
+    /// One batch per wake-up, and the jobs do not wait for every socket: libevent polls again after
+    /// ``callbacksBetweenDrains`` callbacks, and the wake-up event outranks the sockets (priority 0 against 1),
+    /// so a burst of requests (5,000 slow details arriving together in benchmark scenario 3) is worked off a few
+    /// dozen at a time instead of first becoming 5,000 tasks queued for the detail cache, each holding about 2 kB
+    /// of task allocator slabs. That took peak RSS there from about 55 MB to 46–48 MB; the lookups also run
+    /// sooner after their requests arrive, so the store's second starts sooner. 64 rather than 16: as little
+    /// memory, and fewer `epoll_wait` calls (server CPU in that scenario about 115 ticks against 140); cached
+    /// details cost the same either way.
     ///
-    /// And the jobs do not wait for every socket: libevent polls again after ``callbacksBetweenDrains``
-    /// callbacks, and the wake-up event outranks the sockets, so a burst of requests (5,000 slow details
-    /// arriving together in benchmark scenario 3) is worked off a few dozen at a time instead of first becoming
-    /// 5,000 tasks queued for the detail cache, each holding about 2 kB of task allocator slabs. That took peak
-    /// RSS there from about 55 MB to 46–48 MB; the lookups also run sooner after their requests arrive, so the
-    /// store's second starts sooner. 64 rather than 16: as little memory, and fewer `epoll_wait` calls (server
-    /// CPU in that scenario about 115 ticks against 140); cached details cost the same either way.
+    /// The price of the priority: libevent runs no socket in a round that ran the wake-up event, so while jobs
+    /// keep coming the sockets wait. Every job here belongs to a request and each request's chain is short (a
+    /// cache lookup, a resumption), so the queue empties and the sockets get their turn; a task that re-enqueued
+    /// itself on a loop forever would hold that loop's sockets off, and none does.
     fileprivate func drain(untilEmpty: Bool = false) {
         var counter: UInt64 = 0
         _ = read(wakeFD, &counter, 8)
