@@ -79,7 +79,8 @@ public actor DetailCache {
     public func lookUp(_ id: UInt64, in catalog: Catalog, bypassCache: Bool = false) throws(StoreError)
         -> PendingLookup
     {
-        let usesCache = catalog.seed == self.catalog.seed && id < catalog.count && !bypassCache
+        let cacheable = catalog.seed == self.catalog.seed && id < catalog.count
+        let usesCache = cacheable && !bypassCache
         // With no fetch in flight nothing can land, and a hit needs no clock.
         if usesCache, landings.isEmpty, let detail = entries.value(forKey: id) {
             return hit(detail)
@@ -109,7 +110,7 @@ public actor DetailCache {
             counters.storeFailures += 1
             throw error
         }
-        if catalog.seed == self.catalog.seed && id < catalog.count {  // cacheable, bypassing or not
+        if cacheable {  // bypassing or not
             let readyAt = now + fetch.latency
             if flights[id] == nil {
                 flights[id] = Flight(detail: fetch.detail, readyAt: readyAt, latency: fetch.latency)

@@ -61,7 +61,9 @@ public struct SlowStore: Sendable {
         _ id: UInt64, in catalog: Catalog
     ) async throws -> (detail: ItemDetail, duration: Duration) {
         let (detail, latency) = try begin(id, in: catalog)
-        return (detail, try await Self.sleep(on: clock, for: latency))
+        let start = elapsed()
+        try await wait(latency)
+        return (detail, elapsed() - start)
     }
 
     /// Begins a fetch of item `id` of `catalog` without waiting: checks the id and draws the latency. The
@@ -102,13 +104,6 @@ public struct SlowStore: Sendable {
         }
         let origin = clock.now
         return { origin.duration(to: clock.now) }
-    }
-
-    /// Sleeps `delay` on `clock` and returns the time that actually passed on it.
-    private static func sleep(on clock: some Clock<Duration>, for delay: Duration) async throws -> Duration {
-        let start = clock.now
-        try await clock.sleep(for: delay)
-        return start.duration(to: clock.now)
     }
 }
 
