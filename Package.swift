@@ -3,10 +3,17 @@ import PackageDescription
 
 /// ListServer: a paged-list JSON backend on libevent's evhttp and Swift concurrency.
 ///
-/// Targets (the layout is fixed, see DEVELOPERS.md):
-/// - `CEvent`: the system libevent 2.1 (Debian `libevent-dev`), with a shim header.
+/// Targets:
+/// - `CEvent`: the system libevent 2.1 (Debian `libevent-dev`), with a shim header. Each C library has such a
+///   system-library target, and one folder of `ListServer` (its room, `LibEvent/` for this one) alone imports it.
 /// - `ListDomain`: pure Swift, no dependencies: item generation, the slow store, the detail cache.
-/// - `ListServer`: the executable; only `Sources/ListServer/LibEvent/` touches C.
+/// - `ListServer`: the server as a library: HTTP on evhttp, the routes, configuration, observability.
+/// - `ListServerMain`: the `ListServer` executable, a `Main.swift` over the library.
+/// - `ListServerFuzz` (`Fuzz/Harness`): the libFuzzer harness over the library (`scripts/fuzz.sh`).
+/// - `ListBenchmarks` (`Benchmarks/Micro`): micro-benchmarks of the hot paths.
+///
+/// Sibling targets reach the library's internals through `package` access, never `@testable`: that works in
+/// release builds, and the `package` declarations say what the fuzzer and the benchmarks depend on.
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
@@ -17,7 +24,7 @@ let package = Package(
     name: "ListServer",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "ListServer", targets: ["ListServer"]),
+        .executable(name: "ListServer", targets: ["ListServerMain"]),
         .library(name: "ListDomain", targets: ["ListDomain"]),
     ],
     dependencies: [
@@ -38,7 +45,7 @@ let package = Package(
             providers: [.apt(["libevent-dev"])]
         ),
         .target(name: "ListDomain", swiftSettings: strict),
-        .executableTarget(
+        .target(
             name: "ListServer",
             dependencies: [
                 "CEvent",
@@ -51,12 +58,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "ListServerMain", dependencies: ["ListServer"], swiftSettings: strict),
         // Micro-benchmarks of the hot paths (Benchmarks/Micro): a plain release-mode harness rather than
         // ordo-one/benchmark, which would add jemalloc, a build plugin and several packages to every build for
         // what a clock and a loop measure well enough here (ns/op of tight loops, medians of several rounds).
         .executableTarget(
             name: "ListBenchmarks",
-            dependencies: ["ListDomain"],
+            dependencies: ["ListDomain", "ListServer"],
             path: "Benchmarks/Micro",
             swiftSettings: strict
         ),

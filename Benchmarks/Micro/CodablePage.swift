@@ -1,4 +1,5 @@
 import ListDomain
+import ListServer
 
 /// The page body as `Codable` values, for contrast with the hand-written writer: the same keys and values as
 /// `Catalog.writePage`, encoded with `JSONEncoder` (key order and `/` escaping may differ; the size does not).

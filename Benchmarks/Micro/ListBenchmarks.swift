@@ -1,5 +1,6 @@
 import Foundation  // JSONEncoder, for the contrast benchmark only
 import ListDomain
+import ListServer
 
 /// ListBenchmarks: ns/op of ListServer's hot paths, in a release build.
 ///

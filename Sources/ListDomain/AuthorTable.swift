@@ -4,9 +4,9 @@
 /// have non-ASCII letters so clients and tests exercise UTF-8 end to end. The order is part of the data format:
 /// reordering or editing a name changes the generated items (the golden tests will say so). All names are in
 /// Unicode normalization form C.
-enum AuthorTable {
+package enum AuthorTable {
     /// The names, as `Item.author` reports them.
-    static let names: [String] = [
+    package static let names: [String] = [
         "Amara Okafor", "Liam O'Connor", "Sofia Rossi", "Hiroshi Tanaka",
         "Priya Natarajan", "Mateo García", "Ingrid Johansson", "Chen Wei",
         "Fatima Al-Sayed", "Lukas Müller", "Aisha Bello", "Noah Williams",
@@ -24,15 +24,6 @@ enum AuthorTable {
         "Sara Lindgren", "Andrés Ramírez", "Hana Nováková", "Ravi Shankar",
         "Alejandra Castillo", "Tariq Aziz", "Anna Kowalczyk", "François Lefèvre",
     ]
-
-    /// Each name as a complete JSON string (quotes included), encoded once so the page path copies bytes.
-    ///
-    /// Built with ``JSONWriter/append(string:)`` itself, so the fast path and the general path cannot disagree.
-    static let encoded: [[UInt8]] = names.map { name in
-        var json = JSONWriter(capacity: name.utf8.count + 2)
-        json.append(string: name)
-        return json.bytes
-    }
 
     /// The index of the name a 64-bit hash selects: its top six bits.
     @inline(__always)

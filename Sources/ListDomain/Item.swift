@@ -1,6 +1,6 @@
 /// One line of the infinite list: generated from the catalog's seed and the id, never stored.
 ///
-/// JSON form (field order fixed):
+/// As the server writes it (field order fixed):
 /// `{"id":42,"label":"Line 42","author":"…","width":4000,"height":3000,"color":"#a1b2c3","likes":17}`
 public struct Item: Sendable, Equatable {
     /// The position of the item in the catalog, from 0.
@@ -28,32 +28,11 @@ public struct Item: Sendable, Equatable {
         self.color = color
         self.likes = likes
     }
-
-    /// Writes the item as a JSON object, field by field through the general-purpose writer calls.
-    ///
-    /// ``Catalog/writeItem(_:into:)`` writes the same bytes without building the item's strings.
-    public func writeJSON(into json: inout JSONWriter) {
-        json.append(raw: "{\"id\":")
-        json.append(integer: id)
-        json.append(raw: ",\"label\":")
-        json.append(string: label)
-        json.append(raw: ",\"author\":")
-        json.append(string: author)
-        json.append(raw: ",\"width\":")
-        json.append(integer: width)
-        json.append(raw: ",\"height\":")
-        json.append(integer: height)
-        json.append(raw: ",\"color\":")
-        json.append(string: color)
-        json.append(raw: ",\"likes\":")
-        json.append(integer: likes)
-        json.append(raw: "}")
-    }
 }
 
 /// The slow part of an item: what the detail endpoint serves from the store through the cache.
 ///
-/// JSON form: `{"id":42,"amount":0.42151234}`.
+/// As the server writes it: `{"id":42,"amount":0.42151234}`.
 public struct ItemDetail: Sendable, Equatable {
     /// The id of the item the detail belongs to.
     public let id: UInt64
@@ -64,16 +43,5 @@ public struct ItemDetail: Sendable, Equatable {
     public init(id: UInt64, amount: Double) {
         self.id = id
         self.amount = amount
-    }
-}
-
-extension ItemDetail {
-    /// Writes the detail as a JSON object: `{"id":42,"amount":0.42151234}`.
-    public func writeJSON(into json: inout JSONWriter) {
-        json.append(raw: "{\"id\":")
-        json.append(integer: id)
-        json.append(raw: ",\"amount\":")
-        json.append(double: amount)
-        json.append(raw: "}")
     }
 }

@@ -5,17 +5,17 @@
 /// `id`-th output of a SplitMix64 stream keyed by the catalog seed and a per-field salt. Streams for different
 /// fields or seeds are unrelated, and computing one costs two multiply-xorshift rounds, whatever the id.
 /// Only integer arithmetic is involved, so every machine derives the same values.
-struct ItemFields: Equatable {
+package struct ItemFields: Equatable {
     /// Index into ``AuthorTable/names``.
-    let authorIndex: Int
+    package let authorIndex: Int
     /// Width in pixels.
-    let width: Int
+    package let width: Int
     /// Height in pixels.
-    let height: Int
+    package let height: Int
     /// The colour as 0xRRGGBB.
-    let color: UInt32
+    package let color: UInt32
     /// 0...10_000.
-    let likes: Int
+    package let likes: Int
 
     /// Per-field salts (the field name in ASCII). Part of the data format: never change them.
     enum Salt: UInt64 {
@@ -42,7 +42,7 @@ struct ItemFields: Equatable {
     }
 
     /// Derives the fields of item `id` in the catalog with `seed` (no bounds check: any id has fields).
-    init(seed: UInt64, id: UInt64) {
+    package init(seed: UInt64, id: UInt64) {
         authorIndex = AuthorTable.index(for: Self.hash(seed: seed, id: id, salt: .author))
 
         let sizeHash = Self.hash(seed: seed, id: id, salt: .size)
@@ -66,8 +66,7 @@ struct ItemFields: Equatable {
 
     /// The colour as `Item.color` spells it: `"#rrggbb"`.
     var colorString: String {
-        var json = JSONWriter(capacity: 8)
-        json.append(hex24: color)
-        return "#" + String(decoding: json.bytes, as: UTF8.self)
+        let hex = String(color, radix: 16)
+        return "#" + String(repeating: "0", count: 6 - hex.count) + hex
     }
 }

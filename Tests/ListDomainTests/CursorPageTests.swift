@@ -147,30 +147,4 @@ private func walkForwards(order: ListOrder, limit: UInt64, total: UInt64) -> [UI
         let zero = CursorPage(cursor: .start, order: .asc, limit: 0, total: 10)
         #expect(zero.hasMore && zero.nextCursor == nil)
     }
-
-    @Test func writeCursorPageBody() throws {
-        let catalog = Catalog(seed: 5, count: 10)
-        var item = JSONWriter()
-        var items: [String] = []
-        for id in [9, 8] as [UInt64] {
-            item.reset()
-            catalog.writeItem(id, into: &item)
-            items.append(String(decoding: item.bytes, as: UTF8.self))
-        }
-        var json = JSONWriter()
-        let page = CursorPage(cursor: .start, order: .desc, limit: 2, total: 10)
-        catalog.writeCursorPage(page, version: 3, into: &json)
-        let expected =
-            "{\"items\":[" + items.joined(separator: ",")
-            + "],\"has_more\":true,\"next_cursor\":8,\"order\":\"desc\",\"limit\":2,\"total\":10,\"version\":3}"
-        #expect(String(decoding: json.bytes, as: UTF8.self) == expected)
-        #expect(JSONValue.parse(json.bytes) != nil)
-
-        json.reset()
-        catalog.writeCursorPage(
-            CursorPage(cursor: .before(0), order: .asc, limit: 20, total: 10), version: 1, into: &json)
-        #expect(
-            String(decoding: json.bytes, as: UTF8.self)
-                == #"{"items":[],"has_more":false,"next_cursor":null,"order":"asc","limit":20,"total":10,"version":1}"#)
-    }
 }

@@ -3,59 +3,6 @@ import Testing
 
 @testable import ListServer
 
-/// A JSON value that keeps booleans, numbers and null apart (`JSONSerialization` blurs them into `NSNumber`).
-enum JSONValue: Sendable, Equatable, Decodable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    /// Parses a JSON text.
-    init(parsing bytes: some Collection<UInt8>) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-    }
-
-    /// The member `key` of an object, or nil.
-    subscript(key: String) -> JSONValue? {
-        if case .object(let members) = self { members[key] } else { nil }
-    }
-
-    var object: [String: JSONValue]? {
-        if case .object(let members) = self { members } else { nil }
-    }
-
-    var array: [JSONValue]? {
-        if case .array(let elements) = self { elements } else { nil }
-    }
-
-    var string: String? {
-        if case .string(let text) = self { text } else { nil }
-    }
-
-    var number: Double? {
-        if case .number(let value) = self { value } else { nil }
-    }
-}
-
 /// The embedded OpenAPI document, parsed, with `$ref` resolution for local references (`#/components/...`).
 struct OpenAPISpec: Sendable {
     /// The whole document.
@@ -156,7 +103,7 @@ struct SchemaChecker {
             found.append("\(path): \(Self.describe(value)) is not one of \(options.map(Self.describe))")
         }
         switch value {
-        case .number(let number): found += numberViolations(number, schema, path)
+        case .number(let text): found += numberViolations(Double(text) ?? .nan, schema, path)
         case .string(let text): found += stringViolations(text, schema, path)
         case .array(let elements): found += arrayViolations(elements, schema, path)
         case .object(let members): found += objectViolations(members, schema, path)
@@ -252,7 +199,7 @@ struct SchemaChecker {
         case ("null", .null), ("boolean", .bool), ("number", .number), ("string", .string), ("array", .array),
             ("object", .object):
             true
-        case ("integer", .number(let number)): number.rounded(.towardZero) == number
+        case ("integer", .number(let text)): Double(text).map { $0.rounded(.towardZero) == $0 } ?? false
         default: false
         }
     }
@@ -262,8 +209,7 @@ struct SchemaChecker {
         switch value {
         case .null: "null"
         case .bool(let flag): String(flag)
-        case .number(let number):
-            number.rounded(.towardZero) == number && abs(number) < 1e18 ? String(Int64(number)) : String(number)
+        case .number(let text): text
         case .string(let text): "\"\(text.prefix(60))\""
         case .array(let elements): "an array of \(elements.count)"
         case .object: "an object"
@@ -274,7 +220,7 @@ struct SchemaChecker {
     static func headerValue(_ text: String, schema: JSONValue, spec: OpenAPISpec) -> JSONValue {
         let resolved = spec.resolve(schema)
         if resolved?["type"]?.string == "integer", let number = UInt64(plainDecimal: text) {
-            return .number(Double(number))
+            return .number(String(number))
         }
         return .string(text)
     }
@@ -356,9 +302,9 @@ struct OpenAPISchemaTests {
         var wrongType = members
         wrongType["width"] = .string("1600")
         var fraction = members
-        fraction["likes"] = .number(1.5)
+        fraction["likes"] = .number("1.5")
         var outOfRange = members
-        outOfRange["likes"] = .number(10_001)
+        outOfRange["likes"] = .number("10001")
         var badColor = members
         badColor["color"] = .string("#ABCDEF")
         members["extra"] = .null
@@ -405,9 +351,10 @@ struct OpenAPISchemaTests {
         let numberOrInteger = JSONValue.object([
             "oneOf": .array([.object(["type": .string("number")]), .object(["type": .string("integer")])])
         ])
-        #expect(checker.violations(of: .number(1.5), against: numberOrInteger) == [])
+        #expect(checker.violations(of: .number("1.5"), against: numberOrInteger) == [])
         #expect(
-            checker.violations(of: .number(2), against: numberOrInteger) == ["$: 2 matches 2 oneOf subschemas, not 1"])
+            checker.violations(of: .number("2"), against: numberOrInteger) == ["$: 2 matches 2 oneOf subschemas, not 1"]
+        )
     }
 
     @Test("an unsupported keyword is reported rather than ignored")

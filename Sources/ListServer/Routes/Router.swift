@@ -18,7 +18,7 @@ enum RouteOutcome: Sendable {
 /// | `GET\|HEAD /items/<id>/detail` | `.deferred`: the detail through the cache, `X-Cache`, `Server-Timing` |
 /// | `GET\|HEAD /healthz`, `/readyz` | `{"status":"ok"}`, `{"status":"ready"}` (see `Router+Health.swift`) |
 /// | `GET\|HEAD /openapi.yaml`, `/openapi.json` | this API's OpenAPI description (see ``openAPIDocument(_:)``) |
-/// | `GET\|HEAD /metrics` | `.deferred`: Prometheus text (see `Observability/Router+Metrics.swift`) |
+/// | `GET\|HEAD /metrics` | `.deferred`: Prometheus text (see `Router+Metrics.swift`) |
 /// | `POST /admin/reset` | `.deferred`: clears cache and fault counters, maybe a new seed (see `Router+Admin.swift`) |
 /// | `OPTIONS` any of these | 204 with `Allow`, and the CORS preflight fields when it is a preflight |
 ///

@@ -1,8 +1,9 @@
-/// A strict little RFC 8259 parser, to check that the writer's output is valid JSON and means what it should.
+/// A JSON value that keeps booleans, numbers and null apart (`JSONSerialization` blurs them into `NSNumber`), read
+/// by a strict little RFC 8259 parser: it checks that the server's output is valid JSON and means what it should.
 ///
 /// Strings are decoded (escapes, surrogate pairs) and must be valid UTF-8; numbers are kept as their text
 /// (checked against the JSON number grammar) so tests can compare them exactly.
-indirect enum JSONValue: Equatable {
+indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(String)
@@ -18,9 +19,41 @@ indirect enum JSONValue: Equatable {
         return parser.position == bytes.count ? value : nil
     }
 
+    /// Parses a complete JSON text; throws if it is not valid JSON.
+    init(parsing bytes: some Collection<UInt8>) throws {
+        guard let value = Self.parse(Array(bytes)) else {
+            throw InvalidJSON(text: String(decoding: bytes.prefix(200), as: UTF8.self))
+        }
+        self = value
+    }
+
+    /// What ``init(parsing:)`` throws.
+    struct InvalidJSON: Error {
+        /// The start of the text that did not parse.
+        let text: String
+    }
+
+    /// The member `key` of an object, or nil.
     subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil
+    }
+
+    var object: [String: JSONValue]? {
+        if case .object(let members) = self { members } else { nil }
+    }
+
+    var array: [JSONValue]? {
+        if case .array(let elements) = self { elements } else { nil }
+    }
+
+    var string: String? {
+        if case .string(let text) = self { text } else { nil }
+    }
+
+    /// A number's value as a `Double` (its text is in ``number(_:)``).
+    var number: Double? {
+        if case .number(let text) = self { Double(text) } else { nil }
     }
 }
 

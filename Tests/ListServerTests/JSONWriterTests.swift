@@ -1,6 +1,8 @@
 import ListDomain
 import Testing
 
+@testable import ListServer
+
 /// Renders what `body` writes as a String (the writer only ever produces UTF-8).
 private func written(_ body: (inout JSONWriter) -> Void) -> String {
     var json = JSONWriter()

@@ -1,9 +1,11 @@
+package import ListDomain
+
 extension Catalog {
     /// Writes item `id` as JSON: the same bytes as `item(id)?.writeJSON(into:)`, or `null` when `id >= count`.
     ///
     /// This is the page path, so it builds no `String`: the label is `Line ` plus the digits of the id, the
     /// author is copied from a table of pre-encoded names, the colour is written as hex digits.
-    public func writeItem(_ id: UInt64, into json: inout JSONWriter) {
+    package func writeItem(_ id: UInt64, into json: inout JSONWriter) {
         guard id < count else {
             json.appendNull()
             return
@@ -39,7 +41,7 @@ extension Catalog {
     ///   - version: The version of the catalog the page was taken from (``CatalogSnapshot/version``); 1 for a
     ///     catalog that is never reset.
     ///   - json: The writer to append to.
-    public func writePage(_ page: Page, order: ListOrder = .asc, version: UInt64 = 1, into json: inout JSONWriter) {
+    package func writePage(_ page: Page, order: ListOrder = .asc, version: UInt64 = 1, into json: inout JSONWriter) {
         switch order {
         case .asc: writeItems(page.ids, descending: false, into: &json)
         // Positions p ..< q counted from the end are the ids total - q ..< total - p, highest first.
@@ -70,7 +72,7 @@ extension Catalog {
     ///     are written as `null`.
     ///   - version: The version of the catalog the page was taken from (``CatalogSnapshot/version``).
     ///   - json: The writer to append to.
-    public func writeCursorPage(_ page: CursorPage, version: UInt64, into json: inout JSONWriter) {
+    package func writeCursorPage(_ page: CursorPage, version: UInt64, into json: inout JSONWriter) {
         writeItems(page.idRange, descending: page.order == .desc, into: &json)
         json.append(raw: page.hasMore ? ",\"has_more\":true" : ",\"has_more\":false")
         json.append(raw: ",\"next_cursor\":")

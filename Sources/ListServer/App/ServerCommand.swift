@@ -2,13 +2,15 @@ import Dispatch
 import Foundation
 import Logging
 
-/// `ListServer`: reads the configuration, serves until SIGTERM or SIGINT, then drains and exits 0.
-/// `ListServer --health-check` probes a running server instead (see ``HealthProbe``).
-#if !LISTSERVER_FUZZ
-    @main
-#endif
-struct Main {
-    static func main() async {
+/// What the `ListServer` executable does: reads the configuration, serves until SIGTERM or SIGINT, then drains and
+/// exits 0. `ListServer --health-check` probes a running server instead (see ``HealthProbe``).
+///
+/// It lives in the library, not in the executable's `Main.swift`, so that everything the process does can be
+/// imported (by the tests, the fuzzer and the micro-benchmarks); the executable is only `@main` calling ``run()``.
+public enum ServerCommand {
+    /// Runs the server process to the end: exits with 64 or 78 on a bad configuration, 71 when the server cannot
+    /// start, and returns once a signal has drained it.
+    public static func run() async {
         signal(SIGPIPE, SIG_IGN)
         let settings = await Settings.loadOrExit()  // --help, or one line naming the bad key and exit 64/78
         if CommandLineOptions.parseOrExit().healthCheck {

@@ -2,30 +2,30 @@
 ///
 /// Why not `JSONEncoder`: this is the hot page path. A 20-item page measured about 188 µs with `JSONEncoder`
 /// (which also needs Foundation, not imported here) against about 15 µs with a hand-written writer; this
-/// one, with ``Catalog/writePage(_:version:into:)``, measured 2-3 µs per 20-item page in a release build, with no heap
+/// one, with ``Catalog/writePage(_:order:version:into:)``, measured 2-3 µs per 20-item page in a release build, with no heap
 /// allocation once the buffer is warm. The writer appends UTF-8 straight into one reusable buffer: integers go
 /// through a digit loop (no `String`), literal keys come from `StaticString`s, and strings are escaped per
 /// RFC 8259 in one pass.
 ///
 /// The caller is responsible for the structure (commas, brackets, keys); the writer only guarantees that every
 /// value it writes is a valid JSON value.
-public struct JSONWriter: Sendable {
+package struct JSONWriter: Sendable {
     /// The UTF-8 bytes written so far.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// Creates an empty writer whose buffer can take `capacity` bytes before it grows.
-    public init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// Empties the buffer but keeps its storage, so a writer can be reused for the next response.
-    public mutating func reset() {
+    package mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
     }
 
     /// Appends literal JSON text as is: keys, punctuation, `true`, `false`. Nothing is escaped.
-    public mutating func append(raw: StaticString) {
+    package mutating func append(raw: StaticString) {
         raw.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
@@ -34,7 +34,7 @@ public struct JSONWriter: Sendable {
     /// Control characters are written as `\u00XX` (upper-case hex); everything else, including non-ASCII text,
     /// is copied as UTF-8, which RFC 8259 allows. A Swift `String` is always valid Unicode, so the output is
     /// always valid UTF-8.
-    public mutating func append(string: String) {
+    package mutating func append(string: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
@@ -53,7 +53,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends an unsigned integer in decimal, without building a `String`.
-    public mutating func append(integer value: UInt64) {
+    package mutating func append(integer value: UInt64) {
         let start = bytes.count
         var rest = value
         repeat {
@@ -72,7 +72,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends a signed integer in decimal (a leading `-` for negative values, `Int.min` included).
-    public mutating func append(integer value: Int) {
+    package mutating func append(integer value: Int) {
         if value < 0 {
             bytes.append(UInt8(ascii: "-"))
         }
@@ -84,7 +84,7 @@ public struct JSONWriter: Sendable {
     /// Swift's `description` is shortest round-trip and always valid JSON for finite values (`0.5`, `1.0`,
     /// `-0.0`, `1e-05`, `5e-324`, `1.7976931348623157e+308`). It allocates a small `String`, which is fine here:
     /// doubles appear once per detail response, not per page item.
-    public mutating func append(double value: Double) {
+    package mutating func append(double value: Double) {
         guard value.isFinite else {
             appendNull()
             return
@@ -93,7 +93,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends `null`.
-    public mutating func appendNull() {
+    package mutating func appendNull() {
         append(raw: "null")
     }
 
