@@ -59,6 +59,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "ListServerMain", dependencies: ["ListServer"], swiftSettings: strict),
+        // The fuzzer (Fuzz/Harness): a plain build replays inputs given as files; scripts/fuzz.sh links it with
+        // libFuzzer. The tests share its head-scanner properties.
+        .executableTarget(
+            name: "ListServerFuzz",
+            dependencies: ["ListServer", "ListDomain"],
+            path: "Fuzz/Harness",
+            swiftSettings: strict
+        ),
         // Micro-benchmarks of the hot paths (Benchmarks/Micro): a plain release-mode harness rather than
         // ordo-one/benchmark, which would add jemalloc, a build plugin and several packages to every build for
         // what a clock and a loop measure well enough here (ns/op of tight loops, medians of several rounds).
@@ -71,7 +79,9 @@ let package = Package(
         .testTarget(name: "ListDomainTests", dependencies: ["ListDomain"], swiftSettings: strict),
         .testTarget(
             name: "ListServerTests",
-            dependencies: ["ListServer", "ListDomain", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ListServer", "ListDomain", "ListServerFuzz", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
     ]

@@ -7,9 +7,9 @@
 # Environment: FUZZ_CONFIGURATION=release builds optimised (about 3x the executions per second, a build that takes
 # twice as long). One fuzzing process: the machines this runs on have few cores, shared with other builds.
 #
-# The fuzzer is the ListServer target itself, built with -DLISTSERVER_FUZZ: that compiles
-# Sources/ListServer/Fuzzing/ (whose FuzzEntry.swift defines LLVMFuzzerTestOneInput) and leaves @main out of
-# Main.swift, so libFuzzer's main runs. Seeds: Fuzz/corpus/ (committed, read only; Fuzz/seeds.py writes them).
+# The fuzzer is the ListServerFuzz target (Fuzz/Harness/, whose FuzzEntry.swift defines LLVMFuzzerTestOneInput),
+# built with -DLISTSERVER_LIBFUZZER, which leaves out the @main that replays files in a plain build, so libFuzzer's
+# main runs. Seeds: Fuzz/corpus/ (committed, read only; Fuzz/seeds.py writes them).
 # New inputs go to .build-fuzz/corpus/ and persist between runs; crashes to .build-fuzz/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,18 +23,18 @@ mkdir -p "$scratch/corpus" "$scratch/artifacts"
 # - --sanitize=fuzzer --sanitize=address link libFuzzer and ASan. SwiftPM passes them to the compiler as two
 #   -sanitize= options, and the Swift 6.3 driver keeps only the last, so the code would get ASan but no coverage
 #   instrumentation (libFuzzer then reports 2 counters and fuzzes blind): -Xswiftc -sanitize=fuzzer,address fixes it.
-# - -parse-as-library: there is no top-level code once @main is compiled out.
+# - -parse-as-library: the target has no main.swift; with @main compiled out there is no entry point of ours.
 # - lld instead of gold when the toolchain has it: gold prints a warning for every ASan runtime symbol.
-build=(swift build --scratch-path "$scratch" -c "$configuration" --product ListServer
+build=(swift build --scratch-path "$scratch" -c "$configuration" --product ListServerFuzz
     --sanitize=fuzzer --sanitize=address -Xswiftc "-sanitize=fuzzer,address"
-    -Xswiftc -DLISTSERVER_FUZZ -Xswiftc -parse-as-library)
+    -Xswiftc -DLISTSERVER_LIBFUZZER -Xswiftc -parse-as-library)
 lld="$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld"
 if [[ -x $lld ]]; then
     printf '{"schemaVersion": "1.0", "linker": {"path": "%s"}}\n' "$lld" >"$scratch/lld-toolset.json"
     build+=(--toolset "$scratch/lld-toolset.json")
 fi
 "${build[@]}"
-fuzzer="$scratch/$configuration/ListServer"
+fuzzer="$scratch/$configuration/ListServerFuzz"
 
 # libFuzzer's leak check runs LeakSanitizer after any input that allocates more than it frees, which the detail
 # cache and the Swift runtime's caches do by design: it cut executions twentyfold and finds nothing the soak

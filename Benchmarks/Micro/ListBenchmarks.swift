@@ -17,6 +17,7 @@ struct ListBenchmarks {
         var harness = Harness(rounds: quick ? 5 : 11, scale: quick ? 0.2 : 1)
         print(Harness.header)
         try pageBenchmarks(&harness)
+        scannerBenchmarks(&harness)
         try await cacheBenchmarks(&harness)
         print("\n(\(harness.rounds) timed rounds per benchmark after one warm-up round; checksum \(harness.sink))")
     }

@@ -1,72 +1,71 @@
-#if LISTSERVER_FUZZ
-    import Foundation
+import Foundation
+import ListServer
 
-    /// The promises the harness checks; a broken one is a crash, which libFuzzer records with its input.
-    enum FuzzCheck {
-        /// Crashes with `message` unless `condition` holds.
-        static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition {
-                fatalError("fuzz check failed: \(message())")
-            }
-        }
-
-        /// Statuses the router may answer with (the connection layer adds its own).
-        /// 204 answers OPTIONS, 304 a matching If-None-Match, 401 and 403 guard /admin/reset, and 429, 500 and 503
-        /// are injected faults too.
-        static let routerStatuses: Set<Int> = [200, 204, 304, 400, 401, 403, 404, 405, 429, 500, 503]
-
-        /// A thrown problem has one of `statuses` and a well-formed body.
-        static func problem(_ problem: Problem, statuses: Set<Int>) {
-            require(statuses.contains(problem.status), "problem status \(problem.status)")
-            problemBody(problem.response())
-        }
-
-        /// Everything a response promises, whatever the request.
-        static func response(
-            _ response: HTTPResponse, for request: HTTPRequest, statuses: Set<Int> = routerStatuses
-        ) {
-            require(statuses.contains(response.status), "status \(response.status) for \(request.target)")
-            for (name, value) in response.headers {
-                // Header injection: no field may carry a line break or NUL into the response head.
-                let forbidden: Set<UInt8> = [0x00, 0x0A, 0x0D]
-                require(!name.utf8.contains(where: forbidden.contains), "a control byte in header name \(name)")
-                require(!value.utf8.contains(where: forbidden.contains), "a control byte in header \(name)")
-            }
-            let contentType = response.headers["Content-Type"]
-            switch response.status {
-            case 204, 304:
-                require(response.body.isEmpty, "\(response.status) with a body")
-                require(contentType == nil, "\(response.status) with Content-Type \(contentType ?? "")")
-            case 200:
-                require(
-                    contentType == MediaType.json || contentType == MediaType.yaml,
-                    "200 with Content-Type \(contentType ?? "none")")
-                if contentType == MediaType.json {
-                    require(
-                        (try? JSONSerialization.jsonObject(with: Data(response.body))) is [String: Any],
-                        "a 200 body that is not a JSON object")
-                }
-            default:
-                require(
-                    contentType == MediaType.problemJSON,
-                    "\(response.status) with Content-Type \(contentType ?? "none")")
-                problemBody(response)
-                if response.status == 405 {
-                    require(
-                        ["GET, HEAD, OPTIONS", "POST, OPTIONS"].contains(response.headers["Allow"]),
-                        "405 without Allow")
-                }
-            }
-        }
-
-        /// A problem body: a JSON object whose `status` is the response's, in printable ASCII only (client values
-        /// are quoted with escapes, so nothing a client sends reaches a log or console raw).
-        static func problemBody(_ response: HTTPResponse) {
-            require(response.body.allSatisfy { (0x20...0x7E).contains($0) }, "a problem body with a non-printable byte")
-            let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-            require(object != nil, "a problem body that is not a JSON object")
-            require((object?["status"] as? NSNumber)?.intValue == response.status, "a problem whose status differs")
-            require((object?["type"] as? String)?.hasPrefix("urn:listserver:problem:") == true, "a problem type")
+/// The promises the harness checks; a broken one is a crash, which libFuzzer records with its input.
+enum FuzzCheck {
+    /// Crashes with `message` unless `condition` holds.
+    static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition {
+            fatalError("fuzz check failed: \(message())")
         }
     }
-#endif
+
+    /// Statuses the router may answer with (the connection layer adds its own).
+    /// 204 answers OPTIONS, 304 a matching If-None-Match, 401 and 403 guard /admin/reset, and 429, 500 and 503
+    /// are injected faults too.
+    static let routerStatuses: Set<Int> = [200, 204, 304, 400, 401, 403, 404, 405, 429, 500, 503]
+
+    /// A thrown problem has one of `statuses` and a well-formed body.
+    static func problem(_ problem: Problem, statuses: Set<Int>) {
+        require(statuses.contains(problem.status), "problem status \(problem.status)")
+        problemBody(problem.response())
+    }
+
+    /// Everything a response promises, whatever the request.
+    static func response(
+        _ response: HTTPResponse, for request: HTTPRequest, statuses: Set<Int> = routerStatuses
+    ) {
+        require(statuses.contains(response.status), "status \(response.status) for \(request.target)")
+        for (name, value) in response.headers {
+            // Header injection: no field may carry a line break or NUL into the response head.
+            let forbidden: Set<UInt8> = [0x00, 0x0A, 0x0D]
+            require(!name.utf8.contains(where: forbidden.contains), "a control byte in header name \(name)")
+            require(!value.utf8.contains(where: forbidden.contains), "a control byte in header \(name)")
+        }
+        let contentType = response.headers["Content-Type"]
+        switch response.status {
+        case 204, 304:
+            require(response.body.isEmpty, "\(response.status) with a body")
+            require(contentType == nil, "\(response.status) with Content-Type \(contentType ?? "")")
+        case 200:
+            require(
+                contentType == MediaType.json || contentType == MediaType.yaml,
+                "200 with Content-Type \(contentType ?? "none")")
+            if contentType == MediaType.json {
+                require(
+                    (try? JSONSerialization.jsonObject(with: Data(response.body))) is [String: Any],
+                    "a 200 body that is not a JSON object")
+            }
+        default:
+            require(
+                contentType == MediaType.problemJSON,
+                "\(response.status) with Content-Type \(contentType ?? "none")")
+            problemBody(response)
+            if response.status == 405 {
+                require(
+                    ["GET, HEAD, OPTIONS", "POST, OPTIONS"].contains(response.headers["Allow"]),
+                    "405 without Allow")
+            }
+        }
+    }
+
+    /// A problem body: a JSON object whose `status` is the response's, in printable ASCII only (client values
+    /// are quoted with escapes, so nothing a client sends reaches a log or console raw).
+    static func problemBody(_ response: HTTPResponse) {
+        require(response.body.allSatisfy { (0x20...0x7E).contains($0) }, "a problem body with a non-printable byte")
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        require(object != nil, "a problem body that is not a JSON object")
+        require((object?["status"] as? NSNumber)?.intValue == response.status, "a problem whose status differs")
+        require((object?["type"] as? String)?.hasPrefix("urn:listserver:problem:") == true, "a problem type")
+    }
+}

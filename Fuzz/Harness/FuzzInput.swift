@@ -1,46 +1,44 @@
-#if LISTSERVER_FUZZ
-    /// One fuzz input, decoded from libFuzzer's bytes: `selector` then the payload.
-    ///
-    /// The selector byte's low nibble, modulo 3, picks the entry; bit 4 picks the catalog, bit 5 the head limits:
-    ///
-    /// | selector | entry | payload |
-    /// |---|---|---|
-    /// | `0x00` | ``Entry/target`` | a request-target as evhttp hands it over (up to the first NUL) |
-    /// | `0x01` | ``Entry/route`` | a method byte, then `target` up to the first LF, then `Name: value` lines |
-    /// | `0x02` | ``Entry/head`` | the raw bytes of a request head (and maybe more) as a client sends them |
-    /// | `+0x10` | | routes against a catalog of 2^53 items and `paging.max_limit` 10000 |
-    /// | `+0x20` | | scans heads with small limits (request line 80 bytes, head 300, 6 fields, body 1000) |
-    ///
-    /// An empty input is the target entry with an empty payload.
-    struct FuzzInput: Sendable {
-        /// What the payload is fed to.
-        enum Entry: Sendable {
-            /// Request-target parsing alone: ``RequestTarget``, its segments and query items, ``PageQuery``.
-            case target
-            /// Routing a request value built from the payload's method byte, target and header lines.
-            case route
-            /// A raw request head through ``RequestHeadScanner`` (whole and byte by byte); a head it accepts is then
-            /// split into a request value (``FuzzText/naiveHead(_:)``) and routed, as evhttp would after the scanner.
-            case head
-        }
-
-        let entry: Entry
-        /// Whether to use the 2^53-item catalog (overflow edges) instead of the default 10,000 items.
-        let hugeCatalog: Bool
-        /// Whether to scan heads with limits small enough for short inputs to reach.
-        let smallLimits: Bool
-        let payload: ArraySlice<UInt8>
-
-        init(_ bytes: [UInt8]) {
-            let selector = bytes.first ?? 0
-            switch (selector & 0x0F) % 3 {
-            case 0: entry = .target
-            case 1: entry = .route
-            default: entry = .head
-            }
-            hugeCatalog = selector & 0x10 != 0
-            smallLimits = selector & 0x20 != 0
-            payload = bytes.dropFirst()
-        }
+/// One fuzz input, decoded from libFuzzer's bytes: `selector` then the payload.
+///
+/// The selector byte's low nibble, modulo 3, picks the entry; bit 4 picks the catalog, bit 5 the head limits:
+///
+/// | selector | entry | payload |
+/// |---|---|---|
+/// | `0x00` | ``Entry/target`` | a request-target as evhttp hands it over (up to the first NUL) |
+/// | `0x01` | ``Entry/route`` | a method byte, then `target` up to the first LF, then `Name: value` lines |
+/// | `0x02` | ``Entry/head`` | the raw bytes of a request head (and maybe more) as a client sends them |
+/// | `+0x10` | | routes against a catalog of 2^53 items and `paging.max_limit` 10000 |
+/// | `+0x20` | | scans heads with small limits (request line 80 bytes, head 300, 6 fields, body 1000) |
+///
+/// An empty input is the target entry with an empty payload.
+struct FuzzInput: Sendable {
+    /// What the payload is fed to.
+    enum Entry: Sendable {
+        /// Request-target parsing alone: ``RequestTarget``, its segments and query items, ``PageQuery``.
+        case target
+        /// Routing a request value built from the payload's method byte, target and header lines.
+        case route
+        /// A raw request head through ``RequestHeadScanner`` (whole and byte by byte); a head it accepts is then
+        /// split into a request value (``FuzzText/naiveHead(_:)``) and routed, as evhttp would after the scanner.
+        case head
     }
-#endif
+
+    let entry: Entry
+    /// Whether to use the 2^53-item catalog (overflow edges) instead of the default 10,000 items.
+    let hugeCatalog: Bool
+    /// Whether to scan heads with limits small enough for short inputs to reach.
+    let smallLimits: Bool
+    let payload: ArraySlice<UInt8>
+
+    init(_ bytes: [UInt8]) {
+        let selector = bytes.first ?? 0
+        switch (selector & 0x0F) % 3 {
+        case 0: entry = .target
+        case 1: entry = .route
+        default: entry = .head
+        }
+        hugeCatalog = selector & 0x10 != 0
+        smallLimits = selector & 0x20 != 0
+        payload = bytes.dropFirst()
+    }
+}

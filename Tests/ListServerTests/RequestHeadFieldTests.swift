@@ -142,7 +142,7 @@ struct RequestHeadFieldTests {
             while result == .needMore && stream.count <= 2 * limit + 8192 {
                 stream += [UInt8](repeating: UInt8(ascii: "z"), count: chunk)
                 chunk = chunk % 4096 + 1
-                result = stream.withUnsafeBytes { scanner.scan($0) }
+                result = scanner.scan(stream.span)
                 if result == .needMore {
                     #expect(stream.count <= limit, "limit \(limit): needs more with \(stream.count) bytes")
                 }

@@ -24,7 +24,7 @@ struct RequestHeadRejectionTests {
         ]
         var samples = cases.map { text, kind -> (HeadRejection, Problem.Kind) in
             var scanner = RequestHeadScanner(limits: small)
-            guard case .reject(let rejection) = Array(text.utf8).withUnsafeBytes({ scanner.scan($0) }) else {
+            guard case .reject(let rejection) = scanner.scan(Array(text.utf8).span) else {
                 fatalError("\(text.debugDescription) was not rejected")
             }
             return (rejection, kind)

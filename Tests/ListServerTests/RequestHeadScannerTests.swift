@@ -10,7 +10,7 @@ enum HeadFeeder {
     /// Scans `bytes` offered all at once.
     static func allAtOnce(_ bytes: [UInt8], limits: HTTPLimits) -> HeadScan {
         var scanner = RequestHeadScanner(limits: limits)
-        return bytes.withUnsafeBytes { scanner.scan($0) }
+        return scanner.scan(bytes.span)
     }
 
     /// Offers growing prefixes of `bytes`, `step` bytes longer each time, until the scan ends or the bytes run out.
@@ -21,13 +21,11 @@ enum HeadFeeder {
         var random = SplitMix64(seed: UInt64(bytes.count))
         var offered = 0
         var result = HeadScan.needMore
-        bytes.withUnsafeBytes { all in
-            while offered < all.count {
-                offered = min(all.count, offered + max(1, step(&random)))
-                result = scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<offered]))
-                if result != .needMore {
-                    return
-                }
+        while offered < bytes.count {
+            offered = min(bytes.count, offered + max(1, step(&random)))
+            result = scanner.scan(bytes.span.extracting(0..<offered))
+            if result != .needMore {
+                break
             }
         }
         return (result, offered)
@@ -198,12 +196,10 @@ struct RequestHeadScannerTests {
         var scanner = RequestHeadScanner(limits: HTTPLimits())
         var offset = 0
         var heads: [RequestHead] = []
-        stream.withUnsafeBytes { all in
-            while case .complete(let head) = scanner.scan(UnsafeRawBufferPointer(rebasing: all[offset...])) {
-                heads.append(head)
-                offset += head.headLength + head.bodyLength
-                scanner.reset()
-            }
+        while case .complete(let head) = scanner.scan(stream.span.extracting(offset...)) {
+            heads.append(head)
+            offset += head.headLength + head.bodyLength
+            scanner.reset()
         }
         #expect(heads.map(\.headLength) == [first.utf8.count, second.utf8.count, third.utf8.count])
         #expect(heads.map(\.method) == [.post, .get, .head])
@@ -214,17 +210,15 @@ struct RequestHeadScannerTests {
     func needMore() {
         let text = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
         var scanner = RequestHeadScanner(limits: HTTPLimits())
-        text.withUnsafeBytes { all in
-            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<0])) == .needMore)
-            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<20])) == .needMore)
-            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<20])) == .needMore)
-            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<26])) == .needMore)
-            guard case .complete(let head) = scanner.scan(all) else {
-                Issue.record("not complete")
-                return
-            }
-            #expect(head.headLength == text.count)
+        #expect(scanner.scan(text.span.extracting(0..<0)) == .needMore)
+        #expect(scanner.scan(text.span.extracting(0..<20)) == .needMore)
+        #expect(scanner.scan(text.span.extracting(0..<20)) == .needMore)
+        #expect(scanner.scan(text.span.extracting(0..<26)) == .needMore)
+        guard case .complete(let head) = scanner.scan(text.span) else {
+            Issue.record("not complete")
+            return
         }
+        #expect(head.headLength == text.count)
     }
 
     @Test("a terminal result is repeated until reset; reset starts a new request")
@@ -232,21 +226,19 @@ struct RequestHeadScannerTests {
         let bad = Array("GET / HTTP/9.9\r\n\r\n".utf8)
         let good = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
         var scanner = RequestHeadScanner(limits: HTTPLimits())
-        let first = bad.withUnsafeBytes { scanner.scan($0) }
+        let first = scanner.scan(bad.span)
         #expect(first != .needMore)
-        #expect(good.withUnsafeBytes { scanner.scan($0) } == first)
+        #expect(scanner.scan(good.span) == first)
         scanner.reset()
-        #expect(good.withUnsafeBytes { scanner.scan($0) } == HeadFeeder.allAtOnce(good, limits: HTTPLimits()))
+        #expect(scanner.scan(good.span) == HeadFeeder.allAtOnce(good, limits: HTTPLimits()))
     }
 
     @Test("offering fewer bytes than were scanned (a broken contract) starts over instead of reading out of bounds")
     func shorterOfferStartsOver() {
         let text = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
         var scanner = RequestHeadScanner(limits: HTTPLimits())
-        text.withUnsafeBytes { all in
-            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<20])) == .needMore)
-            #expect(scanner.scan(UnsafeRawBufferPointer(rebasing: all[0..<5])) == .needMore)
-            #expect(scanner.scan(all) == HeadFeeder.allAtOnce(text, limits: HTTPLimits()))
-        }
+        #expect(scanner.scan(text.span.extracting(0..<20)) == .needMore)
+        #expect(scanner.scan(text.span.extracting(0..<5)) == .needMore)
+        #expect(scanner.scan(text.span) == HeadFeeder.allAtOnce(text, limits: HTTPLimits()))
     }
 }

@@ -5,21 +5,21 @@
 /// its ``SettingKey`` and `maxRequestLineBytes <= maxHeaderBytes`. The request head limits are enforced by
 /// ``RequestHeadScanner`` before evhttp sees a byte; the others by the LibEvent layer. Tests may build one directly
 /// and change single fields: `var limits = HTTPLimits(); limits.maxHeaderCount = 3`.
-struct HTTPLimits: Sendable, Equatable {
+package struct HTTPLimits: Sendable, Equatable {
     /// `http.max_request_line_bytes`: the longest request line (method, target and version, without its line
     /// ending) a client may send; a longer one gets 414.
-    var maxRequestLineBytes = 8192
+    package var maxRequestLineBytes = 8192
 
     /// `http.max_header_bytes`: the longest request head, counted as ``RequestHead/headLength`` counts it (any empty
     /// lines before the request line, the request line, every header line and every line ending, including the
     /// final empty line); a longer one gets 431.
-    var maxHeaderBytes = 16_384
+    package var maxHeaderBytes = 16_384
 
     /// `http.max_header_count`: the most header fields a request may have; one more gets 431.
-    var maxHeaderCount = 100
+    package var maxHeaderCount = 100
 
     /// `http.max_body_bytes`: the largest `Content-Length` accepted; a larger one gets 413 before any body is read.
-    var maxBodyBytes = 65_536
+    package var maxBodyBytes = 65_536
 
     /// `http.max_connections`: the most client connections open at once.
     var maxConnections = 10_000
@@ -44,4 +44,9 @@ extension Duration {
         let (total, overflowAgain) = milliseconds.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
         return overflowAgain ? (seconds < 0 ? .min : .max) : total
     }
+}
+
+extension HTTPLimits {
+    /// The defaults above, for the package's other targets (the synthesized `init()` is internal).
+    package static let defaults = HTTPLimits()
 }

@@ -2,10 +2,16 @@
 ///
 /// Read from `paging.default_limit` and `paging.max_limit` by ``Settings/load(options:environment:activeProcessorCount:)``,
 /// which guarantees `1 <= defaultLimit <= maxLimit <= 10_000`.
-struct PagingSettings: Sendable, Equatable {
+package struct PagingSettings: Sendable, Equatable {
     /// The page size when the request has no `limit` parameter.
-    var defaultLimit: Int
+    package var defaultLimit: Int
 
     /// The largest `limit` a request may ask for.
-    var maxLimit: Int
+    package var maxLimit: Int
+
+    /// Creates the settings; `1 <= defaultLimit <= maxLimit` is the caller's to keep.
+    package init(defaultLimit: Int, maxLimit: Int) {
+        self.defaultLimit = defaultLimit
+        self.maxLimit = maxLimit
+    }
 }

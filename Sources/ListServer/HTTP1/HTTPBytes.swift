@@ -50,7 +50,7 @@ enum HTTPBytes {
     }
 
     /// Whether `bytes[range]` is exactly `literal`, byte for byte (method names are case-sensitive).
-    static func equals(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ literal: StaticString) -> Bool {
+    static func equals(_ bytes: Span<UInt8>, _ range: Range<Int>, _ literal: StaticString) -> Bool {
         literal.withUTF8Buffer { expected in
             guard expected.count == range.count else { return false }
             for offset in 0..<expected.count where bytes[range.lowerBound + offset] != expected[offset] {
@@ -64,7 +64,7 @@ enum HTTPBytes {
     ///
     /// - Parameter lowercaseLiteral: The expected text, all lowercase.
     static func equalsIgnoringCase(
-        _ bytes: UnsafeRawBufferPointer,
+        _ bytes: Span<UInt8>,
         _ range: Range<Int>,
         _ lowercaseLiteral: StaticString
     ) -> Bool {
@@ -113,5 +113,23 @@ enum HTTPBytes {
     static func hex(_ byte: UInt8) -> String {
         let digits = String(byte, radix: 16, uppercase: true)
         return byte < 0x10 ? "0x0" + digits : "0x" + digits
+    }
+}
+
+extension Span where Element == UInt8 {
+    /// The bytes in `range`, copied: what a rejection quotes in its detail. Only rejections call it, so the
+    /// accepting path never allocates.
+    func copied(_ range: Range<Int>) -> [UInt8] {
+        var copy: [UInt8] = []
+        copy.reserveCapacity(range.count)
+        for index in range {
+            copy.append(self[index])
+        }
+        return copy
+    }
+
+    /// The bytes in `range`, copied (see ``copied(_:)-(Range<Int>)``).
+    func copied(_ range: ClosedRange<Int>) -> [UInt8] {
+        copied(range.lowerBound..<range.upperBound + 1)
     }
 }

@@ -4,16 +4,16 @@
 /// after a malformed head it cannot know where the next request would begin. Every rejection therefore carries
 /// `Connection: close`; a 405 for CONNECT also carries `Allow: GET, HEAD, OPTIONS`. The factory functions that build each
 /// rejection, with its `detail`, are in `HeadRejection+Reasons.swift`.
-struct HeadRejection: Sendable, Equatable {
+package struct HeadRejection: Sendable, Equatable {
     /// The status code, from the problem's kind.
-    let status: Int
+    package let status: Int
 
     /// The problem: kind, `detail`, and the extra header fields (`Connection: close`, and `Allow` on a 405).
     let problem: Problem
 
     /// The complete HTTP/1.1 response: status line, `Content-Type: application/problem+json`, `Content-Length`,
     /// any `Allow`, `Connection: close`, the empty line, and the problem+json body. No `Date`.
-    let wireBytes: [UInt8]
+    package let wireBytes: [UInt8]
 
     /// Creates a rejection.
     ///
@@ -31,7 +31,7 @@ struct HeadRejection: Sendable, Equatable {
 
     /// The response as the router's layer would send it: problem+json with `Connection: close` (and `Allow` on a
     /// 405); whoever sends it adds `Content-Length`.
-    var response: HTTPResponse { problem.response() }
+    package var response: HTTPResponse { problem.response() }
 
     /// 408: the whole request head did not arrive within `http.header_timeout_ms`; the filter sends it when the
     /// header deadline passes.

@@ -1,5 +1,5 @@
 /// What ``RequestHeadScanner/scan(_:)`` found in the bytes it was offered.
-enum HeadScan: Sendable, Equatable {
+package enum HeadScan: Sendable, Equatable {
     /// The head is not complete yet, and nothing wrong was seen so far: offer the same bytes again with more appended.
     case needMore
     /// A complete, valid head: pass its ``RequestHead/headLength`` bytes, then ``RequestHead/bodyLength`` body
@@ -13,22 +13,22 @@ enum HeadScan: Sendable, Equatable {
 ///
 /// evhttp parses the head again for the application; the scanner only vouches that it is well-formed and within
 /// the limits, and tells the filter how many bytes belong to this request.
-struct RequestHead: Sendable, Equatable {
+package struct RequestHead: Sendable, Equatable {
     /// The head's length in bytes: any ignored empty lines before the request line, the request line, the header
     /// lines, and the empty line that ends the head, with every line ending (CRLF or LF).
-    let headLength: Int
+    package let headLength: Int
 
     /// The body's length in bytes, from `Content-Length`; 0 when there is none (the scanner rejects chunked bodies,
     /// so a request without `Content-Length` has no body, RFC 9112 §6.3).
-    let bodyLength: Int
+    package let bodyLength: Int
 
     /// The method: GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH or TRACE (CONNECT and unknown methods are rejected).
-    let method: HTTPMethod
+    package let method: HTTPMethod
 
     /// Whether the connection stays open after this request unless a `Connection` field says otherwise: true for
     /// HTTP/1.1, false for HTTP/1.0 (RFC 9112 §9.3). The scanner does not read `Connection`; evhttp does.
-    let keepAliveDefault: Bool
+    package let keepAliveDefault: Bool
 
     /// Whether the request line says `HTTP/1.1` (otherwise it says `HTTP/1.0`).
-    let isHTTP11: Bool
+    package let isHTTP11: Bool
 }

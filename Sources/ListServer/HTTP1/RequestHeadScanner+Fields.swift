@@ -1,7 +1,7 @@
 /// Header lines `field-name ":" OWS field-value OWS CRLF` (RFC 9112 §5), the framing fields, and the head's end.
 extension RequestHeadScanner {
     /// Takes one byte of the header section; returns a result when the scan ends.
-    mutating func scanField(_ bytes: UnsafeRawBufferPointer, byte: UInt8, at index: Int) -> Bool {
+    mutating func scanField(_ bytes: Span<UInt8>, byte: UInt8, at index: Int) -> Bool {
         switch state {
         case .fieldValue:
             // The hot path: most bytes of a head are value bytes.
@@ -17,7 +17,7 @@ extension RequestHeadScanner {
             } else if byte == HTTPBytes.lf {
                 return endField(bytes)
             } else {
-                return reject(.controlInValue(bytes[lineStart..<nameEnd], byte: byte))
+                return reject(.controlInValue(bytes.copied(lineStart..<nameEnd), byte: byte))
             }
         case .fieldName:
             if HTTPBytes.isToken(byte) {
@@ -25,11 +25,11 @@ extension RequestHeadScanner {
             } else if byte == HTTPBytes.colon {
                 return beginValue(bytes, colon: index)
             } else if HTTPBytes.isWhitespace(byte) {
-                return reject(.whitespaceBeforeColon(bytes[lineStart..<index]))
+                return reject(.whitespaceBeforeColon(bytes.copied(lineStart..<index)))
             } else if byte == HTTPBytes.cr || byte == HTTPBytes.lf {
-                return reject(.missingColon(bytes[lineStart..<index]))
+                return reject(.missingColon(bytes.copied(lineStart..<index)))
             } else {
-                return reject(.invalidFieldName(bytes[lineStart...index], byte: byte))
+                return reject(.invalidFieldName(bytes.copied(lineStart...index), byte: byte))
             }
         case .fieldLineStart:
             if HTTPBytes.isToken(byte) {
@@ -46,16 +46,18 @@ extension RequestHeadScanner {
             } else if HTTPBytes.isWhitespace(byte) {
                 // lineStart..<nameEnd still names the previous field, if there is one.
                 return reject(
-                    fieldCount == 0 ? .whitespaceBeforeFirstField() : .lineFolding(after: bytes[lineStart..<nameEnd]))
+                    fieldCount == 0
+                        ? .whitespaceBeforeFirstField() : .lineFolding(after: bytes.copied(lineStart..<nameEnd)))
             } else if byte == HTTPBytes.colon {
                 return reject(.emptyFieldName())
             } else {
-                return reject(.invalidFieldName(bytes[index...index], byte: byte))
+                return reject(.invalidFieldName(bytes.copied(index...index), byte: byte))
             }
         case .afterFieldCR:
             guard byte == HTTPBytes.lf else {
                 return reject(
-                    .bareCR(in: "header field \(HTTPBytes.quoted(bytes[lineStart..<nameEnd]))", followedBy: byte))
+                    .bareCR(in: "header field \(HTTPBytes.quoted(bytes.copied(lineStart..<nameEnd)))", followedBy: byte)
+                )
             }
             return endField(bytes)
         case .afterFinalCR:
@@ -72,7 +74,7 @@ extension RequestHeadScanner {
     /// Starts a field's value after the colon at `colon`, noting the fields the scanner cares about: a second
     /// `Content-Length`, `Transfer-Encoding` or `Host`, both framing fields, or `Transfer-Encoding` in HTTP/1.0 are
     /// refused at once.
-    private mutating func beginValue(_ bytes: UnsafeRawBufferPointer, colon: Int) -> Bool {
+    private mutating func beginValue(_ bytes: Span<UInt8>, colon: Int) -> Bool {
         let name = lineStart..<colon
         nameEnd = colon
         valueStart = -1
@@ -101,7 +103,7 @@ extension RequestHeadScanner {
     }
 
     /// Ends a header line: reads `Content-Length` and `Transfer-Encoding` values.
-    private mutating func endField(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    private mutating func endField(_ bytes: Span<UInt8>) -> Bool {
         state = .fieldLineStart
         let value = valueStart < 0 ? nameEnd..<nameEnd : valueStart..<valueEnd
         switch fieldKind {
@@ -109,7 +111,7 @@ extension RequestHeadScanner {
             return readContentLength(bytes, value)
         case .transferEncoding:
             guard HTTPBytes.equalsIgnoringCase(bytes, value, "chunked") else {
-                return reject(.unsupportedTransferCoding(bytes[value]))
+                return reject(.unsupportedTransferCoding(bytes.copied(value)))
             }
             isChunked = true
         case .host, .other:
@@ -123,16 +125,16 @@ extension RequestHeadScanner {
     /// Digits are checked to the end before the size, so `99999999999999999999x` is a 400 and
     /// `99999999999999999999` a 413; the running value stops growing once past the limit, and overflow counts as
     /// past it.
-    private mutating func readContentLength(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) -> Bool {
+    private mutating func readContentLength(_ bytes: Span<UInt8>, _ value: Range<Int>) -> Bool {
         guard !value.isEmpty else {
-            return reject(.invalidContentLength(bytes[value]))
+            return reject(.invalidContentLength(bytes.copied(value)))
         }
         var length = 0
         var tooLarge = false
         for index in value {
             let byte = bytes[index]
             guard HTTPBytes.isDigit(byte) else {
-                return reject(.invalidContentLength(bytes[value]))
+                return reject(.invalidContentLength(bytes.copied(value)))
             }
             if !tooLarge {
                 let (tenfold, overflow) = length.multipliedReportingOverflow(by: 10)
@@ -142,7 +144,7 @@ extension RequestHeadScanner {
             }
         }
         guard !tooLarge else {
-            return reject(.bodyTooLarge(bytes[value], limit: limits.maxBodyBytes))
+            return reject(.bodyTooLarge(bytes.copied(value), limit: limits.maxBodyBytes))
         }
         contentLength = length
         return false

@@ -1,12 +1,13 @@
 /// The request line: `method SP request-target SP HTTP-version CRLF` (RFC 9112 §3), and empty lines before it.
 extension RequestHeadScanner {
     /// Takes one byte of the request line (or of the empty lines before it); returns a result when the scan ends.
-    mutating func scanRequestLine(_ bytes: UnsafeRawBufferPointer, byte: UInt8, at index: Int) -> Bool {
+    mutating func scanRequestLine(_ bytes: Span<UInt8>, byte: UInt8, at index: Int) -> Bool {
         let isLineEnd = byte == HTTPBytes.cr || byte == HTTPBytes.lf
         if !isLineEnd && (state == .method || state == .target || state == .version)
             && index - lineStart >= limits.maxRequestLineBytes
         {
-            return reject(.requestLineTooLong(limit: limits.maxRequestLineBytes, start: bytes[lineStart..<index]))
+            return reject(
+                .requestLineTooLong(limit: limits.maxRequestLineBytes, start: bytes.copied(lineStart..<index)))
         }
         switch state {
         case .start:
@@ -18,7 +19,7 @@ extension RequestHeadScanner {
             } else if byte == HTTPBytes.lf {
                 return skipEmptyLine()
             } else {
-                return reject(.invalidMethod(bytes[index...index], byte: byte))
+                return reject(.invalidMethod(bytes.copied(index...index), byte: byte))
             }
         case .afterLeadingCR:
             guard byte == HTTPBytes.lf else {
@@ -31,9 +32,9 @@ extension RequestHeadScanner {
             } else if byte == HTTPBytes.space {
                 return endMethod(bytes, at: index)
             } else if isLineEnd {
-                return reject(.malformedRequestLine(bytes[lineStart..<index]))
+                return reject(.malformedRequestLine(bytes.copied(lineStart..<index)))
             } else {
-                return reject(.invalidMethod(bytes[lineStart...index], byte: byte))
+                return reject(.invalidMethod(bytes.copied(lineStart...index), byte: byte))
             }
         case .target:
             return scanTarget(bytes, byte: byte, at: index)
@@ -61,7 +62,7 @@ extension RequestHeadScanner {
     }
 
     /// Identifies the method that ends at `index`: a known one continues, CONNECT is a 405, any other a 501.
-    private mutating func endMethod(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {
+    private mutating func endMethod(_ bytes: Span<UInt8>, at index: Int) -> Bool {
         let range = lineStart..<index
         let known: HTTPMethod?
         switch range.count {
@@ -86,7 +87,7 @@ extension RequestHeadScanner {
             known = nil
         }
         guard let known else {
-            return reject(.methodNotImplemented(bytes[range]))
+            return reject(.methodNotImplemented(bytes.copied(range)))
         }
         method = known
         targetStart = index + 1
@@ -95,7 +96,7 @@ extension RequestHeadScanner {
     }
 
     /// Takes one byte of the request-target: visible ASCII, origin-form or an absolute `http`/`https` URI.
-    private mutating func scanTarget(_ bytes: UnsafeRawBufferPointer, byte: UInt8, at index: Int) -> Bool {
+    private mutating func scanTarget(_ bytes: Span<UInt8>, byte: UInt8, at index: Int) -> Bool {
         let offset = index - targetStart
         if HTTPBytes.isVisibleASCII(byte) {
             // Check the form on the first bytes, so a wrong target is refused before the line ends.
@@ -105,33 +106,33 @@ extension RequestHeadScanner {
                 } else if HTTPBytes.lowercased(byte) == UInt8(ascii: "h") {
                     schemePrefixLength = 7  // "http://" so far; "https://" once the "s" is seen
                 } else {
-                    return reject(.invalidTargetForm(bytes[targetStart...index]))
+                    return reject(.invalidTargetForm(bytes.copied(targetStart...index)))
                 }
             } else if offset < schemePrefixLength {
                 let lowercased = HTTPBytes.lowercased(byte)
                 if offset == 4 && lowercased == UInt8(ascii: "s") {
                     schemePrefixLength = 8
                 } else if lowercased != Self.schemePrefixByte(offset, secure: schemePrefixLength == 8) {
-                    return reject(.invalidTargetForm(bytes[targetStart...index]))
+                    return reject(.invalidTargetForm(bytes.copied(targetStart...index)))
                 }
             }
             return false
         }
         if byte == HTTPBytes.space {
             if offset == 0 {
-                return reject(.malformedRequestLine(bytes[lineStart...index]))
+                return reject(.malformedRequestLine(bytes.copied(lineStart...index)))
             }
             if offset < schemePrefixLength {
-                return reject(.invalidTargetForm(bytes[targetStart..<index]))
+                return reject(.invalidTargetForm(bytes.copied(targetStart..<index)))
             }
             versionStart = index + 1
             state = .version
             return false
         }
         if byte == HTTPBytes.cr || byte == HTTPBytes.lf {
-            return reject(.malformedRequestLine(bytes[lineStart..<index]))
+            return reject(.malformedRequestLine(bytes.copied(lineStart..<index)))
         }
-        return reject(.invalidTargetByte(bytes[targetStart...index], byte: byte, offset: offset))
+        return reject(.invalidTargetByte(bytes.copied(targetStart...index), byte: byte, offset: offset))
     }
 
     /// The byte at `offset` of `http://` or `https://`.
@@ -140,16 +141,16 @@ extension RequestHeadScanner {
     }
 
     /// Takes one byte of the HTTP version: `HTTP/` (case-sensitive), a digit, `.`, a digit, then the line end.
-    private mutating func scanVersion(_ bytes: UnsafeRawBufferPointer, byte: UInt8, at index: Int) -> Bool {
+    private mutating func scanVersion(_ bytes: Span<UInt8>, byte: UInt8, at index: Int) -> Bool {
         let offset = index - versionStart
         guard byte != HTTPBytes.cr && byte != HTTPBytes.lf else {
             guard offset == 8 else {
-                return reject(.malformedVersion(bytes[versionStart..<index]))
+                return reject(.malformedVersion(bytes.copied(versionStart..<index)))
             }
             let major = bytes[versionStart + 5]
             let minor = bytes[versionStart + 7]
             guard major == UInt8(ascii: "1") && (minor == UInt8(ascii: "1") || minor == UInt8(ascii: "0")) else {
-                return reject(.versionNotSupported(bytes[versionStart..<index]))
+                return reject(.versionNotSupported(bytes.copied(versionStart..<index)))
             }
             isHTTP11 = minor == UInt8(ascii: "1")
             state = byte == HTTPBytes.cr ? .afterRequestLineCR : .fieldLineStart
@@ -162,6 +163,6 @@ extension RequestHeadScanner {
         case 6: valid = byte == UInt8(ascii: ".")
         default: valid = false
         }
-        return valid ? false : reject(.malformedVersion(bytes[versionStart...index]))
+        return valid ? false : reject(.malformedVersion(bytes.copied(versionStart...index)))
     }
 }

@@ -41,7 +41,7 @@
 /// Problems are reported as early as the bytes show them, in the order the bytes arrive, except those that need the
 /// whole head: a missing `Host` and then a chunked body are checked last. The result never depends on how the bytes
 /// were split between calls.
-struct RequestHeadScanner: Sendable {
+package struct RequestHeadScanner: Sendable {
     /// The most empty lines (CRLF or LF) ignored before a request line (RFC 9112 §2.2 asks for at least one).
     static let maxLeadingEmptyLines = 4
 
@@ -124,12 +124,12 @@ struct RequestHeadScanner: Sendable {
     var hostCount = 0
 
     /// Creates a scanner for one connection.
-    init(limits: HTTPLimits) {
+    package init(limits: HTTPLimits) {
         self.limits = limits
     }
 
     /// Readies the scanner for the next request on the connection.
-    mutating func reset() {
+    package mutating func reset() {
         self = RequestHeadScanner(limits: limits)
     }
 
@@ -141,7 +141,7 @@ struct RequestHeadScanner: Sendable {
     ///   contract; the scanner then starts over from byte 0 rather than read out of bounds.)
     /// - Returns: ``HeadScan/needMore`` until the head is complete or wrong; then the same terminal result for every
     ///   call until ``reset()``.
-    mutating func scan(_ bytes: UnsafeRawBufferPointer) -> HeadScan {
+    package mutating func scan(_ bytes: Span<UInt8>) -> HeadScan {
         if let outcome {
             return outcome
         }
@@ -182,7 +182,7 @@ struct RequestHeadScanner: Sendable {
     /// jump on the state for each byte (measured: it halves the time per head). It stops at the limits, so the byte
     /// over a limit always goes through the steps.
     @inline(__always)
-    private mutating func skipOrdinaryBytes(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+    private mutating func skipOrdinaryBytes(_ bytes: Span<UInt8>, from start: Int) -> Int {
         var index = start
         let end = min(bytes.count, limits.maxHeaderBytes)
         switch state {
@@ -245,12 +245,13 @@ struct RequestHeadScanner: Sendable {
 
     /// The rejection for a byte past `http.max_header_bytes`: 414 if it also makes the request line too long, else
     /// 431.
-    private mutating func overHeadLimit(_ bytes: UnsafeRawBufferPointer, byte: UInt8, at index: Int) -> Bool {
+    private mutating func overHeadLimit(_ bytes: Span<UInt8>, byte: UInt8, at index: Int) -> Bool {
         let inRequestLine = state == .method || state == .target || state == .version
         if inRequestLine && byte != HTTPBytes.cr && byte != HTTPBytes.lf
             && index - lineStart >= limits.maxRequestLineBytes
         {
-            return reject(.requestLineTooLong(limit: limits.maxRequestLineBytes, start: bytes[lineStart..<index]))
+            return reject(
+                .requestLineTooLong(limit: limits.maxRequestLineBytes, start: bytes.copied(lineStart..<index)))
         }
         return reject(.headTooLarge(limit: limits.maxHeaderBytes))
     }

@@ -131,7 +131,7 @@ final class ConnectionGuard {
             // Look at no more than a head may hold (plus one byte, to see it overflow).
             let window = min(available, limits.maxHeaderBytes + 1)
             guard let bytes = evbuffer_pullup(source, window) else { return BEV_ERROR }
-            switch scanner.scan(UnsafeRawBufferPointer(start: bytes, count: window)) {
+            switch scanner.scan(UnsafeBufferPointer(start: bytes, count: window).span) {
             case .needMore:
                 // Not BEV_OK: libevent calls the filter again at once while it reports progress
                 // and bytes remain, which would spin on an incomplete head.

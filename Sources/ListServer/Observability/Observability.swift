@@ -4,14 +4,14 @@ import Logging
 ///
 /// Made once per ``Application`` from its settings and shared by the router (which serves `/metrics`) and every
 /// loop (each records through a ``LoopObserver`` of its own). Either part may be off.
-final class Observability: Sendable {
+package final class Observability: Sendable {
     /// The metrics, or nil when `metrics.enabled` is false (then `/metrics` is 404).
     let metrics: ServerMetrics?
     /// The access log, or nil when `log.access` is false or `log.level` is above `info`.
     let accessLog: AccessLog?
 
     /// Neither metrics nor an access log: what a router gets unless told otherwise.
-    static let disabled = Observability(metrics: nil, accessLog: nil)
+    package static let disabled = Observability(metrics: nil, accessLog: nil)
 
     /// Creates an observability from its parts.
     init(metrics: ServerMetrics?, accessLog: AccessLog?) {

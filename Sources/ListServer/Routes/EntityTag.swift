@@ -33,26 +33,30 @@ struct EntityTag: Sendable, Equatable {
             rest /= 10
             versionDigits += 1
         }
-        let count = 4 + versionDigits + 16
-        // One allocation: this runs for every page, item and detail.
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            buffer[0] = UInt8(ascii: "\"")
-            buffer[1] = UInt8(ascii: "v")
-            var value = version
-            for index in stride(from: 1 + versionDigits, through: 2, by: -1) {
-                buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
-                value /= 10
-            }
-            buffer[2 + versionDigits] = UInt8(ascii: "-")
-            var hashRest = hash
-            for index in stride(from: count - 2, through: count - 17, by: -1) {
-                let nibble = UInt8(truncatingIfNeeded: hashRest & 0xF)
-                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-                hashRest >>= 4
-            }
-            buffer[count - 1] = UInt8(ascii: "\"")
-            return count
+        let count = 4 + versionDigits + 16  // at most 40: UInt64.max has 20 digits
+        // Written on the stack, then copied into the String: one allocation, as this runs for every page, item
+        // and detail.
+        var bytes = InlineArray<40, UInt8>(repeating: 0)
+        bytes[0] = UInt8(ascii: "\"")
+        bytes[1] = UInt8(ascii: "v")
+        var value = version
+        for index in stride(from: 1 + versionDigits, through: 2, by: -1) {
+            bytes[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
+            value /= 10
         }
+        bytes[2 + versionDigits] = UInt8(ascii: "-")
+        var hashRest = hash
+        for index in stride(from: count - 2, through: count - 17, by: -1) {
+            let nibble = UInt8(truncatingIfNeeded: hashRest & 0xF)
+            bytes[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            hashRest >>= 4
+        }
+        bytes[count - 1] = UInt8(ascii: "\"")
+        // Every byte is ASCII, so validation cannot fail.
+        guard let utf8 = try? UTF8Span(validating: bytes.span.extracting(0..<count)) else {
+            preconditionFailure("an entity tag is ASCII")
+        }
+        return String(copying: utf8)
     }
 
     /// Whether an `If-None-Match` field value matches this tag: `*`, or a comma-separated list of entity tags

@@ -4,7 +4,7 @@ import ListDomain
 /// them.
 ///
 /// A plain value the configuration layer fills in; the defaults are what a server without fault configuration uses.
-struct FaultSettings: Sendable, Equatable {
+package struct FaultSettings: Sendable, Equatable {
     /// The largest `?delay_ms` a request may ask for; longer is a 400. Default 30 s.
     var maxDelay = Duration.seconds(30)
     /// How long an injected `hang` holds the connection open without answering before closing it. Default 10 s.

@@ -3,14 +3,14 @@
 /// Names keep the spelling they were added with; lookups compare names ASCII-case-insensitively without allocating.
 /// A name may occur more than once (e.g. two `Cache-Control` fields); ``subscript(_:)`` returns the first value and
 /// ``values(for:)`` all of them.
-struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     /// One header field.
-    typealias Element = (name: String, value: String)
+    package typealias Element = (name: String, value: String)
 
     private var fields: [Element]
 
     /// Creates empty header fields.
-    init() {
+    package init() {
         fields = []
     }
 
@@ -27,7 +27,7 @@ struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLitera
     }
 
     /// Creates header fields from a literal, in order: `["Cache-Control": "no-cache"]`.
-    init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
 
@@ -40,12 +40,12 @@ struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLitera
     }
 
     /// Appends a field, keeping any existing fields of the same name.
-    mutating func add(_ name: String, _ value: String) {
+    package mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
     }
 
     /// The value of the first field called `name` (any case), or nil.
-    subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         fields.first { Self.namesMatch($0.name, name) }?.value
     }
 
@@ -73,12 +73,12 @@ struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLitera
     }
 
     /// Iterates the fields in the order they were added.
-    func makeIterator() -> IndexingIterator<[Element]> {
+    package func makeIterator() -> IndexingIterator<[Element]> {
         fields.makeIterator()
     }
 
     /// Equal when the same fields appear in the same order; names compare case-insensitively, values exactly.
-    static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { namesMatch($0.name, $1.name) && $0.value == $1.value }
     }
@@ -96,7 +96,7 @@ struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLitera
 
 extension HTTPHeaders: CustomStringConvertible {
     /// The fields as `Name: value` lines, for test failures and logs.
-    var description: String {
+    package var description: String {
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }
 }

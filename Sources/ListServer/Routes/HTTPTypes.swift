@@ -1,11 +1,11 @@
 /// A request method (RFC 9110 §9); method names are case-sensitive.
-enum HTTPMethod: Sendable, Equatable, Hashable {
+package enum HTTPMethod: Sendable, Equatable, Hashable {
     case get, head, post, put, delete, options, patch, trace, connect
     /// Any other method token, exactly as received.
     case other(String)
 
     /// The method for a method token as it appears on the request line (`"GET"`, `"PROPFIND"`).
-    init(_ name: String) {
+    package init(_ name: String) {
         switch name {
         case "GET": self = .get
         case "HEAD": self = .head
@@ -21,7 +21,7 @@ enum HTTPMethod: Sendable, Equatable, Hashable {
     }
 
     /// The method token as it appears on the request line.
-    var name: String {
+    package var name: String {
         switch self {
         case .get: "GET"
         case .head: "HEAD"
@@ -40,13 +40,13 @@ enum HTTPMethod: Sendable, Equatable, Hashable {
 /// A request as the router sees it: plain values, no sockets and no C types.
 ///
 /// The LibEvent layer builds one per evhttp request; tests build them directly.
-struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// The request method.
-    var method: HTTPMethod
+    package var method: HTTPMethod
     /// The raw request-target, still percent-encoded, e.g. `/items?page=2&limit=20`.
-    var target: String
+    package var target: String
     /// The request's header fields.
-    var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body bytes (only `POST /admin/reset` reads one); empty for most requests.
     var body: [UInt8]
     /// Whether the client connected from a loopback address (127.0.0.0/8 or ::1).
@@ -64,7 +64,7 @@ struct HTTPRequest: Sendable {
     ///   - body: The body; empty by default.
     ///   - fromLoopback: Whether the peer is a loopback address; true by default.
     ///   - requestID: The request id; none by default.
-    init(
+    package init(
         method: HTTPMethod,
         target: String,
         headers: HTTPHeaders = HTTPHeaders(),
@@ -84,13 +84,13 @@ struct HTTPRequest: Sendable {
 /// A complete response: status, header fields (including `Content-Type`) and body.
 ///
 /// For `HEAD` the router builds the same response as for `GET`; the LibEvent layer leaves the body off the wire.
-struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// The status code, e.g. 200.
-    var status: Int
+    package var status: Int
     /// The header fields, including `Content-Type`; the LibEvent layer adds `Content-Length` and `Date`.
-    var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body bytes.
-    var body: [UInt8]
+    package var body: [UInt8]
     /// How long the LibEvent layer holds the response before acting on it (`?delay_ms`, page latency), on a loop
     /// timer; zero acts at once.
     var delay: Duration
@@ -105,7 +105,7 @@ struct HTTPResponse: Sendable {
     ///   - body: The body bytes; empty by default.
     ///   - delay: How long to hold it before sending; none by default.
     ///   - fault: A transport-level fault to act out instead; none by default.
-    init(
+    package init(
         status: Int,
         headers: HTTPHeaders = HTTPHeaders(),
         body: [UInt8] = [],
@@ -122,7 +122,7 @@ struct HTTPResponse: Sendable {
 
 /// A fault acted out on the connection rather than in a status code: what a flaky network or a crashing backend
 /// does to a client. The LibEvent layer carries these out after the response's ``HTTPResponse/delay``.
-enum WireFault: Sendable, Equatable {
+package enum WireFault: Sendable, Equatable {
     /// Close the connection without answering, with a TCP reset (`SO_LINGER` 0): the client sees
     /// "connection reset by peer".
     case reset
@@ -135,9 +135,9 @@ enum WireFault: Sendable, Equatable {
 }
 
 /// Media types the router answers with.
-enum MediaType {
+package enum MediaType {
     /// Every success response: `application/json; charset=utf-8`.
-    static let json = "application/json; charset=utf-8"
+    package static let json = "application/json; charset=utf-8"
     /// Every error response (RFC 9457): `application/problem+json`.
-    static let problemJSON = "application/problem+json"
+    package static let problemJSON = "application/problem+json"
 }

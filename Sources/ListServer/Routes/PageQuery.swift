@@ -16,14 +16,14 @@ import ListDomain
 ///
 /// Each may be given at most once; other parameters (cache-busters such as `_=1700000000`) are ignored, but must
 /// still be well-formed (see ``RequestTarget/queryItems()``).
-struct PageQuery: Sendable, Equatable {
+package struct PageQuery: Sendable, Equatable {
     /// The largest page number a request may ask for: 2^53.
-    static let maximumPage: UInt64 = 1 << 53
+    package static let maximumPage: UInt64 = 1 << 53
 
     /// The 1-based page number.
-    var page: UInt64
+    package var page: UInt64
     /// The number of items per page.
-    var limit: UInt64
+    package var limit: UInt64
     /// The order of the list: ascending ids (oldest first, the default) or descending (newest first).
     var order: ListOrder = .asc
     /// The cursor of a cursor-paged request; nil for page-number paging (then ``page`` applies).
@@ -42,7 +42,7 @@ struct PageQuery: Sendable, Equatable {
     ///   - paging: The default and largest `limit` (`paging.default_limit`, `paging.max_limit`).
     /// - Throws: A 400 ``Problem``: `invalid-parameter` (with the `parameter` member) for a bad or repeated `page` or
     ///   `limit`, `invalid-request-target` for any other parameter that does not decode.
-    init(target: RequestTarget, paging: PagingSettings) throws(Problem) {
+    package init(target: RequestTarget, paging: PagingSettings) throws(Problem) {
         let maximumLimit = UInt64(max(paging.maxLimit, 1))
         let pageRule = Rule(name: "page", range: 1...Self.maximumPage)
         let limitRule = Rule(name: "limit", range: 1...maximumLimit)

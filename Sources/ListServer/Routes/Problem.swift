@@ -10,7 +10,7 @@ import ListDomain
 ///  "parameter":"page"}
 /// ```
 /// Routing code throws a `Problem` (typed throws) and ``Router`` turns it into a response in one place.
-struct Problem: Error, Sendable, Equatable {
+package struct Problem: Error, Sendable, Equatable {
     /// The kinds of problem the API documents; each has its own `type` URI, title and status.
     enum Kind: Sendable, Equatable, CaseIterable {
         /// 400: the request-target is malformed (not origin-form, broken percent-encoding outside `page`/`limit`).
@@ -124,7 +124,7 @@ struct Problem: Error, Sendable, Equatable {
     /// The kind, which fixes `type` and `title`.
     var kind: Kind
     /// The HTTP status code: the kind's, unless the problem was made with another (an injected 503 or 429).
-    var status: Int
+    package var status: Int
     /// The `detail` member: what went wrong with this request, in words a client developer can act on.
     var detail: String
     /// The `parameter` extension member: the query parameter at fault, if any.
@@ -152,7 +152,7 @@ struct Problem: Error, Sendable, Equatable {
     }
 
     /// The error response: the problem as `application/problem+json`, with ``headers``.
-    func response() -> HTTPResponse {
+    package func response() -> HTTPResponse {
         var json = JSONWriter(capacity: 160 + detail.utf8.count + (parameter?.utf8.count ?? 0))
         json.append(raw: "{\"type\":\"")
         json.append(raw: kind.type)

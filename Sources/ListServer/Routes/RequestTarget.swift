@@ -7,9 +7,9 @@
 ///
 /// The path is split on raw `/` *before* decoding, so `%2F` inside a segment stays part of that segment:
 /// `/items%2F42` is the single segment `items/42`, not the item route.
-struct RequestTarget: Sendable, Equatable {
+package struct RequestTarget: Sendable, Equatable {
     /// The path, still encoded; always starts with `/`.
-    let path: Substring
+    package let path: Substring
     /// The query after the first `?`, still encoded; nil when the target has no `?`.
     let query: Substring?
 
@@ -17,7 +17,7 @@ struct RequestTarget: Sendable, Equatable {
     ///
     /// - Parameter raw: The request-target exactly as received.
     /// - Throws: A 400 ``Problem`` (`invalid-request-target`) for a target that is neither origin- nor absolute-form.
-    init(_ raw: String) throws(Problem) {
+    package init(_ raw: String) throws(Problem) {
         // Delimiters are found byte-wise: a raw combining mark after "/" or "?" must not hide the delimiter
         // inside a Character.
         var rest = raw[...]
@@ -53,7 +53,7 @@ struct RequestTarget: Sendable, Equatable {
     /// - Parameter maximumCount: The most segments any route has; longer paths are not decoded at all.
     /// - Throws: A 400 ``Problem`` (`invalid-request-target`) when a segment has broken percent-encoding, `%00` or
     ///   bytes that are not UTF-8.
-    func segments(maximumCount: Int) throws(Problem) -> [String]? {
+    package func segments(maximumCount: Int) throws(Problem) -> [String]? {
         let raw = path.utf8.dropFirst().split(
             separator: UInt8(ascii: "/"), maxSplits: maximumCount, omittingEmptySubsequences: false)
         guard raw.count <= maximumCount else { return nil }
@@ -81,7 +81,7 @@ struct RequestTarget: Sendable, Equatable {
     /// malformed as a whole, and failing early keeps a mangled cache-buster from being silently read some other way.
     ///
     /// - Throws: ``QueryStringError`` for the first name or value that does not decode.
-    func queryItems() throws(QueryStringError) -> [QueryItem] {
+    package func queryItems() throws(QueryStringError) -> [QueryItem] {
         guard let query else { return [] }
         var items: [QueryItem] = []
         // Delimiters are found byte-wise, so a raw combining mark cannot merge with "&" or "=" into one Character.
@@ -126,15 +126,15 @@ struct RequestTarget: Sendable, Equatable {
 }
 
 /// One decoded query parameter.
-struct QueryItem: Sendable, Equatable {
+package struct QueryItem: Sendable, Equatable {
     /// The decoded name.
-    var name: String
+    package var name: String
     /// The decoded value; empty for `name=` and for a bare `name`.
-    var value: String
+    package var value: String
 }
 
 /// A query parameter whose name or value could not be percent-decoded.
-struct QueryStringError: Error, Sendable, Equatable {
+package struct QueryStringError: Error, Sendable, Equatable {
     /// The decoded name, or nil when the name itself is what failed to decode.
     var name: String?
     /// The part that failed to decode, as received.

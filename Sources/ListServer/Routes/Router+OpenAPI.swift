@@ -35,5 +35,5 @@ extension Router {
 
 extension MediaType {
     /// The OpenAPI description in YAML: `application/yaml` (RFC 9512; YAML is UTF-8 by definition).
-    static let yaml = "application/yaml"
+    package static let yaml = "application/yaml"
 }

@@ -1,7 +1,7 @@
-import ListDomain
+package import ListDomain
 
 /// What the router answers: a response at once, or work to await (only `/items/<id>/detail` awaits).
-enum RouteOutcome: Sendable {
+package enum RouteOutcome: Sendable {
     /// The complete response, computed synchronously.
     case response(HTTPResponse)
     /// A response that needs the detail cache; the LibEvent layer runs the closure in a task on the loop.
@@ -33,16 +33,16 @@ enum RouteOutcome: Sendable {
 ///
 /// The order of checks is path shape (404), then method (405), then id and parameters (400, 404), so a client learns
 /// first whether the resource exists at all. A router is an immutable value: share one across every loop thread.
-struct Router: Sendable {
+package struct Router: Sendable {
     /// The most path segments any route has (`/items/<id>/detail`).
-    static let maximumSegments = 3
+    package static let maximumSegments = 3
 
     /// The items served: generated, versioned, maybe growing, reset by `POST /admin/reset`.
     let catalogs: LiveCatalog
     /// The detail cache in front of the slow store.
     let cache: DetailCache
     /// The default and largest page size.
-    let paging: PagingSettings
+    package let paging: PagingSettings
     /// The metrics served at `/metrics` and the access log, which the LibEvent layer records into.
     let observability: Observability
     /// CORS, page latency and admin access.
@@ -84,7 +84,7 @@ struct Router: Sendable {
     }
 
     /// Creates a router over a fixed catalog that never grows (until reset).
-    init(
+    package init(
         catalog: Catalog,
         cache: DetailCache,
         paging: PagingSettings,
@@ -100,7 +100,7 @@ struct Router: Sendable {
     /// Answers `request`: synchronously for everything but `/items/<id>/detail`, `/metrics` and `/admin/reset`,
     /// which are `.deferred` once the request has been validated (a bad request is answered at once, without a
     /// task).
-    func route(_ request: HTTPRequest) -> RouteOutcome {
+    package func route(_ request: HTTPRequest) -> RouteOutcome {
         let target: RequestTarget
         do {
             target = try RequestTarget(request.target)

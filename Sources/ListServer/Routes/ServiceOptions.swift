@@ -1,5 +1,5 @@
 /// The router's client-facing options that are not paging: CORS, page latency and admin access.
-struct ServiceOptions: Sendable, Equatable {
+package struct ServiceOptions: Sendable, Equatable {
     /// `cors.allow_origin`: who may read responses from a browser; nil sends no CORS fields.
     var cors: CORSPolicy? = CORSPolicy(origins: .any)
     /// `items.latency_ms`: how long every `/items` list response is held before it is sent.

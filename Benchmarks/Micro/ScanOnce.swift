@@ -1,0 +1,6 @@
+import ListServer
+
+@inline(never)
+func scanOnce(_ scanner: inout RequestHeadScanner, _ bytes: [UInt8]) -> HeadScan {
+    scanner.scan(bytes.span)
+}
