@@ -34,7 +34,7 @@ DURATION=${DURATION:-10}
 OUT=${OUT:-$(mktemp -d /tmp/listserver-unused-features.XXXXXX)}
 mkdir -p "$OUT"
 ticks=$(getconf CLK_TCK)
-load_lua=scripts/bench/load.lua
+load_lua=Benchmarks/load/load.lua
 listserver_flags="--host 127.0.0.1 --threads 2 --no-access-log --latency-min-ms 1 --latency-max-ms 1"
 c_flags="--host 127.0.0.1 --threads 2 --latency-ms 1"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/bench/profile.sh: where a server spends its time (or memory) in one benchmark scenario.
+# Benchmarks/load/profile.sh: where a server spends its time (or memory) in one benchmark scenario.
 #
-#   scripts/bench/profile.sh [--server ListServer|baseline] [--scenario s1|s2|memory] [--seconds S] [--threads N]
+#   Benchmarks/load/profile.sh [--server ListServer|baseline] [--scenario s1|s2|memory] [--seconds S] [--threads N]
 #
 # s1 (pages, 256 connections) and s2 (cached details, 64 connections): loads the server with wrk, then for S
 # seconds (default 5) counts its CPU time, context switches and system calls with `perf stat`, and samples it
@@ -28,13 +28,13 @@ done
 
 out="$root/Benchmarks/results/profile-$server-$scenario-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
-lua="$root/scripts/bench/load.lua"
+lua="$root/Benchmarks/load/load.lua"
 baseline="$root/Benchmarks/baseline/evhttp-baseline"
 listserver="$(cd "$root" && swift build -c release --show-bin-path)/ListServer"
 # shellcheck disable=SC2034 # read by lib.sh
-duration=$seconds quick=0 retries=0 command_line="scripts/bench/profile.sh"
+duration=$seconds quick=0 retries=0 command_line="Benchmarks/load/profile.sh"
 # shellcheck source=SCRIPTDIR/lib.sh
-source "$root/scripts/bench/lib.sh"
+source "$root/Benchmarks/load/lib.sh"
 
 install_missing
 if ! command -v perf >/dev/null; then
