@@ -132,7 +132,8 @@ stop_process() {
         status=0
         wait "$pid" 2>/dev/null || status=$?
     else
-        kill "$sleeper" 2>/dev/null || true
+        # SIGKILL: the sleeper may still be this shell's fork, not yet sleep, and SIGTERM would run its EXIT trap.
+        kill -KILL "$sleeper" 2>/dev/null || true
         wait "$sleeper" 2>/dev/null || true
     fi
     for other in ${launched_pids[@]+"${launched_pids[@]}"}; do [[ $other == "$pid" ]] || kept+=("$other"); done
