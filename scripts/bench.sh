@@ -28,8 +28,9 @@
 # 25 % "other" it is repeated (--retries, default 1) and the least disturbed attempt kept. For s3 also the
 # Little's-law efficiency (see load.lua).
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" # sets root
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 threads=2
 duration=10
 quick=0

@@ -11,8 +11,9 @@
 # connection. Build first with scripts/bench.sh (or it builds the baseline only). Installs linux-perf if missing.
 # Output and perf.data go to Benchmarks/results/profile-<server>-<scenario>-<UTC time>/.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh" # sets root
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 server=ListServer scenario=s1 seconds=5 threads=2
 while (($#)); do
     case $1 in
@@ -37,13 +38,8 @@ duration=$seconds quick=0 retries=0 command_line="Benchmarks/load/profile.sh"
 source "$root/Benchmarks/load/lib.sh"
 
 install_missing
-if ! command -v perf >/dev/null; then
-    log "installing linux-perf with apt-get"
-    sudo_prefix=""
-    ((EUID == 0)) || sudo_prefix=sudo
-    $sudo_prefix apt-get install -y -qq linux-perf >&2
-fi
-[[ -x $baseline ]] || cc -O2 -o "$baseline" "$root/Benchmarks/baseline/evhttp-baseline.c" -levent_core -levent_extra -lpthread
+command -v perf >/dev/null || install_missing_packages linux-perf
+[[ -x $baseline ]] || build_baseline "$baseline" || die "cannot build the baseline"
 [[ -x $listserver ]] || die "build ListServer first: swift build -c release --product ListServer"
 raise_file_limit
 trap stop_server EXIT
