@@ -58,8 +58,9 @@ install_missing_packages() {
 
 # build_baseline OUTPUT [SOURCE]: compiles the C evhttp baseline (SOURCE defaults to this tree's
 # Benchmarks/baseline/evhttp-baseline.c) as the benchmarks measure it: cc -O2, every warning an error, linked with
-# libevent_core and libevent_extra (evhttp lives in extra), as ListServer is. Not -levent: pkg-config's "libevent"
-# library holds the core as well, a second copy of it in the process.
+# libevent_core and libevent_extra (evhttp lives in extra), as ListServer is. Not -levent: that is libevent-2.1.so,
+# core and extra in one library, another shared object than the one ListServer runs on (and, in a process that
+# also links event_core, a second copy of the core).
 build_baseline() {
     local output=$1 source=${2:-$root/Benchmarks/baseline/evhttp-baseline.c}
     cc -O2 -Wall -Wextra -Werror -o "$output" -x c "$source" -x none -levent_core -levent_extra -lpthread
