@@ -13,7 +13,7 @@
 # Benchmarks/results/<UTC time>/ (gitignored): wrk's output, server logs, results.tsv, micro.md and table.md;
 # --write-doc also puts table.md into BENCHMARKS.md between its "results" markers.
 #
-# Scenarios (wrk -t2, request lists drawn from fixed seeds, see scripts/bench/load.lua):
+# Scenarios (wrk -t2, request lists drawn from fixed seeds, see Benchmarks/load/load.lua):
 #   s1   GET /items?page=<1..500>&limit=20 at 64 and 256 connections
 #   s1t  the same at 64 connections with one thread, against s1's threads (does a second loop help?)
 #   s2   cached details, GET /items/<0..999>/detail at 64 connections, after fetching ids 0...999 once
@@ -28,8 +28,9 @@
 # 25 % "other" it is repeated (--retries, default 1) and the least disturbed attempt kept. For s3 also the
 # Little's-law efficiency (see load.lua).
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" # sets root
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 threads=2
 duration=10
 quick=0
@@ -57,15 +58,15 @@ while (($#)); do
 done
 
 out="$root/Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
-lua="$root/scripts/bench/load.lua"
+lua="$root/Benchmarks/load/load.lua"
 baseline="$root/Benchmarks/baseline/evhttp-baseline"
 if [[ -n $report ]]; then
     out=$(cd "$report" && pwd) || exit 64
     [[ -s $out/results.tsv ]] || { echo "bench.sh: no results.tsv in $report" >&2 && exit 64; }
 fi
 mkdir -p "$out"
-# shellcheck source=SCRIPTDIR/bench/lib.sh
-source "$root/scripts/bench/lib.sh"
+# shellcheck source=SCRIPTDIR/../Benchmarks/load/lib.sh
+source "$root/Benchmarks/load/lib.sh"
 
 if [[ -n $report ]]; then
     threads=$(awk -F'\t' 'NR == 2 { print $4 }' "$out/results.tsv")

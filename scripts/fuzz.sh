@@ -12,7 +12,9 @@
 # main runs. Seeds: Fuzz/corpus/ (committed, read only; Fuzz/seeds.py writes them).
 # New inputs go to .build-fuzz/corpus/ and persist between runs; crashes to .build-fuzz/artifacts/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$root"
 
 seconds=${1:-60}
 configuration=${FUZZ_CONFIGURATION:-debug}

@@ -10,13 +10,16 @@
 # Bounded (about a minute once built); everything it starts is stopped on exit. Sends traffic only to 127.0.0.1.
 # Usage: scripts/scale-out-test.sh   (root, or nginx and libevent-dev already installed)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$root"
 
 WORK=$(mktemp -d /tmp/scale-out.XXXXXX)
-pids=()
+pids=() # nginx; the replicas are launch_server's
 cleanup() {
     local status=$?
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    stop_launched
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     if [ "$status" -ne 0 ]; then
         for log in "$WORK"/*.log; do [ -f "$log" ] && { echo "--- $log"; tail -5 "$log"; }; done
@@ -26,28 +29,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if command -v nginx >/dev/null; then scripts/install-deps.sh; else scripts/install-deps.sh nginx; fi
+extra_packages=()
+command -v nginx >/dev/null || extra_packages=(nginx)
+install_missing_packages "${build_packages[@]}" "${extra_packages[@]}"
 timeout 1500 swift build -c release --product ListServer
 binary="$(swift build -c release --show-bin-path)/ListServer"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
 # Starts a replica on a port the kernel picks; appends that port (read from its start-up line) to `ports`.
 start_replica() {
-    local name=$1 log="$WORK/$1.log"
-    "$binary" --host 127.0.0.1 --port 0 --threads 1 --seed 42 --latency-min-ms 300 --latency-max-ms 300 \
-        >"$log" 2>&1 &
-    pids+=($!)
-    echo $! >"$WORK/$name.pid"
-    for _ in $(seq 1 100); do
-        if grep -q 'listening on 127.0.0.1:' "$log"; then
-            ports+=("$(grep -o 'listening on 127.0.0.1:[0-9]*' "$log" | head -1 | cut -d: -f2)")
-            return
-        fi
-        sleep 0.1
-    done
-    echo "replica $name did not start" >&2
-    return 1
+    local name=$1
+    launch_server "$WORK/$name.log" 0 "$binary" --threads 1 --seed 42 --latency-min-ms 300 --latency-max-ms 300
+    echo "$launched_pid" >"$WORK/$name.pid"
+    ports+=("$launched_port")
 }
 
 # Writes an nginx configuration from deploy/nginx.conf: listen on $2, upstream = the replica ports; "sticky" enables
@@ -85,10 +78,7 @@ start_nginx() { # $1 dir, $2 port
     nginx -t -q -p "$1" -c "$1/nginx.conf" -g "$options"
     nginx -p "$1" -c "$1/nginx.conf" -g "$options" >"$WORK/$(basename "$1")-access.log" 2>"$WORK/$(basename "$1").log" &
     pids+=($!)
-    for _ in $(seq 1 100); do
-        curl -fsS -o /dev/null "http://127.0.0.1:$2/healthz" 2>/dev/null && return
-        sleep 0.1
-    done
+    wait_for_url "http://127.0.0.1:$2/healthz" && return
     echo "nginx in $1 did not start" >&2
     return 1
 }

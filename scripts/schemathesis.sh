@@ -16,7 +16,9 @@
 # - `POST /admin/reset` (operationId resetServer): it changes the catalog (a new seed, a new version, every ETag)
 #   under the other operations' feet, mid-run. Its OPTIONS is still tested.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$root"
 
 max_examples=${1:-100}
 overall_timeout=${SCHEMATHESIS_TIMEOUT:-900}
@@ -31,7 +33,7 @@ schemathesis_cli=(python3 -m schemathesis.cli)
 
 if [[ -n ${SCHEMATHESIS_BINARY:-} ]]; then
     binary=$SCHEMATHESIS_BINARY
-    [[ -x $binary ]] || { echo "schemathesis.sh: $binary is not an executable" >&2; exit 1; }
+    [[ -x $binary ]] || die "$binary is not an executable"
 else
     swift build -c release --product ListServer
     binary="$(swift build -c release --show-bin-path)/ListServer"
@@ -41,23 +43,13 @@ log=$(mktemp)
 server_pid=
 # shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
-    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -KILL "$server_pid" 2>/dev/null || true
-    fi
+    stop_launched
     rm -f "$log" "${config:-}" "${spec:-}"
 }
 trap cleanup EXIT
 
-"$binary" --host 127.0.0.1 --port 0 --threads 2 --latency-min-ms 0 --latency-max-ms 5 2>"$log" >&2 &
-server_pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(grep -o 'listening on 127\.0\.0\.1:[0-9]*' "$log" | head -n 1 | cut -d: -f2 || true)
-    [[ -n $port ]] && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$log" >&2; echo "schemathesis.sh: the server did not start" >&2; exit 1; }
-    sleep 0.1
-done
-[[ -n $port ]] || { cat "$log" >&2; echo "schemathesis.sh: no 'listening on' line after 10 s" >&2; exit 1; }
+launch_server "$log" 0 "$binary" --threads 2 --latency-min-ms 0 --latency-max-ms 5
+server_pid=$launched_pid port=$launched_port
 echo "schemathesis.sh: ListServer (pid $server_pid) on 127.0.0.1:$port; $max_examples examples per operation" >&2
 
 # Configuration, written next to the log so the script stays one file:
@@ -132,14 +124,13 @@ if [[ $status -eq 124 ]]; then
     echo "schemathesis.sh: schemathesis did not finish within ${overall_timeout} s" >&2
 fi
 
-if ! kill -0 "$server_pid" 2>/dev/null; then
+if ! is_running "$server_pid"; then
     echo "schemathesis.sh: the server died during the run; its log:" >&2
     cat "$log" >&2
     exit 1
 fi
-kill -TERM "$server_pid"
 server_status=0
-wait "$server_pid" || server_status=$?
+stop_process "$server_pid" || server_status=$?
 server_pid=
 if [[ $server_status -ne 0 ]]; then
     echo "schemathesis.sh: the server exited with status $server_status after SIGTERM; its log:" >&2

@@ -22,7 +22,9 @@
 # 0.7 MB after warm-up, 0.25 MB/min and slowing. 16 MB is five times what a 10-minute run should need.
 # Traffic goes to 127.0.0.1 only.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$root"
 
 minutes=${1:-10}
 [[ $minutes =~ ^[0-9]+$ && $minutes -ge 1 ]] || { echo "usage: scripts/soak.sh [minutes >= 1]" >&2; exit 64; }
@@ -35,8 +37,8 @@ growth_bound_mb=${SOAK_RSS_GROWTH_MB:-16}
 max_timeouts=${SOAK_MAX_TIMEOUTS:-0}
 interval=10
 
-command -v wrk >/dev/null || { echo "soak.sh: needs wrk (apt-get install wrk)" >&2; exit 1; }
-command -v curl >/dev/null || { echo "soak.sh: needs curl" >&2; exit 1; }
+command -v wrk >/dev/null || die "needs wrk (apt-get install wrk)"
+command -v curl >/dev/null || die "needs curl"
 
 swift build -c release --product ListServer
 binary="$(swift build -c release --show-bin-path)/ListServer"
@@ -47,21 +49,13 @@ load_pids=()
 # shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
     for pid in "${load_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then kill -KILL "$server_pid" 2>/dev/null || true; fi
+    stop_launched
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-"$binary" --host 127.0.0.1 --port 0 --threads 2 2>"$work/server.log" >&2 &
-server_pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(grep -o 'listening on 127\.0\.0\.1:[0-9]*' "$work/server.log" | head -n 1 | cut -d: -f2 || true)
-    [[ -n $port ]] && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; echo "soak.sh: the server did not start" >&2; exit 1; }
-    sleep 0.1
-done
-[[ -n $port ]] || { echo "soak.sh: no 'listening on' line after 10 s" >&2; exit 1; }
+launch_server "$work/server.log" 0 "$binary" --threads 2
+server_pid=$launched_pid port=$launched_port
 url="http://127.0.0.1:$port"
 echo "soak.sh: ListServer pid $server_pid on 127.0.0.1:$port; ${minutes} min, warm-up ${warmup} s," \
     "wrk $connections connections, $abandoners abandoning clients" >&2
@@ -216,7 +210,7 @@ start=$SECONDS
 next=0
 while true; do
     elapsed=$((SECONDS - start))
-    if ! kill -0 "$server_pid" 2>/dev/null; then
+    if ! is_running "$server_pid"; then
         failures+=("the server died after ${elapsed} s")
         break
     fi
@@ -265,11 +259,10 @@ if [[ -n $rss_warm && -n $rss_end ]]; then
     [[ $growth_kib -le $((growth_bound_mb * 1024)) ]] || failures+=("RSS grew ${growth_kib} KiB after warm-up")
 fi
 
-if kill -0 "$server_pid" 2>/dev/null; then
+if is_running "$server_pid"; then
     stop_start=$(date +%s%N)
-    kill -TERM "$server_pid"
     server_status=0
-    wait "$server_pid" || server_status=$?
+    stop_process "$server_pid" || server_status=$?
     server_pid=
     echo "soak.sh: SIGTERM to exit: $((($(date +%s%N) - stop_start) / 1000000)) ms, status $server_status" >&2
     [[ $server_status -eq 0 ]] || failures+=("the server exited $server_status on SIGTERM")

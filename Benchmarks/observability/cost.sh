@@ -4,18 +4,21 @@
 #   swift build -c release && Benchmarks/observability/cost.sh
 #
 # For each round, every configuration in turn (so a change in the machine's load hits all of them alike): start
-# `ListServer --host 127.0.0.1 --port $PORT --threads 2 <flags>` with standard error to a file, warm up for 2 s,
-# then `wrk -t2 -c64 -d${DURATION}s -s pages.lua` (random pages 1..500, limit 20). Each run reports wrk's
-# requests/s and latency, and the server's own CPU time per request (utime + stime of every thread, from
-# /proc/PID/stat, over the measured run): on a shared machine, CPU per request moves much less with other work than
-# throughput does. At the end: the median of each configuration and its difference to the baseline.
+# `ListServer --host 127.0.0.1 --port $PORT --threads 2 <flags>` with its output to a file, warm up for 2 s,
+# then `wrk -t2 -c64 -d${DURATION}s -s Benchmarks/load/load.lua -- pages 500` (random pages 1..500, limit 20, as
+# scenario 1 of scripts/bench.sh). Each run reports wrk's requests/s and latency, and the server's own CPU time per
+# request (utime + stime of every thread, from /proc/PID/stat, over the measured run): on a shared machine, CPU per
+# request moves much less with other work than throughput does. At the end: the median of each configuration and
+# its difference to the baseline.
 #
 # Environment: BIN (default .build/release/ListServer), MAIN_BIN (optional: main's binary, run as "main"),
 # PORT (18480), ROUNDS (3), DURATION (10), OUT (a new directory under /tmp), ONLY (names of the configurations to
 # run, space-separated; baseline should be one of them).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-cd "$here/../.."
+# shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+cd "$root"
+load_lua=Benchmarks/load/load.lua
 BIN=${BIN:-.build/release/ListServer}
 PORT=${PORT:-18480}
 ROUNDS=${ROUNDS:-3}
@@ -38,23 +41,22 @@ if [[ -n "${ONLY:-}" ]]; then
   configs=("${selected[@]}")
 fi
 
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+trap stop_launched EXIT # a failed run leaves no server behind
 
 run_one() { # name binary flags round
   local name=$1 binary=$2 flags=$3 round=$4
   local log="$OUT/$name-$round.stderr"
   # shellcheck disable=SC2086
-  "$binary" --host 127.0.0.1 --port "$PORT" --threads 2 $flags 2>"$log" >/dev/null &
-  local pid=$!
-  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/items" && break; sleep 0.1; done
-  wrk -t2 -c64 -d2s -s "$here/pages.lua" "http://127.0.0.1:$PORT/" >/dev/null
+  launch_server "$log" "$PORT" "$binary" --threads 2 $flags
+  local pid=$launched_pid
+  wrk -t2 -c64 -d2s -s "$load_lua" "http://127.0.0.1:$PORT/" -- pages 500 >/dev/null
   local load before after
   load=$(cut -d' ' -f1 /proc/loadavg)
   before=$(cpu_ticks "$pid")
-  wrk -t2 -c64 -d"${DURATION}s" --latency -s "$here/pages.lua" "http://127.0.0.1:$PORT/" >"$OUT/$name-$round.wrk"
+  wrk -t2 -c64 -d"${DURATION}s" --latency -s "$load_lua" "http://127.0.0.1:$PORT/" -- pages 500 \
+    >"$OUT/$name-$round.wrk"
   after=$(cpu_ticks "$pid")
-  kill -TERM "$pid"
-  wait "$pid" || true
+  stop_process "$pid" || true
   local rps requests p50 p99
   rps=$(awk '/^Requests\/sec/ { print $2 }' "$OUT/$name-$round.wrk")
   requests=$(awk '/requests in/ { print $1 }' "$OUT/$name-$round.wrk")

@@ -9,10 +9,11 @@
 #   swift build -c release --product ListServer                       # AFTER: this tree
 #   git worktree add /tmp/ls-before f46672b                           # BEFORE: the last commit before issue 6
 #   (cd /tmp/ls-before && swift build -c release --product ListServer)
-#   cc -O2 -o /tmp/c-before <(git show f46672b:Benchmarks/baseline/evhttp-baseline.c) -levent -lpthread  # or a file
-#   cc -O2 -o /tmp/c-after Benchmarks/baseline/evhttp-baseline.c -levent -lpthread
-#   BEFORE_BIN=/tmp/ls-before/.build/release/ListServer C_BEFORE_BIN=/tmp/c-before C_AFTER_BIN=/tmp/c-after \
-#     Benchmarks/unused-features/ab.sh
+#   BEFORE_BIN=/tmp/ls-before/.build/release/ListServer C_BEFORE_REV=f46672b Benchmarks/unused-features/ab.sh
+#
+# With C_BEFORE_REV, the script builds the C baseline of that commit and of this tree into OUT the one way every
+# benchmark builds it (build_baseline in scripts/lib/common.sh: cc -O2, libevent_core + libevent_extra, as
+# scripts/bench.sh measures it); C_BEFORE_BIN and C_AFTER_BIN name baselines built otherwise instead.
 #
 # Scenarios: "pages" (GET /items?page=<1..500>&limit=20, scenario 1 of scripts/bench.sh) and "details" (GET
 # /items/<0..999>/detail after a warm-up that caches them all, scenario 2), each wrk -t2 -c64 for DURATION seconds
@@ -21,11 +22,13 @@
 # /proc/PID/stat over the measured run), which moves much less with other work on a shared machine than throughput
 # does. At the end: the median of each build and scenario, and each "after" against its "before".
 #
-# Environment: BEFORE_BIN (required), AFTER_BIN (default .build/release/ListServer), C_BEFORE_BIN and C_AFTER_BIN
-# (optional, both or neither), PORT (18490), ROUNDS (3), DURATION (10), OUT (a new directory under /tmp).
+# Environment: BEFORE_BIN (required), AFTER_BIN (default .build/release/ListServer), C_BEFORE_REV (optional: a
+# commit whose baseline to build and compare with this tree's), or C_BEFORE_BIN and C_AFTER_BIN (optional, both or
+# neither), PORT (18490), ROUNDS (3), DURATION (10), OUT (a new directory under /tmp).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-cd "$here/../.."
+# shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+cd "$root"
 : "${BEFORE_BIN:?set BEFORE_BIN to a ListServer built without issue 6}"
 AFTER_BIN=${AFTER_BIN:-.build/release/ListServer}
 PORT=${PORT:-18490}
@@ -34,23 +37,30 @@ DURATION=${DURATION:-10}
 OUT=${OUT:-$(mktemp -d /tmp/listserver-unused-features.XXXXXX)}
 mkdir -p "$OUT"
 ticks=$(getconf CLK_TCK)
-load_lua=scripts/bench/load.lua
-listserver_flags="--host 127.0.0.1 --threads 2 --no-access-log --latency-min-ms 1 --latency-max-ms 1"
-c_flags="--host 127.0.0.1 --threads 2 --latency-ms 1"
+load_lua=Benchmarks/load/load.lua
+listserver_flags="--threads 2 --no-access-log --latency-min-ms 1 --latency-max-ms 1"
+c_flags="--threads 2 --latency-ms 1"
+
+if [[ -n ${C_BEFORE_REV:-} ]]; then
+    git show "$C_BEFORE_REV:Benchmarks/baseline/evhttp-baseline.c" >"$OUT/c-before.c" ||
+        die "no Benchmarks/baseline/evhttp-baseline.c at $C_BEFORE_REV"
+    build_baseline "$OUT/c-before" "$OUT/c-before.c" || die "cannot build the baseline of $C_BEFORE_REV"
+    build_baseline "$OUT/c-after" || die "cannot build this tree's baseline"
+    C_BEFORE_BIN=$OUT/c-before C_AFTER_BIN=$OUT/c-after
+fi
 
 builds=("before|$BEFORE_BIN|$listserver_flags" "after|$AFTER_BIN|$listserver_flags")
 if [[ -n "${C_BEFORE_BIN:-}" && -n "${C_AFTER_BIN:-}" ]]; then
     builds+=("c-before|$C_BEFORE_BIN|$c_flags" "c-after|$C_AFTER_BIN|$c_flags")
 fi
 
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+trap stop_launched EXIT # a failed run leaves no server behind
 
 run_one() { # build binary flags scenario round
     local build=$1 binary=$2 flags=$3 scenario=$4 round=$5
     # shellcheck disable=SC2086
-    "$binary" $flags --port "$PORT" 2>"$OUT/$build-$scenario-$round.stderr" >/dev/null &
-    local pid=$!
-    for _ in $(seq 100); do curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$PORT/items" && break; sleep 0.1; done
+    launch_server "$OUT/$build-$scenario-$round.stderr" "$PORT" "$binary" $flags
+    local pid=$launched_pid
     local mode=pages argument=500
     if [[ $scenario == details ]]; then
         mode=details argument=1000
@@ -64,8 +74,7 @@ run_one() { # build binary flags scenario round
     timeout $((DURATION + 30)) wrk -t2 -c64 -d"${DURATION}s" --latency -s "$load_lua" "http://127.0.0.1:$PORT" \
         -- "$mode" "$argument" >"$OUT/$build-$scenario-$round.wrk"
     after=$(cpu_ticks "$pid")
-    kill -TERM "$pid"
-    wait "$pid" || true
+    stop_process "$pid" || true
     local rps requests errors cpu_us
     rps=$(awk '/^Requests\/sec/ { print $2 }' "$OUT/$build-$scenario-$round.wrk")
     requests=$(awk '/requests in/ { print $1 }' "$OUT/$build-$scenario-$round.wrk")

@@ -1,44 +1,31 @@
-# Helpers for scripts/bench.sh (sourced; uses its variables: root, out, lua, baseline, listserver, threads,
-# duration, quick, retries, command_line).
+# Helpers for scripts/bench.sh and profile.sh (sourced; uses their variables: out, lua, baseline, listserver,
+# threads, duration, quick, retries, command_line). Starting, stopping and watching servers, installing packages
+# and building the baseline come from scripts/lib/common.sh, as in every other script.
 # shellcheck shell=bash disable=SC2154
+
+# shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+log_file="$out/log.txt" # log and die write here too
 
 declare -A RPS=() CPU=() P99=() RSS=() EFF=() ERRORS=()
 server_pid="" server_port="" server_name="" server_starts=0
-running_pids=()
 
 # The servers take their settings from flags only: no LISTSERVER_* variable of the caller's shell leaks in.
 for variable in $(compgen -e); do
     if [[ $variable == LISTSERVER_* ]]; then unset "$variable"; fi
 done
 
-log() { printf '%s\n' "$*" | tee -a "$out/log.txt" >&2; }
-die() {
-    log "bench.sh: $*"
-    exit 1
-}
-
 # Float arithmetic: calc "expression with awk syntax"
 calc() { awk "function max0(x) { return x < 0 ? 0 : x } BEGIN { printf \"%s\", ($1) }"; }
 
-install_missing() {
-    local missing=() sudo=""
-    command -v wrk >/dev/null || missing+=(wrk)
-    command -v curl >/dev/null || missing+=(curl)
-    command -v cc >/dev/null || missing+=(gcc)
-    [[ -e /usr/include/event2/http.h ]] || missing+=(libevent-dev)
-    ((${#missing[@]} == 0)) && return 0
-    ((EUID == 0)) || sudo=sudo
-    log "installing ${missing[*]} with apt-get"
-    $sudo apt-get update -qq >&2 && $sudo apt-get install -y -qq "${missing[@]}" >&2
-}
+install_missing() { install_missing_packages wrk curl gcc libevent-dev; }
 
 build_all() {
     log "building ListServer (release, static Swift runtime as in the Docker image), ListBenchmarks, the baseline"
     (cd "$root" && swift build "${listserver_build[@]}" --product ListServer &&
         swift build -c release --product ListBenchmarks) \
         >"$out/build.txt" 2>&1 || die "swift build failed: see $out/build.txt"
-    cc -O2 -Wall -Wextra -Werror -o "$baseline" "$root/Benchmarks/baseline/evhttp-baseline.c" \
-        -levent_core -levent_extra -lpthread || die "cannot build the baseline"
+    build_baseline "$baseline" || die "cannot build the baseline"
 }
 
 # 5,000 connections need more than 5,000 descriptors in the server and in wrk.
@@ -66,75 +53,44 @@ machine_info() {
 
 # start_server NAME THREADS ITEM_COUNT LATENCY_MS: a fresh server on 127.0.0.1, port chosen by the kernel.
 start_server() {
-    local name=$1 loops=$2 count=$3 latency=$4 port="" attempt
+    local name=$1 loops=$2 count=$3 latency=$4
     server_starts=$((server_starts + 1))
     local server_log="$out/server-$server_starts-$name.log"
-    : >"$server_log" # exists before the child opens it: the port poll below may run first
     case $name in
     ListServer)
         # No access log: the baseline writes none, and its cost is measured on its own (BENCHMARKS.md,
         # "Metrics cost"). Metrics stay on, as by default.
-        "$listserver" --host 127.0.0.1 --port 0 --threads "$loops" --seed 42 --item-count "$count" \
+        launch_server "$server_log" 0 "$listserver" --threads "$loops" --seed 42 --item-count "$count" \
             --latency-min-ms "$latency" --latency-max-ms "$latency" --cache-capacity 100000 \
-            --default-limit 20 --max-limit 100 --no-access-log >"$server_log" 2>&1 &
+            --default-limit 20 --max-limit 100 --no-access-log
         ;;
     baseline)
-        "$baseline" --host 127.0.0.1 --port 0 --threads "$loops" --seed 42 --item-count "$count" \
-            --latency-ms "$latency" --cache-capacity 100000 --max-limit 100 >"$server_log" 2>&1 &
+        launch_server "$server_log" 0 "$baseline" --threads "$loops" --seed 42 --item-count "$count" \
+            --latency-ms "$latency" --cache-capacity 100000 --max-limit 100
         ;;
     *) die "unknown server $name" ;;
     esac
-    server_pid=$!
-    server_name=$name
-    running_pids+=("$server_pid")
-    for ((attempt = 0; attempt < 200; attempt++)); do
-        port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$server_log" | head -1)
-        [[ -n $port ]] && break
-        is_running "$server_pid" || die "$name exited at start: $(tail -3 "$server_log")"
-        sleep 0.05
-    done
-    [[ -n $port ]] || die "$name did not report its port within 10 s: see $server_log"
-    server_port=$port
-}
-
-# Whether PID is alive (a zombie is not).
-is_running() {
-    local state
-    state=$(sed -n 's/^.*) \([A-Z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null) || return 1
-    [[ -n $state && $state != Z && $state != X ]]
+    server_pid=$launched_pid server_port=$launched_port server_name=$name
 }
 
 # stop_pid PID: SIGTERM, up to 15 s to drain, then SIGKILL.
 stop_pid() {
-    local pid=$1 i
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 150; i++)); do
-        is_running "$pid" || break
-        sleep 0.1
-    done
-    if is_running "$pid"; then
-        log "$pid did not stop within 15 s: SIGKILL"
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    local status=0
-    wait "$pid" 2>/dev/null || status=$?
+    local pid=$1 status=0
+    stop_process "$pid" 15 || status=$?
     # Both servers exit 0 after SIGTERM; anything else (134 is an abort) is worth a look in the server's log.
     if ((status != 0)); then log "warning: server $pid exited with status $status after SIGTERM: see its log in $out"; fi
-    local kept=()
-    for i in "${running_pids[@]}"; do [[ $i == "$pid" ]] || kept+=("$i"); done
-    running_pids=(${kept[@]+"${kept[@]}"})
 }
 
+# Stops the current server and any other still running (verify_same_bytes runs two at once).
 stop_server() {
     if [[ -n $server_pid ]]; then stop_pid "$server_pid"; fi
     server_pid=""
     local pid
-    for pid in ${running_pids[@]+"${running_pids[@]}"}; do stop_pid "$pid"; done
+    for pid in ${launched_pids[@]+"${launched_pids[@]}"}; do stop_pid "$pid"; done
 }
 
 # ---------------------------------------------------------------- measurements
 
-cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 peak_rss_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 # Sets children_ticks: user + system CPU of every child this shell has waited for (wrk, through timeout), in

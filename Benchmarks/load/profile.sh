@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/bench/profile.sh: where a server spends its time (or memory) in one benchmark scenario.
+# Benchmarks/load/profile.sh: where a server spends its time (or memory) in one benchmark scenario.
 #
-#   scripts/bench/profile.sh [--server ListServer|baseline] [--scenario s1|s2|memory] [--seconds S] [--threads N]
+#   Benchmarks/load/profile.sh [--server ListServer|baseline] [--scenario s1|s2|memory] [--seconds S] [--threads N]
 #
 # s1 (pages, 256 connections) and s2 (cached details, 64 connections): loads the server with wrk, then for S
 # seconds (default 5) counts its CPU time, context switches and system calls with `perf stat`, and samples it
@@ -11,8 +11,9 @@
 # connection. Build first with scripts/bench.sh (or it builds the baseline only). Installs linux-perf if missing.
 # Output and perf.data go to Benchmarks/results/profile-<server>-<scenario>-<UTC time>/.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh" # sets root
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 server=ListServer scenario=s1 seconds=5 threads=2
 while (($#)); do
     case $1 in
@@ -28,22 +29,17 @@ done
 
 out="$root/Benchmarks/results/profile-$server-$scenario-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
-lua="$root/scripts/bench/load.lua"
+lua="$root/Benchmarks/load/load.lua"
 baseline="$root/Benchmarks/baseline/evhttp-baseline"
 listserver="$(cd "$root" && swift build -c release --show-bin-path)/ListServer"
 # shellcheck disable=SC2034 # read by lib.sh
-duration=$seconds quick=0 retries=0 command_line="scripts/bench/profile.sh"
+duration=$seconds quick=0 retries=0 command_line="Benchmarks/load/profile.sh"
 # shellcheck source=SCRIPTDIR/lib.sh
-source "$root/scripts/bench/lib.sh"
+source "$root/Benchmarks/load/lib.sh"
 
 install_missing
-if ! command -v perf >/dev/null; then
-    log "installing linux-perf with apt-get"
-    sudo_prefix=""
-    ((EUID == 0)) || sudo_prefix=sudo
-    $sudo_prefix apt-get install -y -qq linux-perf >&2
-fi
-[[ -x $baseline ]] || cc -O2 -o "$baseline" "$root/Benchmarks/baseline/evhttp-baseline.c" -levent_core -levent_extra -lpthread
+command -v perf >/dev/null || install_missing_packages linux-perf
+[[ -x $baseline ]] || build_baseline "$baseline" || die "cannot build the baseline"
 [[ -x $listserver ]] || die "build ListServer first: swift build -c release --product ListServer"
 raise_file_limit
 trap stop_server EXIT
