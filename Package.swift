@@ -30,7 +30,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.12.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -50,15 +49,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            swiftSettings: strict,
-            plugins: ["OpenAPIEmbedPlugin"]
-        ),
-        .executableTarget(
-            name: "OpenAPIEmbed",
-            dependencies: [.product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
-        .plugin(name: "OpenAPIEmbedPlugin", capability: .buildTool(), dependencies: ["OpenAPIEmbed"]),
         // Micro-benchmarks of the hot paths (Benchmarks/Micro): a plain release-mode harness rather than
         // ordo-one/benchmark, which would add jemalloc, a build plugin and several packages to every build for
         // what a clock and a loop measure well enough here (ns/op of tight loops, medians of several rounds).
