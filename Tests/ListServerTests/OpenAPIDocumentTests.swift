@@ -10,7 +10,7 @@ struct OpenAPIDocumentTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("openapi.yaml")
 
-    /// FNV-1a, 64 bits, as `scripts/openapi-embed.sh` computes it.
+    /// FNV-1a, 64 bits, as `Sources/ListServer/Generated/openapi-embed.py` computes it.
     static func fnv1a64(_ bytes: some Sequence<UInt8>) -> UInt64 {
         bytes.reduce(0xCBF2_9CE4_8422_2325) { hash, byte in (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
     }
@@ -28,8 +28,8 @@ struct OpenAPIDocumentTests {
         #expect(
             identical,
             """
-            openapi.yaml and Sources/ListServer/Routes/OpenAPIDocument.swift differ from line \(firstDifference + 1) \
-            (\(onDisk.utf8.count) and \(embedded.utf8.count) bytes): run scripts/openapi-embed.sh
+            openapi.yaml and Sources/ListServer/Generated/OpenAPIDocument.swift differ from line \
+            \(firstDifference + 1) (\(onDisk.utf8.count) and \(embedded.utf8.count) bytes): run scripts/openapi-embed.sh
             """)
     }
 
