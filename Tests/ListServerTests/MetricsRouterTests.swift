@@ -27,9 +27,10 @@ struct MetricsRouterTests {
     /// Routes one request the way a loop does: begin, route (awaiting a deferred answer), end.
     func record(_ target: String, on observer: LoopObserver, method: HTTPMethod = .get) async -> HTTPResponse {
         let request = HTTPRequest(method: method, target: target)
-        let exchange = observer.begin(request)
+        let match = router.match(request)
+        let exchange = observer.begin(request, route: match.label)
         let response: HTTPResponse
-        switch router.route(request) {
+        switch router.route(request, match) {
         case .response(let answer): response = answer
         case .deferred(let work): response = await work()
         }
@@ -125,8 +126,8 @@ struct MetricsRouterTests {
         let second = LoopObserver(metrics: metrics, accessLog: nil)
         first.connectionsChanged(to: 3)
         second.connectionsChanged(to: 4)
-        let waiting = first.begin(HTTPRequest(method: .get, target: "/items/1/detail"))
-        _ = second.begin(HTTPRequest(method: .get, target: "/items/2/detail"))
+        let waiting = first.begin(HTTPRequest(method: .get, target: "/items/1/detail"), route: .itemDetail)
+        _ = second.begin(HTTPRequest(method: .get, target: "/items/2/detail"), route: .itemDetail)
         var text = try await scrape()
         #expect(text["listserver_http_connections_open"] == 7)
         #expect(text["listserver_http_requests_in_flight"] == 2)
@@ -141,7 +142,7 @@ struct MetricsRouterTests {
     @Test("a refused head counts as a rejection by status, and as a request on route other")
     func rejections() async throws {
         let observer = LoopObserver(metrics: metrics, accessLog: nil)
-        let marker = observer.begin(HTTPRequest(method: .get, target: ConnectionGuard.markerTarget))
+        let marker = observer.begin(HTTPRequest(method: .get, target: ConnectionGuard.markerTarget), route: .other)
         observer.rejected(marker, HeadRejection(.headersTooLarge, detail: "too large"))
         let text = try await scrape()
         #expect(text[#"listserver_http_requests_rejected_total{status="431"}"#] == 1)
@@ -176,9 +177,23 @@ struct MetricsRouterTests {
             ("/items/1/detail/x", .other), ("/nope", .other), ("*", .other), ("", .other),
             ("/%69tems/%34%32", .item), ("/items%2F42", .other), ("/items/%zz", .other),
             ("http://example.com/items/1/detail?x", .itemDetail), ("HTTP://h", .other),
-            (ConnectionGuard.markerTarget, .other),
+            (ConnectionGuard.markerTarget, .other), ("/admin/reset", .adminReset), ("/admin/reset?x", .adminReset),
+            ("/admin", .other), ("/admin/reset/x", .other),
         ])
     func routeLabels(target: String, expected: RouteLabel) {
-        #expect(RouteLabel(target: target) == expected)
+        for method in [HTTPMethod.get, .post, .options, .delete] {
+            #expect(router.match(HTTPRequest(method: method, target: target)).label == expected, "\(method.name)")
+        }
+    }
+
+    @Test("every resource the router serves has a label of its own; only unknown paths count as other")
+    func everyResourceHasALabel() {
+        let resources: [Router.Resource] = [
+            .items, .item("1"), .itemDetail("1"), .probe(ready: false), .probe(ready: true), .openAPI(.yaml),
+            .metrics, .adminReset,
+        ]
+        let labels = resources.map { RouteLabel($0) }
+        #expect(!labels.contains(.other))
+        #expect(Set(labels).count == RouteLabel.allCases.count - 1, "one label per resource")
     }
 }

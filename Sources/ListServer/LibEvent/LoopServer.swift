@@ -102,7 +102,8 @@ final class LoopServer: @unchecked Sendable {
         let request = EvHTTPRequest(raw)
         let httpRequest = request.makeHTTPRequest(ids: &requestIDs)
         let requestID = httpRequest.requestID
-        let exchange = observer.begin(httpRequest)
+        let match = router.match(httpRequest)  // the target is parsed here, once
+        let exchange = observer.begin(httpRequest, route: match.label)
         if draining {
             sendWhileDraining(Self.shuttingDown, to: request, requestID: requestID)
             observer.end(exchange, Self.shuttingDown)
@@ -113,7 +114,7 @@ final class LoopServer: @unchecked Sendable {
             observer.rejected(exchange, rejection)
             return
         }
-        switch router.route(httpRequest) {
+        switch router.route(httpRequest, match) {
         case .response(let response) where response.isPlain:
             request.send(response, requestID: requestID, buffer: replyBuffer)
             observer.end(exchange, response)

@@ -16,7 +16,7 @@ struct RequestExchange: Sendable {
 /// once the answer is handed back (or ``rejected(_:_:)`` for a refused head), ``connectionsChanged(to:)`` when a
 /// connection opens or closes.
 ///
-/// Per request, with metrics on, that costs two clock reads, a byte scan of the target for its ``RouteLabel``, two
+/// Per request, with metrics on, that costs two clock reads, two
 /// plain stores to this loop's ``LoopGauges``, one atomic increment of a counter found by array index (created on
 /// first use of its route and status, then kept here) and one histogram update. No strings are built and no
 /// dictionary is consulted unless the access log is on.
@@ -47,12 +47,12 @@ final class LoopObserver {
     /// Whether anything is recorded at all.
     var isRecording: Bool { metrics != nil || accessLog != nil }
 
-    /// A request has arrived: note its route and the time.
-    func begin(_ request: HTTPRequest) -> RequestExchange {
+    /// A request has arrived: note its route (from the router's ``Router/match(_:)``) and the time.
+    func begin(_ request: HTTPRequest, route: RouteLabel) -> RequestExchange {
         guard isRecording else { return RequestExchange(route: .other, start: nil, request: nil) }
         gauges?.addInFlight(1)
         return RequestExchange(
-            route: metrics == nil ? .other : RouteLabel(target: request.target),
+            route: route,
             start: .now,
             request: accessLog == nil ? nil : request)
     }

@@ -39,14 +39,12 @@ struct RequestControls: Sendable, Equatable {
     /// No controls.
     init() {}
 
-    /// Whether a raw request-target may carry control parameters: false, cheaply, for almost every request.
+    /// Whether a request-target's query may carry control parameters: false, cheaply, for almost every request.
     ///
     /// True when the query contains `fail` or `delay_ms` anywhere, or any `%` (a percent-encoded name could spell
     /// one); false means ``init(target:maxDelay:)`` would find no control parameter, so it need not run.
-    static func mayBePresent(in target: String) -> Bool {
-        var utf8 = target.utf8[...]
-        guard let questionMark = utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
-        utf8 = utf8[utf8.index(after: questionMark)...]
+    static func mayBePresent(in target: RequestTarget) -> Bool {
+        guard var utf8 = target.query?.utf8 else { return false }
         while let first = utf8.first {
             switch first {
             case UInt8(ascii: "%"): return true

@@ -22,7 +22,7 @@ extension Router {
     func applyingControls(
         of request: HTTPRequest, target: RequestTarget, resource: Resource?, to answer: Result<RouteOutcome, Problem>
     ) -> RouteOutcome {
-        let mayHaveControls = RequestControls.mayBePresent(in: request.target)
+        let mayHaveControls = RequestControls.mayBePresent(in: target)
         guard mayHaveControls || faults.rate > 0 else { return answer.outcome }
         var controls = RequestControls()
         if mayHaveControls {

@@ -97,23 +97,48 @@ package struct Router: Sendable {
             observability: observability, service: service, faults: faults)
     }
 
+    /// What the router finds at a request's target before answering it: the target parsed (once per request) and
+    /// the resource it names. The LibEvent layer takes the metrics label from it when the request arrives, then
+    /// routes with it.
+    struct Match: Sendable {
+        /// The parsed target, or the 400 for one that does not parse.
+        let target: Result<RequestTarget, Problem>
+        /// The resource the target names, or why it names none (404, or the target's own 400).
+        let resource: Result<Resource, Problem>
+
+        /// The route the request counts under in `/metrics`.
+        var label: RouteLabel { RouteLabel(try? resource.get()) }
+    }
+
+    /// Parses `request`'s target and finds the resource it names.
+    func match(_ request: HTTPRequest) -> Match {
+        let target = Result { () throws(Problem) in try RequestTarget(request.target) }
+        let resource = target.flatMap { target in Result { () throws(Problem) in try locate(target) } }
+        return Match(target: target, resource: resource)
+    }
+
     /// Answers `request`: synchronously for everything but `/items/<id>/detail`, `/metrics` and `/admin/reset`,
     /// which are `.deferred` once the request has been validated (a bad request is answered at once, without a
     /// task).
     package func route(_ request: HTTPRequest) -> RouteOutcome {
+        route(request, match(request))
+    }
+
+    /// Answers `request`, whose target ``match(_:)`` has already parsed and matched.
+    func route(_ request: HTTPRequest, _ match: Match) -> RouteOutcome {
         let target: RequestTarget
-        do {
-            target = try RequestTarget(request.target)
-        } catch {
+        switch match.target {
+        case .success(let parsed):
+            target = parsed
+        case .failure(let error):
             return finish(.response(error.response()), for: request)  // no controls without a target
         }
-        let resource = Result { () throws(Problem) in try locate(target) }
-        let answer = resource.flatMap { resource in
+        let answer = match.resource.flatMap { resource in
             Result { () throws(Problem) in try dispatch(request, target: target, resource: resource) }
         }
-        // `?delay_ms`, `?fail=…` and configured faults (Router+Faults.swift): a byte scan of the target when there
+        // `?delay_ms`, `?fail=…` and configured faults (Router+Faults.swift): a byte scan of the query when there
         // are none.
-        let outcome = applyingControls(of: request, target: target, resource: try? resource.get(), to: answer)
+        let outcome = applyingControls(of: request, target: target, resource: try? match.resource.get(), to: answer)
         return finish(outcome, for: request)
     }
 

@@ -1,0 +1,55 @@
+/// The route a request is counted under in `/metrics`: a fixed set of templates, so ids and query strings never
+/// become label values and the number of time series stays small.
+///
+/// It is derived from the router's own match (``Router/match(_:)``), the resource the path names, so it cannot
+/// drift from the routes: a resource has a label or the compiler says so. A path counts under its template whatever
+/// the answer was: `/items/abc` is `/items/{id}` with status 400, `/items/` is `other` with 404.
+enum RouteLabel: Int, CaseIterable, Sendable {
+    /// `/items`
+    case items
+    /// `/items/{id}`
+    case item
+    /// `/items/{id}/detail`
+    case itemDetail
+    /// `/healthz`
+    case healthz
+    /// `/readyz`
+    case readyz
+    /// `/metrics`
+    case metrics
+    /// `/openapi.yaml` and `/openapi.json`
+    case openAPI
+    /// `/admin/reset`
+    case adminReset
+    /// Anything else: unknown paths, malformed targets, rejected request heads.
+    case other
+
+    /// The value of the `route` label.
+    var template: String {
+        switch self {
+        case .items: "/items"
+        case .item: "/items/{id}"
+        case .itemDetail: "/items/{id}/detail"
+        case .healthz: "/healthz"
+        case .readyz: "/readyz"
+        case .metrics: "/metrics"
+        case .openAPI: "/openapi"
+        case .adminReset: "/admin/reset"
+        case .other: "other"
+        }
+    }
+
+    /// The label of the resource a request named; ``other`` for none (an unknown path or a malformed target).
+    init(_ resource: Router.Resource?) {
+        switch resource {
+        case .items: self = .items
+        case .item: self = .item
+        case .itemDetail: self = .itemDetail
+        case .probe(let ready): self = ready ? .readyz : .healthz
+        case .openAPI: self = .openAPI
+        case .metrics: self = .metrics
+        case .adminReset: self = .adminReset
+        case nil: self = .other
+        }
+    }
+}
