@@ -26,7 +26,9 @@ struct EndToEndControlTests {
 
     /// Waits until the server holds one request besides the scrape that asks.
     static func waitUntilInFlight(_ port: Int) async throws {
-        let metrics = try await MetricsEndToEndTests.scrape(port) { $0["listserver_http_requests_in_flight"] >= 2 }
+        let metrics = try await MetricsEndToEndTests.scrape(
+            port, waitingFor: "a request in flight besides the scrape"
+        ) { $0["listserver_http_requests_in_flight"] >= 2 }
         #expect(metrics["listserver_http_requests_in_flight"] >= 2)
     }
 
@@ -207,7 +209,9 @@ struct EndToEndControlTests {
                     connection.hangUp()
                 }
             }
-            let settled = try await MetricsEndToEndTests.scrape(port) {
+            let settled = try await MetricsEndToEndTests.scrape(
+                port, waitingFor: "every connection but the scrape's closed and no request in flight but it"
+            ) {
                 $0["listserver_http_connections_open"] == 1 && $0["listserver_http_requests_in_flight"] == 1
             }
             #expect(settled["listserver_http_connections_open"] == 1)  // the scrape's own

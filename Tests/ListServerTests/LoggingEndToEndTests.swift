@@ -35,10 +35,12 @@ struct LoggingEndToEndTests {
     }
 
     /// The lines logged once there are `count` of them (a line is written just after its answer is sent).
+    ///
+    /// - Throws: ``TestFailure`` showing the lines logged so far when there are still fewer after 10 s.
     static func lines(_ log: CapturedLog, count: Int) async throws -> [String] {
-        for _ in 0..<200 where log.lines.count < count {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitUntil(
+            "\(count) access log lines", describe: { "\($0.count) lines:\n\($0.joined(separator: "\n"))" },
+            observe: { log.lines }, isDone: { $0.count >= count })
         #expect(log.lines.count == count, "\(log.text)")
         return log.lines
     }

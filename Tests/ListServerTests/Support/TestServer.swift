@@ -32,9 +32,11 @@ func testSettings(threads: Int = 2, latencyMs: Int = 300) -> Settings {
     return settings
 }
 
-/// Waits (at most 2 s) until the store has started `count` fetches, so that many requests are truly in flight.
+/// Waits until the store has started `count` fetches, so that many requests are truly in flight.
+///
+/// - Throws: ``TestFailure`` saying how many fetches had started when it gives up (after 10 s).
 func waitForStoreFetches(_ app: Application, _ count: UInt64) async throws {
-    for _ in 0..<200 where await app.cache.statistics.storeFetches < count {
-        try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitUntil(
+        "the store to start \(count) fetches", describe: { "\($0) started" },
+        observe: { await app.cache.statistics.storeFetches }, isDone: { $0 >= count })
 }
