@@ -32,12 +32,6 @@ struct EndToEndControlTests {
         #expect(metrics["listserver_http_requests_in_flight"] >= 2)
     }
 
-    /// The server still answers a plain request on a new connection.
-    static func expectHealthy(_ port: Int) async throws {
-        let response = try await fetch(port: port, "/items?page=1&limit=1")
-        #expect(response.status == 200)
-    }
-
     @Test("delay_ms holds a page, a health check and a cached detail for at least that long")
     func delays() async throws {
         try await withServer { app in
@@ -89,13 +83,13 @@ struct EndToEndControlTests {
                 let (bytes, code) = try await Self.readUntilClosed(port: app.port, target)
                 #expect(bytes.isEmpty, "\(target)")
                 #expect(code == ECONNRESET, "\(target): errno \(code)")
-                try await Self.expectHealthy(app.port)
+                try await expectHealthy(port: app.port)
             }
             // A request pipelined behind the reset one is lost with the connection, by design.
             let pipelined = "GET /items HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             let (bytes, code) = try await Self.readUntilClosed(port: app.port, "/items?fail=reset", extra: pipelined)
             #expect(bytes.isEmpty && code == ECONNRESET)
-            try await Self.expectHealthy(app.port)
+            try await expectHealthy(port: app.port)
         }
     }
 
@@ -115,7 +109,7 @@ struct EndToEndControlTests {
                 #expect(body.count == full.body.count / 2)
                 #expect(body == Array(full.body.prefix(body.count)))
             }
-            try await Self.expectHealthy(app.port)
+            try await expectHealthy(port: app.port)
         }
     }
 
@@ -130,7 +124,7 @@ struct EndToEndControlTests {
                 #expect(code == 0, "\(target): errno \(code)")
                 #expect(elapsed >= .milliseconds(300), "\(target) took \(elapsed)")
             }
-            try await Self.expectHealthy(app.port)
+            try await expectHealthy(port: app.port)
         }
     }
 
@@ -187,7 +181,7 @@ struct EndToEndControlTests {
                 }
             }
             try await Task.sleep(for: .milliseconds(700))  // every timer has fired on a request whose client left
-            try await Self.expectHealthy(port)
+            try await expectHealthy(port: port)
         }
     }
 

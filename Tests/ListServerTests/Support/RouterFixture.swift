@@ -1,4 +1,3 @@
-import Foundation
 import ListDomain
 import Testing
 
@@ -67,16 +66,6 @@ extension Router {
 }
 
 extension HTTPResponse {
-    /// The body parsed as a JSON object, or nil.
-    var jsonObject: [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-    }
-
     /// The body as UTF-8 text.
     var text: String { String(decoding: body, as: UTF8.self) }
-}
-
-/// A JSON number as UInt64 (our bodies hold no booleans, which would also read as NSNumber 0 or 1).
-func uint64(_ value: Any?) -> UInt64? {
-    (value as? NSNumber)?.uint64Value
 }

@@ -1,3 +1,5 @@
+import Testing
+
 @testable import ListServer
 
 /// Starts a real ListServer on 127.0.0.1 with an ephemeral port, runs `body`, and always shuts it down.
@@ -39,4 +41,13 @@ func waitForStoreFetches(_ app: Application, _ count: UInt64) async throws {
     try await waitUntil(
         "the store to start \(count) fetches", describe: { "\($0) started" },
         observe: { await app.cache.statistics.storeFetches }, isDone: { $0 >= count })
+}
+
+/// Expects the server on `port` still to answer a plain request on a new connection, correctly: `GET /items/1` is
+/// a 200 with item 1.
+func expectHealthy(port: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let response = try await fetch(port: port, "/items/1")
+    #expect(response.status == 200, sourceLocation: sourceLocation)
+    let item = try response.jsonObject()
+    #expect(item["label"] as? String == "Line 1", sourceLocation: sourceLocation)
 }
