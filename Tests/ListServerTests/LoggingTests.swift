@@ -33,7 +33,7 @@ struct SampleFailure: Error, CustomStringConvertible {
 }
 
 /// The JSON lines handler, the access log's formatting and the buffered writer.
-@Suite("Logging")
+@Suite("Logging: JSON lines, access log lines and the buffered writer")
 struct LoggingTests {
     /// `line` parsed as a JSON object (a thrown ``TestFailure`` if it is not one).
     static func object(_ line: String) throws -> [String: Any] {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ListServer
 
-@Suite("GET /items/<id>/detail")
+@Suite("Router: GET /items/<id>/detail")
 struct RouterDetailTests {
     @Test("a miss, then a hit: X-Cache, Server-Timing on the miss only, the same body")
     func missThenHit() async throws {

@@ -3,8 +3,8 @@ import Testing
 @testable import ListServer
 
 /// `/metrics` on a real server: the numbers move as requests of every kind go through the LibEvent layer.
-@Suite("Metrics: end to end")
-struct MetricsEndToEndTests {
+@Suite("End to end: metrics")
+struct EndToEndMetricsTests {
     /// Scrapes `/metrics` over HTTP.
     static func scrape(_ port: Int) async throws -> PrometheusText {
         let response = try await fetch(port: port, "/metrics")

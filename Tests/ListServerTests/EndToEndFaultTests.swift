@@ -5,7 +5,7 @@ import Testing
 
 /// `?delay_ms` and `?fail=` over real HTTP: what a client sees on the wire, and that the server stays healthy.
 @Suite("End to end: delays and injected faults")
-struct EndToEndControlTests {
+struct EndToEndFaultTests {
     /// How long `body` took.
     static func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Duration) {
         let start = ContinuousClock.now
@@ -26,7 +26,7 @@ struct EndToEndControlTests {
 
     /// Waits until the server holds one request besides the scrape that asks.
     static func waitUntilInFlight(_ port: Int) async throws {
-        let metrics = try await MetricsEndToEndTests.scrape(
+        let metrics = try await EndToEndMetricsTests.scrape(
             port, waitingFor: "a request in flight besides the scrape"
         ) { $0["listserver_http_requests_in_flight"] >= 2 }
         #expect(metrics["listserver_http_requests_in_flight"] >= 2)
@@ -203,7 +203,7 @@ struct EndToEndControlTests {
                     connection.hangUp()
                 }
             }
-            let settled = try await MetricsEndToEndTests.scrape(
+            let settled = try await EndToEndMetricsTests.scrape(
                 port, waitingFor: "every connection but the scrape's closed and no request in flight but it"
             ) {
                 $0["listserver_http_connections_open"] == 1 && $0["listserver_http_requests_in_flight"] == 1

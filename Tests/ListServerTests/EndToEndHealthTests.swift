@@ -5,7 +5,7 @@ import Testing
 
 /// `/healthz`, `/readyz` and the `--health-check` probe against real servers on 127.0.0.1.
 @Suite("End to end: health, readiness and the probe")
-struct HealthEndToEndTests {
+struct EndToEndHealthTests {
     @Test("/healthz and /readyz answer 200 over HTTP; HEAD has the GET headers and no body")
     func probesOverHTTP() async throws {
         try await withServer { app in

@@ -5,8 +5,8 @@ import Testing
 
 /// Hostile and malformed input over raw sockets against a real server: every case gets a clear
 /// problem+json answer (or a closed connection), and the server answers a normal request after it.
-@Suite("Hostile input")
-struct HostileInputTests {
+@Suite("End to end: hostile input")
+struct EndToEndHostileInputTests {
     /// One raw exchange: what came back, and whether the server closed the connection afterwards.
     struct Exchange {
         var response: RawHTTPConnection.Response?

@@ -2,8 +2,8 @@ import Testing
 
 @testable import ListServer
 
-@Suite("Router basics")
-struct RouterTests {
+@Suite("Router: basics")
+struct RouterBasicsTests {
     let router = RouterFixture.router()
 
     @Test("every success is application/json; charset=utf-8", arguments: ["/items", "/items/42", "/items?page=3"])
