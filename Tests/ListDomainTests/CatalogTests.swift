@@ -15,7 +15,8 @@ private func fieldByField(_ item: Item) -> [UInt8] {
     return json.bytes
 }
 
-@Suite struct CatalogTests {
+@Suite("Catalog")
+struct CatalogTests {
     /// Golden values, cross-checked against an independent Python implementation of the derivation. If one of
     /// these fails, every server would serve different data than before: the derivation, the salts, the name
     /// table or the size table changed.
