@@ -2,7 +2,8 @@ import ListDomain
 import Testing
 
 /// Item generation as values (the golden bytes are in ListServerTests' `CatalogJSONTests`, next to the JSON writer).
-@Suite struct CatalogTests {
+@Suite("Catalog")
+struct CatalogTests {
     @Test func differentSeedsGiveDifferentItems() {
         let a = Catalog(seed: 42, count: 1_000)
         let b = Catalog(seed: 43, count: 1_000)

@@ -16,7 +16,8 @@ private func walkForwards(order: ListOrder, limit: UInt64, total: UInt64) -> [UI
     return seen
 }
 
-@Suite struct CursorPageTests {
+@Suite("CursorPage")
+struct CursorPageTests {
     @Test(arguments: [ListOrder.asc, .desc])
     func walkingForwardsVisitsEveryIdOnce(order: ListOrder) {
         for total in [0, 1, 2, 19, 20, 21, 100, 101] as [UInt64] {

@@ -13,7 +13,8 @@ private func detail(_ id: UInt64, seed: UInt64) -> ItemDetail {
     ItemDetail(id: id, amount: Catalog(seed: seed, count: 1).amount(for: id))
 }
 
-@Suite struct DetailCacheResetTests {
+@Suite("DetailCache: reset")
+struct DetailCacheResetTests {
     @Test func afterAResetEveryLookupMisses() async throws {
         let (cache, _) = makeCache()
         _ = try await cache.detail(for: 1)

@@ -13,7 +13,8 @@ private func makeCache(
     return (DetailCache(store: store, capacity: capacity), clock, catalog)
 }
 
-@Suite struct DetailCacheTests {
+@Suite("DetailCache")
+struct DetailCacheTests {
     @Test func aMissIsReadyAfterTheLatencyAndThenCached() async throws {
         let (cache, clock, catalog) = makeCache()
         let expected = ItemDetail(id: 7, amount: catalog.amount(for: 7))

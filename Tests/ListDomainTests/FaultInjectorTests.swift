@@ -6,7 +6,8 @@ private func draws(_ injector: FaultInjector, _ count: Int, rate: Double, mix: F
     (0..<count).map { _ in injector.draw(rate: rate, mix: mix) }
 }
 
-@Suite struct FaultInjectorTests {
+@Suite("FaultInjector")
+struct FaultInjectorTests {
     @Test func faultsAtTheConfiguredRate() {
         let faults = draws(FaultInjector(seed: 1), 10_000, rate: 0.3).compactMap { $0 }.count
         #expect((2_800...3_200).contains(faults))

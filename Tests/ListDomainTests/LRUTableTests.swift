@@ -2,7 +2,8 @@ import Testing
 
 @testable import ListDomain
 
-@Suite struct LRUTableTests {
+@Suite("LRUTable")
+struct LRUTableTests {
     @Test func evictsTheLeastRecentlyUsed() {
         var table = LRUTable<Int, String>(capacity: 3)
         #expect(table.setValue("a", forKey: 1) == nil)

@@ -1,7 +1,8 @@
 import ListDomain
 import Testing
 
-@Suite struct LatencyDistributionTests {
+@Suite("LatencyDistribution")
+struct LatencyDistributionTests {
     @Test func fixedIsExactAndDrawsNothing() {
         var generator = SplitMix64(seed: 1)
         let fixed = LatencyDistribution.fixed(.milliseconds(250))

@@ -18,7 +18,8 @@ private final class CountingClock: Clock, Sendable {
     }
 }
 
-@Suite struct LiveCatalogTests {
+@Suite("LiveCatalog")
+struct LiveCatalogTests {
     @Test func startsAtVersionOneWithTheBaseCount() {
         let live = LiveCatalog(seed: 7, count: 100)
         #expect(live.snapshot() == CatalogSnapshot(catalog: Catalog(seed: 7, count: 100), version: 1))

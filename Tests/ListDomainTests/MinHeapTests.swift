@@ -2,7 +2,8 @@ import Testing
 
 @testable import ListDomain
 
-@Suite struct MinHeapTests {
+@Suite("MinHeap")
+struct MinHeapTests {
     @Test func removesInAscendingOrder() {
         var generator = SplitMix64(seed: 11)
         let values = (0..<500).map { _ in Int.random(in: -1_000...1_000, using: &generator) }

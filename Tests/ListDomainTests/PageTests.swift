@@ -1,7 +1,8 @@
 import ListDomain
 import Testing
 
-@Suite struct PageTests {
+@Suite("Page")
+struct PageTests {
     @Test func firstPage() {
         let page = Page(number: 1, limit: 20, total: 95)
         #expect(page.ids == 0..<20)

@@ -1,7 +1,8 @@
 import ListDomain
 import Testing
 
-@Suite struct SlowStoreTests {
+@Suite("SlowStore")
+struct SlowStoreTests {
     let catalog = Catalog(seed: 42, count: 1_000)
     let latency = LatencyDistribution.uniform(min: .milliseconds(500), max: .milliseconds(2_000))
 

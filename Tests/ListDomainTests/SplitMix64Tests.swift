@@ -1,7 +1,8 @@
 import ListDomain
 import Testing
 
-@Suite struct SplitMix64Tests {
+@Suite("SplitMix64")
+struct SplitMix64Tests {
     @Test func referenceOutputsForSeed1234567() {
         // The published outputs of Vigna's splitmix64.c seeded with 1234567.
         var generator = SplitMix64(seed: 1_234_567)

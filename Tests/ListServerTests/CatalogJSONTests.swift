@@ -18,7 +18,8 @@ private func fieldByField(_ item: Item) -> [UInt8] {
 }
 
 /// The catalog as the server writes it: golden items (the generated data, byte for byte), pages and details.
-@Suite struct CatalogJSONTests {
+@Suite("Catalog: JSON")
+struct CatalogJSONTests {
     /// Golden values, cross-checked against an independent Python implementation of the derivation. If one of
     /// these fails, every server would serve different data than before: the derivation, the salts, the name
     /// table or the size table changed.
@@ -208,7 +209,8 @@ private func fieldByField(_ item: Item) -> [UInt8] {
 }
 
 /// Cursor pages as the server writes them.
-@Suite struct CursorPageJSONTests {
+@Suite("CursorPage: JSON")
+struct CursorPageJSONTests {
     @Test func writeCursorPageBody() throws {
         let catalog = Catalog(seed: 5, count: 10)
         var item = JSONWriter()

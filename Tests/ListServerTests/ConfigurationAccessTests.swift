@@ -4,7 +4,8 @@ import Testing
 
 /// The `admin.token` and `cors.allow_origin` keys: what is accepted, what is refused and why, and that the token
 /// never shows in the summary, in messages, in `--help` or in a printed ``Settings``.
-@Suite struct ConfigurationAccessTests {
+@Suite("Configuration: admin token and CORS origins")
+struct ConfigurationAccessTests {
     typealias Support = ConfigurationTestSupport
 
     /// Where this test writes its JSON files.

@@ -4,7 +4,8 @@ import Testing
 @testable import ListServer
 
 /// The command line: flags exactly as in the table, their parsing, `--help`, and exit codes for bad syntax.
-@Suite struct ConfigurationCommandLineTests {
+@Suite("Configuration: the command line")
+struct ConfigurationCommandLineTests {
     /// The flag of every key, exactly as the README table spells it.
     static let tableFlags: [SettingKey: String] = [
         .host: "--host", .port: "--port", .threads: "--threads", .itemCount: "--item-count", .seed: "--seed",

@@ -5,7 +5,8 @@ import Testing
 
 /// The README's configuration table agrees with ``SettingKey`` and ``Settings/defaults``: one row per key, in table
 /// order, with its flag, variable and default.
-@Suite struct ConfigurationDocumentationTests {
+@Suite("Configuration: the README's table")
+struct ConfigurationDocumentationTests {
     typealias Support = ConfigurationTestSupport
 
     /// How the type column starts for each kind of value.

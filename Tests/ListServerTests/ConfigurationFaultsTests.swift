@@ -5,7 +5,8 @@ import Testing
 
 /// The `faults.*` keys: defaults, the double-valued rate (every way a number can be wrong), the fault mix text and
 /// its parser's reasons.
-@Suite struct ConfigurationFaultsTests {
+@Suite("Configuration: fault injection")
+struct ConfigurationFaultsTests {
     typealias Support = ConfigurationTestSupport
 
     /// Where this test writes its JSON files.

@@ -4,7 +4,8 @@ import Testing
 
 /// The `store.latency.*`, `items.latency_ms`, `items.grow_every_ms` and `delay.max_ms` keys: defaults, the
 /// distribution names, the double-valued spread, and the relations that apply to each distribution only.
-@Suite struct ConfigurationLatencyTests {
+@Suite("Configuration: latencies and growth")
+struct ConfigurationLatencyTests {
     typealias Support = ConfigurationTestSupport
 
     /// Where this test writes its JSON files.

@@ -3,7 +3,8 @@ import Testing
 @testable import ListServer
 
 /// The `http.max_*`, `http.*_timeout_ms` and `shutdown.grace_ms` keys: defaults, where they land, the cross-check.
-@Suite struct ConfigurationLimitsTests {
+@Suite("Configuration: HTTP limits and timeouts")
+struct ConfigurationLimitsTests {
     typealias Support = ConfigurationTestSupport
 
     /// Where this test writes its JSON files.

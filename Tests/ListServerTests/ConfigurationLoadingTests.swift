@@ -4,7 +4,8 @@ import Testing
 @testable import ListServer
 
 /// Loading settings: defaults, precedence per key, the environment names of the table, the shipped file.
-@Suite struct ConfigurationLoadingTests {
+@Suite("Configuration: loading and precedence")
+struct ConfigurationLoadingTests {
     typealias Support = ConfigurationTestSupport
 
     /// Where this test writes its JSON files.

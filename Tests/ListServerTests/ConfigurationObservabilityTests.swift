@@ -5,7 +5,8 @@ import Testing
 
 /// The `metrics.enabled`, `log.level`, `log.format` and `log.access` keys: defaults, every source, and the messages
 /// for values that are not allowed.
-@Suite struct ConfigurationObservabilityTests {
+@Suite("Configuration: metrics and logging")
+struct ConfigurationObservabilityTests {
     typealias Support = ConfigurationTestSupport
 
     /// Where this test writes its JSON files.

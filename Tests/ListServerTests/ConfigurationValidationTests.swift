@@ -4,7 +4,8 @@ import Testing
 @testable import ListServer
 
 /// Every way loading can fail, and that each message is one line naming the key, the source and the value.
-@Suite struct ConfigurationValidationTests {
+@Suite("Configuration: validation messages")
+struct ConfigurationValidationTests {
     typealias Support = ConfigurationTestSupport
 
     /// Where this test writes its JSON files.

@@ -184,7 +184,7 @@ struct EndToEndToolkitTests {
             $0.latencyDistribution = .fixed
             $0.latencyFixedMs = 400
         }) { app in
-            let (miss, elapsed) = try await EndToEndControlTests.timed {
+            let (miss, elapsed) = try await EndToEndFaultTests.timed {
                 try await fetch(port: app.port, "/items/1/detail")
             }
             #expect(miss.header("X-Cache") == "MISS")
@@ -215,11 +215,11 @@ struct EndToEndToolkitTests {
     @Test("items.latency_ms holds every list response, 304s included, but not items or details")
     func pageLatency() async throws {
         try await withServer(configure: { $0.pageLatencyMs = 300 }) { app in
-            let (page, elapsed) = try await EndToEndControlTests.timed { try await fetch(port: app.port, "/items") }
+            let (page, elapsed) = try await EndToEndFaultTests.timed { try await fetch(port: app.port, "/items") }
             #expect(page.status == 200)
             #expect(elapsed >= .milliseconds(300))
             let tag = try #require(page.header("ETag"))
-            let (revalidated, again) = try await EndToEndControlTests.timed {
+            let (revalidated, again) = try await EndToEndFaultTests.timed {
                 try await fetch(port: app.port, "/items", headers: ["If-None-Match: \(tag)"])
             }
             #expect(revalidated.status == 304)

@@ -10,7 +10,8 @@ private func written(_ body: (inout JSONWriter) -> Void) -> String {
     return String(decoding: json.bytes, as: UTF8.self)
 }
 
-@Suite struct JSONWriterTests {
+@Suite("JSONWriter")
+struct JSONWriterTests {
     @Test(arguments: [
         (UInt64(0), "0"), (9, "9"), (10, "10"), (12_345, "12345"), (1 << 53, "9007199254740992"),
         (UInt64.max, "18446744073709551615"),

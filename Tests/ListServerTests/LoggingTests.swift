@@ -1,31 +1,8 @@
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 @testable import ListServer
-
-/// A `TextOutputStream` that keeps every write, for log handler tests.
-final class CapturedLog: TextOutputStream, Sendable {
-    private let storage = Mutex("")
-
-    func write(_ string: String) {
-        storage.withLock { $0 += string }
-    }
-
-    /// Everything written so far.
-    var text: String { storage.withLock { $0 } }
-
-    /// The complete lines written so far.
-    var lines: [String] { text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-
-    /// A logger labelled `label` writing here in `format`, at `level`.
-    func logger(_ label: String, format: LogFormat, level: Logger.Level = .info) -> Logger {
-        var logger = Logger(label: label) { LogOutput.makeHandler(label: $0, format: format, stream: self) }
-        logger.logLevel = level
-        return logger
-    }
-}
 
 /// An error with a recognisable type name, for the error metadata.
 struct SampleFailure: Error, CustomStringConvertible {
@@ -33,7 +10,7 @@ struct SampleFailure: Error, CustomStringConvertible {
 }
 
 /// The JSON lines handler, the access log's formatting and the buffered writer.
-@Suite("Logging")
+@Suite("Logging: JSON lines, access log lines and the buffered writer")
 struct LoggingTests {
     /// `line` parsed as a JSON object (a thrown ``TestFailure`` if it is not one).
     static func object(_ line: String) throws -> [String: Any] {

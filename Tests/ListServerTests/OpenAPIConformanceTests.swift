@@ -87,7 +87,7 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(methods) \(target) \(headers.description) → \(status)" }
 }
 
-@Suite("openapi.yaml matches the router")
+@Suite("OpenAPI: openapi.yaml matches the router")
 struct OpenAPIConformanceTests {
     let spec = OpenAPISpec.embedded
     var conformance: ResponseConformance { ResponseConformance(spec: spec) }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ListServer
 
-@Suite("openapi.yaml, its compiled-in copy, and the routes that serve it")
+@Suite("OpenAPI: the document, its compiled-in copy, and the routes that serve it")
 struct OpenAPIDocumentTests {
     /// `openapi.yaml` at the root of the package this file belongs to.
     static let fileURL = URL(fileURLWithPath: #filePath)

@@ -226,7 +226,7 @@ struct SchemaChecker {
     }
 }
 
-@Suite("OpenAPI schema checker")
+@Suite("OpenAPI: the schema checker")
 struct OpenAPISchemaTests {
     let spec = OpenAPISpec.embedded
     var checker: SchemaChecker { SchemaChecker(spec: spec) }

@@ -5,7 +5,7 @@ import Testing
 
 /// The responses a rejection carries: `wireBytes` must be a complete, valid HTTP/1.1 response with a problem+json
 /// body, because the filter writes it straight to the socket.
-@Suite("Request head rejections: wire bytes and problems")
+@Suite("Request head scanner: rejections as wire bytes and problems")
 struct RequestHeadRejectionTests {
     /// One rejection of every status the scanner (or the header deadline) produces, with its kind.
     static let samples: [(HeadRejection, Problem.Kind)] = {

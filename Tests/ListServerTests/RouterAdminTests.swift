@@ -4,7 +4,8 @@ import Testing
 @testable import ListServer
 
 /// `POST /admin/reset`: access rules, the body, and what a reset changes.
-@Suite struct RouterAdminTests {
+@Suite("Router: POST /admin/reset")
+struct RouterAdminTests {
     static func reset(body: String = "", headers: HTTPHeaders = [:], fromLoopback: Bool = true) -> HTTPRequest {
         HTTPRequest(
             method: .post, target: "/admin/reset", headers: headers, body: Array(body.utf8), fromLoopback: fromLoopback)

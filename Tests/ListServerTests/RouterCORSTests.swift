@@ -3,7 +3,8 @@ import Testing
 @testable import ListServer
 
 /// CORS for browser clients: the fields on every response, preflight OPTIONS, and the origin list.
-@Suite struct RouterCORSTests {
+@Suite("Router: CORS")
+struct RouterCORSTests {
     static let exposed = "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id"
 
     @Test(

@@ -4,7 +4,8 @@ import Testing
 @testable import ListServer
 
 /// HTTP caching: strong ETags on pages, items and details, 304 for a matching If-None-Match, no-cache everywhere.
-@Suite struct RouterCachingTests {
+@Suite("Router: ETags and conditional requests")
+struct RouterCachingTests {
     let router = RouterFixture.router()
 
     @Test(

@@ -4,7 +4,8 @@ import Testing
 @testable import ListServer
 
 /// Cursor paging on `/items`: the parameters, the body, the Link header, and the 400s.
-@Suite struct RouterCursorTests {
+@Suite("Router: GET /items with a cursor")
+struct RouterCursorTests {
     let router = RouterFixture.router(count: 100)
 
     func ids(_ response: HTTPResponse) -> [UInt64] {

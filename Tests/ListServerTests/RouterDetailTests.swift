@@ -3,7 +3,7 @@ import Testing
 
 @testable import ListServer
 
-@Suite("GET /items/<id>/detail")
+@Suite("Router: GET /items/<id>/detail")
 struct RouterDetailTests {
     @Test("a miss, then a hit: X-Cache, Server-Timing on the miss only, the same body")
     func missThenHit() async throws {
@@ -87,15 +87,30 @@ struct RouterDetailTests {
         #expect(await router.cache.statistics.misses == 0)
     }
 
-    @Test("concurrent requests for one id all get the same detail")
+    @Test("concurrent requests for one id all get the same detail, from one store fetch")
     func concurrent() async {
         let router = RouterFixture.router()
-        let bodies = await withTaskGroup(of: [UInt8].self) { group in
+        // Every request is answered before the store's clock moves (no `respondDeferred`, which moves it by each
+        // answer's delay), so the first fetch is in flight for all ten: none can be a hit, and only coalescing
+        // keeps them to one fetch. The bodies would agree without it (details are deterministic); the count not.
+        let responses = await withTaskGroup(of: HTTPResponse.self) { group in
             for _ in 0..<10 {
-                group.addTask { await router.respondDeferred("/items/3/detail").body }
+                group.addTask {
+                    guard case .deferred(let work) = router.route(HTTPRequest(method: .get, target: "/items/3/detail"))
+                    else {
+                        Issue.record("GET /items/3/detail was answered at once; expected .deferred")
+                        return HTTPResponse(status: 0)
+                    }
+                    return await work()
+                }
             }
-            return await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
+            return await group.reduce(into: []) { $0.append($1) }
         }
+        let bodies = Set(responses.map(\.body))
         #expect(bodies.count == 1)
+        #expect(responses.map { $0.headers["X-Cache"] } == Array(repeating: "MISS", count: 10))
+        let statistics = await router.cache.statistics
+        #expect(statistics.storeFetches == 1, "\(statistics)")
+        #expect(statistics.coalescedWaits == 9, "\(statistics)")
     }
 }

@@ -2,7 +2,7 @@ import Testing
 
 @testable import ListServer
 
-@Suite("Unknown paths, other methods, malformed targets")
+@Suite("Router: unknown paths, other methods, malformed targets")
 struct RouterErrorTests {
     let router = RouterFixture.router()
 

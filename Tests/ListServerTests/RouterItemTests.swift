@@ -3,7 +3,7 @@ import Testing
 
 @testable import ListServer
 
-@Suite("GET /items/<id>")
+@Suite("Router: GET /items/<id>")
 struct RouterItemTests {
     let router = RouterFixture.router(count: 10_000)
     let catalog = Catalog(seed: 42, count: 10_000)

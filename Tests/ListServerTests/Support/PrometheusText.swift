@@ -55,3 +55,11 @@ struct PrometheusText {
         self[#"listserver_http_request_duration_seconds_bucket{route="\#(route)",le="\#(le)"}"#]
     }
 }
+
+extension PrometheusText: CustomStringConvertible {
+    /// Every sample but the histogram buckets, one `series value` a line in series order, for failure messages.
+    var description: String {
+        samples.filter { !$0.key.contains("_bucket{") }.sorted { $0.key < $1.key }
+            .map { "\($0.key) \($0.value)" }.joined(separator: "\n")
+    }
+}

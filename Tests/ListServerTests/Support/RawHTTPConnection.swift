@@ -23,14 +23,6 @@ final class RawHTTPConnection: @unchecked Sendable {
         }
 
         var text: String { String(decoding: body, as: UTF8.self) }
-
-        /// The body as a JSON object (fails the caller's expectation with a thrown error otherwise).
-        func jsonObject() throws -> [String: Any] {
-            guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
-                throw TestFailure("body is not a JSON object: \(text)")
-            }
-            return object
-        }
     }
 
     private let fd: Int32

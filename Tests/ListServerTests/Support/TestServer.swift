@@ -1,3 +1,5 @@
+import Testing
+
 @testable import ListServer
 
 /// Starts a real ListServer on 127.0.0.1 with an ephemeral port, runs `body`, and always shuts it down.
@@ -32,9 +34,20 @@ func testSettings(threads: Int = 2, latencyMs: Int = 300) -> Settings {
     return settings
 }
 
-/// Waits (at most 2 s) until the store has started `count` fetches, so that many requests are truly in flight.
+/// Waits until the store has started `count` fetches, so that many requests are truly in flight.
+///
+/// - Throws: ``TestFailure`` saying how many fetches had started when it gives up (after 10 s).
 func waitForStoreFetches(_ app: Application, _ count: UInt64) async throws {
-    for _ in 0..<200 where await app.cache.statistics.storeFetches < count {
-        try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitUntil(
+        "the store to start \(count) fetches", describe: { "\($0) started" },
+        observe: { await app.cache.statistics.storeFetches }, isDone: { $0 >= count })
+}
+
+/// Expects the server on `port` still to answer a plain request on a new connection, correctly: `GET /items/1` is
+/// a 200 with item 1.
+func expectHealthy(port: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let response = try await fetch(port: port, "/items/1")
+    #expect(response.status == 200, sourceLocation: sourceLocation)
+    let item = try response.jsonObject()
+    #expect(item["label"] as? String == "Line 1", sourceLocation: sourceLocation)
 }

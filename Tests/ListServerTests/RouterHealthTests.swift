@@ -4,7 +4,7 @@ import Testing
 
 /// `/healthz` and `/readyz` on request values.
 @Suite("Router: health and readiness")
-struct HealthRouterTests {
+struct RouterHealthTests {
     let router = RouterFixture.router()
 
     @Test(

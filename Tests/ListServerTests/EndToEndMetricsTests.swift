@@ -3,8 +3,8 @@ import Testing
 @testable import ListServer
 
 /// `/metrics` on a real server: the numbers move as requests of every kind go through the LibEvent layer.
-@Suite("Metrics: end to end")
-struct MetricsEndToEndTests {
+@Suite("End to end: metrics")
+struct EndToEndMetricsTests {
     /// Scrapes `/metrics` over HTTP.
     static func scrape(_ port: Int) async throws -> PrometheusText {
         let response = try await fetch(port: port, "/metrics")
@@ -13,17 +13,17 @@ struct MetricsEndToEndTests {
         return try PrometheusText(response.text)
     }
 
-    /// Scrapes until `settled` holds (for at most about 2 s), and returns the last scrape.
+    /// Scrapes until `settled` holds, and returns that scrape.
     ///
     /// A loop records a request just after handing its answer to the connection, so a client that has its answer
     /// may scrape, through the other loop, a moment before that request is counted.
-    static func scrape(_ port: Int, until settled: (PrometheusText) -> Bool) async throws -> PrometheusText {
-        var text = try await scrape(port)
-        for _ in 0..<40 where !settled(text) {
-            try await Task.sleep(for: .milliseconds(50))
-            text = try await scrape(port)
-        }
-        return text
+    /// - Throws: ``TestFailure`` naming `condition` and showing the last scrape when `settled` still does not hold
+    ///   after 10 s.
+    static func scrape(
+        _ port: Int, waitingFor condition: String, until settled: (PrometheusText) -> Bool
+    ) async throws -> PrometheusText {
+        try await waitUntil(
+            condition, every: .milliseconds(50), observe: { try await scrape(port) }, isDone: settled)
     }
 
     @Test("pages, a detail miss then hit, a 404 and a refused head each land in their series")
@@ -46,7 +46,7 @@ struct MetricsEndToEndTests {
             }
             #expect(refused.status == 400)
 
-            let after = try await Self.scrape(port) {
+            let after = try await Self.scrape(port, waitingFor: "the refused head and a scrape to be counted") {
                 $0.requests("other", 400) == 1 && $0.requests("/metrics", 200) >= 1
             }
             #expect(after.requests("/items", 200) == 3)
@@ -92,7 +92,9 @@ struct MetricsEndToEndTests {
                 }
                 try await group.waitForAll()
             }
-            let text = try await Self.scrape(port) { $0.requests("/items", 200) >= 200 }
+            let text = try await Self.scrape(port, waitingFor: "200 page requests to be counted") {
+                $0.requests("/items", 200) >= 200
+            }
             #expect(text.requests("/items", 200) == 200)
             #expect(text.durationCount("/items") == 200)
         }

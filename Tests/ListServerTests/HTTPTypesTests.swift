@@ -2,8 +2,8 @@ import Testing
 
 @testable import ListServer
 
-@Suite("HTTP header fields and methods")
-struct HeaderParsingTests {
+@Suite("HTTP types: header fields and methods")
+struct HTTPTypesTests {
     @Test("lookup ignores ASCII case and returns the first field of a name")
     func caseInsensitiveLookup() {
         var headers = HTTPHeaders([("Content-Type", "text/plain"), ("X-Cache", "HIT")])

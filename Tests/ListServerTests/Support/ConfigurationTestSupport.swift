@@ -73,6 +73,7 @@ enum ConfigurationTestSupport {
     /// The path of `relativePath` in the package, found from this source file.
     static func packageFile(_ relativePath: String) -> String {
         URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()  // Support
             .deletingLastPathComponent()  // ListServerTests
             .deletingLastPathComponent()  // Tests
             .deletingLastPathComponent()  // package root

@@ -4,8 +4,8 @@ import Testing
 @testable import ListServer
 
 /// Deadlines and the connection limit, against a real server with short timeouts.
-@Suite("Deadlines and connection limit")
-struct DeadlineAndLimitTests {
+@Suite("End to end: deadlines and the connection limit")
+struct EndToEndDeadlineAndLimitTests {
     @Test("a head that does not arrive within the header deadline gets 408 and a closed connection")
     func headerDeadline() async throws {
         try await withServer(configure: { $0.limits.headerTimeout = .milliseconds(400) }) { app in

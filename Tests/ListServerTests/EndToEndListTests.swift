@@ -4,8 +4,8 @@ import Testing
 @testable import ListServer
 
 /// The list endpoints over real HTTP, against a real server on 127.0.0.1:0.
-@Suite("End to end: items")
-struct EndToEndItemsTests {
+@Suite("End to end: pages, one item, HEAD and keep-alive")
+struct EndToEndListTests {
     @Test("GET /items answers the first page with paging headers")
     func firstPage() async throws {
         try await withServer { app in

@@ -2,8 +2,8 @@ import Testing
 
 @testable import ListServer
 
-@Suite("GET /items: bad page and limit")
-struct RouterParameterTests {
+@Suite("Router: GET /items, bad page and limit")
+struct RouterPageParameterTests {
     let router = RouterFixture.router()
 
     /// Checks a 400 invalid-parameter problem for `parameter` and returns its detail.

@@ -5,7 +5,7 @@ import Testing
 
 /// `?delay_ms` and `?fail=` over real HTTP: what a client sees on the wire, and that the server stays healthy.
 @Suite("End to end: delays and injected faults")
-struct EndToEndControlTests {
+struct EndToEndFaultTests {
     /// How long `body` took.
     static func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Duration) {
         let start = ContinuousClock.now
@@ -26,14 +26,10 @@ struct EndToEndControlTests {
 
     /// Waits until the server holds one request besides the scrape that asks.
     static func waitUntilInFlight(_ port: Int) async throws {
-        let metrics = try await MetricsEndToEndTests.scrape(port) { $0["listserver_http_requests_in_flight"] >= 2 }
+        let metrics = try await EndToEndMetricsTests.scrape(
+            port, waitingFor: "a request in flight besides the scrape"
+        ) { $0["listserver_http_requests_in_flight"] >= 2 }
         #expect(metrics["listserver_http_requests_in_flight"] >= 2)
-    }
-
-    /// The server still answers a plain request on a new connection.
-    static func expectHealthy(_ port: Int) async throws {
-        let response = try await fetch(port: port, "/items?page=1&limit=1")
-        #expect(response.status == 200)
     }
 
     @Test("delay_ms holds a page, a health check and a cached detail for at least that long")
@@ -87,13 +83,13 @@ struct EndToEndControlTests {
                 let (bytes, code) = try await Self.readUntilClosed(port: app.port, target)
                 #expect(bytes.isEmpty, "\(target)")
                 #expect(code == ECONNRESET, "\(target): errno \(code)")
-                try await Self.expectHealthy(app.port)
+                try await expectHealthy(port: app.port)
             }
             // A request pipelined behind the reset one is lost with the connection, by design.
             let pipelined = "GET /items HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             let (bytes, code) = try await Self.readUntilClosed(port: app.port, "/items?fail=reset", extra: pipelined)
             #expect(bytes.isEmpty && code == ECONNRESET)
-            try await Self.expectHealthy(app.port)
+            try await expectHealthy(port: app.port)
         }
     }
 
@@ -113,7 +109,7 @@ struct EndToEndControlTests {
                 #expect(body.count == full.body.count / 2)
                 #expect(body == Array(full.body.prefix(body.count)))
             }
-            try await Self.expectHealthy(app.port)
+            try await expectHealthy(port: app.port)
         }
     }
 
@@ -128,7 +124,7 @@ struct EndToEndControlTests {
                 #expect(code == 0, "\(target): errno \(code)")
                 #expect(elapsed >= .milliseconds(300), "\(target) took \(elapsed)")
             }
-            try await Self.expectHealthy(app.port)
+            try await expectHealthy(port: app.port)
         }
     }
 
@@ -185,7 +181,7 @@ struct EndToEndControlTests {
                 }
             }
             try await Task.sleep(for: .milliseconds(700))  // every timer has fired on a request whose client left
-            try await Self.expectHealthy(port)
+            try await expectHealthy(port: port)
         }
     }
 
@@ -207,7 +203,9 @@ struct EndToEndControlTests {
                     connection.hangUp()
                 }
             }
-            let settled = try await MetricsEndToEndTests.scrape(port) {
+            let settled = try await EndToEndMetricsTests.scrape(
+                port, waitingFor: "every connection but the scrape's closed and no request in flight but it"
+            ) {
                 $0["listserver_http_connections_open"] == 1 && $0["listserver_http_requests_in_flight"] == 1
             }
             #expect(settled["listserver_http_connections_open"] == 1)  // the scrape's own

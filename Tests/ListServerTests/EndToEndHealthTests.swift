@@ -5,7 +5,7 @@ import Testing
 
 /// `/healthz`, `/readyz` and the `--health-check` probe against real servers on 127.0.0.1.
 @Suite("End to end: health, readiness and the probe")
-struct HealthEndToEndTests {
+struct EndToEndHealthTests {
     @Test("/healthz and /readyz answer 200 over HTTP; HEAD has the GET headers and no body")
     func probesOverHTTP() async throws {
         try await withServer { app in
@@ -44,14 +44,10 @@ struct HealthEndToEndTests {
 
         // ... and shutdown begun: it has begun once new connections are refused (bounded wait).
         async let stopped: Void = app.shutdown(grace: .seconds(5))
-        var refused = false
-        for _ in 0..<200 {
-            if (try? RawHTTPConnection(port: port)) == nil {
-                refused = true
-                break
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        let refused = try await waitUntil(
+            "the listener to refuse new connections once draining begins", every: .milliseconds(5),
+            describe: { _ in "a new connection was still accepted" },
+            observe: { (try? RawHTTPConnection(port: port)) == nil }, isDone: { $0 })
         #expect(refused, "the listener closed when draining began")
 
         let during = try await offPool { () -> (RawHTTPConnection.Response, Bool) in

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A manual clock for tests: time stands still until ``advance(by:)``, so latency tests run instantly.
 ///
@@ -90,16 +91,29 @@ final class TestClock: Clock, Sendable {
     }
 
     /// Waits (by yielding, never sleeping) until `count` tasks sleep on the clock.
-    func waitForSleepers(_ count: Int) async -> Bool {
-        await eventually { self.sleeperCount == count }
+    ///
+    /// - Returns: Whether they do. When they do not, an issue saying how many sleep instead is also recorded at
+    ///   the caller, so the caller's expectation is not the only trace of what went wrong.
+    func waitForSleepers(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        if await eventually({ self.sleeperCount == count }) {
+            return true
+        }
+        Issue.record(
+            "gave up waiting for \(count) tasks to sleep on the test clock: \(sleeperCount) sleep",
+            sourceLocation: sourceLocation)
+        return false
     }
 }
 
-/// Yields until `condition` holds, at most `attempts` times; returns whether it held.
+/// Yields until `condition` holds, for at most `timeout` of real time; returns whether it held.
 ///
-/// Used to let other tasks reach a known state (a sleeper registered, a waiter joined) without real sleeping.
-func eventually(attempts: Int = 100_000, _ condition: () async -> Bool) async -> Bool {
-    for _ in 0..<attempts {
+/// Used to let other tasks reach a known state (a sleeper registered, a waiter joined) without real sleeping. The
+/// bound is time rather than a number of yields, and generous, because how many yields another task needs to get
+/// a thread depends on how busy the (shared) machine is.
+func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let start = clock.now
+    while start.duration(to: clock.now) < timeout {
         if await condition() { return true }
         await Task.yield()
     }

@@ -5,8 +5,8 @@ import Testing
 @testable import ListServer
 
 /// The access log of a real server: one line per request, in either format, and none when it is off.
-@Suite("Logging: access log end to end")
-struct LoggingEndToEndTests {
+@Suite("End to end: the access log")
+struct EndToEndLoggingTests {
     /// Runs `body` against a server on 127.0.0.1:0 whose access lines go to `log`.
     static func withLoggedServer(
         _ log: CapturedLog,
@@ -35,10 +35,12 @@ struct LoggingEndToEndTests {
     }
 
     /// The lines logged once there are `count` of them (a line is written just after its answer is sent).
+    ///
+    /// - Throws: ``TestFailure`` showing the lines logged so far when there are still fewer after 10 s.
     static func lines(_ log: CapturedLog, count: Int) async throws -> [String] {
-        for _ in 0..<200 where log.lines.count < count {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitUntil(
+            "\(count) access log lines", describe: { "\($0.count) lines:\n\($0.joined(separator: "\n"))" },
+            observe: { log.lines }, isDone: { $0.count >= count })
         #expect(log.lines.count == count, "\(log.text)")
         return log.lines
     }
@@ -74,7 +76,9 @@ struct LoggingEndToEndTests {
             }
             #expect(pageBytes > 0)
             // Requests without an X-Request-Id are logged with the id the server made up for them.
-            let madeUp = fields.map { $0.last.map { RequestIDTests.isGenerated(String($0.dropFirst(12))) } ?? false }
+            let madeUp = fields.map {
+                $0.last.map { EndToEndRequestIDTests.isGenerated(String($0.dropFirst(12))) } ?? false
+            }
             #expect(
                 fields[0].dropLast() == ["GET", "/items?page=2&limit=2", "200", String(pageBytes), "-"] && madeUp[0])
             #expect(fields[1].dropLast() == ["HEAD", "/items/7", "200", "0", "-"] && madeUp[1])
@@ -108,7 +112,7 @@ struct LoggingEndToEndTests {
             #expect(metadata[0]["bytes"] as? Int == pageBytes)
             #expect(metadata[0]["duration_ms"] is Double || metadata[0]["duration_ms"] is Int)
             #expect(metadata[0]["cache"] as? String == "-")
-            #expect((metadata[0]["request_id"] as? String).map(RequestIDTests.isGenerated) == true)
+            #expect((metadata[0]["request_id"] as? String).map(EndToEndRequestIDTests.isGenerated) == true)
             #expect(metadata[1]["bytes"] as? Int == 0)
             #expect(metadata[2]["cache"] as? String == "MISS")
             #expect(metadata[2]["request_id"] as? String == "trace-1")

@@ -4,8 +4,8 @@ import Testing
 @testable import ListServer
 
 /// `GET /metrics` on request values: the text format, and counters that move as a loop records requests.
-@Suite("Metrics: router")
-struct MetricsRouterTests {
+@Suite("Router: metrics")
+struct RouterMetricsTests {
     let metrics = ServerMetrics()
     let router: Router
 

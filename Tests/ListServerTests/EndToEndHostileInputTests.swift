@@ -5,8 +5,8 @@ import Testing
 
 /// Hostile and malformed input over raw sockets against a real server: every case gets a clear
 /// problem+json answer (or a closed connection), and the server answers a normal request after it.
-@Suite("Hostile input")
-struct HostileInputTests {
+@Suite("End to end: hostile input")
+struct EndToEndHostileInputTests {
     /// One raw exchange: what came back, and whether the server closed the connection afterwards.
     struct Exchange {
         var response: RawHTTPConnection.Response?
@@ -21,14 +21,6 @@ struct HostileInputTests {
             let response = try? connection.readResponse()
             return Exchange(response: response, closed: connection.readsEndOfStream())
         }
-    }
-
-    /// The server still answers a normal request correctly.
-    static func expectHealthy(port: Int) async throws {
-        let response = try await fetch(port: port, "/items/1")
-        #expect(response.status == 200)
-        let item = try response.jsonObject()
-        #expect(item["label"] as? String == "Line 1")
     }
 
     static let host = "Host: 127.0.0.1\r\n"
@@ -81,7 +73,7 @@ struct HostileInputTests {
             #expect(exchange.closed, "\(name): connection left open")
             // Only CONNECT is a 405 here: the head scanner's.
             if status == 405 { #expect(response.header("Allow") == "GET, HEAD, OPTIONS") }
-            try await Self.expectHealthy(port: app.port)
+            try await expectHealthy(port: app.port)
         }
     }
 
@@ -94,7 +86,7 @@ struct HostileInputTests {
             let response = try await fetch(port: app.port, target)
             #expect(response.status == 400, "\(target)")
             #expect(response.header("Content-Type") == "application/problem+json")
-            try await Self.expectHealthy(port: app.port)
+            try await expectHealthy(port: app.port)
         }
     }
 
@@ -145,7 +137,7 @@ struct HostileInputTests {
                     reader.hangUp()
                 }
             }
-            try await Self.expectHealthy(port: port)
+            try await expectHealthy(port: port)
         }
     }
 
@@ -161,7 +153,7 @@ struct HostileInputTests {
                 return try? connection.readResponse().status
             }
             #expect(status == 431)
-            try await Self.expectHealthy(port: port)
+            try await expectHealthy(port: port)
         }
     }
 }

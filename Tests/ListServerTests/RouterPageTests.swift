@@ -4,8 +4,8 @@ import Testing
 
 @testable import ListServer
 
-@Suite("GET /items")
-struct RouterItemsTests {
+@Suite("Router: GET /items, pages")
+struct RouterPageTests {
     let router = RouterFixture.router(count: 10_000)
 
     /// The ids of the items in a page body.

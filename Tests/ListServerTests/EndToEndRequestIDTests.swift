@@ -5,8 +5,8 @@ import Testing
 
 /// `X-Request-Id`: echoed when the client sends a usable one, made up otherwise, on every answer, and in the access
 /// log.
-@Suite("X-Request-Id")
-struct RequestIDTests {
+@Suite("End to end: X-Request-Id")
+struct EndToEndRequestIDTests {
     /// Whether `id` looks like a server-made one: `<8 hex>-<loop>-<hex counter>`.
     static func isGenerated(_ id: String) -> Bool {
         (try? /[0-9a-f]{8}-[0-9]+-[0-9a-f]+/.wholeMatch(in: id)) != nil
@@ -75,10 +75,10 @@ struct RequestIDTests {
     @Test("the access log line carries the id the response carried")
     func accessLog() async throws {
         let log = CapturedLog()
-        try await LoggingEndToEndTests.withLoggedServer(log, format: .text) { app in
+        try await EndToEndLoggingTests.withLoggedServer(log, format: .text) { app in
             let sent = try await fetch(port: app.port, "/items/1", headers: ["X-Request-Id: from-client"])
             let made = try await fetch(port: app.port, "/items/2")
-            let lines = try await LoggingEndToEndTests.lines(log, count: 2)
+            let lines = try await EndToEndLoggingTests.lines(log, count: 2)
             #expect(sent.header("X-Request-Id") == "from-client")
             #expect(lines[0].hasSuffix(" request_id=from-client"), "\(lines[0])")
             let madeID = try #require(made.header("X-Request-Id"))
@@ -89,43 +89,16 @@ struct RequestIDTests {
     @Test("the JSON access log has request_id, and fault for an injected wire fault")
     func jsonAccessLog() async throws {
         let log = CapturedLog()
-        try await LoggingEndToEndTests.withLoggedServer(log, format: .json) { app in
+        try await EndToEndLoggingTests.withLoggedServer(log, format: .json) { app in
             _ = try await fetch(port: app.port, "/items/1", headers: ["X-Request-Id: json-1"])
-            _ = try await EndToEndControlTests.readUntilClosed(port: app.port, "/items?fail=reset")
-            let objects = try await LoggingEndToEndTests.lines(log, count: 2).map(LoggingTests.object)
+            _ = try await EndToEndFaultTests.readUntilClosed(port: app.port, "/items?fail=reset")
+            let objects = try await EndToEndLoggingTests.lines(log, count: 2).map(LoggingTests.object)
             let metadata = objects.compactMap { $0["metadata"] as? [String: Any] }
             #expect(metadata.first?["request_id"] as? String == "json-1")
             #expect(metadata.first?["fault"] == nil)
             #expect(metadata.last?["fault"] as? String == "reset")
             #expect(metadata.last?["status"] as? Int == 0)
             #expect((metadata.last?["request_id"] as? String).map(Self.isGenerated) == true)
-        }
-    }
-}
-
-/// The per-loop id maker, on its own.
-@Suite("Request ids: generator")
-struct RequestIDGeneratorTests {
-    @Test("ids count up in hex after the process and loop prefix")
-    func counting() {
-        var ids = RequestIDGenerator(loopIndex: 3)
-        let prefix = RequestIDGenerator.processPrefix + "-3-"
-        let made = (0..<300).map { _ in ids.next() }
-        #expect(made[0] == prefix + "0")
-        #expect(made[10] == prefix + "a")
-        #expect(made[255] == prefix + "ff")
-        #expect(made[256] == prefix + "100")
-        #expect(Set(made).count == 300)
-        #expect(RequestIDGenerator.processPrefix.utf8.count == 8)
-    }
-
-    @Test("a client's id is usable when it is 1...128 visible ASCII bytes")
-    func usable() {
-        for id in ["a", "trace-1", String(repeating: "~", count: 128), "!\"#$%&'()*+,-./"] {
-            #expect(id.withCString(EvHTTPRequest.usableRequestID) == id, "\(id)")
-        }
-        for id in ["", " ", "a b", String(repeating: "a", count: 129), "\u{7f}", "caf\u{e9}"] {
-            #expect(id.withCString(EvHTTPRequest.usableRequestID) == nil, "\(id.debugDescription)")
         }
     }
 }

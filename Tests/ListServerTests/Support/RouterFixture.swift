@@ -1,0 +1,71 @@
+import ListDomain
+import Testing
+
+@testable import ListServer
+
+/// Builds routers over the stand-in domain and turns responses into values tests can read.
+enum RouterFixture {
+    /// The paging settings the issue documents as defaults.
+    static let defaultPaging = PagingSettings(defaultLimit: 20, maxLimit: 100)
+
+    /// A router over a catalog of `count` items whose store sleeps `latency` on `clock` (instant by default).
+    static func router(
+        count: UInt64 = 10_000,
+        paging: PagingSettings = defaultPaging,
+        latency: Duration = .milliseconds(250),
+        clock: ImmediateClock = ImmediateClock(),
+        service: ServiceOptions = ServiceOptions()
+    ) -> Router {
+        let catalog = Catalog(seed: 42, count: count)
+        let store = SlowStore(catalog: catalog, latency: .uniform(min: latency, max: latency), clock: clock)
+        return Router(
+            catalog: catalog, cache: DetailCache(store: store, capacity: 100), paging: paging, service: service)
+    }
+}
+
+extension Router {
+    /// Routes `method target`, expecting a synchronous response (records an issue and returns a 0 status if not).
+    func respond(_ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        switch route(HTTPRequest(method: method, target: target, headers: headers)) {
+        case .response(let response):
+            return response
+        case .deferred:
+            Issue.record("\(method.name) \(target) was deferred; expected a synchronous response")
+            return HTTPResponse(status: 0)
+        }
+    }
+
+    /// Routes `request` and awaits the answer, deferred or not.
+    func answer(_ request: HTTPRequest) async -> HTTPResponse {
+        switch route(request) {
+        case .response(let response): response
+        case .deferred(let work): await awaitHeld(work)
+        }
+    }
+
+    /// Awaits deferred work as the server does: it holds the response for its `delay` (a detail miss until its
+    /// store fetch is ready), so the store's test clock moves on by that much before the next request.
+    func awaitHeld(_ work: @Sendable () async -> HTTPResponse) async -> HTTPResponse {
+        let response = await work()
+        (cache.store.clock as? ImmediateClock)?.advance(by: response.delay)
+        return response
+    }
+
+    /// Routes `method target`, expecting a deferred response, and awaits it.
+    func respondDeferred(
+        _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:]
+    ) async -> HTTPResponse {
+        switch route(HTTPRequest(method: method, target: target, headers: headers)) {
+        case .response(let response):
+            Issue.record("\(method.name) \(target) answered at once (\(response.status)); expected .deferred")
+            return response
+        case .deferred(let work):
+            return await awaitHeld(work)
+        }
+    }
+}
+
+extension HTTPResponse {
+    /// The body as UTF-8 text.
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
