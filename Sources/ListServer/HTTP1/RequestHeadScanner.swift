@@ -181,6 +181,12 @@ package struct RequestHeadScanner: Sendable {
     /// The per-byte steps would accept the same bytes with the same effect; this loop only spares them a call and a
     /// jump on the state for each byte (measured: it halves the time per head). It stops at the limits, so the byte
     /// over a limit always goes through the steps.
+    ///
+    /// Its reads are `bytes[unchecked:]`: each loop's condition already holds the index below `end`, and `end` is at
+    /// most `bytes.count`, so the span's own bounds check would only repeat it. Under callgrind (a standalone
+    /// `swiftc -O -wmo` build of HTTP1/ and what it uses, 10,000 scans) the checked reads cost 4,139 and 9,365
+    /// instructions per wrk-style (91 bytes) and browser-style (310 bytes) head against 4,081 and 8,871 for the
+    /// `UnsafeRawBufferPointer` version; with these unchecked reads, 4,015 and 8,733.
     @inline(__always)
     private mutating func skipOrdinaryBytes(_ bytes: Span<UInt8>, from start: Int) -> Int {
         var index = start
@@ -190,7 +196,7 @@ package struct RequestHeadScanner: Sendable {
             var first = valueStart
             var last = valueEnd
             while index < end {
-                let byte = bytes[index]
+                let byte = bytes[unchecked: index]
                 if HTTPBytes.isFieldValueCharacter(byte) {
                     first = first < 0 ? index : first
                     last = index + 1
@@ -202,17 +208,17 @@ package struct RequestHeadScanner: Sendable {
             valueStart = first
             valueEnd = last
         case .fieldName:
-            while index < end && HTTPBytes.isToken(bytes[index]) {
+            while index < end && HTTPBytes.isToken(bytes[unchecked: index]) {
                 index += 1
             }
         case .method:
             let lineEnd = requestLineEnd(from: start, end: end)
-            while index < lineEnd && HTTPBytes.isToken(bytes[index]) {
+            while index < lineEnd && HTTPBytes.isToken(bytes[unchecked: index]) {
                 index += 1
             }
         case .target where start - targetStart >= 8:
             let lineEnd = requestLineEnd(from: start, end: end)
-            while index < lineEnd && HTTPBytes.isVisibleASCII(bytes[index]) {
+            while index < lineEnd && HTTPBytes.isVisibleASCII(bytes[unchecked: index]) {
                 index += 1
             }
         default:
