@@ -32,6 +32,7 @@ extension Router {
             response = cursorPage(
                 position, order: request.order, limit: request.limit, snapshot: snapshot, headers: headers)
         } else {
+            // 1: a `/items` page by number (see `EntityTag`).
             let tag = EntityTag(
                 version: snapshot.version, catalog.seed, catalog.count, 1, request.page, request.limit,
                 request.order == .asc ? 0 : 1)
@@ -109,7 +110,7 @@ extension Router {
     func item(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let snapshot = catalogs.snapshot()
         let id = try itemID(rawID, in: snapshot.catalog)
-        let tag = EntityTag(version: snapshot.version, snapshot.catalog.seed, 2, id)
+        let tag = EntityTag(version: snapshot.version, snapshot.catalog.seed, 2, id)  // 2: `/items/{id}`
         if let notModified = Self.notModified(tag, headers) {
             return notModified
         }
