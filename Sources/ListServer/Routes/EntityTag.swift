@@ -9,8 +9,8 @@ import ListDomain
 /// after a reset always gets a 200, and a client (or a person reading a log) can see which version it holds.
 ///
 /// The inputs include a number for the kind of representation, so two routes with equal other inputs never share
-/// a tag: 1 for a `/items` page by number, 2 for `/items/{id}`, 3 for a `/items` page by cursor, 4 for
-/// `/items/{id}/detail`.
+/// a tag: 1 for a `/items` page by number, 2 for `/items/<id>`, 3 for a `/items` page by cursor, 4 for
+/// `/items/<id>/detail`.
 struct EntityTag: Sendable, Equatable {
     /// The catalog version the representation was made from.
     let version: UInt64

@@ -110,7 +110,7 @@ extension Router {
     func item(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let snapshot = catalogs.snapshot()
         let id = try itemID(rawID, in: snapshot.catalog)
-        let tag = EntityTag(version: snapshot.version, snapshot.catalog.seed, 2, id)  // 2: `/items/{id}`
+        let tag = EntityTag(version: snapshot.version, snapshot.catalog.seed, 2, id)  // 2: `/items/<id>`
         if let notModified = Self.notModified(tag, headers) {
             return notModified
         }
