@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpus Fuzz/corpus/ (run from anywhere; the files are committed, so only after editing this).
 
-Each seed is one fuzz input: a selector byte, then the payload (see Sources/ListServer/Fuzzing/FuzzInput.swift):
+Each seed is one fuzz input: a selector byte, then the payload (see Fuzz/Harness/FuzzInput.swift):
 0x00 request-target, 0x01 method byte + target + LF + "Name: value" lines, 0x02 raw request head; +0x10 routes
 against a catalog of 2^53 items with paging.max_limit 10000, +0x20 scans heads with small limits. File names are the seed's SHA-1, as libFuzzer names
 what it adds, so re-running this does not duplicate seeds.

@@ -188,9 +188,8 @@ struct OpenAPIConformanceTests {
     /// Requests whose statuses come from the control parameters (`fail`, `delay_ms`): injected 500, 503 and 429,
     /// and the 400 of a malformed `delay_ms` on paths that otherwise ignore their query.
     ///
-    /// These fail until the control parameters are wired into the router (`FaultInjector` exists in ListDomain,
-    /// but `Router.dispatch` does not read `fail`, `fail_rate`, `fail_first` or `delay_ms` yet): each then gets a
-    /// 200 or 204 instead, and `everyDocumentedStatusIsReached` misses 500, 429, the injected 503 and those 400s.
+    /// Without them `everyDocumentedStatusIsReached` would miss 500, 429, the injected 503 and those 400s, which
+    /// only the controls (`Router+Faults.swift`) produce.
     static let controlCases: [ConformanceCase] =
         ["/items", "/items/{id}", "/items/{id}/detail"].flatMap { template in
             let path = template.replacing("{id}", with: "5")

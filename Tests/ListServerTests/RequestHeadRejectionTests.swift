@@ -4,7 +4,7 @@ import Testing
 @testable import ListServer
 
 /// The responses a rejection carries: `wireBytes` must be a complete, valid HTTP/1.1 response with a problem+json
-/// body, because the filter writes it straight to the socket.
+/// body, the same answer the server sends through evhttp for the marker request that stands in for the head.
 @Suite("Request head scanner: rejections as wire bytes and problems")
 struct RequestHeadRejectionTests {
     /// One rejection of every status the scanner (or the header deadline) produces, with its kind.

@@ -49,7 +49,8 @@ enum CORSOrigins: Sendable, Equatable {
         self = .only(origins)
     }
 
-    /// The text form, which ``init(parsing:)`` reads back: `*`, `` (empty), `https://a.example,http://localhost:3000`.
+    /// The text form, which ``init(parsing:)`` reads back: `*`, the empty string, or a list such as
+    /// `https://a.example,http://localhost:3000`.
     var text: String {
         switch self {
         case .none: ""

@@ -1,9 +1,11 @@
 /// The answer to a request head the server refuses: a problem+json error that closes the connection.
 ///
-/// The filter in front of evhttp writes ``wireBytes`` straight to the socket and closes the connection, because
-/// after a malformed head it cannot know where the next request would begin. Every rejection therefore carries
-/// `Connection: close`; a 405 for CONNECT also carries `Allow: GET, HEAD, OPTIONS`. The factory functions that build each
-/// rejection, with its `detail`, are in `HeadRejection+Reasons.swift`.
+/// A rejected head never reaches evhttp: `ConnectionGuard` hands evhttp a marker request in its place, and the
+/// server answers that marker with ``response`` through evhttp, in order behind any requests already on the
+/// connection. After a malformed head nobody can know where the next request would begin, so every rejection
+/// carries `Connection: close`; a 405 for CONNECT also carries `Allow: GET, HEAD, OPTIONS`. The factory functions
+/// that build each rejection, with its `detail`, are in `HeadRejection+Reasons.swift` and
+/// `HeadRejection+FieldReasons.swift`.
 package struct HeadRejection: Sendable, Equatable {
     /// The status code, from the problem's kind.
     package let status: Int
@@ -11,8 +13,11 @@ package struct HeadRejection: Sendable, Equatable {
     /// The problem: kind, `detail`, and the extra header fields (`Connection: close`, and `Allow` on a 405).
     let problem: Problem
 
-    /// The complete HTTP/1.1 response: status line, `Content-Type: application/problem+json`, `Content-Length`,
-    /// any `Allow`, `Connection: close`, the empty line, and the problem+json body. No `Date`.
+    /// ``response`` as a complete HTTP/1.1 response: status line, `Content-Type: application/problem+json`,
+    /// `Content-Length`, any `Allow`, `Connection: close`, the empty line, and the problem+json body. No `Date`.
+    ///
+    /// The server does not send these bytes (evhttp writes the answer to the marker request); the tests and the
+    /// fuzzer parse them to check that every rejection is a valid response.
     package let wireBytes: [UInt8]
 
     /// Creates a rejection.

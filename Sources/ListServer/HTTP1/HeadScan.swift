@@ -5,7 +5,8 @@ package enum HeadScan: Sendable, Equatable {
     /// A complete, valid head: pass its ``RequestHead/headLength`` bytes, then ``RequestHead/bodyLength`` body
     /// bytes, on to evhttp.
     case complete(RequestHead)
-    /// An invalid head: write ``HeadRejection/wireBytes`` to the client and close the connection; pass nothing on.
+    /// An invalid head: pass nothing on; answer with ``HeadRejection/response`` (through the marker request that
+    /// stands in for the head) and close the connection.
     case reject(HeadRejection)
 }
 

@@ -35,6 +35,9 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     private let hasFinished = Atomic<Bool>(false)
 
     /// How many event callbacks libevent runs before it polls again and the queued jobs get their turn.
+    ///
+    /// 64 rather than 16: as little memory in benchmark scenario 3, and fewer `epoll_wait` calls (server CPU
+    /// there about 115 ticks against 140); cached details cost the same either way.
     static let callbacksBetweenDrains: Int32 = 64
 
     /// Creates the `event_base` (precise timers, no internal locking: one thread owns it).
@@ -141,12 +144,11 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     ///
     /// One batch per wake-up, and the jobs do not wait for every socket: libevent polls again after
     /// ``callbacksBetweenDrains`` callbacks, and the wake-up event outranks the sockets (priority 0 against 1),
-    /// so a burst of requests (5,000 slow details arriving together in benchmark scenario 3) is worked off a few
-    /// dozen at a time instead of first becoming 5,000 tasks queued for the detail cache, each holding about 2 kB
-    /// of task allocator slabs. That took peak RSS there from about 55 MB to 46–48 MB; the lookups also run
-    /// sooner after their requests arrive, so the store's second starts sooner. 64 rather than 16: as little
-    /// memory, and fewer `epoll_wait` calls (server CPU in that scenario about 115 ticks against 140); cached
-    /// details cost the same either way.
+    /// so a burst of requests is worked off a few dozen at a time instead of first becoming one task per request
+    /// queued for the detail cache, each holding about 2 kB of task allocator slabs. With 5,000 slow details
+    /// arriving together (benchmark scenario 3) peak RSS is 46–48 MB this way against about 55 MB, and each
+    /// lookup, with its wait for the store, starts sooner after its request arrives (BENCHMARKS.md, "Memory per
+    /// waiting request", has how the figure was reached).
     ///
     /// The price of the priority: libevent runs no socket in a round that ran the wake-up event, so while jobs
     /// keep coming the sockets wait. Every job here belongs to a request and each request's chain is short (a

@@ -12,9 +12,9 @@ struct RequestExchange: Sendable {
 
 /// One event loop's recorder of requests and connections, for the metrics and the access log.
 ///
-/// The LibEvent layer calls it at a handful of points: ``begin(_:)`` when evhttp hands over a request, ``end(_:_:)``
-/// once the answer is handed back (or ``rejected(_:_:)`` for a refused head), ``connectionsChanged(to:)`` when a
-/// connection opens or closes.
+/// The LibEvent layer calls it at a handful of points: ``begin(_:route:)`` when evhttp hands over a request,
+/// ``end(_:_:)`` once the answer is handed back (or ``rejected(_:_:)`` for a refused head),
+/// ``connectionsChanged(to:)`` when a connection opens or closes.
 ///
 /// Per request, with metrics on, that costs two clock reads, two
 /// plain stores to this loop's ``LoopGauges``, one atomic increment of a counter found by array index (created on

@@ -7,6 +7,10 @@ import ListDomain
 /// come from different inputs, and no body is hashed on the hot path. The tag names the catalog version it was
 /// made from, `"v2-9f86d081884c7d65"`: every tag changes after `POST /admin/reset`, so a client that revalidates
 /// after a reset always gets a 200, and a client (or a person reading a log) can see which version it holds.
+///
+/// The inputs include a number for the kind of representation, so two routes with equal other inputs never share
+/// a tag: 1 for a `/items` page by number, 2 for `/items/<id>`, 3 for a `/items` page by cursor, 4 for
+/// `/items/<id>/detail`.
 struct EntityTag: Sendable, Equatable {
     /// The catalog version the representation was made from.
     let version: UInt64

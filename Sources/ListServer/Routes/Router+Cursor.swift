@@ -23,6 +23,7 @@ extension Router {
             case .after(let id): (1, id)
             case .before(let id): (2, id)
             }
+        // 3: a `/items` page by cursor (see `EntityTag`).
         let tag = EntityTag(
             version: snapshot.version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit)
         if let notModified = Self.notModified(tag, requestHeaders) {

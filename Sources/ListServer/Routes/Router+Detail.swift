@@ -24,7 +24,7 @@ extension Router {
         let catalog = snapshot.catalog
         let id = try itemID(rawID, in: catalog)
         let bypassCache = Self.requestsFreshDetail(headers)
-        let tag = EntityTag(version: snapshot.version, catalog.seed, 4, id)
+        let tag = EntityTag(version: snapshot.version, catalog.seed, 4, id)  // 4: `/items/<id>/detail`
         let condition = headers["If-None-Match"]
         let cache = self.cache
         // The task ends as soon as the cache has answered: the response is held on a loop timer (its `delay`)

@@ -16,7 +16,7 @@ extension Router {
     /// `answer` with the request's controls applied; `answer` itself when the target has no control parameter.
     ///
     /// - Parameters:
-    ///   - target: The request's parsed target, which the route parsed first.
+    ///   - target: The request's target, as ``match(_:)`` parsed it (once per request).
     ///   - resource: The resource it names; nil for an unknown path.
     ///   - answer: What the route answered.
     func applyingControls(

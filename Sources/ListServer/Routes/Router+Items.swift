@@ -11,8 +11,8 @@ extension Router {
     ///
     /// Page-number body (written by `Catalog.writePage` into a buffer reserved once):
     /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null,"version":V}`; past the
-    /// end, a 200 with `"items":[]` and `"next_page":null`. Headers: `X-Total-Count: N` and ``linkHeader(for:)``.
-    /// Cursor body (`after`, `before`, `order`; see ``cursorPage(_:order:limit:snapshot:)``):
+    /// end, a 200 with `"items":[]` and `"next_page":null`. Headers: `X-Total-Count: N` and ``linkHeader(for:order:)``.
+    /// Cursor body (`after`, `before`, `order`; see ``cursorPage(_:order:limit:snapshot:headers:)``):
     /// `{"items":[…],"has_more":B,"next_cursor":ID or null,"order":"asc","limit":L,"total":N,"version":V}`.
     ///
     /// Both carry a strong `ETag` of the catalog version and the page's inputs; a matching `If-None-Match` gets 304
@@ -32,6 +32,7 @@ extension Router {
             response = cursorPage(
                 position, order: request.order, limit: request.limit, snapshot: snapshot, headers: headers)
         } else {
+            // 1: a `/items` page by number (see `EntityTag`).
             let tag = EntityTag(
                 version: snapshot.version, catalog.seed, catalog.count, 1, request.page, request.limit,
                 request.order == .asc ? 0 : 1)
@@ -109,7 +110,7 @@ extension Router {
     func item(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let snapshot = catalogs.snapshot()
         let id = try itemID(rawID, in: snapshot.catalog)
-        let tag = EntityTag(version: snapshot.version, snapshot.catalog.seed, 2, id)
+        let tag = EntityTag(version: snapshot.version, snapshot.catalog.seed, 2, id)  // 2: `/items/<id>`
         if let notModified = Self.notModified(tag, headers) {
             return notModified
         }
