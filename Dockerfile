@@ -25,11 +25,12 @@ WORKDIR /src
 COPY Package.swift ./
 RUN swift package resolve
 
-# SwiftPM checks that every target's folder exists (the test targets' and the micro-benchmarks' too), even to build
-# one product.
+# SwiftPM checks that every target's folder exists (the test targets', the micro-benchmarks' and the fuzzer's too),
+# even to build one product.
 COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Benchmarks/Micro ./Benchmarks/Micro
+COPY Fuzz/Harness ./Fuzz/Harness
 # -Xlinker -s: no symbol table or debug info in the binary (a third of its size; crash backtraces show addresses).
 RUN swift build -c release --static-swift-stdlib -Xlinker -s --product ListServer \
     && install -D -m 0755 "$(swift build -c release --static-swift-stdlib -Xlinker -s --show-bin-path)/ListServer" \
