@@ -6,6 +6,11 @@
 // libc first: libevent's event-config.h defines _GNU_SOURCE, and if that reached glibc's
 // features.h before any libc header, fd_set would be declared differently here than in Swift's
 // Glibc module, and importing both fails ("__fds_bits ... not present in definition of fd_set").
+// libc's declarations belong to Swift's Glibc module, not to this one: without this import, the libc headers that
+// libevent's headers include (<sys/socket.h> among them) were copied into this module too, and in a whole-module
+// build whichever copy clang met first owned them. Swift files that do not import CEvent (Glibc/HealthProbe.swift)
+// then could not see SOCK_STREAM when they came after LibEvent/ in path order: the release build failed.
+#pragma clang module import SwiftGlibc
 #include <sys/types.h>
 #include <sys/select.h>
 #include <sys/time.h>

@@ -8,10 +8,9 @@ import Foundation
 /// `localhost`, `::1` for `::`; a specific address as it is), sends `GET /healthz`, and exits 0 when the status line
 /// says 200, 1 otherwise: refused, reset, another status, or nothing within 2 seconds all-in.
 ///
-/// It lives in `Glibc/`, the room of libc's sockets, not in `LibEvent/`: it uses no libevent. The folder's name also
-/// keeps it ahead of `LibEvent/` in a whole-module (release) build, which compiles files in path order: placed after
-/// the files that import `CEvent` (whose headers include `<sys/socket.h>`), this file could not see `SOCK_STREAM`
-/// (as `POSIX/` it failed to build in release while debug builds passed; the release builds in CI catch it).
+/// It lives in `Glibc/`, the room of libc's sockets, not in `LibEvent/`: it uses no libevent. (It sees libc's socket
+/// constants whatever the order of files in a whole-module build because `CEvent`'s shim imports Glibc's module
+/// rather than copying libc's headers; see `Sources/CEvent/shim.h`.)
 ///
 /// Plain non-blocking POSIX sockets with `poll` deadlines, no URLSession: FoundationNetworking would pull libcurl
 /// into the runtime image, and a probe must never hang past its timeout.
