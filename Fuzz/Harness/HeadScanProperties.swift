@@ -30,7 +30,9 @@ enum HeadScanProperties {
 
     /// The scanner's answer for `bytes` offered in growing prefixes, `chunk(call)` bytes longer on each call (at
     /// least one), until it answers more than ``HeadScan/needMore`` or the bytes run out.
-    static func scanGrowing(_ bytes: [UInt8], limits: HTTPLimits, chunk: (Int) -> Int) -> HeadScan {
+    ///
+    /// - Returns: The last answer and how many bytes had been offered when it came.
+    static func scanGrowing(_ bytes: [UInt8], limits: HTTPLimits, chunk: (Int) -> Int) -> (HeadScan, offered: Int) {
         var scanner = RequestHeadScanner(limits: limits)
         var offered = 0
         var result = HeadScan.needMore
@@ -40,7 +42,7 @@ enum HeadScanProperties {
             result = scanner.scan(bytes.span.extracting(0..<offered))
             call += 1
         }
-        return result
+        return (result, offered)
     }
 
     /// Every promise the scanner breaks on `bytes` (none, if it keeps them all), offered whole, after a reset, and
@@ -55,7 +57,7 @@ enum HeadScanProperties {
         if afterReset != whole {
             broken.append("after a reset the scan is \(afterReset), fresh it is \(whole)")
         }
-        let grown = scanGrowing(bytes, limits: limits, chunk: chunk)
+        let (grown, _) = scanGrowing(bytes, limits: limits, chunk: chunk)
         if grown != whole {
             broken.append("in growing prefixes the scan is \(grown), whole it is \(whole)")
         }

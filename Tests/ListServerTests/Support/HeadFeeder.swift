@@ -2,33 +2,24 @@ import ListDomain
 import Testing
 
 @testable import ListServer
+@testable import ListServerFuzz
 
 /// Feeds request heads to a ``RequestHeadScanner`` the ways the filter can: all at once, one byte at a time, and in
 /// random chunks; every test of the scanner goes through ``scan(_:limits:sourceLocation:)``, which checks the three
 /// agree.
 enum HeadFeeder {
-    /// Scans `bytes` offered all at once.
+    /// Scans `bytes` offered all at once (``HeadScanProperties/scanWhole(_:limits:)``, which the fuzzer uses too).
     static func allAtOnce(_ bytes: [UInt8], limits: HTTPLimits) -> HeadScan {
-        var scanner = RequestHeadScanner(limits: limits)
-        return scanner.scan(bytes.span)
+        HeadScanProperties.scanWhole(bytes, limits: limits)
     }
 
-    /// Offers growing prefixes of `bytes`, `step` bytes longer each time, until the scan ends or the bytes run out.
+    /// Offers growing prefixes of `bytes`, `step` bytes longer each time, until the scan ends or the bytes run out
+    /// (``HeadScanProperties/scanGrowing(_:limits:chunk:)``, with `step` drawing from a generator seeded by the length).
     ///
     /// - Returns: The last result and how many bytes had been offered when it came.
     static func growing(_ bytes: [UInt8], limits: HTTPLimits, step: (inout SplitMix64) -> Int) -> (HeadScan, Int) {
-        var scanner = RequestHeadScanner(limits: limits)
         var random = SplitMix64(seed: UInt64(bytes.count))
-        var offered = 0
-        var result = HeadScan.needMore
-        while offered < bytes.count {
-            offered = min(bytes.count, offered + max(1, step(&random)))
-            result = scanner.scan(bytes.span.extracting(0..<offered))
-            if result != .needMore {
-                break
-            }
-        }
-        return (result, offered)
+        return HeadScanProperties.scanGrowing(bytes, limits: limits) { _ in step(&random) }
     }
 
     /// Scans `bytes` all at once, one byte at a time and in random chunks, expecting the same result each way.
