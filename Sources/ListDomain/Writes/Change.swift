@@ -1,0 +1,54 @@
+/// One entry of a list's change feed: what happened, under the next change sequence number.
+///
+/// Every write (`POST`, `PATCH`, `DELETE`), every item the list grows by on its timer, and every reset is a change.
+/// Sequence numbers start at 1 in each list and grow by one per change; they are never reused while the list
+/// exists (a reset is itself a change), so a client that has seen change S asks for what came after S.
+public struct Change: Sendable, Equatable {
+    /// The change's sequence number in its list.
+    public let sequence: UInt64
+    /// What happened.
+    public let event: ChangeEvent
+
+    public init(sequence: UInt64, event: ChangeEvent) {
+        self.sequence = sequence
+        self.event = event
+    }
+}
+
+/// What a change did.
+public enum ChangeEvent: Sendable, Equatable {
+    /// An item was added at the end (by `POST /items` or by growth): the item as it then was.
+    case created(Item)
+    /// An item's fields were changed: the item as it then was.
+    case updated(Item)
+    /// The item with this id was deleted.
+    case deleted(UInt64)
+    /// The list started over: every write dropped, the list back to its generated items.
+    case reset(ListReset)
+
+    /// The name clients see: `created`, `updated`, `deleted` or `reset`.
+    public var kind: String {
+        switch self {
+        case .created: "created"
+        case .updated: "updated"
+        case .deleted: "deleted"
+        case .reset: "reset"
+        }
+    }
+}
+
+/// What a list looks like right after a reset.
+public struct ListReset: Sendable, Equatable {
+    /// The list's version after the reset.
+    public let version: UInt64
+    /// The seed it is generated from after the reset.
+    public let seed: UInt64
+    /// The number of items after the reset.
+    public let count: UInt64
+
+    public init(version: UInt64, seed: UInt64, count: UInt64) {
+        self.version = version
+        self.seed = seed
+        self.count = count
+    }
+}

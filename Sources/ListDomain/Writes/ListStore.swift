@@ -1,0 +1,176 @@
+/// Where a server keeps what was written: the lists' writes, their change feeds and the idempotency records.
+///
+/// Only writes are stored, a sparse overlay over the generated lists; a list nobody wrote to has no rows. The
+/// server holds every list's state in memory (``ListState``) and the store is where that state is made durable:
+/// it is loaded once at start (``load()``), and every group of writes is committed as one transaction
+/// (``commit(_:)``) before any of them is answered.
+///
+/// Implementations (SQLite now, PostgreSQL later) pass the same tests. Every method may be called from any task;
+/// none may block the caller's thread (an implementation runs its blocking calls on a thread of its own and
+/// resumes the caller from there). Calls to ``commit(_:)`` never overlap: the ``WriteCoordinator`` makes them one
+/// at a time.
+public protocol ListStore: AnyObject, Sendable {
+    /// Every list that has rows, by name, as the last commit left it.
+    func load() async throws(StoreFailure) -> [String: StoredList]
+
+    /// The idempotency records with these keys, written less than `maxAge` before `now`; older ones are as good as
+    /// gone (and may be pruned at any time).
+    func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration) async throws(StoreFailure)
+        -> [IdempotencyKey: IdempotencyRecord]
+
+    /// Makes `batch` durable, all of it or none of it: when this returns every effect is committed (synced as the
+    /// store is configured to), and when it throws none is.
+    func commit(_ batch: CommitBatch) async throws(StoreFailure)
+
+    /// The changes of list `list` after sequence number `sequence`, oldest first, at most `limit`.
+    ///
+    /// Only the most recent changes are kept (`data.changes_kept`); `oldestKept` in the answer says where what is
+    /// kept begins, so a caller can tell "nothing after S" from "S is older than what is kept".
+    func changes(of list: String, after sequence: UInt64, limit: Int) async throws(StoreFailure) -> ChangeWindow
+
+    /// Finishes pending work and closes the store; later calls fail.
+    func close() async
+}
+
+/// A list as the store holds it: the list's header and its written items and deletions.
+public struct StoredList: Sendable, Equatable {
+    public var header: ListHeader
+    /// Items with written fields (created or patched, not deleted), by id.
+    public var written: [UInt64: WrittenItem]
+    /// Deleted ids, ascending.
+    public var deleted: [UInt64]
+
+    public init(header: ListHeader, written: [UInt64: WrittenItem] = [:], deleted: [UInt64] = []) {
+        self.header = header
+        self.written = written
+        self.deleted = deleted
+    }
+}
+
+/// The scalar state of one list.
+public struct ListHeader: Sendable, Equatable {
+    /// The seed the list is generated from.
+    public var seed: UInt64
+    /// The number of generated items it (re)starts with.
+    public var baseCount: UInt64
+    /// 1 at creation, one more per reset.
+    public var version: UInt64
+    /// The next id to hand out: ids `0..<nextID` exist or were deleted. Never goes down but on a reset.
+    public var nextID: UInt64
+    /// The sequence number of the list's last change; 0 before the first.
+    public var lastSequence: UInt64
+
+    public init(seed: UInt64, baseCount: UInt64, version: UInt64, nextID: UInt64, lastSequence: UInt64) {
+        self.seed = seed
+        self.baseCount = baseCount
+        self.version = version
+        self.nextID = nextID
+        self.lastSequence = lastSequence
+    }
+}
+
+/// Everything one group commit changes, all lists together: one transaction.
+public struct CommitBatch: Sendable, Equatable {
+    /// What changes in each list touched, by name.
+    public var lists: [String: ListEffects]
+    /// Idempotency records to add (a key that is already stored is never in a batch).
+    public var idempotency: [IdempotencyKey: IdempotencyRecord]
+    /// The wall-clock time of the commit, stored with the idempotency records.
+    public var now: WallTime
+
+    public init(lists: [String: ListEffects] = [:], idempotency: [IdempotencyKey: IdempotencyRecord] = [:],
+                now: WallTime) {
+        self.lists = lists
+        self.idempotency = idempotency
+        self.now = now
+    }
+
+    public var isEmpty: Bool { lists.isEmpty && idempotency.isEmpty }
+}
+
+/// What a commit changes in one list, applied in this order: drop or wipe, then the rows, then the header.
+public struct ListEffects: Sendable, Equatable {
+    /// Whether the list goes away entirely first (`DELETE /admin/datasets/<name>`): its items, changes and
+    /// idempotency records. With `header == nil` nothing else follows.
+    public var drop = false
+    /// Whether every written item and deletion goes first (a reset); changes and idempotency records stay.
+    public var wipe = false
+    /// Items whose written fields are now these (insert or replace), by id.
+    public var written: [UInt64: WrittenItem] = [:]
+    /// Ids deleted now (their written fields go too).
+    public var deleted: [UInt64] = []
+    /// New changes, in sequence order.
+    public var changes: [Change] = []
+    /// The list's header after the commit; nil only for a drop.
+    public var header: ListHeader?
+
+    public init() {}
+}
+
+/// An idempotency key in the list it was used in (keys are per dataset).
+public struct IdempotencyKey: Sendable, Hashable {
+    public let list: String
+    public let key: String
+
+    public init(list: String, key: String) {
+        self.list = list
+        self.key = key
+    }
+}
+
+/// The first answer to a request with an `Idempotency-Key`, for retries to get again.
+public struct IdempotencyRecord: Sendable, Equatable {
+    /// A digest of what the request asked (method, path, body), so the same key with another request is caught.
+    public let fingerprint: [UInt8]
+    /// The answer as the HTTP layer encoded it (opaque here).
+    public let answer: [UInt8]
+    /// When it was first answered.
+    public let createdAt: WallTime
+
+    public init(fingerprint: [UInt8], answer: [UInt8], createdAt: WallTime) {
+        self.fingerprint = fingerprint
+        self.answer = answer
+        self.createdAt = createdAt
+    }
+}
+
+/// The kept changes after a sequence number.
+public struct ChangeWindow: Sendable, Equatable {
+    /// The changes, oldest first.
+    public var changes: [Change]
+    /// The sequence number of the oldest change kept, or nil when none is; changes before it are gone.
+    public var oldestKept: UInt64?
+
+    public init(changes: [Change], oldestKept: UInt64?) {
+        self.changes = changes
+        self.oldestKept = oldestKept
+    }
+}
+
+/// Wall-clock time in milliseconds since 1970 (idempotency records outlive the process, so no monotonic clock).
+public struct WallTime: Sendable, Hashable, Comparable {
+    public let milliseconds: Int64
+
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+    public static func < (lhs: WallTime, rhs: WallTime) -> Bool { lhs.milliseconds < rhs.milliseconds }
+}
+
+/// Why the store could not do what it was asked; the HTTP layer answers 503 or 507.
+public struct StoreFailure: Error, Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// The disk is full (SQLITE_FULL): 507, and nothing of the batch was applied.
+        case full
+        /// Anything else (I/O error, busy, closed): 503.
+        case unavailable
+    }
+
+    public let kind: Kind
+    /// What went wrong, for logs and the problem's detail.
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}
