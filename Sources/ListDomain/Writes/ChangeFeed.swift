@@ -1,0 +1,146 @@
+import Synchronization
+
+/// The lists' change feeds, live: what was just committed goes to every listener at once, and to long-polls
+/// waiting for it; older changes come from a small window in memory, or from the store.
+///
+/// Listeners are the server's event loops (one each), which fan a change out to their own streams: a change is
+/// handed over once per loop, whatever the number of subscribers.
+public final class ChangeFeed: Sendable {
+    /// What a listener is told: the list, its new changes (in order), and whether the list was dropped first.
+    public typealias Listener = @Sendable (_ list: String, _ changes: [Change], _ dropped: Bool) -> Void
+
+    private struct Waiter {
+        let after: UInt64
+        let limit: Int
+        let continuation: CheckedContinuation<[Change], Never>
+    }
+
+    private struct State {
+        /// The most recent changes of each list, oldest first, at most `recentCapacity`.
+        var recent: [String: [Change]] = [:]
+        var listeners: [Listener] = []
+        /// Long-polls waiting for a change, by list and token.
+        var waiters: [String: [UInt64: Waiter]] = [:]
+        var nextToken: UInt64 = 0
+    }
+
+    /// How many recent changes per list are kept in memory (older ones are read from the store).
+    public let recentCapacity: Int
+    private let state: Mutex<State>
+    private let store: any ListStore
+    private let lists: ListRegistry
+    private let clock: any Clock<Duration>
+
+    public init(store: any ListStore, lists: ListRegistry, recentCapacity: Int = 1024,
+                clock: any Clock<Duration> = ContinuousClock()) {
+        self.store = store
+        self.lists = lists
+        self.recentCapacity = recentCapacity
+        self.clock = clock
+        state = Mutex(State())
+    }
+
+    /// Adds a listener for every list's changes from now on.
+    public func addListener(_ listener: @escaping Listener) {
+        state.withLock { $0.listeners.append(listener) }
+    }
+
+    /// Hands committed changes to the listeners and the waiting long-polls; the ``WriteCoordinator`` calls this
+    /// after each commit, in commit order.
+    func publish(_ changes: [Change], of list: String, dropped: Bool) {
+        let (listeners, woken) = state.withLock { state -> ([Listener], [(Waiter, [Change])]) in
+            if dropped { state.recent[list] = nil }
+            var recent = state.recent[list] ?? []
+            recent.append(contentsOf: changes)
+            if recent.count > recentCapacity { recent.removeFirst(recent.count - recentCapacity) }
+            state.recent[list] = recent
+            var woken: [(Waiter, [Change])] = []
+            if !changes.isEmpty, let waiting = state.waiters.removeValue(forKey: list) {
+                for waiter in waiting.values {
+                    woken.append((waiter, Array(changes.filter { $0.sequence > waiter.after }.prefix(waiter.limit))))
+                }
+            }
+            return (state.listeners, woken)
+        }
+        for (waiter, changes) in woken { waiter.continuation.resume(returning: changes) }
+        for listener in listeners { listener(list, changes, dropped) }
+    }
+
+    /// The changes of `list` after sequence number `after`, at most `limit`; when there are none yet, waits up to
+    /// `wait` for the next ones (a long-poll), then answers with what there is.
+    ///
+    /// - Returns: The changes, or `.expired` when `after` is older than what is kept (or later than anything
+    ///   the list has had): the client must reload the list and continue from ``ChangePage/lastSequence``.
+    public func changes(of list: String, after: UInt64, limit: Int, wait: Duration = .zero)
+        async throws(StoreFailure) -> ChangePage
+    {
+        let last = lists.state(of: list).header.lastSequence
+        guard after <= last else { return .expired(lastSequence: last) }
+        if after < last {
+            return try await kept(of: list, after: after, limit: limit, last: last)
+        }
+        guard wait > .zero else { return .changes([], nextSince: after) }
+        let changes = await waitForChanges(of: list, after: after, limit: limit, wait: wait)
+        return .changes(changes, nextSince: changes.last?.sequence ?? after)
+    }
+
+    /// Changes after `after` from memory when the window there reaches back far enough, else from the store.
+    private func kept(of list: String, after: UInt64, limit: Int, last: UInt64) async throws(StoreFailure)
+        -> ChangePage
+    {
+        let fromMemory = state.withLock { state -> [Change]? in
+            guard let recent = state.recent[list], let first = recent.first, first.sequence <= after + 1 else {
+                return nil
+            }
+            return Array(recent.lazy.filter { $0.sequence > after }.prefix(limit))
+        }
+        if let fromMemory { return .changes(fromMemory, nextSince: fromMemory.last?.sequence ?? after) }
+        let window = try await store.changes(of: list, after: after, limit: limit)
+        guard let oldest = window.oldestKept, oldest <= after + 1 else { return .expired(lastSequence: last) }
+        return .changes(window.changes, nextSince: window.changes.last?.sequence ?? after)
+    }
+
+    /// Waits for the next changes of `list` after `after`, or `wait`, whichever comes first.
+    private func waitForChanges(of list: String, after: UInt64, limit: Int, wait: Duration) async -> [Change] {
+        let token = state.withLock { state in
+            defer { state.nextToken += 1 }
+            return state.nextToken
+        }
+        let clock = self.clock
+        let timeout = Task {
+            try? await clock.sleep(for: wait)
+            self.expire(token, of: list)
+        }
+        let changes = await withCheckedContinuation { continuation in
+            let missed = state.withLock { state -> [Change]? in
+                // A commit between the check and now: answer with it at once.
+                if let recent = state.recent[list], let newest = recent.last, newest.sequence > after {
+                    return Array(recent.filter { $0.sequence > after }.prefix(limit))
+                }
+                state.waiters[list, default: [:]][token] = Waiter(after: after, limit: limit, continuation: continuation)
+                return nil
+            }
+            if let missed { continuation.resume(returning: missed) }
+        }
+        timeout.cancel()
+        return changes
+    }
+
+    /// Ends a long-poll whose wait is over, with no changes (unless a publish answered it first).
+    private func expire(_ token: UInt64, of list: String) {
+        let waiter = state.withLock { state in state.waiters[list]?.removeValue(forKey: token) }
+        waiter?.continuation.resume(returning: [])
+    }
+
+    /// How many long-polls are waiting (for tests and metrics).
+    public var waitingCount: Int { state.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } } }
+}
+
+/// An answer of the change feed.
+public enum ChangePage: Sendable, Equatable {
+    /// Changes in order (maybe none), and the position to ask from next: the last one's sequence number, or the
+    /// position asked from when there are none.
+    case changes([Change], nextSince: UInt64)
+    /// The position asked for is not kept (or not known): reload, then continue from `lastSequence`.
+    case expired(lastSequence: UInt64)
+}

@@ -1,0 +1,97 @@
+/// Writes applied to a list in memory, each also noted as the effects the store must commit.
+///
+/// The ``WriteCoordinator`` applies a group of writes to copies of the lists, commits the effects, and only then
+/// installs the copies: readers never see a write before it is durable, and a failed commit leaves nothing.
+extension ListState {
+    /// The revision of live item `id` as `ETag` and `If-Match` see it.
+    public func itemRevision(_ id: UInt64) -> ItemRevision {
+        ItemRevision(version: header.version, seed: header.seed, id: id, revision: revision(of: id))
+    }
+
+    /// Applies `action` (after checking `condition` for updates and deletes), noting what changed in `effects`.
+    ///
+    /// - Parameter baseCount: The generated count a reset returns to.
+    /// - Returns: What the write did, or why it was refused (then nothing changed).
+    public mutating func apply(
+        _ action: WriteOperation.Action, condition: (@Sendable (ItemRevision) -> Bool)?,
+        effects: inout ListEffects
+    ) -> Result<WriteResult, WriteRejection> {
+        switch action {
+        case .create(let overrides):
+            guard header.nextID < Catalog.maximumCount else { return .failure(.listFull) }
+            let id = header.nextID
+            header.nextID += 1
+            let sequence = nextSequence()
+            let written = WrittenItem(overrides: overrides, revision: sequence)
+            if !overrides.isEmpty {
+                self.written[id] = written
+                effects.written[id] = written
+            }
+            let item = self.item(id)!
+            note(.created(item), sequence, into: &effects)
+            return .success(.created(item, itemRevision(id)))
+        case .update(let id, let patch):
+            guard isLive(id) else { return .failure(.notFound(id)) }
+            if let condition, !condition(itemRevision(id)) {
+                return .failure(.preconditionFailed(itemRevision(id)))
+            }
+            let sequence = nextSequence()
+            let overrides = patch.applied(to: written[id]?.overrides ?? ItemOverrides())
+            let item = WrittenItem(overrides: overrides, revision: sequence)
+            // Kept even when the patch cleared every field: the revision is what tells the item changed.
+            self.written[id] = item
+            effects.written[id] = item
+            let current = self.item(id)!
+            note(.updated(current), sequence, into: &effects)
+            return .success(.updated(current, itemRevision(id)))
+        case .delete(let id):
+            guard isLive(id) else { return .failure(.notFound(id)) }
+            if let condition, !condition(itemRevision(id)) {
+                return .failure(.preconditionFailed(itemRevision(id)))
+            }
+            written[id] = nil
+            effects.written[id] = nil
+            deleted.insert(id)
+            effects.deleted.append(id)
+            note(.deleted(id), nextSequence(), into: &effects)
+            return .success(.deleted(id))
+        case .grow(let wanted):
+            let added = min(wanted, Catalog.maximumCount - header.nextID)
+            for _ in 0..<added {
+                let id = header.nextID
+                header.nextID += 1
+                note(.created(catalog.item(id)!), nextSequence(), into: &effects)
+            }
+            return .success(.grew(added))
+        case .reset(let seed):
+            header.version += 1
+            if let seed { header.seed = seed }
+            header.nextID = header.baseCount
+            written = [:]
+            deleted = DeletedIDs()
+            effects.wipe = true
+            effects.written = [:]
+            effects.deleted = []
+            let reset = ListReset(version: header.version, seed: header.seed, count: header.baseCount)
+            note(.reset(reset), nextSequence(), into: &effects)
+            return .success(.reset(reset))
+        case .drop:
+            // The coordinator replaces the list by a fresh one; the effects say to forget every row.
+            effects = ListEffects()
+            effects.drop = true
+            return .success(.dropped)
+        }
+    }
+
+    /// The next change sequence number, now taken.
+    private mutating func nextSequence() -> UInt64 {
+        header.lastSequence += 1
+        return header.lastSequence
+    }
+
+    /// Notes a change and the header after it.
+    private func note(_ event: ChangeEvent, _ sequence: UInt64, into effects: inout ListEffects) {
+        effects.changes.append(Change(sequence: sequence, event: event))
+        effects.header = header
+    }
+}

@@ -1,0 +1,104 @@
+import Synchronization
+
+/// A ``ListStore`` in memory: what the domain's tests commit to, and the reference the real stores are held to.
+///
+/// It can be told to fail the next commits (``failNextCommits(_:with:)``), to rehearse a full disk.
+public final class MemoryListStore: ListStore {
+    private struct Contents {
+        var lists: [String: StoredList] = [:]
+        var changes: [String: [Change]] = [:]
+        var idempotency: [IdempotencyKey: IdempotencyRecord] = [:]
+        var failures: [StoreFailure] = []
+        var commits = 0
+        var closed = false
+    }
+
+    /// How many changes per list are kept.
+    public let changesKept: Int
+    private let contents = Mutex(Contents())
+
+    public init(changesKept: Int = 100_000) {
+        self.changesKept = changesKept
+    }
+
+    /// Makes the next `count` commits fail with `failure`, applying nothing.
+    public func failNextCommits(_ count: Int, with failure: StoreFailure) {
+        contents.withLock { $0.failures += Array(repeating: failure, count: count) }
+    }
+
+    /// How many commits succeeded.
+    public var commitCount: Int { contents.withLock { $0.commits } }
+
+    public func load() async throws(StoreFailure) -> [String: StoredList] {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            return contents.lists
+        }
+    }
+
+    public func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration) async
+        throws(StoreFailure) -> [IdempotencyKey: IdempotencyRecord]
+    {
+        let oldest = now.milliseconds - Int64(maxAge.components.seconds * 1000)
+        return try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            var found: [IdempotencyKey: IdempotencyRecord] = [:]
+            for key in keys {
+                if let record = contents.idempotency[key], record.createdAt.milliseconds > oldest {
+                    found[key] = record
+                }
+            }
+            return found
+        }
+    }
+
+    public func commit(_ batch: CommitBatch) async throws(StoreFailure) {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            if !contents.failures.isEmpty { throw contents.failures.removeFirst() }
+            for (name, effects) in batch.lists {
+                if effects.drop {
+                    contents.lists[name] = nil
+                    contents.changes[name] = nil
+                    contents.idempotency = contents.idempotency.filter { $0.key.list != name }
+                }
+                guard let header = effects.header else { continue }
+                var list = contents.lists[name] ?? StoredList(header: header)
+                if effects.wipe {
+                    list.written = [:]
+                    list.deleted = []
+                }
+                for (id, item) in effects.written { list.written[id] = item }
+                for id in effects.deleted { list.written[id] = nil }
+                list.deleted = Array(Set(list.deleted).union(effects.deleted)).sorted()
+                list.header = header
+                contents.lists[name] = list
+                var changes = contents.changes[name, default: []] + effects.changes
+                if changes.count > changesKept { changes.removeFirst(changes.count - changesKept) }
+                contents.changes[name] = changes
+            }
+            contents.idempotency.merge(batch.idempotency) { _, new in new }
+            contents.commits += 1
+        }
+    }
+
+    public func changes(of list: String, after sequence: UInt64, limit: Int) async throws(StoreFailure)
+        -> ChangeWindow
+    {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            let kept = contents.changes[list] ?? []
+            return ChangeWindow(
+                changes: Array(kept.lazy.filter { $0.sequence > sequence }.prefix(limit)),
+                oldestKept: kept.first?.sequence)
+        }
+    }
+
+    public func close() async {
+        contents.withLock { $0.closed = true }
+    }
+
+    private static func checkOpen(_ contents: Contents) throws(StoreFailure) {
+        if contents.closed { throw StoreFailure(.unavailable, "the store is closed") }
+    }
+}

@@ -1,0 +1,198 @@
+import Synchronization
+
+/// The one writer: takes writes from every request, commits them in groups, and answers each once it is durable.
+///
+/// Writes that arrive while a commit is in flight wait for it, then all go into the next commit together: one
+/// transaction and one sync for the whole group (group commit), so throughput grows with concurrency while a lone
+/// write still commits at once. Within a group, writes apply in arrival order, each seeing the ones before it.
+///
+/// A group is applied to copies of the lists it touches; the copies are installed in the ``ListRegistry`` (and the
+/// changes published to the ``ChangeFeed``) only after the store has committed, so no reader ever sees a write
+/// that could still be lost, and a failed commit (a full disk) leaves memory as it was.
+public final class WriteCoordinator: Sendable {
+    private struct Waiting: Sendable {
+        let operation: WriteOperation
+        let continuation: CheckedContinuation<WriteOutcome, Never>
+    }
+
+    private struct Queue {
+        var waiting: [Waiting] = []
+        /// Whether a task is committing; new writes then only queue.
+        var committing = false
+    }
+
+    public let lists: ListRegistry
+    public let feed: ChangeFeed
+    private let store: any ListStore
+    /// How long an idempotency record counts (`data.idempotency_ttl_s`).
+    private let idempotencyTTL: Duration
+    private let wallClock: @Sendable () -> WallTime
+    private let queue = Mutex(Queue())
+    private let statistics = Mutex(WriteStatistics())
+    /// Told the duration and size of every successful commit (the server's metrics).
+    private let commitObserver: (@Sendable (Duration, Int) -> Void)?
+
+    /// - Parameters:
+    ///   - wallClock: The time stored with idempotency records; tests pass their own.
+    ///   - commitObserver: Told each successful commit's duration and number of writes.
+    public init(
+        lists: ListRegistry, feed: ChangeFeed, store: any ListStore, idempotencyTTL: Duration,
+        wallClock: @escaping @Sendable () -> WallTime,
+        commitObserver: (@Sendable (Duration, Int) -> Void)? = nil
+    ) {
+        self.commitObserver = commitObserver
+        self.lists = lists
+        self.feed = feed
+        self.store = store
+        self.idempotencyTTL = idempotencyTTL
+        self.wallClock = wallClock
+    }
+
+    /// Applies `operation` with the next group, and returns once that group is committed (or refused).
+    public func submit(_ operation: WriteOperation) async -> WriteOutcome {
+        await withCheckedContinuation { continuation in
+            let startsCommitter = queue.withLock { queue in
+                queue.waiting.append(Waiting(operation: operation, continuation: continuation))
+                guard !queue.committing else { return false }
+                queue.committing = true
+                return true
+            }
+            if startsCommitter {
+                Task { await self.commitUntilIdle() }
+            }
+        }
+    }
+
+    /// Commits group after group until no write waits.
+    private func commitUntilIdle() async {
+        while true {
+            let group = queue.withLock { queue in
+                let group = queue.waiting
+                queue.waiting = []
+                if group.isEmpty { queue.committing = false }
+                return group
+            }
+            if group.isEmpty { return }
+            await commit(group)
+        }
+    }
+
+    /// Applies, commits and answers one group.
+    private func commit(_ group: [Waiting]) async {
+        let now = wallClock()
+        var outcomes = [WriteOutcome?](repeating: nil, count: group.count)
+        let recorded = await storedRecords(for: group, now: now, outcomes: &outcomes)
+        var working = lists.states(of: Set(group.map(\.operation.list)))
+        var batch = CommitBatch(now: now)
+        var claimed: [IdempotencyKey: IdempotencyRecord] = [:]
+        var dropped: Set<String> = []
+        var replayedInGroup: [Int] = []  // answered from a record this group itself would commit
+        for (index, waiting) in group.enumerated() where outcomes[index] == nil {
+            let operation = waiting.operation
+            let key = operation.idempotency.map { IdempotencyKey(list: operation.list, key: $0.key) }
+            if let key, let claim = operation.idempotency, let earlier = claimed[key] ?? recorded[key] {
+                if claimed[key] != nil { replayedInGroup.append(index) }
+                outcomes[index] =
+                    earlier.fingerprint == claim.fingerprint ? .replayed(earlier.answer) : .rejected(.keyReused(key.key))
+                continue
+            }
+            var state = working[operation.list]!
+            var effects = batch.lists[operation.list] ?? ListEffects()
+            switch state.apply(operation.action, condition: operation.condition, effects: &effects) {
+            case .failure(let rejection):
+                outcomes[index] = .rejected(rejection)
+            case .success(let result):
+                if case .dropped = result {
+                    state = lists.fresh()
+                    dropped.insert(operation.list)
+                }
+                working[operation.list] = state
+                batch.lists[operation.list] = effects
+                if let key, let claim = operation.idempotency {
+                    let record = IdempotencyRecord(
+                        fingerprint: claim.fingerprint, answer: claim.record(result), createdAt: now)
+                    claimed[key] = record
+                    batch.idempotency[key] = record
+                }
+                outcomes[index] = .done(result)
+            }
+        }
+        if !batch.isEmpty {
+            let started = ContinuousClock.now
+            do {
+                try await store.commit(batch)
+                let duration = ContinuousClock.now - started
+                statistics.withLock { $0.recordCommit(writes: group.count, duration: duration) }
+                commitObserver?(duration, group.count)
+            } catch {
+                statistics.withLock { $0.failedCommits += 1 }
+                for index in outcomes.indices where outcomes[index].map(Self.wasApplied) == true {
+                    outcomes[index] = .failed(error)
+                }
+                for index in replayedInGroup { outcomes[index] = .failed(error) }
+                answer(group, outcomes)
+                return
+            }
+            var installed: [String: ListState?] = [:]
+            for name in batch.lists.keys {
+                installed[name] = dropped.contains(name) && working[name]!.header.lastSequence == 0
+                    ? .some(nil) : working[name]
+            }
+            lists.install(installed)
+            for (name, effects) in batch.lists {
+                feed.publish(effects.changes, of: name, dropped: effects.drop)
+            }
+        }
+        answer(group, outcomes)
+    }
+
+    /// The idempotency records the group's keys already have, looked up in one call; a failed lookup fails
+    /// those writes (`outcomes`), since they cannot be told from retries.
+    private func storedRecords(for group: [Waiting], now: WallTime, outcomes: inout [WriteOutcome?]) async
+        -> [IdempotencyKey: IdempotencyRecord]
+    {
+        let keys = group.compactMap { waiting in
+            waiting.operation.idempotency.map { IdempotencyKey(list: waiting.operation.list, key: $0.key) }
+        }
+        guard !keys.isEmpty else { return [:] }
+        do {
+            return try await store.idempotencyRecords(keys, now: now, maxAge: idempotencyTTL)
+        } catch {
+            for index in group.indices where group[index].operation.idempotency != nil {
+                outcomes[index] = .failed(error)
+            }
+            return [:]
+        }
+    }
+
+    private static func wasApplied(_ outcome: WriteOutcome) -> Bool {
+        if case .done = outcome { true } else { false }
+    }
+
+    private func answer(_ group: [Waiting], _ outcomes: [WriteOutcome?]) {
+        for (waiting, outcome) in zip(group, outcomes) {
+            waiting.continuation.resume(returning: outcome ?? .failed(StoreFailure(.unavailable, "not applied")))
+        }
+    }
+
+    /// Commits so far, and their timing (for `/metrics`).
+    public var commitStatistics: WriteStatistics { statistics.withLock { $0 } }
+}
+
+/// How the group commits went.
+public struct WriteStatistics: Sendable, Equatable {
+    /// Commits that succeeded, and the writes they carried.
+    public var commits = 0
+    public var writes = 0
+    public var failedCommits = 0
+    /// The latency of the last commit, and the total (for an average).
+    public var lastCommit: Duration = .zero
+    public var totalCommitTime: Duration = .zero
+
+    mutating func recordCommit(writes: Int, duration: Duration) {
+        commits += 1
+        self.writes += writes
+        lastCommit = duration
+        totalCommitTime += duration
+    }
+}

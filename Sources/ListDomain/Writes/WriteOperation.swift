@@ -1,0 +1,110 @@
+/// One write to a list, as the HTTP layer hands it to the ``WriteCoordinator``.
+public struct WriteOperation: Sendable {
+    /// What to do.
+    public enum Action: Sendable, Equatable {
+        /// `POST /items`: a new item at the end, with these fields over its generated ones (`label` at least).
+        case create(ItemOverrides)
+        /// `PATCH /items/<id>`: a merge patch of a live item.
+        case update(UInt64, ItemPatch)
+        /// `DELETE /items/<id>`.
+        case delete(UInt64)
+        /// Growth by timer: this many generated items at the end (fewer once the list is at its maximum size).
+        case grow(UInt64)
+        /// `POST /admin/reset`: every write dropped, the id sequence back to the base count, maybe a new seed.
+        case reset(seed: UInt64?)
+        /// `DELETE /admin/datasets/<name>`: the list forgotten, as if never written to.
+        case drop
+    }
+
+    /// The list (dataset) written to; "" is the shared default.
+    public let list: String
+    public let action: Action
+    /// `If-Match`: given the item's current revision, whether the write may go ahead (412 otherwise). Only for
+    /// `update` and `delete`.
+    public let condition: (@Sendable (ItemRevision) -> Bool)?
+    /// `Idempotency-Key`: the key, what the request asked, and how its answer is recorded.
+    public let idempotency: IdempotencyClaim?
+
+    public init(
+        list: String, action: Action, condition: (@Sendable (ItemRevision) -> Bool)? = nil,
+        idempotency: IdempotencyClaim? = nil
+    ) {
+        self.list = list
+        self.action = action
+        self.condition = condition
+        self.idempotency = idempotency
+    }
+}
+
+/// What identifies the current state of one item, for `ETag` and `If-Match`.
+public struct ItemRevision: Sendable, Equatable {
+    /// The list's version (one more per reset).
+    public let version: UInt64
+    /// The list's seed.
+    public let seed: UInt64
+    public let id: UInt64
+    /// The sequence number of the change that last wrote the item; 0 for one nobody wrote.
+    public let revision: UInt64
+
+    public init(version: UInt64, seed: UInt64, id: UInt64, revision: UInt64) {
+        self.version = version
+        self.seed = seed
+        self.id = id
+        self.revision = revision
+    }
+}
+
+/// An `Idempotency-Key` on a write.
+public struct IdempotencyClaim: Sendable {
+    public let key: String
+    /// A digest of method, path and body: the same key with another fingerprint is refused (422).
+    public let fingerprint: [UInt8]
+    /// Encodes the answer to the write once it is known, to be stored with the key in the same commit.
+    public let record: @Sendable (WriteResult) -> [UInt8]
+
+    public init(key: String, fingerprint: [UInt8], record: @escaping @Sendable (WriteResult) -> [UInt8]) {
+        self.key = key
+        self.fingerprint = fingerprint
+        self.record = record
+    }
+}
+
+/// What a committed write did.
+public enum WriteResult: Sendable, Equatable {
+    /// The new item, and its revision.
+    case created(Item, ItemRevision)
+    /// The item after the patch, and its revision.
+    case updated(Item, ItemRevision)
+    /// The id deleted.
+    case deleted(UInt64)
+    /// How many items growth added.
+    case grew(UInt64)
+    /// The list after a reset.
+    case reset(ListReset)
+    /// The list was dropped.
+    case dropped
+}
+
+/// The answer to one ``WriteOperation``.
+public enum WriteOutcome: Sendable, Equatable {
+    /// Committed: durable before this is returned.
+    case done(WriteResult)
+    /// A retry with an `Idempotency-Key` already answered: the first answer, as recorded.
+    case replayed([UInt8])
+    /// Refused, nothing written.
+    case rejected(WriteRejection)
+    /// The store could not commit; nothing written.
+    case failed(StoreFailure)
+}
+
+/// Why a write was refused.
+public enum WriteRejection: Error, Sendable, Equatable {
+    /// No live item has this id (never handed out, or deleted).
+    case notFound(UInt64)
+    /// `If-Match` did not match the item's current revision.
+    case preconditionFailed(ItemRevision)
+    /// The `Idempotency-Key` was used before with another request.
+    case keyReused(String)
+    /// The list has ``Catalog/maximumCount`` ids already.
+    case listFull
+}
