@@ -61,22 +61,26 @@ struct RequestJSONParser {
         }
 
         func hash(into hasher: inout Hasher) {
-            for byte in key.utf8 {
-                hasher.combine(byte)
+            let bytes = key.utf8.span
+            for index in bytes.indices {
+                hasher.combine(bytes[index])
             }
         }
     }
 
     /// Parses the whole body as one value with nothing but whitespace after it.
     mutating func parseDocument() throws(RequestJSONError) -> RequestJSON {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             throw RequestJSONError(offset: 0, reason: "a byte order mark (U+FEFF) is not allowed")
         }
         skipWhitespace()
         guard index < bytes.count else {
             throw RequestJSONError(offset: index, reason: "empty body")
         }
-        var open: [Container] = []
+        // The innermost open container is a local, so adding to it touches no array; the ones around it wait in
+        // `outer`, innermost last.
+        var current: Container? = nil
+        var outer: [Container] = []
         nextValue: while true {
             // Here a value starts (after optional whitespace): a scalar, or a container that opens.
             skipWhitespace()
@@ -86,7 +90,8 @@ struct RequestJSONParser {
             var value: RequestJSON
             switch bytes[index] {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard open.count < maxDepth else {
+                let depth = current == nil ? 0 : outer.count + 1
+                guard depth < maxDepth else {
                     throw RequestJSONError(offset: index, reason: "nesting deeper than \(maxDepth)")
                 }
                 let isObject = bytes[index] == UInt8(ascii: "{")
@@ -100,7 +105,10 @@ struct RequestJSONParser {
                     if isObject {
                         try readKey(into: &container, afterComma: false)
                     }
-                    open.append(container)
+                    if let enclosing = current.take() {
+                        outer.append(enclosing)
+                    }
+                    current = container
                     continue nextValue
                 }
             case UInt8(ascii: "\""):
@@ -112,26 +120,26 @@ struct RequestJSONParser {
             }
 
             // A value is complete: add it to the innermost container, and close every container that ends here.
-            while !open.isEmpty {
-                let top = open.count - 1
+            while var container = current.take() {
                 skipWhitespace()
                 let next: UInt8? = index < bytes.count ? bytes[index] : nil
-                if open[top].isObject {
-                    open[top].members.append((key: open[top].key, value: value))
+                if container.isObject {
+                    container.members.append((key: container.key, value: value))
                     switch next {
                     case UInt8(ascii: ","):
                         index += 1
                         skipWhitespace()
-                        try readKey(into: &open[top], afterComma: true)
+                        try readKey(into: &container, afterComma: true)
+                        current = container
                         continue nextValue
                     case UInt8(ascii: "}"):
                         index += 1
-                        value = .object(open.removeLast().members)
+                        value = .object(container.members)
                     default:
                         throw unexpected(expecting: "',' or '}'")
                     }
                 } else {
-                    open[top].elements.append(value)
+                    container.elements.append(value)
                     switch next {
                     case UInt8(ascii: ","):
                         index += 1
@@ -139,14 +147,16 @@ struct RequestJSONParser {
                         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
                             throw RequestJSONError(offset: index, reason: "trailing comma before ']'")
                         }
+                        current = container
                         continue nextValue
                     case UInt8(ascii: "]"):
                         index += 1
-                        value = .array(open.removeLast().elements)
+                        value = .array(container.elements)
                     default:
                         throw unexpected(expecting: "',' or ']'")
                     }
                 }
+                current = outer.popLast()
             }
             skipWhitespace()
             guard index == bytes.count else {
