@@ -47,11 +47,15 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 listserver \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
-        --shell /usr/sbin/nologin listserver
+        --shell /usr/sbin/nologin listserver \
+    && install -d -o 10001 -g 10001 -m 0750 /data
 
 COPY --from=build /out/ListServer /usr/local/bin/ListServer
 COPY config/listserver.json /etc/listserver/listserver.json
 ENV LISTSERVER_CONFIG=/etc/listserver/listserver.json
+# Writes are kept in SQLite on a volume: `docker run -v listserver-data:/data …` keeps them across containers.
+ENV LISTSERVER_DATA_PATH=/data/listserver.sqlite
+VOLUME /data
 
 USER 10001:10001
 EXPOSE 8080
