@@ -177,6 +177,9 @@ public final class WriteCoordinator: Sendable {
 
     /// Commits so far, and their timing (for `/metrics`).
     public var commitStatistics: WriteStatistics { statistics.withLock { $0 } }
+
+    /// How many writes wait for the next group (while a commit is in flight); tests watch it to form a group.
+    package var queuedCount: Int { queue.withLock { $0.waiting.count } }
 }
 
 /// How the group commits went.
