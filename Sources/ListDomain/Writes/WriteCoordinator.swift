@@ -86,12 +86,12 @@ public final class WriteCoordinator: Sendable {
         var batch = CommitBatch(now: now)
         var claimed: [IdempotencyKey: IdempotencyRecord] = [:]
         var dropped: Set<String> = []
-        var replayedInGroup: [Int] = []  // answered from a record this group itself would commit
+        var answeredFromStore: Set<Int> = []  // answered from a stored record: true whatever this group does
         for (index, waiting) in group.enumerated() where outcomes[index] == nil {
             let operation = waiting.operation
             let key = operation.idempotency.map { IdempotencyKey(list: operation.list, key: $0.key) }
             if let key, let claim = operation.idempotency, let earlier = claimed[key] ?? recorded[key] {
-                if claimed[key] != nil { replayedInGroup.append(index) }
+                if claimed[key] == nil { answeredFromStore.insert(index) }
                 outcomes[index] =
                     earlier.fingerprint == claim.fingerprint ? .replayed(earlier.answer) : .rejected(.keyReused(key.key))
                 continue
@@ -114,7 +114,9 @@ public final class WriteCoordinator: Sendable {
                     batch.idempotency = batch.idempotency.filter { $0.key.list != list }
                 }
                 working[operation.list] = state
-                batch.lists[operation.list] = effects
+                if effects != ListEffects() {  // growth by 0 at the maximum size notes nothing
+                    batch.lists[operation.list] = effects
+                }
                 if let key, let claim = operation.idempotency {
                     let record = IdempotencyRecord(
                         fingerprint: claim.fingerprint, answer: claim.record(result), createdAt: now)
@@ -133,10 +135,11 @@ public final class WriteCoordinator: Sendable {
                 commitObserver?(duration, group.count)
             } catch {
                 statistics.withLock { $0.failedCommits += 1 }
-                for index in outcomes.indices where outcomes[index].map(Self.wasApplied) == true {
+                // Nothing of the group happened, so every answer that came from applying it (a refusal too: a 404
+                // may stand on a delete earlier in the group) is a failure; only replays of stored records stand.
+                for index in outcomes.indices where !answeredFromStore.contains(index) {
                     outcomes[index] = .failed(error)
                 }
-                for index in replayedInGroup { outcomes[index] = .failed(error) }
                 answer(group, outcomes)
                 return
             }
@@ -170,10 +173,6 @@ public final class WriteCoordinator: Sendable {
             }
             return [:]
         }
-    }
-
-    private static func wasApplied(_ outcome: WriteOutcome) -> Bool {
-        if case .done = outcome { true } else { false }
     }
 
     private func answer(_ group: [Waiting], _ outcomes: [WriteOutcome?]) {
