@@ -22,7 +22,8 @@ import time
 import traceback
 
 FIELDS = ("label", "author", "width", "height", "color", "likes")
-AUTHORS = ["Ada Lovelace", "Zoë Ångström", "Linh Nguyễn", "Søren \"Q\" Kierkegaard", "O'Brien \\ back", "李小龙", "A"]
+AUTHORS = ["Ada Lovelace", "Zoë Ångström", "Linh Nguyễn", "Søren \"Q\" Kierkegaard", "O'Brien \\ back", "李小龙",
+           "A"]
 DATASETS = [None, "crash-b"]  # None: the default list (no X-Dataset)
 LISTENING = re.compile(rb"listening on [^ ]*:([0-9]+)")
 
