@@ -1,4 +1,5 @@
-# ListServer: built with the official Swift image, run on Debian slim with only libevent's runtime libraries.
+# ListServer: built with the official Swift image, run on Debian slim with only libevent's and SQLite's runtime
+# libraries.
 #
 #   docker build -t listserver .
 #   docker run --rm -p 8080:8080 listserver
@@ -12,11 +13,12 @@
 # ---- build: a stripped release binary with the Swift standard library and Foundation linked statically ----
 FROM swift:6.3-bookworm AS build
 
-# libevent's headers and pkg-config file (the CEvent system library target); apt versions follow the base image's
-# Debian release, so they are not pinned (a pinned version disappears from the mirror at the next point release).
+# libevent's and SQLite's headers and pkg-config files (the CEvent and CSQLite system library targets); apt versions
+# follow the base image's Debian release, so they are not pinned (a pinned version disappears from the mirror at the
+# next point release).
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-dev pkg-config \
+    && apt-get install -y --no-install-recommends libevent-dev libsqlite3-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -36,20 +38,24 @@ RUN swift build -c release --static-swift-stdlib -Xlinker -s --product ListServe
     && install -D -m 0755 "$(swift build -c release --static-swift-stdlib -Xlinker -s --show-bin-path)/ListServer" \
         /out/ListServer
 
-# ---- runtime: Debian slim + libevent_core and libevent_extra (what `ldd ListServer` lists besides libc/libstdc++) ----
+# ---- runtime: Debian slim + libevent_core/extra, libsqlite3 (what `ldd ListServer` lists besides libc/libstdc++) ----
 FROM debian:bookworm-slim
 
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 \
+    && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 libsqlite3-0 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 listserver \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
-        --shell /usr/sbin/nologin listserver
+        --shell /usr/sbin/nologin listserver \
+    && install -d -o 10001 -g 10001 -m 0750 /data
 
 COPY --from=build /out/ListServer /usr/local/bin/ListServer
 COPY config/listserver.json /etc/listserver/listserver.json
 ENV LISTSERVER_CONFIG=/etc/listserver/listserver.json
+# Writes are kept in SQLite on a volume: `docker run -v listserver-data:/data …` keeps them across containers.
+ENV LISTSERVER_DATA_PATH=/data/listserver.sqlite
+VOLUME /data
 
 USER 10001:10001
 EXPOSE 8080

@@ -6,6 +6,7 @@ import PackageDescription
 /// Targets:
 /// - `CEvent`: the system libevent 2.1 (Debian `libevent-dev`), with a shim header. Each C library has such a
 ///   system-library target, and one folder of `ListServer` (its room, `LibEvent/` for this one) alone imports it.
+/// - `CSQLite`: the system SQLite 3 (Debian `libsqlite3-dev`), with a shim header; its room is `SQLite/`.
 /// - `ListDomain`: pure Swift, no dependencies: item generation, the slow store, the detail cache.
 /// - `ListServer`: the server as a library: HTTP on evhttp, the routes, configuration, observability.
 /// - `ListServerMain`: the `ListServer` executable, a `Main.swift` over the library.
@@ -44,11 +45,17 @@ let package = Package(
             pkgConfig: "libevent_core",
             providers: [.apt(["libevent-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "ListDomain", swiftSettings: strict),
         .target(
             name: "ListServer",
             dependencies: [
                 "CEvent",
+                "CSQLite",
                 "ListDomain",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -234,7 +234,7 @@ libraries=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entr
 printf '   %s\n' "${libraries//$'\n'/$'\n'   }"
 ! echo "$libraries" | contains 'not found' || fail "a library is missing in the runtime image"
 ! echo "$libraries" | contains -E 'libswift|libFoundation|libcurl|libicu' || fail "Swift runtime or curl linked dynamically"
-ok "links only libc, libstdc++, libgcc_s, libm and libevent_core/extra"
+ok "links only libc, libstdc++, libgcc_s, libm, libevent_core/extra and libsqlite3"
 
 say "podman run -d -p 127.0.0.1:PORT:8080"
 port=${DOCKER_CHECK_PORT:-$(free_port)}

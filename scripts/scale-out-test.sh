@@ -38,7 +38,8 @@ binary="$(swift build -c release --show-bin-path)/ListServer"
 # Starts a replica on a port the kernel picks; appends that port (read from its start-up line) to `ports`.
 start_replica() {
     local name=$1
-    launch_server "$WORK/$name.log" 0 "$binary" --threads 1 --seed 42 --latency-min-ms 300 --latency-max-ms 300
+    launch_server "$WORK/$name.log" 0 "$binary" --threads 1 --seed 42 --latency-min-ms 300 --latency-max-ms 300 \
+        --data-path :memory:
     echo "$launched_pid" >"$WORK/$name.pid"
     ports+=("$launched_port")
 }

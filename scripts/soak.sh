@@ -54,7 +54,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-launch_server "$work/server.log" 0 "$binary" --threads 2
+launch_server "$work/server.log" 0 "$binary" --threads 2 --data-path :memory:
 server_pid=$launched_pid port=$launched_port
 url="http://127.0.0.1:$port"
 echo "soak.sh: ListServer pid $server_pid on 127.0.0.1:$port; ${minutes} min, warm-up ${warmup} s," \

@@ -18,6 +18,7 @@ struct ListBenchmarks {
         print(Harness.header)
         try pageBenchmarks(&harness)
         scannerBenchmarks(&harness)
+        try bodyBenchmarks(&harness)
         try await cacheBenchmarks(&harness)
         print("\n(\(harness.rounds) timed rounds per benchmark after one warm-up round; checksum \(harness.sink))")
     }

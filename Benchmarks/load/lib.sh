@@ -62,7 +62,7 @@ start_server() {
         # "Metrics cost"). Metrics stay on, as by default.
         launch_server "$server_log" 0 "$listserver" --threads "$loops" --seed 42 --item-count "$count" \
             --latency-min-ms "$latency" --latency-max-ms "$latency" --cache-capacity 100000 \
-            --default-limit 20 --max-limit 100 --no-access-log
+            --default-limit 20 --max-limit 100 --no-access-log --data-path :memory:
         ;;
     baseline)
         launch_server "$server_log" 0 "$baseline" --threads "$loops" --seed 42 --item-count "$count" \

@@ -136,6 +136,8 @@ enum FuzzHarness {
             }
             done.wait()
             return result.withLock { $0 } ?? HTTPResponse(status: 0)
+        case .stream(let stream):
+            return HTTPResponse(status: 200, headers: stream.headers)  // the head an event stream starts with
         }
     }
 }

@@ -22,7 +22,9 @@ struct ConfigurationCommandLineTests {
         .pageLatencyMs: "--page-latency-ms", .growEveryMs: "--grow-every-ms", .maxDelayMs: "--max-delay-ms",
         .faultRate: "--fault-rate", .faultKinds: "--fault-kinds", .faultSeed: "--fault-seed", .hangMs: "--hang-ms",
         .retryAfterSeconds: "--retry-after-s", .adminToken: "--admin-token",
-        .corsAllowOrigin: "--cors-allow-origin",
+        .corsAllowOrigin: "--cors-allow-origin", .dataPath: "--data-path", .dataSynchronous: "--data-synchronous",
+        .idempotencyTTLSeconds: "--idempotency-ttl-s", .changesKept: "--changes-kept", .heartbeatMs: "--heartbeat-ms",
+        .maxWaitMs: "--max-wait-ms", .eventBufferBytes: "--event-buffer-bytes",
     ]
 
     @Test func theFlagsAreExactlyThoseOfTheTable() throws {
@@ -57,9 +59,10 @@ struct ConfigurationCommandLineTests {
         let options = try CommandLineOptions.parse([
             "--latency-spread", "1.25", "--fault-rate", "0.3", "--latency-distribution", "fixed",
             "--fault-kinds", "503", "--admin-token", "t0ken", "--cors-allow-origin", "",
+            "--data-path", "/tmp/x.sqlite", "--data-synchronous", "normal",
         ])
         let values = options.configValues
-        #expect(values.count == 6)
+        #expect(values.count == 8)
         #expect(values[SettingKey.latencySpread.absoluteKey]?.content == .double(1.25))
         #expect(values[SettingKey.faultRate.absoluteKey]?.content == .double(0.3))
         #expect(values[SettingKey.latencyDistribution.absoluteKey]?.content == .string("fixed"))
@@ -67,6 +70,8 @@ struct ConfigurationCommandLineTests {
         #expect(values[SettingKey.adminToken.absoluteKey]?.content == .string("t0ken"))
         #expect(values[SettingKey.adminToken.absoluteKey]?.isSecret == true)
         #expect(values[SettingKey.corsAllowOrigin.absoluteKey]?.content == .string(""))
+        #expect(values[SettingKey.dataPath.absoluteKey]?.content == .string("/tmp/x.sqlite"))
+        #expect(values[SettingKey.dataSynchronous.absoluteKey]?.content == .string("normal"))
     }
 
     @Test(arguments: [

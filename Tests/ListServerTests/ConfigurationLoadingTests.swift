@@ -30,11 +30,15 @@ struct ConfigurationLoadingTests {
         .maxDelayMs: "LISTSERVER_MAX_DELAY_MS", .faultRate: "LISTSERVER_FAULT_RATE",
         .faultKinds: "LISTSERVER_FAULT_KINDS", .faultSeed: "LISTSERVER_FAULT_SEED", .hangMs: "LISTSERVER_HANG_MS",
         .retryAfterSeconds: "LISTSERVER_RETRY_AFTER_S", .adminToken: "LISTSERVER_ADMIN_TOKEN",
-        .corsAllowOrigin: "LISTSERVER_CORS_ALLOW_ORIGIN",
+        .corsAllowOrigin: "LISTSERVER_CORS_ALLOW_ORIGIN", .dataPath: "LISTSERVER_DATA_PATH",
+        .dataSynchronous: "LISTSERVER_DATA_SYNCHRONOUS", .idempotencyTTLSeconds: "LISTSERVER_IDEMPOTENCY_TTL_S",
+        .changesKept: "LISTSERVER_CHANGES_KEPT", .heartbeatMs: "LISTSERVER_HEARTBEAT_MS",
+        .maxWaitMs: "LISTSERVER_MAX_WAIT_MS", .eventBufferBytes: "LISTSERVER_EVENT_BUFFER_BYTES",
     ]
 
     /// A valid value for every key, in three variants so layers can be told apart: each differs from the default
-    /// (a Boolean has only one other value, so its variants alternate and still tell neighbouring layers apart).
+    /// (a Boolean and `data.synchronous` have only one other value, so their variants alternate and still tell
+    /// neighbouring layers apart).
     static func value(_ key: SettingKey, variant: Int) -> String {
         switch key {
         case .host: ["127.0.0.1", "::1", "localhost"][variant]
@@ -73,6 +77,13 @@ struct ConfigurationLoadingTests {
         case .retryAfterSeconds: String(5 + variant)
         case .adminToken: ["flag-token", "env-token", "file~token!"][variant]
         case .corsAllowOrigin: ["https://a.example", "", "http://localhost:3000,https://b.example:8443"][variant]
+        case .dataPath: ["flag.sqlite", "/var/lib/listserver/env.sqlite", ":memory:"][variant]
+        case .dataSynchronous: ["normal", "full", "normal"][variant]
+        case .idempotencyTTLSeconds: String(3600 + variant)
+        case .changesKept: String(10 + variant)
+        case .heartbeatMs: String(1000 + variant)
+        case .maxWaitMs: String(variant)
+        case .eventBufferBytes: String(8192 + variant)
         }
     }
 
@@ -212,7 +223,10 @@ struct ConfigurationLoadingTests {
                     + "store.latency.median_ms=800 store.latency.spread=0.5 cache.capacity=100000 "))
         #expect(
             summary.hasSuffix(
-                "paging.default_limit=20 paging.max_limit=100 delay.max_ms=30000 faults.rate=0 "
+                "paging.default_limit=20 paging.max_limit=100 data.path=./data/listserver.sqlite "
+                    + "data.synchronous=full data.idempotency_ttl_s=86400 data.changes_kept=100000 "
+                    + "events.heartbeat_ms=15000 events.max_wait_ms=30000 events.max_buffer_bytes=1048576 "
+                    + "delay.max_ms=30000 faults.rate=0 "
                     + "faults.kinds=500,503,429,reset,truncated,hang faults.seed=1 faults.hang_ms=10000 "
                     + "faults.retry_after_s=1 admin.token=<none> cors.allow_origin=* shutdown.grace_ms=8000 "
                     + "metrics.enabled=true log.level=info log.format=text log.access=true config=none"))

@@ -187,6 +187,15 @@ struct ConfigurationValidationTests {
         #expect(flatError?.description == #"config file \#(flat) (--config): "http" must be an object"#)
     }
 
+    @Test func theFileQuotesValuesAsWrittenSlashesIncluded() async throws {
+        let path = try temporary.file(#"{"cors": {"allow_origin": "https://a.example"}, "items": {"seed": ["a/b"]}}"#)
+        let file = try await ConfigurationFile(path: path, namedBy: "--config")
+        #expect(file.values["cors.allow_origin"] == #""https://a.example""#)
+        let error = try await Support.loadError(["--config", path])
+        #expect(
+            error?.description == #"items.seed (file \#(path)) = ["a/b"] must be an integer in 0...9223372036854775807"#)
+    }
+
     @Test func dottedKeysInTheFileAreKnownKeysToo() async throws {
         let path = try temporary.file(#"{"http.port": 9191}"#)
         #expect(try await Support.load(["--config", path]).port == 9191)

@@ -96,7 +96,7 @@ struct EndToEndDetailTests {
 
     @Test("shutdown answers every slow request in flight before the server stops")
     func shutdownDrainsSlowRequests() async throws {
-        let app = try Application.start(settings: testSettings(latencyMs: 500))
+        let app = try await Application.start(settings: testSettings(latencyMs: 500))
         let port = app.port
         async let answers = withThrowingTaskGroup(of: Int.self) { group in
             for id in 0..<6 { group.addTask { try await fetch(port: port, "/items/\(id)/detail").status } }
@@ -111,7 +111,7 @@ struct EndToEndDetailTests {
 
     @Test("past the grace deadline every request still waiting gets a 503, and the server stops")
     func shutdownDeadlineAnswersTheRest() async throws {
-        let app = try Application.start(settings: testSettings(threads: 1, latencyMs: 5000))
+        let app = try await Application.start(settings: testSettings(threads: 1, latencyMs: 5000))
         let port = app.port
         async let answers = withThrowingTaskGroup(of: Int.self) { group in
             for id in 0..<4 { group.addTask { try await fetch(port: port, "/items/\(id)/detail").status } }

@@ -130,7 +130,7 @@ struct EndToEndFaultTests {
 
     @Test("a request that hangs when shutdown begins is answered 503 with Connection: close")
     func hangDuringShutdown() async throws {
-        let app = try Application.start(settings: testSettings(), faults: FaultSettings(hangLimit: .seconds(20)))
+        let app = try await Application.start(settings: testSettings(), faults: FaultSettings(hangLimit: .seconds(20)))
         let port = app.port
         async let answer = offPool {
             let connection = try RawHTTPConnection(port: port)
@@ -148,7 +148,7 @@ struct EndToEndFaultTests {
 
     @Test("a delayed request still in its delay at shutdown is answered when due, with Connection: close")
     func delayDuringShutdown() async throws {
-        let app = try Application.start(settings: testSettings())
+        let app = try await Application.start(settings: testSettings())
         let port = app.port
         async let answer = offPool {
             let connection = try RawHTTPConnection(port: port)

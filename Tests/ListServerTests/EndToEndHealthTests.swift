@@ -25,7 +25,7 @@ struct EndToEndHealthTests {
     @Test("/readyz is 503 with Connection: close on a kept-alive connection once the server drains")
     func readinessWhileDraining() async throws {
         // One loop: the slow request keeps the idle connection's loop draining.
-        let app = try Application.start(settings: testSettings(threads: 1, latencyMs: 1500))
+        let app = try await Application.start(settings: testSettings(threads: 1, latencyMs: 1500))
         let port = app.port
 
         // A kept-alive connection that is ready before shutdown ...

@@ -23,7 +23,7 @@ struct EndToEndLoggingTests {
         settings.latencyMaxMs = 100
         settings.logging.format = format
         configure(&settings)
-        let app = try Application.start(
+        let app = try await Application.start(
             settings: settings, accessLogger: log.logger("ListServer.access", format: format))
         do {
             try await body(app)

@@ -50,8 +50,8 @@ struct OpenAPIDocumentTests {
         }
         #expect(
             spec.paths == [
-                "/admin/reset", "/healthz", "/items", "/items/{id}", "/items/{id}/detail", "/openapi.json",
-                "/openapi.yaml", "/readyz",
+                "/admin/datasets/{name}", "/admin/reset", "/healthz", "/items", "/items/changes", "/items/events",
+                "/items/{id}", "/items/{id}/detail", "/openapi.json", "/openapi.yaml", "/readyz",
             ])
     }
 

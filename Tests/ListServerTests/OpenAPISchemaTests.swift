@@ -304,7 +304,7 @@ struct OpenAPISchemaTests {
         var fraction = members
         fraction["likes"] = .number("1.5")
         var outOfRange = members
-        outOfRange["likes"] = .number("10001")
+        outOfRange["likes"] = .number("1000000001")  // written likes go up to 10^9
         var badColor = members
         badColor["color"] = .string("#ABCDEF")
         members["extra"] = .null

@@ -1,16 +1,21 @@
+import Foundation
 import ListDomain
 import Logging
 
-/// A running ListServer: the domain (catalog, slow store, detail cache), the router, and the
+/// A running ListServer: the store and the lists over it, the slow store and detail cache, the router, and the
 /// HTTP server, wired from `Settings`. Main runs one; end-to-end tests run several on port 0.
 final class Application: Sendable {
     let settings: Settings
     let cache: DetailCache
     /// The metrics served at `/metrics` and the access log.
     let observability: Observability
+    /// Every write goes through it.
+    let writes: WriteCoordinator
+    private let store: any ListStore
     private let server: HTTPServer
+    private let growth: Task<Void, Never>?
 
-    /// Builds the domain and starts serving on the configured address.
+    /// Opens the store, builds the domain and starts serving on the configured address.
     ///
     /// - Parameters:
     ///   - settings: What to serve, where, and what to measure and log.
@@ -18,32 +23,91 @@ final class Application: Sendable {
     ///   - accessLogger: Where access lines go when `log.access` is on; by default nowhere, so that embedders and
     ///     tests choose (`Main` passes the process's `ListServer.access` logger).
     ///   - faults: The limits of `?delay_ms` and the injected faults; by default those `settings` configure.
+    /// - Throws: A store that cannot be opened (its message names the path and what is wrong), or a socket that
+    ///   cannot be bound.
     static func start(
         settings: Settings,
         clock: any Clock<Duration> = ContinuousClock(),
         accessLogger: Logger = Logger(label: "ListServer.access") { _ in SwiftLogNoOpLogHandler() },
         faults: FaultSettings? = nil
-    ) throws -> Application {
-        let catalogs = LiveCatalog(
-            seed: settings.seed, count: settings.itemCount, growEvery: .milliseconds(settings.growEveryMs))
-        let store = SlowStore(catalog: catalogs.snapshot().catalog, latency: settings.latency, clock: clock)
-        let cache = DetailCache(store: store, capacity: settings.cacheCapacity)
+    ) async throws -> Application {
+        let store = try await SQLiteStore.open(
+            path: settings.dataPath,
+            synchronous: settings.dataSynchronous == .full ? .full : .normal,
+            changesKept: settings.changesKept,
+            idempotencyTTL: .seconds(settings.idempotencyTTLSeconds))
+        let lists: ListRegistry
+        do {
+            lists = ListRegistry(seed: settings.seed, count: settings.itemCount, stored: try await store.load())
+        } catch {
+            await store.close()
+            throw error
+        }
+        let defaultList = lists.state(of: ListRegistry.defaultList)
+        let slowStore = SlowStore(catalog: defaultList.catalog, latency: settings.latency, clock: clock)
+        let cache = DetailCache(store: slowStore, capacity: settings.cacheCapacity)
         let observability = Observability(settings: settings, accessLogger: accessLogger)
+        let metrics = observability.metrics
+        var commitObserver: (@Sendable (Duration, Int) -> Void)?
+        if let metrics {
+            commitObserver = { duration, count in metrics.recordCommit(duration, writes: count) }
+        }
+        let writes = WriteCoordinator(
+            lists: lists, feed: ChangeFeed(store: store, lists: lists), store: store,
+            idempotencyTTL: .seconds(settings.idempotencyTTLSeconds), wallClock: { WallTime.now() },
+            commitObserver: commitObserver)
+        var events = EventSettings()
+        events.heartbeat = .milliseconds(settings.heartbeatMs)
+        events.maxWait = .milliseconds(settings.maxWaitMs)
+        events.maxBufferBytes = settings.eventBufferBytes
         let router = Router(
-            catalogs: catalogs, cache: cache, paging: settings.paging, observability: observability,
+            writes: writes, events: events, cache: cache, paging: settings.paging, observability: observability,
             service: ServiceOptions(settings), faultInjector: FaultInjector(seed: settings.faultSeed),
-            faults: faults ?? FaultSettings(settings))
-        let server = try HTTPServer.start(
-            host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits, router: router
-        )
-        return Application(settings: settings, cache: cache, observability: observability, server: server)
+            faultSeed: settings.faultSeed, faults: faults ?? FaultSettings(settings))
+        let server: HTTPServer
+        do {
+            server = try HTTPServer.start(
+                host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits,
+                router: router)
+        } catch {
+            await store.close()
+            throw error
+        }
+        let growth = settings.growEveryMs > 0 ? grow(writes, every: .milliseconds(settings.growEveryMs)) : nil
+        return Application(
+            settings: settings, cache: cache, observability: observability, writes: writes, store: store,
+            server: server, growth: growth)
     }
 
-    private init(settings: Settings, cache: DetailCache, observability: Observability, server: HTTPServer) {
+    private init(
+        settings: Settings, cache: DetailCache, observability: Observability, writes: WriteCoordinator,
+        store: any ListStore, server: HTTPServer, growth: Task<Void, Never>?
+    ) {
         self.settings = settings
         self.cache = cache
         self.observability = observability
+        self.writes = writes
+        self.store = store
         self.server = server
+        self.growth = growth
+    }
+
+    /// `items.grow_every_ms`: one generated item at the end of the default list per interval, each a committed
+    /// `created` change like a POST's (they share the id sequence). Ticks are counted from the start, so a late
+    /// wake-up adds the items it missed in one commit.
+    private static func grow(_ writes: WriteCoordinator, every interval: Duration) -> Task<Void, Never> {
+        Task {
+            let clock = ContinuousClock()
+            let start = clock.now
+            var ticks: Int64 = 0
+            while !Task.isCancelled {
+                do { try await clock.sleep(until: start + interval * (ticks + 1)) } catch { return }
+                let due = (clock.now - start).attoseconds / interval.attoseconds
+                let added = UInt64(max(0, Int64(due) - ticks))
+                ticks = Int64(due)
+                _ = await writes.submit(WriteOperation(list: ListRegistry.defaultList, action: .grow(added)))
+            }
+        }
     }
 
     /// The port actually bound.
@@ -54,13 +118,23 @@ final class Application: Sendable {
         server.host.contains(":") ? "[\(server.host)]:\(server.port)" : "\(server.host):\(server.port)"
     }
 
-    /// Drains requests in flight (at most `grace`, by default `shutdown.grace_ms`) and stops every loop.
+    /// Drains requests in flight (at most `grace`, by default `shutdown.grace_ms`), stops every loop, and closes
+    /// the store once the last write has been answered.
     func shutdown(grace: Duration? = nil) async {
+        growth?.cancel()
         await server.shutdown(grace: grace ?? settings.shutdownGrace)
+        await store.close()
     }
 
     /// Returns once the server has stopped.
     func waitUntilStopped() async {
         await server.waitUntilStopped()
+    }
+}
+
+extension WallTime {
+    /// Now, on the system's wall clock.
+    @Sendable static func now() -> WallTime {
+        WallTime(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

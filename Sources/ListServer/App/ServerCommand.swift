@@ -20,7 +20,7 @@ public enum ServerCommand {
         let logger = Logger(label: "ListServer")
         let app: Application
         do {
-            app = try Application.start(settings: settings, accessLogger: Logger(label: "ListServer.access"))
+            app = try await Application.start(settings: settings, accessLogger: Logger(label: "ListServer.access"))
         } catch {
             FileHandle.standardError.write(Data("ListServer: cannot start: \(error)\n".utf8))
             exit(71)  // EX_OSERR

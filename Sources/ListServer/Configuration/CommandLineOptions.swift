@@ -87,6 +87,27 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.maxLimit.flagName), help: help(.maxLimit))
     var maxLimit: Int?
 
+    @Option(name: .customLong(SettingKey.dataPath.flagName), help: help(.dataPath))
+    var dataPath: String?
+
+    @Option(name: .customLong(SettingKey.dataSynchronous.flagName), help: help(.dataSynchronous))
+    var dataSynchronous: String?
+
+    @Option(name: .customLong(SettingKey.idempotencyTTLSeconds.flagName), help: help(.idempotencyTTLSeconds))
+    var idempotencyTTLSeconds: Int?
+
+    @Option(name: .customLong(SettingKey.changesKept.flagName), help: help(.changesKept))
+    var changesKept: Int?
+
+    @Option(name: .customLong(SettingKey.heartbeatMs.flagName), help: help(.heartbeatMs))
+    var heartbeatMs: Int?
+
+    @Option(name: .customLong(SettingKey.maxWaitMs.flagName), help: help(.maxWaitMs))
+    var maxWaitMs: Int?
+
+    @Option(name: .customLong(SettingKey.eventBufferBytes.flagName), help: help(.eventBufferBytes))
+    var eventBufferBytes: Int?
+
     @Option(name: .customLong(SettingKey.maxDelayMs.flagName), help: help(.maxDelayMs))
     var maxDelayMs: Int?
 
@@ -152,6 +173,7 @@ struct CommandLineOptions: ParsableCommand {
         let strings: [(SettingKey, String?)] = [
             (.host, host), (.logLevel, logLevel), (.logFormat, logFormat), (.latencyDistribution, latencyDistribution),
             (.faultKinds, faultKinds), (.adminToken, adminToken), (.corsAllowOrigin, corsAllowOrigin),
+            (.dataPath, dataPath), (.dataSynchronous, dataSynchronous),
         ]
         let booleans: [(SettingKey, Bool?)] = [(.metricsEnabled, metrics), (.accessLog, accessLog)]
         let doubles: [(SettingKey, Double?)] = [(.latencySpread, latencySpread), (.faultRate, faultRate)]
@@ -163,7 +185,10 @@ struct CommandLineOptions: ParsableCommand {
             (.itemCount, itemCount), (.seed, seed), (.pageLatencyMs, pageLatencyMs), (.growEveryMs, growEveryMs),
             (.latencyMinMs, latencyMinMs), (.latencyMaxMs, latencyMaxMs), (.latencyFixedMs, latencyFixedMs),
             (.latencyMedianMs, latencyMedianMs), (.cacheCapacity, cacheCapacity),
-            (.defaultLimit, defaultLimit), (.maxLimit, maxLimit), (.maxDelayMs, maxDelayMs),
+            (.defaultLimit, defaultLimit), (.maxLimit, maxLimit),
+            (.idempotencyTTLSeconds, idempotencyTTLSeconds), (.changesKept, changesKept),
+            (.heartbeatMs, heartbeatMs), (.maxWaitMs, maxWaitMs), (.eventBufferBytes, eventBufferBytes),
+            (.maxDelayMs, maxDelayMs),
             (.faultSeed, faultSeed), (.hangMs, hangMs), (.retryAfterSeconds, retryAfterSeconds),
             (.shutdownGraceMs, shutdownGraceMs),
         ]

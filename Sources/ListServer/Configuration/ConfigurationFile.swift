@@ -67,8 +67,9 @@ struct ConfigurationFile: Sendable {
             if let nested = value as? [String: Any] {
                 collectValues(of: nested, prefix: key + ".", into: &values)
             } else {
+                // Slashes unescaped, so paths and origins read as written: "./data/x.sqlite", not ".\/data\/x.sqlite".
                 let json = try? JSONSerialization.data(
-                    withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
+                    withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
                 values[key] = json.map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
             }
         }

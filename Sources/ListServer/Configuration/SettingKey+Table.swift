@@ -66,6 +66,42 @@ extension SettingKey {
             ("default-limit", "LISTSERVER_DEFAULT_LIMIT", 1...10_000, "n", "Page size when a request gives no limit.")
         case .maxLimit:
             ("max-limit", "LISTSERVER_MAX_LIMIT", 1...10_000, "n", "Largest page size a request may ask for.")
+        case .dataPath:
+            (
+                "data-path", "LISTSERVER_DATA_PATH", nil, "path",
+                "SQLite file where writes are kept (created with its folder); :memory: keeps them only while the "
+                    + "server runs."
+            )
+        case .dataSynchronous:
+            (
+                "data-synchronous", "LISTSERVER_DATA_SYNCHRONOUS", nil, "mode",
+                "full: an acknowledged write survives power loss; normal: it survives a crash of the server process."
+            )
+        case .idempotencyTTLSeconds:
+            (
+                "idempotency-ttl-s", "LISTSERVER_IDEMPOTENCY_TTL_S", 60...31_536_000, "s",
+                "How long an Idempotency-Key and its first answer are kept."
+            )
+        case .changesKept:
+            (
+                "changes-kept", "LISTSERVER_CHANGES_KEPT", 1...100_000_000, "n",
+                "How many recent changes per dataset the change feed keeps for replay."
+            )
+        case .heartbeatMs:
+            (
+                "heartbeat-ms", "LISTSERVER_HEARTBEAT_MS", 100...3_600_000, "ms",
+                "Interval of the comment line that keeps an idle event stream open."
+            )
+        case .maxWaitMs:
+            (
+                "max-wait-ms", "LISTSERVER_MAX_WAIT_MS", 0...3_600_000, "ms",
+                "Longest wait_ms a long-poll of /items/changes may ask for."
+            )
+        case .eventBufferBytes:
+            (
+                "event-buffer-bytes", "LISTSERVER_EVENT_BUFFER_BYTES", 4_096...1_073_741_824, "bytes",
+                "Unsent bytes an event-stream subscriber may fall behind by before it is dropped."
+            )
         case .shutdownGraceMs:
             (
                 "shutdown-grace-ms", "LISTSERVER_SHUTDOWN_GRACE_MS", 0...600_000, "ms",

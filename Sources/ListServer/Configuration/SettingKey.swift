@@ -31,6 +31,13 @@ enum SettingKey: String, CaseIterable, Sendable {
     case cacheCapacity = "cache.capacity"
     case defaultLimit = "paging.default_limit"
     case maxLimit = "paging.max_limit"
+    case dataPath = "data.path"
+    case dataSynchronous = "data.synchronous"
+    case idempotencyTTLSeconds = "data.idempotency_ttl_s"
+    case changesKept = "data.changes_kept"
+    case heartbeatMs = "events.heartbeat_ms"
+    case maxWaitMs = "events.max_wait_ms"
+    case eventBufferBytes = "events.max_buffer_bytes"
     case maxDelayMs = "delay.max_ms"
     case faultRate = "faults.rate"
     case faultKinds = "faults.kinds"
@@ -100,7 +107,9 @@ enum SettingKey: String, CaseIterable, Sendable {
     /// What kind of value this setting takes.
     var valueKind: ValueKind {
         switch self {
-        case .host, .logLevel, .logFormat, .latencyDistribution, .faultKinds, .adminToken, .corsAllowOrigin: .string
+        case .host, .logLevel, .logFormat, .latencyDistribution, .faultKinds, .adminToken, .corsAllowOrigin, .dataPath,
+            .dataSynchronous:
+            .string
         case .metricsEnabled, .accessLog: .boolean
         case .latencySpread, .faultRate: .double
         default: .integer
@@ -124,6 +133,8 @@ enum SettingKey: String, CaseIterable, Sendable {
         case .logLevel: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
         case .logFormat: "one of " + LogFormat.allCases.map(\.rawValue).joined(separator: ", ")
         case .latencyDistribution: "one of " + LatencyKind.allCases.map(\.rawValue).joined(separator: ", ")
+        case .dataPath: "a non-empty path"
+        case .dataSynchronous: "one of " + DataSynchronous.allCases.map(\.rawValue).joined(separator: ", ")
         case .faultKinds: "a comma-separated list of kind[:weight]"
         case .adminToken: "empty or \(AdminToken.lengths) visible ASCII characters (0x21...0x7E)"
         case .corsAllowOrigin: "*, empty, or a comma-separated list of http(s)://host[:port]"

@@ -58,6 +58,22 @@ extension Settings {
     ///   request gives none, 1...`paging.max_limit`.
     /// - `paging.max_limit` (int, default 100; `--max-limit`, `LISTSERVER_MAX_LIMIT`): the largest page size a request
     ///   may ask for, 1...10000.
+    /// - `data.path` (string, default `./data/listserver.sqlite`; `--data-path`, `LISTSERVER_DATA_PATH`): the SQLite
+    ///   file where writes are kept, created with its folder; not empty; `:memory:` keeps them only while the server
+    ///   runs.
+    /// - `data.synchronous` (string, default `full`; `--data-synchronous`, `LISTSERVER_DATA_SYNCHRONOUS`): `full` (an
+    ///   acknowledged write survives power loss) or `normal` (it survives a crash of the server process), any case;
+    ///   see ``DataSynchronous``.
+    /// - `data.idempotency_ttl_s` (int, default 86400; `--idempotency-ttl-s`, `LISTSERVER_IDEMPOTENCY_TTL_S`): how
+    ///   long an `Idempotency-Key` and its first answer are kept, in seconds, 60...31536000.
+    /// - `data.changes_kept` (int, default 100000; `--changes-kept`, `LISTSERVER_CHANGES_KEPT`): the recent changes
+    ///   per dataset the change feed keeps for replay, 1...100000000.
+    /// - `events.heartbeat_ms` (int, default 15000; `--heartbeat-ms`, `LISTSERVER_HEARTBEAT_MS`): the interval of
+    ///   the comment line that keeps an idle event stream open, 100...3600000.
+    /// - `events.max_wait_ms` (int, default 30000; `--max-wait-ms`, `LISTSERVER_MAX_WAIT_MS`): the longest `wait_ms`
+    ///   a long-poll of `/items/changes` may ask for, 0...3600000.
+    /// - `events.max_buffer_bytes` (int, default 1048576; `--event-buffer-bytes`, `LISTSERVER_EVENT_BUFFER_BYTES`):
+    ///   the unsent bytes an event-stream subscriber may fall behind by before it is dropped, 4096...1073741824.
     /// - `delay.max_ms` (int, default 30000; `--max-delay-ms`, `LISTSERVER_MAX_DELAY_MS`): the largest `?delay_ms`
     ///   a request may ask for, 0...600000.
     /// - `faults.rate` (double, default 0; `--fault-rate`, `LISTSERVER_FAULT_RATE`): the share of data requests
@@ -164,6 +180,13 @@ extension Settings {
             cacheCapacity: try reader.int(.cacheCapacity),
             paging: PagingSettings(defaultLimit: try reader.int(.defaultLimit), maxLimit: try reader.int(.maxLimit)),
             limits: try limits(reader),
+            dataPath: try reader.string(.dataPath),
+            dataSynchronous: try reader.choice(.dataSynchronous, of: DataSynchronous.self),
+            idempotencyTTLSeconds: try reader.int(.idempotencyTTLSeconds),
+            changesKept: try reader.int(.changesKept),
+            heartbeatMs: try reader.int(.heartbeatMs),
+            maxWaitMs: try reader.int(.maxWaitMs),
+            eventBufferBytes: try reader.int(.eventBufferBytes),
             maxDelayMs: try reader.int(.maxDelayMs),
             faultRate: try reader.double(.faultRate),
             faultKinds: try reader.parsed(.faultKinds, FaultMix.init(parsing:)),
@@ -180,6 +203,14 @@ extension Settings {
                 accessLog: try reader.bool(.accessLog)),
             configFile: file?.path
         )
+        guard !settings.dataPath.isEmpty else {
+            throw .invalidValue(
+                .dataPath,
+                from: reader.source(of: .dataPath),
+                value: #""""#,
+                requirement: SettingKey.dataPath.requirement
+            )
+        }
         switch settings.latencyDistribution {
         case .uniform:
             try requireAtMost(.latencyMinMs, settings.latencyMinMs, .latencyMaxMs, settings.latencyMaxMs, reader)

@@ -63,6 +63,30 @@ struct Settings: Sendable, Equatable {
     /// `http.max_*` and `http.*_timeout_ms`: request sizes, connections and deadlines.
     var limits = HTTPLimits()
 
+    /// `data.path`: the SQLite file where writes are kept, created with its folder when missing; `:memory:` keeps
+    /// them only while the server runs. Never empty once loaded.
+    var dataPath = "./data/listserver.sqlite"
+
+    /// `data.synchronous`: how durable an acknowledged write is (see ``DataSynchronous``).
+    var dataSynchronous = DataSynchronous.full
+
+    /// `data.idempotency_ttl_s`: how long an `Idempotency-Key` and its first answer are kept, in seconds.
+    var idempotencyTTLSeconds = 86_400
+
+    /// `data.changes_kept`: how many recent changes per dataset the change feed keeps for replay.
+    var changesKept = 100_000
+
+    /// `events.heartbeat_ms`: the interval of the comment line that keeps an idle event stream open, in
+    /// milliseconds.
+    var heartbeatMs = 15_000
+
+    /// `events.max_wait_ms`: the longest `wait_ms` a long-poll of `/items/changes` may ask for, in milliseconds.
+    var maxWaitMs = 30_000
+
+    /// `events.max_buffer_bytes`: how many unsent bytes an event-stream subscriber may fall behind by before it is
+    /// dropped.
+    var eventBufferBytes = 1_048_576
+
     /// `delay.max_ms`: the largest `?delay_ms` a request may ask for, in milliseconds.
     var maxDelayMs = 30_000
 
@@ -133,6 +157,13 @@ struct Settings: Sendable, Equatable {
         case .cacheCapacity: .int(cacheCapacity)
         case .defaultLimit: .int(paging.defaultLimit)
         case .maxLimit: .int(paging.maxLimit)
+        case .dataPath: .string(dataPath)
+        case .dataSynchronous: .string(dataSynchronous.rawValue)
+        case .idempotencyTTLSeconds: .int(idempotencyTTLSeconds)
+        case .changesKept: .int(changesKept)
+        case .heartbeatMs: .int(heartbeatMs)
+        case .maxWaitMs: .int(maxWaitMs)
+        case .eventBufferBytes: .int(eventBufferBytes)
         case .maxDelayMs: .int(maxDelayMs)
         case .faultRate: .double(faultRate)
         case .faultKinds: .string(faultKinds.text)

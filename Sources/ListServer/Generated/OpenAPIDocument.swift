@@ -14,39 +14,45 @@ enum OpenAPIDocument {
         info:
           title: ListServer
           version: 1.0.0
-          summary: Paged, generated list items and a slow, cached per-item detail store, as JSON.
+          summary: Paged, generated list items clients can write, their change feed, and a slow, cached detail store, as JSON.
           description: |
-            A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`, never stored; a
-            detail comes from a slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any
-            request to be slow or to fail, to rehearse a flaky network.
+            A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`; clients can add,
+            change and delete items, and only those writes are stored, laid over the generated list. A detail comes from
+            a slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any request to be slow or to
+            fail, to rehearse a flaky network.
 
             Conventions that hold for every path:
 
-            - Every success is `application/json; charset=utf-8` (the two description documents and the 204 of `OPTIONS`
-              excepted); every error is an RFC 9457 `application/problem+json` body (schema `Problem`).
+            - Every success is `application/json; charset=utf-8` (the two description documents, the event stream of
+              `/items/events` and the bodiless 204s excepted); every error is an RFC 9457 `application/problem+json` body
+              (schema `Problem`).
             - `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no
-              body.
-            - Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`,
-              `X-Request-Id` (the request's own when it is 1-128 visible ASCII characters, else one the server made up;
-              the access log line has it too) and, with CORS on (`cors.allow_origin`, `*` by default),
-              `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`. With a list of origins configured, a
-              listed `Origin` is echoed in `Access-Control-Allow-Origin`, other origins get no CORS fields, and every
-              response says `Vary: Origin`.
+              body; `/items/events` excepted (a stream has no end to measure: `HEAD` there is 405).
+            - Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`
+              (`no-store` on the event stream), `X-Request-Id` (the request's own when it is 1-128 visible ASCII
+              characters, else one the server made up; the access log line has it too) and, with CORS on
+              (`cors.allow_origin`, `*` by default), `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.
+              With a list of origins configured, a listed `Origin` is echoed in `Access-Control-Allow-Origin`, other
+              origins get no CORS fields, and every response says `Vary: Origin`.
             - `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with
               `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,
               `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.
-            - A documented path asked for with a method it does not document is answered 405 with `Allow: GET, HEAD,
-              OPTIONS` (`Allow: POST, OPTIONS` on `/admin/reset`; response `MethodNotAllowed`). Any other path is 404
-              (response `NotFound`), whatever the method.
+            - A documented path asked for with a method it does not document is answered 405 (response
+              `MethodNotAllowed`) with `Allow` listing the methods it documents: `GET, HEAD, POST, OPTIONS` on `/items`,
+              `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on
+              `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any
+              other path is 404 (response `NotFound`), whatever the method.
             - `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths
-              (`/items`, `/items/{id}`, `/items/{id}/detail`) `fail`, `fail_rate` and `fail_first` inject faults (see the
-              parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per operation, a fault
-              can be `reset` (the connection is reset, no response), `truncated` (the full `Content-Length` but only half
-              the body, then the connection closes) or `hang` (no answer for `faults.hang_ms`, 10 s by default, then the
-              connection closes). A malformed control parameter is 400 `invalid-parameter` on any path. With
-              `faults.rate` > 0 the server injects faults into the data paths on its own, reproducibly from
-              `faults.seed` and the order requests arrive in; never into `/healthz`, `/readyz`, `/metrics`, `/openapi.*`
-              or `/admin/*`.
+              (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included) `fail`, `fail_rate` and `fail_first` inject
+              faults (see the parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per
+              operation, a fault can be `reset` (the connection is reset, no response), `truncated` (the full
+              `Content-Length` but only half the body, then the connection closes) or `hang` (no answer for
+              `faults.hang_ms`, 10 s by default, then the connection closes). On a write, a 500, 503 or 429 replaces the
+              write (nothing is written), while `reset`, `truncated` and `hang` act after the commit: the write went
+              through but the client never hears of it, which is exactly the case `Idempotency-Key` is for. A malformed
+              control parameter is 400 `invalid-parameter` on any path. With `faults.rate` > 0 the server injects faults
+              into the data paths on its own, reproducibly from `faults.seed` and the order requests arrive in; never into
+              `/items/changes`, `/items/events`, `/healthz`, `/readyz`, `/metrics`, `/openapi.*` or `/admin/*`.
             - Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on
               `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).
             - The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of
@@ -55,10 +61,39 @@ enum OpenAPIDocument {
               or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,
               HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with
               `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,
-              `Connection: close`).
+              `Connection: close`), and open event streams end (reconnect).
+
+            Writes, datasets and the change feed:
+
+            - `POST /items` adds an item at the end of the list, `PATCH /items/{id}` changes some of its fields (a JSON
+              merge patch; `null` returns a field to its generated value) and `DELETE /items/{id}` removes it. Ids come
+              from one sequence shared with growth and are never reused (until a reset). A write is answered only once it
+              is durable (`data.path`, a SQLite file, `./data/listserver.sqlite` by default, synced as `data.synchronous`
+              says, `full` or `normal`; `:memory:` keeps nothing across restarts); readers never see a write that could
+              still be lost. When the store cannot take it, the answer is 503 `store-unavailable` (with `Retry-After`) or
+              507 `store-full`, and nothing was written.
+            - Pages count live items only: after a delete, page P still holds the next `limit` live items, `total`,
+              `X-Total-Count` and `Link` count live items, and cursors step over the gap. A page's `ETag` changes when an
+              item on it changes; an item's `ETag` changes with every write to it. `If-Match` with the `ETag` a client
+              showed the user makes `PATCH` and `DELETE` fail with 412 instead of overwriting someone else's change.
+            - `Idempotency-Key` on a write makes it safe to retry: a retry with the same key and the same request gets the
+              first answer again, with `Idempotent-Replayed: true`, and writes nothing. Keys are kept at least
+              `data.idempotency_ttl_s` (24 h by default), across restarts.
+            - `X-Dataset: <name>` on any `/items` request (and on `POST /admin/reset`) names an isolated dataset: its own
+              copy of the generated list with its own writes, id sequence, change feed, idempotency keys and `fail_first`
+              counts, so parallel UI tests do not see each other's writes. Without it, requests share the default list.
+              A dataset exists from its first use until `DELETE /admin/datasets/{name}`.
+            - Every change to a list (a created, updated or deleted item, an item added by growth, a reset) gets the next
+              sequence number of its list, from 1. `GET /items/changes` pages through them (and long-polls for the next
+              ones with `wait_ms`); `GET /items/events` pushes them as Server-Sent Events. The last `data.changes_kept`
+              changes of each list (100000 by default) are kept; a client that fell further behind gets 410
+              `changes-expired` (or an `expired` event), reloads the list, and continues from the sequence number it is
+              given.
 
             The numeric ranges below are those of the default configuration (`paging.default_limit` 20,
-            `paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1).
+            `paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1,
+            `events.max_wait_ms` 30000, `events.heartbeat_ms` 15000, `data.idempotency_ttl_s` 86400, `data.changes_kept`
+            100000).
         servers:
           - url: http://127.0.0.1:8080
             description: A local server started by `scripts/run.sh` (it listens on 0.0.0.0:8080 by default).
@@ -70,33 +105,38 @@ enum OpenAPIDocument {
           - name: meta
             description: This description of the API.
           - name: admin
-            description: Starting over between UI tests.
+            description: Starting over and cleaning up between UI tests.
         paths:
           /items:
-            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD, POST and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [items]
               operationId: listItems
               summary: A page of the list, by page number or by cursor
               description: |
-                The list is ids `0 ... total-1`: oldest first with `order=asc` (the default), newest first with
-                `order=desc`. It may grow: with `items.grow_every_ms` > 0 the next id joins at the end every interval.
-                The response is held `items.latency_ms` (0 by default) before it is sent, a 304 too.
+                The list is its live items in id order: oldest first with `order=asc` (the default), newest first with
+                `order=desc`. Ids `0 ... items.count-1` are generated; `POST /items` and growth (the next id every
+                `items.grow_every_ms`, when that is above 0) add the next ids at the end; `DELETE /items/{id}` takes an id
+                out for good. The response is held `items.latency_ms` (0 by default) before it is sent, a 304 too.
 
                 **Page-number paging** (no `after` or `before`; `page` given, or no `order`): page P holds the P-th run of
-                `limit` ids in list order: `(P-1)*L ... P*L-1` ascending, or `total-1-(P-1)*L` downwards with
-                `order=desc`. Past the end the answer is still 200, with `"items":[]` and `"next_page":null`: a client
-                stops when `next_page` is null. Headers `X-Total-Count`, `Link`, `ETag`. Page numbers drift while the list
-                grows (newest first, page 2 then repeats items page 1 showed); cursors do not.
+                `limit` live items in list order: while nothing is deleted, ids `(P-1)*L ... P*L-1` ascending, or
+                `total-1-(P-1)*L` downwards with `order=desc`. Past the end the answer is still 200, with `"items":[]` and
+                `"next_page":null`: a client stops when `next_page` is null. Headers `X-Total-Count`, `Link`, `ETag`. Page
+                numbers drift while the list grows or loses items (newest first, page 2 then repeats items page 1 showed);
+                cursors do not.
 
                 **Cursor paging** (`after` or `before` given, or `order` without `page`): relative to the list in its
                 order, no cursor gives the first `limit` items; `after=X` the `limit` items right after X (asc: ids > X;
                 desc: ids < X); `before=X` the `limit` items right before X (asc: the largest ids < X; desc: the smallest
-                ids > X), still in list order. `next_cursor` goes back in the same parameter to continue (the last id
-                returned, or with `before` the first); when nothing is returned it is X for `after=X` (poll again for new
-                items), else null. Headers `X-Total-Count`, `ETag`, and `Link` with `rel="next"` when `has_more`. `page`
-                with `after` or `before` is 400 (`parameter` `page`), `after` with `before` is 400 (`parameter`
-                `before`).
+                ids > X), still in list order. X need not be live: a deleted cursor id still marks its place. `next_cursor`
+                goes back in the same parameter to continue (the last id returned, or with `before` the first); when
+                nothing is returned it is X for `after=X` (poll again for new items), else null. Headers `X-Total-Count`,
+                `ETag`, and `Link` with `rel="next"` when `has_more`. `page` with `after` or `before` is 400 (`parameter`
+                `page`), `after` with `before` is 400 (`parameter` `before`).
+
+                `total` and `X-Total-Count` count live items. The `ETag` changes when any item on the page changes (or a
+                delete moves other items onto it). With `X-Dataset`, the page is of that dataset's list.
               parameters: &listItemsParameters
                 - $ref: '#/components/parameters/Page'
                 - $ref: '#/components/parameters/Limit'
@@ -108,6 +148,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/FailRate'
                 - $ref: '#/components/parameters/FailFirst'
                 - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/X-Client-Id'
                 - $ref: '#/components/parameters/X-Request-Id'
               responses: &listItemsResponses
@@ -142,11 +183,88 @@ enum OpenAPIDocument {
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *listItemsParameters
               responses: *listItemsResponses
+            post:
+              tags: [items]
+              operationId: createItem
+              summary: Add an item at the end of the list
+              description: |
+                Adds an item with the next id (after every id handed out so far, by the generated list, growth and earlier
+                posts; ids are never reused, but after a reset) and answers 201 with the whole item, its `Location` and its
+                `ETag` once the write is durable. `label` is required; a field left out or `null` gets its generated value
+                (what `GET /items/{id}` would have shown for that id). The item goes into the change feed as `created`. With
+                `X-Dataset`, the item goes into that dataset's list.
+
+                The body is `Content-Type: application/json` (anything else, or no `Content-Type`, is 415), at most
+                `http.max_body_bytes` (64 KiB by default, else 413), an object of the fields below and nothing else: an
+                unknown member, or `id`, is 400 `invalid-item` naming it, and so is a value of the wrong type or out of
+                range. JSON that is malformed, has a duplicate member, is not UTF-8, has a lone surrogate escape, a number
+                too large for its field or nesting deeper than 2 is 400 `invalid-item` with the byte offset in `detail`.
+
+                **Retrying safely**: send an `Idempotency-Key`. When the answer is lost (a timeout, a reset connection,
+                or on purpose with `fail=reset`, `fail=truncated` or `fail=hang`, which act after the commit), retry with
+                the same key and the same request: the server answers the first 201 again (same status, `Location`, `ETag`
+                and body, plus `Idempotent-Replayed: true`) and adds nothing. The same key with another request (another
+                method, path, query or body; the control parameters `delay_ms`, `fail`, `fail_rate`, `fail_first` aside)
+                is 422. Keys are per dataset, and kept at least `data.idempotency_ttl_s` (24 h by default), across
+                restarts. A 4xx or 5xx answer is not recorded: nothing was written, and a retry with the same key is
+                tried afresh.
+
+                409 `list-full` when the list already has 2^53 ids. 503 `store-unavailable` (with `Retry-After`) or 507
+                `store-full` when the store cannot take the write: nothing was written, retry later (with the same key).
+                An injected 500, 503 or 429 also writes nothing.
+              parameters:
+                - $ref: '#/components/parameters/Idempotency-Key'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              requestBody:
+                required: true
+                description: 'The new item''s fields: `label`, and any of the others (`null` or absent: the generated value).'
+                content:
+                  application/json:
+                    schema:
+                      $ref: '#/components/schemas/NewItem'
+                    example: {"label": "Running 10 minutes late, start without me", "author": "Nadia Benali", "likes": 0}
+              responses:
+                '201':
+                  $ref: '#/components/responses/ItemCreated'
+                '400':
+                  $ref: '#/components/responses/InvalidWrite'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '409':
+                  $ref: '#/components/responses/ListFull'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '415':
+                  $ref: '#/components/responses/UnsupportedMediaType'
+                '422':
+                  $ref: '#/components/responses/IdempotencyKeyReused'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/WriteUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
             options:
               tags: [items]
               operationId: optionsItems
               summary: The methods of the list, and the CORS preflight
-              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              description: '204 with `Allow: GET, HEAD, POST, OPTIONS`, plus the preflight fields for a CORS preflight.'
               parameters: &optionsParameters
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
@@ -172,12 +290,16 @@ enum OpenAPIDocument {
                 '505':
                   $ref: '#/components/responses/HTTPVersionNotSupported'
           /items/{id}:
-            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD, PATCH, DELETE and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [items]
               operationId: getItem
               summary: One item
-              description: Query parameters other than the controls (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.
+              description: |
+                The live item with this id, written fields included; 404 for an id never handed out or deleted. With
+                `X-Dataset`, the item of that dataset's list. The `ETag` changes with every write to the item: send it
+                back in `If-Match` to change or delete exactly the version you have. Query parameters other than the
+                controls (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.
               parameters: &getItemParameters
                 - $ref: '#/components/parameters/ItemID'
                 - $ref: '#/components/parameters/DelayMs'
@@ -185,6 +307,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/FailRate'
                 - $ref: '#/components/parameters/FailFirst'
                 - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/X-Client-Id'
                 - $ref: '#/components/parameters/X-Request-Id'
               responses: &getItemResponses
@@ -221,13 +344,138 @@ enum OpenAPIDocument {
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *getItemParameters
               responses: *getItemResponses
+            patch:
+              tags: [items]
+              operationId: updateItem
+              summary: Change some fields of an item
+              description: |
+                A JSON merge patch (RFC 7396) of the item: the fields given are set, the fields left out stay, and a field
+                given as `null` returns to its generated value (for `label`, `Line <id>`). No field is required; an empty
+                patch `{}` still counts as a write (a new `ETag`, an `updated` change). Answers 200 with the whole item
+                after the patch and its new `ETag`, once the write is durable; the item goes into the change feed as
+                `updated`. 404 for an id never handed out or deleted.
+
+                The body is `Content-Type: application/merge-patch+json` or `application/json` (anything else, or none, is
+                415), with the same fields, ranges and 400 `invalid-item` rules as `POST /items`.
+
+                **Lost updates**: send the `ETag` you last saw in `If-Match`. When the item changed since (someone else
+                wrote it), the answer is 412 `precondition-failed` with the current `ETag`, and nothing is written: fetch
+                the item, show the change, and try again.
+
+                **Retrying safely**: `Idempotency-Key` as for `POST /items`: a retry with the same key and request gets
+                the first 200 again (the item as that write left it, with `Idempotent-Replayed: true`), even when the item
+                changed or was deleted since, or `If-Match` no longer matches. 503 `store-unavailable` or 507 `store-full`:
+                nothing was written.
+              parameters: &writeItemParameters
+                - $ref: '#/components/parameters/ItemID'
+                - $ref: '#/components/parameters/If-Match'
+                - $ref: '#/components/parameters/Idempotency-Key'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              requestBody:
+                required: true
+                description: 'The fields to change; `null` returns a field to its generated value.'
+                content:
+                  application/merge-patch+json:
+                    schema:
+                      $ref: '#/components/schemas/ItemPatch'
+                    example: {"likes": 12, "color": null}
+                  application/json:
+                    schema:
+                      $ref: '#/components/schemas/ItemPatch'
+                    example: {"likes": 12, "color": null}
+              responses:
+                '200':
+                  $ref: '#/components/responses/ItemUpdated'
+                '400':
+                  $ref: '#/components/responses/InvalidWrite'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '412':
+                  $ref: '#/components/responses/PreconditionFailed'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '415':
+                  $ref: '#/components/responses/UnsupportedMediaType'
+                '422':
+                  $ref: '#/components/responses/IdempotencyKeyReused'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/WriteUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
+            delete:
+              tags: [items]
+              operationId: deleteItem
+              summary: Delete an item
+              description: |
+                Takes the item out of the list for good, once the write is durable: 204, no body. From then on the id
+                answers 404 (the item and its detail), pages skip it (page P holds the next `limit` live items; `total`,
+                `X-Total-Count` and `Link` count live items), cursors step over it, and the change feed has a `deleted`
+                change. 404 for an id never handed out or already deleted. The id is never handed out again (until a
+                reset).
+
+                `If-Match` and `Idempotency-Key` as for `PATCH`: 412 with the current `ETag` when the item changed since
+                the client saw it; a retry with the same key gets the first 204 again (with `Idempotent-Replayed: true`)
+                instead of a 404. 503 `store-unavailable` or 507 `store-full`: nothing was deleted.
+              parameters: *writeItemParameters
+              responses:
+                '204':
+                  $ref: '#/components/responses/ItemDeleted'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '412':
+                  $ref: '#/components/responses/PreconditionFailed'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '422':
+                  $ref: '#/components/responses/IdempotencyKeyReused'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/WriteUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
             options:
               tags: [items]
               operationId: optionsItem
               summary: The methods of one item, and the CORS preflight
               description: |
-                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:
-                any non-empty segment gets the same answer.
+                204 with `Allow: GET, HEAD, PATCH, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The id
+                is not checked: any non-empty segment (but `changes` and `events`, which are paths of their own) gets the
+                same answer.
               parameters: &optionsItemParameters
                 - $ref: '#/components/parameters/ItemID'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
@@ -246,7 +494,9 @@ enum OpenAPIDocument {
                 also `fixed`, `lognormal` or `none`); the value is then cached (LRU, `cache.capacity` entries) and later
                 fetches answer at once. Concurrent first fetches of one id share one store fetch. A matching
                 `If-None-Match` gets 304 only after the cache lookup: the same wait as a 200, only the body is saved.
-                Query parameters other than the controls (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.
+                An id never handed out or deleted is 404 (with `X-Dataset`, in that dataset's list); writes to an item do
+                not change its detail. Query parameters other than the controls (`delay_ms`, `fail`, `fail_rate`,
+                `fail_first`) are ignored.
               parameters: &getItemDetailParameters
                 - $ref: '#/components/parameters/ItemID'
                 - name: Cache-Control
@@ -271,6 +521,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/FailRate'
                 - $ref: '#/components/parameters/FailFirst'
                 - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/X-Client-Id'
                 - $ref: '#/components/parameters/X-Request-Id'
               responses: &getItemDetailResponses
@@ -315,6 +566,142 @@ enum OpenAPIDocument {
                 204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:
                 any non-empty segment gets the same answer.
               parameters: *optionsItemParameters
+              responses: *optionsResponses
+          /items/changes:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [items]
+              operationId: listChanges
+              summary: What changed in the list since a sequence number, with long-polling
+              description: |
+                Every change to the list gets the next sequence number of its list, from 1: `created` (by `POST /items` or
+                growth), `updated` (`PATCH`), `deleted` (`DELETE`) and `reset` (`POST /admin/reset`). This answers the
+                changes after `since`, oldest first, at most `limit` of them, and `next_since` to ask from next time (the
+                last one's sequence number, or `since` itself when there is none). A client keeps a list in sync by
+                loading it once, then applying the changes after the sequence number it loaded at (`since=0` for all that
+                are kept), in order: a `created` item goes at the end, an `updated` one replaces the item with its id, a
+                `deleted` id goes away, and a `reset` means reload the list.
+
+                **Long-polling**: with `wait_ms`, when there is no change after `since` yet, the answer is held until the
+                next change (then answered at once, with it) or until `wait_ms` is over (then `"changes":[]` and
+                `next_since` equal to `since`); ask again from `next_since` right away. Without `wait_ms` the answer is
+                immediate.
+
+                **Fallen behind**: 410 `changes-expired` when `since` is older than what is kept (the last
+                `data.changes_kept` changes of each list, 100000 by default) or later than the list's last change (after a
+                `DELETE /admin/datasets/{name}`, say): reload the list, then continue from the sequence number named in
+                `detail` (the list's last change). With `X-Dataset`, the changes of that dataset's list. A store that cannot
+                be read is 503 `store-unavailable`, with `Retry-After`.
+              parameters: &listChangesParameters
+                - $ref: '#/components/parameters/Since'
+                - $ref: '#/components/parameters/ChangesLimit'
+                - $ref: '#/components/parameters/WaitMs'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &listChangesResponses
+                '200':
+                  $ref: '#/components/responses/ChangesPage'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '410':
+                  $ref: '#/components/responses/ChangesExpired'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/StoreUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [items]
+              operationId: headChanges
+              summary: The status and headers of the changes since a sequence number
+              description: |
+                Exactly the status and headers of the same GET (`Content-Length` included, after the same long-poll wait),
+                without a body.
+              parameters: *listChangesParameters
+              responses: *listChangesResponses
+            options:
+              tags: [items]
+              operationId: optionsChanges
+              summary: The methods of the change feed, and the CORS preflight
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
+          /items/events:
+            description: Methods other than GET and OPTIONS (HEAD included) get 405 (`MethodNotAllowed`).
+            get:
+              tags: [items]
+              operationId: streamEvents
+              summary: The list's changes as they happen, as Server-Sent Events
+              description: |
+                A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200
+                `text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that
+                proxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event
+                per change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a
+                blank line:
+
+                - `event:` the change's kind, `created`, `updated`, `deleted` or `reset`;
+                - `id:` its sequence number;
+                - `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{"id":N}` for `deleted`
+                  (schema `DeletedEventData`), `{"version":V,"seed":S,"count":N}` for `reset` (schema `ResetEventData`).
+
+                A comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections
+                open through proxies; clients ignore it.
+
+                **Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it
+                saw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to
+                the same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.
+                Without either, the stream starts with the next change. When the changes after it are no longer kept (or
+                the sequence number is later than the list's last change), the stream sends one `event: expired` with
+                `id:` the list's last sequence number and `data: {"last_sequence":N}` (schema `ExpiredEventData`), then
+                the live changes: reload the list and keep the stream.
+
+                A subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;
+                `DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.
+                In each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still
+                kept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`;
+                503 `store-unavailable` (with `Retry-After`) when the kept changes cannot be read from the store. There is
+                no `HEAD` (405): a stream has no length to announce.
+              parameters:
+                - $ref: '#/components/parameters/Last-Event-ID'
+                - $ref: '#/components/parameters/EventsSince'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses:
+                '200':
+                  $ref: '#/components/responses/EventStream'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/StoreUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            options:
+              tags: [items]
+              operationId: optionsEvents
+              summary: The methods of the event stream, and the CORS preflight
+              description: '204 with `Allow: GET, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
               responses: *optionsResponses
           /healthz:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
@@ -504,18 +891,27 @@ enum OpenAPIDocument {
               operationId: resetServer
               summary: Start over
               description: |
-                Clears the detail cache and the fault counters (the fault sequence and every `fail_first` count),
-                restarts the list's growth (the count goes back to `items.count`), adds 1 to the catalog version (so every
-                `ETag` changes) and, with `seed`, switches the catalog to that seed. Each replica of a scaled-out
-                deployment resets only itself.
+                Without `X-Dataset`, resets the default list: clears the detail cache and the fault counters (the fault
+                sequence and the `fail_first` counts of requests without `X-Dataset`), drops every write of the list
+                (durably: created items, changes to items and deletions are gone, the id sequence restarts at
+                `items.count`, and growth starts again from there), adds 1 to the list's version (so every `ETag` changes)
+                and, with `seed`, switches the list to that seed. A `reset` change goes into the change feed (sequence
+                numbers go on; clients reload the list). Idempotency keys are kept. Each replica of a scaled-out deployment
+                resets only itself.
+
+                With `X-Dataset`, resets only that dataset the same way (optionally with its own `seed`), and its
+                `fail_first` counts; the detail cache is only cleared for the default list (`cleared.details` is 0).
 
                 Access: with `admin.token` configured, `Authorization: Bearer <token>` is required from every client
                 (401 otherwise); without one, only loopback clients (127.0.0.0/8, ::1) are let in (403 otherwise). The
-                body must have a `Content-Length`: a chunked body is refused with 411 by the connection layer.
+                body must have a `Content-Length`: a chunked body is refused with 411 by the connection layer. 503
+                `store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take the reset: nothing
+                was reset.
               security:
                 - adminToken: []
                 - {}
               parameters:
+                - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
               requestBody:
@@ -546,15 +942,81 @@ enum OpenAPIDocument {
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
-                  $ref: '#/components/responses/ShuttingDown'
+                  $ref: '#/components/responses/StoreUnavailable'
                 '505':
                   $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
             options:
               tags: [admin]
               operationId: optionsReset
               summary: The methods of the reset, and the CORS preflight
               description: '204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.'
               parameters: *optionsParameters
+              responses: *optionsResponses
+          /admin/datasets/{name}:
+            description: 'Methods other than DELETE and OPTIONS get 405 (`MethodNotAllowed`, `Allow: DELETE, OPTIONS`).'
+            delete:
+              tags: [admin]
+              operationId: deleteDataset
+              summary: Forget a dataset
+              description: |
+                Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its
+                idempotency keys and its `fail_first` counts. Its open event streams end. 204, no body, whether the
+                dataset was used or not; the next request naming it starts from the generated list again, with change
+                sequence numbers from 1 (so a client still holding an older sequence number gets 410 and reloads). A UI
+                test suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400
+                `invalid-header`.
+
+                Access as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is
+                required (401 otherwise); without one, only loopback clients are let in (403 otherwise). 503
+                `store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take it: nothing was
+                forgotten.
+              security:
+                - adminToken: []
+                - {}
+              parameters:
+                - $ref: '#/components/parameters/DatasetName'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses:
+                '204':
+                  $ref: '#/components/responses/DatasetDeleted'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/StoreUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
+            options:
+              tags: [admin]
+              operationId: optionsDataset
+              summary: The methods of a dataset, and the CORS preflight
+              description: |
+                204 with `Allow: DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The name is not checked:
+                any non-empty segment gets the same answer.
+              parameters:
+                - $ref: '#/components/parameters/DatasetName'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
               responses: *optionsResponses
         components:
           securitySchemes:
@@ -633,8 +1095,9 @@ enum OpenAPIDocument {
               required: true
               description: |
                 0-based item id: a plain decimal integer (ASCII digits only, leading zeros allowed). One that is not, or
-                that does not fit 64 bits, is 400; one at or past the current count (`items.count`, 10000 by default, plus
-                growth) is 404.
+                that does not fit 64 bits, is 400 `invalid-id`; one never handed out (at or past `items.count`, 10000 by
+                default, plus the items growth and `POST /items` added) or deleted is 404. (`/items/changes` and
+                `/items/events` are paths of their own, not ids.)
               schema:
                 type: integer
                 minimum: 0
@@ -660,9 +1123,10 @@ enum OpenAPIDocument {
                 Inject a fault: a comma-separated mix of kinds `500`, `503`, `429`, `reset`, `truncated` and `hang`, each
                 at most once and optionally weighted `kind:W` (W in 1...1000, default 1), e.g. `503:3,reset`. Alone, every
                 request fails with a kind drawn from the mix; with `fail_rate` or `fail_first` it is the mix those draw
-                from. Data paths only (`/items`, `/items/{id}`, `/items/{id}/detail`), and only into a request that is
-                otherwise valid. `500` is a 500, `503` and `429` come with `Retry-After`; for `reset`, `truncated` and
-                `hang` see the conventions above. A malformed mix is 400 `invalid-parameter`.
+                from. Data paths only (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included), and only into a
+                request that is otherwise valid. `500` is a 500, `503` and `429` come with `Retry-After`; on a write they
+                replace it (nothing is written). For `reset`, `truncated` and `hang` see the conventions above; on a write
+                they act after the commit. A malformed mix is 400 `invalid-parameter`.
               schema:
                 type: string
                 pattern: '^ *(500|503|429|reset|truncated|hang)(:0*([1-9][0-9]{0,2}|1000))? *(, *(500|503|429|reset|truncated|hang)(:0*([1-9][0-9]{0,2}|1000))? *)*$'
@@ -683,9 +1147,11 @@ enum OpenAPIDocument {
               required: false
               description: |
                 Fail the first N requests for this resource (the path and the query without the control parameters) from
-                this client (`X-Client-Id`; requests without it share one anonymous client), then answer normally: a
-                plain decimal integer in 0...1000. The kind is drawn from the `fail` mix, `503` without one. Data paths
-                only; anything else is 400 `invalid-parameter`. `POST /admin/reset` sets every count back to zero.
+                this client (`X-Client-Id`; requests without it share one anonymous client) in this dataset
+                (`X-Dataset`), then answer normally: a plain decimal integer in 0...1000. The kind is drawn from the `fail`
+                mix, `503` without one. Data paths only, writes included (a failed write writes nothing); anything else is
+                400 `invalid-parameter`. `POST /admin/reset` sets the counts of its list back to zero, and
+                `DELETE /admin/datasets/{name}` forgets a dataset's.
               schema:
                 type: integer
                 minimum: 0
@@ -700,6 +1166,125 @@ enum OpenAPIDocument {
               schema:
                 type: string
               example: '"v1-9f86d081884c7d65"'
+            If-Match:
+              name: If-Match
+              in: header
+              required: false
+              description: |
+                Write only if the item is still as the client saw it: the `ETag` of the item as last read or written (one
+                entity tag, or a comma-separated list of them), compared strongly (a weak `W/"..."` tag never matches), or
+                `*` for any live item. No match is 412 `precondition-failed` with the item's current `ETag`, and nothing
+                is written. Without `If-Match` the write goes ahead whatever the item's state.
+              schema:
+                type: string
+              example: '"v1-24e6d8d01184d304"'
+            Idempotency-Key:
+              name: Idempotency-Key
+              in: header
+              required: false
+              description: |
+                Makes a write safe to retry: 1-255 visible ASCII characters (`!` to `~`), unique per write the client means
+                (a UUID is a good choice); anything else is 400 `invalid-header`. A retry with the same key and the same
+                request (method, path and query without the control parameters `delay_ms`, `fail`, `fail_rate`,
+                `fail_first`, and body) gets the first answer again (status, `Location`, `ETag`, body) with
+                `Idempotent-Replayed: true`, and writes nothing; the same key with another request is 422
+                `idempotency-key-reused`. Only a write that went through is recorded: after a 4xx or 5xx the key is still
+                free. Keys are per dataset and kept at least `data.idempotency_ttl_s` (24 h by default), across restarts.
+              schema:
+                type: string
+                pattern: '^[!-~]{1,255}$'
+              example: 3f2b8c1e-7d4a-4e59-9a6f-0c1d2e3f4a5b
+            X-Dataset:
+              name: X-Dataset
+              in: header
+              required: false
+              description: |
+                An isolated dataset to work in, by name: 1-64 characters out of `A-Z`, `a-z`, `0-9`, `.`, `_` and `-`
+                (anything else is 400 `invalid-header`). A dataset is the generated list with its own writes, id sequence,
+                change feed, idempotency keys and `fail_first` counts, so that UI tests running side by side do not see
+                each other's writes; one name per test run, e.g. the run's id. It exists from its first use until
+                `DELETE /admin/datasets/{name}`. Without this field, requests share the default list.
+              schema:
+                type: string
+                pattern: '^[A-Za-z0-9._-]{1,64}$'
+              example: ui-test-42
+            DatasetName:
+              name: name
+              in: path
+              required: true
+              description: |
+                A dataset's name, as sent in `X-Dataset`: 1-64 characters out of `A-Z`, `a-z`, `0-9`, `.`, `_` and `-`
+                (anything else is 400 `invalid-header`).
+              schema:
+                type: string
+                pattern: '^[A-Za-z0-9._-]{1,64}$'
+              example: ui-test-42
+            Since:
+              name: since
+              in: query
+              required: false
+              description: |
+                The sequence number of the last change the client has applied: the changes after it are answered. A plain
+                decimal integer, given at most once (else 400 `invalid-parameter`); 0 (the default) for every change that
+                is kept. Usually the `next_since` of the previous answer.
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 18446744073709551615
+                default: 0
+              example: 0
+            EventsSince:
+              name: since
+              in: query
+              required: false
+              description: |
+                Start the stream with the kept changes after this sequence number (a plain decimal integer, given at most
+                once; else 400 `invalid-parameter`), as `Last-Event-ID` does; `Last-Event-ID` wins when both are given.
+                Without either, the stream starts with the next change.
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 18446744073709551615
+            ChangesLimit:
+              name: limit
+              in: query
+              required: false
+              description: |
+                At most this many changes per answer: a plain decimal integer in 1...1000, given at most once (else 400
+                `invalid-parameter`); 100 when absent. When more are waiting, ask again from `next_since` at once.
+              schema:
+                type: integer
+                minimum: 1
+                maximum: 1000
+                default: 100
+              example: 100
+            WaitMs:
+              name: wait_ms
+              in: query
+              required: false
+              description: |
+                Long-poll: when there is no change after `since` yet, hold the answer until the next change or this many
+                milliseconds, whichever comes first. A plain decimal integer in 0...`events.max_wait_ms` (30000 by default),
+                given at most once (else 400 `invalid-parameter`); 0 (the default) answers at once. Keep it below the
+                client's own request timeout (25000 with a 30 s timeout, say).
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 30000
+                default: 0
+            Last-Event-ID:
+              name: Last-Event-ID
+              in: header
+              required: false
+              description: |
+                Sent by `EventSource` when it reconnects: the `id:` of the last event it received, a change sequence
+                number (a plain decimal integer; anything else is 400 `invalid-header`). The kept changes after it are
+                sent first, so none is missed and none comes twice.
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 18446744073709551615
+              example: 1
             X-Client-Id:
               name: X-Client-Id
               in: header
@@ -786,7 +1371,9 @@ enum OpenAPIDocument {
               required: false
               schema:
                 type: string
-                const: Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id
+                const: >-
+                  Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location,
+                  Idempotent-Replayed
             Vary:
               description: '`Origin` when `cors.allow_origin` is a list of origins: the CORS fields depend on the `Origin`.'
               required: false
@@ -798,17 +1385,20 @@ enum OpenAPIDocument {
               required: false
               schema:
                 type: string
-                const: GET, HEAD, POST, OPTIONS
+                const: GET, HEAD, POST, PATCH, DELETE, OPTIONS
             Access-Control-Allow-Headers:
               description: |
                 On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a
                 well-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,
-                Content-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id`).
+                Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Client-Id, X-Dataset,
+                X-Request-Id`).
               required: false
               schema:
                 type: string
                 minLength: 1
-              example: Authorization, Cache-Control, Content-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id
+              example: >-
+                Authorization, Cache-Control, Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID,
+                Pragma, X-Client-Id, X-Dataset, X-Request-Id
             Access-Control-Max-Age:
               description: On a CORS preflight from an allowed origin, how long a browser may reuse the answer, in seconds.
               required: false
@@ -817,16 +1407,17 @@ enum OpenAPIDocument {
                 const: 600
             ETag:
               description: |
-                A strong entity tag of the representation: `v`, the catalog version, `-` and 16 lowercase hex digits, in
-                quotes. It changes with the catalog version (`POST /admin/reset`), the seed and whatever selects the
-                representation.
+                A strong entity tag of the representation: `v`, the list's version, `-` and 16 lowercase hex digits, in
+                quotes. It changes with the version (`POST /admin/reset`), the seed and whatever selects the
+                representation; an item's with every write to it, a page's when an item on it changes (or a delete moves
+                other items onto it). Send an item's back in `If-Match` to write only that version of it.
               required: true
               schema:
                 type: string
                 pattern: '^"v[0-9]+-[0-9a-f]{16}"$'
               example: '"v1-9f86d081884c7d65"'
             X-Total-Count:
-              description: The number of items in the whole list now (`items.count`, plus growth).
+              description: The number of live items in the list now (`items.count`, plus growth and posts, minus deletions).
               required: true
               schema:
                 type: integer
@@ -865,12 +1456,47 @@ enum OpenAPIDocument {
               example: store;dur=1555.9
             Allow:
               description: |
-                The methods the resource answers: `GET, HEAD, OPTIONS`, or `POST, OPTIONS` for `/admin/reset`; the
-                connection layer's 405 for `CONNECT` says `GET, HEAD, OPTIONS` too.
+                The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,
+                OPTIONS` for `/items/{id}`, `GET, OPTIONS` for `/items/events`, `POST, OPTIONS` for `/admin/reset`,
+                `DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's
+                405 for `CONNECT` says `GET, HEAD, OPTIONS` too.
               required: true
               schema:
                 type: string
-                enum: ['GET, HEAD, OPTIONS', 'POST, OPTIONS']
+                enum:
+                  - GET, HEAD, OPTIONS
+                  - GET, HEAD, POST, OPTIONS
+                  - GET, HEAD, PATCH, DELETE, OPTIONS
+                  - GET, OPTIONS
+                  - POST, OPTIONS
+                  - DELETE, OPTIONS
+            Location:
+              description: 'The new item''s URL, server-relative: `/items/<id>`.'
+              required: true
+              schema:
+                type: string
+                pattern: '^/items/(0|[1-9][0-9]*)$'
+              example: /items/10000
+            Idempotent-Replayed:
+              description: |
+                `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key`: nothing was
+                written this time. Absent on a first answer.
+              required: false
+              schema:
+                type: string
+                const: 'true'
+            NoStore:
+              description: '`no-store`: an event stream is never cached or replayed.'
+              required: true
+              schema:
+                type: string
+                const: no-store
+            X-Accel-Buffering:
+              description: '`no`: tells reverse proxies (nginx and the like) to pass events on at once rather than buffer them.'
+              required: true
+              schema:
+                type: string
+                const: 'no'
             Retry-After:
               description: Seconds to wait before trying again.
               required: false
@@ -906,42 +1532,118 @@ enum OpenAPIDocument {
           schemas:
             Item:
               type: object
-              description: One line of the list, generated from `(seed, id)`.
+              description: |
+                One line of the list: generated from `(seed, id)`, with the fields clients wrote (`POST`, `PATCH`) laid over
+                the generated ones. The ranges below cover both; a field nobody wrote has its generated value (noted).
               additionalProperties: false
               required: [id, label, author, width, height, color, likes]
               properties:
                 id:
                   type: integer
-                  description: The position in the list, from 0.
+                  description: The item's id, from 0, in the order items joined the list; never reused (but after a reset).
                   minimum: 0
                   maximum: 9007199254740991
                 label:
                   type: string
-                  description: '`Line <id>`.'
-                  pattern: '^Line (0|[1-9][0-9]*)$'
+                  description: 'The text of the line: as written (1-500 characters), or generated `Line <id>`.'
+                  minLength: 1
                 author:
                   type: string
-                  description: A full name from a fixed table of 64 (some with non-ASCII letters).
+                  description: |
+                    Who wrote it: as written (1-100 characters), or generated, a full name from a fixed table of 64 (some
+                    with non-ASCII letters).
                   minLength: 1
                 width:
                   type: integer
-                  description: Photo width in pixels.
-                  minimum: 720
-                  maximum: 6000
+                  description: Photo width in pixels (generated in 720-6000).
+                  minimum: 1
+                  maximum: 100000
                 height:
                   type: integer
-                  description: Photo height in pixels.
-                  minimum: 720
-                  maximum: 6000
+                  description: Photo height in pixels (generated in 720-6000).
+                  minimum: 1
+                  maximum: 100000
                 color:
                   type: string
-                  description: A dominant colour for placeholders, lower-case hex.
+                  description: A dominant colour for placeholders, lower-case hex (a written colour is lower-cased).
                   pattern: '^#[0-9a-f]{6}$'
                 likes:
                   type: integer
-                  description: How many people liked the item, skewed towards small numbers.
+                  description: How many people liked the item (generated in 0-10000, skewed towards small numbers).
                   minimum: 0
-                  maximum: 10000
+                  maximum: 1000000000
+            NewItem:
+              type: object
+              description: |
+                The body of `POST /items`: `label` and, optionally, any other field of `Item` but `id`. A field left out or
+                `null` gets its generated value. Any other member, or `id`, is 400 `invalid-item`; so are duplicate members,
+                JSON nested deeper than 2 and numbers out of range. Lengths count characters as users see them (grapheme
+                clusters: an emoji with a skin tone is one), so a label of 500 characters may be longer in code points.
+              additionalProperties: false
+              required: [label]
+              properties:
+                label:
+                  type: string
+                  description: The text of the line, 1-500 characters.
+                  minLength: 1
+                author:
+                  type: [string, 'null']
+                  description: Who wrote it, 1-100 characters.
+                  minLength: 1
+                width:
+                  type: [integer, 'null']
+                  description: Photo width in pixels.
+                  minimum: 1
+                  maximum: 100000
+                height:
+                  type: [integer, 'null']
+                  description: Photo height in pixels.
+                  minimum: 1
+                  maximum: 100000
+                color:
+                  type: [string, 'null']
+                  description: '`#rrggbb`, hex digits in either case (answered lower-cased).'
+                  pattern: '^#[0-9A-Fa-f]{6}$'
+                likes:
+                  type: [integer, 'null']
+                  description: How many people liked it.
+                  minimum: 0
+                  maximum: 1000000000
+            ItemPatch:
+              type: object
+              description: |
+                The body of `PATCH /items/{id}`, a JSON merge patch (RFC 7396): the fields of `NewItem`, none required. A
+                field left out stays as it is; a field given `null` returns to its generated value (`label` to `Line <id>`).
+                The same rules as `NewItem` otherwise (`id` or any other member is 400 `invalid-item`).
+              additionalProperties: false
+              properties:
+                label:
+                  type: [string, 'null']
+                  description: The text of the line, 1-500 characters; `null` for `Line <id>` again.
+                  minLength: 1
+                author:
+                  type: [string, 'null']
+                  description: Who wrote it, 1-100 characters; `null` for the generated author.
+                  minLength: 1
+                width:
+                  type: [integer, 'null']
+                  description: Photo width in pixels; `null` for the generated one.
+                  minimum: 1
+                  maximum: 100000
+                height:
+                  type: [integer, 'null']
+                  description: Photo height in pixels; `null` for the generated one.
+                  minimum: 1
+                  maximum: 100000
+                color:
+                  type: [string, 'null']
+                  description: '`#rrggbb`, hex digits in either case (answered lower-cased); `null` for the generated one.'
+                  pattern: '^#[0-9A-Fa-f]{6}$'
+                likes:
+                  type: [integer, 'null']
+                  description: How many people liked it; `null` for the generated count.
+                  minimum: 0
+                  maximum: 1000000000
             ItemsPage:
               type: object
               description: One page of the list by page number, and where it sits among all pages.
@@ -1022,8 +1724,128 @@ enum OpenAPIDocument {
                   $ref: '#/components/schemas/CatalogVersion'
             CatalogVersion:
               type: integer
-              description: The catalog version, 1 at start; `POST /admin/reset` adds 1.
+              description: The list's version, 1 at start (and for a new dataset); `POST /admin/reset` adds 1.
               minimum: 1
+            Change:
+              description: One entry of the change feed, told apart by `kind`.
+              oneOf:
+                - $ref: '#/components/schemas/ItemChange'
+                - $ref: '#/components/schemas/DeletedChange'
+                - $ref: '#/components/schemas/ResetChange'
+            ChangeSequence:
+              type: integer
+              description: The change's sequence number in its list, from 1, one more per change; never reused.
+              minimum: 1
+              maximum: 18446744073709551615
+            ItemChange:
+              type: object
+              description: |
+                An item was added at the end (`created`: by `POST /items` or growth) or changed (`updated`: by `PATCH`):
+                the item as that change left it.
+              additionalProperties: false
+              required: [sequence, kind, item]
+              properties:
+                sequence:
+                  $ref: '#/components/schemas/ChangeSequence'
+                kind:
+                  type: string
+                  enum: [created, updated]
+                item:
+                  $ref: '#/components/schemas/Item'
+            DeletedChange:
+              type: object
+              description: The item with this id was deleted.
+              additionalProperties: false
+              required: [sequence, kind, id]
+              properties:
+                sequence:
+                  $ref: '#/components/schemas/ChangeSequence'
+                kind:
+                  type: string
+                  const: deleted
+                id:
+                  type: integer
+                  minimum: 0
+                  maximum: 9007199254740991
+            ResetChange:
+              type: object
+              description: |
+                The list started over (`POST /admin/reset`): every write is gone, and the list is the generated one of this
+                version, seed and count. Reload it.
+              additionalProperties: false
+              required: [sequence, kind, version, seed, count]
+              properties:
+                sequence:
+                  $ref: '#/components/schemas/ChangeSequence'
+                kind:
+                  type: string
+                  const: reset
+                version:
+                  $ref: '#/components/schemas/CatalogVersion'
+                seed:
+                  type: integer
+                  minimum: 0
+                  maximum: 9223372036854775807
+                count:
+                  type: integer
+                  minimum: 0
+                  maximum: 9007199254740992
+            ChangesPage:
+              type: object
+              description: The changes after `since`, oldest first, and where to continue.
+              additionalProperties: false
+              required: [changes, next_since]
+              properties:
+                changes:
+                  type: array
+                  description: At most `limit` changes, in sequence order; empty when there is none (yet).
+                  maxItems: 1000
+                  items:
+                    $ref: '#/components/schemas/Change'
+                next_since:
+                  type: integer
+                  description: The `since` to ask with next time, the last change's sequence number, or `since` when none.
+                  minimum: 0
+                  maximum: 18446744073709551615
+            DeletedEventData:
+              type: object
+              description: 'The `data:` of an `event: deleted` on `/items/events`.'
+              additionalProperties: false
+              required: [id]
+              properties:
+                id:
+                  type: integer
+                  minimum: 0
+                  maximum: 9007199254740991
+            ResetEventData:
+              type: object
+              description: 'The `data:` of an `event: reset` on `/items/events`: the list after the reset. Reload it.'
+              additionalProperties: false
+              required: [version, seed, count]
+              properties:
+                version:
+                  $ref: '#/components/schemas/CatalogVersion'
+                seed:
+                  type: integer
+                  minimum: 0
+                  maximum: 9223372036854775807
+                count:
+                  type: integer
+                  minimum: 0
+                  maximum: 9007199254740992
+            ExpiredEventData:
+              type: object
+              description: |
+                The `data:` of an `event: expired` on `/items/events`: the changes after the client's `Last-Event-ID` (or
+                `since`) are no longer kept. Reload the list; the stream goes on after `last_sequence`.
+              additionalProperties: false
+              required: [last_sequence]
+              properties:
+                last_sequence:
+                  type: integer
+                  description: The list's last change when the stream sent this (also the event's `id:`).
+                  minimum: 0
+                  maximum: 18446744073709551615
             ItemDetail:
               type: object
               description: The slow part of an item.
@@ -1047,7 +1869,7 @@ enum OpenAPIDocument {
               properties:
                 seed:
                   type: integer
-                  description: The new seed of the catalog; without it the seed stays.
+                  description: The new seed of the list (of the dataset, with `X-Dataset`); without it the seed stays.
                   minimum: 0
                   maximum: 9223372036854775807
             ResetResult:
@@ -1058,7 +1880,7 @@ enum OpenAPIDocument {
               properties:
                 version:
                   type: integer
-                  description: The catalog version after the reset.
+                  description: The list's version after the reset.
                   minimum: 2
                 seed:
                   type: integer
@@ -1067,7 +1889,7 @@ enum OpenAPIDocument {
                   maximum: 9223372036854775807
                 count:
                   type: integer
-                  description: The number of items now (`items.count`; growth starts again from it).
+                  description: The number of items now (`items.count`; new ids, by growth or `POST /items`, start from it).
                   minimum: 0
                   maximum: 9007199254740992
                 cleared:
@@ -1078,7 +1900,7 @@ enum OpenAPIDocument {
                   properties:
                     details:
                       type: integer
-                      description: Details that were in the cache.
+                      description: Details that were in the cache (always 0 with `X-Dataset`).
                       minimum: 0
                     fault_counters:
                       type: integer
@@ -1133,11 +1955,20 @@ enum OpenAPIDocument {
                     - urn:listserver:problem:invalid-parameter
                     - urn:listserver:problem:invalid-id
                     - urn:listserver:problem:invalid-body
+                    - urn:listserver:problem:invalid-item
+                    - urn:listserver:problem:invalid-header
                     - urn:listserver:problem:unauthorized
                     - urn:listserver:problem:forbidden
                     - urn:listserver:problem:not-found
                     - urn:listserver:problem:method-not-allowed
+                    - urn:listserver:problem:list-full
+                    - urn:listserver:problem:changes-expired
+                    - urn:listserver:problem:precondition-failed
+                    - urn:listserver:problem:unsupported-media-type
+                    - urn:listserver:problem:idempotency-key-reused
                     - urn:listserver:problem:injected-fault
+                    - urn:listserver:problem:store-unavailable
+                    - urn:listserver:problem:store-full
                     - urn:listserver:problem:shutting-down
                     - urn:listserver:problem:malformed-request
                     - urn:listserver:problem:not-implemented
@@ -1156,7 +1987,7 @@ enum OpenAPIDocument {
                 parameter:
                   type: string
                   description: The query parameter at fault (`invalid-parameter` only).
-                  enum: [page, limit, order, after, before, delay_ms, fail, fail_rate, fail_first]
+                  enum: [page, limit, order, after, before, since, wait_ms, delay_ms, fail, fail_rate, fail_first]
           responses:
             ItemsPage:
               description: |
@@ -1220,6 +2051,194 @@ enum OpenAPIDocument {
                   example:
                     {"id": 42, "label": "Line 42", "author": "Arjun Mehta", "width": 1600, "height": 1200,
                      "color": "#cad212", "likes": 3174}
+            ItemCreated:
+              description: |
+                The new item, durably added at the end of the list, with its URL in `Location` and its `ETag`. A retry
+                with the same `Idempotency-Key` gets this same answer again, with `Idempotent-Replayed: true`.
+              headers:
+                Location:
+                  $ref: '#/components/headers/Location'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Idempotent-Replayed:
+                  $ref: '#/components/headers/Idempotent-Replayed'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Item'
+                  examples:
+                    message:
+                      summary: A chat message, as the operation's example request posts it
+                      value:
+                        {"id": 10000, "label": "Running 10 minutes late, start without me", "author": "Nadia Benali",
+                         "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0}
+                    photo:
+                      summary: 'A photo, posted with its size and "color": "#F4A261" (answered lower-cased)'
+                      value:
+                        {"id": 10001, "label": "Sunset over the harbour 🌅", "author": "Linh Nguyễn", "width": 4032,
+                         "height": 3024, "color": "#f4a261", "likes": 512}
+            ItemUpdated:
+              description: |
+                The item after the patch, durably written, and its new `ETag`. A retry with the same `Idempotency-Key` gets
+                this same answer again, with `Idempotent-Replayed: true`.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Idempotent-Replayed:
+                  $ref: '#/components/headers/Idempotent-Replayed'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Item'
+                  examples:
+                    likes:
+                      summary: 'PATCH /items/42 {"likes": 12, "color": null}: likes set, the colour back to the generated one'
+                      value:
+                        {"id": 42, "label": "Line 42", "author": "Arjun Mehta", "width": 1600, "height": 1200,
+                         "color": "#cad212", "likes": 12}
+                    edited:
+                      summary: 'PATCH /items/10000 {"label": "Running 20 minutes late, start without me"}'
+                      value:
+                        {"id": 10000, "label": "Running 20 minutes late, start without me", "author": "Nadia Benali",
+                         "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0}
+            ItemDeleted:
+              description: |
+                The item is deleted, durably: no body. A retry with the same `Idempotency-Key` gets this same answer again,
+                with `Idempotent-Replayed: true`, rather than a 404.
+              headers:
+                Idempotent-Replayed:
+                  $ref: '#/components/headers/Idempotent-Replayed'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+            ChangesPage:
+              description: The changes after `since` (maybe none, after a long-poll that saw nothing), and `next_since`.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/ChangesPage'
+                  examples:
+                    changes:
+                      summary: GET /items/changes?since=0, after a post, a patch, a delete and a reset
+                      value:
+                        {"changes": [
+                           {"sequence": 1, "kind": "created",
+                            "item": {"id": 10000, "label": "Running 10 minutes late, start without me",
+                                     "author": "Nadia Benali", "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0}},
+                           {"sequence": 2, "kind": "updated",
+                            "item": {"id": 42, "label": "Line 42", "author": "Arjun Mehta", "width": 1600, "height": 1200,
+                                     "color": "#cad212", "likes": 12}},
+                           {"sequence": 3, "kind": "deleted", "id": 7},
+                           {"sequence": 4, "kind": "reset", "version": 2, "seed": 7, "count": 10000}],
+                         "next_since": 4}
+                    nothing:
+                      summary: GET /items/changes?since=4&wait_ms=25000, nothing happened in 25 s
+                      value: {"changes": [], "next_since": 4}
+            EventStream:
+              description: |
+                A stream of Server-Sent Events (see the operation): `retry: 2000` first, then one event per change
+                (`event:` the kind, `id:` the sequence number, `data:` one line of JSON), `expired` when the changes asked
+                for are no longer kept, and `:` comment lines as heartbeats. It ends when the server drops a subscriber that
+                does not read, forgets the dataset, or shuts down; reconnect with `Last-Event-ID`.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoStore'
+                X-Accel-Buffering:
+                  $ref: '#/components/headers/X-Accel-Buffering'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                text/event-stream:
+                  examples:
+                    live:
+                      summary: GET /items/events, then a post, a patch, a quiet spell, a delete and a reset
+                      value: |+
+                        retry: 2000
+
+                        event: created
+                        id: 1
+                        data: {"id":10000,"label":"Running 10 minutes late, start without me","author":"Nadia Benali","width":1280,"height":720,"color":"#3f7ab9","likes":0}
+
+                        event: updated
+                        id: 2
+                        data: {"id":42,"label":"Line 42","author":"Arjun Mehta","width":1600,"height":1200,"color":"#cad212","likes":12}
+
+                        :
+
+                        event: deleted
+                        id: 3
+                        data: {"id":7}
+
+                        event: reset
+                        id: 4
+                        data: {"version":2,"seed":7,"count":10000}
+
+                    expired:
+                      summary: 'GET /items/events with Last-Event-ID: 12, long after change 12 stopped being kept'
+                      value: |+
+                        retry: 2000
+
+                        event: expired
+                        id: 250031
+                        data: {"last_sequence":250031}
+
+            DatasetDeleted:
+              description: 'The dataset is forgotten (or was never used): no body.'
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
             ItemDetail:
               description: 'The detail, from the cache (`X-Cache: HIT`) or from the store (`X-Cache: MISS`).'
               headers:
@@ -1394,13 +2413,15 @@ enum OpenAPIDocument {
             BadRequest:
               description: |
                 From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page`, `limit`,
-                `order`, `after`, `before`, `delay_ms`, `fail`, `fail_rate` or `fail_first`, `page` with `after` or
-                `before`, `after` with `before`; with `parameter`), `invalid-id` (an id that is not a plain decimal integer
-                or overflows 64 bits), `invalid-request-target` (broken percent-encoding, `%00`, bytes that are not UTF-8, a
-                target that is not a path) or `invalid-body` (`POST /admin/reset` with a body that is not empty, `{}` or
-                `{"seed": S}`). From the connection layer, with `Connection: close`: `malformed-request` (a malformed
-                request line or header field, a bad `Content-Length`, a `Transfer-Encoding` other than `chunked` or with
-                `Content-Length`, HTTP/1.1 without `Host` or with two, control characters in a field value).
+                `order`, `after`, `before`, `since`, `wait_ms`, `delay_ms`, `fail`, `fail_rate` or `fail_first`, `page`
+                with `after` or `before`, `after` with `before`; with `parameter`), `invalid-id` (an id that is not a plain
+                decimal integer or overflows 64 bits), `invalid-request-target` (broken percent-encoding, `%00`, bytes that
+                are not UTF-8, a target that is not a path), `invalid-body` (`POST /admin/reset` with a body that is not
+                empty, `{}` or `{"seed": S}`) or `invalid-header` (a malformed `X-Dataset`, `Idempotency-Key` or
+                `Last-Event-ID`, or a malformed dataset name in `/admin/datasets/{name}`). From the connection layer, with
+                `Connection: close`: `malformed-request` (a malformed request line or header field, a bad
+                `Content-Length`, a `Transfer-Encoding` other than `chunked` or with `Content-Length`, HTTP/1.1 without
+                `Host` or with two, control characters in a field value).
               headers:
                 Connection:
                   $ref: '#/components/headers/Connection'
@@ -1426,6 +2447,7 @@ enum OpenAPIDocument {
                               - urn:listserver:problem:invalid-id
                               - urn:listserver:problem:invalid-request-target
                               - urn:listserver:problem:invalid-body
+                              - urn:listserver:problem:invalid-header
                               - urn:listserver:problem:malformed-request
                           status:
                             const: 400
@@ -1482,7 +2504,7 @@ enum OpenAPIDocument {
                           status:
                             const: 403
             NotFound:
-              description: An unknown path, or an item id at or past the end of the list.
+              description: An unknown path, or an item id never handed out (at or past the end of the list) or deleted.
               headers:
                 Cache-Control:
                   $ref: '#/components/headers/NoCache'
@@ -1643,6 +2665,303 @@ enum OpenAPIDocument {
                               - urn:listserver:problem:shutting-down
                           status:
                             const: 503
+            InvalidWrite:
+              description: |
+                A write the server cannot take as sent, nothing written: `invalid-item` (the body is not the JSON the
+                operation takes: an unknown member or `id`, a missing `label` on `POST`, a value of the wrong type, out
+                of range or too long, each named in `detail`; or JSON that is malformed, has a duplicate member, is not
+                UTF-8, has a lone surrogate escape, a number too large, or nesting deeper than 2, with the byte offset in
+                `detail`), `invalid-header` (a malformed `X-Dataset` or `Idempotency-Key`), `invalid-id`,
+                `invalid-parameter` (a malformed control parameter), `invalid-request-target`, or from the connection
+                layer `malformed-request` (as for `BadRequest`). Fix the request; retrying it unchanged fails the same way.
+              headers:
+                Connection:
+                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:invalid-item
+                              - urn:listserver:problem:invalid-header
+                              - urn:listserver:problem:invalid-id
+                              - urn:listserver:problem:invalid-parameter
+                              - urn:listserver:problem:invalid-request-target
+                              - urn:listserver:problem:malformed-request
+                          status:
+                            const: 400
+                  examples:
+                    unknownMember:
+                      summary: 'POST /items {"label": "Hi", "id": 5}'
+                      value:
+                        {"type": "urn:listserver:problem:invalid-item", "title": "Invalid item", "status": 400,
+                         "detail": "member \"id\" cannot be written: the server hands out ids"}
+                    outOfRange:
+                      summary: 'PATCH /items/42 {"likes": -1}'
+                      value:
+                        {"type": "urn:listserver:problem:invalid-item", "title": "Invalid item", "status": 400,
+                         "detail": "member \"likes\" must be an integer in 0...1000000000, got -1"}
+                    malformed:
+                      summary: 'POST /items {"label": "Hi",}'
+                      value:
+                        {"type": "urn:listserver:problem:invalid-item", "title": "Invalid item", "status": 400,
+                         "detail": "the body is not valid JSON at byte 14: expected a member name"}
+                    badKey:
+                      summary: 'POST /items with an Idempotency-Key of 300 characters'
+                      value:
+                        {"type": "urn:listserver:problem:invalid-header", "title": "Invalid header field", "status": 400,
+                         "detail": "Idempotency-Key must be 1-255 visible ASCII characters, got 300"}
+            ListFull:
+              description: The list already has 2^53 ids (the most an id can be); nothing was written.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:list-full
+                          status:
+                            const: 409
+                  example:
+                    {"type": "urn:listserver:problem:list-full", "title": "List full", "status": 409,
+                     "detail": "the list has 9007199254740992 ids, the most it can have"}
+            ChangesExpired:
+              description: |
+                `since` is older than the changes kept (`data.changes_kept` per list), or later than the list's last
+                change (the dataset was forgotten since, say). Reload the list, then continue from the sequence number
+                named in `detail`, the list's last change.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:changes-expired
+                          status:
+                            const: 410
+                  example:
+                    {"type": "urn:listserver:problem:changes-expired", "title": "Changes no longer kept", "status": 410,
+                     "detail": "the changes after 12 are no longer kept: reload the list, then continue from 250031"}
+            PreconditionFailed:
+              description: |
+                `If-Match` does not match the item's current `ETag` (someone else changed it since): nothing was written.
+                The current `ETag` is in the response; fetch the item before trying again.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:precondition-failed
+                          status:
+                            const: 412
+                  example:
+                    {"type": "urn:listserver:problem:precondition-failed", "title": "Precondition failed", "status": 412,
+                     "detail": "If-Match \"v1-24e6d8d01184d304\" does not match item 42's ETag \"v1-5d1a0c9e7b3f2a64\""}
+            UnsupportedMediaType:
+              description: |
+                The body's `Content-Type` is missing or not one the operation takes: `application/json` for `POST /items`,
+                `application/merge-patch+json` or `application/json` for `PATCH /items/{id}`. Nothing was written.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:unsupported-media-type
+                          status:
+                            const: 415
+                  example:
+                    {"type": "urn:listserver:problem:unsupported-media-type", "title": "Unsupported media type",
+                     "status": 415, "detail": "the body must be application/json, got \"text/plain\""}
+            IdempotencyKeyReused:
+              description: |
+                The `Idempotency-Key` was used before, in this dataset, with another request (method, path and query, or
+                body): nothing was written. A key names one write; use a new key for a new write.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:idempotency-key-reused
+                          status:
+                            const: 422
+                  example:
+                    {"type": "urn:listserver:problem:idempotency-key-reused", "title": "Idempotency key reused",
+                     "status": 422,
+                     "detail": "Idempotency-Key \"3f2b8c1e-7d4a-4e59-9a6f-0c1d2e3f4a5b\" was used with another request"}
+            WriteUnavailable:
+              description: |
+                Nothing was written: `store-unavailable` (the store could not take the write; with `Retry-After`),
+                `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)
+                while the server drains. Retry after `Retry-After` seconds, with the same `Idempotency-Key`.
+              headers:
+                Retry-After:
+                  $ref: '#/components/headers/Retry-After'
+                Connection:
+                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:store-unavailable
+                              - urn:listserver:problem:injected-fault
+                              - urn:listserver:problem:shutting-down
+                          status:
+                            const: 503
+                  example:
+                    {"type": "urn:listserver:problem:store-unavailable", "title": "Store unavailable", "status": 503,
+                     "detail": "the write could not be committed: database is locked"}
+            StoreUnavailable:
+              description: |
+                `store-unavailable` (the store could not be read or written; with `Retry-After`; nothing was changed), or
+                `shutting-down` (with `Connection: close`) while the server drains.
+              headers:
+                Retry-After:
+                  $ref: '#/components/headers/Retry-After'
+                Connection:
+                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:store-unavailable
+                              - urn:listserver:problem:shutting-down
+                          status:
+                            const: 503
+                  example:
+                    {"type": "urn:listserver:problem:store-unavailable", "title": "Store unavailable", "status": 503,
+                     "detail": "the changes could not be read: disk I/O error"}
+            StoreFull:
+              description: The store's disk is full (`store-full`); nothing was written. Retry once space is freed.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:store-full
+                          status:
+                            const: 507
+                  example:
+                    {"type": "urn:listserver:problem:store-full", "title": "Insufficient storage", "status": 507,
+                     "detail": "the write could not be committed: database or disk is full"}
             ShuttingDown:
               description: The server is draining for shutdown and takes no new requests.
               headers:
@@ -1777,8 +3096,8 @@ enum OpenAPIDocument {
           "info": {
             "title": "ListServer",
             "version": "1.0.0",
-            "summary": "Paged, generated list items and a slow, cached per-item detail store, as JSON.",
-            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`, never stored; a\ndetail comes from a slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any\nrequest to be slow or to fail, to rehearse a flaky network.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents and the 204 of `OPTIONS`\n  excepted); every error is an RFC 9457 `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body.\n- Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`,\n  `X-Request-Id` (the request's own when it is 1-128 visible ASCII characters, else one the server made up;\n  the access log line has it too) and, with CORS on (`cors.allow_origin`, `*` by default),\n  `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`. With a list of origins configured, a\n  listed `Origin` is echoed in `Access-Control-Allow-Origin`, other origins get no CORS fields, and every\n  response says `Vary: Origin`.\n- `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with\n  `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,\n  `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.\n- A documented path asked for with a method it does not document is answered 405 with `Allow: GET, HEAD,\n  OPTIONS` (`Allow: POST, OPTIONS` on `/admin/reset`; response `MethodNotAllowed`). Any other path is 404\n  (response `NotFound`), whatever the method.\n- `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths\n  (`/items`, `/items/{id}`, `/items/{id}/detail`) `fail`, `fail_rate` and `fail_first` inject faults (see the\n  parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per operation, a fault\n  can be `reset` (the connection is reset, no response), `truncated` (the full `Content-Length` but only half\n  the body, then the connection closes) or `hang` (no answer for `faults.hang_ms`, 10 s by default, then the\n  connection closes). A malformed control parameter is 400 `invalid-parameter` on any path. With\n  `faults.rate` > 0 the server injects faults into the data paths on its own, reproducibly from\n  `faults.seed` and the order requests arrive in; never into `/healthz`, `/readyz`, `/metrics`, `/openapi.*`\n  or `/admin/*`.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`\n  or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`).\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1).\n"
+            "summary": "Paged, generated list items clients can write, their change feed, and a slow, cached detail store, as JSON.",
+            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`; clients can add,\nchange and delete items, and only those writes are stored, laid over the generated list. A detail comes from\na slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any request to be slow or to\nfail, to rehearse a flaky network.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents, the event stream of\n  `/items/events` and the bodiless 204s excepted); every error is an RFC 9457 `application/problem+json` body\n  (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body; `/items/events` excepted (a stream has no end to measure: `HEAD` there is 405).\n- Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`\n  (`no-store` on the event stream), `X-Request-Id` (the request's own when it is 1-128 visible ASCII\n  characters, else one the server made up; the access log line has it too) and, with CORS on\n  (`cors.allow_origin`, `*` by default), `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.\n  With a list of origins configured, a listed `Origin` is echoed in `Access-Control-Allow-Origin`, other\n  origins get no CORS fields, and every response says `Vary: Origin`.\n- `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with\n  `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,\n  `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.\n- A documented path asked for with a method it does not document is answered 405 (response\n  `MethodNotAllowed`) with `Allow` listing the methods it documents: `GET, HEAD, POST, OPTIONS` on `/items`,\n  `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on\n  `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any\n  other path is 404 (response `NotFound`), whatever the method.\n- `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths\n  (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included) `fail`, `fail_rate` and `fail_first` inject\n  faults (see the parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per\n  operation, a fault can be `reset` (the connection is reset, no response), `truncated` (the full\n  `Content-Length` but only half the body, then the connection closes) or `hang` (no answer for\n  `faults.hang_ms`, 10 s by default, then the connection closes). On a write, a 500, 503 or 429 replaces the\n  write (nothing is written), while `reset`, `truncated` and `hang` act after the commit: the write went\n  through but the client never hears of it, which is exactly the case `Idempotency-Key` is for. A malformed\n  control parameter is 400 `invalid-parameter` on any path. With `faults.rate` > 0 the server injects faults\n  into the data paths on its own, reproducibly from `faults.seed` and the order requests arrive in; never into\n  `/items/changes`, `/items/events`, `/healthz`, `/readyz`, `/metrics`, `/openapi.*` or `/admin/*`.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`\n  or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`), and open event streams end (reconnect).\n\nWrites, datasets and the change feed:\n\n- `POST /items` adds an item at the end of the list, `PATCH /items/{id}` changes some of its fields (a JSON\n  merge patch; `null` returns a field to its generated value) and `DELETE /items/{id}` removes it. Ids come\n  from one sequence shared with growth and are never reused (until a reset). A write is answered only once it\n  is durable (`data.path`, a SQLite file, `./data/listserver.sqlite` by default, synced as `data.synchronous`\n  says, `full` or `normal`; `:memory:` keeps nothing across restarts); readers never see a write that could\n  still be lost. When the store cannot take it, the answer is 503 `store-unavailable` (with `Retry-After`) or\n  507 `store-full`, and nothing was written.\n- Pages count live items only: after a delete, page P still holds the next `limit` live items, `total`,\n  `X-Total-Count` and `Link` count live items, and cursors step over the gap. A page's `ETag` changes when an\n  item on it changes; an item's `ETag` changes with every write to it. `If-Match` with the `ETag` a client\n  showed the user makes `PATCH` and `DELETE` fail with 412 instead of overwriting someone else's change.\n- `Idempotency-Key` on a write makes it safe to retry: a retry with the same key and the same request gets the\n  first answer again, with `Idempotent-Replayed: true`, and writes nothing. Keys are kept at least\n  `data.idempotency_ttl_s` (24 h by default), across restarts.\n- `X-Dataset: <name>` on any `/items` request (and on `POST /admin/reset`) names an isolated dataset: its own\n  copy of the generated list with its own writes, id sequence, change feed, idempotency keys and `fail_first`\n  counts, so parallel UI tests do not see each other's writes. Without it, requests share the default list.\n  A dataset exists from its first use until `DELETE /admin/datasets/{name}`.\n- Every change to a list (a created, updated or deleted item, an item added by growth, a reset) gets the next\n  sequence number of its list, from 1. `GET /items/changes` pages through them (and long-polls for the next\n  ones with `wait_ms`); `GET /items/events` pushes them as Server-Sent Events. The last `data.changes_kept`\n  changes of each list (100000 by default) are kept; a client that fell further behind gets 410\n  `changes-expired` (or an `expired` event), reloads the list, and continues from the sequence number it is\n  given.\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1,\n`events.max_wait_ms` 30000, `events.heartbeat_ms` 15000, `data.idempotency_ttl_s` 86400, `data.changes_kept`\n100000).\n"
           },
           "servers": [
             {
@@ -1801,19 +3120,19 @@ enum OpenAPIDocument {
             },
             {
               "name": "admin",
-              "description": "Starting over between UI tests."
+              "description": "Starting over and cleaning up between UI tests."
             }
           ],
           "paths": {
             "/items": {
-              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD, POST and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "items"
                 ],
                 "operationId": "listItems",
                 "summary": "A page of the list, by page number or by cursor",
-                "description": "The list is ids `0 ... total-1`: oldest first with `order=asc` (the default), newest first with\n`order=desc`. It may grow: with `items.grow_every_ms` > 0 the next id joins at the end every interval.\nThe response is held `items.latency_ms` (0 by default) before it is sent, a 304 too.\n\n**Page-number paging** (no `after` or `before`; `page` given, or no `order`): page P holds the P-th run of\n`limit` ids in list order: `(P-1)*L ... P*L-1` ascending, or `total-1-(P-1)*L` downwards with\n`order=desc`. Past the end the answer is still 200, with `\"items\":[]` and `\"next_page\":null`: a client\nstops when `next_page` is null. Headers `X-Total-Count`, `Link`, `ETag`. Page numbers drift while the list\ngrows (newest first, page 2 then repeats items page 1 showed); cursors do not.\n\n**Cursor paging** (`after` or `before` given, or `order` without `page`): relative to the list in its\norder, no cursor gives the first `limit` items; `after=X` the `limit` items right after X (asc: ids > X;\ndesc: ids < X); `before=X` the `limit` items right before X (asc: the largest ids < X; desc: the smallest\nids > X), still in list order. `next_cursor` goes back in the same parameter to continue (the last id\nreturned, or with `before` the first); when nothing is returned it is X for `after=X` (poll again for new\nitems), else null. Headers `X-Total-Count`, `ETag`, and `Link` with `rel=\"next\"` when `has_more`. `page`\nwith `after` or `before` is 400 (`parameter` `page`), `after` with `before` is 400 (`parameter`\n`before`).\n",
+                "description": "The list is its live items in id order: oldest first with `order=asc` (the default), newest first with\n`order=desc`. Ids `0 ... items.count-1` are generated; `POST /items` and growth (the next id every\n`items.grow_every_ms`, when that is above 0) add the next ids at the end; `DELETE /items/{id}` takes an id\nout for good. The response is held `items.latency_ms` (0 by default) before it is sent, a 304 too.\n\n**Page-number paging** (no `after` or `before`; `page` given, or no `order`): page P holds the P-th run of\n`limit` live items in list order: while nothing is deleted, ids `(P-1)*L ... P*L-1` ascending, or\n`total-1-(P-1)*L` downwards with `order=desc`. Past the end the answer is still 200, with `\"items\":[]` and\n`\"next_page\":null`: a client stops when `next_page` is null. Headers `X-Total-Count`, `Link`, `ETag`. Page\nnumbers drift while the list grows or loses items (newest first, page 2 then repeats items page 1 showed);\ncursors do not.\n\n**Cursor paging** (`after` or `before` given, or `order` without `page`): relative to the list in its\norder, no cursor gives the first `limit` items; `after=X` the `limit` items right after X (asc: ids > X;\ndesc: ids < X); `before=X` the `limit` items right before X (asc: the largest ids < X; desc: the smallest\nids > X), still in list order. X need not be live: a deleted cursor id still marks its place. `next_cursor`\ngoes back in the same parameter to continue (the last id returned, or with `before` the first); when\nnothing is returned it is X for `after=X` (poll again for new items), else null. Headers `X-Total-Count`,\n`ETag`, and `Link` with `rel=\"next\"` when `has_more`. `page` with `after` or `before` is 400 (`parameter`\n`page`), `after` with `before` is 400 (`parameter` `before`).\n\n`total` and `X-Total-Count` count live items. The `ETag` changes when any item on the page changes (or a\ndelete moves other items onto it). With `X-Dataset`, the page is of that dataset's list.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/Page"
@@ -1844,6 +3163,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
                   },
                   {
                     "$ref": "#/components/parameters/X-Client-Id"
@@ -1930,6 +3252,9 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/If-None-Match"
                   },
                   {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
                     "$ref": "#/components/parameters/X-Client-Id"
                   },
                   {
@@ -1975,13 +3300,110 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "post": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "createItem",
+                "summary": "Add an item at the end of the list",
+                "description": "Adds an item with the next id (after every id handed out so far, by the generated list, growth and earlier\nposts; ids are never reused, but after a reset) and answers 201 with the whole item, its `Location` and its\n`ETag` once the write is durable. `label` is required; a field left out or `null` gets its generated value\n(what `GET /items/{id}` would have shown for that id). The item goes into the change feed as `created`. With\n`X-Dataset`, the item goes into that dataset's list.\n\nThe body is `Content-Type: application/json` (anything else, or no `Content-Type`, is 415), at most\n`http.max_body_bytes` (64 KiB by default, else 413), an object of the fields below and nothing else: an\nunknown member, or `id`, is 400 `invalid-item` naming it, and so is a value of the wrong type or out of\nrange. JSON that is malformed, has a duplicate member, is not UTF-8, has a lone surrogate escape, a number\ntoo large for its field or nesting deeper than 2 is 400 `invalid-item` with the byte offset in `detail`.\n\n**Retrying safely**: send an `Idempotency-Key`. When the answer is lost (a timeout, a reset connection,\nor on purpose with `fail=reset`, `fail=truncated` or `fail=hang`, which act after the commit), retry with\nthe same key and the same request: the server answers the first 201 again (same status, `Location`, `ETag`\nand body, plus `Idempotent-Replayed: true`) and adds nothing. The same key with another request (another\nmethod, path, query or body; the control parameters `delay_ms`, `fail`, `fail_rate`, `fail_first` aside)\nis 422. Keys are per dataset, and kept at least `data.idempotency_ttl_s` (24 h by default), across\nrestarts. A 4xx or 5xx answer is not recorded: nothing was written, and a retry with the same key is\ntried afresh.\n\n409 `list-full` when the list already has 2^53 ids. 503 `store-unavailable` (with `Retry-After`) or 507\n`store-full` when the store cannot take the write: nothing was written, retry later (with the same key).\nAn injected 500, 503 or 429 also writes nothing.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Idempotency-Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "description": "The new item's fields: `label`, and any of the others (`null` or absent: the generated value).",
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/NewItem"
+                      },
+                      "example": {
+                        "label": "Running 10 minutes late, start without me",
+                        "author": "Nadia Benali",
+                        "likes": 0
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "201": {
+                    "$ref": "#/components/responses/ItemCreated"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidWrite"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "409": {
+                    "$ref": "#/components/responses/ListFull"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "415": {
+                    "$ref": "#/components/responses/UnsupportedMediaType"
+                  },
+                  "422": {
+                    "$ref": "#/components/responses/IdempotencyKeyReused"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/WriteUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
               "options": {
                 "tags": [
                   "items"
                 ],
                 "operationId": "optionsItems",
                 "summary": "The methods of the list, and the CORS preflight",
-                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "description": "204 with `Allow: GET, HEAD, POST, OPTIONS`, plus the preflight fields for a CORS preflight.",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -2028,14 +3450,14 @@ enum OpenAPIDocument {
               }
             },
             "/items/{id}": {
-              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD, PATCH, DELETE and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "items"
                 ],
                 "operationId": "getItem",
                 "summary": "One item",
-                "description": "Query parameters other than the controls (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.",
+                "description": "The live item with this id, written fields included; 404 for an id never handed out or deleted. With\n`X-Dataset`, the item of that dataset's list. The `ETag` changes with every write to the item: send it\nback in `If-Match` to change or delete exactly the version you have. Query parameters other than the\ncontrols (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
@@ -2054,6 +3476,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
                   },
                   {
                     "$ref": "#/components/parameters/X-Client-Id"
@@ -2131,6 +3556,9 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/If-None-Match"
                   },
                   {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
                     "$ref": "#/components/parameters/X-Client-Id"
                   },
                   {
@@ -2179,13 +3607,214 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "patch": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "updateItem",
+                "summary": "Change some fields of an item",
+                "description": "A JSON merge patch (RFC 7396) of the item: the fields given are set, the fields left out stay, and a field\ngiven as `null` returns to its generated value (for `label`, `Line <id>`). No field is required; an empty\npatch `{}` still counts as a write (a new `ETag`, an `updated` change). Answers 200 with the whole item\nafter the patch and its new `ETag`, once the write is durable; the item goes into the change feed as\n`updated`. 404 for an id never handed out or deleted.\n\nThe body is `Content-Type: application/merge-patch+json` or `application/json` (anything else, or none, is\n415), with the same fields, ranges and 400 `invalid-item` rules as `POST /items`.\n\n**Lost updates**: send the `ETag` you last saw in `If-Match`. When the item changed since (someone else\nwrote it), the answer is 412 `precondition-failed` with the current `ETag`, and nothing is written: fetch\nthe item, show the change, and try again.\n\n**Retrying safely**: `Idempotency-Key` as for `POST /items`: a retry with the same key and request gets\nthe first 200 again (the item as that write left it, with `Idempotent-Replayed: true`), even when the item\nchanged or was deleted since, or `If-Match` no longer matches. 503 `store-unavailable` or 507 `store-full`:\nnothing was written.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Idempotency-Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "description": "The fields to change; `null` returns a field to its generated value.",
+                  "content": {
+                    "application/merge-patch+json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/ItemPatch"
+                      },
+                      "example": {
+                        "likes": 12,
+                        "color": null
+                      }
+                    },
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/ItemPatch"
+                      },
+                      "example": {
+                        "likes": 12,
+                        "color": null
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ItemUpdated"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidWrite"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "412": {
+                    "$ref": "#/components/responses/PreconditionFailed"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "415": {
+                    "$ref": "#/components/responses/UnsupportedMediaType"
+                  },
+                  "422": {
+                    "$ref": "#/components/responses/IdempotencyKeyReused"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/WriteUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
+              "delete": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "deleteItem",
+                "summary": "Delete an item",
+                "description": "Takes the item out of the list for good, once the write is durable: 204, no body. From then on the id\nanswers 404 (the item and its detail), pages skip it (page P holds the next `limit` live items; `total`,\n`X-Total-Count` and `Link` count live items), cursors step over it, and the change feed has a `deleted`\nchange. 404 for an id never handed out or already deleted. The id is never handed out again (until a\nreset).\n\n`If-Match` and `Idempotency-Key` as for `PATCH`: 412 with the current `ETag` when the item changed since\nthe client saw it; a retry with the same key gets the first 204 again (with `Idempotent-Replayed: true`)\ninstead of a 404. 503 `store-unavailable` or 507 `store-full`: nothing was deleted.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Idempotency-Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/ItemDeleted"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "412": {
+                    "$ref": "#/components/responses/PreconditionFailed"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "422": {
+                    "$ref": "#/components/responses/IdempotencyKeyReused"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/WriteUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
               "options": {
                 "tags": [
                   "items"
                 ],
                 "operationId": "optionsItem",
                 "summary": "The methods of one item, and the CORS preflight",
-                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:\nany non-empty segment gets the same answer.\n",
+                "description": "204 with `Allow: GET, HEAD, PATCH, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The id\nis not checked: any non-empty segment (but `changes` and `events`, which are paths of their own) gets the\nsame answer.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
@@ -2242,7 +3871,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getItemDetail",
                 "summary": "The slow part of one item",
-                "description": "The first fetch of an id waits a latency drawn from `store.latency.*` (uniform in 500-2000 ms by default;\nalso `fixed`, `lognormal` or `none`); the value is then cached (LRU, `cache.capacity` entries) and later\nfetches answer at once. Concurrent first fetches of one id share one store fetch. A matching\n`If-None-Match` gets 304 only after the cache lookup: the same wait as a 200, only the body is saved.\nQuery parameters other than the controls (`delay_ms`, `fail`, `fail_rate`, `fail_first`) are ignored.\n",
+                "description": "The first fetch of an id waits a latency drawn from `store.latency.*` (uniform in 500-2000 ms by default;\nalso `fixed`, `lognormal` or `none`); the value is then cached (LRU, `cache.capacity` entries) and later\nfetches answer at once. Concurrent first fetches of one id share one store fetch. A matching\n`If-None-Match` gets 304 only after the cache lookup: the same wait as a 200, only the body is saved.\nAn id never handed out or deleted is 404 (with `X-Dataset`, in that dataset's list); writes to an item do\nnot change its detail. Query parameters other than the controls (`delay_ms`, `fail`, `fail_rate`,\n`fail_first`) are ignored.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
@@ -2281,6 +3910,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
                   },
                   {
                     "$ref": "#/components/parameters/X-Client-Id"
@@ -2378,6 +4010,9 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/If-None-Match"
                   },
                   {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
                     "$ref": "#/components/parameters/X-Client-Id"
                   },
                   {
@@ -2437,6 +4072,288 @@ enum OpenAPIDocument {
                   {
                     "$ref": "#/components/parameters/ItemID"
                   },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/items/changes": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "listChanges",
+                "summary": "What changed in the list since a sequence number, with long-polling",
+                "description": "Every change to the list gets the next sequence number of its list, from 1: `created` (by `POST /items` or\ngrowth), `updated` (`PATCH`), `deleted` (`DELETE`) and `reset` (`POST /admin/reset`). This answers the\nchanges after `since`, oldest first, at most `limit` of them, and `next_since` to ask from next time (the\nlast one's sequence number, or `since` itself when there is none). A client keeps a list in sync by\nloading it once, then applying the changes after the sequence number it loaded at (`since=0` for all that\nare kept), in order: a `created` item goes at the end, an `updated` one replaces the item with its id, a\n`deleted` id goes away, and a `reset` means reload the list.\n\n**Long-polling**: with `wait_ms`, when there is no change after `since` yet, the answer is held until the\nnext change (then answered at once, with it) or until `wait_ms` is over (then `\"changes\":[]` and\n`next_since` equal to `since`); ask again from `next_since` right away. Without `wait_ms` the answer is\nimmediate.\n\n**Fallen behind**: 410 `changes-expired` when `since` is older than what is kept (the last\n`data.changes_kept` changes of each list, 100000 by default) or later than the list's last change (after a\n`DELETE /admin/datasets/{name}`, say): reload the list, then continue from the sequence number named in\n`detail` (the list's last change). With `X-Dataset`, the changes of that dataset's list. A store that cannot\nbe read is 503 `store-unavailable`, with `Retry-After`.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Since"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ChangesLimit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/WaitMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ChangesPage"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "410": {
+                    "$ref": "#/components/responses/ChangesExpired"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/StoreUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "headChanges",
+                "summary": "The status and headers of the changes since a sequence number",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included, after the same long-poll wait),\nwithout a body.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Since"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ChangesLimit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/WaitMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ChangesPage"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "410": {
+                    "$ref": "#/components/responses/ChangesExpired"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/StoreUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "optionsChanges",
+                "summary": "The methods of the change feed, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/items/events": {
+              "description": "Methods other than GET and OPTIONS (HEAD included) get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "streamEvents",
+                "summary": "The list's changes as they happen, as Server-Sent Events",
+                "description": "A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200\n`text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that\nproxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event\nper change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a\nblank line:\n\n- `event:` the change's kind, `created`, `updated`, `deleted` or `reset`;\n- `id:` its sequence number;\n- `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{\"id\":N}` for `deleted`\n  (schema `DeletedEventData`), `{\"version\":V,\"seed\":S,\"count\":N}` for `reset` (schema `ResetEventData`).\n\nA comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections\nopen through proxies; clients ignore it.\n\n**Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it\nsaw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to\nthe same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.\nWithout either, the stream starts with the next change. When the changes after it are no longer kept (or\nthe sequence number is later than the list's last change), the stream sends one `event: expired` with\n`id:` the list's last sequence number and `data: {\"last_sequence\":N}` (schema `ExpiredEventData`), then\nthe live changes: reload the list and keep the stream.\n\nA subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;\n`DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.\nIn each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still\nkept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`;\n503 `store-unavailable` (with `Retry-After`) when the kept changes cannot be read from the store. There is\nno `HEAD` (405): a stream has no length to announce.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Last-Event-ID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/EventsSince"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/EventStream"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/StoreUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "items"
+                ],
+                "operationId": "optionsEvents",
+                "summary": "The methods of the event stream, and the CORS preflight",
+                "description": "204 with `Allow: GET, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
                   },
@@ -3065,7 +4982,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "resetServer",
                 "summary": "Start over",
-                "description": "Clears the detail cache and the fault counters (the fault sequence and every `fail_first` count),\nrestarts the list's growth (the count goes back to `items.count`), adds 1 to the catalog version (so every\n`ETag` changes) and, with `seed`, switches the catalog to that seed. Each replica of a scaled-out\ndeployment resets only itself.\n\nAccess: with `admin.token` configured, `Authorization: Bearer <token>` is required from every client\n(401 otherwise); without one, only loopback clients (127.0.0.0/8, ::1) are let in (403 otherwise). The\nbody must have a `Content-Length`: a chunked body is refused with 411 by the connection layer.\n",
+                "description": "Without `X-Dataset`, resets the default list: clears the detail cache and the fault counters (the fault\nsequence and the `fail_first` counts of requests without `X-Dataset`), drops every write of the list\n(durably: created items, changes to items and deletions are gone, the id sequence restarts at\n`items.count`, and growth starts again from there), adds 1 to the list's version (so every `ETag` changes)\nand, with `seed`, switches the list to that seed. A `reset` change goes into the change feed (sequence\nnumbers go on; clients reload the list). Idempotency keys are kept. Each replica of a scaled-out deployment\nresets only itself.\n\nWith `X-Dataset`, resets only that dataset the same way (optionally with its own `seed`), and its\n`fail_first` counts; the detail cache is only cleared for the default list (`cleared.details` is 0).\n\nAccess: with `admin.token` configured, `Authorization: Bearer <token>` is required from every client\n(401 otherwise); without one, only loopback clients (127.0.0.0/8, ::1) are let in (403 otherwise). The\nbody must have a `Content-Length`: a chunked body is refused with 411 by the connection layer. 503\n`store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take the reset: nothing\nwas reset.\n",
                 "security": [
                   {
                     "adminToken": []
@@ -3073,6 +4990,9 @@ enum OpenAPIDocument {
                   {}
                 ],
                 "parameters": [
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
                   {
                     "$ref": "#/components/parameters/DelayMs"
                   },
@@ -3123,10 +5043,13 @@ enum OpenAPIDocument {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
                   "503": {
-                    "$ref": "#/components/responses/ShuttingDown"
+                    "$ref": "#/components/responses/StoreUnavailable"
                   },
                   "505": {
                     "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
                   }
                 }
               },
@@ -3138,6 +5061,126 @@ enum OpenAPIDocument {
                 "summary": "The methods of the reset, and the CORS preflight",
                 "description": "204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.",
                 "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/admin/datasets/{name}": {
+              "description": "Methods other than DELETE and OPTIONS get 405 (`MethodNotAllowed`, `Allow: DELETE, OPTIONS`).",
+              "delete": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "deleteDataset",
+                "summary": "Forget a dataset",
+                "description": "Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its\nidempotency keys and its `fail_first` counts. Its open event streams end. 204, no body, whether the\ndataset was used or not; the next request naming it starts from the generated list again, with change\nsequence numbers from 1 (so a client still holding an older sequence number gets 410 and reloads). A UI\ntest suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400\n`invalid-header`.\n\nAccess as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is\nrequired (401 otherwise); without one, only loopback clients are let in (403 otherwise). 503\n`store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take it: nothing was\nforgotten.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetName"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/DatasetDeleted"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/StoreUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "optionsDataset",
+                "summary": "The methods of a dataset, and the CORS preflight",
+                "description": "204 with `Allow: DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The name is not checked:\nany non-empty segment gets the same answer.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetName"
+                  },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
                   },
@@ -3258,7 +5301,7 @@ enum OpenAPIDocument {
                 "name": "id",
                 "in": "path",
                 "required": true,
-                "description": "0-based item id: a plain decimal integer (ASCII digits only, leading zeros allowed). One that is not, or\nthat does not fit 64 bits, is 400; one at or past the current count (`items.count`, 10000 by default, plus\ngrowth) is 404.\n",
+                "description": "0-based item id: a plain decimal integer (ASCII digits only, leading zeros allowed). One that is not, or\nthat does not fit 64 bits, is 400 `invalid-id`; one never handed out (at or past `items.count`, 10000 by\ndefault, plus the items growth and `POST /items` added) or deleted is 404. (`/items/changes` and\n`/items/events` are paths of their own, not ids.)\n",
                 "schema": {
                   "type": "integer",
                   "minimum": 0,
@@ -3281,7 +5324,7 @@ enum OpenAPIDocument {
                 "name": "fail",
                 "in": "query",
                 "required": false,
-                "description": "Inject a fault: a comma-separated mix of kinds `500`, `503`, `429`, `reset`, `truncated` and `hang`, each\nat most once and optionally weighted `kind:W` (W in 1...1000, default 1), e.g. `503:3,reset`. Alone, every\nrequest fails with a kind drawn from the mix; with `fail_rate` or `fail_first` it is the mix those draw\nfrom. Data paths only (`/items`, `/items/{id}`, `/items/{id}/detail`), and only into a request that is\notherwise valid. `500` is a 500, `503` and `429` come with `Retry-After`; for `reset`, `truncated` and\n`hang` see the conventions above. A malformed mix is 400 `invalid-parameter`.\n",
+                "description": "Inject a fault: a comma-separated mix of kinds `500`, `503`, `429`, `reset`, `truncated` and `hang`, each\nat most once and optionally weighted `kind:W` (W in 1...1000, default 1), e.g. `503:3,reset`. Alone, every\nrequest fails with a kind drawn from the mix; with `fail_rate` or `fail_first` it is the mix those draw\nfrom. Data paths only (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included), and only into a\nrequest that is otherwise valid. `500` is a 500, `503` and `429` come with `Retry-After`; on a write they\nreplace it (nothing is written). For `reset`, `truncated` and `hang` see the conventions above; on a write\nthey act after the commit. A malformed mix is 400 `invalid-parameter`.\n",
                 "schema": {
                   "type": "string",
                   "pattern": "^ *(500|503|429|reset|truncated|hang)(:0*([1-9][0-9]{0,2}|1000))? *(, *(500|503|429|reset|truncated|hang)(:0*([1-9][0-9]{0,2}|1000))? *)*$"
@@ -3301,7 +5344,7 @@ enum OpenAPIDocument {
                 "name": "fail_first",
                 "in": "query",
                 "required": false,
-                "description": "Fail the first N requests for this resource (the path and the query without the control parameters) from\nthis client (`X-Client-Id`; requests without it share one anonymous client), then answer normally: a\nplain decimal integer in 0...1000. The kind is drawn from the `fail` mix, `503` without one. Data paths\nonly; anything else is 400 `invalid-parameter`. `POST /admin/reset` sets every count back to zero.\n",
+                "description": "Fail the first N requests for this resource (the path and the query without the control parameters) from\nthis client (`X-Client-Id`; requests without it share one anonymous client) in this dataset\n(`X-Dataset`), then answer normally: a plain decimal integer in 0...1000. The kind is drawn from the `fail`\nmix, `503` without one. Data paths only, writes included (a failed write writes nothing); anything else is\n400 `invalid-parameter`. `POST /admin/reset` sets the counts of its list back to zero, and\n`DELETE /admin/datasets/{name}` forgets a dataset's.\n",
                 "schema": {
                   "type": "integer",
                   "minimum": 0,
@@ -3317,6 +5360,110 @@ enum OpenAPIDocument {
                   "type": "string"
                 },
                 "example": "\"v1-9f86d081884c7d65\""
+              },
+              "If-Match": {
+                "name": "If-Match",
+                "in": "header",
+                "required": false,
+                "description": "Write only if the item is still as the client saw it: the `ETag` of the item as last read or written (one\nentity tag, or a comma-separated list of them), compared strongly (a weak `W/\"...\"` tag never matches), or\n`*` for any live item. No match is 412 `precondition-failed` with the item's current `ETag`, and nothing\nis written. Without `If-Match` the write goes ahead whatever the item's state.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "\"v1-24e6d8d01184d304\""
+              },
+              "Idempotency-Key": {
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": false,
+                "description": "Makes a write safe to retry: 1-255 visible ASCII characters (`!` to `~`), unique per write the client means\n(a UUID is a good choice); anything else is 400 `invalid-header`. A retry with the same key and the same\nrequest (method, path and query without the control parameters `delay_ms`, `fail`, `fail_rate`,\n`fail_first`, and body) gets the first answer again (status, `Location`, `ETag`, body) with\n`Idempotent-Replayed: true`, and writes nothing; the same key with another request is 422\n`idempotency-key-reused`. Only a write that went through is recorded: after a 4xx or 5xx the key is still\nfree. Keys are per dataset and kept at least `data.idempotency_ttl_s` (24 h by default), across restarts.\n",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[!-~]{1,255}$"
+                },
+                "example": "3f2b8c1e-7d4a-4e59-9a6f-0c1d2e3f4a5b"
+              },
+              "X-Dataset": {
+                "name": "X-Dataset",
+                "in": "header",
+                "required": false,
+                "description": "An isolated dataset to work in, by name: 1-64 characters out of `A-Z`, `a-z`, `0-9`, `.`, `_` and `-`\n(anything else is 400 `invalid-header`). A dataset is the generated list with its own writes, id sequence,\nchange feed, idempotency keys and `fail_first` counts, so that UI tests running side by side do not see\neach other's writes; one name per test run, e.g. the run's id. It exists from its first use until\n`DELETE /admin/datasets/{name}`. Without this field, requests share the default list.\n",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[A-Za-z0-9._-]{1,64}$"
+                },
+                "example": "ui-test-42"
+              },
+              "DatasetName": {
+                "name": "name",
+                "in": "path",
+                "required": true,
+                "description": "A dataset's name, as sent in `X-Dataset`: 1-64 characters out of `A-Z`, `a-z`, `0-9`, `.`, `_` and `-`\n(anything else is 400 `invalid-header`).\n",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[A-Za-z0-9._-]{1,64}$"
+                },
+                "example": "ui-test-42"
+              },
+              "Since": {
+                "name": "since",
+                "in": "query",
+                "required": false,
+                "description": "The sequence number of the last change the client has applied: the changes after it are answered. A plain\ndecimal integer, given at most once (else 400 `invalid-parameter`); 0 (the default) for every change that\nis kept. Usually the `next_since` of the previous answer.\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 18446744073709551615,
+                  "default": 0
+                },
+                "example": 0
+              },
+              "EventsSince": {
+                "name": "since",
+                "in": "query",
+                "required": false,
+                "description": "Start the stream with the kept changes after this sequence number (a plain decimal integer, given at most\nonce; else 400 `invalid-parameter`), as `Last-Event-ID` does; `Last-Event-ID` wins when both are given.\nWithout either, the stream starts with the next change.\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 18446744073709551615
+                }
+              },
+              "ChangesLimit": {
+                "name": "limit",
+                "in": "query",
+                "required": false,
+                "description": "At most this many changes per answer: a plain decimal integer in 1...1000, given at most once (else 400\n`invalid-parameter`); 100 when absent. When more are waiting, ask again from `next_since` at once.\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "default": 100
+                },
+                "example": 100
+              },
+              "WaitMs": {
+                "name": "wait_ms",
+                "in": "query",
+                "required": false,
+                "description": "Long-poll: when there is no change after `since` yet, hold the answer until the next change or this many\nmilliseconds, whichever comes first. A plain decimal integer in 0...`events.max_wait_ms` (30000 by default),\ngiven at most once (else 400 `invalid-parameter`); 0 (the default) answers at once. Keep it below the\nclient's own request timeout (25000 with a 30 s timeout, say).\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 30000,
+                  "default": 0
+                }
+              },
+              "Last-Event-ID": {
+                "name": "Last-Event-ID",
+                "in": "header",
+                "required": false,
+                "description": "Sent by `EventSource` when it reconnects: the `id:` of the last event it received, a change sequence\nnumber (a plain decimal integer; anything else is 400 `invalid-header`). The kept changes after it are\nsent first, so none is missed and none comes twice.\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 18446744073709551615
+                },
+                "example": 1
               },
               "X-Client-Id": {
                 "name": "X-Client-Id",
@@ -3411,7 +5558,7 @@ enum OpenAPIDocument {
                 "required": false,
                 "schema": {
                   "type": "string",
-                  "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id"
+                  "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed"
                 }
               },
               "Vary": {
@@ -3427,17 +5574,17 @@ enum OpenAPIDocument {
                 "required": false,
                 "schema": {
                   "type": "string",
-                  "const": "GET, HEAD, POST, OPTIONS"
+                  "const": "GET, HEAD, POST, PATCH, DELETE, OPTIONS"
                 }
               },
               "Access-Control-Allow-Headers": {
-                "description": "On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a\nwell-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,\nContent-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id`).\n",
+                "description": "On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a\nwell-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,\nContent-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Client-Id, X-Dataset,\nX-Request-Id`).\n",
                 "required": false,
                 "schema": {
                   "type": "string",
                   "minLength": 1
                 },
-                "example": "Authorization, Cache-Control, Content-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id"
+                "example": "Authorization, Cache-Control, Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Client-Id, X-Dataset, X-Request-Id"
               },
               "Access-Control-Max-Age": {
                 "description": "On a CORS preflight from an allowed origin, how long a browser may reuse the answer, in seconds.",
@@ -3448,7 +5595,7 @@ enum OpenAPIDocument {
                 }
               },
               "ETag": {
-                "description": "A strong entity tag of the representation: `v`, the catalog version, `-` and 16 lowercase hex digits, in\nquotes. It changes with the catalog version (`POST /admin/reset`), the seed and whatever selects the\nrepresentation.\n",
+                "description": "A strong entity tag of the representation: `v`, the list's version, `-` and 16 lowercase hex digits, in\nquotes. It changes with the version (`POST /admin/reset`), the seed and whatever selects the\nrepresentation; an item's with every write to it, a page's when an item on it changes (or a delete moves\nother items onto it). Send an item's back in `If-Match` to write only that version of it.\n",
                 "required": true,
                 "schema": {
                   "type": "string",
@@ -3457,7 +5604,7 @@ enum OpenAPIDocument {
                 "example": "\"v1-9f86d081884c7d65\""
               },
               "X-Total-Count": {
-                "description": "The number of items in the whole list now (`items.count`, plus growth).",
+                "description": "The number of live items in the list now (`items.count`, plus growth and posts, minus deletions).",
                 "required": true,
                 "schema": {
                   "type": "integer",
@@ -3496,14 +5643,51 @@ enum OpenAPIDocument {
                 "example": "store;dur=1555.9"
               },
               "Allow": {
-                "description": "The methods the resource answers: `GET, HEAD, OPTIONS`, or `POST, OPTIONS` for `/admin/reset`; the\nconnection layer's 405 for `CONNECT` says `GET, HEAD, OPTIONS` too.\n",
+                "description": "The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,\nOPTIONS` for `/items/{id}`, `GET, OPTIONS` for `/items/events`, `POST, OPTIONS` for `/admin/reset`,\n`DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's\n405 for `CONNECT` says `GET, HEAD, OPTIONS` too.\n",
                 "required": true,
                 "schema": {
                   "type": "string",
                   "enum": [
                     "GET, HEAD, OPTIONS",
-                    "POST, OPTIONS"
+                    "GET, HEAD, POST, OPTIONS",
+                    "GET, HEAD, PATCH, DELETE, OPTIONS",
+                    "GET, OPTIONS",
+                    "POST, OPTIONS",
+                    "DELETE, OPTIONS"
                   ]
+                }
+              },
+              "Location": {
+                "description": "The new item's URL, server-relative: `/items/<id>`.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^/items/(0|[1-9][0-9]*)$"
+                },
+                "example": "/items/10000"
+              },
+              "Idempotent-Replayed": {
+                "description": "`true` when this is the recorded answer to an earlier request with the same `Idempotency-Key`: nothing was\nwritten this time. Absent on a first answer.\n",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "const": "true"
+                }
+              },
+              "NoStore": {
+                "description": "`no-store`: an event stream is never cached or replayed.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "const": "no-store"
+                }
+              },
+              "X-Accel-Buffering": {
+                "description": "`no`: tells reverse proxies (nginx and the like) to pass events on at once rather than buffer them.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "const": "no"
                 }
               },
               "Retry-After": {
@@ -3552,7 +5736,7 @@ enum OpenAPIDocument {
             "schemas": {
               "Item": {
                 "type": "object",
-                "description": "One line of the list, generated from `(seed, id)`.",
+                "description": "One line of the list: generated from `(seed, id)`, with the fields clients wrote (`POST`, `PATCH`) laid over\nthe generated ones. The ranges below cover both; a field nobody wrote has its generated value (noted).\n",
                 "additionalProperties": false,
                 "required": [
                   "id",
@@ -3566,42 +5750,158 @@ enum OpenAPIDocument {
                 "properties": {
                   "id": {
                     "type": "integer",
-                    "description": "The position in the list, from 0.",
+                    "description": "The item's id, from 0, in the order items joined the list; never reused (but after a reset).",
                     "minimum": 0,
                     "maximum": 9007199254740991
                   },
                   "label": {
                     "type": "string",
-                    "description": "`Line <id>`.",
-                    "pattern": "^Line (0|[1-9][0-9]*)$"
+                    "description": "The text of the line: as written (1-500 characters), or generated `Line <id>`.",
+                    "minLength": 1
                   },
                   "author": {
                     "type": "string",
-                    "description": "A full name from a fixed table of 64 (some with non-ASCII letters).",
+                    "description": "Who wrote it: as written (1-100 characters), or generated, a full name from a fixed table of 64 (some\nwith non-ASCII letters).\n",
                     "minLength": 1
                   },
                   "width": {
                     "type": "integer",
-                    "description": "Photo width in pixels.",
-                    "minimum": 720,
-                    "maximum": 6000
+                    "description": "Photo width in pixels (generated in 720-6000).",
+                    "minimum": 1,
+                    "maximum": 100000
                   },
                   "height": {
                     "type": "integer",
-                    "description": "Photo height in pixels.",
-                    "minimum": 720,
-                    "maximum": 6000
+                    "description": "Photo height in pixels (generated in 720-6000).",
+                    "minimum": 1,
+                    "maximum": 100000
                   },
                   "color": {
                     "type": "string",
-                    "description": "A dominant colour for placeholders, lower-case hex.",
+                    "description": "A dominant colour for placeholders, lower-case hex (a written colour is lower-cased).",
                     "pattern": "^#[0-9a-f]{6}$"
                   },
                   "likes": {
                     "type": "integer",
-                    "description": "How many people liked the item, skewed towards small numbers.",
+                    "description": "How many people liked the item (generated in 0-10000, skewed towards small numbers).",
                     "minimum": 0,
-                    "maximum": 10000
+                    "maximum": 1000000000
+                  }
+                }
+              },
+              "NewItem": {
+                "type": "object",
+                "description": "The body of `POST /items`: `label` and, optionally, any other field of `Item` but `id`. A field left out or\n`null` gets its generated value. Any other member, or `id`, is 400 `invalid-item`; so are duplicate members,\nJSON nested deeper than 2 and numbers out of range. Lengths count characters as users see them (grapheme\nclusters: an emoji with a skin tone is one), so a label of 500 characters may be longer in code points.\n",
+                "additionalProperties": false,
+                "required": [
+                  "label"
+                ],
+                "properties": {
+                  "label": {
+                    "type": "string",
+                    "description": "The text of the line, 1-500 characters.",
+                    "minLength": 1
+                  },
+                  "author": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "Who wrote it, 1-100 characters.",
+                    "minLength": 1
+                  },
+                  "width": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "Photo width in pixels.",
+                    "minimum": 1,
+                    "maximum": 100000
+                  },
+                  "height": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "Photo height in pixels.",
+                    "minimum": 1,
+                    "maximum": 100000
+                  },
+                  "color": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "`#rrggbb`, hex digits in either case (answered lower-cased).",
+                    "pattern": "^#[0-9A-Fa-f]{6}$"
+                  },
+                  "likes": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "How many people liked it.",
+                    "minimum": 0,
+                    "maximum": 1000000000
+                  }
+                }
+              },
+              "ItemPatch": {
+                "type": "object",
+                "description": "The body of `PATCH /items/{id}`, a JSON merge patch (RFC 7396): the fields of `NewItem`, none required. A\nfield left out stays as it is; a field given `null` returns to its generated value (`label` to `Line <id>`).\nThe same rules as `NewItem` otherwise (`id` or any other member is 400 `invalid-item`).\n",
+                "additionalProperties": false,
+                "properties": {
+                  "label": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The text of the line, 1-500 characters; `null` for `Line <id>` again.",
+                    "minLength": 1
+                  },
+                  "author": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "Who wrote it, 1-100 characters; `null` for the generated author.",
+                    "minLength": 1
+                  },
+                  "width": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "Photo width in pixels; `null` for the generated one.",
+                    "minimum": 1,
+                    "maximum": 100000
+                  },
+                  "height": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "Photo height in pixels; `null` for the generated one.",
+                    "minimum": 1,
+                    "maximum": 100000
+                  },
+                  "color": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "`#rrggbb`, hex digits in either case (answered lower-cased); `null` for the generated one.",
+                    "pattern": "^#[0-9A-Fa-f]{6}$"
+                  },
+                  "likes": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "How many people liked it; `null` for the generated count.",
+                    "minimum": 0,
+                    "maximum": 1000000000
                   }
                 }
               },
@@ -3727,8 +6027,192 @@ enum OpenAPIDocument {
               },
               "CatalogVersion": {
                 "type": "integer",
-                "description": "The catalog version, 1 at start; `POST /admin/reset` adds 1.",
+                "description": "The list's version, 1 at start (and for a new dataset); `POST /admin/reset` adds 1.",
                 "minimum": 1
+              },
+              "Change": {
+                "description": "One entry of the change feed, told apart by `kind`.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/ItemChange"
+                  },
+                  {
+                    "$ref": "#/components/schemas/DeletedChange"
+                  },
+                  {
+                    "$ref": "#/components/schemas/ResetChange"
+                  }
+                ]
+              },
+              "ChangeSequence": {
+                "type": "integer",
+                "description": "The change's sequence number in its list, from 1, one more per change; never reused.",
+                "minimum": 1,
+                "maximum": 18446744073709551615
+              },
+              "ItemChange": {
+                "type": "object",
+                "description": "An item was added at the end (`created`: by `POST /items` or growth) or changed (`updated`: by `PATCH`):\nthe item as that change left it.\n",
+                "additionalProperties": false,
+                "required": [
+                  "sequence",
+                  "kind",
+                  "item"
+                ],
+                "properties": {
+                  "sequence": {
+                    "$ref": "#/components/schemas/ChangeSequence"
+                  },
+                  "kind": {
+                    "type": "string",
+                    "enum": [
+                      "created",
+                      "updated"
+                    ]
+                  },
+                  "item": {
+                    "$ref": "#/components/schemas/Item"
+                  }
+                }
+              },
+              "DeletedChange": {
+                "type": "object",
+                "description": "The item with this id was deleted.",
+                "additionalProperties": false,
+                "required": [
+                  "sequence",
+                  "kind",
+                  "id"
+                ],
+                "properties": {
+                  "sequence": {
+                    "$ref": "#/components/schemas/ChangeSequence"
+                  },
+                  "kind": {
+                    "type": "string",
+                    "const": "deleted"
+                  },
+                  "id": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9007199254740991
+                  }
+                }
+              },
+              "ResetChange": {
+                "type": "object",
+                "description": "The list started over (`POST /admin/reset`): every write is gone, and the list is the generated one of this\nversion, seed and count. Reload it.\n",
+                "additionalProperties": false,
+                "required": [
+                  "sequence",
+                  "kind",
+                  "version",
+                  "seed",
+                  "count"
+                ],
+                "properties": {
+                  "sequence": {
+                    "$ref": "#/components/schemas/ChangeSequence"
+                  },
+                  "kind": {
+                    "type": "string",
+                    "const": "reset"
+                  },
+                  "version": {
+                    "$ref": "#/components/schemas/CatalogVersion"
+                  },
+                  "seed": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9223372036854775807
+                  },
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9007199254740992
+                  }
+                }
+              },
+              "ChangesPage": {
+                "type": "object",
+                "description": "The changes after `since`, oldest first, and where to continue.",
+                "additionalProperties": false,
+                "required": [
+                  "changes",
+                  "next_since"
+                ],
+                "properties": {
+                  "changes": {
+                    "type": "array",
+                    "description": "At most `limit` changes, in sequence order; empty when there is none (yet).",
+                    "maxItems": 1000,
+                    "items": {
+                      "$ref": "#/components/schemas/Change"
+                    }
+                  },
+                  "next_since": {
+                    "type": "integer",
+                    "description": "The `since` to ask with next time, the last change's sequence number, or `since` when none.",
+                    "minimum": 0,
+                    "maximum": 18446744073709551615
+                  }
+                }
+              },
+              "DeletedEventData": {
+                "type": "object",
+                "description": "The `data:` of an `event: deleted` on `/items/events`.",
+                "additionalProperties": false,
+                "required": [
+                  "id"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9007199254740991
+                  }
+                }
+              },
+              "ResetEventData": {
+                "type": "object",
+                "description": "The `data:` of an `event: reset` on `/items/events`: the list after the reset. Reload it.",
+                "additionalProperties": false,
+                "required": [
+                  "version",
+                  "seed",
+                  "count"
+                ],
+                "properties": {
+                  "version": {
+                    "$ref": "#/components/schemas/CatalogVersion"
+                  },
+                  "seed": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9223372036854775807
+                  },
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9007199254740992
+                  }
+                }
+              },
+              "ExpiredEventData": {
+                "type": "object",
+                "description": "The `data:` of an `event: expired` on `/items/events`: the changes after the client's `Last-Event-ID` (or\n`since`) are no longer kept. Reload the list; the stream goes on after `last_sequence`.\n",
+                "additionalProperties": false,
+                "required": [
+                  "last_sequence"
+                ],
+                "properties": {
+                  "last_sequence": {
+                    "type": "integer",
+                    "description": "The list's last change when the stream sent this (also the event's `id:`).",
+                    "minimum": 0,
+                    "maximum": 18446744073709551615
+                  }
+                }
               },
               "ItemDetail": {
                 "type": "object",
@@ -3759,7 +6243,7 @@ enum OpenAPIDocument {
                 "properties": {
                   "seed": {
                     "type": "integer",
-                    "description": "The new seed of the catalog; without it the seed stays.",
+                    "description": "The new seed of the list (of the dataset, with `X-Dataset`); without it the seed stays.",
                     "minimum": 0,
                     "maximum": 9223372036854775807
                   }
@@ -3778,7 +6262,7 @@ enum OpenAPIDocument {
                 "properties": {
                   "version": {
                     "type": "integer",
-                    "description": "The catalog version after the reset.",
+                    "description": "The list's version after the reset.",
                     "minimum": 2
                   },
                   "seed": {
@@ -3789,7 +6273,7 @@ enum OpenAPIDocument {
                   },
                   "count": {
                     "type": "integer",
-                    "description": "The number of items now (`items.count`; growth starts again from it).",
+                    "description": "The number of items now (`items.count`; new ids, by growth or `POST /items`, start from it).",
                     "minimum": 0,
                     "maximum": 9007199254740992
                   },
@@ -3804,7 +6288,7 @@ enum OpenAPIDocument {
                     "properties": {
                       "details": {
                         "type": "integer",
-                        "description": "Details that were in the cache.",
+                        "description": "Details that were in the cache (always 0 with `X-Dataset`).",
                         "minimum": 0
                       },
                       "fault_counters": {
@@ -3889,11 +6373,20 @@ enum OpenAPIDocument {
                       "urn:listserver:problem:invalid-parameter",
                       "urn:listserver:problem:invalid-id",
                       "urn:listserver:problem:invalid-body",
+                      "urn:listserver:problem:invalid-item",
+                      "urn:listserver:problem:invalid-header",
                       "urn:listserver:problem:unauthorized",
                       "urn:listserver:problem:forbidden",
                       "urn:listserver:problem:not-found",
                       "urn:listserver:problem:method-not-allowed",
+                      "urn:listserver:problem:list-full",
+                      "urn:listserver:problem:changes-expired",
+                      "urn:listserver:problem:precondition-failed",
+                      "urn:listserver:problem:unsupported-media-type",
+                      "urn:listserver:problem:idempotency-key-reused",
                       "urn:listserver:problem:injected-fault",
+                      "urn:listserver:problem:store-unavailable",
+                      "urn:listserver:problem:store-full",
                       "urn:listserver:problem:shutting-down",
                       "urn:listserver:problem:malformed-request",
                       "urn:listserver:problem:not-implemented"
@@ -3923,6 +6416,8 @@ enum OpenAPIDocument {
                       "order",
                       "after",
                       "before",
+                      "since",
+                      "wait_ms",
                       "delay_ms",
                       "fail",
                       "fail_rate",
@@ -4058,6 +6553,289 @@ enum OpenAPIDocument {
                       "color": "#cad212",
                       "likes": 3174
                     }
+                  }
+                }
+              },
+              "ItemCreated": {
+                "description": "The new item, durably added at the end of the list, with its URL in `Location` and its `ETag`. A retry\nwith the same `Idempotency-Key` gets this same answer again, with `Idempotent-Replayed: true`.\n",
+                "headers": {
+                  "Location": {
+                    "$ref": "#/components/headers/Location"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Idempotent-Replayed": {
+                    "$ref": "#/components/headers/Idempotent-Replayed"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Item"
+                    },
+                    "examples": {
+                      "message": {
+                        "summary": "A chat message, as the operation's example request posts it",
+                        "value": {
+                          "id": 10000,
+                          "label": "Running 10 minutes late, start without me",
+                          "author": "Nadia Benali",
+                          "width": 1280,
+                          "height": 720,
+                          "color": "#3f7ab9",
+                          "likes": 0
+                        }
+                      },
+                      "photo": {
+                        "summary": "A photo, posted with its size and \"color\": \"#F4A261\" (answered lower-cased)",
+                        "value": {
+                          "id": 10001,
+                          "label": "Sunset over the harbour 🌅",
+                          "author": "Linh Nguyễn",
+                          "width": 4032,
+                          "height": 3024,
+                          "color": "#f4a261",
+                          "likes": 512
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "ItemUpdated": {
+                "description": "The item after the patch, durably written, and its new `ETag`. A retry with the same `Idempotency-Key` gets\nthis same answer again, with `Idempotent-Replayed: true`.\n",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Idempotent-Replayed": {
+                    "$ref": "#/components/headers/Idempotent-Replayed"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Item"
+                    },
+                    "examples": {
+                      "likes": {
+                        "summary": "PATCH /items/42 {\"likes\": 12, \"color\": null}: likes set, the colour back to the generated one",
+                        "value": {
+                          "id": 42,
+                          "label": "Line 42",
+                          "author": "Arjun Mehta",
+                          "width": 1600,
+                          "height": 1200,
+                          "color": "#cad212",
+                          "likes": 12
+                        }
+                      },
+                      "edited": {
+                        "summary": "PATCH /items/10000 {\"label\": \"Running 20 minutes late, start without me\"}",
+                        "value": {
+                          "id": 10000,
+                          "label": "Running 20 minutes late, start without me",
+                          "author": "Nadia Benali",
+                          "width": 1280,
+                          "height": 720,
+                          "color": "#3f7ab9",
+                          "likes": 0
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "ItemDeleted": {
+                "description": "The item is deleted, durably: no body. A retry with the same `Idempotency-Key` gets this same answer again,\nwith `Idempotent-Replayed: true`, rather than a 404.\n",
+                "headers": {
+                  "Idempotent-Replayed": {
+                    "$ref": "#/components/headers/Idempotent-Replayed"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
+              "ChangesPage": {
+                "description": "The changes after `since` (maybe none, after a long-poll that saw nothing), and `next_since`.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ChangesPage"
+                    },
+                    "examples": {
+                      "changes": {
+                        "summary": "GET /items/changes?since=0, after a post, a patch, a delete and a reset",
+                        "value": {
+                          "changes": [
+                            {
+                              "sequence": 1,
+                              "kind": "created",
+                              "item": {
+                                "id": 10000,
+                                "label": "Running 10 minutes late, start without me",
+                                "author": "Nadia Benali",
+                                "width": 1280,
+                                "height": 720,
+                                "color": "#3f7ab9",
+                                "likes": 0
+                              }
+                            },
+                            {
+                              "sequence": 2,
+                              "kind": "updated",
+                              "item": {
+                                "id": 42,
+                                "label": "Line 42",
+                                "author": "Arjun Mehta",
+                                "width": 1600,
+                                "height": 1200,
+                                "color": "#cad212",
+                                "likes": 12
+                              }
+                            },
+                            {
+                              "sequence": 3,
+                              "kind": "deleted",
+                              "id": 7
+                            },
+                            {
+                              "sequence": 4,
+                              "kind": "reset",
+                              "version": 2,
+                              "seed": 7,
+                              "count": 10000
+                            }
+                          ],
+                          "next_since": 4
+                        }
+                      },
+                      "nothing": {
+                        "summary": "GET /items/changes?since=4&wait_ms=25000, nothing happened in 25 s",
+                        "value": {
+                          "changes": [],
+                          "next_since": 4
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "EventStream": {
+                "description": "A stream of Server-Sent Events (see the operation): `retry: 2000` first, then one event per change\n(`event:` the kind, `id:` the sequence number, `data:` one line of JSON), `expired` when the changes asked\nfor are no longer kept, and `:` comment lines as heartbeats. It ends when the server drops a subscriber that\ndoes not read, forgets the dataset, or shuts down; reconnect with `Last-Event-ID`.\n",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoStore"
+                  },
+                  "X-Accel-Buffering": {
+                    "$ref": "#/components/headers/X-Accel-Buffering"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "text/event-stream": {
+                    "examples": {
+                      "live": {
+                        "summary": "GET /items/events, then a post, a patch, a quiet spell, a delete and a reset",
+                        "value": "retry: 2000\n\nevent: created\nid: 1\ndata: {\"id\":10000,\"label\":\"Running 10 minutes late, start without me\",\"author\":\"Nadia Benali\",\"width\":1280,\"height\":720,\"color\":\"#3f7ab9\",\"likes\":0}\n\nevent: updated\nid: 2\ndata: {\"id\":42,\"label\":\"Line 42\",\"author\":\"Arjun Mehta\",\"width\":1600,\"height\":1200,\"color\":\"#cad212\",\"likes\":12}\n\n:\n\nevent: deleted\nid: 3\ndata: {\"id\":7}\n\nevent: reset\nid: 4\ndata: {\"version\":2,\"seed\":7,\"count\":10000}\n\n"
+                      },
+                      "expired": {
+                        "summary": "GET /items/events with Last-Event-ID: 12, long after change 12 stopped being kept",
+                        "value": "retry: 2000\n\nevent: expired\nid: 250031\ndata: {\"last_sequence\":250031}\n\n"
+                      }
+                    }
+                  }
+                }
+              },
+              "DatasetDeleted": {
+                "description": "The dataset is forgotten (or was never used): no body.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
                   }
                 }
               },
@@ -4336,7 +7114,7 @@ enum OpenAPIDocument {
                 }
               },
               "BadRequest": {
-                "description": "From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page`, `limit`,\n`order`, `after`, `before`, `delay_ms`, `fail`, `fail_rate` or `fail_first`, `page` with `after` or\n`before`, `after` with `before`; with `parameter`), `invalid-id` (an id that is not a plain decimal integer\nor overflows 64 bits), `invalid-request-target` (broken percent-encoding, `%00`, bytes that are not UTF-8, a\ntarget that is not a path) or `invalid-body` (`POST /admin/reset` with a body that is not empty, `{}` or\n`{\"seed\": S}`). From the connection layer, with `Connection: close`: `malformed-request` (a malformed\nrequest line or header field, a bad `Content-Length`, a `Transfer-Encoding` other than `chunked` or with\n`Content-Length`, HTTP/1.1 without `Host` or with two, control characters in a field value).\n",
+                "description": "From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page`, `limit`,\n`order`, `after`, `before`, `since`, `wait_ms`, `delay_ms`, `fail`, `fail_rate` or `fail_first`, `page`\nwith `after` or `before`, `after` with `before`; with `parameter`), `invalid-id` (an id that is not a plain\ndecimal integer or overflows 64 bits), `invalid-request-target` (broken percent-encoding, `%00`, bytes that\nare not UTF-8, a target that is not a path), `invalid-body` (`POST /admin/reset` with a body that is not\nempty, `{}` or `{\"seed\": S}`) or `invalid-header` (a malformed `X-Dataset`, `Idempotency-Key` or\n`Last-Event-ID`, or a malformed dataset name in `/admin/datasets/{name}`). From the connection layer, with\n`Connection: close`: `malformed-request` (a malformed request line or header field, a bad\n`Content-Length`, a `Transfer-Encoding` other than `chunked` or with `Content-Length`, HTTP/1.1 without\n`Host` or with two, control characters in a field value).\n",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/Connection"
@@ -4372,6 +7150,7 @@ enum OpenAPIDocument {
                                 "urn:listserver:problem:invalid-id",
                                 "urn:listserver:problem:invalid-request-target",
                                 "urn:listserver:problem:invalid-body",
+                                "urn:listserver:problem:invalid-header",
                                 "urn:listserver:problem:malformed-request"
                               ]
                             },
@@ -4478,7 +7257,7 @@ enum OpenAPIDocument {
                 }
               },
               "NotFound": {
-                "description": "An unknown path, or an item id at or past the end of the list.",
+                "description": "An unknown path, or an item id never handed out (at or past the end of the list) or deleted.",
                 "headers": {
                   "Cache-Control": {
                     "$ref": "#/components/headers/NoCache"
@@ -4750,6 +7529,493 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "InvalidWrite": {
+                "description": "A write the server cannot take as sent, nothing written: `invalid-item` (the body is not the JSON the\noperation takes: an unknown member or `id`, a missing `label` on `POST`, a value of the wrong type, out\nof range or too long, each named in `detail`; or JSON that is malformed, has a duplicate member, is not\nUTF-8, has a lone surrogate escape, a number too large, or nesting deeper than 2, with the byte offset in\n`detail`), `invalid-header` (a malformed `X-Dataset` or `Idempotency-Key`), `invalid-id`,\n`invalid-parameter` (a malformed control parameter), `invalid-request-target`, or from the connection\nlayer `malformed-request` (as for `BadRequest`). Fix the request; retrying it unchanged fails the same way.\n",
+                "headers": {
+                  "Connection": {
+                    "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:invalid-item",
+                                "urn:listserver:problem:invalid-header",
+                                "urn:listserver:problem:invalid-id",
+                                "urn:listserver:problem:invalid-parameter",
+                                "urn:listserver:problem:invalid-request-target",
+                                "urn:listserver:problem:malformed-request"
+                              ]
+                            },
+                            "status": {
+                              "const": 400
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "examples": {
+                      "unknownMember": {
+                        "summary": "POST /items {\"label\": \"Hi\", \"id\": 5}",
+                        "value": {
+                          "type": "urn:listserver:problem:invalid-item",
+                          "title": "Invalid item",
+                          "status": 400,
+                          "detail": "member \"id\" cannot be written: the server hands out ids"
+                        }
+                      },
+                      "outOfRange": {
+                        "summary": "PATCH /items/42 {\"likes\": -1}",
+                        "value": {
+                          "type": "urn:listserver:problem:invalid-item",
+                          "title": "Invalid item",
+                          "status": 400,
+                          "detail": "member \"likes\" must be an integer in 0...1000000000, got -1"
+                        }
+                      },
+                      "malformed": {
+                        "summary": "POST /items {\"label\": \"Hi\",}",
+                        "value": {
+                          "type": "urn:listserver:problem:invalid-item",
+                          "title": "Invalid item",
+                          "status": 400,
+                          "detail": "the body is not valid JSON at byte 14: expected a member name"
+                        }
+                      },
+                      "badKey": {
+                        "summary": "POST /items with an Idempotency-Key of 300 characters",
+                        "value": {
+                          "type": "urn:listserver:problem:invalid-header",
+                          "title": "Invalid header field",
+                          "status": 400,
+                          "detail": "Idempotency-Key must be 1-255 visible ASCII characters, got 300"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "ListFull": {
+                "description": "The list already has 2^53 ids (the most an id can be); nothing was written.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:list-full"
+                            },
+                            "status": {
+                              "const": 409
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "example": {
+                      "type": "urn:listserver:problem:list-full",
+                      "title": "List full",
+                      "status": 409,
+                      "detail": "the list has 9007199254740992 ids, the most it can have"
+                    }
+                  }
+                }
+              },
+              "ChangesExpired": {
+                "description": "`since` is older than the changes kept (`data.changes_kept` per list), or later than the list's last\nchange (the dataset was forgotten since, say). Reload the list, then continue from the sequence number\nnamed in `detail`, the list's last change.\n",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:changes-expired"
+                            },
+                            "status": {
+                              "const": 410
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "example": {
+                      "type": "urn:listserver:problem:changes-expired",
+                      "title": "Changes no longer kept",
+                      "status": 410,
+                      "detail": "the changes after 12 are no longer kept: reload the list, then continue from 250031"
+                    }
+                  }
+                }
+              },
+              "PreconditionFailed": {
+                "description": "`If-Match` does not match the item's current `ETag` (someone else changed it since): nothing was written.\nThe current `ETag` is in the response; fetch the item before trying again.\n",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:precondition-failed"
+                            },
+                            "status": {
+                              "const": 412
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "example": {
+                      "type": "urn:listserver:problem:precondition-failed",
+                      "title": "Precondition failed",
+                      "status": 412,
+                      "detail": "If-Match \"v1-24e6d8d01184d304\" does not match item 42's ETag \"v1-5d1a0c9e7b3f2a64\""
+                    }
+                  }
+                }
+              },
+              "UnsupportedMediaType": {
+                "description": "The body's `Content-Type` is missing or not one the operation takes: `application/json` for `POST /items`,\n`application/merge-patch+json` or `application/json` for `PATCH /items/{id}`. Nothing was written.\n",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:unsupported-media-type"
+                            },
+                            "status": {
+                              "const": 415
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "example": {
+                      "type": "urn:listserver:problem:unsupported-media-type",
+                      "title": "Unsupported media type",
+                      "status": 415,
+                      "detail": "the body must be application/json, got \"text/plain\""
+                    }
+                  }
+                }
+              },
+              "IdempotencyKeyReused": {
+                "description": "The `Idempotency-Key` was used before, in this dataset, with another request (method, path and query, or\nbody): nothing was written. A key names one write; use a new key for a new write.\n",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:idempotency-key-reused"
+                            },
+                            "status": {
+                              "const": 422
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "example": {
+                      "type": "urn:listserver:problem:idempotency-key-reused",
+                      "title": "Idempotency key reused",
+                      "status": 422,
+                      "detail": "Idempotency-Key \"3f2b8c1e-7d4a-4e59-9a6f-0c1d2e3f4a5b\" was used with another request"
+                    }
+                  }
+                }
+              },
+              "WriteUnavailable": {
+                "description": "Nothing was written: `store-unavailable` (the store could not take the write; with `Retry-After`),\n`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)\nwhile the server drains. Retry after `Retry-After` seconds, with the same `Idempotency-Key`.\n",
+                "headers": {
+                  "Retry-After": {
+                    "$ref": "#/components/headers/Retry-After"
+                  },
+                  "Connection": {
+                    "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:store-unavailable",
+                                "urn:listserver:problem:injected-fault",
+                                "urn:listserver:problem:shutting-down"
+                              ]
+                            },
+                            "status": {
+                              "const": 503
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "example": {
+                      "type": "urn:listserver:problem:store-unavailable",
+                      "title": "Store unavailable",
+                      "status": 503,
+                      "detail": "the write could not be committed: database is locked"
+                    }
+                  }
+                }
+              },
+              "StoreUnavailable": {
+                "description": "`store-unavailable` (the store could not be read or written; with `Retry-After`; nothing was changed), or\n`shutting-down` (with `Connection: close`) while the server drains.\n",
+                "headers": {
+                  "Retry-After": {
+                    "$ref": "#/components/headers/Retry-After"
+                  },
+                  "Connection": {
+                    "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:store-unavailable",
+                                "urn:listserver:problem:shutting-down"
+                              ]
+                            },
+                            "status": {
+                              "const": 503
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "example": {
+                      "type": "urn:listserver:problem:store-unavailable",
+                      "title": "Store unavailable",
+                      "status": 503,
+                      "detail": "the changes could not be read: disk I/O error"
+                    }
+                  }
+                }
+              },
+              "StoreFull": {
+                "description": "The store's disk is full (`store-full`); nothing was written. Retry once space is freed.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:store-full"
+                            },
+                            "status": {
+                              "const": 507
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "example": {
+                      "type": "urn:listserver:problem:store-full",
+                      "title": "Insufficient storage",
+                      "status": 507,
+                      "detail": "the write could not be committed: database or disk is full"
+                    }
+                  }
+                }
+              },
               "ShuttingDown": {
                 "description": "The server is draining for shutdown and takes no new requests.",
                 "headers": {
@@ -4989,5 +8255,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x188092DC5FF0FC1F
+    static let yamlFNV1a64: UInt64 = 0x3041186E8AF7E006
 }

@@ -144,8 +144,12 @@ struct EvHTTPRequest: @unchecked Sendable {
     /// choose, which it does correctly for every other status ListServer sends.
     static func reasonPhrase(_ status: Int) -> String? {
         switch status {
+        case 412: "Precondition Failed"
+        case 415: "Unsupported Media Type"
+        case 422: "Unprocessable Content"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
+        case 507: "Insufficient Storage"
         default: nil
         }
     }

@@ -12,6 +12,7 @@ extension LoopServer {
         guard !draining else { return }
         draining = true
         onDrained = done
+        endStreams()  // at once: clients reconnect elsewhere, and the drain does not wait for them
         if let http, let boundSocket {
             evhttp_del_accept_socket(http, boundSocket)  // closes the listening socket: new connections are refused
             self.boundSocket = nil

@@ -14,7 +14,7 @@ import CEvent
 /// because tasks carry it across an `await` that resumes on that same thread.
 final class LoopServer: @unchecked Sendable {
     let loop: EventLoop
-    private let router: Router
+    let router: Router
     var http: OpaquePointer?
     /// The accepting socket, removed at the start of a shutdown.
     var boundSocket: OpaquePointer?
@@ -41,6 +41,11 @@ final class LoopServer: @unchecked Sendable {
     let observer: LoopObserver
     /// Makes the ids of requests that come without a usable `X-Request-Id`.
     var requestIDs: RequestIDGenerator
+    /// Open event streams, by a per-loop token (`LoopServer+Streams.swift`).
+    var streams: [UInt64: EventStream] = [:]
+    var nextStreamToken: UInt64 = 0
+    /// The next heartbeat of the open streams, while any is open.
+    var heartbeat: LoopTimer?
 
     /// Creates the evhttp on the loop's base and starts accepting on `listeningFD` (which it now owns).
     /// Call before the loop thread starts, or on it. `loopIndex` tells this loop's request ids apart.
@@ -86,6 +91,11 @@ final class LoopServer: @unchecked Sendable {
         evconnlistener_set_error_cb(listener, loopServerAcceptErrorCallback)
         startSweeping()
         registerForAcceptErrors(listener)
+        // Each commit's changes reach this loop once, and go out to its streams on its own thread.
+        let server = WeakLoopServer(self)  // the feed outlives no loop, but must not keep one alive
+        router.writes.feed.addListener { [loop] list, changes, dropped in
+            loop.execute { server.value?.deliver(changes, of: list, dropped: dropped) }
+        }
     }
 
     deinit {
@@ -120,6 +130,9 @@ final class LoopServer: @unchecked Sendable {
             observer.end(exchange, response)
         case .response(let response):
             hold(response, for: track(request, exchange, requestID))
+        case .stream(let stream):
+            openStream(request, stream, requestID: requestID)
+            observer.end(exchange, HTTPResponse(status: 200, headers: stream.headers))
         case .deferred(let work):
             let token = track(request, exchange, requestID)
             Task.immediate(executorPreference: loop) { [self] in
@@ -158,4 +171,11 @@ final class LoopServer: @unchecked Sendable {
 private func loopServerRequestCallback(_ request: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
     guard let request, let context else { return }
     Unmanaged<LoopServer>.fromOpaque(context).takeUnretainedValue().handle(request)
+}
+
+/// A weak reference to a loop server that closures on other threads may hold; read only on its loop thread.
+final class WeakLoopServer: @unchecked Sendable {
+    weak var value: LoopServer?
+
+    init(_ value: LoopServer) { self.value = value }
 }

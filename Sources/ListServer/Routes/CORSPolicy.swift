@@ -9,12 +9,14 @@ struct CORSPolicy: Sendable, Equatable {
     let origins: CORSOrigins
 
     /// The response fields a browser script may read besides the CORS-safelisted ones.
-    static let exposedHeaders = "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id"
+    static let exposedHeaders =
+        "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed"
     /// The methods a preflight allows: every method some route answers.
-    static let allowedMethods = "GET, HEAD, POST, OPTIONS"
+    static let allowedMethods = "GET, HEAD, POST, PATCH, DELETE, OPTIONS"
     /// The request fields a preflight allows: those the API reads.
     static let allowedHeaders =
-        "Authorization, Cache-Control, Content-Type, If-None-Match, Pragma, X-Client-Id, X-Request-Id"
+        "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, Pragma, "
+        + "X-Client-Id, X-Dataset, X-Request-Id"
     /// How long a browser may cache a preflight answer, in seconds.
     static let maxAgeSeconds = "600"
 

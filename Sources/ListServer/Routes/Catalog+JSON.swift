@@ -38,7 +38,7 @@ extension Catalog {
     /// - Parameters:
     ///   - page: The page to write.
     ///   - order: Ascending ids (the default) or descending.
-    ///   - version: The version of the catalog the page was taken from (``CatalogSnapshot/version``); 1 for a
+    ///   - version: The version of the catalog the page was taken from (``ListHeader/version``); 1 for a
     ///     catalog that is never reset.
     ///   - json: The writer to append to.
     package func writePage(_ page: Page, order: ListOrder = .asc, version: UInt64 = 1, into json: inout JSONWriter) {
@@ -49,6 +49,11 @@ extension Catalog {
             writeItems(
                 (page.total - page.ids.upperBound)..<(page.total - page.ids.lowerBound), descending: true, into: &json)
         }
+        Self.writePageEnvelope(page, version: version, into: &json)
+    }
+
+    /// Writes what follows a page's items: `,"page":P,…,"version":V}`.
+    package static func writePageEnvelope(_ page: Page, version: UInt64, into json: inout JSONWriter) {
         json.append(raw: ",\"page\":")
         json.append(integer: page.number)
         json.append(raw: ",\"limit\":")
@@ -70,21 +75,31 @@ extension Catalog {
     /// - Parameters:
     ///   - page: The page to write; its items past this catalog's count (none, if the page was computed from it)
     ///     are written as `null`.
-    ///   - version: The version of the catalog the page was taken from (``CatalogSnapshot/version``).
+    ///   - version: The version of the catalog the page was taken from (``ListHeader/version``).
     ///   - json: The writer to append to.
     package func writeCursorPage(_ page: CursorPage, version: UInt64, into json: inout JSONWriter) {
         writeItems(page.idRange, descending: page.order == .desc, into: &json)
-        json.append(raw: page.hasMore ? ",\"has_more\":true" : ",\"has_more\":false")
+        Self.writeCursorEnvelope(
+            hasMore: page.hasMore, nextCursor: page.nextCursor, order: page.order, limit: page.limit, total: page.total,
+            version: version, into: &json)
+    }
+
+    /// Writes what follows a cursor page's items: `,"has_more":B,…,"version":V}`.
+    package static func writeCursorEnvelope(
+        hasMore: Bool, nextCursor: UInt64?, order: ListOrder, limit: UInt64, total: UInt64, version: UInt64,
+        into json: inout JSONWriter
+    ) {
+        json.append(raw: hasMore ? ",\"has_more\":true" : ",\"has_more\":false")
         json.append(raw: ",\"next_cursor\":")
-        json.append(optional: page.nextCursor)
-        switch page.order {
+        json.append(optional: nextCursor)
+        switch order {
         case .asc: json.append(raw: ",\"order\":\"asc\"")
         case .desc: json.append(raw: ",\"order\":\"desc\"")
         }
         json.append(raw: ",\"limit\":")
-        json.append(integer: page.limit)
+        json.append(integer: limit)
         json.append(raw: ",\"total\":")
-        json.append(integer: page.total)
+        json.append(integer: total)
         json.append(raw: ",\"version\":")
         json.append(integer: version)
         json.append(raw: "}")

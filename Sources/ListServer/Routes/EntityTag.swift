@@ -79,4 +79,28 @@ struct EntityTag: Sendable, Equatable {
         }
         return false
     }
+
+    /// Whether an `If-Match` field value matches this tag: `*`, or a comma-separated list of entity tags that holds
+    /// this one. RFC 9110 §13.1.1 compares strongly, so a weak `W/"…"` never matches.
+    func matches(ifMatch value: String) -> Bool {
+        var members = value.utf8[...]
+        while !members.isEmpty {
+            let member = members.prefix { $0 != UInt8(ascii: ",") }
+            members = members.dropFirst(member.count + 1)
+            var tag = member.drop { $0 == 0x20 || $0 == 0x09 }
+            while let last = tag.last, last == 0x20 || last == 0x09 { tag = tag.dropLast() }
+            if tag.elementsEqual("*".utf8) || tag.elementsEqual(headerValue.utf8) { return true }
+        }
+        return false
+    }
+
+    /// The tag of an item as `GET /items/<id>` serves it: version, seed, id and, once written, its revision (so an
+    /// item nobody wrote keeps the tag it always had).
+    init(item revision: ItemRevision) {
+        if revision.revision == 0 {
+            self.init(version: revision.version, revision.seed, 2, revision.id)  // 2: `/items/<id>`
+        } else {
+            self.init(version: revision.version, revision.seed, 2, revision.id, revision.revision)
+        }
+    }
 }

@@ -51,11 +51,38 @@ package struct Problem: Error, Sendable, Equatable {
         case unauthorized
         /// 403: an admin request from a non-loopback client while no `admin.token` is configured.
         case forbidden
+        /// 400: the body of a write is not JSON, breaks the item schema, or names an unknown field.
+        case invalidItem
+        /// 400: `X-Dataset` is not 1–64 of `[A-Za-z0-9._-]`, or `Idempotency-Key` is not 1–255 visible ASCII.
+        case invalidHeader
+        /// 409: the list already has 2^53 ids; no new item fits.
+        case listFull
+        /// 410: the change-feed position asked for is older than what is kept (or unknown): reload the list.
+        case changesExpired
+        /// 412: `If-Match` does not match the item's current `ETag`.
+        case preconditionFailed
+        /// 415: a write whose body is not `application/json` (or `application/merge-patch+json` for PATCH).
+        case unsupportedMediaType
+        /// 422: the `Idempotency-Key` was used before with a different request.
+        case idempotencyKeyReused
+        /// 503: the store could not commit the write (nothing was written; retry).
+        case storeUnavailable
+        /// 507: the store's disk is full (nothing was written).
+        case storeFull
 
         /// The HTTP status code.
         var status: Int {
             switch self {
-            case .invalidRequestTarget, .invalidParameter, .invalidID, .malformedRequest, .invalidBody: 400
+            case .invalidRequestTarget, .invalidParameter, .invalidID, .malformedRequest, .invalidBody, .invalidItem,
+                .invalidHeader:
+                400
+            case .listFull: 409
+            case .changesExpired: 410
+            case .preconditionFailed: 412
+            case .unsupportedMediaType: 415
+            case .idempotencyKeyReused: 422
+            case .storeUnavailable: 503
+            case .storeFull: 507
             case .unauthorized: 401
             case .forbidden: 403
             case .notFound: 404
@@ -93,6 +120,15 @@ package struct Problem: Error, Sendable, Equatable {
             case .invalidBody: "urn:listserver:problem:invalid-body"
             case .unauthorized: "urn:listserver:problem:unauthorized"
             case .forbidden: "urn:listserver:problem:forbidden"
+            case .invalidItem: "urn:listserver:problem:invalid-item"
+            case .invalidHeader: "urn:listserver:problem:invalid-header"
+            case .listFull: "urn:listserver:problem:list-full"
+            case .changesExpired: "urn:listserver:problem:changes-expired"
+            case .preconditionFailed: "urn:listserver:problem:precondition-failed"
+            case .unsupportedMediaType: "urn:listserver:problem:unsupported-media-type"
+            case .idempotencyKeyReused: "urn:listserver:problem:idempotency-key-reused"
+            case .storeUnavailable: "urn:listserver:problem:store-unavailable"
+            case .storeFull: "urn:listserver:problem:store-full"
             }
         }
 
@@ -117,6 +153,15 @@ package struct Problem: Error, Sendable, Equatable {
             case .invalidBody: "Invalid request body"
             case .unauthorized: "Unauthorized"
             case .forbidden: "Forbidden"
+            case .invalidItem: "Invalid item"
+            case .invalidHeader: "Invalid header field"
+            case .listFull: "List full"
+            case .changesExpired: "Changes no longer kept"
+            case .preconditionFailed: "Precondition failed"
+            case .unsupportedMediaType: "Unsupported media type"
+            case .idempotencyKeyReused: "Idempotency key reused"
+            case .storeUnavailable: "Store unavailable"
+            case .storeFull: "Insufficient storage"
             }
         }
     }

@@ -21,6 +21,12 @@ enum RouteLabel: Int, CaseIterable, Sendable {
     case openAPI
     /// `/admin/reset`
     case adminReset
+    /// `/admin/datasets/{name}`
+    case adminDataset
+    /// `/items/changes`
+    case changes
+    /// `/items/events`
+    case events
     /// Anything else: unknown paths, malformed targets, rejected request heads.
     case other
 
@@ -35,6 +41,9 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .metrics: "/metrics"
         case .openAPI: "/openapi"
         case .adminReset: "/admin/reset"
+        case .adminDataset: "/admin/datasets/{name}"
+        case .changes: "/items/changes"
+        case .events: "/items/events"
         case .other: "other"
         }
     }
@@ -49,6 +58,9 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .openAPI: self = .openAPI
         case .metrics: self = .metrics
         case .adminReset: self = .adminReset
+        case .adminDataset: self = .adminDataset
+        case .changes: self = .changes
+        case .events: self = .events
         case nil: self = .other
         }
     }

@@ -4,9 +4,11 @@ import ListDomain
 extension Router {
     /// `POST /admin/reset` with an empty body, `{}`, or `{"seed": S}`.
     ///
-    /// Clears the detail cache and the fault counters (the fault sequence and every `fail_first` count), restarts
-    /// the list's growth, bumps the catalog version (so every `ETag` changes and every list body says so), and with
-    /// a seed switches the whole catalog to it. Answers 200
+    /// Drops every write to the list (durably: a `reset` change is committed, and the id sequence restarts at the
+    /// base count), clears the detail cache and the fault counters (the fault sequence and every `fail_first`
+    /// count), bumps the list's version (so every `ETag` changes and every list body says so), and with a seed
+    /// switches the whole list to it. With `X-Dataset` only that dataset is reset (the detail cache, which serves
+    /// the default list, stays). Answers 200
     /// `{"version":V,"seed":S,"count":N,"cleared":{"details":D,"fault_counters":F}}`.
     ///
     /// Access: with `admin.token` configured, `Authorization: Bearer <token>` is required (compared in constant
@@ -15,21 +17,28 @@ extension Router {
     /// - Throws: 401/403 as above; 400 `invalid-body` for a body that is not that JSON.
     func adminReset(_ request: HTTPRequest) throws(Problem) -> RouteOutcome {
         try authorizeAdmin(request)
+        let list = try Self.listName(request.headers)
         let seed = try ResetRequestBody(request.body).seed
-        let catalogs = self.catalogs
+        let writes = self.writes
         let cache = self.cache
-        let faults = faultInjector
+        let faults = faultInjectors.injector(for: list)
         return .deferred {
-            let snapshot = catalogs.reset(seed: seed)
-            let details = await cache.reset(to: snapshot.catalog)
+            let outcome = await writes.submit(WriteOperation(list: list, action: .reset(seed: seed)))
+            guard case .done(.reset(let reset)) = outcome else {
+                return Self.writeResponse(outcome, list: writes.lists.state(of: list))
+            }
+            // The detail cache serves the default list's seed; a dataset's reset leaves it alone.
+            let details =
+                list == ListRegistry.defaultList
+                ? await cache.reset(to: Catalog(seed: reset.seed, count: reset.count)) : 0
             let faultCounters = faults.reset()
             var json = JSONWriter(capacity: 160)
             json.append(raw: "{\"version\":")
-            json.append(integer: snapshot.version)
+            json.append(integer: reset.version)
             json.append(raw: ",\"seed\":")
-            json.append(integer: snapshot.catalog.seed)
+            json.append(integer: reset.seed)
             json.append(raw: ",\"count\":")
-            json.append(integer: snapshot.catalog.count)
+            json.append(integer: reset.count)
             json.append(raw: ",\"cleared\":{\"details\":")
             json.append(integer: details)
             json.append(raw: ",\"fault_counters\":")
@@ -40,7 +49,7 @@ extension Router {
     }
 
     /// Lets the request in, or throws 401 (token configured, not given or wrong) or 403 (no token, not loopback).
-    private func authorizeAdmin(_ request: HTTPRequest) throws(Problem) {
+    func authorizeAdmin(_ request: HTTPRequest) throws(Problem) {
         guard service.adminToken.isSet else {
             guard request.fromLoopback else {
                 throw Problem(

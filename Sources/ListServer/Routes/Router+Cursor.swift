@@ -13,31 +13,53 @@ extension Router {
         _ position: ListCursor,
         order: ListOrder,
         limit: UInt64,
-        snapshot: CatalogSnapshot,
+        state: ListState,
         headers requestHeaders: HTTPHeaders
     ) -> HTTPResponse {
-        let catalog = snapshot.catalog
+        let catalog = state.catalog
+        let version = state.header.version
         let (kind, cursorID): (UInt64, UInt64) =
             switch position {
             case .start: (0, 0)
             case .after(let id): (1, id)
             case .before(let id): (2, id)
             }
-        // 3: a `/items` page by cursor (see `EntityTag`).
-        let tag = EntityTag(
-            version: snapshot.version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit)
-        if let notModified = Self.notModified(tag, requestHeaders) {
-            return notModified
-        }
-        let page = CursorPage(cursor: position, order: order, limit: limit, total: catalog.count)
+        let hasMore: Bool
+        let nextCursor: UInt64?
+        let total: UInt64
         var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + Int(limit) * Self.estimatedItemBytes)
-        catalog.writeCursorPage(page, version: snapshot.version, into: &json)
+        let tag: EntityTag
+        if state.isPristine {
+            // 3: a `/items` page by cursor (see `EntityTag`).
+            tag = EntityTag(
+                version: version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit)
+            if let notModified = Self.notModified(tag, requestHeaders) {
+                return notModified
+            }
+            let page = CursorPage(cursor: position, order: order, limit: limit, total: catalog.count)
+            catalog.writeCursorPage(page, version: version, into: &json)
+            (hasMore, nextCursor, total) = (page.hasMore, page.nextCursor, page.total)
+        } else {
+            // As for pages by number (see `writtenPage`): deletions and the highest revision on the page join in.
+            let page = state.cursorPage(position, order: order, limit: limit)
+            tag = EntityTag(
+                version: version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit,
+                UInt64(state.deleted.count), page.ids.lazy.map(state.revision(of:)).max() ?? 0)
+            if let notModified = Self.notModified(tag, requestHeaders) {
+                return notModified
+            }
+            state.writeItems(page.ids, into: &json)
+            Catalog.writeCursorEnvelope(
+                hasMore: page.hasMore, nextCursor: page.nextCursor, order: order, limit: limit, total: page.total,
+                version: version, into: &json)
+            (hasMore, nextCursor, total) = (page.hasMore, page.nextCursor, page.total)
+        }
         var headers: HTTPHeaders = [
             "Content-Type": MediaType.json,
-            "X-Total-Count": String(catalog.count),
+            "X-Total-Count": String(total),
             "ETag": tag.headerValue,
         ]
-        if page.hasMore, let next = page.nextCursor {
+        if hasMore, let next = nextCursor {
             let parameter = if case .before = position { "before" } else { "after" }
             headers.add("Link", "</items?\(parameter)=\(next)&order=\(order.rawValue)&limit=\(limit)>; rel=\"next\"")
         }

@@ -20,11 +20,11 @@ extension Router {
     /// - Returns: `.deferred`, whose closure never throws.
     /// - Throws: A ``Problem`` for a bad id (400) or one past the end (404), answered without starting a task.
     func detail(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
-        let snapshot = catalogs.snapshot()
-        let catalog = snapshot.catalog
-        let id = try itemID(rawID, in: catalog)
+        let state = lists.state(of: try Self.listName(headers))
+        let catalog = state.catalog
+        let id = try itemID(rawID, in: state)
         let bypassCache = Self.requestsFreshDetail(headers)
-        let tag = EntityTag(version: snapshot.version, catalog.seed, 4, id)  // 4: `/items/<id>/detail`
+        let tag = EntityTag(version: state.header.version, catalog.seed, 4, id)  // 4: `/items/<id>/detail`
         let condition = headers["If-None-Match"]
         let cache = self.cache
         // The task ends as soon as the cache has answered: the response is held on a loop timer (its `delay`)

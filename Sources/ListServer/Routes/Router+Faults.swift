@@ -57,6 +57,8 @@ extension Router {
     func chooseFault(controls: RequestControls, request: HTTPRequest, target: RequestTarget)
         -> (kind: FaultKind, how: String)?
     {
+        // Counters and draws are the dataset's own (an invalid X-Dataset was refused before this).
+        let faultInjector = faultInjectors.injector(for: (try? Self.listName(request.headers)) ?? "")
         if let failFirst = controls.failFirst {
             guard failFirst > 0 else { return nil }
             let client = request.headers["X-Client-Id"] ?? ""
@@ -115,7 +117,7 @@ extension Router {
 
 extension Router.Resource {
     /// Whether this is a data endpoint (`/items`, `/items/<id>`, `/items/<id>/detail`), the only ones faults are
-    /// injected into.
+    /// injected into (writes included: a 5xx instead of the write, a cut connection after it).
     var isData: Bool {
         switch self {
         case .items, .item, .itemDetail: true
@@ -137,6 +139,8 @@ extension RouteOutcome {
                 transform(&response)
                 return response
             }
+        case .stream:
+            return self  // an event stream has no single response to hold or cut
         }
     }
 

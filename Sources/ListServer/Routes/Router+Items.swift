@@ -12,7 +12,7 @@ extension Router {
     /// Page-number body (written by `Catalog.writePage` into a buffer reserved once):
     /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null,"version":V}`; past the
     /// end, a 200 with `"items":[]` and `"next_page":null`. Headers: `X-Total-Count: N` and ``linkHeader(for:order:)``.
-    /// Cursor body (`after`, `before`, `order`; see ``cursorPage(_:order:limit:snapshot:headers:)``):
+    /// Cursor body (`after`, `before`, `order`; see ``cursorPage(_:order:limit:state:headers:)``):
     /// `{"items":[…],"has_more":B,"next_cursor":ID or null,"order":"asc","limit":L,"total":N,"version":V}`.
     ///
     /// Both carry a strong `ETag` of the catalog version and the page's inputs; a matching `If-None-Match` gets 304
@@ -25,34 +25,63 @@ extension Router {
     /// - Throws: A 400 ``Problem`` for a bad parameter, or a query that does not decode.
     func itemsPage(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let request = try PageQuery(target: target, paging: paging)
-        let snapshot = catalogs.snapshot()
-        let catalog = snapshot.catalog
+        let state = lists.state(of: try Self.listName(headers))
         var response: HTTPResponse
         if let position = request.cursor {
-            response = cursorPage(
-                position, order: request.order, limit: request.limit, snapshot: snapshot, headers: headers)
+            response = cursorPage(position, order: request.order, limit: request.limit, state: state, headers: headers)
+        } else if state.isPristine {
+            response = generatedPage(request, state: state, headers: headers)
         } else {
-            // 1: a `/items` page by number (see `EntityTag`).
-            let tag = EntityTag(
-                version: snapshot.version, catalog.seed, catalog.count, 1, request.page, request.limit,
-                request.order == .asc ? 0 : 1)
-            if let notModified = Self.notModified(tag, headers) {
-                response = notModified
-            } else {
-                let page = catalog.page(request.page, limit: request.limit)
-                var json = JSONWriter(
-                    capacity: Self.estimatedEnvelopeBytes + page.ids.count * Self.estimatedItemBytes)
-                catalog.writePage(page, order: request.order, version: snapshot.version, into: &json)
-                var headers = HTTPHeaders(capacity: 8)
-                headers.add("Content-Type", MediaType.json)
-                headers.add("X-Total-Count", String(page.total))
-                headers.add("Link", Self.linkHeader(for: page, order: request.order))
-                headers.add("ETag", tag.headerValue)
-                response = HTTPResponse(status: 200, headers: headers, body: json.bytes)
-            }
+            response = writtenPage(request, state: state, headers: headers)
         }
         response.delay = service.pageLatency
         return response
+    }
+
+    /// A page by number of a list nobody wrote to: ids are positions, written straight from the catalog.
+    private func generatedPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders) -> HTTPResponse {
+        let catalog = state.catalog
+        let version = state.header.version
+        // 1: a `/items` page by number (see `EntityTag`).
+        let tag = EntityTag(
+            version: version, catalog.seed, catalog.count, 1, request.page, request.limit,
+            request.order == .asc ? 0 : 1)
+        if let notModified = Self.notModified(tag, headers) {
+            return notModified
+        }
+        let page = catalog.page(request.page, limit: request.limit)
+        var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + page.ids.count * Self.estimatedItemBytes)
+        catalog.writePage(page, order: request.order, version: version, into: &json)
+        return pageResponse(page, order: request.order, tag: tag, body: json.bytes)
+    }
+
+    /// A page by number of a list with writes: live items only, written items with their fields.
+    ///
+    /// The `ETag` adds the number of deletions and the highest revision on the page to the generated page's inputs:
+    /// within a version ids and deletions only ever grow, so those say which items the page holds, and a write to
+    /// an item gives it the list's highest revision, so a page's tag changes exactly when one of its items does.
+    private func writtenPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders) -> HTTPResponse {
+        let (page, ids) = state.page(request.page, limit: request.limit, order: request.order)
+        let tag = EntityTag(
+            version: state.header.version, state.header.seed, state.header.nextID, 1, request.page, request.limit,
+            request.order == .asc ? 0 : 1, UInt64(state.deleted.count), ids.lazy.map(state.revision(of:)).max() ?? 0)
+        if let notModified = Self.notModified(tag, headers) {
+            return notModified
+        }
+        var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + ids.count * Self.estimatedItemBytes)
+        state.writeItems(ids, into: &json)
+        Catalog.writePageEnvelope(page, version: state.header.version, into: &json)
+        return pageResponse(page, order: request.order, tag: tag, body: json.bytes)
+    }
+
+    /// The 200 answer for a page by number: `X-Total-Count`, `Link` and `ETag`.
+    private func pageResponse(_ page: Page, order: ListOrder, tag: EntityTag, body: [UInt8]) -> HTTPResponse {
+        var headers = HTTPHeaders(capacity: 8)
+        headers.add("Content-Type", MediaType.json)
+        headers.add("X-Total-Count", String(page.total))
+        headers.add("Link", Self.linkHeader(for: page, order: order))
+        headers.add("ETag", tag.headerValue)
+        return HTTPResponse(status: 200, headers: headers, body: body)
     }
 
     /// The RFC 8288 `Link` value for `page`: `first`, `prev` (when P > 1), `next` (when there is one) and `last`
@@ -105,38 +134,49 @@ extension Router {
     ///
     /// - Parameters:
     ///   - rawID: The decoded id segment.
-    ///   - headers: The request's fields (for `If-None-Match`).
-    /// - Throws: A ``Problem``: 400 for an id that is not a plain decimal integer or overflows, 404 past the end.
+    ///   - headers: The request's fields (for `If-None-Match` and `X-Dataset`).
+    /// - Throws: A ``Problem``: 400 for an id that is not a plain decimal integer or overflows, 404 past the end or
+    ///   for a deleted item.
     func item(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
-        let snapshot = catalogs.snapshot()
-        let id = try itemID(rawID, in: snapshot.catalog)
-        let tag = EntityTag(version: snapshot.version, snapshot.catalog.seed, 2, id)  // 2: `/items/<id>`
+        let state = lists.state(of: try Self.listName(headers))
+        let id = try itemID(rawID, in: state)
+        let tag = EntityTag(item: state.itemRevision(id))
         if let notModified = Self.notModified(tag, headers) {
             return notModified
         }
-        var json = JSONWriter(capacity: Self.estimatedItemBytes)
-        snapshot.catalog.writeItem(id, into: &json)
         return HTTPResponse(
-            status: 200, headers: ["Content-Type": MediaType.json, "ETag": tag.headerValue], body: json.bytes)
+            status: 200, headers: ["Content-Type": MediaType.json, "ETag": tag.headerValue],
+            body: Self.itemJSON(id, in: state))
     }
 
-    /// The id in an `/items/<id>…` path, checked against `catalog`.
+    /// Item `id` of `state` as JSON: the generated fast path unless it has written fields.
+    static func itemJSON(_ id: UInt64, in state: ListState) -> [UInt8] {
+        var json = JSONWriter(capacity: estimatedItemBytes)
+        state.writeItem(id, into: &json)
+        return json.bytes
+    }
+
+    /// The id in an `/items/<id>…` path, checked against the list.
     ///
     /// - Parameters:
     ///   - rawID: The decoded id segment: ASCII digits only (leading zeros allowed), fitting 64 bits.
-    ///   - catalog: The catalog the request is answered from.
-    /// - Returns: An id below `catalog.count`.
+    ///   - state: The list the request is answered from.
+    /// - Returns: The id of a live item.
     /// - Throws: A 400 ``Problem`` (`invalid-id`) for anything but a plain decimal integer or a value past
-    ///   `UInt64.max`; a 404 ``Problem`` (`not-found`) for an id past the end of the catalog.
-    func itemID(_ rawID: String, in catalog: Catalog) throws(Problem) -> UInt64 {
-        let range = catalog.count == 0 ? "the catalog is empty" : "ids run from 0 to \(catalog.count - 1)"
+    ///   `UInt64.max`; a 404 ``Problem`` (`not-found`) for an id past the end of the list or a deleted one.
+    func itemID(_ rawID: String, in state: ListState) throws(Problem) -> UInt64 {
+        let count = state.header.nextID
+        let range = count == 0 ? "the list is empty" : "ids run from 0 to \(count - 1)"
         guard let id = UInt64(plainDecimal: rawID) else {
             let digitsOnly = rawID.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
             let what = digitsOnly ? "is too large" : "is not a plain decimal integer"
             throw Problem(.invalidID, detail: "the item id \(Problem.quoted(rawID)) \(what) (\(range))")
         }
-        guard id < catalog.count else {
+        guard id < count else {
             throw Problem(.notFound, detail: "there is no item \(id) (\(range))")
+        }
+        guard state.isLive(id) else {
+            throw Problem(.notFound, detail: "item \(id) was deleted")
         }
         return id
     }

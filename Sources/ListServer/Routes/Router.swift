@@ -4,8 +4,11 @@ package import ListDomain
 package enum RouteOutcome: Sendable {
     /// The complete response, computed synchronously.
     case response(HTTPResponse)
-    /// A response that needs the detail cache; the LibEvent layer runs the closure in a task on the loop.
+    /// A response that needs the detail cache, the store or the change feed; the LibEvent layer runs the closure
+    /// in a task on the loop.
     case deferred(@Sendable () async -> HTTPResponse)
+    /// `GET /items/events`: an event stream the LibEvent layer opens and keeps fed (see ``EventStreamRequest``).
+    case stream(EventStreamRequest)
 }
 
 /// Maps requests to responses: the whole HTTP API on plain values, with no sockets, locks or Foundation.
@@ -37,8 +40,12 @@ package struct Router: Sendable {
     /// The most path segments any route has (`/items/<id>/detail`).
     package static let maximumSegments = 3
 
-    /// The items served: generated, versioned, maybe growing, reset by `POST /admin/reset`.
-    let catalogs: LiveCatalog
+    /// The lists served, by dataset: generated, with the writes over them, versioned, reset by `POST /admin/reset`.
+    var lists: ListRegistry { writes.lists }
+    /// Every write goes through it, and it publishes the change feed.
+    let writes: WriteCoordinator
+    /// How long a long-poll may wait, and how event streams behave.
+    let events: EventSettings
     /// The detail cache in front of the slow store.
     let cache: DetailCache
     /// The default and largest page size.
@@ -48,14 +55,15 @@ package struct Router: Sendable {
     /// CORS, page latency and admin access.
     let service: ServiceOptions
     /// The fault draws and `fail_first` counts, shared by every loop (reset by `POST /admin/reset`).
-    let faultInjector: FaultInjector
+    let faultInjectors: FaultInjectorRegistry
     /// The limits of `?delay_ms`, the configured fault rate and mix (see `Router+Faults.swift`).
     let faults: FaultSettings
 
     /// Creates a router.
     ///
     /// - Parameters:
-    ///   - catalogs: The items served (`items.count`, `items.seed`, `items.grow_every_ms`).
+    ///   - writes: The lists served (`items.count`, `items.seed`) and their writes.
+    ///   - events: `events.*`.
     ///   - cache: The detail cache (`cache.capacity`) over the slow store (`store.latency.*`).
     ///   - paging: `paging.default_limit` and `paging.max_limit`; `1 <= defaultLimit <= maxLimit` (the configuration
     ///     layer validates this).
@@ -63,27 +71,30 @@ package struct Router: Sendable {
     ///   - faults: `delay.max_ms`, `faults.*`: the limits of `?delay_ms` and the configured faults.
     ///   - service: CORS (`cors.allow_origin`), page latency (`items.latency_ms`), admin access (`admin.token`).
     init(
-        catalogs: LiveCatalog,
+        writes: WriteCoordinator,
+        events: EventSettings = EventSettings(),
         cache: DetailCache,
         paging: PagingSettings,
         observability: Observability = .disabled,
         service: ServiceOptions = ServiceOptions(),
         faultInjector: FaultInjector = FaultInjector(seed: 1),
+        faultSeed: UInt64 = 1,
         faults: FaultSettings = FaultSettings()
     ) {
         precondition(
             paging.defaultLimit >= 1 && paging.defaultLimit <= paging.maxLimit,
             "PagingSettings needs 1 <= defaultLimit <= maxLimit")
-        self.catalogs = catalogs
+        self.writes = writes
+        self.events = events
         self.cache = cache
         self.paging = paging
         self.observability = observability
         self.service = service
-        self.faultInjector = faultInjector
+        faultInjectors = FaultInjectorRegistry(faultInjector, seed: faultSeed)
         self.faults = faults
     }
 
-    /// Creates a router over a fixed catalog that never grows (until reset).
+    /// Creates a router over a fixed catalog that never grows, whose writes are kept in memory (tests, benchmarks).
     package init(
         catalog: Catalog,
         cache: DetailCache,
@@ -92,9 +103,14 @@ package struct Router: Sendable {
         service: ServiceOptions = ServiceOptions(),
         faults: FaultSettings = FaultSettings()
     ) {
+        let store = MemoryListStore()
+        let lists = ListRegistry(seed: catalog.seed, count: catalog.count)
+        let writes = WriteCoordinator(
+            lists: lists, feed: ChangeFeed(store: store, lists: lists), store: store, idempotencyTTL: .seconds(86_400),
+            wallClock: WallTime.now)
         self.init(
-            catalogs: LiveCatalog(seed: catalog.seed, count: catalog.count), cache: cache, paging: paging,
-            observability: observability, service: service, faults: faults)
+            writes: writes, cache: cache, paging: paging, observability: observability, service: service,
+            faults: faults)
     }
 
     /// What the router finds at a request's target before answering it: the target parsed (once per request) and
@@ -158,6 +174,12 @@ package struct Router: Sendable {
         case metrics
         /// `/admin/reset`
         case adminReset
+        /// `/admin/datasets/<name>`, with the name still unchecked.
+        case adminDataset(String)
+        /// `/items/changes`: the change feed as JSON (long-poll).
+        case changes
+        /// `/items/events`: the change feed as Server-Sent Events.
+        case events
 
         /// The resource at `segments`, or nil for an unknown path (including `/items/` and `/items/42/`).
         init?(segments: [String]) {
@@ -177,9 +199,16 @@ package struct Router: Sendable {
                 self = .adminReset
                 return
             }
+            if segments.count == 3, segments[0] == "admin", segments[1] == "datasets", !segments[2].isEmpty {
+                self = .adminDataset(segments[2])
+                return
+            }
             guard segments.first == "items" else { return nil }
             switch segments.count {
             case 1: self = .items
+            // Not ids: an id segment is digits only, so these never hide an item.
+            case 2 where segments[1] == "changes": self = .changes
+            case 2 where segments[1] == "events": self = .events
             case 2 where !segments[1].isEmpty: self = .item(segments[1])
             case 3 where !segments[1].isEmpty && segments[2] == "detail": self = .itemDetail(segments[1])
             default: return nil
@@ -188,12 +217,26 @@ package struct Router: Sendable {
 
         /// The value of `Allow`: the methods this resource answers.
         var allowedMethods: String {
-            self == .adminReset ? "POST, OPTIONS" : "GET, HEAD, OPTIONS"
+            switch self {
+            case .adminReset: "POST, OPTIONS"
+            case .adminDataset: "DELETE, OPTIONS"
+            case .items: "GET, HEAD, POST, OPTIONS"
+            case .item: "GET, HEAD, PATCH, DELETE, OPTIONS"
+            case .events: "GET, OPTIONS"
+            default: "GET, HEAD, OPTIONS"
+            }
         }
 
         /// Whether `method` is answered by the resource's own route (OPTIONS is answered for every resource).
         func routes(_ method: HTTPMethod) -> Bool {
-            self == .adminReset ? method == .post : method == .get || method == .head
+            switch (self, method) {
+            case (.adminReset, .post), (.adminDataset, .delete), (.items, .post), (.item, .patch), (.item, .delete),
+                (.events, .get):
+                true
+            case (.adminReset, _), (.adminDataset, _), (.events, _): false
+            case (_, .get), (_, .head): true
+            default: false
+            }
         }
     }
 
@@ -225,12 +268,24 @@ package struct Router: Sendable {
                 headers: ["Allow": resource.allowedMethods])
         }
         switch resource {
+        case .items where request.method == .post:
+            return try createItem(request, target: target)
         case .items:
             return .response(try itemsPage(target, headers: request.headers))
+        case .item(let rawID) where request.method == .patch:
+            return try updateItem(rawID, request, target: target)
+        case .item(let rawID) where request.method == .delete:
+            return try deleteItem(rawID, request, target: target)
         case .item(let rawID):
             return .response(try item(rawID, headers: request.headers))
         case .itemDetail(let rawID):
             return try detail(rawID, headers: request.headers)
+        case .changes:
+            return try changes(target, headers: request.headers)
+        case .events:
+            return try eventStream(target, headers: request.headers)
+        case .adminDataset(let name):
+            return try dropDataset(name, request)
         case .probe(let ready):
             return .response(Self.probeResponse(ready: ready))
         case .openAPI(let format):
@@ -266,6 +321,9 @@ package struct Router: Sendable {
             return .deferred { [cors = service.cors] in
                 Self.decorated(await work(), cors: cors, origin: origin)
             }
+        case .stream(var stream):
+            Self.decorate(&stream.headers, cors: service.cors, origin: origin)
+            return .stream(stream)
         }
     }
 
@@ -280,10 +338,14 @@ package struct Router: Sendable {
 
     /// `Cache-Control: no-cache` unless the route chose its own (`no-store` on probes and metrics), and CORS.
     private static func decorate(_ response: inout HTTPResponse, cors: CORSPolicy?, origin: String?) {
-        response.headers.reserveCapacity(response.headers.count + 4)
-        if response.headers["Cache-Control"] == nil {
-            response.headers.add("Cache-Control", "no-cache")
+        decorate(&response.headers, cors: cors, origin: origin)
+    }
+
+    private static func decorate(_ headers: inout HTTPHeaders, cors: CORSPolicy?, origin: String?) {
+        headers.reserveCapacity(headers.count + 4)
+        if headers["Cache-Control"] == nil {
+            headers.add("Cache-Control", "no-cache")
         }
-        cors?.decorate(&response.headers, requestOrigin: origin)
+        cors?.decorate(&headers, requestOrigin: origin)
     }
 }

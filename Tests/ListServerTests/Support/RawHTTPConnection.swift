@@ -100,6 +100,68 @@ final class RawHTTPConnection: @unchecked Sendable {
         return response
     }
 
+    /// Reads the head of a response whose chunked body is a stream (`text/event-stream`), leaving the body.
+    func readStreamHead() throws -> Response {
+        let headEnd = try readUntilHeadEnd()
+        let headText = String(decoding: buffer[..<headEnd], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw TestFailure("bad status line") }
+        let headers = lines.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return Response(status: status, headers: headers, body: [])
+    }
+
+    /// The decoded stream so far, not yet split into events.
+    private var streamText = ""
+    /// Whether the stream's last chunk has arrived.
+    private(set) var streamEnded = false
+
+    /// Reads Server-Sent Events (after ``readStreamHead()``) until `count` of them have come; comments
+    /// (heartbeats) and the `retry:` block are skipped. Each event is its fields: `event`, `id`, `data`.
+    func readEvents(_ count: Int) throws -> [[String: String]] {
+        var events: [[String: String]] = []
+        while events.count < count {
+            if let end = streamText.range(of: "\n\n") {
+                let block = streamText[..<end.lowerBound]
+                streamText.removeSubrange(..<end.upperBound)
+                var fields: [String: String] = [:]
+                for line in block.split(separator: "\n") where !line.hasPrefix(":") {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    fields[String(line[..<colon])] = String(line[line.index(after: colon)...].drop { $0 == " " })
+                }
+                if fields["event"] != nil || fields["data"] != nil { events.append(fields) }
+                continue
+            }
+            guard !streamEnded else { throw TestFailure("the stream ended after \(events.count) events") }
+            try readChunk()
+        }
+        return events
+    }
+
+    /// Decodes one chunk of a chunked body into ``streamText``.
+    private func readChunk() throws {
+        while true {
+            if let lineEnd = (0..<max(0, buffer.count - 1)).first(where: { buffer[$0] == 13 && buffer[$0 + 1] == 10 }) {
+                let sizeText = String(decoding: buffer[..<lineEnd], as: UTF8.self)
+                guard let size = Int(sizeText, radix: 16) else { throw TestFailure("bad chunk size \(sizeText)") }
+                if buffer.count >= lineEnd + 2 + size + 2 {
+                    streamText += String(decoding: buffer[(lineEnd + 2)..<(lineEnd + 2 + size)], as: UTF8.self)
+                    buffer.removeFirst(lineEnd + 2 + size + 2)
+                    if size == 0 { streamEnded = true }
+                    return
+                }
+            }
+            guard try fill() else {
+                streamEnded = true
+                return
+            }
+        }
+    }
+
     /// True when the server closed the connection (reads end of stream) within the read timeout.
     func readsEndOfStream() -> Bool {
         (try? fill()) == false

@@ -29,7 +29,7 @@ extension Router {
         switch route(HTTPRequest(method: method, target: target, headers: headers)) {
         case .response(let response):
             return response
-        case .deferred:
+        case .deferred, .stream:
             Issue.record("\(method.name) \(target) was deferred; expected a synchronous response")
             return HTTPResponse(status: 0)
         }
@@ -40,6 +40,7 @@ extension Router {
         switch route(request) {
         case .response(let response): response
         case .deferred(let work): await awaitHeld(work)
+        case .stream(let stream): HTTPResponse(status: 200, headers: stream.headers)
         }
     }
 
@@ -61,6 +62,9 @@ extension Router {
             return response
         case .deferred(let work):
             return await awaitHeld(work)
+        case .stream(let stream):
+            Issue.record("\(method.name) \(target) opened an event stream; expected .deferred")
+            return HTTPResponse(status: 200, headers: stream.headers)
         }
     }
 }

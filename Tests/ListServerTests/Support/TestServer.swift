@@ -13,7 +13,7 @@ func withServer<T: Sendable>(
 ) async throws -> T {
     var settings = testSettings()
     configure(&settings)
-    let app = try Application.start(settings: settings, faults: faults)
+    let app = try await Application.start(settings: settings, faults: faults)
     do {
         let result = try await body(app)
         await app.shutdown(grace: .seconds(5))
@@ -24,11 +24,13 @@ func withServer<T: Sendable>(
     }
 }
 
-/// Settings for a server on 127.0.0.1 with an ephemeral port whose store waits exactly `latencyMs`.
+/// Settings for a server on 127.0.0.1 with an ephemeral port whose store waits exactly `latencyMs`, keeping its
+/// writes in an in-memory SQLite database (tests of durability set `dataPath` to a file in a temporary folder).
 func testSettings(threads: Int = 2, latencyMs: Int = 300) -> Settings {
     var settings = Settings(threads: threads)
     settings.host = "127.0.0.1"
     settings.port = 0
+    settings.dataPath = ":memory:"
     settings.latencyMinMs = latencyMs
     settings.latencyMaxMs = latencyMs
     return settings

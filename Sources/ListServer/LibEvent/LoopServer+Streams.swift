@@ -1,0 +1,185 @@
+// swift-format-ignore-file: OrderedImports
+import Foundation  // before CEvent: both define fd_set, and the other order fails to build
+import CEvent
+import ListDomain
+
+/// One open `GET /items/events` stream: a chunked evhttp reply that stays open. Loop thread only (`@unchecked
+/// Sendable` because a replaying task holds it across an `await` that resumes on the same loop).
+final class EventStream: @unchecked Sendable {
+    let request: EvHTTPRequest
+    let list: String
+    let token: UInt64
+    /// The sequence number of the last change sent; live changes at or below it are not sent again.
+    var lastSent: UInt64
+    /// While the kept changes are being read (a reconnect): live changes wait here, then go out after them.
+    var held: [Change]?
+    weak var server: LoopServer?
+
+    init(request: EvHTTPRequest, list: String, token: UInt64, lastSent: UInt64, server: LoopServer) {
+        self.request = request
+        self.list = list
+        self.token = token
+        self.lastSent = lastSent
+        self.server = server
+    }
+}
+
+/// Event streams: opened from a route's `.stream`, fed from the change feed, kept alive by heartbeats, ended at
+/// shutdown. Every evhttp call here runs on the loop thread.
+///
+/// The feed hands each commit's changes to every loop once (``ChangeFeed/addListener(_:)``); the loop encodes each
+/// change once and writes the same bytes to each of its streams of that list. A subscriber that stops reading is
+/// dropped once what it has not read passes `events.max_buffer_bytes`. Streams are not requests in flight: a drain
+/// ends them at once (clients reconnect elsewhere) and does not wait for them.
+extension LoopServer {
+    /// Starts answering `request` with an event stream.
+    func openStream(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) {
+        guard let connection = evhttp_request_get_connection(request.raw) else { return }
+        let token = nextStreamToken
+        nextStreamToken &+= 1
+        let lastSequence = router.lists.state(of: stream.list).header.lastSequence
+        let open = EventStream(
+            request: request, list: stream.list, token: token, lastSent: stream.after ?? lastSequence, server: self)
+        streams[token] = open
+        // Told when the connection goes (the client left, the stream was dropped, or evhttp is freed).
+        evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
+        request.addHeaders(of: HTTPResponse(status: 200, headers: stream.headers), requestID: requestID,
+                           closeConnection: false)
+        evhttp_send_reply_start(request.raw, 200, "OK")
+        write(Array("retry: \(stream.settings.retry.wholeMilliseconds)\n\n".utf8), to: open)
+        startHeartbeats(every: stream.settings.heartbeat)
+        if let after = stream.after, after < lastSequence {
+            replay(open, after: after)
+        } else if let after = stream.after, after > lastSequence {
+            write(Self.expiredEvent(last: lastSequence), to: open)
+            open.lastSent = lastSequence
+        }
+    }
+
+    /// Sends the kept changes after `after`, holding live ones meanwhile, then the held ones not yet sent.
+    private func replay(_ stream: EventStream, after: UInt64) {
+        stream.held = []
+        let feed = router.writes.feed
+        Task.immediate(executorPreference: loop) { [self] in
+            var position = after
+            while streams[stream.token] != nil {
+                let page: ChangePage
+                do {
+                    page = try await feed.changes(of: stream.list, after: position, limit: 1000)
+                } catch {
+                    end(stream)
+                    return
+                }
+                guard streams[stream.token] != nil else { return }
+                switch page {
+                case .expired(let last):
+                    write(Self.expiredEvent(last: last), to: stream)
+                    stream.lastSent = last
+                case .changes(let changes, _):
+                    for change in changes where change.sequence > stream.lastSent {
+                        write(change.serverSentEvent, to: stream)
+                        stream.lastSent = change.sequence
+                    }
+                    position = stream.lastSent
+                    if changes.count == 1000 { continue }
+                }
+                break
+            }
+            guard streams[stream.token] != nil, let held = stream.held else { return }
+            stream.held = nil
+            for change in held where change.sequence > stream.lastSent {
+                write(change.serverSentEvent, to: stream)
+                stream.lastSent = change.sequence
+            }
+        }
+    }
+
+    /// Hands a commit's changes to this loop's streams of `list` (called on the loop thread).
+    func deliver(_ changes: [Change], of list: String, dropped: Bool) {
+        guard !streams.isEmpty else { return }
+        if dropped {
+            for stream in streams.values where stream.list == list { end(stream) }
+            return
+        }
+        let events = changes.map { ($0.sequence, $0.serverSentEvent) }
+        for stream in Array(streams.values) where stream.list == list {
+            if stream.held != nil {
+                stream.held! += changes
+                continue
+            }
+            for (sequence, bytes) in events where sequence > stream.lastSent {
+                write(bytes, to: stream)
+                stream.lastSent = sequence
+            }
+        }
+    }
+
+    /// Writes one chunk; drops the stream when its client has fallen too far behind.
+    private func write(_ bytes: [UInt8], to stream: EventStream) {
+        guard streams[stream.token] != nil else { return }
+        bytes.withUnsafeBytes { raw in _ = evbuffer_add(replyBuffer, raw.baseAddress, raw.count) }
+        evhttp_send_reply_chunk(stream.request.raw, replyBuffer)
+        guard let bufferevent = stream.request.connectionBufferevent else { return }
+        bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
+        var unsent = evbuffer_get_length(bufferevent_get_output(bufferevent))
+        if let underlying = bufferevent_get_underlying(bufferevent) {
+            unsent += evbuffer_get_length(bufferevent_get_output(underlying))
+        }
+        if unsent > router.events.maxBufferBytes {
+            drop(stream)
+        }
+    }
+
+    /// Ends a stream cleanly (the terminating chunk); the connection stays for further requests.
+    func end(_ stream: EventStream) {
+        guard streams.removeValue(forKey: stream.token) != nil else { return }
+        if let connection = evhttp_request_get_connection(stream.request.raw) {
+            evhttp_connection_set_closecb(connection, nil, nil)
+            Unmanaged.passUnretained(stream).release()  // the close callback's reference
+        }
+        evhttp_send_reply_end(stream.request.raw)
+    }
+
+    /// Closes a stream's connection at once (a subscriber that stopped reading).
+    private func drop(_ stream: EventStream) {
+        guard let connection = evhttp_request_get_connection(stream.request.raw) else { return }
+        // The close callback removes the stream and releases its reference.
+        evhttp_connection_free(connection)
+    }
+
+    /// The connection of `stream` went away; evhttp frees its request.
+    fileprivate func streamClosed(_ stream: EventStream) {
+        streams[stream.token] = nil
+    }
+
+    /// Ends every stream (shutdown: clients reconnect elsewhere).
+    func endStreams() {
+        for stream in Array(streams.values) { end(stream) }
+        heartbeat?.cancel()
+        heartbeat = nil
+    }
+
+    /// A `:` comment to every stream every `interval` while any is open, so proxies and clients see it alive.
+    private func startHeartbeats(every interval: Duration) {
+        guard heartbeat == nil else { return }
+        heartbeat = loop.schedule(after: interval) { [self] in
+            heartbeat = nil
+            guard !streams.isEmpty, !draining else { return }
+            let beat = Array(":\n\n".utf8)
+            for stream in Array(streams.values) { write(beat, to: stream) }
+            startHeartbeats(every: interval)
+        }
+    }
+
+    /// `event: expired`: the changes asked for are not kept; reload the list, then go on from `last`.
+    static func expiredEvent(last: UInt64) -> [UInt8] {
+        Array("event: expired\nid: \(last)\ndata: {\"last_sequence\":\(last)}\n\n".utf8)
+    }
+}
+
+/// evhttp's connection close callback for a stream: C calling convention, the stream comes retained in `context`.
+private func loopServerStreamClosed(_ connection: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    let stream = Unmanaged<EventStream>.fromOpaque(context).takeRetainedValue()
+    stream.server?.streamClosed(stream)
+}

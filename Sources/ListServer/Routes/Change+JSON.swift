@@ -1,0 +1,61 @@
+package import ListDomain
+
+/// How changes go on the wire: as JSON objects in `/items/changes`, and as Server-Sent Events in `/items/events`.
+extension Change {
+    /// `{"sequence":S,"kind":"created","item":{…}}`; `deleted` carries `"id"`, `reset` carries
+    /// `"version"`, `"seed"` and `"count"`.
+    package func writeJSON(into json: inout JSONWriter) {
+        json.append(raw: "{\"sequence\":")
+        json.append(integer: sequence)
+        json.append(raw: ",\"kind\":")
+        json.append(string: event.kind)
+        switch event {
+        case .created(let item), .updated(let item):
+            json.append(raw: ",\"item\":")
+            item.writeJSON(into: &json)
+        case .deleted(let id):
+            json.append(raw: ",\"id\":")
+            json.append(integer: id)
+        case .reset(let reset):
+            json.append(raw: ",")
+            Self.appendResetFields(reset, into: &json)
+        }
+        json.append(raw: "}")
+    }
+
+    /// The event's `data:`: the item for `created` and `updated`, `{"id":N}` for `deleted`,
+    /// `{"version":V,"seed":S,"count":N}` for `reset`.
+    package func writeEventData(into json: inout JSONWriter) {
+        switch event {
+        case .created(let item), .updated(let item):
+            item.writeJSON(into: &json)
+        case .deleted(let id):
+            json.append(raw: "{\"id\":")
+            json.append(integer: id)
+            json.append(raw: "}")
+        case .reset(let reset):
+            json.append(raw: "{")
+            Self.appendResetFields(reset, into: &json)
+            json.append(raw: "}")
+        }
+    }
+
+    /// One Server-Sent Event: `event: <kind>\nid: <sequence>\ndata: <json>\n\n` (the JSON is one line).
+    package var serverSentEvent: [UInt8] {
+        var bytes = Array("event: \(event.kind)\nid: \(sequence)\ndata: ".utf8)
+        var json = JSONWriter(capacity: 224)
+        writeEventData(into: &json)
+        bytes += json.bytes
+        bytes += Array("\n\n".utf8)
+        return bytes
+    }
+
+    private static func appendResetFields(_ reset: ListReset, into json: inout JSONWriter) {
+        json.append(raw: "\"version\":")
+        json.append(integer: reset.version)
+        json.append(raw: ",\"seed\":")
+        json.append(integer: reset.seed)
+        json.append(raw: ",\"count\":")
+        json.append(integer: reset.count)
+    }
+}

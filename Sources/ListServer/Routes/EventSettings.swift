@@ -1,0 +1,13 @@
+/// How the change feed is served: `events.*`.
+package struct EventSettings: Sendable, Equatable {
+    /// The interval of the `:` comment that keeps an idle event stream open (`events.heartbeat_ms`).
+    package var heartbeat: Duration = .seconds(15)
+    /// The longest `wait_ms` a long-poll may ask for (`events.max_wait_ms`).
+    package var maxWait: Duration = .seconds(30)
+    /// The unsent bytes a subscriber may fall behind by before it is dropped (`events.max_buffer_bytes`).
+    package var maxBufferBytes = 1 << 20
+    /// The `retry:` a stream starts with: how long a browser waits before it reconnects.
+    package var retry: Duration = .seconds(2)
+
+    package init() {}
+}

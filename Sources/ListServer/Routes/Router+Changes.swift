@@ -1,0 +1,117 @@
+import ListDomain
+
+/// The change feed: `GET /items/changes` (JSON, long-poll) and `GET /items/events` (Server-Sent Events).
+extension Router {
+    /// The most changes one `/items/changes` answer holds, and its default.
+    static let maximumChangesLimit: UInt64 = 1000
+    static let defaultChangesLimit: UInt64 = 100
+
+    /// `GET /items/changes?since=S&limit=L&wait_ms=W`: the changes after sequence number S (0: from the start of
+    /// what is kept), at most L, as `{"changes":[…],"next_since":S'}`. With `wait_ms` and nothing after S yet, the
+    /// answer waits up to W ms (at most `events.max_wait_ms`) for the next change, then comes empty: a long-poll.
+    ///
+    /// - Throws: 400 for a bad parameter; the deferred answer is 410 `changes-expired` when S is older than what
+    ///   is kept (`data.changes_kept`) or later than any change the list has had: reload, then continue from the
+    ///   sequence number the problem names.
+    func changes(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
+        let list = try Self.listName(headers)
+        var since: UInt64 = 0
+        var limit = Self.defaultChangesLimit
+        var wait: UInt64 = 0
+        let items: [QueryItem]
+        do { items = try target.queryItems() } catch {
+            throw Problem(.invalidRequestTarget, detail: "the query \(Problem.quoted(error.raw)) \(error.reason.phrase)")
+        }
+        for item in items {
+            switch item.name {
+            case "since": since = try Self.number(item, in: 0...UInt64.max)
+            case "limit": limit = try Self.number(item, in: 1...Self.maximumChangesLimit)
+            case "wait_ms": wait = try Self.number(item, in: 0...UInt64(events.maxWait.wholeMilliseconds))
+            default: continue  // cache-busters and the request controls
+            }
+        }
+        let feed = writes.feed
+        return .deferred { [since, limit = Int(limit), wait = Duration.milliseconds(Int64(wait))] in
+            do throws(StoreFailure) {
+                switch try await feed.changes(of: list, after: since, limit: limit, wait: wait) {
+                case .changes(let changes, let nextSince):
+                    var json = JSONWriter(capacity: 48 + changes.count * 200)
+                    json.append(raw: "{\"changes\":[")
+                    for (index, change) in changes.enumerated() {
+                        if index > 0 { json.append(raw: ",") }
+                        change.writeJSON(into: &json)
+                    }
+                    json.append(raw: "],\"next_since\":")
+                    json.append(integer: nextSince)
+                    json.append(raw: "}")
+                    return HTTPResponse(status: 200, headers: ["Content-Type": MediaType.json], body: json.bytes)
+                case .expired(let last):
+                    return Self.changesExpired(since: since, last: last).response()
+                }
+            } catch {
+                return Problem(
+                    .storeUnavailable, detail: "the change feed could not be read (\(error.message))",
+                    headers: ["Retry-After": "1"]
+                ).response()
+            }
+        }
+    }
+
+    static func changesExpired(since: UInt64, last: UInt64) -> Problem {
+        Problem(
+            .changesExpired,
+            detail: "changes after \(since) are no longer kept (or never were); reload the list, then continue "
+                + "from since=\(last)")
+    }
+
+    /// `GET /items/events`: every change of the list from now on as a Server-Sent Event (`event:` the kind, `id:`
+    /// its sequence number, `data:` its JSON). With `Last-Event-ID` (which browsers send when they reconnect) or
+    /// `?since=S`, the kept changes after it come first, so a reconnecting client misses nothing and sees nothing
+    /// twice; when they are no longer kept, one `expired` event says so (reload the list) before the live ones.
+    func eventStream(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
+        let list = try Self.listName(headers)
+        var after: UInt64?
+        if let lastEventID = headers["Last-Event-ID"] {
+            guard let id = UInt64(plainDecimal: lastEventID) else {
+                throw Problem(
+                    .invalidHeader, detail: "Last-Event-ID must be a change sequence number, got "
+                        + Problem.quoted(lastEventID))
+            }
+            after = id
+        } else {
+            let items = (try? target.queryItems()) ?? []
+            if let since = items.first(where: { $0.name == "since" }) {
+                after = try Self.number(since, in: 0...UInt64.max)
+            }
+        }
+        let streamHeaders: HTTPHeaders = [
+            "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store",
+            // nginx and similar proxies would otherwise buffer the stream.
+            "X-Accel-Buffering": "no",
+        ]
+        return .stream(EventStreamRequest(list: list, after: after, headers: streamHeaders, settings: events))
+    }
+
+    /// A query parameter's value as a decimal integer in `range`, or a 400 naming it.
+    private static func number(_ item: QueryItem, in range: ClosedRange<UInt64>) throws(Problem) -> UInt64 {
+        guard let value = UInt64(plainDecimal: item.value), range.contains(value) else {
+            throw Problem(
+                .invalidParameter,
+                detail: "query parameter \(Problem.quoted(item.name)) must be a decimal integer in "
+                    + "\(range.lowerBound)...\(range.upperBound), got \(Problem.quoted(item.value))",
+                parameter: item.name)
+        }
+        return value
+    }
+}
+
+/// What the LibEvent layer needs to open an event stream.
+package struct EventStreamRequest: Sendable {
+    /// The list (dataset) whose changes are streamed.
+    package let list: String
+    /// Replay the kept changes after this sequence number first; nil for live changes only.
+    package let after: UInt64?
+    /// The response's header fields.
+    package var headers: HTTPHeaders
+    package let settings: EventSettings
+}

@@ -1,0 +1,91 @@
+import ListDomain
+import Synchronization
+
+/// Datasets: isolated lists for parallel UI tests, named by the `X-Dataset` request field.
+///
+/// Each dataset is the generated list plus its own writes, id sequence, change feed, idempotency keys and
+/// `fail_first` counts; `POST /admin/reset` with the field resets that dataset only, and
+/// `DELETE /admin/datasets/<name>` forgets one. A dataset nobody wrote to costs nothing.
+extension Router {
+    /// The request field naming the dataset.
+    static let datasetField = "X-Dataset"
+
+    /// The list a request names: `X-Dataset` (1–64 of `[A-Za-z0-9._-]`), or the shared default without it.
+    static func listName(_ headers: HTTPHeaders) throws(Problem) -> String {
+        guard let name = headers[datasetField] else { return ListRegistry.defaultList }
+        try checkDatasetName(name, what: "\(datasetField)")
+        return name
+    }
+
+    /// 400 unless `name` is 1–64 of `[A-Za-z0-9._-]`.
+    static func checkDatasetName(_ name: String, what: String) throws(Problem) {
+        let valid =
+            (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            }
+        guard valid else {
+            throw Problem(
+                .invalidHeader, detail: "\(what) must be 1 to 64 of A-Z a-z 0-9 . _ -, got \(Problem.quoted(name))")
+        }
+    }
+
+    /// `DELETE /admin/datasets/<name>`: the dataset's writes, changes, idempotency keys and fault counters
+    /// forgotten; 204. Its event streams end (clients reconnect and are told to reload).
+    func dropDataset(_ name: String, _ request: HTTPRequest) throws(Problem) -> RouteOutcome {
+        try authorizeAdmin(request)
+        try Self.checkDatasetName(name, what: "the dataset name")
+        let writes = self.writes
+        let faults = faultInjectors
+        return .deferred {
+            let outcome = await writes.submit(WriteOperation(list: name, action: .drop))
+            if case .done = outcome { faults.drop(name) }
+            return Self.writeResponse(outcome, list: writes.lists.state(of: name))
+        }
+    }
+}
+
+/// A ``FaultInjector`` per dataset, so `fail_first` counts and fault sequences are the dataset's own.
+///
+/// Bounded: at most ``capacity`` datasets keep counters; past that, the least recently created are forgotten.
+final class FaultInjectorRegistry: Sendable {
+    static let capacity = 1024
+
+    /// The default dataset's injector (`faults.seed`).
+    let shared: FaultInjector
+    private let seed: UInt64
+    private let named = Mutex<(injectors: [String: FaultInjector], order: [String])>(([:], []))
+
+    init(_ shared: FaultInjector, seed: UInt64) {
+        self.shared = shared
+        self.seed = seed
+    }
+
+    /// The injector of dataset `name` ("" for the default).
+    func injector(for name: String) -> FaultInjector {
+        if name == ListRegistry.defaultList { return shared }
+        return named.withLock { named in
+            if let injector = named.injectors[name] { return injector }
+            let injector = FaultInjector(seed: seed)
+            named.injectors[name] = injector
+            named.order.append(name)
+            if named.order.count > Self.capacity {
+                named.injectors[named.order.removeFirst()] = nil
+            }
+            return injector
+        }
+    }
+
+    /// Forgets dataset `name`'s counters.
+    func drop(_ name: String) {
+        named.withLock { named in
+            named.injectors[name] = nil
+            named.order.removeAll { $0 == name }
+        }
+    }
+}

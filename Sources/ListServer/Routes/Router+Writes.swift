@@ -1,0 +1,189 @@
+import ListDomain
+
+/// `POST /items`, `PATCH /items/<id>`, `DELETE /items/<id>`: checked here, committed by the ``WriteCoordinator``,
+/// answered once durable.
+///
+/// The request is checked before anything is queued (media type 415, body 400, headers 400); the write itself is
+/// `.deferred` until its group commit is done. Conditions that depend on the list (the id is live, `If-Match`) are
+/// checked by the coordinator against the list as it is when the write applies, so two racing writes cannot both
+/// pass. A retried request with an `Idempotency-Key` gets the first answer again, with `Idempotent-Replayed: true`.
+extension Router {
+    /// The deepest a write's body may nest: an item is one flat object.
+    static let writeBodyDepth = 2
+
+    /// `POST /items`: a new item at the end of the list; 201 with `Location`, `ETag` and the item.
+    func createItem(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> RouteOutcome {
+        let list = try Self.listName(request.headers)
+        let json = try Self.jsonBody(request, patch: false)
+        let overrides: ItemOverrides
+        do { overrides = try ItemBody.creation(json) } catch { throw Self.invalidItem(error) }
+        let operation = WriteOperation(
+            list: list, action: .create(overrides), idempotency: try idempotencyClaim(request, target: target))
+        return submit(operation, method: .post)
+    }
+
+    /// `PATCH /items/<id>`: a merge patch of a live item; 200 with the item and its new `ETag`.
+    func updateItem(_ rawID: String, _ request: HTTPRequest, target: RequestTarget) throws(Problem) -> RouteOutcome {
+        let list = try Self.listName(request.headers)
+        let id = try Self.writeID(rawID)
+        let json = try Self.jsonBody(request, patch: true)
+        let patch: ItemPatch
+        do { patch = try ItemBody.patch(json) } catch { throw Self.invalidItem(error) }
+        let operation = WriteOperation(
+            list: list, action: .update(id, patch), condition: Self.ifMatch(request.headers),
+            idempotency: try idempotencyClaim(request, target: target))
+        return submit(operation, method: .patch)
+    }
+
+    /// `DELETE /items/<id>`: 204; the id then answers 404 and pages skip it.
+    func deleteItem(_ rawID: String, _ request: HTTPRequest, target: RequestTarget) throws(Problem) -> RouteOutcome {
+        let list = try Self.listName(request.headers)
+        let id = try Self.writeID(rawID)
+        let operation = WriteOperation(
+            list: list, action: .delete(id), condition: Self.ifMatch(request.headers),
+            idempotency: try idempotencyClaim(request, target: target))
+        return submit(operation, method: .delete)
+    }
+
+    /// Queues the write and answers once its group is committed.
+    private func submit(_ operation: WriteOperation, method: HTTPMethod) -> RouteOutcome {
+        let writes = self.writes
+        let metrics = observability.metrics
+        return .deferred {
+            let outcome = await writes.submit(operation)
+            let response = Self.writeResponse(outcome, list: writes.lists.state(of: operation.list))
+            if let metrics {
+                let replayed = if case .replayed = outcome { true } else { false }
+                metrics.recordWrite(method: method.name, status: response.status, replayed: replayed)
+            }
+            return response
+        }
+    }
+
+    /// The answer to a write's outcome.
+    static func writeResponse(_ outcome: WriteOutcome, list: ListState) -> HTTPResponse {
+        switch outcome {
+        case .done(let result):
+            return writtenResponse(result)
+        case .replayed(let recorded):
+            guard var response = RecordedAnswer.decode(recorded) else {
+                return Problem(.storeUnavailable, detail: "the recorded answer for this key is unreadable").response()
+            }
+            response.headers.add("Idempotent-Replayed", "true")
+            return response
+        case .rejected(.notFound(let id)):
+            let what = id < list.header.nextID ? "item \(id) was deleted" : "there is no item \(id)"
+            return Problem(.notFound, detail: what).response()
+        case .rejected(.preconditionFailed(let revision)):
+            return Problem(
+                .preconditionFailed,
+                detail: "If-Match does not match the item's current ETag \(EntityTag(item: revision).headerValue)",
+                headers: ["ETag": EntityTag(item: revision).headerValue]
+            ).response()
+        case .rejected(.keyReused(let key)):
+            return Problem(
+                .idempotencyKeyReused,
+                detail: "Idempotency-Key \(Problem.quoted(key)) was used with a different request (method, path or "
+                    + "body); use a new key for a new request"
+            ).response()
+        case .rejected(.listFull):
+            return Problem(.listFull, detail: "the list has 2^53 ids; no new item fits").response()
+        case .failed(let failure):
+            switch failure.kind {
+            case .full:
+                return Problem(.storeFull, detail: "the disk is full; nothing was written (\(failure.message))")
+                    .response()
+            case .unavailable:
+                return Problem(
+                    .storeUnavailable, detail: "the store could not commit; nothing was written (\(failure.message))",
+                    headers: ["Retry-After": "1"]
+                ).response()
+            }
+        }
+    }
+
+    /// The 2xx answer to a committed write.
+    static func writtenResponse(_ result: WriteResult) -> HTTPResponse {
+        switch result {
+        case .created(let item, let revision), .updated(let item, let revision):
+            var json = JSONWriter(capacity: estimatedItemBytes)
+            item.writeJSON(into: &json)
+            var headers: HTTPHeaders = ["Content-Type": MediaType.json, "ETag": EntityTag(item: revision).headerValue]
+            var status = 200
+            if case .created = result {
+                headers.add("Location", "/items/\(item.id)")
+                status = 201
+            }
+            return HTTPResponse(status: status, headers: headers, body: json.bytes)
+        case .deleted, .dropped, .grew, .reset:
+            return HTTPResponse(status: 204)
+        }
+    }
+
+    /// The id of a write's path: parsed only; whether it is live is for the coordinator to say (a retried DELETE
+    /// with an `Idempotency-Key` gets its first 204, not a 404).
+    static func writeID(_ rawID: String) throws(Problem) -> UInt64 {
+        guard let id = UInt64(plainDecimal: rawID) else {
+            throw Problem(.invalidID, detail: "the item id \(Problem.quoted(rawID)) is not a plain decimal integer")
+        }
+        return id
+    }
+
+    /// The body of a write, parsed: 415 unless `Content-Type` is JSON (or, for PATCH, a JSON merge patch), 400
+    /// for anything but one strict JSON value.
+    static func jsonBody(_ request: HTTPRequest, patch: Bool) throws(Problem) -> RequestJSON {
+        let accepted = patch ? "application/json or application/merge-patch+json" : "application/json"
+        guard let contentType = request.headers["Content-Type"] else {
+            throw Problem(.unsupportedMediaType, detail: "the body must be \(accepted); Content-Type is missing")
+        }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map {
+            $0.trimmingWhitespace().lowercased()
+        } ?? ""
+        guard mediaType == "application/json" || (patch && mediaType == "application/merge-patch+json") else {
+            throw Problem(
+                .unsupportedMediaType, detail: "the body must be \(accepted), not \(Problem.quoted(contentType))")
+        }
+        do {
+            return try RequestJSON.parse(request.body, maxDepth: writeBodyDepth)
+        } catch {
+            throw Problem(.invalidItem, detail: "the body is not valid JSON: \(error.reason) at byte \(error.offset)")
+        }
+    }
+
+    static func invalidItem(_ error: ItemBodyError) -> Problem {
+        Problem(.invalidItem, detail: error.reason)
+    }
+
+    /// `If-Match` as a condition on the item's revision; nil without the field.
+    static func ifMatch(_ headers: HTTPHeaders) -> (@Sendable (ItemRevision) -> Bool)? {
+        guard let value = headers["If-Match"] else { return nil }
+        return { revision in EntityTag(item: revision).matches(ifMatch: value) }
+    }
+
+    /// The request's `Idempotency-Key` (1–255 visible ASCII), what it asks (method, path and query without the
+    /// controls `delay_ms`, `fail`, `fail_rate`, `fail_first`, and body), and how its answer is recorded.
+    func idempotencyClaim(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> IdempotencyClaim? {
+        guard let key = request.headers["Idempotency-Key"] else { return nil }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            throw Problem(
+                .invalidHeader, detail: "Idempotency-Key must be 1 to 255 visible ASCII characters, got "
+                    + Problem.quoted(key))
+        }
+        // The whole request, not a hash of it: exact, and bodies are small (`http.max_body_bytes`).
+        var fingerprint = Array((request.method.name + " " + Self.faultResource(target) + "\n").utf8)
+        fingerprint += request.body
+        return IdempotencyClaim(key: key, fingerprint: fingerprint) { result in
+            RecordedAnswer.encode(Self.writtenResponse(result))
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs.
+    fileprivate func trimmingWhitespace() -> String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return String(text)
+    }
+}

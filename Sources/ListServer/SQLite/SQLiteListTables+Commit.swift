@@ -1,0 +1,177 @@
+import ListDomain
+
+/// The commit path: one batch, one transaction.
+///
+/// Benchmarks/sqlite/inserts.c runs the same statements for a batch of POSTs (an item row and a change row per
+/// write, one header upsert and one prune per list): it is the C baseline the server's durable writes are
+/// measured against, so a change to these statements belongs in both files.
+extension SQLiteListTables {
+    /// Makes `batch` durable in one `BEGIN IMMEDIATE` … `COMMIT`, or applies none of it.
+    ///
+    /// For each list, in this order: drop (every row of the list in every table) or wipe (its items), the written
+    /// items, the deletions, the new changes, the header, and the pruning of changes beyond ``Options/changesKept``;
+    /// then the batch's idempotency records, and every 1,000 commits or once a minute the pruning of records older
+    /// than ``Options/idempotencyTTL``. On any failure the transaction is rolled back, and the error is `.full`
+    /// for a full disk and `.unavailable` otherwise; the connection stays usable for the next batch.
+    func commit(_ batch: CommitBatch) throws(StoreFailure) {
+        let prunesIdempotency =
+            commitsSincePrune + 1 >= 1000 || lastPrune.map { batch.now.milliseconds - $0 >= 60_000 } ?? true
+        do throws(SQLiteError) {
+            // A transaction a failed ROLLBACK left open would fail every BEGIN from now on.
+            if !connection.isAutocommit { try run(SQL.rollback) }
+            try run(SQL.begin)
+            for (name, effects) in batch.lists {
+                try apply(effects, to: name)
+            }
+            for (key, record) in batch.idempotency {
+                try run(SQL.insertIdempotency) { statement throws(SQLiteError) in
+                    try statement.bind(key.list, at: 1)
+                    try statement.bind(key.key, at: 2)
+                    try statement.bind(record.fingerprint, at: 3)
+                    try statement.bind(record.answer, at: 4)
+                    try statement.bind(record.createdAt.milliseconds, at: 5)
+                }
+            }
+            if prunesIdempotency {
+                let cutoff = batch.now.milliseconds - Int64(options.idempotencyTTL.wholeMilliseconds)
+                try run(SQL.pruneIdempotency) { statement throws(SQLiteError) in try statement.bind(cutoff, at: 1) }
+            }
+            try run(SQL.commit)
+        } catch {
+            if !connection.isAutocommit { try? run(SQL.rollback) }
+            throw error.storeFailure
+        }
+        if prunesIdempotency {
+            commitsSincePrune = 0
+            lastPrune = batch.now.milliseconds
+        } else {
+            commitsSincePrune += 1
+        }
+    }
+
+    /// One list's part of the transaction.
+    private func apply(_ effects: ListEffects, to name: String) throws(SQLiteError) {
+        let byName: (SQLiteStatement) throws(SQLiteError) -> Void = { statement throws(SQLiteError) in
+            try statement.bind(name, at: 1)
+        }
+        if effects.drop {
+            for sql in SQL.drop { try run(sql, byName) }
+        } else if effects.wipe {
+            try run(SQL.wipe, byName)
+        }
+        for (id, item) in effects.written {
+            try run(SQL.upsertItem) { statement throws(SQLiteError) in
+                let fields = item.overrides
+                try statement.bind(name, at: 1)
+                try statement.bind(id, at: 2)
+                try statement.bind(fields.label, at: 3)
+                try statement.bind(fields.author, at: 4)
+                try statement.bind(fields.width, at: 5)
+                try statement.bind(fields.height, at: 6)
+                try statement.bind(fields.color.map { Int($0) }, at: 7)
+                try statement.bind(fields.likes, at: 8)
+                try statement.bind(item.revision, at: 9)
+            }
+        }
+        for id in effects.deleted {
+            try run(SQL.upsertDeletion) { statement throws(SQLiteError) in
+                try statement.bind(name, at: 1)
+                try statement.bind(id, at: 2)
+            }
+        }
+        for change in effects.changes {
+            try run(SQL.insertChange) { statement throws(SQLiteError) in
+                try statement.bind(name, at: 1)
+                try bind(change, to: statement)
+            }
+        }
+        guard let header = effects.header else { return }
+        try run(SQL.upsertHeader) { statement throws(SQLiteError) in
+            try statement.bind(name, at: 1)
+            try statement.bind(header.seed, at: 2)
+            try statement.bind(header.baseCount, at: 3)
+            try statement.bind(header.version, at: 4)
+            try statement.bind(header.nextID, at: 5)
+            try statement.bind(header.lastSequence, at: 6)
+        }
+        // Sequence numbers grow by one per change, so the newest `changesKept` are those above this.
+        let kept = UInt64(max(options.changesKept, 0))
+        if !effects.changes.isEmpty && header.lastSequence > kept {
+            try run(SQL.pruneChanges) { statement throws(SQLiteError) in
+                try statement.bind(name, at: 1)
+                try statement.bind(header.lastSequence - kept, at: 2)
+            }
+        }
+    }
+
+    /// Binds parameters 2… of ``SQL/insertChange``: the sequence, the kind and the kind's columns.
+    private func bind(_ change: Change, to statement: SQLiteStatement) throws(SQLiteError) {
+        try statement.bind(change.sequence, at: 2)
+        try statement.bind(change.event.kind, at: 3)
+        switch change.event {
+        case .created(let item), .updated(let item):
+            try statement.bind(item.id, at: 4)
+            try statement.bind(item.label, at: 5)
+            try statement.bind(item.author, at: 6)
+            try statement.bind(item.width, at: 7)
+            try statement.bind(item.height, at: 8)
+            try statement.bind(item.color, at: 9)
+            try statement.bind(item.likes, at: 10)
+        case .deleted(let id):
+            try statement.bind(id, at: 4)
+        case .reset(let reset):
+            try statement.bind(reset.version, at: 11)
+            try statement.bind(reset.seed, at: 12)
+            try statement.bind(reset.count, at: 13)
+        }
+    }
+
+    /// Runs the cached statement `sql` to its end after `bind` has bound its parameters (the statement's other
+    /// parameters are NULL: ``SQLiteConnection/withStatement(_:_:)`` clears them after every use).
+    func run(
+        _ sql: String, _ bind: (SQLiteStatement) throws(SQLiteError) -> Void = { _ in }
+    ) throws(SQLiteError) {
+        try connection.withStatement(sql) { statement throws(SQLiteError) in
+            try bind(statement)
+            try statement.step()
+        }
+    }
+
+    /// The commit path's SQL, each statement prepared once (``SQLiteConnection/cached(_:)``).
+    enum SQL {
+        static let begin = "BEGIN IMMEDIATE"
+        static let commit = "COMMIT"
+        static let rollback = "ROLLBACK"
+        static let drop = [
+            "DELETE FROM items WHERE list = ?1", "DELETE FROM changes WHERE list = ?1",
+            "DELETE FROM idempotency WHERE list = ?1", "DELETE FROM lists WHERE name = ?1",
+        ]
+        static let wipe = "DELETE FROM items WHERE list = ?1"
+        static let upsertItem = """
+            INSERT OR REPLACE INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)
+            """
+        static let upsertDeletion = """
+            INSERT OR REPLACE INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
+            VALUES (?1, ?2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1)
+            """
+        static let insertChange = """
+            INSERT INTO changes (list, sequence, kind, item_id, label, author, width, height, color, likes,
+                version, seed, count)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """
+        static let upsertHeader = """
+            INSERT INTO lists (name, seed, base_count, version, next_id, last_sequence)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            ON CONFLICT (name) DO UPDATE SET seed = excluded.seed, base_count = excluded.base_count,
+                version = excluded.version, next_id = excluded.next_id, last_sequence = excluded.last_sequence
+            """
+        static let pruneChanges = "DELETE FROM changes WHERE list = ?1 AND sequence <= ?2"
+        // INSERT OR REPLACE: a key whose record has expired but is not pruned yet may be used again.
+        static let insertIdempotency = """
+            INSERT OR REPLACE INTO idempotency (list, key, fingerprint, answer, created_at)
+            VALUES (?1, ?2, ?3, ?4, ?5)
+            """
+        static let pruneIdempotency = "DELETE FROM idempotency WHERE created_at <= ?1"
+    }
+}

@@ -1,0 +1,150 @@
+import CSQLite
+import ListDomain
+
+/// The read paths: the whole state at start, idempotency records by key, a window of a change feed.
+extension SQLiteListTables {
+    /// Every list with a header row, with its written items and its deletions (ascending).
+    ///
+    /// Two queries: the headers, then every item row of every list in primary-key order, which is the order the
+    /// `WITHOUT ROWID` table is stored in, so 100,000 deletions come back without a sort.
+    func load() throws(StoreFailure) -> [String: StoredList] {
+        do throws(SQLiteError) {
+            var lists: [String: StoredList] = [:]
+            try connection.withStatement(SQL.headers) { statement throws(SQLiteError) in
+                while try statement.step() {
+                    let header = ListHeader(
+                        seed: statement.uint64(at: 1), baseCount: statement.uint64(at: 2),
+                        version: statement.uint64(at: 3), nextID: statement.uint64(at: 4),
+                        lastSequence: statement.uint64(at: 5))
+                    lists[statement.text(at: 0) ?? ""] = StoredList(header: header)
+                }
+            }
+            try connection.withStatement(SQL.items) { statement throws(SQLiteError) in
+                var name = ""
+                var current: StoredList?
+                while try statement.step() {
+                    let rowName = statement.text(at: 0) ?? ""
+                    if rowName != name || current == nil {
+                        if let finished = current { lists[name] = Self.sorted(finished) }
+                        name = rowName
+                        current = lists.removeValue(forKey: name)  // no second owner of its arrays
+                    }
+                    // Rows of a list without a header (none are written so) are left out.
+                    guard current != nil else { continue }
+                    let id = statement.uint64(at: 1)
+                    if statement.int64(at: 2) != 0 {
+                        current?.deleted.append(id)
+                        continue
+                    }
+                    let overrides = ItemOverrides(
+                        label: statement.text(at: 3), author: statement.text(at: 4),
+                        width: statement.optionalInt(at: 5), height: statement.optionalInt(at: 6),
+                        color: statement.optionalInt(at: 7).map { UInt32(truncatingIfNeeded: $0) },
+                        likes: statement.optionalInt(at: 8))
+                    current?.written[id] = WrittenItem(overrides: overrides, revision: statement.uint64(at: 9))
+                }
+                if let finished = current { lists[name] = Self.sorted(finished) }
+            }
+            return lists
+        } catch {
+            throw error.storeFailure
+        }
+    }
+
+    /// The records with these keys created after `now - maxAge`.
+    func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration) throws(StoreFailure)
+        -> [IdempotencyKey: IdempotencyRecord]
+    {
+        let oldest = now.milliseconds - Int64(maxAge.wholeMilliseconds)
+        var records: [IdempotencyKey: IdempotencyRecord] = [:]
+        do throws(SQLiteError) {
+            for key in keys {
+                try connection.withStatement(SQL.idempotencyRecord) { statement throws(SQLiteError) in
+                    try statement.bind(key.list, at: 1)
+                    try statement.bind(key.key, at: 2)
+                    try statement.bind(oldest, at: 3)
+                    guard try statement.step() else { return }
+                    records[key] = IdempotencyRecord(
+                        fingerprint: statement.blob(at: 0), answer: statement.blob(at: 1),
+                        createdAt: WallTime(milliseconds: statement.int64(at: 2)))
+                }
+            }
+        } catch {
+            throw error.storeFailure
+        }
+        return records
+    }
+
+    /// At most `limit` changes of `list` after `sequence`, oldest first, and the oldest sequence number kept.
+    func changes(of list: String, after sequence: UInt64, limit: Int) throws(StoreFailure) -> ChangeWindow {
+        do throws(SQLiteError) {
+            var window = ChangeWindow(changes: [], oldestKept: nil)
+            try connection.withStatement(SQL.oldestChange) { statement throws(SQLiteError) in
+                try statement.bind(list, at: 1)
+                if try statement.step(), !statement.isNull(at: 0) { window.oldestKept = statement.uint64(at: 0) }
+            }
+            // LIMIT -1 would mean no limit at all.
+            guard limit > 0 else { return window }
+            try connection.withStatement(SQL.changes) { statement throws(SQLiteError) in
+                try statement.bind(list, at: 1)
+                try statement.bind(sequence, at: 2)
+                try statement.bind(Int64(limit), at: 3)
+                while try statement.step() { window.changes.append(try Self.change(in: statement)) }
+            }
+            return window
+        } catch {
+            throw error.storeFailure
+        }
+    }
+
+    /// The change in the current row of ``SQL/changes``.
+    private static func change(in row: SQLiteStatement) throws(SQLiteError) -> Change {
+        let sequence = row.uint64(at: 0)
+        let event: ChangeEvent
+        switch row.text(at: 1) {
+        case "created", "updated":
+            let item = Item(
+                id: row.uint64(at: 2), label: row.text(at: 3) ?? "", author: row.text(at: 4) ?? "",
+                width: row.optionalInt(at: 5) ?? 0, height: row.optionalInt(at: 6) ?? 0,
+                color: row.text(at: 7) ?? "", likes: row.optionalInt(at: 8) ?? 0)
+            event = row.text(at: 1) == "created" ? .created(item) : .updated(item)
+        case "deleted":
+            event = .deleted(row.uint64(at: 2))
+        case "reset":
+            event = .reset(ListReset(version: row.uint64(at: 9), seed: row.uint64(at: 10), count: row.uint64(at: 11)))
+        case let kind:
+            throw SQLiteError(
+                code: SQLITE_CORRUPT, message: "change \(sequence) has an unknown kind \(kind ?? "NULL")",
+                context: row.sql)
+        }
+        return Change(sequence: sequence, event: event)
+    }
+
+    /// `list` with its deleted ids in ascending `UInt64` order: SQLite ordered them as signed numbers, which puts
+    /// ids from 2^63 up (negative as `Int64`) first. They never get that large (see ``SQLiteSchema``); this keeps
+    /// the order right if they ever do.
+    private static func sorted(_ list: StoredList) -> StoredList {
+        guard let first = list.deleted.first, first >= 1 << 63,
+            let small = list.deleted.firstIndex(where: { $0 < 1 << 63 })
+        else { return list }
+        var sorted = list
+        sorted.deleted = Array(list.deleted[small...] + list.deleted[..<small])
+        return sorted
+    }
+}
+
+extension SQLiteListTables.SQL {
+    static let headers = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists"
+    static let items = """
+        SELECT list, id, deleted, label, author, width, height, color, likes, revision
+        FROM items ORDER BY list, id
+        """
+    static let idempotencyRecord = """
+        SELECT fingerprint, answer, created_at FROM idempotency WHERE list = ?1 AND key = ?2 AND created_at > ?3
+        """
+    static let oldestChange = "SELECT min(sequence) FROM changes WHERE list = ?1"
+    static let changes = """
+        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count
+        FROM changes WHERE list = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3
+        """
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+@testable import ListServer
+
+/// The change feed over real HTTP: the long-poll and Server-Sent Events.
+@Suite("End to end: change feed")
+struct EndToEndChangeFeedTests {
+    @Test("GET /items/changes lists every change in order, with next_since")
+    func changesInOrder() async throws {
+        try await withServer { app in
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"a"}"#)
+            _ = try await send(port: app.port, "PATCH", "/items/4", json: #"{"label":"b"}"#)
+            _ = try await send(port: app.port, "DELETE", "/items/5", contentType: nil)
+            let response = try await fetch(port: app.port, "/items/changes?since=0")
+            #expect(response.status == 200)
+            let body = try response.jsonObject()
+            let changes = try #require(body["changes"] as? [[String: Any]])
+            #expect(changes.map { $0["kind"] as? String } == ["created", "updated", "deleted"])
+            #expect(changes.map { $0["sequence"] as? Int } == [1, 2, 3])
+            #expect((changes[0]["item"] as? [String: Any])?["label"] as? String == "a")
+            #expect(changes[2]["id"] as? Int == 5)
+            #expect(body["next_since"] as? Int == 3)
+            let after = try await fetch(port: app.port, "/items/changes?since=2").jsonObject()
+            #expect((after["changes"] as? [[String: Any]])?.count == 1)
+        }
+    }
+
+    @Test("a long-poll waits for the next change and answers with it; an idle one ends empty")
+    func longPoll() async throws {
+        try await withServer { app in
+            async let waiting = fetch(port: app.port, "/items/changes?since=0&wait_ms=10000")
+            try await waitUntil("the long-poll to wait", describe: { "\($0) waiting" },
+                                observe: { app.writes.feed.waitingCount }, isDone: { $0 == 1 })
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"wake"}"#)
+            let answer = try await waiting.jsonObject()
+            #expect((answer["changes"] as? [[String: Any]])?.count == 1)
+            let idle = try await fetch(port: app.port, "/items/changes?since=1&wait_ms=200").jsonObject()
+            #expect((idle["changes"] as? [[String: Any]])?.isEmpty == true)
+            #expect(idle["next_since"] as? Int == 1)
+            let future = try await fetch(port: app.port, "/items/changes?since=99")
+            #expect(future.status == 410)
+        }
+    }
+
+    @Test("SSE: every change in order; a reconnect with Last-Event-ID replays what was missed, nothing twice")
+    func serverSentEvents() async throws {
+        try await withServer { app in
+            let stream = try RawHTTPConnection(port: app.port)
+            try stream.request("GET", "/items/events", headers: ["Accept: text/event-stream"])
+            let head = try await offPool { try stream.readStreamHead() }
+            #expect(head.status == 200)
+            #expect(head.header("Content-Type") == "text/event-stream; charset=utf-8")
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"one"}"#)
+            _ = try await send(port: app.port, "DELETE", "/items/7", contentType: nil)
+            let events = try await offPool { try stream.readEvents(2) }
+            #expect(events.map { $0["event"] } == ["created", "deleted"])
+            #expect(events.map { $0["id"] } == ["1", "2"])
+            #expect(events[1]["data"] == #"{"id":7}"#)
+            stream.hangUp()
+            // Missed while away: changes 3 and 4.
+            _ = try await send(port: app.port, "PATCH", "/items/8", json: #"{"likes":3}"#)
+            _ = try await send(port: app.port, "POST", "/admin/reset", contentType: nil)
+            let again = try RawHTTPConnection(port: app.port)
+            try again.request("GET", "/items/events", headers: ["Last-Event-ID: 2"])
+            _ = try await offPool { try again.readStreamHead() }
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"live"}"#)
+            let replayed = try await offPool { try again.readEvents(3) }
+            #expect(replayed.map { $0["id"] } == ["3", "4", "5"])
+            #expect(replayed.map { $0["event"] } == ["updated", "reset", "created"])
+        }
+    }
+
+    @Test("SSE: a Last-Event-ID beyond the feed gets one expired event, then live changes")
+    func expiredEvent() async throws {
+        try await withServer { app in
+            let stream = try RawHTTPConnection(port: app.port)
+            try stream.request("GET", "/items/events", headers: ["Last-Event-ID: 50"])
+            _ = try await offPool { try stream.readStreamHead() }
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"x"}"#)
+            let events = try await offPool { try stream.readEvents(2) }
+            #expect(events.map { $0["event"] } == ["expired", "created"])
+        }
+    }
+
+    @Test("shutdown ends every stream cleanly at the start of the drain")
+    func shutdownEndsStreams() async throws {
+        var settings = testSettings()
+        settings.dataPath = ":memory:"
+        let app = try await Application.start(settings: settings)
+        let stream = try RawHTTPConnection(port: app.port)
+        try stream.request("GET", "/items/events")
+        _ = try await offPool { try stream.readStreamHead() }
+        let started = ContinuousClock.now
+        await app.shutdown(grace: .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(4))  // the drain did not wait for the stream
+        _ = try? await offPool { try stream.readEvents(1) }
+        #expect(stream.streamEnded)
+    }
+}
+
+/// Growth by timer shares the id sequence with POST and goes into the feed.
+@Suite("End to end: growth")
+struct EndToEndGrowthTests {
+    @Test("items.grow_every_ms adds generated items at the end, each a created change, sharing ids with POST")
+    func growth() async throws {
+        try await withServer(configure: { $0.growEveryMs = 20; $0.itemCount = 10 }) { app in
+            try await waitUntil(
+                "the list to grow", describe: { "last sequence \($0)" },
+                observe: { app.writes.lists.state(of: "").header.lastSequence }, isDone: { $0 >= 3 })
+            let posted = try await send(port: app.port, "POST", "/items", json: #"{"label":"mine"}"#)
+            let id = try #require(try posted.jsonObject()["id"] as? Int)
+            #expect(id >= 13)
+            let changes = try await fetch(port: app.port, "/items/changes?since=0&limit=3").jsonObject()
+            let items = try #require(changes["changes"] as? [[String: Any]])
+            #expect(items.map { $0["kind"] as? String } == ["created", "created", "created"])
+            #expect(items.map { ($0["item"] as? [String: Any])?["id"] as? Int } == [10, 11, 12])
+            #expect(items.map { ($0["item"] as? [String: Any])?["label"] as? String } == ["Line 10", "Line 11", "Line 12"])
+        }
+    }
+}

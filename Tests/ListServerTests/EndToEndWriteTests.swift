@@ -1,0 +1,178 @@
+import Foundation
+import ListDomain
+import Testing
+
+@testable import ListServer
+
+/// Send, edit and delete over real HTTP, with the writes in an in-memory SQLite store.
+@Suite("End to end: writes")
+struct EndToEndWriteTests {
+    @Test("POST /items: 201 with Location, ETag and the item, at the next id; the list grows by one")
+    func create() async throws {
+        try await withServer { app in
+            let created = try await send(
+                port: app.port, "POST", "/items", json: ##"{"label":"Hello","author":"Ana","color":"#A1B2C3"}"##)
+            #expect(created.status == 201)
+            #expect(created.header("Location") == "/items/10000")
+            let tag = try #require(created.header("ETag"))
+            let item = try created.jsonObject()
+            #expect(item["id"] as? Int == 10000)
+            #expect(item["label"] as? String == "Hello")
+            #expect(item["author"] as? String == "Ana")
+            #expect(item["color"] as? String == "#a1b2c3")
+            // The fields not given are the generated ones of id 10000.
+            let generated = try #require(Catalog(seed: 42, count: 10_001).item(10_000))
+            #expect(item["likes"] as? Int == generated.likes)
+            let read = try await fetch(port: app.port, "/items/10000")
+            #expect(read.status == 200)
+            #expect(read.body == created.body)
+            #expect(read.header("ETag") == tag)
+            let page = try await fetch(port: app.port, "/items?page=1&limit=1")
+            #expect(page.header("X-Total-Count") == "10001")
+            let detail = try await fetch(port: app.port, "/items/10000/detail")
+            #expect(detail.status == 200)
+        }
+    }
+
+    @Test("PATCH merges fields, null returns one to its generated value, the ETag changes")
+    func patch() async throws {
+        try await withServer { app in
+            let before = try await fetch(port: app.port, "/items/5")
+            let patched = try await send(
+                port: app.port, "PATCH", "/items/5", json: #"{"label":"Edited","likes":7}"#,
+                contentType: "application/merge-patch+json")
+            #expect(patched.status == 200)
+            #expect(try patched.jsonObject()["label"] as? String == "Edited")
+            #expect(try patched.jsonObject()["likes"] as? Int == 7)
+            #expect(patched.header("ETag") != before.header("ETag"))
+            let back = try await send(port: app.port, "PATCH", "/items/5", json: #"{"label":null,"likes":null}"#)
+            #expect(back.status == 200)
+            #expect(back.body == before.body)
+            #expect(back.header("ETag") != patched.header("ETag"))
+        }
+    }
+
+    @Test("DELETE: 204, then 404 for the item and its detail, and pages skip it")
+    func delete() async throws {
+        try await withServer { app in
+            let deleted = try await send(port: app.port, "DELETE", "/items/1", contentType: nil)
+            #expect(deleted.status == 204)
+            #expect(try await fetch(port: app.port, "/items/1").status == 404)
+            #expect(try await fetch(port: app.port, "/items/1/detail").status == 404)
+            let again = try await send(port: app.port, "DELETE", "/items/1", contentType: nil)
+            #expect(again.status == 404)
+            let page = try await fetch(port: app.port, "/items?page=1&limit=3")
+            let ids = try #require(try page.jsonObject()["items"] as? [[String: Any]]).map { $0["id"] as? Int }
+            #expect(ids == [0, 2, 3])
+            #expect(page.header("X-Total-Count") == "9999")
+            let cursor = try await fetch(port: app.port, "/items?after=0&limit=2")
+            let cursorIDs = try #require(try cursor.jsonObject()["items"] as? [[String: Any]]).map { $0["id"] as? Int }
+            #expect(cursorIDs == [2, 3])
+        }
+    }
+
+    @Test("If-Match: 412 with the current ETag when it differs; the matching one goes through")
+    func ifMatch() async throws {
+        try await withServer { app in
+            let current = try #require(try await fetch(port: app.port, "/items/3").header("ETag"))
+            let stale = try await send(
+                port: app.port, "PATCH", "/items/3", json: #"{"likes":1}"#, headers: [#"If-Match: "v1-0000000000000000""#])
+            #expect(stale.status == 412)
+            #expect(stale.header("ETag") == current)
+            let fresh = try await send(
+                port: app.port, "PATCH", "/items/3", json: #"{"likes":1}"#, headers: ["If-Match: \(current)"])
+            #expect(fresh.status == 200)
+            let old = try await send(port: app.port, "DELETE", "/items/3", contentType: nil, headers: ["If-Match: \(current)"])
+            #expect(old.status == 412)
+        }
+    }
+
+    @Test("Idempotency-Key: a retry after ?fail=truncated gets the first answer, and makes no second item")
+    func idempotentRetry() async throws {
+        try await withServer { app in
+            let body = #"{"label":"once"}"#
+            let cut = try? await send(
+                port: app.port, "POST", "/items?fail=truncated", json: body, headers: ["Idempotency-Key: k-1"])
+            #expect(cut == nil || cut?.body.count ?? 0 < 40)  // the client never heard the whole answer
+            let retry = try await send(port: app.port, "POST", "/items", json: body, headers: ["Idempotency-Key: k-1"])
+            #expect(retry.status == 201)
+            #expect(retry.header("Idempotent-Replayed") == "true")
+            #expect(retry.header("Location") == "/items/10000")
+            let total = try await fetch(port: app.port, "/items?limit=1").header("X-Total-Count")
+            #expect(total == "10001")
+            let other = try await send(
+                port: app.port, "POST", "/items", json: #"{"label":"twice"}"#, headers: ["Idempotency-Key: k-1"])
+            #expect(other.status == 422)
+            #expect(other.header("Content-Type") == "application/problem+json")
+        }
+    }
+
+    @Test("bad bodies: 415, 400 with the byte offset, unknown fields named, nothing stored")
+    func badBodies() async throws {
+        try await withServer { app in
+            let form = try await send(port: app.port, "POST", "/items", json: "label=x", contentType: "application/x-www-form-urlencoded")
+            #expect(form.status == 415)
+            let malformed = try await send(port: app.port, "POST", "/items", json: #"{"label":"x",}"#)
+            #expect(malformed.status == 400)
+            #expect(malformed.text.contains("at byte 13"))  // the "}" after the trailing comma
+            let unknown = try await send(port: app.port, "POST", "/items", json: #"{"label":"x","mood":"happy"}"#)
+            #expect(unknown.status == 400)
+            #expect(unknown.text.contains("mood"))
+            let duplicate = try await send(port: app.port, "POST", "/items", json: #"{"label":"x","label":"y"}"#)
+            #expect(duplicate.status == 400)
+            let withID = try await send(port: app.port, "POST", "/items", json: #"{"id":3,"label":"x"}"#)
+            #expect(withID.status == 400)
+            let total = try await fetch(port: app.port, "/items?limit=1").header("X-Total-Count")
+            #expect(total == "10000")
+        }
+    }
+
+    @Test("datasets: writes to one are invisible in another and in the default; reset and drop are per dataset")
+    func datasets() async throws {
+        try await withServer { app in
+            let created = try await send(
+                port: app.port, "POST", "/items", json: #"{"label":"in a"}"#, headers: ["X-Dataset: a"])
+            #expect(created.status == 201)
+            #expect(try await fetch(port: app.port, "/items/10000", headers: ["X-Dataset: a"]).status == 200)
+            #expect(try await fetch(port: app.port, "/items/10000", headers: ["X-Dataset: b"]).status == 404)
+            #expect(try await fetch(port: app.port, "/items/10000").status == 404)
+            let bad = try await fetch(port: app.port, "/items", headers: ["X-Dataset: no spaces"])
+            #expect(bad.status == 400)
+            let reset = try await send(port: app.port, "POST", "/admin/reset", contentType: nil, headers: ["X-Dataset: a"])
+            #expect(reset.status == 200)
+            #expect(try await fetch(port: app.port, "/items/10000", headers: ["X-Dataset: a"]).status == 404)
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"again"}"#, headers: ["X-Dataset: a"])
+            let dropped = try await send(port: app.port, "DELETE", "/admin/datasets/a", contentType: nil)
+            #expect(dropped.status == 204)
+            let page = try await fetch(port: app.port, "/items?limit=1", headers: ["X-Dataset: a"])
+            #expect(page.header("X-Total-Count") == "10000")
+            #expect(try page.jsonObject()["version"] as? Int == 1)
+        }
+    }
+
+    @Test("writes last: a server restarted on the same file has every acknowledged write, and its keys")
+    func durableAcrossRestart() async throws {
+        try await withTemporaryFolder { folder in
+            let path = folder + "/nested/listserver.sqlite"
+            try await withServer(configure: { $0.dataPath = path }) { app throws in
+                let created = try await send(
+                    port: app.port, "POST", "/items", json: #"{"label":"kept"}"#, headers: ["Idempotency-Key: restart-1"])
+                #expect(created.status == 201)
+                let deleted = try await send(port: app.port, "DELETE", "/items/0", contentType: nil)
+                #expect(deleted.status == 204)
+                let patched = try await send(port: app.port, "PATCH", "/items/2", json: #"{"label":"two"}"#)
+                #expect(patched.status == 200)
+            }
+            try await withServer(configure: { $0.dataPath = path }) { app in
+                #expect(try await fetch(port: app.port, "/items/10000").jsonObject()["label"] as? String == "kept")
+                #expect(try await fetch(port: app.port, "/items/0").status == 404)
+                #expect(try await fetch(port: app.port, "/items/2").jsonObject()["label"] as? String == "two")
+                let retry = try await send(port: app.port, "POST", "/items", json: #"{"label":"kept"}"#,
+                                           headers: ["Idempotency-Key: restart-1"])
+                #expect(retry.header("Idempotent-Replayed") == "true")
+                let next = try await send(port: app.port, "POST", "/items", json: #"{"label":"next"}"#)
+                #expect(next.header("Location") == "/items/10001")  // no id handed out twice
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import ListDomain
+import Testing
+
+/// The ``ListStore`` contract as a checklist any store runs: SQLite's tests now, PostgreSQL's later.
+///
+/// Each check starts from an empty store that `open` gives (and that `open` gives again, with the same contents,
+/// after the store is closed: a file reopened, a database reconnected), commits through the protocol alone and
+/// asserts what the contract promises. The checks assume the store was opened with ``changesKept`` and an
+/// idempotency TTL of an hour or more, and that it is empty at first.
+struct ListStoreConformance {
+    /// How many changes per list the store under test keeps.
+    static let changesKept = 5
+
+    /// Opens the store under test: an empty one the first time, the same contents after a close.
+    let open: @Sendable () async throws -> any ListStore
+
+    /// The checks, for a parameterized test to run them all.
+    enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case stateSurvivesReopening, wipeAndDrop, changesRoundTripAndPrune, changeWindows, idempotencyRecordsAndExpiry
+        case closedStoreFails
+
+        /// Whether the check closes the store and opens it again, expecting the same contents (an in-memory
+        /// store cannot).
+        var reopens: Bool { self == .stateSurvivesReopening || self == .changesRoundTripAndPrune }
+
+        var testDescription: String { rawValue }
+    }
+
+    /// Runs `check`.
+    func run(_ check: Check) async throws {
+        switch check {
+        case .stateSurvivesReopening: try await stateSurvivesReopening()
+        case .wipeAndDrop: try await wipeAndDrop()
+        case .changesRoundTripAndPrune: try await changesRoundTripAndPrune()
+        case .changeWindows: try await changeWindows()
+        case .idempotencyRecordsAndExpiry: try await idempotencyRecordsAndExpiry()
+        case .closedStoreFails: try await closedStoreFails()
+        }
+    }
+
+    // MARK: Checks
+
+    /// Commits, closes, reopens: ``ListStore/load()`` gives back every header, written item (every field, nil
+    /// fields, Unicode) and deletion (ascending, also above 2^63), and a later write replaces an earlier one.
+    func stateSurvivesReopening() async throws {
+        let store = try await open()
+        let photos = Self.header(seed: .max, version: 3, nextID: 10_005, lastSequence: 12)
+        var batch = Self.batch(
+            "photos",
+            Self.effects(
+                header: photos, written: [3: Self.everyField, 10_001: Self.labelOnly, 0: Self.noFields],
+                deleted: [10_004, 2, 9_999, 7]))
+        batch.lists["Ωmega ünïcode/list"] = Self.effects(header: Self.header(seed: 0, nextID: 0))
+        batch.lists["huge ids"] = Self.effects(
+            header: Self.header(seed: 1 << 63, nextID: .max), written: [.max - 1: Self.zeros],
+            deleted: [1 << 63, .max, 1, 0])
+        try await store.commit(batch)
+        // A second commit: one item rewritten, one deleted (its written fields go), one more written.
+        let patched = WrittenItem(overrides: ItemOverrides(label: "patched", likes: 3), revision: 13)
+        let later = Self.header(seed: .max, version: 3, nextID: 10_005, lastSequence: 14)
+        try await store.commit(
+            Self.batch("photos", Self.effects(header: later, written: [3: patched, 5: Self.zeros], deleted: [10_001])))
+        await store.close()
+
+        let reopened = try await open()
+        let lists = try await reopened.load()
+        #expect(Set(lists.keys) == ["photos", "Ωmega ünïcode/list", "huge ids"])
+        #expect(
+            lists["photos"]
+                == StoredList(
+                    header: later, written: [3: patched, 0: Self.noFields, 5: Self.zeros],
+                    deleted: [2, 7, 9_999, 10_001, 10_004]))
+        #expect(lists["Ωmega ünïcode/list"] == StoredList(header: Self.header(seed: 0, nextID: 0)))
+        #expect(
+            lists["huge ids"]
+                == StoredList(
+                    header: Self.header(seed: 1 << 63, nextID: .max), written: [.max - 1: Self.zeros],
+                    deleted: [0, 1, 1 << 63, .max]))
+        await reopened.close()
+    }
+
+    /// A wipe drops the list's items and deletions but keeps its changes and idempotency records; a drop removes
+    /// the list from every table (others stay), and a drop with a header starts the list over.
+    func wipeAndDrop() async throws {
+        let store = try await open()
+        let key = IdempotencyKey(list: "a", key: "k")
+        let otherKey = IdempotencyKey(list: "b", key: "k")
+        let record = IdempotencyRecord(fingerprint: [1], answer: [2], createdAt: Self.now)
+        var first = CommitBatch(idempotency: [key: record, otherKey: record], now: Self.now)
+        for name in ["a", "b"] {
+            first.lists[name] = Self.effects(
+                header: Self.header(lastSequence: 1), written: [1: Self.labelOnly], deleted: [2],
+                changes: [Change(sequence: 1, event: .created(Self.item(1)))])
+        }
+        try await store.commit(first)
+
+        let reset = Change(sequence: 2, event: .reset(ListReset(version: 2, seed: 9, count: 100)))
+        let wiped = Self.header(seed: 9, version: 2, lastSequence: 2)
+        try await store.commit(Self.batch("a", Self.effects(header: wiped, changes: [reset], wipe: true)))
+        var lists = try await store.load()
+        #expect(lists["a"] == StoredList(header: wiped))
+        #expect(try await store.changes(of: "a", after: 0, limit: 10).changes.map(\.sequence) == [1, 2])
+        #expect(try await store.idempotencyRecords([key], now: Self.now, maxAge: .seconds(60))[key] == record)
+
+        // A wipe and new rows in one commit: the new rows stay.
+        let rewiped = Self.header(seed: 9, version: 3, lastSequence: 2)
+        try await store.commit(
+            Self.batch("a", Self.effects(header: rewiped, written: [4: Self.labelOnly], deleted: [5], wipe: true)))
+        #expect(try await store.load()["a"] == StoredList(header: rewiped, written: [4: Self.labelOnly], deleted: [5]))
+
+        try await store.commit(Self.batch("a", Self.effects(header: nil, drop: true)))
+        lists = try await store.load()
+        #expect(lists["a"] == nil)
+        #expect(lists["b"]?.written == [1: Self.labelOnly])
+        #expect(try await store.changes(of: "a", after: 0, limit: 10) == ChangeWindow(changes: [], oldestKept: nil))
+        #expect(try await store.changes(of: "b", after: 0, limit: 10).changes.count == 1)
+        let records = try await store.idempotencyRecords([key, otherKey], now: Self.now, maxAge: .seconds(60))
+        #expect(records == [otherKey: record])
+
+        // A drop with a header: "b" starts over with only this commit's rows.
+        let again = Self.header(seed: 5, lastSequence: 1)
+        let created = Change(sequence: 1, event: .created(Self.item(100, label: "new")))
+        try await store.commit(
+            Self.batch(
+                "b", Self.effects(header: again, written: [100: Self.everyField], changes: [created], drop: true)))
+        #expect(try await store.load()["b"] == StoredList(header: again, written: [100: Self.everyField]))
+        #expect(try await store.changes(of: "b", after: 0, limit: 10).changes == [created])
+        await store.close()
+    }
+
+    /// Changes of all four kinds come back as committed, across a reopen; only the newest ``changesKept`` stay.
+    func changesRoundTripAndPrune() async throws {
+        let store = try await open()
+        let events: [ChangeEvent] = [
+            .created(Self.item(100, label: "Ünïcode 🎉")), .updated(Self.item(3)), .deleted(7),
+            .reset(ListReset(version: 2, seed: .max, count: 1 << 53)), .created(Self.item(0)),
+        ]
+        let first = events.enumerated().map { Change(sequence: UInt64($0.offset) + 1, event: $0.element) }
+        try await store.commit(Self.batch("a", Self.effects(header: Self.header(lastSequence: 5), changes: first)))
+        await store.close()
+
+        let reopened = try await open()
+        #expect(
+            try await reopened.changes(of: "a", after: 0, limit: 100) == ChangeWindow(changes: first, oldestKept: 1))
+        // Seven more, one commit each: 12 in all, the newest 5 (8…12) kept.
+        for sequence in UInt64(6)...12 {
+            let change = Change(sequence: sequence, event: .deleted(sequence))
+            try await reopened.commit(
+                Self.batch("a", Self.effects(header: Self.header(lastSequence: sequence), changes: [change])))
+        }
+        let window = try await reopened.changes(of: "a", after: 0, limit: 100)
+        #expect(window.changes.map(\.sequence) == Array(UInt64(13) - UInt64(Self.changesKept)...12))
+        #expect(window.oldestKept == 13 - UInt64(Self.changesKept))
+        await reopened.close()
+    }
+
+    /// `changes(after:limit:)` is a window: after S, at most `limit`, oldest first; `oldestKept` says where the
+    /// kept changes begin, also when none come back.
+    func changeWindows() async throws {
+        let store = try await open()
+        let all = (UInt64(1)...4).map { Change(sequence: $0, event: .created(Self.item($0))) }
+        try await store.commit(Self.batch("a", Self.effects(header: Self.header(lastSequence: 4), changes: all)))
+        #expect(
+            try await store.changes(of: "a", after: 1, limit: 2)
+                == ChangeWindow(changes: Array(all[1...2]), oldestKept: 1))
+        #expect(try await store.changes(of: "a", after: 3, limit: 10) == ChangeWindow(changes: [all[3]], oldestKept: 1))
+        #expect(try await store.changes(of: "a", after: 4, limit: 10) == ChangeWindow(changes: [], oldestKept: 1))
+        #expect(try await store.changes(of: "a", after: 0, limit: 0) == ChangeWindow(changes: [], oldestKept: 1))
+        #expect(try await store.changes(of: "none", after: 0, limit: 10) == ChangeWindow(changes: [], oldestKept: nil))
+        await store.close()
+    }
+
+    /// Idempotency records come back by key (bytes as written, empty ones too) while younger than `maxAge`; a
+    /// key whose record is older than that may be used again.
+    ///
+    /// Every record here is younger than an hour: a store may prune records older than its TTL at any commit,
+    /// and the store under test keeps them an hour or more.
+    func idempotencyRecordsAndExpiry() async throws {
+        let store = try await open()
+        let fresh = IdempotencyKey(list: "a", key: "fresh")
+        let old = IdempotencyKey(list: "a", key: "old")
+        let elsewhere = IdempotencyKey(list: "b", key: "fresh")
+        let records = [
+            fresh: IdempotencyRecord(
+                fingerprint: Array(0...255), answer: Array(repeating: 0xAB, count: 5_000),
+                createdAt: WallTime(milliseconds: Self.now.milliseconds - 1_000)),
+            old: IdempotencyRecord(
+                fingerprint: [9], answer: [], createdAt: WallTime(milliseconds: Self.now.milliseconds - 1_800_000)),
+            elsewhere: IdempotencyRecord(fingerprint: [], answer: Array("{}".utf8), createdAt: Self.now),
+        ]
+        try await store.commit(CommitBatch(idempotency: records, now: Self.now))
+        let keys = [fresh, old, elsewhere, IdempotencyKey(list: "a", key: "missing")]
+        let young = try await store.idempotencyRecords(keys, now: Self.now, maxAge: .seconds(600))
+        #expect(Set(young.keys) == [fresh, elsewhere])
+        #expect(young[fresh] == records[fresh] && young[elsewhere] == records[elsewhere])
+        let all = try await store.idempotencyRecords(keys, now: Self.now, maxAge: .seconds(3600))
+        #expect(Set(all.keys) == Set(records.keys))
+        #expect(all == records)
+        // Just expired: created 1 s ago, and at most 1 s old is too old.
+        #expect(try await store.idempotencyRecords([fresh], now: Self.now, maxAge: .seconds(1)).isEmpty)
+
+        let reused = IdempotencyRecord(fingerprint: [7], answer: [8], createdAt: Self.now)
+        try await store.commit(CommitBatch(idempotency: [old: reused], now: Self.now))
+        #expect(try await store.idempotencyRecords([old], now: Self.now, maxAge: .seconds(600)) == [old: reused])
+        await store.close()
+    }
+
+    /// After ``ListStore/close()`` every call throws `.unavailable`.
+    func closedStoreFails() async throws {
+        let store = try await open()
+        await store.close()
+        await #expect(throws: StoreFailure.self) { try await store.load() }
+        do throws(StoreFailure) {
+            try await store.commit(Self.batch("a", Self.effects(header: Self.header())))
+            Issue.record("a closed store committed")
+        } catch {
+            #expect(error.kind == .unavailable)
+        }
+        await store.close()  // a second close does nothing
+    }
+}
