@@ -53,14 +53,16 @@ extension ListState {
             effects.written[id] = nil
             deleted.insert(id)
             effects.deleted.append(id)
-            note(.deleted(id), nextSequence(), into: &effects)
+            let sequence = nextSequence()
+            note(.deleted(id), sequence, into: &effects)
             return .success(.deleted(id))
         case .grow(let wanted):
             let added = min(wanted, Catalog.maximumCount - header.nextID)
             for _ in 0..<added {
                 let id = header.nextID
                 header.nextID += 1
-                note(.created(catalog.item(id)!), nextSequence(), into: &effects)
+                let sequence = nextSequence()
+                note(.created(catalog.item(id)!), sequence, into: &effects)
             }
             return .success(.grew(added))
         case .reset(let seed):
@@ -73,7 +75,8 @@ extension ListState {
             effects.written = [:]
             effects.deleted = []
             let reset = ListReset(version: header.version, seed: header.seed, count: header.baseCount)
-            note(.reset(reset), nextSequence(), into: &effects)
+            let sequence = nextSequence()
+            note(.reset(reset), sequence, into: &effects)
             return .success(.reset(reset))
         case .drop:
             // The coordinator replaces the list by a fresh one; the effects say to forget every row.
@@ -90,6 +93,10 @@ extension ListState {
     }
 
     /// Notes a change and the header after it.
+    ///
+    /// Take the sequence number before the call, never as its argument (`note(…, nextSequence(), …)`): `self` is
+    /// read before the arguments are evaluated, so the header noted would be the one from before the number was
+    /// taken, and the store would keep a `lastSequence` one behind.
     private func note(_ event: ChangeEvent, _ sequence: UInt64, into effects: inout ListEffects) {
         effects.changes.append(Change(sequence: sequence, event: event))
         effects.header = header
