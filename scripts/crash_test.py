@@ -88,6 +88,34 @@ class Server:
         os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=10)
 
+    def terminate(self):
+        """SIGTERM under load: the exit status, or a description when it takes over 20 s (then SIGKILL)."""
+        os.kill(self.proc.pid, signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return "still running 20 s after SIGTERM"
+
+    def start_and_kill(self, synchronous, delay):
+        """Starts the server and SIGKILLs it `delay` seconds later, while it opens the file: whether it was
+        already listening."""
+        self.starts += 1
+        command = [self.binary, "--host", "127.0.0.1", "--port", "0", "--data-path", self.data_path,
+                   "--data-synchronous", synchronous, *self.extra]
+        with open(self.log_path(), "wb") as log:
+            self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        with open(os.path.join(self.workdir, "server.pid"), "w") as pid_file:
+            pid_file.write(str(self.proc.pid))
+        time.sleep(delay)
+        exited = self.proc.poll()
+        if exited is not None:
+            raise SystemExit(f"the server exited {exited} at start; its log:\n{tail(self.log_path())}")
+        self.kill9()
+        with open(self.log_path(), "rb") as log:
+            return LISTENING.search(log.read()) is not None
+
     def stop(self):
         """SIGTERM; returns the exit status (SIGKILL after 15 s)."""
         if self.proc is None or self.proc.poll() is not None:
@@ -165,6 +193,7 @@ class Op:
     def __init__(self, kind, client, item_id, body, key, content_type, after, label=None):
         self.kind, self.client, self.item_id, self.body = kind, client, item_id, body
         self.key, self.content_type, self.after, self.label = key, content_type, after, label
+        self.refused = False  # answered 503 shutting-down (SIGTERM rounds): must not have been applied
         # create: `after` holds the fields sent (the others are generated); update: the whole item after the patch;
         # delete: None.
 
@@ -290,6 +319,9 @@ class Client(threading.Thread):
                     if not self.killed.is_set():
                         self.fail(f"{op.describe()}: connection failed before the kill: {error!r}")
                     return  # the op stays in flight: acknowledged or not is what the restart shows
+                if self.killed.is_set() and status == 503 and b"shutting-down" in body:
+                    op.refused = True  # SIGTERM: refused while draining, so it must not be in the list
+                    return
                 if not self.acknowledge(op, status, fields, body, replay=False):
                     return
                 if op.key and self.rng.random() < 0.08 and not self.killed.is_set():
@@ -300,6 +332,8 @@ class Client(threading.Thread):
                         if not self.killed.is_set():
                             self.fail(f"retry of {op.describe()}: connection failed before the kill: {error!r}")
                         return
+                    if self.killed.is_set() and again[0] == 503:
+                        return  # draining after SIGTERM
                     self.check_replay(op, (status, fields, body), again, "a retry during the load")
         finally:
             self.connection.close()
@@ -603,6 +637,10 @@ def verify_round(clients, states, server, item_count, stats, rng):
         if op is not None:
             applied = resolve_inflight(client, first_listing[client.dataset], stats)
             client.inflight = None
+            if op.refused:
+                stats["refused at shutdown"] += 1
+                if applied:
+                    client.fail(f"{op.describe()} was answered 503 shutting-down, yet the list holds it")
             if applied is not None:
                 stats["applied" if applied else "not applied"] += 1
                 resolved.append((client, op, applied))
@@ -692,8 +730,9 @@ def verify_round(clients, states, server, item_count, stats, rng):
 # ---------------------------------------------------------------- main
 
 
-def run_round(number, synchronous, server, clients, states, args, seed, rng, data_path, totals):
-    """One round: load, SIGKILL, integrity_check, restart, verify. Returns the clients (new threads)."""
+def run_round(number, synchronous, how, server, clients, states, args, seed, rng, data_path, totals):
+    """One round: load, then SIGKILL (`how` "kill") or SIGTERM ("term"), integrity_check, restart, verify.
+    Returns the clients (new threads)."""
     failures_before = len(failures)
     killed = threading.Event()
     if not clients:
@@ -713,7 +752,12 @@ def run_round(number, synchronous, server, clients, states, args, seed, rng, dat
         client.start()
     time.sleep(kill_after)
     killed.set()
-    server.kill9()
+    if how == "kill":
+        server.kill9()
+    else:
+        status = server.terminate()
+        if status != 0:
+            failures.add(f"round {number}: the server exited {status} on SIGTERM under load (expected 0)")
     load_time = time.monotonic() - load_started
     for client in clients:
         client.join(timeout=20)
@@ -727,9 +771,19 @@ def run_round(number, synchronous, server, clients, states, args, seed, rng, dat
     if rows != ["ok"]:
         failures.add(f"round {number}: PRAGMA integrity_check after the kill: {rows[:10]}")
     in_file = live_rows_in_file(data_path, args.item_count)
+    startup_note = ""
+    if rng.random() < 0.3:
+        # A kill while the server opens the file (journal mode, migration, quick_check, loading the lists).
+        delay = rng.uniform(0.0, 0.08)
+        listening = server.start_and_kill(synchronous, delay)
+        totals["startup kills"] += 1
+        startup_note = f"; killed again {delay * 1000:.0f} ms into a start ({'listening' if listening else 'opening'})"
+        startup_rows = integrity_check(data_path)
+        if startup_rows != ["ok"]:
+            failures.add(f"round {number}: PRAGMA integrity_check after a kill during start: {startup_rows[:10]}")
     restart_time = server.start(synchronous)
     stats = {key: 0 for key in ("inflight", "applied", "not applied", "replayed", "retried fresh",
-                                "items checked", "GETs", "changes")}
+                                "refused at shutdown", "items checked", "GETs", "changes")}
     checks_started = time.monotonic()
     listed = verify_round(clients, states, server, args.item_count, stats, rng)
     checks_time = time.monotonic() - checks_started
@@ -746,12 +800,14 @@ def run_round(number, synchronous, server, clients, states, args, seed, rng, dat
     for client in clients:
         client.round_log, client.round_touched, client.round_deleted = [], set(), set()
     new_failures = len(failures) - failures_before
-    print(f"round {number:2d} [{synchronous}]: killed at {kill_after:.2f} s, {acked} writes acknowledged "
-          f"({acked / load_time:.0f}/s), {stats['inflight']} in flight (applied {stats['applied']}, not "
-          f"{stats['not applied']}; with a key, retried: {stats['replayed']} replayed, {stats['retried fresh']} "
-          f"fresh); integrity_check {'ok' if rows == ['ok'] else 'FAILED'}; {stats['items checked']} items, "
-          f"{stats['GETs']} GETs, {stats['changes']} changes checked, {file_note}; restart {restart_time:.2f} s, "
-          f"checks {checks_time:.1f} s: "
+    signal_name = "SIGKILL" if how == "kill" else "SIGTERM"
+    refused = f", {stats['refused at shutdown']} refused 503 while draining" if how == "term" else ""
+    print(f"round {number:2d} [{synchronous}]: {signal_name} at {kill_after:.2f} s, {acked} writes acknowledged "
+          f"({acked / load_time:.0f}/s), {stats['inflight']} unanswered (applied {stats['applied']}, not "
+          f"{stats['not applied']}{refused}; with a key, retried: {stats['replayed']} replayed, "
+          f"{stats['retried fresh']} fresh); integrity_check {'ok' if rows == ['ok'] else 'FAILED'}"
+          f"{startup_note}; {stats['items checked']} items, {stats['GETs']} GETs, {stats['changes']} changes "
+          f"checked, {file_note}; restart {restart_time:.2f} s, checks {checks_time:.1f} s: "
           f"{'ok' if new_failures == 0 else f'{new_failures} FAILURES'}", flush=True)
     return clients
 
@@ -762,6 +818,7 @@ def main():
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--normal-rounds", type=int, default=1, help="extra rounds with --data-synchronous normal")
+    parser.add_argument("--term-rounds", type=int, default=2, help="extra rounds ended by SIGTERM, not SIGKILL")
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--item-count", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=None)
@@ -774,8 +831,9 @@ def main():
     if os.path.exists(data_path):
         raise SystemExit(f"{data_path} exists: the model starts from an empty file; give a new --workdir")
     os.makedirs(os.path.dirname(data_path), exist_ok=True)
-    print(f"crash test: {args.rounds} rounds (+{args.normal_rounds} with synchronous=normal), {args.clients} "
-          f"clients, seed {seed} (--seed {seed} repeats the choices), file {data_path}", flush=True)
+    print(f"crash test: {args.rounds} rounds (+{args.normal_rounds} with synchronous=normal, +{args.term_rounds} "
+          f"ended by SIGTERM), {args.clients} clients, seed {seed} (--seed {seed} repeats the choices), file "
+          f"{data_path}", flush=True)
 
     extra = ["--threads", "2", "--latency-min-ms", "0", "--latency-max-ms", "0", "--item-count",
              str(args.item_count), *args.server_flag]
@@ -783,23 +841,26 @@ def main():
     states = {dataset: DatasetState() for dataset in DATASETS}
     clients = []
     started = time.monotonic()
-    totals = {"acked": 0, "load seconds": 0.0}
-    rounds = [(r, "full") for r in range(1, args.rounds + 1)]
-    rounds += [(args.rounds + r, "normal") for r in range(1, args.normal_rounds + 1)]
+    totals = {"acked": 0, "load seconds": 0.0, "startup kills": 0}
+    plan = ["full kill"] * args.rounds + ["normal kill"] * args.normal_rounds + ["full term"] * args.term_rounds
+    rounds = [(number, *kind.split()) for number, kind in enumerate(plan, 1)]
     completed = 0
-    server.start("full")
+    running = "full"
+    server.start(running)
     try:
-        for number, synchronous in rounds:
+        for number, synchronous, how in rounds:
             if time.monotonic() - started > args.deadline:
                 failures.add(f"the deadline ({args.deadline:.0f} s) passed after {completed} of {len(rounds)} rounds")
                 break
-            if synchronous != "full" and number == args.rounds + 1:
+            if synchronous != running:
                 status = server.stop()
                 if status != 0:
                     failures.add(f"the server exited {status} on SIGTERM (expected 0)")
-                server.start(synchronous)
+                running = synchronous
+                server.start(running)
             try:
-                clients = run_round(number, synchronous, server, clients, states, args, seed, rng, data_path, totals)
+                clients = run_round(number, synchronous, how, server, clients, states, args, seed, rng, data_path,
+                                    totals)
             except Exception:  # a broken answer, a lost connection after the restart: loud, with where
                 failures.add(f"round {number}: {traceback.format_exc()}")
                 break
@@ -815,9 +876,11 @@ def main():
     replays = sum(client.replays_checked for client in clients)
     print(f"crash test: {completed} of {len(rounds)} rounds, {totals['acked']} writes acknowledged "
           f"(~{totals['acked'] / max(totals['load seconds'], 0.001):.0f}/s under load), {totals.get('inflight', 0)} "
-          f"in flight at the kills ({totals.get('applied', 0)} applied, {totals.get('not applied', 0)} not; "
+          f"unanswered at the kills ({totals.get('applied', 0)} applied, {totals.get('not applied', 0)} not, "
+          f"{totals.get('refused at shutdown', 0)} of them answered 503 while draining; "
           f"{totals.get('replayed', 0)} replayed and {totals.get('retried fresh', 0)} fresh on a retry with their "
-          f"key), {replays} idempotent replays checked, {totals.get('changes', 0)} changes checked, {live} live "
+          f"key), {totals['startup kills']} more kills during a start, {replays} idempotent replays checked, "
+          f"{totals.get('changes', 0)} changes checked, {live} live "
           f"items at the end, {sum(len(s.ids) for s in states.values())} ids issued, "
           f"{time.monotonic() - started:.0f} s")
     if len(failures) or completed < len(rounds):
