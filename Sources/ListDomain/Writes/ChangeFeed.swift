@@ -107,10 +107,7 @@ public final class ChangeFeed: Sendable {
             return state.nextToken
         }
         let clock = self.clock
-        let timeout = Task {
-            try? await clock.sleep(for: wait)
-            self.expire(token, of: list)
-        }
+        var timeout: Task<Void, Never>?
         let changes = await withCheckedContinuation { continuation in
             let missed = state.withLock { state -> [Change]? in
                 // A commit between the check and now: answer with it at once.
@@ -120,9 +117,18 @@ public final class ChangeFeed: Sendable {
                 state.waiters[list, default: [:]][token] = Waiter(after: after, limit: limit, continuation: continuation)
                 return nil
             }
-            if let missed { continuation.resume(returning: missed) }
+            if let missed {
+                continuation.resume(returning: missed)
+                return
+            }
+            // The timer starts only once the poll is among the waiters: started before, it could fire first, find
+            // no waiter to end, and leave the poll waiting for the list's next commit, however long that takes.
+            timeout = Task {
+                try? await clock.sleep(for: wait)
+                self.expire(token, of: list)
+            }
         }
-        timeout.cancel()
+        timeout?.cancel()
         return changes
     }
 

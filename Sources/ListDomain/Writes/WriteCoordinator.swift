@@ -81,7 +81,7 @@ public final class WriteCoordinator: Sendable {
     private func commit(_ group: [Waiting]) async {
         let now = wallClock()
         var outcomes = [WriteOutcome?](repeating: nil, count: group.count)
-        let recorded = await storedRecords(for: group, now: now, outcomes: &outcomes)
+        var recorded = await storedRecords(for: group, now: now, outcomes: &outcomes)
         var working = lists.states(of: Set(group.map(\.operation.list)))
         var batch = CommitBatch(now: now)
         var claimed: [IdempotencyKey: IdempotencyRecord] = [:]
@@ -105,6 +105,13 @@ public final class WriteCoordinator: Sendable {
                 if case .dropped = result {
                     state = lists.fresh()
                     dropped.insert(operation.list)
+                    // The list's idempotency keys go with it. The store forgets the stored ones but adds this
+                    // batch's records after the drop, so keys claimed earlier in this group must leave the batch;
+                    // and no later write in the group may be answered from a record of the list as it was.
+                    let list = operation.list
+                    recorded = recorded.filter { $0.key.list != list }
+                    claimed = claimed.filter { $0.key.list != list }
+                    batch.idempotency = batch.idempotency.filter { $0.key.list != list }
                 }
                 working[operation.list] = state
                 batch.lists[operation.list] = effects
@@ -177,6 +184,9 @@ public final class WriteCoordinator: Sendable {
 
     /// Commits so far, and their timing (for `/metrics`).
     public var commitStatistics: WriteStatistics { statistics.withLock { $0 } }
+
+    /// How many writes wait for the next group (while a commit is in flight); tests watch it to form a group.
+    package var queuedCount: Int { queue.withLock { $0.waiting.count } }
 }
 
 /// How the group commits went.
