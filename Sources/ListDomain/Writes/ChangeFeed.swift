@@ -50,10 +50,10 @@ public final class ChangeFeed: Sendable {
     func publish(_ changes: [Change], of list: String, dropped: Bool) {
         let (listeners, woken) = state.withLock { state -> ([Listener], [(Waiter, [Change])]) in
             if dropped { state.recent[list] = nil }
-            var recent = state.recent[list] ?? []
-            recent.append(contentsOf: changes)
-            if recent.count > recentCapacity { recent.removeFirst(recent.count - recentCapacity) }
-            state.recent[list] = recent
+            // In place: a copy out of the dictionary and back would copy the whole window on every commit.
+            state.recent[list, default: []].append(contentsOf: changes)
+            let excess = state.recent[list]!.count - recentCapacity
+            if excess > 0 { state.recent[list]!.removeFirst(excess) }
             var woken: [(Waiter, [Change])] = []
             if !changes.isEmpty, let waiting = state.waiters.removeValue(forKey: list) {
                 for waiter in waiting.values {

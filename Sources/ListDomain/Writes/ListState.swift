@@ -9,21 +9,21 @@ public struct ListState: Sendable, Equatable {
     /// Seed, counts, version and last change.
     public var header: ListHeader
     /// Items with written fields, by id (never a deleted id).
-    public var written: [UInt64: WrittenItem]
+    public var written: WrittenItems
     /// Deleted ids.
     public var deleted: DeletedIDs
 
     /// A list nobody wrote to: `count` generated items from `seed`, version 1.
     public init(seed: UInt64, count: UInt64) {
         header = ListHeader(seed: seed, baseCount: count, version: 1, nextID: count, lastSequence: 0)
-        written = [:]
+        written = WrittenItems()
         deleted = DeletedIDs()
     }
 
     /// A list as the store loaded it.
     public init(_ stored: StoredList) {
         header = stored.header
-        written = stored.written
+        written = WrittenItems(stored.written)
         deleted = DeletedIDs(sorted: stored.deleted)
     }
 
