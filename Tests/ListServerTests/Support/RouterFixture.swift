@@ -21,6 +21,26 @@ enum RouterFixture {
         return Router(
             catalog: catalog, cache: DetailCache(store: store, capacity: 100), paging: paging, service: service)
     }
+
+    /// A router over a list of `count` generated items whose writes and change feed go to `store`, which the test
+    /// holds: `failNextCommits(_:with:)` makes writes fail as a full or broken disk would, `close()` makes reads
+    /// fail too. `stored` are lists as a restarted server loads them (their changes are then only in the store).
+    static func router(
+        store: MemoryListStore,
+        count: UInt64 = 10_000,
+        stored: [String: StoredList] = [:],
+        service: ServiceOptions = ServiceOptions()
+    ) -> Router {
+        let catalog = Catalog(seed: 42, count: count)
+        let lists = ListRegistry(seed: catalog.seed, count: catalog.count, stored: stored)
+        let writes = WriteCoordinator(
+            lists: lists, feed: ChangeFeed(store: store, lists: lists), store: store, idempotencyTTL: .seconds(86_400),
+            wallClock: { WallTime(milliseconds: 1_700_000_000_000) })
+        let slowStore = SlowStore(catalog: catalog, latency: .uniform(min: .zero, max: .zero), clock: ImmediateClock())
+        return Router(
+            writes: writes, cache: DetailCache(store: slowStore, capacity: 100), paging: defaultPaging, service: service
+        )
+    }
 }
 
 extension Router {
