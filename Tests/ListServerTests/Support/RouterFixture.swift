@@ -45,8 +45,10 @@ enum RouterFixture {
 
 extension Router {
     /// Routes `method target`, expecting a synchronous response (records an issue and returns a 0 status if not).
-    func respond(_ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:]) -> HTTPResponse {
-        switch route(HTTPRequest(method: method, target: target, headers: headers)) {
+    func respond(
+        _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: [UInt8] = []
+    ) -> HTTPResponse {
+        switch route(HTTPRequest(method: method, target: target, headers: headers, body: body)) {
         case .response(let response):
             return response
         case .deferred, .stream:
@@ -72,11 +74,21 @@ extension Router {
         return response
     }
 
+    /// Sends a write (`POST`, `PATCH`, `DELETE`) with a JSON body, expecting a deferred answer, and awaits it.
+    func write(
+        _ method: HTTPMethod, _ target: String, json body: String = "", contentType: String? = "application/json",
+        headers: HTTPHeaders = [:]
+    ) async -> HTTPResponse {
+        var fields = headers
+        if let contentType { fields.add("Content-Type", contentType) }
+        return await respondDeferred(target, method: method, headers: fields, body: Array(body.utf8))
+    }
+
     /// Routes `method target`, expecting a deferred response, and awaits it.
     func respondDeferred(
-        _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:]
+        _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: [UInt8] = []
     ) async -> HTTPResponse {
-        switch route(HTTPRequest(method: method, target: target, headers: headers)) {
+        switch route(HTTPRequest(method: method, target: target, headers: headers, body: body)) {
         case .response(let response):
             Issue.record("\(method.name) \(target) answered at once (\(response.status)); expected .deferred")
             return response
