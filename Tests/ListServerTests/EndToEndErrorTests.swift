@@ -40,20 +40,31 @@ struct EndToEndErrorTests {
         }
     }
 
-    @Test("another method on a known path is a 405 problem with Allow, not evhttp's 501")
+    /// Known paths and their `Allow` values.
+    static let allowed = [
+        "/items": "GET, HEAD, POST, OPTIONS", "/items/3": "GET, HEAD, PATCH, DELETE, OPTIONS",
+        "/items/3/detail": "GET, HEAD, OPTIONS",
+    ]
+
+    @Test("a method a known path does not answer is a 405 problem with Allow, not evhttp's 501")
     func methodNotAllowed() async throws {
+        // POST, PATCH and DELETE are routes on some of these paths (Router: writes); here each is sent where it is
+        // not, and PUT, which no path answers, everywhere.
+        let refused = [
+            ("PUT", "/items"), ("PUT", "/items/3"), ("PUT", "/items/3/detail"), ("POST", "/items/3"),
+            ("POST", "/items/3/detail"), ("PATCH", "/items"), ("PATCH", "/items/3/detail"), ("DELETE", "/items"),
+            ("DELETE", "/items/3/detail"),
+        ]
         try await withServer { app in
-            for method in ["POST", "PUT", "DELETE", "PATCH"] {
-                for target in ["/items", "/items/3", "/items/3/detail"] {
-                    let response = try await offPool {
-                        let connection = try RawHTTPConnection(port: app.port)
-                        try connection.request(method, target, headers: ["Content-Length: 0"])
-                        return try connection.readResponse()
-                    }
-                    #expect(response.status == 405, "\(method) \(target)")
-                    #expect(response.header("Allow") == "GET, HEAD, OPTIONS", "\(method) \(target)")
-                    #expect(response.header("Content-Type") == "application/problem+json", "\(method) \(target)")
+            for (method, target) in refused {
+                let response = try await offPool {
+                    let connection = try RawHTTPConnection(port: app.port)
+                    try connection.request(method, target, headers: ["Content-Length: 0"])
+                    return try connection.readResponse()
                 }
+                #expect(response.status == 405, "\(method) \(target)")
+                #expect(response.header("Allow") == Self.allowed[target], "\(method) \(target)")
+                #expect(response.header("Content-Type") == "application/problem+json", "\(method) \(target)")
             }
         }
     }
@@ -61,7 +72,7 @@ struct EndToEndErrorTests {
     @Test("OPTIONS on a known path is a 204 with Allow and no body, and the connection stays usable")
     func options() async throws {
         try await withServer { app in
-            for target in ["/items", "/items/3", "/items/3/detail"] {
+            for (target, allow) in Self.allowed.sorted(by: { $0.key < $1.key }) {
                 let (options, next) = try await offPool {
                     let connection = try RawHTTPConnection(port: app.port)
                     try connection.request("OPTIONS", target)
@@ -70,7 +81,7 @@ struct EndToEndErrorTests {
                     return (options, try connection.readResponse())
                 }
                 #expect(options.status == 204, "\(target)")
-                #expect(options.header("Allow") == "GET, HEAD, OPTIONS", "\(target)")
+                #expect(options.header("Allow") == allow, "\(target)")
                 #expect(options.body.isEmpty, "\(target)")
                 #expect(next.status == 200, "\(target)")
             }

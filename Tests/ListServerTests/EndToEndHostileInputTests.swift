@@ -114,7 +114,8 @@ struct EndToEndHostileInputTests {
             let port = app.port
             let statuses = try await offPool { () -> [Int] in
                 let connection = try RawHTTPConnection(port: port)
-                try connection.write("POST /items HTTP/1.1\r\n\(Self.host)Content-Length: 5\r\n\r\nhello")
+                // PUT: no path answers it, so the route refuses it unread; the body must still be consumed.
+                try connection.write("PUT /items HTTP/1.1\r\n\(Self.host)Content-Length: 5\r\n\r\nhello")
                 let first = try connection.readResponse().status
                 try connection.request("GET", "/items/2")
                 return [first, try connection.readResponse().status]

@@ -69,6 +69,15 @@ enum ConformanceRouter: Sendable {
     case plain
     /// `admin.token` configured (`Self.adminToken`), so a reset without it is 401.
     case adminToken
+    /// A list that already has 2^53 ids, so `POST /items` is 409 `list-full`.
+    case fullList
+    /// A store whose commits fail as an I/O error would: every write, reset and drop is 503 `store-unavailable`.
+    case unavailableStore
+    /// A store whose commits fail as a full disk would: every write, reset and drop is 507 `store-full`.
+    case fullStore
+    /// A closed store under a list with changes, as after a restart (so the changes are only in the store):
+    /// reading them is 503 `store-unavailable`.
+    case unreadableStore
 }
 
 /// One request and the status it must get; its response must conform to the spec.
@@ -80,6 +89,8 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     var methods = ["get", "head"]
     var headers: HTTPHeaders = [:]
     var body = ""
+    /// Sent as `Content-Type` when not nil (a write's body is 415 without it).
+    var contentType: String?
     var fromLoopback = true
     var router = ConformanceRouter.plain
     let status: Int
@@ -102,7 +113,9 @@ struct OpenAPIConformanceTests {
     static let adminToken = "conformance-token"
 
     /// Requests that reach the statuses the routes give on their own. Cases run in order on one router per kind:
-    /// the first detail request is a miss (with `Server-Timing`), the next a hit; the resets come last.
+    /// the first detail request is a miss (with `Server-Timing`), the next a hit; the change feed is asked first
+    /// while the list is fresh, then after the writes (which use ids 20-29); the resets come last, and one more look
+    /// at the feed with them in it.
     static let cases: [ConformanceCase] =
         [
             .init(template: "/items", target: "/items", status: 200),
@@ -146,13 +159,15 @@ struct OpenAPIConformanceTests {
             .init(template: "/openapi.json", target: "/openapi.json", status: 200),
             .init(template: "/openapi.json", target: "/openapi.json?x=%zz", status: 200),
             .init(template: "/openapi.yaml", target: "/openapi.yaml", status: 200),
-        ] + optionsCases + resetCases
+        ] + optionsCases + changesCases + eventsCases + writeCases + datasetCases + storeFailureCases
+        + resetCases + changesAfterResetCases
 
     /// OPTIONS on every path, plain and as a CORS preflight (whose answer has the preflight fields).
     static let optionsCases: [ConformanceCase] = [
         ("/items", "/items?page=0"), ("/items/{id}", "/items/abc"), ("/items/{id}/detail", "/items/42/detail"),
         ("/healthz", "/healthz"), ("/readyz", "/readyz"), ("/openapi.json", "/openapi.json"),
-        ("/openapi.yaml", "/openapi.yaml"), ("/admin/reset", "/admin/reset"),
+        ("/openapi.yaml", "/openapi.yaml"), ("/admin/reset", "/admin/reset"), ("/items/changes", "/items/changes"),
+        ("/items/events", "/items/events"), ("/admin/datasets/{name}", "/admin/datasets/bad%20name"),
     ].flatMap { template, target in
         [
             ConformanceCase(template: template, target: target, methods: ["options"], status: 204),
@@ -165,6 +180,176 @@ struct OpenAPIConformanceTests {
                 status: 204),
         ]
     }
+
+    /// `GET /items/changes` on the fresh list: nothing yet, a `since` it never reached (410), bad parameters.
+    static let changesCases: [ConformanceCase] = [
+        .init(template: "/items/changes", target: "/items/changes", status: 200),
+        .init(template: "/items/changes", target: "/items/changes?since=0&limit=1000&wait_ms=0", status: 200),
+        .init(template: "/items/changes", target: "/items/changes?since=99", status: 410),
+        .init(template: "/items/changes", target: "/items/changes?since=-1", status: 400),
+        .init(template: "/items/changes", target: "/items/changes?limit=1001", status: 400),
+        .init(template: "/items/changes", target: "/items/changes?wait_ms=30001", status: 400),
+        .init(
+            template: "/items/changes", target: "/items/changes", headers: ["X-Dataset": "no spaces"], status: 400),
+        .init(
+            template: "/items/changes", target: "/items/changes?since=0", router: .unreadableStore, status: 503),
+    ]
+
+    /// `GET /items/events` (no HEAD: a stream has no length): the stream's head, and the 400s before it opens.
+    ///
+    /// Not reached: the operation's 503, `ShuttingDown`, which only the connection layer gives while it drains.
+    static let eventsCases: [ConformanceCase] = [
+        .init(template: "/items/events", target: "/items/events", methods: ["get"], status: 200),
+        .init(
+            template: "/items/events", target: "/items/events?since=3", methods: ["get"],
+            headers: ["Last-Event-ID": "2", "X-Dataset": "ui-test-42"], status: 200),
+        .init(template: "/items/events", target: "/items/events?since=x", methods: ["get"], status: 400),
+        .init(
+            template: "/items/events", target: "/items/events", methods: ["get"], headers: ["Last-Event-ID": "one"],
+            status: 400),
+    ]
+
+    /// `POST /items`, `PATCH` and `DELETE /items/{id}` on the plain router, each status they give on their own
+    /// (the injected ones are in `controlCases`, the store's in `storeFailureCases`). Ids 20-29 are theirs.
+    static let writeCases: [ConformanceCase] = [
+        // POST /items
+        .init(
+            template: "/items", target: "/items", methods: ["post"], body: #"{"label":"Running late"}"#,
+            contentType: "application/json", status: 201),
+        .init(
+            template: "/items", target: "/items", methods: ["post"],
+            headers: ["Idempotency-Key": "conformance-post", "X-Dataset": "ui-test-42"],
+            body: ##"{"label":"once","color":"#F4A261"}"##, contentType: "application/json; charset=utf-8", status: 201),
+        .init(  // the retry: the recorded 201, with Idempotent-Replayed
+            template: "/items", target: "/items?delay_ms=0", methods: ["post"],
+            headers: ["Idempotency-Key": "conformance-post", "X-Dataset": "ui-test-42"],
+            body: ##"{"label":"once","color":"#F4A261"}"##, contentType: "application/json; charset=utf-8", status: 201),
+        .init(
+            template: "/items", target: "/items", methods: ["post"],
+            headers: ["Idempotency-Key": "conformance-post", "X-Dataset": "ui-test-42"], body: #"{"label":"twice"}"#,
+            contentType: "application/json", status: 422),
+        .init(template: "/items", target: "/items", methods: ["post"], body: #"{"label":"x"}"#, status: 415),
+        .init(
+            template: "/items", target: "/items", methods: ["post"], body: #"{"label":"x"}"#,
+            contentType: "text/plain", status: 415),
+        .init(
+            template: "/items", target: "/items", methods: ["post"], body: #"{"label":"x",}"#,
+            contentType: "application/json", status: 400),
+        .init(
+            template: "/items", target: "/items", methods: ["post"], body: #"{"label":"x","mood":"happy"}"#,
+            contentType: "application/json", status: 400),
+        .init(
+            template: "/items", target: "/items", methods: ["post"], headers: ["X-Dataset": "no spaces"],
+            body: #"{"label":"x"}"#, contentType: "application/json", status: 400),
+        .init(
+            template: "/items", target: "/items", methods: ["post"], headers: ["Idempotency-Key": "not visible"],
+            body: #"{"label":"x"}"#, contentType: "application/json", status: 400),
+        .init(
+            template: "/items", target: "/items", methods: ["post"], body: #"{"label":"x"}"#,
+            contentType: "application/json", router: .fullList, status: 409),
+        // PATCH /items/{id}
+        .init(
+            template: "/items/{id}", target: "/items/20", methods: ["patch"], body: #"{"likes":12,"color":null}"#,
+            contentType: "application/merge-patch+json", status: 200),
+        .init(
+            template: "/items/{id}", target: "/items/20", methods: ["patch"], headers: ["If-Match": "*"],
+            body: #"{"label":null}"#, contentType: "application/json", status: 200),
+        .init(
+            template: "/items/{id}", target: "/items/21", methods: ["patch"],
+            headers: ["If-Match": #""v1-0000000000000000""#], body: #"{"likes":1}"#, contentType: "application/json",
+            status: 412),
+        .init(
+            template: "/items/{id}", target: "/items/99999999", methods: ["patch"], body: #"{"likes":1}"#,
+            contentType: "application/json", status: 404),
+        .init(
+            template: "/items/{id}", target: "/items/21", methods: ["patch"], body: #"{"likes":1}"#,
+            contentType: "text/plain", status: 415),
+        .init(
+            template: "/items/{id}", target: "/items/21", methods: ["patch"], body: #"{"likes":-1}"#,
+            contentType: "application/json", status: 400),
+        .init(
+            template: "/items/{id}", target: "/items/abc", methods: ["patch"], body: #"{"likes":1}"#,
+            contentType: "application/json", status: 400),
+        .init(
+            template: "/items/{id}", target: "/items/22", methods: ["patch"],
+            headers: ["Idempotency-Key": "conformance-patch"], body: #"{"likes":1}"#, contentType: "application/json",
+            status: 200),
+        .init(
+            template: "/items/{id}", target: "/items/22", methods: ["patch"],
+            headers: ["Idempotency-Key": "conformance-patch"], body: #"{"likes":2}"#, contentType: "application/json",
+            status: 422),
+        // DELETE /items/{id}
+        .init(template: "/items/{id}", target: "/items/23", methods: ["delete"], status: 204),
+        .init(template: "/items/{id}", target: "/items/23", methods: ["delete"], status: 404),
+        .init(
+            template: "/items/{id}", target: "/items/24", methods: ["delete"],
+            headers: ["If-Match": #""v1-0000000000000000""#], status: 412),
+        .init(template: "/items/{id}", target: "/items/abc", methods: ["delete"], status: 400),
+        .init(
+            template: "/items/{id}", target: "/items/24", methods: ["delete"], headers: ["X-Dataset": "no spaces"],
+            status: 400),
+        .init(
+            template: "/items/{id}", target: "/items/25", methods: ["delete"],
+            headers: ["Idempotency-Key": "conformance-delete"], status: 204),
+        .init(  // the retry: the recorded 204, with Idempotent-Replayed, not a 404
+            template: "/items/{id}", target: "/items/25", methods: ["delete"],
+            headers: ["Idempotency-Key": "conformance-delete"], status: 204),
+        .init(
+            template: "/items/{id}", target: "/items/26", methods: ["delete"],
+            headers: ["Idempotency-Key": "conformance-delete"], status: 422),
+        // The changes the writes above made, as the feed lists them.
+        .init(template: "/items/changes", target: "/items/changes?since=0", status: 200),
+        .init(
+            template: "/items/changes", target: "/items/changes?since=0", headers: ["X-Dataset": "ui-test-42"],
+            status: 200),
+    ]
+
+    /// `DELETE /admin/datasets/{name}`: allowed, a bad name, without the configured token, from another host.
+    static let datasetCases: [ConformanceCase] = [
+        .init(
+            template: "/admin/datasets/{name}", target: "/admin/datasets/ui-test-42", methods: ["delete"], status: 204),
+        .init(
+            template: "/admin/datasets/{name}", target: "/admin/datasets/never-used", methods: ["delete"], status: 204),
+        .init(
+            template: "/admin/datasets/{name}", target: "/admin/datasets/bad%20name", methods: ["delete"],
+            status: 400),
+        .init(
+            template: "/admin/datasets/{name}", target: "/admin/datasets/ui-test-42", methods: ["delete"],
+            fromLoopback: false, status: 403),
+        .init(
+            template: "/admin/datasets/{name}", target: "/admin/datasets/ui-test-42", methods: ["delete"],
+            router: .adminToken, status: 401),
+        .init(
+            template: "/admin/datasets/{name}", target: "/admin/datasets/ui-test-42", methods: ["delete"],
+            headers: ["Authorization": "Bearer \(adminToken)"], fromLoopback: false, router: .adminToken,
+            status: 204),
+    ]
+
+    /// Every write, reset and drop on a store that cannot commit: 503 (an I/O error) or 507 (a full disk).
+    static let storeFailureCases: [ConformanceCase] = [
+        (ConformanceRouter.unavailableStore, 503), (.fullStore, 507),
+    ].flatMap { router, status in
+        [
+            ConformanceCase(
+                template: "/items", target: "/items", methods: ["post"], body: #"{"label":"x"}"#,
+                contentType: "application/json", router: router, status: status),
+            ConformanceCase(
+                template: "/items/{id}", target: "/items/5", methods: ["patch"], body: #"{"likes":1}"#,
+                contentType: "application/json", router: router, status: status),
+            ConformanceCase(
+                template: "/items/{id}", target: "/items/5", methods: ["delete"], router: router, status: status),
+            ConformanceCase(
+                template: "/admin/reset", target: "/admin/reset", methods: ["post"], router: router, status: status),
+            ConformanceCase(
+                template: "/admin/datasets/{name}", target: "/admin/datasets/ui-test-42", methods: ["delete"],
+                router: router, status: status),
+        ]
+    }
+
+    /// After the resets: the feed with `reset` changes in it.
+    static let changesAfterResetCases: [ConformanceCase] = [
+        .init(template: "/items/changes", target: "/items/changes?since=0&limit=1000", status: 200)
+    ]
 
     /// `POST /admin/reset`: allowed, with a bad body, without the configured token, and from another host.
     static let resetCases: [ConformanceCase] = [
@@ -200,16 +385,36 @@ struct OpenAPIConformanceTests {
                 ConformanceCase(template: template, target: path + "?fail=teapot", status: 400),
             ]
         }
+        + writeControlCases
         + [
             ("/healthz", "get"), ("/readyz", "get"), ("/openapi.json", "get"), ("/openapi.yaml", "get"),
             ("/items", "options"), ("/items/{id}", "options"), ("/items/{id}/detail", "options"),
             ("/healthz", "options"), ("/readyz", "options"), ("/openapi.json", "options"), ("/openapi.yaml", "options"),
-            ("/admin/reset", "options"),
+            ("/admin/reset", "options"), ("/items/changes", "get"), ("/items/changes", "options"),
+            ("/items/events", "options"), ("/admin/datasets/{name}", "options"),
         ].map { template, method in
             ConformanceCase(
-                template: template, target: template.replacing("{id}", with: "5") + "?delay_ms=soon",
+                template: template,
+                target: template.replacing("{id}", with: "5").replacing("{name}", with: "ui-test-42")
+                    + "?delay_ms=soon",
                 methods: method == "get" ? ["get", "head"] : [method], status: 400)
         }
+        + [
+            ConformanceCase(
+                template: "/items/events", target: "/items/events?delay_ms=soon", methods: ["get"], status: 400)
+        ]
+
+    /// The injected 500, 503 and 429 in place of a write (nothing is written), and a malformed `fail` (400).
+    static let writeControlCases: [ConformanceCase] = [
+        ("/items", "/items", "post", #"{"label":"x"}"#), ("/items/{id}", "/items/5", "patch", #"{"likes":1}"#),
+        ("/items/{id}", "/items/5", "delete", ""),
+    ].flatMap { template, path, method, body in
+        [("500", 500), ("503", 503), ("429", 429), ("teapot", 400)].map { fail, status in
+            ConformanceCase(
+                template: template, target: path + "?fail=" + fail, methods: [method], body: body,
+                contentType: body.isEmpty ? nil : "application/json", status: status)
+        }
+    }
 
     /// Routes `request` on `router`, awaiting deferred work.
     static func answer(_ request: HTTPRequest, router: Router) async -> HTTPResponse {
@@ -232,11 +437,35 @@ struct OpenAPIConformanceTests {
             }
             return RouterFixture.router(service: service)
         }()
+        let fullList = RouterFixture.router(count: Catalog.maximumCount)
+        let unavailableStore = Self.failing(StoreFailure(.unavailable, "disk I/O error"))
+        let fullStore = Self.failing(StoreFailure(.full, "database or disk is full"))
+        let unreadableStore: Router
+
+        init() async {
+            // The default list as a restarted server loads it: three changes, kept only in the store, now closed.
+            let store = MemoryListStore()
+            await store.close()
+            let header = ListHeader(seed: 42, baseCount: 10_000, version: 1, nextID: 10_003, lastSequence: 3)
+            unreadableStore = RouterFixture.router(
+                store: store, stored: [ListRegistry.defaultList: StoredList(header: header)])
+        }
+
+        /// A router whose store fails every commit (far more than any test makes) with `failure`.
+        private static func failing(_ failure: StoreFailure) -> Router {
+            let store = MemoryListStore()
+            store.failNextCommits(1_000, with: failure)
+            return RouterFixture.router(store: store)
+        }
 
         subscript(kind: ConformanceRouter) -> Router {
             switch kind {
             case .plain: plain
             case .adminToken: adminToken
+            case .fullList: fullList
+            case .unavailableStore: unavailableStore
+            case .fullStore: fullStore
+            case .unreadableStore: unreadableStore
             }
         }
     }
@@ -257,10 +486,14 @@ struct OpenAPIConformanceTests {
         return query.isEmpty ? path : path + "?" + query.joined(separator: "&")
     }
 
-    /// The request body of `operation`'s example (its JSON request body's `example`, as compact JSON), or none.
-    static func exampleBody(_ operation: JSONValue) -> [UInt8] {
-        guard let example = operation["requestBody"]?["content"]?["application/json"]?["example"] else { return [] }
-        return Array(compactJSON(example).utf8)
+    /// The example request bodies of `operation`: per media type of its request body, that media type (to send as
+    /// `Content-Type`) and its `example` as compact JSON. One body-less request (nil, no body) when the operation
+    /// documents no request body.
+    static func exampleBodies(_ operation: JSONValue) -> [(mediaType: String?, body: [UInt8])] {
+        guard let content = operation["requestBody"]?["content"]?.object else { return [(nil, [])] }
+        return content.sorted { $0.key < $1.key }.map { mediaType, media in
+            (mediaType, media["example"].map { Array(compactJSON($0).utf8) } ?? [])
+        }
     }
 
     /// `value` as JSON text (objects with sorted keys; the spec's examples hold integers only).
@@ -289,8 +522,10 @@ struct OpenAPIConformanceTests {
                 found.append((method, 0, ["\(method) \(item.template) is not documented"]))
                 continue
             }
+            var headers = item.headers
+            if let contentType = item.contentType { headers.add("Content-Type", contentType) }
             let request = HTTPRequest(
-                method: HTTPMethod(method.uppercased()), target: item.target, headers: item.headers,
+                method: HTTPMethod(method.uppercased()), target: item.target, headers: headers,
                 body: Array(item.body.utf8), fromLoopback: item.fromLoopback)
             let response = await Self.answer(request, router: routers[item.router])
             var problems: [String] = []
@@ -327,20 +562,30 @@ struct OpenAPIConformanceTests {
             let success = try #require(
                 routeStatuses(operation).compactMap(Int.init).filter { (200..<300).contains($0) }.min(),
                 "\(method) \(template) documents no success")
-            let request = HTTPRequest(
-                method: HTTPMethod(method.uppercased()), target: target, body: Self.exampleBody(operation))
-            let response = await Self.answer(request, router: RouterFixture.router())
-            #expect(response.status == success, "\(method) \(target)")
-            let documented = try #require(conformance.documented(operation, status: response.status))
-            #expect(conformance.violations(of: response, against: documented) == [], "\(method) \(target)")
+            for (mediaType, body) in Self.exampleBodies(operation) {
+                #expect(mediaType == nil || !body.isEmpty, "\(method) \(template): \(mediaType ?? "") has no example")
+                // A write's body is 415 without its media type.
+                let headers: HTTPHeaders = mediaType.map { ["Content-Type": $0] } ?? [:]
+                let request = HTTPRequest(
+                    method: HTTPMethod(method.uppercased()), target: target, headers: headers, body: body)
+                let response = await Self.answer(request, router: RouterFixture.router())
+                let what = "\(method) \(target) \(mediaType ?? "")"
+                #expect(response.status == success, "\(what)")
+                let documented = try #require(conformance.documented(operation, status: response.status))
+                #expect(conformance.violations(of: response, against: documented) == [], "\(what)")
+            }
         }
     }
+
+    /// Paths whose GET has no HEAD: `/items/events` is an event stream, with no length to announce (HEAD there is
+    /// 405, which `undocumentedMethods` checks).
+    static let getOnlyPaths: Set = ["/items/events"]
 
     @Test(
         "HEAD is documented like GET and answered like GET",
         arguments: OpenAPISpec.embedded.paths.filter {
             let operations = OpenAPISpec.embedded.operations($0)
-            return operations["get"] != nil || operations["head"] != nil
+            return (operations["get"] != nil || operations["head"] != nil) && !getOnlyPaths.contains($0)
         })
     func headLikeGet(template: String) async throws {
         let operations = spec.operations(template)
@@ -358,7 +603,7 @@ struct OpenAPIConformanceTests {
 
     @Test("every status a route gives is documented, and the response conforms to it")
     func everyRouteStatus() async throws {
-        let routers = Routers()
+        let routers = await Routers()
         for item in Self.cases {
             for outcome in await outcomes(of: item, on: routers) {
                 #expect(outcome.problems == [], "\(outcome.method) \(item.target) \(item.headers)")
@@ -369,7 +614,7 @@ struct OpenAPIConformanceTests {
     @Test("the control parameters give their documented statuses (fail, delay_ms)")
     func controlStatuses() async throws {
         // Fails until the router reads the control parameters: see `controlCases`.
-        let routers = Routers()
+        let routers = await Routers()
         for item in Self.controlCases {
             for outcome in await outcomes(of: item, on: routers) {
                 #expect(outcome.problems == [], "\(outcome.method) \(item.target)")
@@ -379,7 +624,7 @@ struct OpenAPIConformanceTests {
 
     @Test("every documented status but the connection layer's is reached by some case")
     func everyDocumentedStatusIsReached() async throws {
-        let routers = Routers()
+        let routers = await Routers()
         var reached: [String: Set<String>] = [:]
         for item in Self.cases + Self.controlCases {
             // A case counts when it got its status and conforms; the two tests above report those that do not.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ListServer
@@ -5,7 +6,14 @@ import Testing
 /// CORS for browser clients: the fields on every response, preflight OPTIONS, and the origin list.
 @Suite("Router: CORS")
 struct RouterCORSTests {
-    static let exposed = "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id"
+    static let exposed =
+        "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed"
+    /// Every method some route answers.
+    static let methods = "GET, HEAD, POST, PATCH, DELETE, OPTIONS"
+    /// The request fields the API reads, allowed when a preflight asks for none or for a malformed list.
+    static let readFields =
+        "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, Pragma, "
+        + "X-Client-Id, X-Dataset, X-Request-Id"
 
     @Test(
         "by default every response lets any origin read it and exposes the API's fields",
@@ -14,6 +22,23 @@ struct RouterCORSTests {
         let response = RouterFixture.router().respond(target, headers: ["Origin": "https://app.example"])
         #expect(response.headers["Access-Control-Allow-Origin"] == "*")
         #expect(response.headers["Access-Control-Expose-Headers"] == Self.exposed)
+    }
+
+    @Test("a write's deferred answer and an event stream carry the CORS fields too")
+    func writesAndStreams() async {
+        let router = RouterFixture.router()
+        let created = await router.answer(
+            HTTPRequest(
+                method: .post, target: "/items",
+                headers: ["Origin": "https://app.example", "Content-Type": "application/json"],
+                body: Array(#"{"label":"x"}"#.utf8)))
+        #expect(created.status == 201)
+        #expect(created.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(created.headers["Access-Control-Expose-Headers"] == Self.exposed)
+        let stream = await router.answer(
+            HTTPRequest(method: .get, target: "/items/events", headers: ["Origin": "https://app.example"]))
+        #expect(stream.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(stream.headers["Access-Control-Expose-Headers"] == Self.exposed)
     }
 
     @Test("a preflight gets 204 with the methods, the asked-for headers and a max age")
@@ -29,7 +54,7 @@ struct RouterCORSTests {
         #expect(response.body.isEmpty)
         #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS")
         #expect(response.headers["Access-Control-Allow-Origin"] == "*")
-        #expect(response.headers["Access-Control-Allow-Methods"] == "GET, HEAD, POST, OPTIONS")
+        #expect(response.headers["Access-Control-Allow-Methods"] == Self.methods)
         #expect(response.headers["Access-Control-Allow-Headers"] == "x-client-id, cache-control")
         #expect(response.headers["Access-Control-Max-Age"] == "600")
 
@@ -39,7 +64,26 @@ struct RouterCORSTests {
                 "Origin": "http://localhost:3000", "Access-Control-Request-Method": "GET",
                 "Access-Control-Request-Headers": "x(y)",
             ])
-        #expect(malformed.headers["Access-Control-Allow-Headers"] == CORSPolicy.allowedHeaders)
+        #expect(malformed.headers["Access-Control-Allow-Headers"] == Self.readFields)
+        #expect(CORSPolicy.allowedHeaders == Self.readFields)
+    }
+
+    @Test("a preflight for a write gets the write methods, and the fields a write sends when it names none")
+    func writePreflight() {
+        let router = RouterFixture.router()
+        let response = router.respond(
+            "/items/3", method: .options,
+            headers: ["Origin": "http://localhost:3000", "Access-Control-Request-Method": "PATCH"])
+        #expect(response.status == 204)
+        #expect(response.headers["Allow"] == "GET, HEAD, PATCH, DELETE, OPTIONS")
+        #expect(response.headers["Access-Control-Allow-Methods"] == Self.methods)
+        let allowed = Set(
+            (response.headers["Access-Control-Allow-Headers"] ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            })
+        for field in ["Content-Type", "If-Match", "Idempotency-Key", "X-Dataset", "Last-Event-ID"] {
+            #expect(allowed.contains(field), "\(field)")
+        }
     }
 
     @Test("OPTIONS without preflight fields answers Allow; on an unknown path it is 404")
@@ -47,9 +91,12 @@ struct RouterCORSTests {
         let router = RouterFixture.router()
         let items = router.respond("/items", method: .options)
         #expect(items.status == 204)
-        #expect(items.headers["Allow"] == "GET, HEAD, OPTIONS")
+        #expect(items.headers["Allow"] == "GET, HEAD, POST, OPTIONS")
         #expect(items.headers["Access-Control-Allow-Methods"] == nil)
+        #expect(router.respond("/items/3/detail", method: .options).headers["Allow"] == "GET, HEAD, OPTIONS")
+        #expect(router.respond("/items/events", method: .options).headers["Allow"] == "GET, OPTIONS")
         #expect(router.respond("/admin/reset", method: .options).headers["Allow"] == "POST, OPTIONS")
+        #expect(router.respond("/admin/datasets/a", method: .options).headers["Allow"] == "DELETE, OPTIONS")
         #expect(router.respond("/nowhere", method: .options).status == 404)
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ListServer
@@ -41,34 +42,58 @@ struct RouterErrorTests {
     }
 
     @Test(
-        "a known path with another method is 405 with Allow: GET, HEAD, OPTIONS",
+        "a known path with a method it does not answer is 405 with Allow listing the methods it does",
         arguments: [
             HTTPMethod.post, .put, .delete, .patch, .trace, .connect, .other("PROPFIND"), .other("get"),
             .other("options"),
         ])
     func methodNotAllowed(method: HTTPMethod) throws {
-        for target in Self.knownTargets {
+        var checked = 0
+        for (target, allow) in Self.knownTargets where !Self.answers(allow, method) {
             let response = router.respond(target, method: method)
             let json = try expectProblem(response, status: 405, type: "method-not-allowed")
-            #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS")
+            #expect(response.headers["Allow"] == allow, "\(method.name) \(target)")
             #expect(json["title"] as? String == "Method not allowed")
             let detail = try #require(json["detail"] as? String)
-            #expect(detail.hasPrefix("\"\(method.name)\" is not allowed on \""))
-            #expect(detail.hasSuffix("; use GET, HEAD, OPTIONS"))
+            #expect(detail.hasPrefix("\"\(method.name)\" is not allowed on \""), "\(method.name) \(target)")
+            #expect(detail.hasSuffix("; use \(allow)"), "\(method.name) \(target)")
+            checked += 1
         }
+        // Every method here is refused on most of the known paths (POST, PATCH and DELETE each have a route on one
+        // or two of them): the loop must not have skipped them all.
+        #expect(checked >= Self.knownTargets.count / 2, "\(method.name) was 405 on only \(checked) targets")
     }
 
-    /// Targets on known paths, some with an id or query the GET route would refuse: the method is checked first.
-    static let knownTargets = [
-        "/items", "/items?page=0", "/items/42", "/items/abc", "/items/99999/detail", "/items/1/detail",
+    /// Whether `method` is one of the methods an `Allow` value lists (methods are case-sensitive).
+    static func answers(_ allow: String, _ method: HTTPMethod) -> Bool {
+        allow.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == method.name }
+    }
+
+    /// Targets on known paths and their `Allow`, some with an id, name or query the route would refuse: the method
+    /// is checked first.
+    static let knownTargets: [(target: String, allow: String)] = [
+        ("/items", "GET, HEAD, POST, OPTIONS"), ("/items?page=0", "GET, HEAD, POST, OPTIONS"),
+        ("/items/42", "GET, HEAD, PATCH, DELETE, OPTIONS"), ("/items/abc", "GET, HEAD, PATCH, DELETE, OPTIONS"),
+        ("/items/99999/detail", "GET, HEAD, OPTIONS"), ("/items/1/detail", "GET, HEAD, OPTIONS"),
+        ("/items/changes", "GET, HEAD, OPTIONS"), ("/items/changes?since=x", "GET, HEAD, OPTIONS"),
+        ("/items/events", "GET, OPTIONS"), ("/healthz", "GET, HEAD, OPTIONS"),
+        ("/admin/reset", "POST, OPTIONS"), ("/admin/datasets/ui-test-1", "DELETE, OPTIONS"),
+        ("/admin/datasets/bad%20name", "DELETE, OPTIONS"),
     ]
 
-    @Test("OPTIONS on a known path is 204 with Allow and no body, whatever the id or query")
+    @Test("HEAD on the event stream is 405: a stream has no length to announce")
+    func headOnEvents() throws {
+        let response = router.respond("/items/events", method: .head)
+        try expectProblem(response, status: 405, type: "method-not-allowed")
+        #expect(response.headers["Allow"] == "GET, OPTIONS")
+    }
+
+    @Test("OPTIONS on a known path is 204 with Allow and no body, whatever the id, name or query")
     func options() {
-        for target in Self.knownTargets {
+        for (target, allow) in Self.knownTargets {
             let response = router.respond(target, method: .options)
             #expect(response.status == 204, "\(target)")
-            #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS", "\(target)")
+            #expect(response.headers["Allow"] == allow, "\(target)")
             #expect(response.headers["Content-Type"] == nil, "\(target)")
             #expect(response.body.isEmpty, "\(target)")
         }

@@ -81,11 +81,12 @@ struct RouterFaultTests {
         #expect(router.respond("/items").delay == .zero)
     }
 
-    @Test("the route's own 404, 405 and 400 come before a bad control parameter")
+    @Test("the route's own 404, 405, 415 and 400 come before a bad control parameter")
     func order() {
         let router = Self.router()
         #expect(router.respond("/nope?delay_ms=abc").status == 404)
-        #expect(router.respond("/items?delay_ms=abc", method: .post).status == 405)
+        #expect(router.respond("/items?delay_ms=abc", method: .put).status == 405)
+        #expect(router.respond("/items?delay_ms=abc", method: .post).status == 415)  // a write's own 415 too
         #expect(router.respond("/items?page=0&delay_ms=abc").headers["Content-Type"] == "application/problem+json")
         #expect(router.respond("/items?page=0&delay_ms=abc").jsonObject?["parameter"] as? String == "page")
         #expect(router.respond("/items?page=0&fail=503").status == 400)

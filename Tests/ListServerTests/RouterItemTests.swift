@@ -39,11 +39,11 @@ struct RouterItemTests {
         #expect(json["detail"] as? String == "there is no item \(id) (ids run from 0 to 9999)")
     }
 
-    @Test("in an empty catalog every id is a 404")
+    @Test("in an empty list every id is a 404")
     func emptyCatalog() throws {
         let response = RouterFixture.router(count: 0).respond("/items/0")
         #expect(response.status == 404)
-        #expect(response.jsonObject?["detail"] as? String == "there is no item 0 (the catalog is empty)")
+        #expect(response.jsonObject?["detail"] as? String == "there is no item 0 (the list is empty)")
     }
 
     @Test(

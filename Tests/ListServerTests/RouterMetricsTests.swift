@@ -179,7 +179,10 @@ struct RouterMetricsTests {
             ("/%69tems/%34%32", .item), ("/items%2F42", .other), ("/items/%zz", .other),
             ("http://example.com/items/1/detail?x", .itemDetail), ("HTTP://h", .other),
             (ConnectionGuard.markerTarget, .other), ("/admin/reset", .adminReset), ("/admin/reset?x", .adminReset),
-            ("/admin", .other), ("/admin/reset/x", .other),
+            ("/admin", .other), ("/admin/reset/x", .other), ("/items/changes", .changes),
+            ("/items/changes?since=3", .changes), ("/items/events", .events), ("/items/events/", .other),
+            ("/admin/datasets/ui-1", .adminDataset),
+            ("/admin/datasets/bad%20name", .adminDataset), ("/admin/datasets/", .other), ("/admin/datasets", .other),
         ])
     func routeLabels(target: String, expected: RouteLabel) {
         for method in [HTTPMethod.get, .post, .options, .delete] {
@@ -191,7 +194,7 @@ struct RouterMetricsTests {
     func everyResourceHasALabel() {
         let resources: [Router.Resource] = [
             .items, .item("1"), .itemDetail("1"), .probe(ready: false), .probe(ready: true), .openAPI(.yaml),
-            .metrics, .adminReset,
+            .metrics, .adminReset, .adminDataset("ui-1"), .changes, .events,
         ]
         let labels = resources.map { RouteLabel($0) }
         #expect(!labels.contains(.other))

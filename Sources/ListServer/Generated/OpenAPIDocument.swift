@@ -668,9 +668,10 @@ enum OpenAPIDocument {
                 A subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;
                 `DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.
                 In each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still
-                kept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`;
-                503 `store-unavailable` (with `Retry-After`) when the kept changes cannot be read from the store. There is
-                no `HEAD` (405): a stream has no length to announce.
+                kept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`.
+                Otherwise the 200 and `retry:` go out at once, before the kept changes are read: when the store cannot give
+                them, the stream ends there and `EventSource` reconnects after `retry` to ask again (a 503 would make
+                `EventSource` give up for good). There is no `HEAD` (405): a stream has no length to announce.
               parameters:
                 - $ref: '#/components/parameters/Last-Event-ID'
                 - $ref: '#/components/parameters/EventsSince'
@@ -693,7 +694,7 @@ enum OpenAPIDocument {
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
-                  $ref: '#/components/responses/StoreUnavailable'
+                  $ref: '#/components/responses/ShuttingDown'
                 '505':
                   $ref: '#/components/responses/HTTPVersionNotSupported'
             options:
@@ -4298,7 +4299,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "streamEvents",
                 "summary": "The list's changes as they happen, as Server-Sent Events",
-                "description": "A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200\n`text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that\nproxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event\nper change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a\nblank line:\n\n- `event:` the change's kind, `created`, `updated`, `deleted` or `reset`;\n- `id:` its sequence number;\n- `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{\"id\":N}` for `deleted`\n  (schema `DeletedEventData`), `{\"version\":V,\"seed\":S,\"count\":N}` for `reset` (schema `ResetEventData`).\n\nA comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections\nopen through proxies; clients ignore it.\n\n**Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it\nsaw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to\nthe same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.\nWithout either, the stream starts with the next change. When the changes after it are no longer kept (or\nthe sequence number is later than the list's last change), the stream sends one `event: expired` with\n`id:` the list's last sequence number and `data: {\"last_sequence\":N}` (schema `ExpiredEventData`), then\nthe live changes: reload the list and keep the stream.\n\nA subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;\n`DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.\nIn each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still\nkept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`;\n503 `store-unavailable` (with `Retry-After`) when the kept changes cannot be read from the store. There is\nno `HEAD` (405): a stream has no length to announce.\n",
+                "description": "A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200\n`text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that\nproxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event\nper change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a\nblank line:\n\n- `event:` the change's kind, `created`, `updated`, `deleted` or `reset`;\n- `id:` its sequence number;\n- `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{\"id\":N}` for `deleted`\n  (schema `DeletedEventData`), `{\"version\":V,\"seed\":S,\"count\":N}` for `reset` (schema `ResetEventData`).\n\nA comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections\nopen through proxies; clients ignore it.\n\n**Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it\nsaw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to\nthe same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.\nWithout either, the stream starts with the next change. When the changes after it are no longer kept (or\nthe sequence number is later than the list's last change), the stream sends one `event: expired` with\n`id:` the list's last sequence number and `data: {\"last_sequence\":N}` (schema `ExpiredEventData`), then\nthe live changes: reload the list and keep the stream.\n\nA subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;\n`DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.\nIn each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still\nkept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`.\nOtherwise the 200 and `retry:` go out at once, before the kept changes are read: when the store cannot give\nthem, the stream ends there and `EventSource` reconnects after `retry` to ask again (a 503 would make\n`EventSource` give up for good). There is no `HEAD` (405): a stream has no length to announce.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/Last-Event-ID"
@@ -4339,7 +4340,7 @@ enum OpenAPIDocument {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
                   "503": {
-                    "$ref": "#/components/responses/StoreUnavailable"
+                    "$ref": "#/components/responses/ShuttingDown"
                   },
                   "505": {
                     "$ref": "#/components/responses/HTTPVersionNotSupported"
@@ -8255,5 +8256,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x3041186E8AF7E006
+    static let yamlFNV1a64: UInt64 = 0x937B2434973E9250
 }

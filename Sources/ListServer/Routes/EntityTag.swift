@@ -28,6 +28,35 @@ struct EntityTag: Sendable, Equatable {
         self.hash = hash
     }
 
+    private init(version: UInt64, hash: UInt64) {
+        self.version = version
+        self.hash = hash
+    }
+
+    /// This tag with `inputs` added after the ones it was made from: `EntityTag(version: v, a).adding(b)` is
+    /// `EntityTag(version: v, a, b)`.
+    func adding(_ inputs: UInt64...) -> EntityTag {
+        var hash = hash
+        for input in inputs {
+            hash = SplitMix64.mix((hash ^ input) &+ SplitMix64.gamma)
+        }
+        return EntityTag(version: version, hash: hash)
+    }
+
+    /// The tag of a page (by number or by cursor) of `state` holding `ids`, from the tag the same page of the
+    /// generated list has (this one).
+    ///
+    /// While nothing in the list is deleted and no item on the page was written, the page is the generated one
+    /// byte for byte, and so is its tag: a write to an item on another page leaves it alone. Otherwise the number of
+    /// deletions and the highest revision on the page join in: within a version ids and deletions only ever grow,
+    /// so those say which items the page holds, and a write gives its item the list's highest revision, so the tag
+    /// changes exactly when an item on the page does (or a delete moves others onto it).
+    func forPage(_ ids: some Sequence<UInt64>, of state: ListState) -> EntityTag {
+        let revision = ids.lazy.map(state.revision(of:)).max() ?? 0
+        guard !state.deleted.isEmpty || revision != 0 else { return self }
+        return adding(UInt64(state.deleted.count), revision)
+    }
+
     /// The field value: `v`, the version in decimal, `-`, the hash in 16 lowercase hex digits, all in quotes:
     /// `"v1-9f86d081884c7d65"`.
     var headerValue: String {

@@ -28,11 +28,12 @@ extension Router {
         let nextCursor: UInt64?
         let total: UInt64
         var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + Int(limit) * Self.estimatedItemBytes)
+        // 3: a `/items` page by cursor (see `EntityTag`).
+        let generatedTag = EntityTag(
+            version: version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit)
         let tag: EntityTag
         if state.isPristine {
-            // 3: a `/items` page by cursor (see `EntityTag`).
-            tag = EntityTag(
-                version: version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit)
+            tag = generatedTag
             if let notModified = Self.notModified(tag, requestHeaders) {
                 return notModified
             }
@@ -42,9 +43,7 @@ extension Router {
         } else {
             // As for pages by number (see `writtenPage`): deletions and the highest revision on the page join in.
             let page = state.cursorPage(position, order: order, limit: limit)
-            tag = EntityTag(
-                version: version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit,
-                UInt64(state.deleted.count), page.ids.lazy.map(state.revision(of:)).max() ?? 0)
+            tag = generatedTag.forPage(page.ids, of: state)
             if let notModified = Self.notModified(tag, requestHeaders) {
                 return notModified
             }

@@ -42,10 +42,7 @@ extension Router {
     private func generatedPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders) -> HTTPResponse {
         let catalog = state.catalog
         let version = state.header.version
-        // 1: a `/items` page by number (see `EntityTag`).
-        let tag = EntityTag(
-            version: version, catalog.seed, catalog.count, 1, request.page, request.limit,
-            request.order == .asc ? 0 : 1)
+        let tag = Self.generatedPageTag(request, state: state)
         if let notModified = Self.notModified(tag, headers) {
             return notModified
         }
@@ -57,14 +54,11 @@ extension Router {
 
     /// A page by number of a list with writes: live items only, written items with their fields.
     ///
-    /// The `ETag` adds the number of deletions and the highest revision on the page to the generated page's inputs:
-    /// within a version ids and deletions only ever grow, so those say which items the page holds, and a write to
-    /// an item gives it the list's highest revision, so a page's tag changes exactly when one of its items does.
+    /// The `ETag` is the generated page's, with the list's deletions and the highest revision on the page added
+    /// once there are any (see ``EntityTag/forPage(_:of:)``): it changes exactly when an item on the page does.
     private func writtenPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders) -> HTTPResponse {
         let (page, ids) = state.page(request.page, limit: request.limit, order: request.order)
-        let tag = EntityTag(
-            version: state.header.version, state.header.seed, state.header.nextID, 1, request.page, request.limit,
-            request.order == .asc ? 0 : 1, UInt64(state.deleted.count), ids.lazy.map(state.revision(of:)).max() ?? 0)
+        let tag = Self.generatedPageTag(request, state: state).forPage(ids, of: state)
         if let notModified = Self.notModified(tag, headers) {
             return notModified
         }
@@ -72,6 +66,14 @@ extension Router {
         state.writeItems(ids, into: &json)
         Catalog.writePageEnvelope(page, version: state.header.version, into: &json)
         return pageResponse(page, order: request.order, tag: tag, body: json.bytes)
+    }
+
+    /// The tag of a page by number as the generated catalog of `state` gives it.
+    private static func generatedPageTag(_ request: PageQuery, state: ListState) -> EntityTag {
+        // 1: a `/items` page by number (see `EntityTag`).
+        EntityTag(
+            version: state.header.version, state.header.seed, state.header.nextID, 1, request.page, request.limit,
+            request.order == .asc ? 0 : 1)
     }
 
     /// The 200 answer for a page by number: `X-Total-Count`, `Link` and `ETag`.

@@ -21,12 +21,34 @@ enum RouterFixture {
         return Router(
             catalog: catalog, cache: DetailCache(store: store, capacity: 100), paging: paging, service: service)
     }
+
+    /// A router over a list of `count` generated items whose writes and change feed go to `store`, which the test
+    /// holds: `failNextCommits(_:with:)` makes writes fail as a full or broken disk would, `close()` makes reads
+    /// fail too. `stored` are lists as a restarted server loads them (their changes are then only in the store).
+    static func router(
+        store: MemoryListStore,
+        count: UInt64 = 10_000,
+        stored: [String: StoredList] = [:],
+        service: ServiceOptions = ServiceOptions()
+    ) -> Router {
+        let catalog = Catalog(seed: 42, count: count)
+        let lists = ListRegistry(seed: catalog.seed, count: catalog.count, stored: stored)
+        let writes = WriteCoordinator(
+            lists: lists, feed: ChangeFeed(store: store, lists: lists), store: store, idempotencyTTL: .seconds(86_400),
+            wallClock: { WallTime(milliseconds: 1_700_000_000_000) })
+        let slowStore = SlowStore(catalog: catalog, latency: .uniform(min: .zero, max: .zero), clock: ImmediateClock())
+        return Router(
+            writes: writes, cache: DetailCache(store: slowStore, capacity: 100), paging: defaultPaging, service: service
+        )
+    }
 }
 
 extension Router {
     /// Routes `method target`, expecting a synchronous response (records an issue and returns a 0 status if not).
-    func respond(_ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:]) -> HTTPResponse {
-        switch route(HTTPRequest(method: method, target: target, headers: headers)) {
+    func respond(
+        _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: [UInt8] = []
+    ) -> HTTPResponse {
+        switch route(HTTPRequest(method: method, target: target, headers: headers, body: body)) {
         case .response(let response):
             return response
         case .deferred, .stream:
@@ -52,11 +74,21 @@ extension Router {
         return response
     }
 
+    /// Sends a write (`POST`, `PATCH`, `DELETE`) with a JSON body, expecting a deferred answer, and awaits it.
+    func write(
+        _ method: HTTPMethod, _ target: String, json body: String = "", contentType: String? = "application/json",
+        headers: HTTPHeaders = [:]
+    ) async -> HTTPResponse {
+        var fields = headers
+        if let contentType { fields.add("Content-Type", contentType) }
+        return await respondDeferred(target, method: method, headers: fields, body: Array(body.utf8))
+    }
+
     /// Routes `method target`, expecting a deferred response, and awaits it.
     func respondDeferred(
-        _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:]
+        _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: [UInt8] = []
     ) async -> HTTPResponse {
-        switch route(HTTPRequest(method: method, target: target, headers: headers)) {
+        switch route(HTTPRequest(method: method, target: target, headers: headers, body: body)) {
         case .response(let response):
             Issue.record("\(method.name) \(target) answered at once (\(response.status)); expected .deferred")
             return response
