@@ -119,3 +119,53 @@ struct EndToEndGrowthTests {
         }
     }
 }
+
+/// Event streams are bounded: heartbeats keep a healthy one open past the idle time-out, and a subscriber that
+/// stops reading is dropped.
+@Suite("End to end: event stream limits")
+struct EndToEndEventStreamLimitTests {
+    @Test("heartbeats keep an idle stream open past http.idle_timeout_ms, and it still delivers")
+    func heartbeats() async throws {
+        try await withServer(configure: {
+            $0.heartbeatMs = 100
+            $0.limits.idleTimeout = .milliseconds(300)
+        }) { app in
+            let stream = try RawHTTPConnection(port: app.port)
+            try stream.request("GET", "/items/events")
+            _ = try await offPool { try stream.readStreamHead() }
+            try await Task.sleep(for: .seconds(1))  // past the idle time-out, several heartbeats
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"still here"}"#)
+            let events = try await offPool { try stream.readEvents(1) }
+            #expect(events.first?["event"] == "created")
+            #expect(stream.heartbeatsSeen >= 3)
+        }
+    }
+
+    @Test("a subscriber that stops reading is dropped once events.max_buffer_bytes are unsent; others go on")
+    func slowSubscriberDropped() async throws {
+        try await withServer(configure: { $0.eventBufferBytes = 4096 }) { app in
+            let stalled = try RawHTTPConnection(port: app.port, receiveBuffer: 4096)
+            try stalled.request("GET", "/items/events")
+            _ = try await offPool { try stalled.readStreamHead() }
+            let label = String(repeating: "x", count: 450)
+            // About 500 bytes per event: a few hundred fill the socket buffers, then the server's.
+            for _ in 0..<100 {
+                try await offPool {
+                    let connection = try RawHTTPConnection(port: app.port)
+                    for _ in 0..<10 {
+                        let body = #"{"label":"\#(label)"}"#
+                        try connection.write(
+                            "POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+                        _ = try connection.readResponse()
+                    }
+                }
+            }
+            // The stalled one was closed: reading what it was sent ends in the end of the stream, not a timeout.
+            let (_, error) = await (try? offPool { stalled.readUntilClosed() }) ?? ([], -1)
+            #expect(error == 0 || error == ECONNRESET)
+            try await expectHealthy(port: app.port)
+            #expect(try await fetch(port: app.port, "/items?limit=1").header("X-Total-Count") == "11000")
+        }
+    }
+}

@@ -176,3 +176,20 @@ struct EndToEndWriteTests {
         }
     }
 }
+
+/// Writes in `/metrics`: by method and outcome, and the store's commits.
+@Suite("End to end: write metrics")
+struct EndToEndWriteMetricsTests {
+    @Test("listserver_writes_total counts by method and outcome; commits are timed")
+    func writeMetrics() async throws {
+        try await withServer { app in
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"a"}"#)
+            _ = try await send(port: app.port, "DELETE", "/items/9999999", contentType: nil)
+            let text = try await fetch(port: app.port, "/metrics").text
+            #expect(text.contains(#"listserver_writes_total{method="POST",outcome="created"} 1"#))
+            #expect(text.contains(#"listserver_writes_total{method="DELETE",outcome="rejected"} 1"#))
+            #expect(text.contains("listserver_store_commit_duration_seconds_count 1"))
+            #expect(text.contains("listserver_store_commit_writes_total 1"))
+        }
+    }
+}

@@ -43,6 +43,9 @@ final class ConnectionGuard {
     private(set) var pendingRejection: HeadRejection?
     private var scanner: RequestHeadScanner
     private var bodyRemaining = 0
+    /// Whether the connection carries an event stream: evhttp keeps reading while it writes one (to see the
+    /// client leave), which the sweep would otherwise take for an idle keep-alive connection and close.
+    var streaming = false
     private let limits: HTTPLimits
     private unowned let server: LoopServer
 
@@ -177,6 +180,8 @@ final class ConnectionGuard {
             bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
         }
         switch phase {
+        case .busy where streaming:
+            break  // answering for as long as the stream lasts; heartbeats show it alive
         case .busy:
             // evhttp reads again once it has answered: from then on the connection is idle.
             if evhttpReading && bodyRemaining == 0 && outputIsEmpty { phase = .idle(since: now) }

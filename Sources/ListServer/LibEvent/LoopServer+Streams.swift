@@ -41,6 +41,10 @@ extension LoopServer {
         let open = EventStream(
             request: request, list: stream.list, token: token, lastSent: stream.after ?? lastSequence, server: self)
         streams[token] = open
+        if let bufferevent = request.connectionBufferevent {
+            connections[bufferevent]?.streaming = true
+            limitKernelBuffer(of: bufferevent)
+        }
         // Told when the connection goes (the client left, the stream was dropped, or evhttp is freed).
         evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
         request.addHeaders(of: HTTPResponse(status: 200, headers: stream.headers), requestID: requestID,
@@ -133,6 +137,9 @@ extension LoopServer {
     /// Ends a stream cleanly (the terminating chunk); the connection stays for further requests.
     func end(_ stream: EventStream) {
         guard streams.removeValue(forKey: stream.token) != nil else { return }
+        if let bufferevent = stream.request.connectionBufferevent {
+            connections[bufferevent]?.streaming = false
+        }
         if let connection = evhttp_request_get_connection(stream.request.raw) {
             evhttp_connection_set_closecb(connection, nil, nil)
             Unmanaged.passUnretained(stream).release()  // the close callback's reference
@@ -170,6 +177,20 @@ extension LoopServer {
             startHeartbeats(every: interval)
         }
     }
+
+    /// Caps the kernel's send buffer of a stream's socket (`SO_SNDBUF`, ``streamSocketBuffer``): left to
+    /// autotuning it grows to 4 MiB on Linux for a client that stops reading, so that much per subscriber would sit
+    /// in the kernel, unseen by `events.max_buffer_bytes`, before the subscriber could be dropped.
+    private func limitKernelBuffer(of bufferevent: OpaquePointer) {
+        let socket = bufferevent_get_underlying(bufferevent) ?? bufferevent
+        let fd = bufferevent_getfd(socket)
+        guard fd >= 0 else { return }
+        var size = Self.streamSocketBuffer
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// The kernel send buffer of a stream's socket: room for a few hundred events (Linux doubles the value).
+    static let streamSocketBuffer: Int32 = 64 * 1024
 
     /// `event: expired`: the changes asked for are not kept; reload the list, then go on from `last`.
     static func expiredEvent(last: UInt64) -> [UInt8] {

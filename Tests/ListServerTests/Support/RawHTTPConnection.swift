@@ -28,12 +28,16 @@ final class RawHTTPConnection: @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds.
-    init(port: Int, timeout: Int = 10) throws {
+    /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds. `receiveBuffer` shrinks the socket's
+    /// receive buffer (`SO_RCVBUF`, before connecting), for a client that stalls after little.
+    init(port: Int, timeout: Int = 10, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -119,6 +123,8 @@ final class RawHTTPConnection: @unchecked Sendable {
     private var streamText = ""
     /// Whether the stream's last chunk has arrived.
     private(set) var streamEnded = false
+    /// The `:` comments (heartbeats) read so far.
+    private(set) var heartbeatsSeen = 0
 
     /// Reads Server-Sent Events (after ``readStreamHead()``) until `count` of them have come; comments
     /// (heartbeats) and the `retry:` block are skipped. Each event is its fields: `event`, `id`, `data`.
@@ -129,6 +135,7 @@ final class RawHTTPConnection: @unchecked Sendable {
                 let block = streamText[..<end.lowerBound]
                 streamText.removeSubrange(..<end.upperBound)
                 var fields: [String: String] = [:]
+                if block.hasPrefix(":") { heartbeatsSeen += 1 }
                 for line in block.split(separator: "\n") where !line.hasPrefix(":") {
                     guard let colon = line.firstIndex(of: ":") else { continue }
                     fields[String(line[..<colon])] = String(line[line.index(after: colon)...].drop { $0 == " " })
