@@ -52,8 +52,11 @@ final class Application: Sendable {
         if let metrics {
             commitObserver = { duration, count in metrics.recordCommit(duration, writes: count) }
         }
+        // The feed's memory window never reaches further back than the store keeps (data.changes_kept): a replay
+        // from memory and one from the store then agree on what is "no longer kept".
+        let feed = ChangeFeed(store: store, lists: lists, recentCapacity: min(1024, settings.changesKept))
         let writes = WriteCoordinator(
-            lists: lists, feed: ChangeFeed(store: store, lists: lists), store: store,
+            lists: lists, feed: feed, store: store,
             idempotencyTTL: .seconds(settings.idempotencyTTLSeconds), wallClock: { WallTime.now() },
             commitObserver: commitObserver)
         var events = EventSettings()
