@@ -13,7 +13,9 @@ enum FuzzCheck {
     /// Statuses the router may answer with (the connection layer adds its own).
     /// 204 answers OPTIONS, 304 a matching If-None-Match, 401 and 403 guard /admin/reset, and 429, 500 and 503
     /// are injected faults too.
-    static let routerStatuses: Set<Int> = [200, 204, 304, 400, 401, 403, 404, 405, 429, 500, 503]
+    static let routerStatuses: Set<Int> = [
+        200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 410, 412, 415, 422, 429, 500, 503, 507,
+    ]
 
     /// A thrown problem has one of `statuses` and a well-formed body.
     static func problem(_ problem: Problem, statuses: Set<Int>) {
@@ -22,6 +24,14 @@ enum FuzzCheck {
     }
 
     /// Everything a response promises, whatever the request.
+    /// The `Allow` values of the resources (see `Router.Resource.allowedMethods`).
+    static let allowValues: Set<String> = [
+        "GET, HEAD, OPTIONS", "POST, OPTIONS", "GET, HEAD, POST, OPTIONS", "GET, HEAD, PATCH, DELETE, OPTIONS",
+        "GET, OPTIONS", "DELETE, OPTIONS",
+    ]
+    /// The `Content-Type` of `GET /items/events`, which the fuzzer sees as a head without a body.
+    static let eventStream = "text/event-stream; charset=utf-8"
+
     static func response(
         _ response: HTTPResponse, for request: HTTPRequest, statuses: Set<Int> = routerStatuses
     ) {
@@ -37,10 +47,12 @@ enum FuzzCheck {
         case 204, 304:
             require(response.body.isEmpty, "\(response.status) with a body")
             require(contentType == nil, "\(response.status) with Content-Type \(contentType ?? "")")
-        case 200:
+        case 200 where contentType == Self.eventStream:
+            require(request.method == .get, "an event stream for \(request.method.name)")
+        case 200, 201:
             require(
-                contentType == MediaType.json || contentType == MediaType.yaml,
-                "200 with Content-Type \(contentType ?? "none")")
+                contentType == MediaType.json || (response.status == 200 && contentType == MediaType.yaml),
+                "\(response.status) with Content-Type \(contentType ?? "none")")
             if contentType == MediaType.json {
                 require(
                     (try? JSONSerialization.jsonObject(with: Data(response.body))) is [String: Any],
@@ -52,9 +64,7 @@ enum FuzzCheck {
                 "\(response.status) with Content-Type \(contentType ?? "none")")
             problemBody(response)
             if response.status == 405 {
-                require(
-                    ["GET, HEAD, OPTIONS", "POST, OPTIONS"].contains(response.headers["Allow"]),
-                    "405 without Allow")
+                require(Self.allowValues.contains(response.headers["Allow"] ?? ""), "405 without Allow")
             }
         }
     }

@@ -5,7 +5,7 @@
 /// | selector | entry | payload |
 /// |---|---|---|
 /// | `0x00` | ``Entry/target`` | a request-target as evhttp hands it over (up to the first NUL) |
-/// | `0x01` | ``Entry/route`` | a method byte, then `target` up to the first LF, then `Name: value` lines |
+/// | `0x01` | ``Entry/route`` | a method byte, `target` up to the first LF, `Name: value` lines, an empty line, a body |
 /// | `0x02` | ``Entry/head`` | the raw bytes of a request head (and maybe more) as a client sends them |
 /// | `+0x10` | | routes against a catalog of 2^53 items and `paging.max_limit` 10000 |
 /// | `+0x20` | | scans heads with small limits (request line 80 bytes, head 300, 6 fields, body 1000) |

@@ -14,7 +14,12 @@ enum FuzzText {
         let method = FuzzHarness.methods[Int(methodByte) % FuzzHarness.methods.count]
         let lines = payload.dropFirst().split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         guard let targetLine = lines.first else { return nil }
-        return HTTPRequest(method: method, target: cString(targetLine), headers: fields(lines.dropFirst()))
+        // Header lines up to the first empty line; whatever follows it is the body (writes parse it).
+        let rest = lines.dropFirst()
+        let fieldLines = rest.prefix { !$0.isEmpty }
+        let bodyLines = rest.dropFirst(fieldLines.count + 1)
+        let body = Array(bodyLines.joined(separator: [UInt8(ascii: "\n")]))
+        return HTTPRequest(method: method, target: cString(targetLine), headers: fields(fieldLines), body: body)
     }
 
     /// A raw head split the simple way: request line `METHOD SP target SP version`, then field lines, up to the
