@@ -65,8 +65,11 @@ package struct ItemFields: Equatable {
     }
 
     /// The colour as `Item.color` spells it: `"#rrggbb"`.
-    var colorString: String {
-        let hex = String(color, radix: 16)
+    var colorString: String { Self.colorString(color) }
+
+    /// `0xa1b2c3` as `"#a1b2c3"` (generated and written colours alike).
+    static func colorString(_ color: UInt32) -> String {
+        let hex = String(color & 0xFF_FFFF, radix: 16)
         return "#" + String(repeating: "0", count: 6 - hex.count) + hex
     }
 }

@@ -52,14 +52,8 @@ public struct ItemOverrides: Sendable, Equatable, Hashable {
             author: author ?? generated.author,
             width: width ?? generated.width,
             height: height ?? generated.height,
-            color: color.map(Self.colorString) ?? generated.color,
+            color: color.map(ItemFields.colorString) ?? generated.color,
             likes: likes ?? generated.likes)
-    }
-
-    /// `0xa1b2c3` as `"#a1b2c3"`.
-    public static func colorString(_ color: UInt32) -> String {
-        let hex = String(color & 0xFF_FFFF, radix: 16)
-        return "#" + String(repeating: "0", count: 6 - hex.count) + hex
     }
 }
 

@@ -96,29 +96,27 @@ struct EntityTag: Sendable, Equatable {
     /// that contains this one. RFC 9110 §13.1.2 compares weakly, so `W/"…"` matches too. A malformed member never
     /// matches (the request then gets the full response, which is always safe).
     func matches(ifNoneMatch value: String) -> Bool {
-        var members = value.utf8[...]
-        while !members.isEmpty {
-            let member = members.prefix { $0 != UInt8(ascii: ",") }
-            members = members.dropFirst(member.count + 1)
-            var tag = member.drop { $0 == 0x20 || $0 == 0x09 }
-            while let last = tag.last, last == 0x20 || last == 0x09 { tag = tag.dropLast() }
-            if tag.elementsEqual("*".utf8) { return true }
-            if tag.starts(with: "W/".utf8) { tag = tag.dropFirst(2) }
-            if tag.elementsEqual(headerValue.utf8) { return true }
+        Self.anyMember(of: value) { tag in
+            let opaque = tag.starts(with: "W/".utf8) ? tag.dropFirst(2) : tag
+            return tag.elementsEqual("*".utf8) || opaque.elementsEqual(headerValue.utf8)
         }
-        return false
     }
 
     /// Whether an `If-Match` field value matches this tag: `*`, or a comma-separated list of entity tags that holds
     /// this one. RFC 9110 §13.1.1 compares strongly, so a weak `W/"…"` never matches.
     func matches(ifMatch value: String) -> Bool {
+        Self.anyMember(of: value) { tag in tag.elementsEqual("*".utf8) || tag.elementsEqual(headerValue.utf8) }
+    }
+
+    /// Whether `test` holds for a member of a comma-separated list (spaces and tabs around members trimmed).
+    private static func anyMember(of value: String, _ test: (Substring.UTF8View) -> Bool) -> Bool {
         var members = value.utf8[...]
         while !members.isEmpty {
             let member = members.prefix { $0 != UInt8(ascii: ",") }
             members = members.dropFirst(member.count + 1)
             var tag = member.drop { $0 == 0x20 || $0 == 0x09 }
             while let last = tag.last, last == 0x20 || last == 0x09 { tag = tag.dropLast() }
-            if tag.elementsEqual("*".utf8) || tag.elementsEqual(headerValue.utf8) { return true }
+            if test(tag) { return true }
         }
         return false
     }
