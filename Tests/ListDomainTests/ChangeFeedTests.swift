@@ -42,7 +42,15 @@ struct ChangeFeedTests {
                 Published(list: "", changes: d1, dropped: false),
                 Published(list: "a", changes: a2, dropped: false),
                 Published(list: "a", changes: [Change(sequence: 3, event: .deleted(0))], dropped: false),
-                Published(list: "a", changes: [], dropped: true),
+                // A drop says `reset`, the list's sequence going on.
+                Published(
+                    list: "a",
+                    changes: [
+                        Change(
+                            sequence: 4,
+                            event: .reset(ListReset(version: 2, seed: fixture.fresh.header.seed, count: WriteFixture.baseCount)))
+                    ],
+                    dropped: true),
             ])
         #expect(a1.map(\.sequence) == [1] && d1.map(\.sequence) == [1] && a2.map(\.sequence) == [2])
     }

@@ -245,17 +245,22 @@ struct WriteCoordinatorTests {
         #expect(fixture.lists.names == ["d"])
 
         #expect(await fixture.submit(WriteOperation(list: "d", action: .drop)) == .done(.dropped))
-        #expect(fixture.lists.state(of: "d") == fixture.fresh)
-        #expect(fixture.lists.names.isEmpty)
-        #expect(try await fixture.memory.load().isEmpty)
-        #expect(fixture.published.last == Published(list: "d", changes: [], dropped: true))
-        // The key is free again, and the list starts over (ids and sequence numbers too).
+        // The generated list again, but version and sequence go on, with a reset change (sequence 3).
+        var expected = fixture.fresh
+        expected.header.version = 2
+        expected.header.lastSequence = 3
+        #expect(fixture.lists.state(of: "d") == expected)
+        #expect(try await fixture.memory.load()["d"] == StoredList(header: expected.header))
+        let reset = Change(sequence: 3, event: .reset(ListReset(version: 2, seed: expected.header.seed, count: base)))
+        #expect(fixture.published.last == Published(list: "d", changes: [reset], dropped: true))
+        #expect(try await fixture.memory.changes(of: "d", after: 0, limit: 10).changes == [reset])
+        // The key is free again, and ids start over (sequence numbers do not).
         let again = await fixture.submit(createOperation("x", list: "d", key: "k"))
         guard case .done(.created(let item, let revision)) = again else {
             Issue.record("write after the drop failed: \(again)")
             return
         }
-        #expect(item.id == base && revision.revision == 1)
+        #expect(item.id == base && revision.revision == 4 && revision.version == 2)
         #expect(fixture.lists.state(of: "d").isLive(3))
     }
 
@@ -269,7 +274,8 @@ struct WriteCoordinatorTests {
         #expect(await drop.value == .done(.dropped))
         #expect(createdItem(await write.value)?.id == base)
         let state = fixture.lists.state(of: "d")
-        #expect(state.header.nextID == base + 1 && state.header.lastSequence == 1)
+        // 1: the blocker's create, 2: the drop's reset, 3: the create after it.
+        #expect(state.header.nextID == base + 1 && state.header.lastSequence == 3)
         #expect(try await fixture.memory.load()["d"].map(ListState.init) == state)
     }
 

@@ -380,9 +380,13 @@ struct RouterWriteTests {
         #expect(read("/items/10000", headers: dataset).status == 404)
         #expect(read("/items/6", headers: dataset).status == 200)
         #expect(total(headers: dataset) == "10000")
-        #expect(await changeKinds(headers: dataset).isEmpty)
-        // A client still holding a sequence number of the forgotten feed is told to reload.
-        let expired = await router.respondDeferred("/items/changes?since=2", headers: dataset)
+        // The feed goes on with a reset (sequence 3): a client that saw 1 and 2 learns to reload.
+        let next = await router.respondDeferred("/items/changes?since=2", headers: dataset)
+        let changes = next.jsonObject?["changes"] as? [[String: Any]]
+        #expect(changes?.map { $0["kind"] as? String } == ["reset"])
+        #expect(changes?.first?["sequence"] as? Int == 3)
+        // A client further back holds a position of the forgotten feed: it is told to reload.
+        let expired = await router.respondDeferred("/items/changes?since=1", headers: dataset)
         expectProblem(expired, 410, "changes-expired")
         // The key is free again: the same request is a new write.
         let again = await router.write(.post, "/items", json: #"{"label":"in a"}"#, headers: a)

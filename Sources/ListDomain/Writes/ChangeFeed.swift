@@ -77,7 +77,9 @@ public final class ChangeFeed: Sendable {
         let last = lists.state(of: list).header.lastSequence
         guard after <= last else { return .expired(lastSequence: last) }
         if after < last {
-            return try await kept(of: list, after: after, limit: limit, last: last)
+            let page = try await kept(of: list, after: after, limit: limit, last: last)
+            // Empty only while the newest commit is installed but not yet published: then wait for it.
+            guard case .changes([], _) = page, wait > .zero else { return page }
         }
         guard wait > .zero else { return .changes([], nextSince: after) }
         let changes = await waitForChanges(of: list, after: after, limit: limit, wait: wait)
@@ -97,7 +99,10 @@ public final class ChangeFeed: Sendable {
         if let fromMemory { return .changes(fromMemory, nextSince: fromMemory.last?.sequence ?? after) }
         let window = try await store.changes(of: list, after: after, limit: limit)
         guard let oldest = window.oldestKept, oldest <= after + 1 else { return .expired(lastSequence: last) }
-        return .changes(window.changes, nextSince: window.changes.last?.sequence ?? after)
+        // Not past `last`: the store may already hold a commit the lists do not show yet, and a client told to go
+        // on from there would be "ahead" of the list on its next call (and told to reload).
+        let shown = window.changes.prefix { $0.sequence <= last }
+        return .changes(Array(shown), nextSince: shown.last?.sequence ?? after)
     }
 
     /// Waits for the next changes of `list` after `after`, or `wait`, whichever comes first.
@@ -136,6 +141,16 @@ public final class ChangeFeed: Sendable {
     private func expire(_ token: UInt64, of list: String) {
         let waiter = state.withLock { state in state.waiters[list]?.removeValue(forKey: token) }
         waiter?.continuation.resume(returning: [])
+    }
+
+    /// Answers every waiting long-poll now, with the changes it has (none): at shutdown, so the drain does not wait
+    /// for them.
+    public func endWaits() {
+        let waiting = state.withLock { state in
+            defer { state.waiters = [:] }
+            return state.waiters.values.flatMap(\.values)
+        }
+        for waiter in waiting { waiter.continuation.resume(returning: []) }
     }
 
     /// How many long-polls are waiting (for tests and metrics).

@@ -91,9 +91,9 @@ public struct CommitBatch: Sendable, Equatable {
 /// What a commit changes in one list, applied in this order: drop or wipe, then the rows, then the header.
 public struct ListEffects: Sendable, Equatable {
     /// Whether the list goes away entirely first (`DELETE /admin/datasets/<name>`): its items, changes and
-    /// idempotency records. With `header == nil` nothing else follows.
+    /// idempotency records. The header and the `reset` change that follow keep its version and sequence going.
     public var drop = false
-    /// Whether every written item and deletion goes first (a reset); changes and idempotency records stay.
+    /// Whether every written item, deletion and idempotency record goes first (a reset); changes stay.
     public var wipe = false
     /// Items whose written fields are now these (insert or replace), by id.
     public var written: [UInt64: WrittenItem] = [:]

@@ -67,6 +67,7 @@ public final class MemoryListStore: ListStore {
                 if effects.wipe {
                     list.written = [:]
                     list.deleted = []
+                    contents.idempotency = contents.idempotency.filter { $0.key.list != name }
                 }
                 for (id, item) in effects.written { list.written[id] = item }
                 for id in effects.deleted { list.written[id] = nil }

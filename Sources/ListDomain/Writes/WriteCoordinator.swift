@@ -85,7 +85,6 @@ public final class WriteCoordinator: Sendable {
         var working = lists.states(of: Set(group.map(\.operation.list)))
         var batch = CommitBatch(now: now)
         var claimed: [IdempotencyKey: IdempotencyRecord] = [:]
-        var dropped: Set<String> = []
         var answeredFromStore: Set<Int> = []  // answered from a stored record: true whatever this group does
         for (index, waiting) in group.enumerated() where outcomes[index] == nil {
             let operation = waiting.operation
@@ -102,16 +101,31 @@ public final class WriteCoordinator: Sendable {
             case .failure(let rejection):
                 outcomes[index] = .rejected(rejection)
             case .success(let result):
-                if case .dropped = result {
+                switch result {
+                case .dropped:
+                    // The generated list again, but the version and the sequence go on, and the feed says `reset`:
+                    // a tag or a feed position of the dropped list must never name something in the new one, and
+                    // a client following the feed learns to reload (the header row and that change stay).
+                    let before = state.header
                     state = lists.fresh()
-                    dropped.insert(operation.list)
-                    // The list's idempotency keys go with it. The store forgets the stored ones but adds this
-                    // batch's records after the drop, so keys claimed earlier in this group must leave the batch;
-                    // and no later write in the group may be answered from a record of the list as it was.
+                    state.header.version = before.version + 1
+                    state.header.lastSequence = before.lastSequence + 1
+                    let reset = ListReset(
+                        version: state.header.version, seed: state.header.seed, count: state.header.baseCount)
+                    effects.changes = [Change(sequence: state.header.lastSequence, event: .reset(reset))]
+                    effects.header = state.header
+                    fallthrough
+                case .reset:
+                    // The list's idempotency keys go too (with a reset ids start over, so a replayed 201 would name
+                    // another item). The store forgets the stored ones but adds this batch's records afterwards, so
+                    // keys claimed earlier in this group leave the batch, and no later write in the group may be
+                    // answered from a record of the list as it was.
                     let list = operation.list
                     recorded = recorded.filter { $0.key.list != list }
                     claimed = claimed.filter { $0.key.list != list }
                     batch.idempotency = batch.idempotency.filter { $0.key.list != list }
+                default:
+                    break
                 }
                 working[operation.list] = state
                 if effects != ListEffects() {  // growth by 0 at the maximum size notes nothing
@@ -144,10 +158,7 @@ public final class WriteCoordinator: Sendable {
                 return
             }
             var installed: [String: ListState?] = [:]
-            for name in batch.lists.keys {
-                installed[name] = dropped.contains(name) && working[name]!.header.lastSequence == 0
-                    ? .some(nil) : working[name]
-            }
+            for name in batch.lists.keys { installed[name] = working[name] }
             lists.install(installed)
             for (name, effects) in batch.lists {
                 feed.publish(effects.changes, of: name, dropped: effects.drop)

@@ -13,6 +13,8 @@ final class EventStream: @unchecked Sendable {
     var lastSent: UInt64
     /// While the kept changes are being read (a reconnect): live changes wait here, then go out after them.
     var held: [Change]?
+    /// Set when the connection went away (the close callback ran): the request must not be touched again.
+    var closed = false
     weak var server: LoopServer?
 
     init(request: EvHTTPRequest, list: String, token: UInt64, lastSent: UInt64, server: LoopServer) {
@@ -101,10 +103,7 @@ extension LoopServer {
     /// Hands a commit's changes to this loop's streams of `list` (called on the loop thread).
     func deliver(_ changes: [Change], of list: String, dropped: Bool) {
         guard !streams.isEmpty else { return }
-        if dropped {
-            for stream in streams.values where stream.list == list { end(stream) }
-            return
-        }
+        // A dropped dataset's feed goes on with a `reset` change, like a reset's: its streams see it and stay.
         let events = changes.map { ($0.sequence, $0.serverSentEvent) }
         for stream in Array(streams.values) where stream.list == list {
             if stream.held != nil {
@@ -118,25 +117,30 @@ extension LoopServer {
         }
     }
 
-    /// Writes one chunk; drops the stream when its client has fallen too far behind.
+    /// Writes one chunk, unless the client has fallen too far behind: then the stream is dropped instead.
+    ///
+    /// The backlog is measured before the chunk is added, so what one commit adds in one turn of the loop (which
+    /// the socket sends on its next write event) never counts against a client that reads.
     private func write(_ bytes: [UInt8], to stream: EventStream) {
-        guard streams[stream.token] != nil else { return }
-        bytes.withUnsafeBytes { raw in _ = evbuffer_add(replyBuffer, raw.baseAddress, raw.count) }
-        evhttp_send_reply_chunk(stream.request.raw, replyBuffer)
-        guard let bufferevent = stream.request.connectionBufferevent else { return }
-        bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
+        guard streams[stream.token] != nil, let bufferevent = stream.request.connectionBufferevent else { return }
         var unsent = evbuffer_get_length(bufferevent_get_output(bufferevent))
         if let underlying = bufferevent_get_underlying(bufferevent) {
             unsent += evbuffer_get_length(bufferevent_get_output(underlying))
         }
         if unsent > router.events.maxBufferBytes {
             drop(stream)
+            return
         }
+        bytes.withUnsafeBytes { raw in _ = evbuffer_add(replyBuffer, raw.baseAddress, raw.count) }
+        evhttp_send_reply_chunk(stream.request.raw, replyBuffer)
+        bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
     }
 
-    /// Ends a stream cleanly (the terminating chunk); the connection stays for further requests.
+    /// Ends a stream cleanly (the terminating chunk); the connection stays for further requests. The chunk is
+    /// pushed to the kernel at once (the guard's output filter writes synchronously), so a drain that frees evhttp
+    /// right after cannot discard it.
     func end(_ stream: EventStream) {
-        guard streams.removeValue(forKey: stream.token) != nil else { return }
+        guard streams.removeValue(forKey: stream.token) != nil, !stream.closed else { return }
         if let bufferevent = stream.request.connectionBufferevent {
             connections[bufferevent]?.streaming = false
         }
@@ -144,19 +148,32 @@ extension LoopServer {
             evhttp_connection_set_closecb(connection, nil, nil)
             Unmanaged.passUnretained(stream).release()  // the close callback's reference
         }
+        let bufferevent = stream.request.connectionBufferevent  // before: ending may free the request
         evhttp_send_reply_end(stream.request.raw)
+        // As for every answer (EvHTTPRequest.send): the guard's filter moves output only when pushed.
+        if let bufferevent { bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL) }
     }
 
-    /// Closes a stream's connection at once (a subscriber that stopped reading).
+    /// Closes a stream's connection (a subscriber that stopped reading), on the next turn of the loop: this may run
+    /// inside an evhttp callback for the same connection (a replay written while the stream opens), which must not
+    /// see its connection freed under it.
     private func drop(_ stream: EventStream) {
-        guard let connection = evhttp_request_get_connection(stream.request.raw) else { return }
-        // The close callback removes the stream and releases its reference.
-        evhttp_connection_free(connection)
+        streams[stream.token] = nil  // nothing more is written to it
+        loop.execute {
+            guard !stream.closed, let connection = evhttp_request_get_connection(stream.request.raw) else { return }
+            // The close callback marks the stream closed and releases its reference; evhttp frees the request.
+            evhttp_connection_free(connection)
+        }
     }
 
-    /// The connection of `stream` went away; evhttp frees its request.
+    /// The connection of `stream` went away. When the client left, evhttp has detached the streamed request from
+    /// the connection without freeing it (a reply in progress belongs to its sender): it is freed here.
     fileprivate func streamClosed(_ stream: EventStream) {
         streams[stream.token] = nil
+        stream.closed = true
+        if evhttp_request_get_connection(stream.request.raw) == nil {
+            evhttp_request_free(stream.request.raw)
+        }
     }
 
     /// Ends every stream (shutdown: clients reconnect elsewhere).

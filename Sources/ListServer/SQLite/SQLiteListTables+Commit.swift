@@ -57,7 +57,7 @@ extension SQLiteListTables {
         if effects.drop {
             for sql in SQL.drop { try run(sql, byName) }
         } else if effects.wipe {
-            try run(SQL.wipe, byName)
+            for sql in SQL.wipe { try run(sql, byName) }
         }
         for (id, item) in effects.written {
             try run(SQL.upsertItem) { statement throws(SQLiteError) in
@@ -146,7 +146,7 @@ extension SQLiteListTables {
             "DELETE FROM items WHERE list = ?1", "DELETE FROM changes WHERE list = ?1",
             "DELETE FROM idempotency WHERE list = ?1", "DELETE FROM lists WHERE name = ?1",
         ]
-        static let wipe = "DELETE FROM items WHERE list = ?1"
+        static let wipe = ["DELETE FROM items WHERE list = ?1", "DELETE FROM idempotency WHERE list = ?1"]
         static let upsertItem = """
             INSERT OR REPLACE INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)
