@@ -897,7 +897,8 @@ enum OpenAPIDocument {
                 (durably: created items, changes to items and deletions are gone, the id sequence restarts at
                 `items.count`, and growth starts again from there), adds 1 to the list's version (so every `ETag` changes)
                 and, with `seed`, switches the list to that seed. A `reset` change goes into the change feed (sequence
-                numbers go on; clients reload the list). Idempotency keys are kept. Each replica of a scaled-out deployment
+                numbers go on; clients reload the list). The list's idempotency keys go too: ids start over, so a replayed
+                answer would name another item. Each replica of a scaled-out deployment
                 resets only itself.
 
                 With `X-Dataset`, resets only that dataset the same way (optionally with its own `seed`), and its
@@ -963,10 +964,11 @@ enum OpenAPIDocument {
               summary: Forget a dataset
               description: |
                 Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its
-                idempotency keys and its `fail_first` counts. Its open event streams end. 204, no body, whether the
-                dataset was used or not; the next request naming it starts from the generated list again, with change
-                sequence numbers from 1 (so a client still holding an older sequence number gets 410 and reloads). A UI
-                test suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400
+                idempotency keys and its `fail_first` counts. 204, no body, whether the dataset was used or not; the next
+                request naming it starts from the generated list again. Its version and change sequence go on (one header
+                row stays): its feed gets a `reset` change, which its open event streams deliver, so no `ETag` or feed
+                position of the old dataset names anything in the new one (a client further back than the reset gets 410
+                or `expired` and reloads). A UI test suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400
                 `invalid-header`.
 
                 Access as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is
@@ -2178,7 +2180,7 @@ enum OpenAPIDocument {
                 A stream of Server-Sent Events (see the operation): `retry: 2000` first, then one event per change
                 (`event:` the kind, `id:` the sequence number, `data:` one line of JSON), `expired` when the changes asked
                 for are no longer kept, and `:` comment lines as heartbeats. It ends when the server drops a subscriber that
-                does not read, forgets the dataset, or shuts down; reconnect with `Last-Event-ID`.
+                does not read or shuts down; reconnect with `Last-Event-ID`.
               headers:
                 Cache-Control:
                   $ref: '#/components/headers/NoStore'
@@ -4983,7 +4985,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "resetServer",
                 "summary": "Start over",
-                "description": "Without `X-Dataset`, resets the default list: clears the detail cache and the fault counters (the fault\nsequence and the `fail_first` counts of requests without `X-Dataset`), drops every write of the list\n(durably: created items, changes to items and deletions are gone, the id sequence restarts at\n`items.count`, and growth starts again from there), adds 1 to the list's version (so every `ETag` changes)\nand, with `seed`, switches the list to that seed. A `reset` change goes into the change feed (sequence\nnumbers go on; clients reload the list). Idempotency keys are kept. Each replica of a scaled-out deployment\nresets only itself.\n\nWith `X-Dataset`, resets only that dataset the same way (optionally with its own `seed`), and its\n`fail_first` counts; the detail cache is only cleared for the default list (`cleared.details` is 0).\n\nAccess: with `admin.token` configured, `Authorization: Bearer <token>` is required from every client\n(401 otherwise); without one, only loopback clients (127.0.0.0/8, ::1) are let in (403 otherwise). The\nbody must have a `Content-Length`: a chunked body is refused with 411 by the connection layer. 503\n`store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take the reset: nothing\nwas reset.\n",
+                "description": "Without `X-Dataset`, resets the default list: clears the detail cache and the fault counters (the fault\nsequence and the `fail_first` counts of requests without `X-Dataset`), drops every write of the list\n(durably: created items, changes to items and deletions are gone, the id sequence restarts at\n`items.count`, and growth starts again from there), adds 1 to the list's version (so every `ETag` changes)\nand, with `seed`, switches the list to that seed. A `reset` change goes into the change feed (sequence\nnumbers go on; clients reload the list). The list's idempotency keys go too: ids start over, so a replayed\nanswer would name another item. Each replica of a scaled-out deployment\nresets only itself.\n\nWith `X-Dataset`, resets only that dataset the same way (optionally with its own `seed`), and its\n`fail_first` counts; the detail cache is only cleared for the default list (`cleared.details` is 0).\n\nAccess: with `admin.token` configured, `Authorization: Bearer <token>` is required from every client\n(401 otherwise); without one, only loopback clients (127.0.0.0/8, ::1) are let in (403 otherwise). The\nbody must have a `Content-Length`: a chunked body is refused with 411 by the connection layer. 503\n`store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take the reset: nothing\nwas reset.\n",
                 "security": [
                   {
                     "adminToken": []
@@ -5114,7 +5116,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "deleteDataset",
                 "summary": "Forget a dataset",
-                "description": "Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its\nidempotency keys and its `fail_first` counts. Its open event streams end. 204, no body, whether the\ndataset was used or not; the next request naming it starts from the generated list again, with change\nsequence numbers from 1 (so a client still holding an older sequence number gets 410 and reloads). A UI\ntest suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400\n`invalid-header`.\n\nAccess as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is\nrequired (401 otherwise); without one, only loopback clients are let in (403 otherwise). 503\n`store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take it: nothing was\nforgotten.\n",
+                "description": "Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its\nidempotency keys and its `fail_first` counts. 204, no body, whether the dataset was used or not; the next\nrequest naming it starts from the generated list again. Its version and change sequence go on (one header\nrow stays): its feed gets a `reset` change, which its open event streams deliver, so no `ETag` or feed\nposition of the old dataset names anything in the new one (a client further back than the reset gets 410\nor `expired` and reloads). A UI test suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400\n`invalid-header`.\n\nAccess as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is\nrequired (401 otherwise); without one, only loopback clients are let in (403 otherwise). 503\n`store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take it: nothing was\nforgotten.\n",
                 "security": [
                   {
                     "adminToken": []
@@ -6784,7 +6786,7 @@ enum OpenAPIDocument {
                 }
               },
               "EventStream": {
-                "description": "A stream of Server-Sent Events (see the operation): `retry: 2000` first, then one event per change\n(`event:` the kind, `id:` the sequence number, `data:` one line of JSON), `expired` when the changes asked\nfor are no longer kept, and `:` comment lines as heartbeats. It ends when the server drops a subscriber that\ndoes not read, forgets the dataset, or shuts down; reconnect with `Last-Event-ID`.\n",
+                "description": "A stream of Server-Sent Events (see the operation): `retry: 2000` first, then one event per change\n(`event:` the kind, `id:` the sequence number, `data:` one line of JSON), `expired` when the changes asked\nfor are no longer kept, and `:` comment lines as heartbeats. It ends when the server drops a subscriber that\ndoes not read or shuts down; reconnect with `Last-Event-ID`.\n",
                 "headers": {
                   "Cache-Control": {
                     "$ref": "#/components/headers/NoStore"
@@ -8256,5 +8258,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x937B2434973E9250
+    static let yamlFNV1a64: UInt64 = 0x4F6B102D5192C4E5
 }
