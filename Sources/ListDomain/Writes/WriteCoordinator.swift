@@ -95,8 +95,16 @@ public final class WriteCoordinator: Sendable {
                     earlier.fingerprint == claim.fingerprint ? .replayed(earlier.answer) : .rejected(.keyReused(key.key))
                 continue
             }
-            var state = working[operation.list]!
-            var effects = batch.lists[operation.list] ?? ListEffects()
+            // Taken out while the write applies, so that neither is shared and both change in place: left in, every
+            // write to a list with many written items copied a bucket of them (and the group's effects so far).
+            var state = working.removeValue(forKey: operation.list)!
+            var effects = batch.lists.removeValue(forKey: operation.list) ?? ListEffects()
+            defer {
+                working[operation.list] = state
+                if effects != ListEffects() {  // growth by 0 at the maximum size notes nothing
+                    batch.lists[operation.list] = effects
+                }
+            }
             switch state.apply(operation.action, condition: operation.condition, effects: &effects) {
             case .failure(let rejection):
                 outcomes[index] = .rejected(rejection)
@@ -126,10 +134,6 @@ public final class WriteCoordinator: Sendable {
                     batch.idempotency = batch.idempotency.filter { $0.key.list != list }
                 default:
                     break
-                }
-                working[operation.list] = state
-                if effects != ListEffects() {  // growth by 0 at the maximum size notes nothing
-                    batch.lists[operation.list] = effects
                 }
                 if let key, let claim = operation.idempotency {
                     let record = IdempotencyRecord(

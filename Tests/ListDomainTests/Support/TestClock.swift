@@ -115,7 +115,14 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool)
     let start = clock.now
     while start.duration(to: clock.now) < timeout {
         if await condition() { return true }
-        await Task.yield()
+        // Yielding alone keeps a pool thread spinning; past the first moment, step aside for a millisecond, so
+        // that under a full parallel test run the task being waited for gets a thread (a long-poll test once
+        // waited out its 20 s this way).
+        if start.duration(to: clock.now) < .milliseconds(100) {
+            await Task.yield()
+        } else {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
     return await condition()
 }
