@@ -107,10 +107,11 @@ final class TestClock: Clock, Sendable {
 
 /// Yields until `condition` holds, for at most `timeout` of real time; returns whether it held.
 ///
-/// Used to let other tasks reach a known state (a sleeper registered, a waiter joined) without real sleeping. The
-/// bound is time rather than a number of yields, and generous, because how many yields another task needs to get
-/// a thread depends on how busy the (shared) machine is.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+/// Used to let other tasks reach a known state (a sleeper registered, a waiter joined); nothing under test is timed by
+/// it (the clocks under test are manual). The bound is time rather than a number of yields, and generous, because
+/// how long another task needs to get a thread depends on how busy the (shared) machine is (60 s by default: in a full parallel run on two cores the CPU-bound suites can hold both pool threads for
+/// several seconds, and a condition that comes true only late is not a failure; one that never does still is.)
+func eventually(timeout: Duration = .seconds(60), _ condition: () async -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let start = clock.now
     while start.duration(to: clock.now) < timeout {
