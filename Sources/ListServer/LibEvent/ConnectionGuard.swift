@@ -43,6 +43,8 @@ final class ConnectionGuard {
     private(set) var pendingRejection: HeadRejection?
     private var scanner: RequestHeadScanner
     private var bodyRemaining = 0
+    /// Whether the body being received is dropped rather than passed on (see where a head completes).
+    private var dropsBody = false
     /// Whether the connection carries an event stream: evhttp keeps reading while it writes one (to see the
     /// client leave), which the sweep would otherwise take for an idle keep-alive connection and close.
     var streaming = false
@@ -121,6 +123,11 @@ final class ConnectionGuard {
             case .rejected:
                 evbuffer_drain(source, available)
                 return BEV_OK
+            case .busy where bodyRemaining > 0 && dropsBody:
+                let dropped = min(available, bodyRemaining)
+                evbuffer_drain(source, dropped)
+                bodyRemaining -= dropped
+                continue
             case .busy where bodyRemaining > 0:
                 let moved = evbuffer_remove_buffer(source, destination, min(available, bodyRemaining))
                 guard moved > 0 else { return BEV_ERROR }
@@ -145,6 +152,10 @@ final class ConnectionGuard {
                     return BEV_ERROR
                 }
                 bodyRemaining = head.bodyLength
+                // evhttp reads no body for HEAD and TRACE (libevent 2.1's evhttp_method_may_have_body), so one
+                // passed on would be parsed as the next request: evhttp's own HTML 400 and a closed connection
+                // (schemathesis found it). Such a body has no meaning (RFC 9110 §9.3.2): it is dropped here.
+                dropsBody = head.method == .head || head.method == .trace
                 phase = .busy
             case .reject(let rejection):
                 reject(rejection, source: source, destination: destination)
