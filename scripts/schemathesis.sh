@@ -18,13 +18,14 @@
 # - `GET /items/events` (streamEvents): an event stream never ends, so no response to check arrives.
 # - The long-poll's `wait_ms`: a valid one holds the answer up to events.max_wait_ms (30 s), past the 5 s response
 #   time limit. `/items/changes` is still checked without it (the Swift tests cover the wait).
-# - The writes (createItem, updateItem, deleteItem), for now. Their first run here reported, besides data a
-#   schema cannot rule out (ids already deleted, reused keys), one real finding not yet understood: a PUT /items
-#   carrying POST's body, on a keep-alive connection schemathesis had used before, got evhttp's own HTML 400
-#   with Connection: close instead of our 405 (by hand, PUT with a body, alone, after a body on GET, DELETE or
-#   OPTIONS, and pipelined, all get the 405). It is an open issue, not a pass: the writes are covered by the
-#   Swift tests (RouterWriteTests, EndToEndWriteTests, the OpenAPI conformance cases), the fuzzer, the crash
-#   test and scripts/sse-test.sh meanwhile.
+# - The writes (createItem, updateItem, deleteItem), for now. Their first run here found a real bug, since fixed:
+#   a body on HEAD or TRACE, which evhttp does not read, was taken for the next request on the connection (an
+#   HTML 400; the connection guard drops such a body now). With them included, two things still fail the run and
+#   are open: schemathesis itself stops with an internal error while generating their data (a SystemError from
+#   hypothesis describing a filter lambda, "AST constructor recursion depth mismatch", under Python 3.11), and it
+#   warns that PATCH and DELETE /items/{id} mostly answer 4xx (random ids are rarely live items; fail-on-warnings
+#   makes that a failure). Meanwhile the writes are covered by the Swift tests (RouterWriteTests,
+#   EndToEndWriteTests, the OpenAPI conformance cases), the fuzzer, the crash test and scripts/sse-test.sh.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
