@@ -303,8 +303,13 @@ check missing GET /items/10000 404
 check unknown GET /nope 404
 [ "$(header unknown Content-Type)" = application/problem+json ] || fail "404 content type"
 check badpage GET '/items?page=0' 400
-check post POST /items 405
-[ "$(header post Allow)" = "GET, HEAD, OPTIONS" ] || fail "405 Allow"
+check put PUT /items 405
+[ "$(header put Allow)" = "GET, HEAD, POST, OPTIONS" ] || fail "405 Allow"
+# A write: committed to SQLite on the image's /data volume, written by the unprivileged user.
+check create POST /items 201 -H 'Content-Type: application/json' -d '{"label":"written in the image"}'
+[ "$(header create Location)" = /items/10000 ] || fail "201 Location: $(header create Location)"
+check created GET /items/10000 200
+grep -q '"label":"written in the image"' "$WORK/created.body" || fail "the written item reads back as $(body created)"
 check healthz GET /healthz 200
 [ "$(body healthz)" = '{"status":"ok"}' ] || fail "/healthz body: $(body healthz)"
 check readyz GET /readyz 200
