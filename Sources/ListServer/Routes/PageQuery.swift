@@ -44,10 +44,10 @@ package struct PageQuery: Sendable, Equatable {
     ///   `limit`, `invalid-request-target` for any other parameter that does not decode.
     package init(target: RequestTarget, paging: PagingSettings) throws(Problem) {
         let maximumLimit = UInt64(max(paging.maxLimit, 1))
-        let pageRule = Rule(name: "page", range: 1...Self.maximumPage)
-        let limitRule = Rule(name: "limit", range: 1...maximumLimit)
-        let afterRule = Rule(name: "after", range: 0...Self.maximumPage)
-        let beforeRule = Rule(name: "before", range: 0...Self.maximumPage)
+        let pageRule = QueryIntegerRule(name: "page", range: 1...Self.maximumPage)
+        let limitRule = QueryIntegerRule(name: "limit", range: 1...maximumLimit)
+        let afterRule = QueryIntegerRule(name: "after", range: 0...Self.maximumPage)
+        let beforeRule = QueryIntegerRule(name: "before", range: 0...Self.maximumPage)
         var page: String?
         var limit: String?
         var after: String?
@@ -113,36 +113,36 @@ package struct PageQuery: Sendable, Equatable {
         }
         slot = value
     }
+}
 
-    /// How one parameter is checked, and the problem it reports.
-    private struct Rule {
-        let name: String
-        let range: ClosedRange<UInt64>
+/// How one integer query parameter is checked, and the problem it reports (``PageQuery`` and `/items/changes`).
+struct QueryIntegerRule {
+    let name: String
+    let range: ClosedRange<UInt64>
 
-        /// "query parameter "page" must be a decimal integer in 1...9007199254740992, got <what>".
-        func problem(got what: String) -> Problem {
-            Problem(
-                .invalidParameter,
-                detail: "query parameter \"\(name)\" must be a decimal integer in \(range.lowerBound)"
-                    + "...\(range.upperBound), got \(what)",
-                parameter: name)
+    /// "query parameter "page" must be a decimal integer in 1...9007199254740992, got <what>".
+    func problem(got what: String) -> Problem {
+        Problem(
+            .invalidParameter,
+            detail: "query parameter \"\(name)\" must be a decimal integer in \(range.lowerBound)"
+                + "...\(range.upperBound), got \(what)",
+            parameter: name)
+    }
+
+    /// Stores `value` in `slot`, or throws when the parameter was already given.
+    func setOnce(_ slot: inout String?, _ value: String) throws(Problem) {
+        if let first = slot {
+            throw problem(got: "it twice (\(Problem.quoted(first)) and \(Problem.quoted(value))); give it once")
         }
+        slot = value
+    }
 
-        /// Stores `value` in `slot`, or throws when the parameter was already given.
-        func setOnce(_ slot: inout String?, _ value: String) throws(Problem) {
-            if let first = slot {
-                throw problem(got: "it twice (\(Problem.quoted(first)) and \(Problem.quoted(value))); give it once")
-            }
-            slot = value
+    /// `text` as a number in ``range``, or throws.
+    func validate(_ text: String) throws(Problem) -> UInt64 {
+        guard let number = UInt64(plainDecimal: text), range.contains(number) else {
+            throw problem(got: Problem.quoted(text))
         }
-
-        /// `text` as a number in ``range``, or throws.
-        func validate(_ text: String) throws(Problem) -> UInt64 {
-            guard let number = UInt64(plainDecimal: text), range.contains(number) else {
-                throw problem(got: Problem.quoted(text))
-            }
-            return number
-        }
+        return number
     }
 }
 

@@ -24,9 +24,12 @@ extension Router {
         }
         for item in items {
             switch item.name {
-            case "since": since = try Self.number(item, in: 0...UInt64.max)
-            case "limit": limit = try Self.number(item, in: 1...Self.maximumChangesLimit)
-            case "wait_ms": wait = try Self.number(item, in: 0...UInt64(events.maxWait.wholeMilliseconds))
+            case "since": since = try QueryIntegerRule(name: "since", range: 0...UInt64.max).validate(item.value)
+            case "limit":
+                limit = try QueryIntegerRule(name: "limit", range: 1...Self.maximumChangesLimit).validate(item.value)
+            case "wait_ms":
+                let longest = UInt64(events.maxWait.wholeMilliseconds)
+                wait = try QueryIntegerRule(name: "wait_ms", range: 0...longest).validate(item.value)
             default: continue  // cache-busters and the request controls
             }
         }
@@ -81,7 +84,7 @@ extension Router {
         } else {
             let items = (try? target.queryItems()) ?? []
             if let since = items.first(where: { $0.name == "since" }) {
-                after = try Self.number(since, in: 0...UInt64.max)
+                after = try QueryIntegerRule(name: "since", range: 0...UInt64.max).validate(since.value)
             }
         }
         let streamHeaders: HTTPHeaders = [
@@ -90,18 +93,6 @@ extension Router {
             "X-Accel-Buffering": "no",
         ]
         return .stream(EventStreamRequest(list: list, after: after, headers: streamHeaders, settings: events))
-    }
-
-    /// A query parameter's value as a decimal integer in `range`, or a 400 naming it.
-    private static func number(_ item: QueryItem, in range: ClosedRange<UInt64>) throws(Problem) -> UInt64 {
-        guard let value = UInt64(plainDecimal: item.value), range.contains(value) else {
-            throw Problem(
-                .invalidParameter,
-                detail: "query parameter \(Problem.quoted(item.name)) must be a decimal integer in "
-                    + "\(range.lowerBound)...\(range.upperBound), got \(Problem.quoted(item.value))",
-                parameter: item.name)
-        }
-        return value
     }
 }
 
