@@ -78,20 +78,8 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Reads one response; `head` for the answer to a HEAD request (no body follows).
     func readResponse(head: Bool = false) throws -> Response {
-        let headEnd = try readUntilHeadEnd()
-        let headText = String(decoding: buffer[..<headEnd], as: UTF8.self)
-        buffer.removeFirst(headEnd + 4)
-        var lines = headText.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
-            throw TestFailure("bad status line in: \(headText)")
-        }
-        let headers = lines.compactMap { line -> (name: String, value: String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        var response = Response(status: status, headers: headers, body: [])
-        if head || status == 304 || status == 204 { return response }
+        var response = try readStreamHead()
+        if head || response.status == 304 || response.status == 204 { return response }
         if let length = response.header("Content-Length").flatMap(Int.init) {
             while buffer.count < length { guard try fill() else { throw TestFailure("eof inside body") } }
             response.body = Array(buffer[..<length])
@@ -104,14 +92,17 @@ final class RawHTTPConnection: @unchecked Sendable {
         return response
     }
 
-    /// Reads the head of a response whose chunked body is a stream (`text/event-stream`), leaving the body.
+    /// Reads a response's head, leaving its body unread: `readResponse` goes on with the body; for a stream
+    /// (`text/event-stream`, chunked) ``readEvents(_:)`` does.
     func readStreamHead() throws -> Response {
         let headEnd = try readUntilHeadEnd()
         let headText = String(decoding: buffer[..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)
         var lines = headText.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw TestFailure("bad status line") }
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw TestFailure("bad status line in: \(headText)")
+        }
         let headers = lines.compactMap { line -> (name: String, value: String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
