@@ -36,10 +36,12 @@ public final class ListRegistry: Sendable {
         }.merging(names.map { ($0, fresh()) }) { stored, _ in stored }
     }
 
-    /// Installs committed states; nil forgets a list (dropped).
-    func install(_ states: [String: ListState?]) {
+    /// Installs committed states, and returns those they replace (none for a list that had no state).
+    func install(_ states: [String: ListState]) -> [String: ListState] {
         lists.withLock { lists in
-            for (name, state) in states { lists[name] = state }
+            var replaced: [String: ListState] = [:]
+            for (name, state) in states { replaced[name] = lists.updateValue(state, forKey: name) }
+            return replaced
         }
     }
 

@@ -86,6 +86,25 @@ extension ListState {
         }
     }
 
+    /// Does to this state what a commit with `effects` did to the list, as the store does it to its rows: how the
+    /// ``WriteCoordinator`` brings its second copy of a list level with the one it installed.
+    ///
+    /// - Parameter fresh: The list nobody wrote to, which a drop starts from.
+    mutating func catchUp(with effects: ListEffects, fresh: @autoclosure () -> ListState) {
+        if effects.drop {
+            self = fresh()
+        } else if effects.wipe {
+            written = [:]
+            deleted = DeletedIDs()
+        }
+        for (id, item) in effects.written { written[id] = item }
+        for id in effects.deleted {
+            written[id] = nil
+            deleted.insert(id)
+        }
+        if let header = effects.header { self.header = header }
+    }
+
     /// The next change sequence number, now taken.
     private mutating func nextSequence() -> UInt64 {
         header.lastSequence += 1

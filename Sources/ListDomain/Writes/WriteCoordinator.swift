@@ -9,10 +9,25 @@ import Synchronization
 /// A group is applied to copies of the lists it touches; the copies are installed in the ``ListRegistry`` (and the
 /// changes published to the ``ChangeFeed``) only after the store has committed, so no reader ever sees a write
 /// that could still be lost, and a failed commit (a full disk) leaves memory as it was.
+///
+/// Two copies of every list written to (the pattern known as left-right): the registry's, which readers copy, and
+/// the coordinator's own (its ``Spare``), the state before the last commit. A group is applied to the spare, first
+/// brought level with the registry by replaying that commit's effects; once committed it is installed, and the
+/// state it replaces becomes the next spare. Each copy is then changed only while nobody else holds it, so its
+/// copy-on-write tables change in place. Applied to a copy of the registry's state instead, every write copied the
+/// bucket of written items it touched, which both copies shared: with some 50,000 items written that was about 40 %
+/// of the server's CPU under 64 writing clients, and it grew with every item (BENCHMARKS.md, "Durable writes").
 public final class WriteCoordinator: Sendable {
     private struct Waiting: Sendable {
         let operation: WriteOperation
         let continuation: CheckedContinuation<WriteOutcome, Never>
+    }
+
+    /// The coordinator's copy of a list: the state before the list's last commit, and that commit's effects.
+    private struct Spare {
+        var state: ListState
+        /// What brings ``state`` level with the registry; nil when it already is.
+        var behind: ListEffects?
     }
 
     private struct Queue {
@@ -28,6 +43,8 @@ public final class WriteCoordinator: Sendable {
     private let idempotencyTTL: Duration
     private let wallClock: @Sendable () -> WallTime
     private let queue = Mutex(Queue())
+    /// By list name; touched only by the committing task (the lock is never contended).
+    private let spares = Mutex<[String: Spare]>([:])
     private let statistics = Mutex(WriteStatistics())
     /// Told the duration and size of every successful commit (the server's metrics).
     private let commitObserver: (@Sendable (Duration, Int) -> Void)?
@@ -82,7 +99,7 @@ public final class WriteCoordinator: Sendable {
         let now = wallClock()
         var outcomes = [WriteOutcome?](repeating: nil, count: group.count)
         var recorded = await storedRecords(for: group, now: now, outcomes: &outcomes)
-        var working = lists.states(of: Set(group.map(\.operation.list)))
+        var working = workingStates(of: Set(group.map(\.operation.list)))
         var batch = CommitBatch(now: now)
         var claimed: [IdempotencyKey: IdempotencyRecord] = [:]
         var answeredFromStore: Set<Int> = []  // answered from a stored record: true whatever this group does
@@ -155,20 +172,53 @@ public final class WriteCoordinator: Sendable {
                 statistics.withLock { $0.failedCommits += 1 }
                 // Nothing of the group happened, so every answer that came from applying it (a refusal too: a 404
                 // may stand on a delete earlier in the group) is a failure; only replays of stored records stand.
+                // The working states hold the group, so they are dropped: the next group starts from copies of
+                // the registry's.
                 for index in outcomes.indices where !answeredFromStore.contains(index) {
                     outcomes[index] = .failed(error)
                 }
                 answer(group, outcomes)
                 return
             }
-            var installed: [String: ListState?] = [:]
-            for name in batch.lists.keys { installed[name] = working[name] }
-            lists.install(installed)
+            install(&working, batch)
             for (name, effects) in batch.lists {
                 feed.publish(effects.changes, of: name, dropped: effects.drop)
             }
         }
+        // The lists the group left as they were (every write to them refused) keep their state as their spare.
+        spares.withLock { spares in
+            for (name, state) in working { spares[name] = Spare(state: state, behind: nil) }
+        }
         answer(group, outcomes)
+    }
+
+    /// Installs the states the group changed in the registry; the states they replace become the spares.
+    private func install(_ working: inout [String: ListState], _ batch: CommitBatch) {
+        var installed: [String: ListState] = [:]
+        for name in batch.lists.keys { installed[name] = working.removeValue(forKey: name) }
+        let replaced = lists.install(installed)
+        spares.withLock { spares in
+            for (name, effects) in batch.lists {
+                spares[name] = Spare(state: replaced[name] ?? lists.fresh(), behind: effects)
+            }
+        }
+    }
+
+    /// The states a group is applied to: each list's spare brought level with the registry, or (for a list that has
+    /// none yet, or after a failed commit) a copy of the registry's state.
+    private func workingStates(of names: Set<String>) -> [String: ListState] {
+        var taken = spares.withLock { spares in
+            var taken: [String: Spare] = [:]
+            for name in names { taken[name] = spares.removeValue(forKey: name) }
+            return taken
+        }
+        var working = lists.states(of: names.filter { taken[$0] == nil })
+        for name in Array(taken.keys) {
+            var spare = taken.removeValue(forKey: name)!  // the only reference now, so it changes in place
+            if let behind = spare.behind { spare.state.catchUp(with: behind, fresh: lists.fresh()) }
+            working[name] = spare.state
+        }
+        return working
     }
 
     /// The idempotency records the group's keys already have, looked up in one call; a failed lookup fails
