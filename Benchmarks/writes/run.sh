@@ -11,8 +11,8 @@
 # -lsqlite3), Benchmarks/sqlite/writes-server.c (cc -O2 -levent -lsqlite3) and the C evhttp baseline. Every
 # server is fresh, on a port the kernel picks, with --threads 2 (and ListServer with no access log); every write
 # run gets a fresh folder under Benchmarks/results/<time>/data (the disk of the work tree: the script says which
-# filesystem, and refuses tmpfs). Results, wrk's output, server logs and writes.md (the
-# table, also printed) land in Benchmarks/results/<UTC time>/ (gitignored).
+# filesystem, and refuses tmpfs). Results, wrk's output, server logs and writes.md (the table, also printed) land
+# in Benchmarks/results/<UTC time>/ (gitignored).
 #
 # Steps:
 #   writes  POST /items at 1, 16 and 64 connections (wrk, one connection per client), --data-synchronous full and
@@ -124,7 +124,7 @@ prepare() {
     {
         machine_info
         echo "- data folder: \`${data#"$root"/}\` on $disk_source ($disk_type; the kernel calls the block device rotational=$rotational), for the servers' files and inserts.c's alike"
-        echo "- SQLite: $(pkg-config --modversion sqlite3 2>/dev/null || echo '?') (the system library both link)"
+        echo "- SQLite: $(pkg-config --modversion sqlite3 2>/dev/null || echo '?') (the system library ListServer, inserts.c and writes-server.c link)"
     } >"$out/machine.md"
     cat "$out/machine.md" >&2
 }
