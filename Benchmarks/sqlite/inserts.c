@@ -14,8 +14,9 @@
  * with the same schema (SQLiteSchema.swift: lists, items, changes; the idempotency table is created too but, as
  * for POSTs without an Idempotency-Key, not written), the same SQL text, statements prepared once, WAL, and
  * PRAGMA synchronous FULL or NORMAL. The store upserts a list's header and prunes its changes once per list per
- * commit, not once per write, and so does this program. Keep the two in sync: a change to the store's statements
- * belongs here too, or the comparison means nothing.
+ * commit, not once per write, and so does this program. Keep them in sync: a change to the store's statements
+ * belongs here too, and in writes-server.c (the same statements behind an evhttp server), or the comparison means
+ * nothing.
  *
  * Build: cc -O2 -Wall -Wextra -o inserts inserts.c -lsqlite3 -lpthread
  * Run:   inserts PATH full|normal G SECONDS [CHANGES_KEPT]

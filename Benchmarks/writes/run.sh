@@ -8,19 +8,26 @@
 #
 # Installs wrk, curl, gcc, libsqlite3-dev and libevent-dev with apt when missing; builds ListServer as bench.sh
 # does (release, Swift runtime linked statically, in .build/static), Benchmarks/sqlite/inserts.c (cc -O2
-# -lsqlite3) and the C evhttp baseline. Every server is fresh, on a port the kernel picks, with --threads 2 and no
-# access log; every write run gets a fresh folder under Benchmarks/results/<time>/data (the disk of the work tree:
-# the script says which filesystem, and refuses tmpfs). Results, wrk's output, server logs and writes.md (the
-# table, also printed) land in Benchmarks/results/<UTC time>/ (gitignored).
+# -lsqlite3), Benchmarks/sqlite/writes-server.c (cc -O2 -levent -lsqlite3) and the C evhttp baseline. Every
+# server is fresh, on a port the kernel picks, with --threads 2 (and ListServer with no access log); every write
+# run gets a fresh folder under Benchmarks/results/<time>/data (the disk of the work tree: the script says which
+# filesystem, and refuses tmpfs). Results, wrk's output, server logs and writes.md (the table, also printed) land
+# in Benchmarks/results/<UTC time>/ (gitignored).
 #
 # Steps:
 #   writes  POST /items at 1, 16 and 64 connections (wrk, one connection per client), --data-synchronous full and
 #           normal, --duration s each (default 8). After each run the server's /metrics give the average group
 #           commit (listserver_store_commit_writes_total / listserver_store_commit_duration_seconds_count); then
 #           inserts.c does the same inserts for the same time with G = that average (rounded, at least 1), and
-#           with G = clients (the upper bound), on a file in the same folder. Checked after every run:
-#           X-Total-Count of GET /items?limit=1 against 10,000 + the 201s wrk saw (+ what was still on the wire
-#           when wrk stopped) and against the server's own count of created answers; non-2xx must be 0.
+#           with G = clients (the upper bound), on a file in the same folder. inserts.c does no HTTP, so at 16 and
+#           64 clients it measures SQLite's CPU and at 1 client with normal more commits than a round trip allows;
+#           the comparison doing the same work is writes-server.c, a C evhttp server (2 loops, one SQLite writer
+#           thread grouping whatever is queued when it wakes, inserts.c's statements, each 201 answered by its own
+#           loop after the commit): the same wrk command against it on a fresh file in the same folder, its
+#           writes/s, p50/p99, CPU µs/write (utime + stime over the run ÷ 201s, as for ListServer) and its average
+#           group (commit_writes_total ÷ commits_total of its GET /metrics). Checked after every run of either
+#           server: X-Total-Count of GET /items?limit=1 against 10,000 + the 201s wrk saw (+ what was still on the
+#           wire when wrk stopped) and against the server's own count of created answers; non-2xx must be 0.
 #   growth  one server, five 4 s runs of POSTs at 16 connections back to back (normal): the server's CPU per
 #           write against the number of items already written.
 #   fanout  --subscribers (5000) idle SSE subscribers of /items/events held by fanout.py (one process), the
@@ -77,6 +84,7 @@ threads=2 quick=0 retries=0
 source "$here/../load/lib.sh" # common.sh (root, log, die, launch_server, cpu_ticks, ...), calc, run_once, ...
 baseline="$root/Benchmarks/baseline/evhttp-baseline"
 inserts="$out/inserts"
+writes_server="$out/writes-server"
 data="$out/data"
 mkdir -p "$data"
 report="$out/writes.md"
@@ -86,7 +94,7 @@ prepare() {
     log "results in ${out#"$root"/}"
     install_missing_packages wrk curl gcc libsqlite3-dev libevent-dev python3
 
-    # Builds: ListServer as bench.sh builds it, the baseline, inserts.c.
+    # Builds: ListServer as bench.sh builds it, the baseline, inserts.c, writes-server.c.
 
     listserver_build=(-c release --static-swift-stdlib --scratch-path "$root/.build/static")
     if ((skip_build == 0)); then
@@ -99,11 +107,13 @@ prepare() {
     [[ -x $listserver && -x $baseline ]] || die "ListServer or the baseline is not built (drop --skip-build)"
     cc -O2 -Wall -Wextra -o "$inserts" "$root/Benchmarks/sqlite/inserts.c" -lsqlite3 -lpthread ||
         die "cannot build inserts.c"
+    cc -O2 -Wall -Wextra -o "$writes_server" "$root/Benchmarks/sqlite/writes-server.c" -levent -lsqlite3 -lpthread ||
+        die "cannot build writes-server.c"
     if [[ -n $old_binary ]]; then [[ -x $old_binary ]] || die "--old-binary $old_binary is not an executable"; fi
     raise_file_limit
     trap 'stop_server; stop_launched' EXIT
 
-    # The data folder must be on a real disk, the same one for the server's file and inserts.c's.
+    # The data folder must be on a real disk, the same one for the servers' files and inserts.c's.
     disk_type=$(df --output=fstype "$data" | tail -1 | tr -d ' ')
     disk_source=$(df --output=source "$data" | tail -1 | tr -d ' ')
     [[ $disk_type != tmpfs && $disk_type != ramfs ]] || die "$data is on $disk_type: put the work tree on a disk"
@@ -113,8 +123,8 @@ prepare() {
 
     {
         machine_info
-        echo "- data folder: \`${data#"$root"/}\` on $disk_source ($disk_type; the kernel calls the block device rotational=$rotational), for the server's files and inserts.c's alike"
-        echo "- SQLite: $(pkg-config --modversion sqlite3 2>/dev/null || echo '?') (the system library both link)"
+        echo "- data folder: \`${data#"$root"/}\` on $disk_source ($disk_type; the kernel calls the block device rotational=$rotational), for the servers' files and inserts.c's alike"
+        echo "- SQLite: $(pkg-config --modversion sqlite3 2>/dev/null || echo '?') (the system library ListServer, inserts.c and writes-server.c link)"
     } >"$out/machine.md"
     cat "$out/machine.md" >&2
 }
@@ -159,7 +169,7 @@ rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 # ---------------------------------------------------------------- writes
 
 step_writes() {
-    printf 'sync\tclients\tseconds\twrites_per_s\tp50_ms\tp99_ms\tnon_2xx\tsocket_errors\tgroup\tcommits\tcommit_ms\tcpu_us_per_write\tc_g\tc_inserts_per_s\tc_upper_per_s\tratio\tload\ts201\tunanswered\ttotal\tcreated\tcheck\tc_cpu_us\tc_upper_cpu_us\n' \
+    printf 'sync\tclients\tseconds\twrites_per_s\tp50_ms\tp99_ms\tnon_2xx\tsocket_errors\tgroup\tcommits\tcommit_ms\tcpu_us_per_write\tc_g\tc_inserts_per_s\tc_upper_per_s\tratio\tload\ts201\tunanswered\ttotal\tcreated\tcheck\tc_cpu_us\tc_upper_cpu_us\thttp_writes_per_s\thttp_p50_ms\thttp_p99_ms\thttp_non_2xx\thttp_group\thttp_cpu_us_per_write\thttp_ratio\thttp_load\thttp_s201\thttp_unanswered\thttp_total\thttp_created\thttp_check\n' \
         >"$out/writes.tsv"
     local sync clients
     for sync in full normal; do
@@ -169,28 +179,53 @@ step_writes() {
     done
 }
 
-writes_run() {
-    local sync=$1 clients=$2 folder="$data/writes-$1-c$2" key="writes-$1-c$2" wrk_threads=2
+# post_load NAME CLIENTS: wrk's POSTs (one connection per client) against the current server for $duration s, then
+# half a second for the answers to what was still on the wire. Sets, in the caller's locals (bash's dynamic
+# scope): bench (wrk's BENCH line), rps, p50, p99 (ms), non2xx, socket, s201, unanswered (sent but not answered
+# when wrk stopped) and cpu (the server's utime + stime over the run ÷ 201s, in µs).
+post_load() {
+    local name=$1 clients=$2 wrk_threads=2 file="$out/$1.wrk.txt" ticks0 ticks1 requests duration_us sent
     ((clients < 2)) && wrk_threads=1
-    rm -rf "$folder" && mkdir -p "$folder"
-    start_listserver "$key" "$listserver" --data-path "$folder/listserver.sqlite" --data-synchronous "$sync"
-    wait_for_machine
-    local ticks0 ticks1 file="$out/$key.wrk.txt"
     ticks0=$(cpu_ticks "$server_pid")
     WRK_THREADS=$wrk_threads timeout --kill-after=5 $((duration + 30)) wrk -t"$wrk_threads" -c"$clients" \
         -d"${duration}s" --timeout 10s -s "$writes_lua" "http://127.0.0.1:$server_port" -- post >"$file" 2>&1 ||
         die "wrk failed: $(tail -3 "$file")"
     ticks1=$(cpu_ticks "$server_pid")
     sleep 0.5 # the answers to what was still on the wire when wrk stopped
-    fetch_metrics
-    local bench requests duration_us non2xx socket s201 sent unanswered total created writes commits commit_sum
     bench=$(grep '^BENCH ' "$file") || die "no BENCH line in $file"
     requests=$(bench_field "$bench" requests) duration_us=$(bench_field "$bench" duration_us)
     non2xx=$(bench_field "$bench" status)
     socket=$(($(bench_field "$bench" connect) + $(bench_field "$bench" read) + $(bench_field "$bench" write) + \
         $(bench_field "$bench" timeout)))
     s201=$(bench_field "$bench" s201) sent=$(bench_field "$bench" sent)
+    ((s201 > 0)) || die "$name: no 201 at all (see $file)"
     unanswered=$((sent - requests))
+    rps=$(calc "int($s201 / ($duration_us / 1e6) + 0.5)")
+    cpu=$(calc "sprintf(\"%.1f\", ($ticks1 - $ticks0) * 1e6 / 100 / $s201)")
+    p50=$(calc "$(bench_field "$bench" p50_us) / 1000") p99=$(calc "$(bench_field "$bench" p99_us) / 1000")
+}
+
+# count_check TOTAL S201 UNANSWERED CREATED NON2XX SOCKET: "ok" or "FAIL". The list holds 10,000 generated items
+# plus every committed POST: the 201s wrk saw, plus at most the requests still on the wire when it stopped
+# (committed, but the answer went to a closed connection); and exactly the server's own count of created answers.
+count_check() {
+    local total=$1 s201=$2 unanswered=$3 created=$4 non2xx=$5 socket=$6 extra=$(($1 - 10000 - $2))
+    if ((non2xx != 0 || socket != 0 || extra < 0 || extra > unanswered || total - 10000 != created)); then
+        echo FAIL
+    else
+        echo ok
+    fi
+}
+
+writes_run() {
+    local sync=$1 clients=$2 folder="$data/writes-$1-c$2" key="writes-$1-c$2"
+    rm -rf "$folder" && mkdir -p "$folder"
+    start_listserver "$key" "$listserver" --data-path "$folder/listserver.sqlite" --data-synchronous "$sync"
+    wait_for_machine
+    local bench rps p50 p99 non2xx socket s201 unanswered cpu
+    post_load "$key" "$clients"
+    fetch_metrics
+    local total created writes commits commit_sum
     total=$(total_count)
     created=$(metric 'listserver_writes_total{method="POST",outcome="created"}')
     writes=$(metric listserver_store_commit_writes_total)
@@ -198,19 +233,13 @@ writes_run() {
     commit_sum=$(metric listserver_store_commit_duration_seconds_sum)
     stop_server
     ((commits > 0)) || die "$key: no commit in /metrics"
-    # The list holds 10,000 generated items plus every committed POST: the 201s wrk saw, plus at most the
-    # requests still on the wire when it stopped (committed, but the answer went to a closed connection).
-    local check="ok" extra=$((total - 10000 - s201))
-    if ((non2xx != 0 || socket != 0 || extra < 0 || extra > unanswered || total - 10000 != created)); then
-        check="FAIL"
-    fi
-    local group g rps cpu commit_ms p50 p99
+    local check extra=$((total - 10000 - s201))
+    check=$(count_check "$total" "$s201" "$unanswered" "$created" "$non2xx" "$socket")
+    local group g commit_ms
     group=$(calc "sprintf(\"%.2f\", $writes / $commits)")
     g=$(calc "int($writes / $commits + 0.5) < 1 ? 1 : int($writes / $commits + 0.5)")
-    rps=$(calc "int($s201 / ($duration_us / 1e6) + 0.5)")
-    cpu=$(calc "sprintf(\"%.1f\", ($ticks1 - $ticks0) * 1e6 / 100 / $s201)")
     commit_ms=$(calc "sprintf(\"%.3f\", $commit_sum * 1000 / $commits)")
-    p50=$(calc "$(bench_field "$bench" p50_us) / 1000") p99=$(calc "$(bench_field "$bench" p99_us) / 1000")
+    local load=$load_at_start
     # The C program, the same inserts, the same folder, the same time: at the server's group size, then at
     # G = clients, the most a group could hold.
     local c_rate c_upper c_cpu c_upper_cpu
@@ -218,14 +247,51 @@ writes_run() {
     read -r c_upper c_upper_cpu <<<"$(c_inserts "$folder" "$sync" "$clients" "$key-g$clients")"
     local ratio
     ratio=$(calc "sprintf(\"%.2f\", $rps / $c_rate)")
+    # The C HTTP server doing the same work, under the same wrk command, on a fresh file in the same folder.
+    local h_rps h_p50 h_p99 h_non2xx h_group h_cpu h_ratio h_load h_s201 h_unanswered h_total h_created h_check
+    c_http_run "$folder" "$sync" "$clients" "$key-c-http"
+    h_ratio=$(calc "sprintf(\"%.2f\", $rps / $h_rps)")
     printf '%s\t' "$sync" "$clients" "$duration" "$rps" "$p50" "$p99" "$non2xx" "$socket" "$group" "$commits" \
-        "$commit_ms" "$cpu" "$g" "$c_rate" "$c_upper" "$ratio" "$load_at_start" "$s201" "$unanswered" "$total" \
-        "$created" "$check" "$c_cpu" >>"$out/writes.tsv"
-    printf '%s\n' "$c_upper_cpu" >>"$out/writes.tsv"
+        "$commit_ms" "$cpu" "$g" "$c_rate" "$c_upper" "$ratio" "$load" "$s201" "$unanswered" "$total" \
+        "$created" "$check" "$c_cpu" "$c_upper_cpu" "$h_rps" "$h_p50" "$h_p99" "$h_non2xx" "$h_group" "$h_cpu" \
+        "$h_ratio" "$h_load" "$h_s201" "$h_unanswered" "$h_total" "$h_created" >>"$out/writes.tsv"
+    printf '%s\n' "$h_check" >>"$out/writes.tsv"
     log "$(printf '%-18s %7s writes/s  p50 %7s ms  p99 %7s ms  group %6s  %6s µs/write  C(G=%s) %7s/s %s µs  C(G=%s) %7s/s  ratio %s  check %s (total %s = 10000 + %s 201s + %s of %s unanswered; created %s)' \
         "$key" "$rps" "$p50" "$p99" "$group" "$cpu" "$g" "$c_rate" "$c_cpu" "$clients" "$c_upper" "$ratio" "$check" \
         "$total" "$s201" "$extra" "$unanswered" "$created")"
+    log "$(printf '%-18s %7s writes/s  p50 %7s ms  p99 %7s ms  group %6s  %6s µs/write  (C HTTP server)  ListServer ÷ it %s  check %s (total %s = 10000 + %s 201s + %s of %s unanswered; created %s)' \
+        "$key" "$h_rps" "$h_p50" "$h_p99" "$h_group" "$h_cpu" "$h_ratio" "$h_check" "$h_total" "$h_s201" \
+        "$((h_total - 10000 - h_s201))" "$h_unanswered" "$h_created")"
     [[ $check == ok ]] || die "$key: the correctness check failed (see the line above)"
+    [[ $h_check == ok ]] || die "$key: the C HTTP server's correctness check failed (see the line above)"
+}
+
+# c_http_run FOLDER SYNC CLIENTS NAME: writes-server.c on a fresh file in FOLDER under the same wrk command as
+# ListServer; sets the caller's h_* locals (writes/s, p50, p99, non-2xx, average group, CPU µs/write, load at
+# start, 201s, unanswered, X-Total-Count, created answers, check).
+c_http_run() {
+    local folder=$1 sync=$2 clients=$3 name=$4
+    server_starts=$((server_starts + 1))
+    # changes_kept as the server's default (data.changes_kept = 100,000), as for inserts.c
+    launch_server "$out/server-$server_starts-$name.log" 0 "$writes_server" --threads 2 \
+        --data-path "$folder/writes-server.sqlite" --synchronous "$sync" --changes-kept 100000
+    server_pid=$launched_pid server_port=$launched_port server_name=$name
+    wait_for_machine
+    h_load=$load_at_start
+    local bench rps p50 p99 non2xx socket s201 unanswered cpu
+    post_load "$name" "$clients"
+    fetch_metrics
+    local writes commits
+    h_total=$(total_count)
+    h_created=$(metric writes_server_created_total)
+    writes=$(metric writes_server_commit_writes_total)
+    commits=$(metric writes_server_commits_total)
+    stop_server
+    ((commits > 0)) || die "$name: no commit in /metrics"
+    h_rps=$rps h_p50=$p50 h_p99=$p99 h_non2xx=$non2xx h_cpu=$cpu h_s201=$s201 h_unanswered=$unanswered
+    h_group=$(calc "sprintf(\"%.2f\", $writes / $commits)")
+    h_check=$(count_check "$h_total" "$s201" "$unanswered" "$h_created" "$non2xx" "$socket")
+    rm -f "$folder/writes-server.sqlite" "$folder/writes-server.sqlite-wal" "$folder/writes-server.sqlite-shm"
 }
 
 # c_inserts FOLDER SYNC G NAME: inserts.c's inserts/s for $duration seconds on a fresh file in FOLDER.
@@ -422,19 +488,32 @@ write_report() {
     cat "$out/machine.md"
     if [[ -s $out/writes.tsv ]] && (($(wc -l <"$out/writes.tsv") > 1)); then
         echo
-        echo "#### Durable writes: POST /items, ListServer against inserts.c (same inserts, same synchronous, same group size)"
+        echo "#### Durable writes: POST /items, ListServer against inserts.c (same inserts, same synchronous, same group size) and against writes-server.c (a C HTTP server doing the same work, same wrk)"
         echo
-        echo "| synchronous | clients | ListServer writes/s | p50 ms | p99 ms | non-2xx | avg group | commit ms (avg) | server CPU µs/write | C inserts/s at G = avg group | C CPU µs/insert | ratio server/C (≥ 0.8) | C inserts/s at G = clients | load average at start |"
-        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-        awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (G=%s) | %s | %s %s | %s | %s |\n",
-            $1, $2, $4, $5, $6, $7, $9, $11, $12, $14, $13, $23, $16, ($16 >= 0.8 ? "pass" : "**MISS**"), $15, $17 }' \
+        echo "| synchronous | clients | ListServer writes/s | p50 ms | p99 ms | non-2xx | avg group | commit ms (avg) | server CPU µs/write | C inserts/s at G = avg group | C CPU µs/insert | ratio server/C (≥ 0.8) | C inserts/s at G = clients | C HTTP server writes/s | ratio ListServer / C HTTP server (≥ 0.8) | load average at start |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        # Results of runs before writes-server.c have no C HTTP columns (25 on): "-".
+        awk -F'\t' 'NR > 1 { http = NF >= 37
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (G=%s) | %s | %s %s | %s | %s | %s %s | %s |\n",
+            $1, $2, $4, $5, $6, $7, $9, $11, $12, $14, $13, $23, $16, ($16 >= 0.8 ? "pass" : "**MISS**"), $15,
+            http ? $25 : "-", http ? $31 : "-", http ? ($31 >= 0.8 ? "pass" : "**MISS**") : "", $17 }' \
             "$out/writes.tsv"
+        if awk -F'\t' 'NR > 1 && NF >= 37 { found = 1 } END { exit !found }' "$out/writes.tsv"; then
+            echo
+            echo "The C HTTP server (\`Benchmarks/sqlite/writes-server.c\`: evhttp, 2 loops, one SQLite writer thread committing what is queued when it wakes, inserts.c's statements) under the same wrk command, on a fresh file in the same folder; its average group from its /metrics, its CPU as the server's (utime + stime ÷ 201s):"
+            echo
+            echo "| synchronous | clients | writes/s | p50 ms | p99 ms | non-2xx | avg group | CPU µs/write | ListServer CPU µs/write | load average at start |"
+            echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+            awk -F'\t' 'NR > 1 && NF >= 37 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                $1, $2, $25, $26, $27, $28, $29, $30, $12, $32 }' "$out/writes.tsv"
+        fi
         echo
         echo "Correctness (every run): X-Total-Count − 10,000 against the 201s wrk saw, the requests still unanswered when wrk stopped, and the server's count of created answers:"
         echo
-        echo "| synchronous | clients | 201s seen | unanswered at stop | X-Total-Count | created (metrics) | check |"
-        echo "|---|---:|---:|---:|---:|---:|---|"
-        awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $18, $19, $20, $21, $22 }' \
+        echo "| synchronous | clients | server | 201s seen | unanswered at stop | X-Total-Count | created (metrics) | check |"
+        echo "|---|---:|---|---:|---:|---:|---:|---|"
+        awk -F'\t' 'NR > 1 { printf "| %s | %s | ListServer | %s | %s | %s | %s | %s |\n", $1, $2, $18, $19, $20, $21, $22
+            if (NF >= 37) printf "| %s | %s | C HTTP server | %s | %s | %s | %s | %s |\n", $1, $2, $33, $34, $35, $36, $37 }' \
             "$out/writes.tsv"
     fi
     if [[ -s $out/growth.tsv ]] && (($(wc -l <"$out/growth.tsv") > 1)); then

@@ -3,8 +3,9 @@ import ListDomain
 /// The commit path: one batch, one transaction.
 ///
 /// Benchmarks/sqlite/inserts.c runs the same statements for a batch of POSTs (an item row and a change row per
-/// write, one header upsert and one prune per list): it is the C baseline the server's durable writes are
-/// measured against, so a change to these statements belongs in both files.
+/// write, one header upsert and one prune per list), and Benchmarks/sqlite/writes-server.c runs them behind a C
+/// evhttp server: they are the C baselines the server's durable writes are measured against, so a change to these
+/// statements belongs in all three files.
 extension SQLiteListTables {
     /// Makes `batch` durable in one `BEGIN IMMEDIATE` … `COMMIT`, or applies none of it.
     ///
