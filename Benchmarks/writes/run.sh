@@ -6,13 +6,14 @@
 #                            [--subscribers N] [--posts N] [--deletions N] [--skip-build]   (skips the Swift build only)
 #   Benchmarks/writes/run.sh --report Benchmarks/results/<time>-writes     (the tables of an earlier run, no load)
 #
-# Installs wrk, curl, gcc, libsqlite3-dev and libevent-dev with apt when missing; builds ListServer as bench.sh
-# does (release, Swift runtime linked statically, in .build/static), Benchmarks/sqlite/inserts.c (cc -O2
-# -lsqlite3), Benchmarks/sqlite/writes-server.c (cc -O2 -levent -lsqlite3) and the C evhttp baseline. Every
-# server is fresh, on a port the kernel picks, with --threads 2 (and ListServer with no access log); every write
-# run gets a fresh folder under Benchmarks/results/<time>/data (the disk of the work tree: the script says which
-# filesystem, and refuses tmpfs). Results, wrk's output, server logs and writes.md (the table, also printed) land
-# in Benchmarks/results/<UTC time>/ (gitignored).
+# Installs wrk, curl, gcc, libsqlite3-dev, libevent-dev and python3 (the report) with apt when missing; builds
+# ListServer as bench.sh does (release, Swift runtime linked statically, in .build/static),
+# Benchmarks/sqlite/inserts.c (cc -O2 -lsqlite3), Benchmarks/sqlite/writes-server.c (cc -O2 -levent -lsqlite3),
+# Benchmarks/writes/fanout.c (cc -O2) and the C evhttp baseline. Every server is fresh, on a port the kernel
+# picks, with --threads 2 (and ListServer with no access log); every write run gets a fresh folder under
+# Benchmarks/results/<time>/data (the disk of the work tree: the script says which filesystem, and refuses tmpfs).
+# Results, wrk's output, server logs and writes.md (the table, also printed) land in Benchmarks/results/<UTC
+# time>/ (gitignored).
 #
 # Steps:
 #   writes  POST /items at 1, 16 and 64 connections (wrk, one connection per client), --data-synchronous full and
@@ -30,9 +31,11 @@
 #           wire when wrk stopped) and against the server's own count of created answers; non-2xx must be 0.
 #   growth  one server, five 4 s runs of POSTs at 16 connections back to back (normal): the server's CPU per
 #           write against the number of items already written.
-#   fanout  --subscribers (5000) idle SSE subscribers of /items/events held by fanout.py (one process), the
-#           server's VmRSS before and after; then --posts (100) POSTs one at a time, and the delay from each 201 to
-#           the event at the median and at the last subscriber.
+#   fanout  --subscribers (5000) idle SSE subscribers of /items/events held by fanout.c (one C process, one
+#           thread, epoll: the client must not compete with the server for the two cores, as fanout.py did at ~70 %
+#           of a core), the server's VmRSS before and after; then --posts (100) POSTs one at a time, and the delay
+#           from each 201 to the event at the median and at the last subscriber, with the client's own CPU time.
+#           fanout.c fails the step when a subscriber misses an event, sees one twice or is dropped.
 #   deep    a 2^53-item list (--data-synchronous normal): page 1 and the deepest full page (wrk -c64, 5 s each),
 #           then --deletions (100,000) DELETEs of random ids over the whole range (wrk, until that many 204s), then
 #           page 1, the new deepest full page, page 1 in descending order and a cursor page in the middle.
@@ -85,6 +88,7 @@ source "$here/../load/lib.sh" # common.sh (root, log, die, launch_server, cpu_ti
 baseline="$root/Benchmarks/baseline/evhttp-baseline"
 inserts="$out/inserts"
 writes_server="$out/writes-server"
+fanout="$out/fanout"
 data="$out/data"
 mkdir -p "$data"
 report="$out/writes.md"
@@ -109,6 +113,7 @@ prepare() {
         die "cannot build inserts.c"
     cc -O2 -Wall -Wextra -o "$writes_server" "$root/Benchmarks/sqlite/writes-server.c" -levent -lsqlite3 -lpthread ||
         die "cannot build writes-server.c"
+    cc -O2 -Wall -Wextra -o "$fanout" "$here/fanout.c" || die "cannot build fanout.c"
     if [[ -n $old_binary ]]; then [[ -x $old_binary ]] || die "--old-binary $old_binary is not an executable"; fi
     raise_file_limit
     trap 'stop_server; stop_launched' EXIT
@@ -353,9 +358,9 @@ step_fanout() {
     wait_for_machine
     local ticks0 ticks1 hwm
     ticks0=$(cpu_ticks "$server_pid")
-    timeout 600 python3 "$here/fanout.py" --port "$server_port" --pid "$server_pid" --subscribers "$subscribers" \
+    timeout 600 "$fanout" --port "$server_port" --pid "$server_pid" --subscribers "$subscribers" \
         --posts "$posts" --out "$out/fanout.json" >"$out/fanout.txt" 2>&1 ||
-        die "fanout.py failed: $(tail -5 "$out/fanout.txt")"
+        die "fanout.c failed: $(tail -5 "$out/fanout.txt")"
     ticks1=$(cpu_ticks "$server_pid")
     hwm=$(peak_rss_kb "$server_pid")
     stop_server
