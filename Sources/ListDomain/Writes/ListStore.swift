@@ -30,6 +30,15 @@ public protocol ListStore: AnyObject, Sendable {
 
     /// Finishes pending work and closes the store; later calls fail.
     func close() async
+
+    /// Where the ``WriteCoordinator`` applies and commits its groups. A store that makes its calls on a thread of
+    /// its own offers that thread, so that a group is applied, committed and answered there, without a hop to the
+    /// global pool and back around each commit; nil (the default) for the global concurrent executor.
+    var preferredExecutor: (any TaskExecutor)? { get }
+}
+
+extension ListStore {
+    public var preferredExecutor: (any TaskExecutor)? { nil }
 }
 
 /// A list as the store holds it: the list's header and its written items and deletions.

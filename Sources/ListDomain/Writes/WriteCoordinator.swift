@@ -75,7 +75,7 @@ public final class WriteCoordinator: Sendable {
                 return true
             }
             if startsCommitter {
-                Task { await self.commitUntilIdle() }
+                Task(executorPreference: store.preferredExecutor) { await self.commitUntilIdle() }
             }
         }
     }

@@ -111,6 +111,10 @@ package final class SQLiteStore: ListStore {
         }
     }
 
+    /// The store's thread: the ``WriteCoordinator`` applies and commits its groups on it, so a write crosses two
+    /// threads (its loop's and this one), not four (the loop, the global pool, this thread, the pool again).
+    package var preferredExecutor: (any TaskExecutor)? { thread }
+
     /// Runs the jobs already queued, closes the connection and stops the thread; later calls throw
     /// `.unavailable`.
     package func close() async {

@@ -1,5 +1,6 @@
 import Foundation
 import ListDomain
+import Synchronization
 
 /// The one thread that makes every SQLite call of a store, and the queue that feeds it.
 ///
@@ -9,9 +10,12 @@ import ListDomain
 /// nothing else runs on it. Jobs run one at a time in the order they were queued, so a commit never overlaps
 /// another call (one writer, whose transactions are exactly the batches it is given).
 ///
+/// It is also a task executor: the ``WriteCoordinator`` runs its groups here (``SQLiteStore/preferredExecutor``),
+/// and a call made from a job already on the thread runs at once instead of queueing behind itself.
+///
 /// Invariant: `tables` is touched only on the thread (the jobs run there), which is why the class is
 /// `@unchecked Sendable`; the queue and the flags are guarded by `condition`.
-final class SQLiteStoreThread: @unchecked Sendable {
+final class SQLiteStoreThread: TaskExecutor, @unchecked Sendable {
     /// The connection and its statements, once a job has opened them; store thread only.
     private var tables: SQLiteListTables?
 
@@ -24,6 +28,8 @@ final class SQLiteStoreThread: @unchecked Sendable {
     private var hasFinished = false
     /// Callers of ``stop()`` waiting for the thread to end.
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The thread's `pthread_self()`, once it runs (0 before).
+    private let threadID = Atomic<UInt>(0)
 
     /// Starts the thread; `name` shows in debuggers and `top -H`.
     init(name: String) {
@@ -59,6 +65,10 @@ final class SQLiteStoreThread: @unchecked Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteListTables) throws(StoreFailure) -> T)
         async throws(StoreFailure) -> T
     {
+        if isOnThread {  // a job of this thread (the coordinator's group): waiting for the queue would be waiting on itself
+            guard let tables else { throw Self.closed }
+            return try body(tables)
+        }
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<T, StoreFailure>, Never>) in
             let queued = enqueue { [self] in
@@ -92,6 +102,22 @@ final class SQLiteStoreThread: @unchecked Sendable {
         condition.unlock()
     }
 
+    // MARK: TaskExecutor
+
+    /// Runs a task's job on the thread; after the thread has stopped, on the global pool (where the task then
+    /// finds the store closed).
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let queued = enqueue { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+        if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
+    /// True on the store's thread.
+    private var isOnThread: Bool {
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
+    }
+
     /// The failure of every call after ``stop()``.
     static let closed = StoreFailure(.unavailable, "the SQLite store is closed")
 
@@ -107,6 +133,7 @@ final class SQLiteStoreThread: @unchecked Sendable {
 
     /// The thread: takes the whole queue at a time and runs it, until stopped and empty.
     private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
         var running: [() -> Void] = []
         while true {
             condition.lock()
