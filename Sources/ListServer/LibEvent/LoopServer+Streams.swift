@@ -39,10 +39,12 @@ extension LoopServer {
         guard let connection = evhttp_request_get_connection(request.raw) else { return }
         let token = nextStreamToken
         nextStreamToken &+= 1
-        let lastSequence = router.lists.state(of: stream.list).header.lastSequence
-        let open = EventStream(
-            request: request, list: stream.list, token: token, lastSent: stream.after ?? lastSequence, server: self)
+        let open = EventStream(request: request, list: stream.list, token: token, lastSent: 0, server: self)
+        // Counted (``streamCount``) before the list is read: a commit whose changes the feed did not hand this loop
+        // (it had no stream then) is one this read already sees, so the stream owes nothing from it.
         streams[token] = open
+        let lastSequence = router.lists.state(of: stream.list).header.lastSequence
+        open.lastSent = stream.after ?? lastSequence
         if let bufferevent = request.connectionBufferevent {
             connections[bufferevent]?.streaming = true
             limitKernelBuffer(of: bufferevent)

@@ -1,6 +1,7 @@
 // swift-format-ignore-file: OrderedImports
 import Foundation  // before CEvent: both define fd_set, and the other order fails to build
 import CEvent
+import Synchronization
 
 /// One `evhttp` on one event loop: accepts on its own listening socket, turns each request into an
 /// `HTTPRequest`, asks the router, and replies on the loop thread.
@@ -42,7 +43,12 @@ final class LoopServer: @unchecked Sendable {
     /// Makes the ids of requests that come without a usable `X-Request-Id`.
     var requestIDs: RequestIDGenerator
     /// Open event streams, by a per-loop token (`LoopServer+Streams.swift`).
-    var streams: [UInt64: EventStream] = [:]
+    var streams: [UInt64: EventStream] = [:] {
+        didSet { streamCount.value.store(streams.count, ordering: .sequentiallyConsistent) }
+    }
+    /// How many streams are open, for the feed's listener on the committing thread: a loop with none is not woken
+    /// for a commit (with 2 loops and one writing client, that was one wake-up of the idle loop per write).
+    let streamCount = StreamCount()
     var nextStreamToken: UInt64 = 0
     /// The next heartbeat of the open streams, while any is open.
     var heartbeat: LoopTimer?
@@ -93,7 +99,10 @@ final class LoopServer: @unchecked Sendable {
         registerForAcceptErrors(listener)
         // Each commit's changes reach this loop once, and go out to its streams on its own thread.
         let server = WeakLoopServer(self)  // the feed outlives no loop, but must not keep one alive
-        router.writes.feed.addListener { [loop] list, changes, dropped in
+        router.writes.feed.addListener { [loop, streamCount] list, changes, dropped in
+            // Skipping is safe: a stream counts itself before it reads where the list is (``openStream``), and
+            // the commit was installed before this runs, so a stream not yet counted starts after these changes.
+            guard streamCount.value.load(ordering: .sequentiallyConsistent) > 0 else { return }
             loop.execute { server.value?.deliver(changes, of: list, dropped: dropped) }
         }
     }
@@ -171,6 +180,11 @@ final class LoopServer: @unchecked Sendable {
 private func loopServerRequestCallback(_ request: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
     guard let request, let context else { return }
     Unmanaged<LoopServer>.fromOpaque(context).takeUnretainedValue().handle(request)
+}
+
+/// The number of a loop's open streams, readable from any thread.
+final class StreamCount: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 /// A weak reference to a loop server that closures on other threads may hold; read only on its loop thread.
