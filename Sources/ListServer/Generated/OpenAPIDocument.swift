@@ -1580,7 +1580,8 @@ enum OpenAPIDocument {
               description: |
                 The body of `POST /items`: `label` and, optionally, any other field of `Item` but `id`. A field left out or
                 `null` gets its generated value. Any other member, or `id`, is 400 `invalid-item`; so are duplicate members,
-                JSON nested deeper than 2 and numbers out of range. Lengths count characters as users see them (grapheme
+                JSON nested deeper than 2, numbers out of range or with a fractional part (a whole number may be written
+                `1500`, `1500.0` or `1.5e3`) and strings with U+0000. Lengths count characters as users see them (grapheme
                 clusters: an emoji with a skin tone is one), so a label of 500 characters may be longer in code points.
               additionalProperties: false
               required: [label]
@@ -5794,7 +5795,7 @@ enum OpenAPIDocument {
               },
               "NewItem": {
                 "type": "object",
-                "description": "The body of `POST /items`: `label` and, optionally, any other field of `Item` but `id`. A field left out or\n`null` gets its generated value. Any other member, or `id`, is 400 `invalid-item`; so are duplicate members,\nJSON nested deeper than 2 and numbers out of range. Lengths count characters as users see them (grapheme\nclusters: an emoji with a skin tone is one), so a label of 500 characters may be longer in code points.\n",
+                "description": "The body of `POST /items`: `label` and, optionally, any other field of `Item` but `id`. A field left out or\n`null` gets its generated value. Any other member, or `id`, is 400 `invalid-item`; so are duplicate members,\nJSON nested deeper than 2, numbers out of range or with a fractional part (a whole number may be written\n`1500`, `1500.0` or `1.5e3`) and strings with U+0000. Lengths count characters as users see them (grapheme\nclusters: an emoji with a skin tone is one), so a label of 500 characters may be longer in code points.\n",
                 "additionalProperties": false,
                 "required": [
                   "label"
@@ -8258,5 +8259,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x4F6B102D5192C4E5
+    static let yamlFNV1a64: UInt64 = 0x3E31F1AAFA9D2A5B
 }
