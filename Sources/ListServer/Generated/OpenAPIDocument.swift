@@ -1588,12 +1588,14 @@ enum OpenAPIDocument {
               properties:
                 label:
                   type: string
-                  description: The text of the line, 1-500 characters.
+                  description: The text of the line, 1-500 characters, without U+0000.
                   minLength: 1
+                  pattern: '^[^\u0000]*$'
                 author:
                   type: [string, 'null']
-                  description: Who wrote it, 1-100 characters.
+                  description: Who wrote it, 1-100 characters, without U+0000.
                   minLength: 1
+                  pattern: '^[^\u0000]*$'
                 width:
                   type: [integer, 'null']
                   description: Photo width in pixels.
@@ -1623,12 +1625,14 @@ enum OpenAPIDocument {
               properties:
                 label:
                   type: [string, 'null']
-                  description: The text of the line, 1-500 characters; `null` for `Line <id>` again.
+                  description: The text of the line, 1-500 characters, without U+0000; `null` for `Line <id>` again.
                   minLength: 1
+                  pattern: '^[^\u0000]*$'
                 author:
                   type: [string, 'null']
-                  description: Who wrote it, 1-100 characters; `null` for the generated author.
+                  description: Who wrote it, 1-100 characters, without U+0000; `null` for the generated author.
                   minLength: 1
+                  pattern: '^[^\u0000]*$'
                 width:
                   type: [integer, 'null']
                   description: Photo width in pixels; `null` for the generated one.
@@ -2091,6 +2095,33 @@ enum OpenAPIDocument {
                       value:
                         {"id": 10001, "label": "Sunset over the harbour 🌅", "author": "Linh Nguyễn", "width": 4032,
                          "height": 3024, "color": "#f4a261", "likes": 512}
+              links:
+                GetItem:
+                  operationId: getItem
+                  description: The new item, in the dataset it was posted to.
+                  parameters:
+                    id: $response.body#/id
+                    header.X-Dataset: $request.header.X-Dataset
+                GetItemDetail:
+                  operationId: getItemDetail
+                  description: The new item's detail, in the dataset it was posted to.
+                  parameters:
+                    id: $response.body#/id
+                    header.X-Dataset: $request.header.X-Dataset
+                UpdateItem:
+                  operationId: updateItem
+                  description: Change the new item, unless someone changed it since (`If-Match` with its `ETag`).
+                  parameters:
+                    id: $response.body#/id
+                    header.X-Dataset: $request.header.X-Dataset
+                    header.If-Match: $response.header.ETag
+                DeleteItem:
+                  operationId: deleteItem
+                  description: Delete the new item, unless someone changed it since (`If-Match` with its `ETag`).
+                  parameters:
+                    id: $response.body#/id
+                    header.X-Dataset: $request.header.X-Dataset
+                    header.If-Match: $response.header.ETag
             ItemUpdated:
               description: |
                 The item after the patch, durably written, and its new `ETag`. A retry with the same `Idempotency-Key` gets
@@ -2125,6 +2156,27 @@ enum OpenAPIDocument {
                       value:
                         {"id": 10000, "label": "Running 20 minutes late, start without me", "author": "Nadia Benali",
                          "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0}
+              links:
+                GetItem:
+                  operationId: getItem
+                  description: The item as the patch left it, in the same dataset.
+                  parameters:
+                    id: $request.path.id
+                    header.X-Dataset: $request.header.X-Dataset
+                UpdateItem:
+                  operationId: updateItem
+                  description: Change the item again, unless someone changed it since (`If-Match` with the new `ETag`).
+                  parameters:
+                    id: $request.path.id
+                    header.X-Dataset: $request.header.X-Dataset
+                    header.If-Match: $response.header.ETag
+                DeleteItem:
+                  operationId: deleteItem
+                  description: Delete the item, unless someone changed it since (`If-Match` with the new `ETag`).
+                  parameters:
+                    id: $request.path.id
+                    header.X-Dataset: $request.header.X-Dataset
+                    header.If-Match: $response.header.ETag
             ItemDeleted:
               description: |
                 The item is deleted, durably: no body. A retry with the same `Idempotency-Key` gets this same answer again,
@@ -5803,16 +5855,18 @@ enum OpenAPIDocument {
                 "properties": {
                   "label": {
                     "type": "string",
-                    "description": "The text of the line, 1-500 characters.",
-                    "minLength": 1
+                    "description": "The text of the line, 1-500 characters, without U+0000.",
+                    "minLength": 1,
+                    "pattern": "^[^\\u0000]*$"
                   },
                   "author": {
                     "type": [
                       "string",
                       "null"
                     ],
-                    "description": "Who wrote it, 1-100 characters.",
-                    "minLength": 1
+                    "description": "Who wrote it, 1-100 characters, without U+0000.",
+                    "minLength": 1,
+                    "pattern": "^[^\\u0000]*$"
                   },
                   "width": {
                     "type": [
@@ -5861,16 +5915,18 @@ enum OpenAPIDocument {
                       "string",
                       "null"
                     ],
-                    "description": "The text of the line, 1-500 characters; `null` for `Line <id>` again.",
-                    "minLength": 1
+                    "description": "The text of the line, 1-500 characters, without U+0000; `null` for `Line <id>` again.",
+                    "minLength": 1,
+                    "pattern": "^[^\\u0000]*$"
                   },
                   "author": {
                     "type": [
                       "string",
                       "null"
                     ],
-                    "description": "Who wrote it, 1-100 characters; `null` for the generated author.",
-                    "minLength": 1
+                    "description": "Who wrote it, 1-100 characters, without U+0000; `null` for the generated author.",
+                    "minLength": 1,
+                    "pattern": "^[^\\u0000]*$"
                   },
                   "width": {
                     "type": [
@@ -6620,6 +6676,42 @@ enum OpenAPIDocument {
                       }
                     }
                   }
+                },
+                "links": {
+                  "GetItem": {
+                    "operationId": "getItem",
+                    "description": "The new item, in the dataset it was posted to.",
+                    "parameters": {
+                      "id": "$response.body#/id",
+                      "header.X-Dataset": "$request.header.X-Dataset"
+                    }
+                  },
+                  "GetItemDetail": {
+                    "operationId": "getItemDetail",
+                    "description": "The new item's detail, in the dataset it was posted to.",
+                    "parameters": {
+                      "id": "$response.body#/id",
+                      "header.X-Dataset": "$request.header.X-Dataset"
+                    }
+                  },
+                  "UpdateItem": {
+                    "operationId": "updateItem",
+                    "description": "Change the new item, unless someone changed it since (`If-Match` with its `ETag`).",
+                    "parameters": {
+                      "id": "$response.body#/id",
+                      "header.X-Dataset": "$request.header.X-Dataset",
+                      "header.If-Match": "$response.header.ETag"
+                    }
+                  },
+                  "DeleteItem": {
+                    "operationId": "deleteItem",
+                    "description": "Delete the new item, unless someone changed it since (`If-Match` with its `ETag`).",
+                    "parameters": {
+                      "id": "$response.body#/id",
+                      "header.X-Dataset": "$request.header.X-Dataset",
+                      "header.If-Match": "$response.header.ETag"
+                    }
+                  }
                 }
               },
               "ItemUpdated": {
@@ -6677,6 +6769,34 @@ enum OpenAPIDocument {
                           "likes": 0
                         }
                       }
+                    }
+                  }
+                },
+                "links": {
+                  "GetItem": {
+                    "operationId": "getItem",
+                    "description": "The item as the patch left it, in the same dataset.",
+                    "parameters": {
+                      "id": "$request.path.id",
+                      "header.X-Dataset": "$request.header.X-Dataset"
+                    }
+                  },
+                  "UpdateItem": {
+                    "operationId": "updateItem",
+                    "description": "Change the item again, unless someone changed it since (`If-Match` with the new `ETag`).",
+                    "parameters": {
+                      "id": "$request.path.id",
+                      "header.X-Dataset": "$request.header.X-Dataset",
+                      "header.If-Match": "$response.header.ETag"
+                    }
+                  },
+                  "DeleteItem": {
+                    "operationId": "deleteItem",
+                    "description": "Delete the item, unless someone changed it since (`If-Match` with the new `ETag`).",
+                    "parameters": {
+                      "id": "$request.path.id",
+                      "header.X-Dataset": "$request.header.X-Dataset",
+                      "header.If-Match": "$response.header.ETag"
                     }
                   }
                 }
@@ -8259,5 +8379,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x3E31F1AAFA9D2A5B
+    static let yamlFNV1a64: UInt64 = 0xD18FFE0B028C5FC6
 }
