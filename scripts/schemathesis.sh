@@ -29,6 +29,10 @@
 # which evhttp does not read, was taken for the next request on the connection (an HTML 400); the server refused
 # whole numbers written `2571.0` or `1e2` (400) that openapi.yaml's `type: integer` admits. The spec also says
 # now (a `pattern`) that item strings cannot hold U+0000, which the server refuses (found by reading, not by a run).
+# Open: the stateful phase can report ST301 "Deleted resource still available" falsely. An id names one item per
+# dataset (`X-Dataset`), the check compares paths only, and a link's `X-Dataset` is not always applied, so a DELETE
+# of /items/10001 in one dataset followed by a GET of /items/10001 in another (200, rightly) is taken for a
+# deleted item still served. Seen once in a 100-example run (seed 288967496311394716518346524317111662388).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
