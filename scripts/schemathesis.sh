@@ -18,14 +18,21 @@
 # - `GET /items/events` (streamEvents): an event stream never ends, so no response to check arrives.
 # - The long-poll's `wait_ms`: a valid one holds the answer up to events.max_wait_ms (30 s), past the 5 s response
 #   time limit. `/items/changes` is still checked without it (the Swift tests cover the wait).
-# - The writes (createItem, updateItem, deleteItem), for now. Their first run here found a real bug, since fixed:
-#   a body on HEAD or TRACE, which evhttp does not read, was taken for the next request on the connection (an
-#   HTML 400; the connection guard drops such a body now). With them included, two things still fail the run and
-#   are open: schemathesis itself stops with an internal error while generating their data (a SystemError from
-#   hypothesis describing a filter lambda, "AST constructor recursion depth mismatch", under Python 3.11), and it
-#   warns that PATCH and DELETE /items/{id} mostly answer 4xx (random ids are rarely live items; fail-on-warnings
-#   makes that a failure). Meanwhile the writes are covered by the Swift tests (RouterWriteTests,
-#   EndToEndWriteTests, the OpenAPI conformance cases), the fuzzer, the crash test and scripts/sse-test.sh.
+#
+# The writes (createItem, updateItem, deleteItem) are in, with every check. What they needed (see the configuration
+# below for each): 412 and 422 accepted as answers to schema-valid writes (a stale `If-Match`, a reused
+# `Idempotency-Key`: state no schema can express, like the 404 schemathesis already accepts); half of PATCH and
+# DELETE's ids drawn from live items (random ids are nearly all past the list, and schemathesis fails the run when an
+# operation never succeeds); stateful testing along openapi.yaml's links (POST or PATCH, then GET, PATCH or DELETE
+# of that item, in its dataset, with its ETag); PATCH and DELETE's examples phase off; and one worker under a
+# CPython with gh-106905 (below). Their first runs found real mismatches, since fixed: a body on HEAD or TRACE,
+# which evhttp does not read, was taken for the next request on the connection (an HTML 400); the server refused
+# whole numbers written `2571.0` or `1e2` (400) that openapi.yaml's `type: integer` admits. The spec also says
+# now (a `pattern`) that item strings cannot hold U+0000, which the server refuses (found by reading, not by a run).
+# Open: the stateful phase can report ST301 "Deleted resource still available" falsely. An id names one item per
+# dataset (`X-Dataset`), the check compares paths only, and a link's `X-Dataset` is not always applied, so a DELETE
+# of /items/10001 in one dataset followed by a GET of /items/10001 in another (200, rightly) is taken for a
+# deleted item still served. Seen once in a 100-example run (seed 288967496311394716518346524317111662388).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -41,6 +48,12 @@ if ! python3 -c 'import schemathesis' 2>/dev/null; then
 fi
 schemathesis_cli=(python3 -m schemathesis.cli)
 "${schemathesis_cli[@]}" --version >/dev/null
+# Two workers, but one under a CPython without the fix for gh-106905 (3.11.8, 3.12.2; Debian 12 has 3.11.2):
+# there ast.parse keeps its recursion depth in state shared by all threads, and a garbage collection during one
+# thread's parse lets another's run, so two parses at once can fail with "SystemError: AST constructor recursion
+# depth mismatch". Hypothesis parses a module's whole source each time it first describes a lambda passed to
+# .filter() (schemathesis does that on many schemas), so two workers hit it now and then, in any operation.
+workers=$(python3 -c 'import sys; v = sys.version_info[:3]; print(2 if v >= (3, 12, 2) or (3, 11, 8) <= v < (3, 12) else 1)')
 
 if [[ -n ${SCHEMATHESIS_BINARY:-} ]]; then
     binary=$SCHEMATHESIS_BINARY
@@ -61,7 +74,8 @@ trap cleanup EXIT
 
 launch_server "$log" 0 "$binary" --threads 2 --latency-min-ms 0 --latency-max-ms 5 --data-path :memory:
 server_pid=$launched_pid port=$launched_port
-echo "schemathesis.sh: ListServer (pid $server_pid) on 127.0.0.1:$port; $max_examples examples per operation" >&2
+echo "schemathesis.sh: ListServer (pid $server_pid) on 127.0.0.1:$port; $max_examples examples per operation," \
+    "$workers worker(s)" >&2
 
 # Configuration, written next to the log so the script stays one file:
 # - Undeclared methods probed: those the server knows. It answers 405 with `Allow: GET, HEAD, OPTIONS` (`POST,
@@ -79,6 +93,14 @@ cat >"$config" <<'TOML'
 [warnings]
 fail-on = true
 
+# Stateful testing follows the links openapi.yaml declares (POST /items and PATCH /items/{id} to the item's GET,
+# PATCH and DELETE, in the same dataset, with its ETag in If-Match), not links schemathesis infers: its
+# dependency analysis (4.32.5) binds the optional `X-Request-Id` and `X-Client-Id` headers to the item's integer
+# `id` ("*-Id" taken for a foreign key), then fails the step before sending it ("Header part (10255) from
+# ('X-Request-Id', 10255) must be of type str or bytes"), and links HEAD responses by their (absent) body.
+[phases.stateful]
+inference.algorithms = []
+
 [phases.coverage]
 unexpected-methods = ["get", "put", "post", "delete", "options", "patch", "trace"]
 
@@ -94,7 +116,29 @@ generation.mode = "positive"
 [[operations]]
 include-operation-id = ["listChanges", "headChanges"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "410"]
+
+# The writes. Besides schemathesis' defaults, two documented answers to schema-valid requests depend on what
+# was written before, which a schema cannot say: 422 `idempotency-key-reused` (the spec's example key, or a short
+# generated one, comes back with another body) and, for PATCH and DELETE, 412 `precondition-failed` (an `If-Match`
+# that is not the item's current ETag: any generated one, or the example once the item has changed).
+[[operations]]
+include-operation-id = ["createItem"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
+
+# PATCH and DELETE take, half the time, an id from `live-ids` (a live item unless an earlier DELETE took it;
+# the rest are drawn from the whole id schema as usual, nearly all past the list: 404). Their examples phase is
+# off: its few cases put the example `Idempotency-Key`, which POST /items' example has just used (422), with the
+# example `If-Match` of item 42 (412 once an example write changed it) or ids from response examples (404), so
+# none can succeed, and schemathesis then fails the run with validation_mismatch (it counts 412 and 422 as
+# validation errors). The coverage, fuzzing and stateful phases send them the same examples among other data.
+[[operations]]
+include-operation-id = ["updateItem", "deleteItem"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "412", "422", "429", "5xx"]
+parameters."path.id" = { dictionary = "live-ids", probability = 0.5 }
+phases.examples.enabled = false
 TOML
+# Ids 0-999: the generated list has items.count (10000 by default) items, ids 0-9999, in every dataset.
+printf '\n[dictionaries.live-ids]\nvalues = [%s]\n' "$(seq -s, 0 999)" >>"$config"
 
 seed_args=()
 [[ -n ${SCHEMATHESIS_SEED:-} ]] && seed_args=(--seed "$SCHEMATHESIS_SEED")
@@ -131,14 +175,11 @@ status=0
     --url "http://127.0.0.1:$port" \
     --exclude-operation-id resetServer \
     --exclude-operation-id streamEvents \
-    --exclude-operation-id createItem \
-    --exclude-operation-id updateItem \
-    --exclude-operation-id deleteItem \
     --checks all \
     --max-examples "$max_examples" \
     --request-timeout 10 \
     --max-response-time 5 \
-    --workers 2 \
+    --workers "$workers" \
     --report junit --report-junit-path junit.xml \
     "${seed_args[@]}") || status=$?
 if [[ $status -eq 124 ]]; then

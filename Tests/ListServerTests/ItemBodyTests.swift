@@ -157,10 +157,13 @@ struct ItemBodyTests {
     }
 
     @Test(
-        "integer fields take integer literals in their ranges",
+        "integer fields take whole numbers in their ranges, however written (JSON Schema's integer)",
         arguments: [
             ("width", "1", 1), ("width", "100000", 100_000), ("height", "1", 1), ("height", "100000", 100_000),
             ("likes", "0", 0), ("likes", "1000000000", 1_000_000_000), ("likes", "-0", 0),
+            ("width", "1.0", 1), ("height", "1e2", 100), ("width", "2571.0", 2571), ("height", "65536.000", 65_536),
+            ("likes", "1.5e3", 1500), ("likes", "150000E-2", 1500), ("likes", "0.1e1", 1), ("likes", "-0.0", 0),
+            ("likes", "0e99999999999999999999", 0), ("likes", "1e9", 1_000_000_000), ("width", "1E+5", 100_000),
         ])
     func integers(field: String, literal: String, value: Int) throws {
         let overrides = try creation("{\"label\":\"x\",\"\(field)\":\(literal)}")
@@ -172,7 +175,9 @@ struct ItemBodyTests {
         "integer fields refuse everything else, naming the field and what it got",
         arguments: [
             ("width", "0", "0"), ("width", "100001", "100001"), ("height", "-1", "-1"), ("likes", "-1", "-1"),
-            ("likes", "1000000001", "1000000001"), ("width", "1.0", "1.0"), ("height", "1e2", "1e2"),
+            ("likes", "1000000001", "1000000001"), ("width", "1.5", "1.5"), ("height", "1e-1", "1e-1"),
+            ("width", "1.0000000000000000001", "1.0000000000000000001"), ("likes", "1.0000000001e9", "1.0000000001e9"),
+            ("height", "1e19", "1e19"), ("likes", "-1.0", "-1.0"), ("width", "0.0", "0.0"),
             ("likes", "9223372036854775807", "9223372036854775807"), ("width", #""640""#, #""640""#),
             ("height", "true", "true"), ("likes", "[1]", "an array"), ("width", "{}", "an object"),
             ("likes", "0." + String(repeating: "1", count: 100), "0." + String(repeating: "1", count: 62) + "..."),

@@ -142,6 +142,24 @@ struct RequestJSONTests {
         }
     }
 
+    @Test("wholeValue: the Int a number is equal to, however written; nil when it has a fraction or does not fit")
+    func wholeValues() throws {
+        let cases: [(String, Int?)] = [
+            ("7", 7), ("-0", 0), ("7.0", 7), ("7e0", 7), ("0.7e1", 7), ("700e-2", 7), ("-12.000", -12), ("1E+2", 100),
+            ("0.0", 0), ("-0.0", 0), ("0e99999999999999999999", 0), ("0.000e-5", 0), ("9223372036854775807.0", Int.max),
+            ("92233720368547758.07e2", Int.max), ("-9223372036854775807e0", -Int.max),
+            ("7.5", nil), ("0.5", nil), ("1e-1", nil), ("1e-400", nil), ("1.0000000000000000001", nil),
+            ("9223372036854775808.0", nil), ("1e19", nil), ("1.5e-99999999999", nil),
+        ]
+        for (literal, value) in cases {
+            guard case .number(let number) = try parseJSON(literal) else {
+                Issue.record("\(literal) is not a number")
+                continue
+            }
+            #expect(number.wholeValue == value, "\(literal)")
+        }
+    }
+
     @Test("numbers end at the first byte outside the grammar")
     func numbersInArrays() throws {
         #expect(

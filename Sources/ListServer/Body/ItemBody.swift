@@ -4,9 +4,10 @@ package import ListDomain
 /// domain's ``ItemOverrides`` (`POST /items`) or ``ItemPatch`` (`PATCH /items/<id>`).
 ///
 /// The body is an object with any of `label`, `author` (strings, counted in Characters), `width`, `height`, `likes`
-/// (integer literals: `1.0` is not an integer here) and `color` (`"#rrggbb"`, either case). Anything else is refused
-/// with the field named: `id` (the server assigns ids), unknown keys, values of the wrong type or out of range, and
-/// strings with U+0000. The first problem in document order is the one reported.
+/// (whole numbers, however written: `1500`, `1500.0` and `1.5e3` alike, as JSON Schema's `integer` has it) and
+/// `color` (`"#rrggbb"`, either case). Anything else is refused with the field named: `id` (the server assigns ids),
+/// unknown keys, values of the wrong type or out of range, and strings with U+0000. The first problem in document
+/// order is the one reported.
 package enum ItemBody {
     /// The fields of `POST /items`: `label` is required, the others optional; `null` for an optional field means
     /// "generated", as if it were left out.
@@ -146,11 +147,13 @@ package enum ItemBody {
         return string
     }
 
-    /// An integer literal in `range`.
+    /// A whole number in `range`, with or without a fraction or an exponent: openapi.yaml declares these fields
+    /// `type: integer`, which JSON Schema defines by value, so `1500.0` is as valid as `1500` to every client that
+    /// checks a body against it (and some JSON encoders write whole floats that way).
     private static func integer(
         _ value: RequestJSON, _ field: Field, _ range: ClosedRange<Int>
     ) throws(ItemBodyError) -> Int {
-        guard case .number(let number) = value, let integer = number.int, range.contains(integer) else {
+        guard case .number(let number) = value, let integer = number.wholeValue, range.contains(integer) else {
             throw wrongValue(field, expected: "an integer in \(range.lowerBound)...\(range.upperBound)", got: value)
         }
         return integer

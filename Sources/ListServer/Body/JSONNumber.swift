@@ -40,6 +40,56 @@ package struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The value when it is a whole number that fits `Int`, however it is written: `7`, `-0`, `7.0`, `7e0`, `0.7e1`
+    /// and `700e-2` are all whole, as JSON Schema's `integer` has it (a number whose fractional part is zero); `7.5`,
+    /// `1e-400` and `1.0000000000000000001` are not (decided on the literal's digits, exactly, not on a `Double`).
+    package var wholeValue: Int? {
+        if case .integer(let value) = value { return Int(exactly: value) }
+        return Self.wholeValue(ofLiteral: Array(literal.utf8))
+    }
+
+    /// ``wholeValue`` for a valid literal with a fraction or an exponent.
+    private static func wholeValue(ofLiteral bytes: [UInt8]) -> Int? {
+        let negative = bytes.first == UInt8(ascii: "-")
+        var digits: [UInt8] = []  // the significand's digits, integer part then fraction, as values 0-9
+        var pointAfter = 0  // how many of `digits` come before the decimal point
+        var index = negative ? 1 : 0
+        var inFraction = false
+        while index < bytes.count, bytes[index] | 0x20 != UInt8(ascii: "e") {
+            if bytes[index] == UInt8(ascii: ".") {
+                inFraction = true
+            } else {
+                digits.append(bytes[index] - UInt8(ascii: "0"))
+                if !inFraction { pointAfter += 1 }
+            }
+            index += 1
+        }
+        // The exponent, clamped: past ±100,000 it cannot be offset by the digits of a body (64 KiB at most).
+        var exponent = 0
+        if index < bytes.count {
+            index += 1
+            let negativeExponent = bytes[index] == UInt8(ascii: "-")
+            if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            for byte in bytes[index...] {
+                exponent = min(exponent * 10 + Int(byte - UInt8(ascii: "0")), 100_000)
+            }
+            if negativeExponent { exponent = -exponent }
+        }
+        guard let first = digits.firstIndex(where: { $0 != 0 }) else { return 0 }  // zero, however written
+        let last = digits.lastIndex(where: { $0 != 0 })!
+        let point = pointAfter + exponent  // the decimal point's place in `digits` once the exponent is applied
+        guard last < point else { return nil }  // a non-zero digit after the point
+        var magnitude = 0
+        for place in first..<point {
+            let digit = place < digits.count ? Int(digits[place]) : 0
+            let (times10, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times10.addingReportingOverflow(digit)
+            guard !overflow, !carry else { return nil }
+            magnitude = sum
+        }
+        return negative ? -magnitude : magnitude
+    }
+
     package var description: String { literal }
 
     package static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {

@@ -1580,19 +1580,22 @@ enum OpenAPIDocument {
               description: |
                 The body of `POST /items`: `label` and, optionally, any other field of `Item` but `id`. A field left out or
                 `null` gets its generated value. Any other member, or `id`, is 400 `invalid-item`; so are duplicate members,
-                JSON nested deeper than 2 and numbers out of range. Lengths count characters as users see them (grapheme
+                JSON nested deeper than 2, numbers out of range or with a fractional part (a whole number may be written
+                `1500`, `1500.0` or `1.5e3`) and strings with U+0000. Lengths count characters as users see them (grapheme
                 clusters: an emoji with a skin tone is one), so a label of 500 characters may be longer in code points.
               additionalProperties: false
               required: [label]
               properties:
                 label:
                   type: string
-                  description: The text of the line, 1-500 characters.
+                  description: The text of the line, 1-500 characters, without U+0000.
                   minLength: 1
+                  pattern: '^[^\u0000]*$'
                 author:
                   type: [string, 'null']
-                  description: Who wrote it, 1-100 characters.
+                  description: Who wrote it, 1-100 characters, without U+0000.
                   minLength: 1
+                  pattern: '^[^\u0000]*$'
                 width:
                   type: [integer, 'null']
                   description: Photo width in pixels.
@@ -1622,12 +1625,14 @@ enum OpenAPIDocument {
               properties:
                 label:
                   type: [string, 'null']
-                  description: The text of the line, 1-500 characters; `null` for `Line <id>` again.
+                  description: The text of the line, 1-500 characters, without U+0000; `null` for `Line <id>` again.
                   minLength: 1
+                  pattern: '^[^\u0000]*$'
                 author:
                   type: [string, 'null']
-                  description: Who wrote it, 1-100 characters; `null` for the generated author.
+                  description: Who wrote it, 1-100 characters, without U+0000; `null` for the generated author.
                   minLength: 1
+                  pattern: '^[^\u0000]*$'
                 width:
                   type: [integer, 'null']
                   description: Photo width in pixels; `null` for the generated one.
@@ -2090,6 +2095,33 @@ enum OpenAPIDocument {
                       value:
                         {"id": 10001, "label": "Sunset over the harbour 🌅", "author": "Linh Nguyễn", "width": 4032,
                          "height": 3024, "color": "#f4a261", "likes": 512}
+              links:
+                GetItem:
+                  operationId: getItem
+                  description: The new item, in the dataset it was posted to.
+                  parameters:
+                    id: $response.body#/id
+                    header.X-Dataset: $request.header.X-Dataset
+                GetItemDetail:
+                  operationId: getItemDetail
+                  description: The new item's detail, in the dataset it was posted to.
+                  parameters:
+                    id: $response.body#/id
+                    header.X-Dataset: $request.header.X-Dataset
+                UpdateItem:
+                  operationId: updateItem
+                  description: Change the new item, unless someone changed it since (`If-Match` with its `ETag`).
+                  parameters:
+                    id: $response.body#/id
+                    header.X-Dataset: $request.header.X-Dataset
+                    header.If-Match: $response.header.ETag
+                DeleteItem:
+                  operationId: deleteItem
+                  description: Delete the new item, unless someone changed it since (`If-Match` with its `ETag`).
+                  parameters:
+                    id: $response.body#/id
+                    header.X-Dataset: $request.header.X-Dataset
+                    header.If-Match: $response.header.ETag
             ItemUpdated:
               description: |
                 The item after the patch, durably written, and its new `ETag`. A retry with the same `Idempotency-Key` gets
@@ -2124,6 +2156,27 @@ enum OpenAPIDocument {
                       value:
                         {"id": 10000, "label": "Running 20 minutes late, start without me", "author": "Nadia Benali",
                          "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0}
+              links:
+                GetItem:
+                  operationId: getItem
+                  description: The item as the patch left it, in the same dataset.
+                  parameters:
+                    id: $request.path.id
+                    header.X-Dataset: $request.header.X-Dataset
+                UpdateItem:
+                  operationId: updateItem
+                  description: Change the item again, unless someone changed it since (`If-Match` with the new `ETag`).
+                  parameters:
+                    id: $request.path.id
+                    header.X-Dataset: $request.header.X-Dataset
+                    header.If-Match: $response.header.ETag
+                DeleteItem:
+                  operationId: deleteItem
+                  description: Delete the item, unless someone changed it since (`If-Match` with the new `ETag`).
+                  parameters:
+                    id: $request.path.id
+                    header.X-Dataset: $request.header.X-Dataset
+                    header.If-Match: $response.header.ETag
             ItemDeleted:
               description: |
                 The item is deleted, durably: no body. A retry with the same `Idempotency-Key` gets this same answer again,
@@ -5794,7 +5847,7 @@ enum OpenAPIDocument {
               },
               "NewItem": {
                 "type": "object",
-                "description": "The body of `POST /items`: `label` and, optionally, any other field of `Item` but `id`. A field left out or\n`null` gets its generated value. Any other member, or `id`, is 400 `invalid-item`; so are duplicate members,\nJSON nested deeper than 2 and numbers out of range. Lengths count characters as users see them (grapheme\nclusters: an emoji with a skin tone is one), so a label of 500 characters may be longer in code points.\n",
+                "description": "The body of `POST /items`: `label` and, optionally, any other field of `Item` but `id`. A field left out or\n`null` gets its generated value. Any other member, or `id`, is 400 `invalid-item`; so are duplicate members,\nJSON nested deeper than 2, numbers out of range or with a fractional part (a whole number may be written\n`1500`, `1500.0` or `1.5e3`) and strings with U+0000. Lengths count characters as users see them (grapheme\nclusters: an emoji with a skin tone is one), so a label of 500 characters may be longer in code points.\n",
                 "additionalProperties": false,
                 "required": [
                   "label"
@@ -5802,16 +5855,18 @@ enum OpenAPIDocument {
                 "properties": {
                   "label": {
                     "type": "string",
-                    "description": "The text of the line, 1-500 characters.",
-                    "minLength": 1
+                    "description": "The text of the line, 1-500 characters, without U+0000.",
+                    "minLength": 1,
+                    "pattern": "^[^\\u0000]*$"
                   },
                   "author": {
                     "type": [
                       "string",
                       "null"
                     ],
-                    "description": "Who wrote it, 1-100 characters.",
-                    "minLength": 1
+                    "description": "Who wrote it, 1-100 characters, without U+0000.",
+                    "minLength": 1,
+                    "pattern": "^[^\\u0000]*$"
                   },
                   "width": {
                     "type": [
@@ -5860,16 +5915,18 @@ enum OpenAPIDocument {
                       "string",
                       "null"
                     ],
-                    "description": "The text of the line, 1-500 characters; `null` for `Line <id>` again.",
-                    "minLength": 1
+                    "description": "The text of the line, 1-500 characters, without U+0000; `null` for `Line <id>` again.",
+                    "minLength": 1,
+                    "pattern": "^[^\\u0000]*$"
                   },
                   "author": {
                     "type": [
                       "string",
                       "null"
                     ],
-                    "description": "Who wrote it, 1-100 characters; `null` for the generated author.",
-                    "minLength": 1
+                    "description": "Who wrote it, 1-100 characters, without U+0000; `null` for the generated author.",
+                    "minLength": 1,
+                    "pattern": "^[^\\u0000]*$"
                   },
                   "width": {
                     "type": [
@@ -6619,6 +6676,42 @@ enum OpenAPIDocument {
                       }
                     }
                   }
+                },
+                "links": {
+                  "GetItem": {
+                    "operationId": "getItem",
+                    "description": "The new item, in the dataset it was posted to.",
+                    "parameters": {
+                      "id": "$response.body#/id",
+                      "header.X-Dataset": "$request.header.X-Dataset"
+                    }
+                  },
+                  "GetItemDetail": {
+                    "operationId": "getItemDetail",
+                    "description": "The new item's detail, in the dataset it was posted to.",
+                    "parameters": {
+                      "id": "$response.body#/id",
+                      "header.X-Dataset": "$request.header.X-Dataset"
+                    }
+                  },
+                  "UpdateItem": {
+                    "operationId": "updateItem",
+                    "description": "Change the new item, unless someone changed it since (`If-Match` with its `ETag`).",
+                    "parameters": {
+                      "id": "$response.body#/id",
+                      "header.X-Dataset": "$request.header.X-Dataset",
+                      "header.If-Match": "$response.header.ETag"
+                    }
+                  },
+                  "DeleteItem": {
+                    "operationId": "deleteItem",
+                    "description": "Delete the new item, unless someone changed it since (`If-Match` with its `ETag`).",
+                    "parameters": {
+                      "id": "$response.body#/id",
+                      "header.X-Dataset": "$request.header.X-Dataset",
+                      "header.If-Match": "$response.header.ETag"
+                    }
+                  }
                 }
               },
               "ItemUpdated": {
@@ -6676,6 +6769,34 @@ enum OpenAPIDocument {
                           "likes": 0
                         }
                       }
+                    }
+                  }
+                },
+                "links": {
+                  "GetItem": {
+                    "operationId": "getItem",
+                    "description": "The item as the patch left it, in the same dataset.",
+                    "parameters": {
+                      "id": "$request.path.id",
+                      "header.X-Dataset": "$request.header.X-Dataset"
+                    }
+                  },
+                  "UpdateItem": {
+                    "operationId": "updateItem",
+                    "description": "Change the item again, unless someone changed it since (`If-Match` with the new `ETag`).",
+                    "parameters": {
+                      "id": "$request.path.id",
+                      "header.X-Dataset": "$request.header.X-Dataset",
+                      "header.If-Match": "$response.header.ETag"
+                    }
+                  },
+                  "DeleteItem": {
+                    "operationId": "deleteItem",
+                    "description": "Delete the item, unless someone changed it since (`If-Match` with the new `ETag`).",
+                    "parameters": {
+                      "id": "$request.path.id",
+                      "header.X-Dataset": "$request.header.X-Dataset",
+                      "header.If-Match": "$response.header.ETag"
                     }
                   }
                 }
@@ -8258,5 +8379,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x4F6B102D5192C4E5
+    static let yamlFNV1a64: UInt64 = 0xD18FFE0B028C5FC6
 }
