@@ -29,10 +29,8 @@
 # which evhttp does not read, was taken for the next request on the connection (an HTML 400); the server refused
 # whole numbers written `2571.0` or `1e2` (400) that openapi.yaml's `type: integer` admits. The spec also says
 # now (a `pattern`) that item strings cannot hold U+0000, which the server refuses (found by reading, not by a run).
-# Open: the stateful phase can report ST301 "Deleted resource still available" falsely. An id names one item per
-# dataset (`X-Dataset`), the check compares paths only, and a link's `X-Dataset` is not always applied, so a DELETE
-# of /items/10001 in one dataset followed by a GET of /items/10001 in another (200, rightly) is taken for a
-# deleted item still served. Seen once in a 100-example run (seed 288967496311394716518346524317111662388).
+# One check is off: ST301 "Deleted resource still available", in the stateful phase (the only one that runs it),
+# because it compares paths and an id names one item per dataset (see the configuration below).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -100,6 +98,15 @@ fail-on = true
 # ('X-Request-Id', 10255) must be of type str or bytes"), and links HEAD responses by their (absent) body.
 [phases.stateful]
 inference.algorithms = []
+
+# ST301 "Deleted resource still available" is off in the stateful phase, the only one that runs it: an id names one
+# item per dataset (`X-Dataset`), the check compares paths only, and schemathesis does not always apply a link's
+# `X-Dataset`, so a DELETE of /items/10001 in one dataset followed by a GET of /items/10001 in another (200, rightly)
+# is reported as a deleted item still served (seen in a 100-example run, seed 288967496311394716518346524317111662388;
+# replayed with curl: the server was right). That a deleted item answers 404, item and detail, in its dataset, is
+# asserted by RouterWriteTests and EndToEndWriteTests, and after kill -9 by the crash test.
+[phases.stateful.checks.use_after_free]
+enabled = false
 
 [phases.coverage]
 unexpected-methods = ["get", "put", "post", "delete", "options", "patch", "trace"]
