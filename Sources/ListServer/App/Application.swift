@@ -50,7 +50,7 @@ final class Application: Sendable {
         let metrics = observability.metrics
         var commitObserver: (@Sendable (Duration, Int) -> Void)?
         if let metrics {
-            commitObserver = { duration, count in metrics.recordCommit(duration, writes: count) }
+            commitObserver = { duration, count in metrics.writes.recordCommit(duration, writes: count) }
         }
         // The feed's memory window never reaches further back than the store keeps (data.changes_kept): a replay
         // from memory and one from the store then agree on what is "no longer kept".

@@ -49,6 +49,8 @@ final class ServerMetrics: Sendable {
     private let inFlight: Meter
     private let openConnections: Meter
     private let cache: CacheSeries
+    /// The write path's series (`ServerMetrics+Writes.swift`).
+    let writes: WriteSeries
 
     /// Every loop's gauges, summed at scrape time.
     private let loops = Mutex<[LoopGauges]>([])
@@ -71,6 +73,7 @@ final class ServerMetrics: Sendable {
         openConnections = Self.meter(
             registry, factory, Self.descriptor("http", "connections_open", help: "Client connections open now."))
         cache = CacheSeries(registry: registry, factory: factory)
+        writes = WriteSeries(registry: registry)
         for status in Self.rejectionStatuses { _ = rejectionCounter(status: status) }
     }
 

@@ -54,7 +54,7 @@ extension Router {
             let response = Self.writeResponse(outcome, list: writes.lists.state(of: operation.list))
             if let metrics {
                 let replayed = if case .replayed = outcome { true } else { false }
-                metrics.recordWrite(method: method.name, status: response.status, replayed: replayed)
+                metrics.writes.recordWrite(method: method.name, status: response.status, replayed: replayed)
             }
             return response
         }
