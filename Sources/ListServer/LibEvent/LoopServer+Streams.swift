@@ -134,7 +134,10 @@ extension LoopServer {
             return
         }
         bytes.withUnsafeBytes { raw in _ = evbuffer_add(replyBuffer, raw.baseAddress, raw.count) }
+        let guardian = connections[bufferevent]
+        guardian?.holdsOutput = true  // the chunk's three pieces go out in one write (ConnectionGuard.holdsOutput)
         evhttp_send_reply_chunk(stream.request.raw, replyBuffer)
+        guardian?.holdsOutput = false
         bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
     }
 
