@@ -4,6 +4,8 @@
 #
 #   Benchmarks/writes/run.sh [--only "writes growth fanout deep s1"] [--duration S] [--rounds N] [--old-binary PATH]
 #                            [--subscribers N] [--posts N] [--deletions N] [--skip-build]   (skips the Swift build only)
+#                            [--listserver PATH]   (this ListServer binary, e.g. main's from a git worktree that has
+#                                                   no .build of its own; implies --skip-build, asks swift nothing)
 #   Benchmarks/writes/run.sh --report Benchmarks/results/<time>-writes     (the tables of an earlier run, no load)
 #
 # Installs wrk, curl, gcc, libsqlite3-dev, libevent-dev and python3 (the report) with apt when missing; builds
@@ -56,6 +58,7 @@ subscribers=5000
 posts=100
 deletions=100000
 skip_build=0
+listserver_binary=""
 report_dir=""
 command_line="Benchmarks/writes/run.sh${*:+ $*}"
 
@@ -69,6 +72,7 @@ while (($#)); do
     --posts) posts=${2:?--posts needs a number} && shift ;;
     --deletions) deletions=${2:?--deletions needs a number} && shift ;;
     --skip-build) skip_build=1 ;;
+    --listserver) listserver_binary=${2:?--listserver needs a path} && skip_build=1 && shift ;;
     --report) report_dir=${2:?--report needs a results directory} && shift ;;
     -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" && exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2 && exit 64 ;;
@@ -107,7 +111,11 @@ prepare() {
             >"$out/build.txt" 2>&1 || die "swift build failed: see $out/build.txt"
     fi
     build_baseline "$baseline" || die "cannot build the baseline"
-    listserver="$(cd "$root" && swift build "${listserver_build[@]}" --show-bin-path)/ListServer"
+    if [[ -n $listserver_binary ]]; then
+        listserver=$listserver_binary
+    else
+        listserver="$(cd "$root" && swift build "${listserver_build[@]}" --show-bin-path)/ListServer"
+    fi
     [[ -x $listserver && -x $baseline ]] || die "ListServer or the baseline is not built (drop --skip-build)"
     cc -O2 -Wall -Wextra -o "$inserts" "$root/Benchmarks/sqlite/inserts.c" -lsqlite3 -lpthread ||
         die "cannot build inserts.c"
