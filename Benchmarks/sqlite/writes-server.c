@@ -14,10 +14,29 @@
  *   loop:   POST /items -> checks the body -> queues the write (a mutex-guarded list; the writer's condition
  *           variable is signalled only when it sleeps) and returns; the request stays pending in evhttp.
  *   writer: takes everything queued when it wakes as one group; gives each write the next id and change sequence,
- *           commits the group (below); hands each write back to the loop that took it (a per-loop list and one
- *           eventfd write per loop per group, when that list was empty).
- *   loop:   its eventfd's EV_PERSIST read event answers every write handed back: 201 Created with Location,
- *           ETag, Content-Type and the item's JSON (503 problem+json when the commit failed and was rolled back).
+ *           commits the group (below); formats the group's events once and hands them to every loop that has an
+ *           event stream; then hands each write back to the loop that took it (per-loop queues, and one eventfd
+ *           write per loop per group, when its queues were empty).
+ *   loop:   its eventfd's EV_PERSIST read event sends the events handed over to each of its streams, then answers
+ *           every write handed back: 201 Created with Location, ETag, Content-Type and the item's JSON (503
+ *           problem+json when the commit failed and was rolled back).
+ *
+ * Event streams (GET /items/events), the C yardstick for ListServer's fan-out (Benchmarks/writes/run.sh, step
+ * fanout): the same bytes as ListServer's stream (its headers, `retry: 2000`, then per committed create
+ * "event: created\nid: <change sequence>\ndata: <the 201's JSON>\n\n", one chunk each) and the same order: a
+ * group's events are handed to the loops before its 201s, so the loop that took a POST sends the fan-out before
+ * the answer (ListServer hands a commit's changes to its feed before it answers). --answer-first reverses that,
+ * to measure what the order costs the 201. Each loop keeps its own list of streams; the writer never touches
+ * evhttp. A stream is evhttp's chunked reply (evhttp_send_reply_start, evhttp_send_reply_chunk per event), pushed
+ * to the kernel at once with one writev per stream per wake-up, as ListServer's connection filter does; the base's
+ * epoll changelist keeps evhttp's EV_WRITE enable (and the disable after the push) from costing an epoll_ctl each.
+ * A closed connection removes its stream (evhttp_connection_set_closecb); a subscriber more than 1 MiB behind is
+ * dropped (ListServer's events.max_buffer_bytes), its socket's send buffer capped at 64 KiB as ListServer's.
+ * Left out, because the benchmark does not need them: heartbeats (ListServer sends a `:` comment every 15 s; a
+ * fanout run is far shorter and evhttp sets no timeouts on incoming connections), replay (Last-Event-ID or
+ * ?since=: a stream sees the commits from its opening on, and one that opens while a group is being handed over
+ * may miss that group), lists other than the default, and ending streams at shutdown (the process just exits).
+ * The soft RLIMIT_NOFILE is raised to the hard limit, so 5,000 subscribers fit; evhttp has no connection limit.
  *
  * One group, one transaction, the statements of SQLiteStore's commit path (Sources/ListServer/SQLite/
  * SQLiteListTables+Commit.swift) with the same SQL text as inserts.c, prepared once, WAL, synchronous FULL|NORMAL:
@@ -46,22 +65,28 @@
  *                    (surrogate pairs joined, lone surrogates refused) and valid UTF-8; anything else is 400.
  *   GET|HEAD /items  200 with X-Total-Count: item count + committed writes (what run.sh's check reads); the body
  *                    is only {"total":N}, no page.
+ *   GET /items/events  200 text/event-stream, the committed creates from now on (above).
  *   GET /metrics     counters in Prometheus text: writes_server_created_total (201s answered),
  *                    writes_server_commits_total, writes_server_commit_writes_total (their ratio is the average
- *                    group), writes_server_commit_seconds_sum (BEGIN to the end of COMMIT), writes_server_items_total.
+ *                    group), writes_server_commit_seconds_sum (BEGIN to the end of COMMIT), writes_server_items_total,
+ *                    writes_server_streams_{opened,closed,dropped}_total, writes_server_events_sent_total (events
+ *                    times streams).
  * On SIGTERM or SIGINT it prints the same counters and the average group on stderr and exits at once (0), without
  * waiting for a group in flight (committed data survives in the WAL; a half-done group is rolled back by SQLite).
  *
  * Build: cc -O2 -Wall -Wextra -o writes-server writes-server.c -levent -lsqlite3 -lpthread
  * Run:   writes-server --data-path PATH [--synchronous full|normal] [--host 127.0.0.1] [--port 8080] [--threads 2]
  *                      [--changes-kept 100000] [--seed 42] [--item-count 10000] [--max-body-bytes 65536]
+ *                      [--answer-first]
  *        PATH is replaced (with its -wal and -shm files), as inserts.c does. Prints "listening on HOST:PORT" once
- *        every loop accepts. Benchmarks/writes/run.sh's writes step runs it next to ListServer and inserts.c.
+ *        every loop accepts. Benchmarks/writes/run.sh's writes step runs it next to ListServer and inserts.c, its
+ *        fanout step next to ListServer's fan-out, in both orders.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -77,6 +102,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,7 +119,8 @@ static struct {
     uint64_t seed;
     uint64_t item_count;
     size_t max_body;
-} config = {"127.0.0.1", 8080, 2, NULL, 1, 100000, 42, 10000, 65536};
+    int answer_first; /* hand a group's 201s back before its events (ListServer: events first) */
+} config = {"127.0.0.1", 8080, 2, NULL, 1, 100000, 42, 10000, 65536, 0};
 
 #define MAXIMUM_COUNT (UINT64_C(1) << 53)
 #define LABEL_MAXIMUM 500 /* ItemOverrides.Limits.labelLength */
@@ -215,7 +242,35 @@ typedef struct write_s {
     char label[]; /* the decoded label, UTF-8 */
 } write_t;
 
-/* One event loop: its own event_base, evhttp and listening socket. Only `lock` and the `done` list are shared. */
+/* One group's events, formatted once by the writer ("event: created\nid: S\ndata: ITEM\n\n" each, one after the
+ * other in `bytes`) and shared by every loop it is handed to; the last loop done with it frees it. */
+typedef struct {
+    int references; /* loops that still have to send it (atomic) */
+    int count;
+    struct {
+        size_t offset, length;
+    } *events; /* points into the same allocation */
+    char bytes[];
+} batch_t;
+
+/* A batch handed to one loop: a node in that loop's queue. */
+typedef struct delivery_s {
+    struct delivery_s *next;
+    batch_t *batch;
+} delivery_t;
+
+/* One open GET /items/events: a chunked evhttp reply that stays open, in its loop's list. Loop thread only. */
+typedef struct stream_s {
+    struct stream_s *previous, *next;
+    struct worker_s *worker;
+    struct evhttp_request *request;
+    struct evhttp_connection *connection;
+    struct bufferevent *bufferevent; /* the connection's, for its output backlog and its socket */
+    int fd;
+} stream_t;
+
+/* One event loop: its own event_base, evhttp and listening socket. Only `lock`, the `done` and `deliveries`
+ * queues and `stream_count` (read by the writer) are shared. */
 typedef struct worker_s {
     struct event_base *base;
     struct evhttp *http;
@@ -226,8 +281,11 @@ typedef struct worker_s {
     uint64_t requests; /* requests answered, for request ids */
     int wake_fd;       /* eventfd: the writer handed writes back */
     struct event *wake;
-    pthread_mutex_t lock; /* guards done_head, done_tail */
+    pthread_mutex_t lock; /* guards done_head, done_tail, deliveries_head, deliveries_tail */
     write_t *done_head, **done_tail;
+    delivery_t *deliveries_head, **deliveries_tail;
+    stream_t *streams; /* open streams of this loop, newest first */
+    int stream_count;  /* written by the loop, read by the writer (atomic) */
 } worker_t;
 
 /* Writes waiting for the writer, oldest first. */
@@ -240,9 +298,35 @@ static struct {
 
 /* Counters, written with relaxed atomics (the writer's by the writer alone) and read by /metrics and at exit. */
 static uint64_t stat_created, stat_commits, stat_commit_writes, stat_commit_ns, stat_items;
+static uint64_t stat_streams_opened, stat_streams_closed, stat_streams_dropped, stat_events_sent;
 
 #define ATOMIC_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ATOMIC_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* The item's JSON as ListServer writes it, both the 201's body and an event's data: {"id":..,"label":..,..}.
+ * Writes at most ITEM_JSON_MAXIMUM(label_length) bytes. */
+#define ITEM_JSON_MAXIMUM(label_length) (6 * (label_length) + 512)
+
+static char *put_item_json(char *p, const write_t *write) {
+    const fields_t *f = &write->fields;
+    const char *author = author_names[f->author];
+    p = PUT_LITERAL(p, "{\"id\":");
+    p = put_u64(p, write->id);
+    p = PUT_LITERAL(p, ",\"label\":");
+    p = put_json_string(p, write->label, write->label_length);
+    p = PUT_LITERAL(p, ",\"author\":");
+    p = put_json_string(p, author, strlen(author));
+    p = PUT_LITERAL(p, ",\"width\":");
+    p = put_u64(p, (uint64_t)f->width);
+    p = PUT_LITERAL(p, ",\"height\":");
+    p = put_u64(p, (uint64_t)f->height);
+    p = PUT_LITERAL(p, ",\"color\":\"");
+    p = stpcpy(p, f->color);
+    p = PUT_LITERAL(p, "\",\"likes\":");
+    p = put_u64(p, f->likes);
+    *p++ = '}';
+    return p;
+}
 
 static void enqueue(write_t *write) {
     write->next = NULL;
@@ -410,6 +494,79 @@ static void commit_group(write_t *group, uint64_t count) {
 
 static worker_t *workers;
 
+/* One eventfd write: the loop's wake-up (called when its queues were empty, so once per loop per group at most). */
+static void wake(worker_t *worker) {
+    uint64_t one = 1;
+    if (write(worker->wake_fd, &one, sizeof one) != sizeof one) {
+        perror("write eventfd");
+        exit(71);
+    }
+}
+
+/* The events of a committed group, each formatted once for every stream of every loop; NULL when the commit failed
+ * (nothing to tell) or no loop has a stream (nobody to tell). */
+static batch_t *format_events(write_t *group, uint64_t count) {
+    if (group->status != 201) return NULL;
+    int listening = 0;
+    for (int i = 0; i < config.threads; i++) listening |= ATOMIC_LOAD(workers[i].stream_count) > 0;
+    if (!listening) return NULL;
+    size_t size = 0;
+    for (write_t *w = group; w != NULL; w = w->next) size += 64 + ITEM_JSON_MAXIMUM(w->label_length);
+    size_t events_offset = (sizeof(batch_t) + size + 15) & ~(size_t)15;
+    batch_t *batch = malloc(events_offset + count * sizeof *batch->events);
+    if (batch == NULL) {
+        perror("malloc");
+        exit(71);
+    }
+    batch->events = (void *)((char *)batch + events_offset);
+    batch->count = 0;
+    char *p = batch->bytes;
+    for (write_t *w = group; w != NULL; w = w->next) {
+        char *start = p;
+        p = PUT_LITERAL(p, "event: created\nid: ");
+        p = put_u64(p, w->sequence);
+        p = PUT_LITERAL(p, "\ndata: ");
+        p = put_item_json(p, w);
+        p = PUT_LITERAL(p, "\n\n");
+        batch->events[batch->count].offset = (size_t)(start - batch->bytes);
+        batch->events[batch->count].length = (size_t)(p - start);
+        batch->count++;
+    }
+    return batch;
+}
+
+/* Hands a batch to every loop that has a stream now (one delivery node each, one wake-up when its queues were
+ * empty). A stream that opens meanwhile on a loop that had none misses this group: it sees the changes from the
+ * next commit on (nothing is replayed here, see the top of the file). */
+static void hand_events(batch_t *batch) {
+    if (batch == NULL) return;
+    worker_t *targets[256];
+    int count = 0;
+    for (int i = 0; i < config.threads; i++)
+        if (ATOMIC_LOAD(workers[i].stream_count) > 0) targets[count++] = &workers[i];
+    if (count == 0) {
+        free(batch);
+        return;
+    }
+    batch->references = count; /* before any loop can see it */
+    for (int i = 0; i < count; i++) {
+        worker_t *worker = targets[i];
+        delivery_t *delivery = malloc(sizeof *delivery);
+        if (delivery == NULL) {
+            perror("malloc");
+            exit(71);
+        }
+        delivery->next = NULL;
+        delivery->batch = batch;
+        pthread_mutex_lock(&worker->lock);
+        int was_empty = worker->done_head == NULL && worker->deliveries_head == NULL;
+        *worker->deliveries_tail = delivery;
+        worker->deliveries_tail = &delivery->next;
+        pthread_mutex_unlock(&worker->lock);
+        if (was_empty) wake(worker);
+    }
+}
+
 /* The writer: a group is everything queued when it wakes; each write goes back to the loop that took it. */
 static void *run_writer(void *arg) {
     (void)arg;
@@ -435,6 +592,11 @@ static void *run_writer(void *arg) {
         for (write_t *w = group; w != NULL; w = w->next) count++;
         commit_group(group, count);
 
+        /* The group's events go to every loop with a stream; its answers to the loops that took its POSTs. The
+         * events first, as ListServer hands a commit's changes to the feed before it answers (so a loop sends the
+         * fan-out before the 201), unless --answer-first. */
+        batch_t *batch = format_events(group, count);
+        if (!config.answer_first) hand_events(batch);
         for (int i = 0; i < config.threads; i++) {
             heads[i] = NULL;
             tails[i] = &heads[i];
@@ -449,16 +611,13 @@ static void *run_writer(void *arg) {
             if (heads[i] == NULL) continue;
             worker_t *worker = &workers[i];
             pthread_mutex_lock(&worker->lock);
-            int was_empty = worker->done_head == NULL;
+            int was_empty = worker->done_head == NULL && worker->deliveries_head == NULL;
             *worker->done_tail = heads[i];
             worker->done_tail = tails[i];
             pthread_mutex_unlock(&worker->lock);
-            uint64_t one = 1;
-            if (was_empty && write(worker->wake_fd, &one, sizeof one) != sizeof one) {
-                perror("write eventfd");
-                exit(71);
-            }
+            if (was_empty) wake(worker);
         }
+        if (config.answer_first) hand_events(batch);
     }
     return NULL;
 }
@@ -475,18 +634,20 @@ static void put_etag(char out[48], int count, const uint64_t *inputs) {
 }
 
 /* The fields ListServer adds to every routed answer: no-cache, CORS for any origin, and a made-up request id. */
-static void add_common_headers(worker_t *w, struct evhttp_request *req) {
+static void add_headers(worker_t *w, struct evhttp_request *req, const char *cache_control) {
     struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
     char request_id[48];
     snprintf(request_id, sizeof request_id, "%08x-%d-%llx", 0x5eed1d5u, w->index,
              (unsigned long long)++w->requests);
-    evhttp_add_header(headers, "Cache-Control", "no-cache");
+    evhttp_add_header(headers, "Cache-Control", cache_control);
     evhttp_add_header(headers, "Access-Control-Allow-Origin", "*");
     evhttp_add_header(headers, "Access-Control-Expose-Headers",
                       "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, "
                       "Idempotent-Replayed");
     evhttp_add_header(headers, "X-Request-Id", request_id);
 }
+
+static void add_common_headers(worker_t *w, struct evhttp_request *req) { add_headers(w, req, "no-cache"); }
 
 /* Sends status and body (none on the wire for HEAD, with the Content-Length GET would have). */
 static void reply(worker_t *w, struct evhttp_request *req, int status, const char *reason, const char *body,
@@ -518,20 +679,8 @@ static void problem(worker_t *w, struct evhttp_request *req, int status, const c
     reply(w, req, status, reason, w->scratch, (size_t)(p - w->scratch));
 }
 
-/* The writer handed writes back: answer each (201 with the item, or 503), on this loop. */
-static void writes_done(evutil_socket_t fd, short what, void *arg) {
-    (void)what;
-    worker_t *w = arg;
-    uint64_t count;
-    if (read(fd, &count, sizeof count) != sizeof count && errno != EAGAIN) {
-        perror("read eventfd");
-        exit(71);
-    }
-    pthread_mutex_lock(&w->lock);
-    write_t *done = w->done_head;
-    w->done_head = NULL;
-    w->done_tail = &w->done_head;
-    pthread_mutex_unlock(&w->lock);
+/* Writes handed back by the writer: answer each (201 with the item, or 503), on this loop. */
+static void answer(worker_t *w, write_t *done) {
     for (write_t *next; done != NULL; done = next) {
         next = done->next;
         struct evhttp_request *req = done->request;
@@ -548,27 +697,138 @@ static void writes_done(evutil_socket_t fd, short what, void *arg) {
         evhttp_add_header(headers, "Content-Type", json_type);
         evhttp_add_header(headers, "ETag", etag);
         evhttp_add_header(headers, "Location", location);
-        const fields_t *f = &done->fields;
-        const char *author = author_names[f->author];
-        char *p = PUT_LITERAL(w->scratch, "{\"id\":");
-        p = put_u64(p, done->id);
-        p = PUT_LITERAL(p, ",\"label\":");
-        p = put_json_string(p, done->label, done->label_length);
-        p = PUT_LITERAL(p, ",\"author\":");
-        p = put_json_string(p, author, strlen(author));
-        p = PUT_LITERAL(p, ",\"width\":");
-        p = put_u64(p, (uint64_t)f->width);
-        p = PUT_LITERAL(p, ",\"height\":");
-        p = put_u64(p, (uint64_t)f->height);
-        p = PUT_LITERAL(p, ",\"color\":\"");
-        p = stpcpy(p, f->color);
-        p = PUT_LITERAL(p, "\",\"likes\":");
-        p = put_u64(p, f->likes);
-        *p++ = '}';
+        char *p = put_item_json(w->scratch, done);
         reply(w, req, 201, "Created", w->scratch, (size_t)(p - w->scratch));
         __atomic_fetch_add(&stat_created, 1, __ATOMIC_RELAXED);
         free(done);
     }
+}
+
+/* ---------------------------------------------------------------- event streams (each loop's own thread) */
+
+/* A subscriber whose unsent bytes in its bufferevent pass this is dropped (ListServer's events.max_buffer_bytes),
+ * and the kernel's send buffer of a stream's socket is capped (ListServer's streamSocketBuffer; Linux doubles it),
+ * so a subscriber that stops reading holds at most about 1.1 MiB of the server's memory. */
+#define STREAM_BACKLOG_MAXIMUM (1 << 20)
+#define STREAM_SOCKET_BUFFER (64 * 1024)
+
+/* The kernel gets what the stream's bufferevent holds now, as ListServer's ConnectionGuard writes an answer
+ * straight to the socket: one writev per stream per wake-up. evhttp_send_reply_chunk enabled the bufferevent's
+ * EV_WRITE; once the output is empty it is disabled again, and the base's epoll changelist cancels the pair
+ * without an epoll_ctl. What the kernel does not take now (a slow reader) the bufferevent writes when the socket
+ * is writable, as it would have; an error is left for it to find (evhttp then closes the connection). */
+static void push(stream_t *stream) {
+    struct evbuffer *output = bufferevent_get_output(stream->bufferevent);
+    if (evbuffer_get_length(output) == 0) return;
+    evbuffer_write(output, stream->fd);
+    if (evbuffer_get_length(output) == 0) bufferevent_disable(stream->bufferevent, EV_WRITE);
+}
+
+/* The stream's connection went away (the client left, or drop() freed it): evhttp calls this from
+ * evhttp_connection_free. When the client left, evhttp has detached the streamed request from the connection
+ * without freeing it (a reply in progress belongs to its sender): it is freed here; when drop() freed the
+ * connection, the request is still on it and evhttp frees it next. */
+static void stream_closed(struct evhttp_connection *connection, void *arg) {
+    (void)connection;
+    stream_t *stream = arg;
+    worker_t *w = stream->worker;
+    if (stream->previous) stream->previous->next = stream->next;
+    else w->streams = stream->next;
+    if (stream->next) stream->next->previous = stream->previous;
+    ATOMIC_STORE(w->stream_count, w->stream_count - 1);
+    if (evhttp_request_get_connection(stream->request) == NULL) evhttp_request_free(stream->request);
+    __atomic_fetch_add(&stat_streams_closed, 1, __ATOMIC_RELAXED);
+    free(stream);
+}
+
+/* Closes the connection of a subscriber that stopped reading. Called from the loop's wake-up, never inside an
+ * evhttp callback of the same connection (the retry: chunk, written while the stream opens, cannot pass the
+ * bound), so the connection may be freed at once; stream_closed then unlinks and frees the stream. */
+static void drop(stream_t *stream) {
+    __atomic_fetch_add(&stat_streams_dropped, 1, __ATOMIC_RELAXED);
+    evhttp_connection_free(stream->connection);
+}
+
+/* GET /items/events: 200 text/event-stream, a chunked reply that stays open; `retry:` first, then the events of
+ * every commit from now on (fan_out). The headers are ListServer's for a stream. */
+static void handle_events(worker_t *w, struct evhttp_request *req) {
+    struct evhttp_connection *connection = evhttp_request_get_connection(req);
+    struct bufferevent *bufferevent = connection ? evhttp_connection_get_bufferevent(connection) : NULL;
+    stream_t *stream = bufferevent ? calloc(1, sizeof *stream) : NULL;
+    if (stream == NULL) {
+        problem(w, req, 503, "Service Unavailable", "stream-unavailable", "cannot open a stream");
+        return;
+    }
+    stream->worker = w;
+    stream->request = req;
+    stream->connection = connection;
+    stream->bufferevent = bufferevent;
+    stream->fd = bufferevent_getfd(bufferevent);
+    int size = STREAM_SOCKET_BUFFER;
+    setsockopt(stream->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+    stream->next = w->streams;
+    if (w->streams) w->streams->previous = stream;
+    w->streams = stream;
+    ATOMIC_STORE(w->stream_count, w->stream_count + 1);
+    __atomic_fetch_add(&stat_streams_opened, 1, __ATOMIC_RELAXED);
+    evhttp_connection_set_closecb(connection, stream_closed, stream);
+    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
+    evhttp_add_header(headers, "Content-Type", "text/event-stream; charset=utf-8");
+    evhttp_add_header(headers, "X-Accel-Buffering", "no");
+    add_headers(w, req, "no-store");
+    evhttp_send_reply_start(req, 200, "OK");
+    static const char retry[] = "retry: 2000\n\n"; /* ListServer's events.retry (2 s) */
+    evbuffer_add(w->reply, retry, sizeof retry - 1);
+    evhttp_send_reply_chunk(req, w->reply);
+    push(stream);
+}
+
+/* A batch of events to every stream of this loop: each event one chunk (the bytes the writer formatted once,
+ * copied into the stream's output), then one push per stream. A stream more than STREAM_BACKLOG_MAXIMUM behind is
+ * dropped instead (the backlog is measured before this batch is added, as ListServer does). */
+static void fan_out(worker_t *w, delivery_t *delivery) {
+    for (delivery_t *next; delivery != NULL; delivery = next) {
+        next = delivery->next;
+        batch_t *batch = delivery->batch;
+        for (stream_t *stream = w->streams, *following; stream != NULL; stream = following) {
+            following = stream->next; /* drop() frees the stream */
+            if (evbuffer_get_length(bufferevent_get_output(stream->bufferevent)) > STREAM_BACKLOG_MAXIMUM) {
+                drop(stream);
+                continue;
+            }
+            for (int i = 0; i < batch->count; i++) {
+                evbuffer_add(w->reply, batch->bytes + batch->events[i].offset, batch->events[i].length);
+                evhttp_send_reply_chunk(stream->request, w->reply);
+            }
+            push(stream);
+            __atomic_fetch_add(&stat_events_sent, (uint64_t)batch->count, __ATOMIC_RELAXED);
+        }
+        if (__atomic_sub_fetch(&batch->references, 1, __ATOMIC_ACQ_REL) == 0) free(batch);
+        free(delivery);
+    }
+}
+
+/* The writer handed something over: the events of a group (to every stream here) and the answers to this loop's
+ * POSTs. Events first, as ListServer sends a commit's fan-out before its 201, unless --answer-first. */
+static void handed_over(evutil_socket_t fd, short what, void *arg) {
+    (void)what;
+    worker_t *w = arg;
+    uint64_t count;
+    if (read(fd, &count, sizeof count) != sizeof count && errno != EAGAIN) {
+        perror("read eventfd");
+        exit(71);
+    }
+    pthread_mutex_lock(&w->lock);
+    write_t *done = w->done_head;
+    w->done_head = NULL;
+    w->done_tail = &w->done_head;
+    delivery_t *deliveries = w->deliveries_head;
+    w->deliveries_head = NULL;
+    w->deliveries_tail = &w->deliveries_head;
+    pthread_mutex_unlock(&w->lock);
+    if (config.answer_first) answer(w, done);
+    fan_out(w, deliveries);
+    if (!config.answer_first) answer(w, done);
 }
 
 /* ---------------------------------------------------------------- the body: {"label":"..."} */
@@ -750,7 +1010,7 @@ static int is_json(const char *type) {
     return after == '\0' || after == ';' || after == ' ' || after == '\t';
 }
 
-/* POST /items: check the body, queue the write; the answer comes from writes_done. */
+/* POST /items: check the body, queue the write; the answer comes from handed_over. */
 static void handle_post(worker_t *w, struct evhttp_request *req) {
     if (!is_json(evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type"))) {
         problem(w, req, 415, "Unsupported media type", "unsupported-media-type", "the body must be application/json");
@@ -796,9 +1056,13 @@ static int format_counters(char *out, size_t size) {
     return snprintf(out, size,
                     "writes_server_created_total %" PRIu64 "\nwrites_server_commits_total %" PRIu64
                     "\nwrites_server_commit_writes_total %" PRIu64 "\nwrites_server_commit_seconds_sum %.6f\n"
-                    "writes_server_items_total %" PRIu64 "\n# average group %.2f\n",
+                    "writes_server_items_total %" PRIu64 "\nwrites_server_streams_opened_total %" PRIu64
+                    "\nwrites_server_streams_closed_total %" PRIu64 "\nwrites_server_streams_dropped_total %" PRIu64
+                    "\nwrites_server_events_sent_total %" PRIu64 "\n# average group %.2f\n",
                     ATOMIC_LOAD(stat_created), commits, writes, (double)ATOMIC_LOAD(stat_commit_ns) * 1e-9,
-                    ATOMIC_LOAD(stat_items), commits ? (double)writes / (double)commits : 0.0);
+                    ATOMIC_LOAD(stat_items), ATOMIC_LOAD(stat_streams_opened), ATOMIC_LOAD(stat_streams_closed),
+                    ATOMIC_LOAD(stat_streams_dropped), ATOMIC_LOAD(stat_events_sent),
+                    commits ? (double)writes / (double)commits : 0.0);
 }
 
 static void handle_metrics(worker_t *w, struct evhttp_request *req) {
@@ -814,7 +1078,10 @@ static void handle_request(struct evhttp_request *req, void *arg) {
     const char *query = strchr(uri, '?');
     size_t path_length = query ? (size_t)(query - uri) : strlen(uri);
     enum evhttp_cmd_type method = evhttp_request_get_command(req);
-    if (path_length == 6 && memcmp(uri, "/items", 6) == 0) {
+    if (path_length == 13 && memcmp(uri, "/items/events", 13) == 0) {
+        if (method == EVHTTP_REQ_GET) handle_events(w, req);
+        else problem(w, req, 405, "Method Not Allowed", "method-not-allowed", "use GET");
+    } else if (path_length == 6 && memcmp(uri, "/items", 6) == 0) {
         if (method == EVHTTP_REQ_POST) handle_post(w, req);
         else if (method == EVHTTP_REQ_GET || method == EVHTTP_REQ_HEAD) handle_count(w, req);
         else problem(w, req, 405, "Method Not Allowed", "method-not-allowed", "use GET, HEAD or POST");
@@ -881,17 +1148,24 @@ static void *run_loop(void *arg) {
 
 static void start_worker(worker_t *w, int fd) {
     struct event_config *event_config = event_config_new();
-    event_config_set_flag(event_config, EVENT_BASE_FLAG_PRECISE_TIMER | EVENT_BASE_FLAG_NOLOCK);
+    /* The changelist: epoll_ctl calls are collected until the loop next waits, so push()'s EV_WRITE enable and
+     * disable of a stream cancel out (see push). */
+    event_config_set_flag(event_config, EVENT_BASE_FLAG_PRECISE_TIMER | EVENT_BASE_FLAG_NOLOCK |
+                                            EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
     w->base = event_base_new_with_config(event_config);
     event_config_free(event_config);
     w->http = w->base ? evhttp_new(w->base) : NULL;
     w->reply = evbuffer_new();
     w->scratch = malloc(2 * config.max_body + 8192);
     w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    w->wake = w->base && w->wake_fd >= 0 ? event_new(w->base, w->wake_fd, EV_READ | EV_PERSIST, writes_done, w) : NULL;
+    w->wake = w->base && w->wake_fd >= 0 ? event_new(w->base, w->wake_fd, EV_READ | EV_PERSIST, handed_over, w) : NULL;
     pthread_mutex_init(&w->lock, NULL);
     w->done_head = NULL;
     w->done_tail = &w->done_head;
+    w->deliveries_head = NULL;
+    w->deliveries_tail = &w->deliveries_head;
+    w->streams = NULL;
+    w->stream_count = 0;
     if (w->http == NULL || w->reply == NULL || w->scratch == NULL || w->wake == NULL || event_add(w->wake, NULL) != 0) {
         fprintf(stderr, "writes-server: cannot create an event loop\n");
         exit(71);
@@ -931,9 +1205,24 @@ static uint64_t number_argument(const char *flag, const char *text, uint64_t max
     return value;
 }
 
+/* Every subscriber is a connection and a descriptor: the soft limit goes up to the hard one (evhttp itself has no
+ * connection limit). */
+static void raise_file_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+    rlim_t wanted = limit.rlim_max == RLIM_INFINITY ? (rlim_t)1 << 20 : limit.rlim_max;
+    if (limit.rlim_cur >= wanted) return;
+    limit.rlim_cur = wanted;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) perror("setrlimit(RLIMIT_NOFILE)");
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(flag, "--answer-first") == 0) {
+            config.answer_first = 1;
+            continue;
+        }
         i++;
         if (strcmp(flag, "--host") == 0 && value) config.host = value;
         else if (strcmp(flag, "--port") == 0) config.port = (int)number_argument(flag, value, 65535);
@@ -950,7 +1239,7 @@ int main(int argc, char **argv) {
             fprintf(stderr,
                     "usage: writes-server --data-path PATH [--synchronous full|normal] [--host 127.0.0.1]\n"
                     "       [--port 8080] [--threads 2] [--changes-kept 100000] [--seed 42] [--item-count 10000]\n"
-                    "       [--max-body-bytes 65536]\n");
+                    "       [--max-body-bytes 65536] [--answer-first]\n");
             return 64;
         }
     }
@@ -963,6 +1252,7 @@ int main(int argc, char **argv) {
     key_color = mix64(config.seed ^ SALT_COLOR);
     key_likes = mix64(config.seed ^ SALT_LIKES);
     open_store();
+    raise_file_limit();
 
     /* SIGPIPE ignored; SIGTERM and SIGINT blocked in every thread and awaited by this one. */
     signal(SIGPIPE, SIG_IGN);
@@ -983,12 +1273,17 @@ int main(int argc, char **argv) {
         workers[i].index = i;
         start_worker(&workers[i], fds[i]);
     }
+    free(fds);
     pthread_t writer;
     pthread_create(&writer, NULL, run_writer, NULL);
     for (int i = 0; i < config.threads; i++) pthread_create(&workers[i].thread, NULL, run_loop, &workers[i]);
-    printf("listening on %s:%d threads=%d synchronous=%s changes_kept=%" PRId64 " items=%" PRIu64 " data=%s\n",
+    struct rlimit files;
+    getrlimit(RLIMIT_NOFILE, &files);
+    printf("listening on %s:%d threads=%d synchronous=%s changes_kept=%" PRId64 " items=%" PRIu64
+           " data=%s order=%s files=%llu\n",
            config.host, config.port, config.threads, config.full ? "full" : "normal", config.changes_kept,
-           config.item_count, config.data_path);
+           config.item_count, config.data_path, config.answer_first ? "answer-first" : "events-first",
+           (unsigned long long)files.rlim_cur);
     fflush(stdout);
 
     int signal_number;

@@ -4,6 +4,8 @@
 #
 #   Benchmarks/writes/run.sh [--only "writes growth fanout deep s1"] [--duration S] [--rounds N] [--old-binary PATH]
 #                            [--subscribers N] [--posts N] [--deletions N] [--skip-build]   (skips the Swift build only)
+#                            [--listserver PATH]   (this ListServer binary, e.g. main's from a git worktree that has
+#                                                   no .build of its own; implies --skip-build, asks swift nothing)
 #   Benchmarks/writes/run.sh --report Benchmarks/results/<time>-writes     (the tables of an earlier run, no load)
 #
 # Installs wrk, curl, gcc, libsqlite3-dev, libevent-dev and python3 (the report) with apt when missing; builds
@@ -35,7 +37,11 @@
 #           thread, epoll: the client must not compete with the server for the two cores, as fanout.py did at ~70 %
 #           of a core), the server's VmRSS before and after; then --posts (100) POSTs one at a time, and the delay
 #           from each 201 to the event at the median and at the last subscriber, with the client's own CPU time.
-#           fanout.c fails the step when a subscriber misses an event, sees one twice or is dropped.
+#           fanout.c fails the step when a subscriber misses an event, sees one twice or is dropped. Then the same
+#           fanout.c command against writes-server.c (the C HTTP server of the writes step, which also serves
+#           GET /items/events: evhttp chunked replies, the same bytes; synchronous full, ListServer's default, on a
+#           file in the same folder), once handing a commit's events to its loops before the 201s (ListServer's
+#           order) and once after (--answer-first); the report sets the three side by side.
 #   deep    a 2^53-item list (--data-synchronous normal): page 1 and the deepest full page (wrk -c64, 5 s each),
 #           then --deletions (100,000) DELETEs of random ids over the whole range (wrk, until that many 204s), then
 #           page 1, the new deepest full page, page 1 in descending order and a cursor page in the middle.
@@ -56,6 +62,7 @@ subscribers=5000
 posts=100
 deletions=100000
 skip_build=0
+listserver_binary=""
 report_dir=""
 command_line="Benchmarks/writes/run.sh${*:+ $*}"
 
@@ -69,6 +76,7 @@ while (($#)); do
     --posts) posts=${2:?--posts needs a number} && shift ;;
     --deletions) deletions=${2:?--deletions needs a number} && shift ;;
     --skip-build) skip_build=1 ;;
+    --listserver) listserver_binary=${2:?--listserver needs a path} && skip_build=1 && shift ;;
     --report) report_dir=${2:?--report needs a results directory} && shift ;;
     -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" && exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2 && exit 64 ;;
@@ -107,7 +115,11 @@ prepare() {
             >"$out/build.txt" 2>&1 || die "swift build failed: see $out/build.txt"
     fi
     build_baseline "$baseline" || die "cannot build the baseline"
-    listserver="$(cd "$root" && swift build "${listserver_build[@]}" --show-bin-path)/ListServer"
+    if [[ -n $listserver_binary ]]; then
+        listserver=$listserver_binary
+    else
+        listserver="$(cd "$root" && swift build "${listserver_build[@]}" --show-bin-path)/ListServer"
+    fi
     [[ -x $listserver && -x $baseline ]] || die "ListServer or the baseline is not built (drop --skip-build)"
     cc -O2 -Wall -Wextra -o "$inserts" "$root/Benchmarks/sqlite/inserts.c" -lsqlite3 -lpthread ||
         die "cannot build inserts.c"
@@ -352,25 +364,43 @@ step_growth() {
 # ---------------------------------------------------------------- fan-out
 
 step_fanout() {
-    local folder="$data/fanout" key="fanout"
+    local folder="$data/fanout" order
     rm -rf "$folder" && mkdir -p "$folder"
-    start_listserver "$key" "$listserver" --data-path "$folder/listserver.sqlite"
+    start_listserver fanout "$listserver" --data-path "$folder/listserver.sqlite"
+    fanout_measure fanout
+    # The C HTTP server doing the same fan-out (writes-server.c: evhttp chunked replies, 2 loops, one SQLite writer
+    # thread), the same fanout.c command, a file in the same folder, synchronous full as ListServer's default:
+    # events handed to the loops before the 201s, as ListServer does, then the 201s first (--answer-first).
+    for order in events-first answer-first; do
+        server_starts=$((server_starts + 1))
+        local flags=(--threads 2 --data-path "$folder/writes-server-$order.sqlite" --synchronous full
+            --changes-kept 100000)
+        [[ $order == answer-first ]] && flags+=(--answer-first)
+        launch_server "$out/server-$server_starts-fanout-c-$order.log" 0 "$writes_server" "${flags[@]}"
+        server_pid=$launched_pid server_port=$launched_port server_name=fanout-c-$order
+        fanout_measure "fanout-c-$order"
+    done
+}
+
+# fanout_measure NAME: fanout.c against the current server ($out/NAME.json, .txt), then the server's CPU ticks over
+# the whole run, its peak RSS and the load at the start ($out/NAME.tsv); stops the server.
+fanout_measure() {
+    local name=$1 ticks0 ticks1 hwm
     wait_for_machine
-    local ticks0 ticks1 hwm
     ticks0=$(cpu_ticks "$server_pid")
     timeout 600 "$fanout" --port "$server_port" --pid "$server_pid" --subscribers "$subscribers" \
-        --posts "$posts" --out "$out/fanout.json" >"$out/fanout.txt" 2>&1 ||
-        die "fanout.c failed: $(tail -5 "$out/fanout.txt")"
+        --posts "$posts" --out "$out/$name.json" >"$out/$name.txt" 2>&1 ||
+        die "fanout.c failed against $server_name: $(tail -5 "$out/$name.txt")"
     ticks1=$(cpu_ticks "$server_pid")
     hwm=$(peak_rss_kb "$server_pid")
     stop_server
-    python3 - "$out/fanout.json" "$((ticks1 - ticks0))" "$hwm" "$load_at_start" >"$out/fanout.tsv" <<'EOF'
+    python3 - "$out/$name.json" "$((ticks1 - ticks0))" "$hwm" "$load_at_start" >"$out/$name.tsv" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 r["server_ticks"] = int(sys.argv[2]); r["server_hwm_kb"] = int(sys.argv[3]); r["load"] = sys.argv[4]
 print("\t".join(f"{k}={v}" for k, v in r.items() if k != "per_post"))
 EOF
-    log "fanout: $(cat "$out/fanout.tsv")"
+    log "$name: $(cat "$out/$name.tsv")"
 }
 
 # ---------------------------------------------------------------- deep pages with deletions
@@ -546,6 +576,41 @@ print(f"| {n} | {r['posts']} | {r['rss_before_kb']/1024:.1f} MB | {r['rss_after_
       f"| {r['median_p50_ms']} / {r['median_p99_ms']} / {r['median_max_ms']} ms | {r['first_p50_ms']} ms | {r['post_p50_ms']} ms | {r['last_from_send_p50_ms']} / {r['last_from_send_p99_ms']} ms "
       f"| {int(extra['server_ticks'])/100:.2f} s | {r['client_cpu_seconds']} s of {r['client_wall_seconds']} s ({r['client_cpu_pct']} % of a core) | {extra['load']} |")
 EOF
+    fi
+    if [[ -s $out/fanout.json && -s $out/fanout-c-events-first.json ]]; then
+        echo
+        echo "#### Fan-out side by side: ListServer against the C HTTP server doing the same (writes-server.c), the same fanout.c command"
+        echo
+        python3 - "$out" <<'EOF'
+import json, os, sys
+out = sys.argv[1]
+rows = [("ListServer", "fanout"), ("C, events before the 201 (ListServer's order)", "fanout-c-events-first"),
+        ("C, 201 before the events (--answer-first)", "fanout-c-answer-first")]
+results = {}
+for label, name in rows:
+    if os.path.exists(f"{out}/{name}.json"):
+        r = json.load(open(f"{out}/{name}.json"))
+        extra = dict(kv.split("=", 1) for kv in open(f"{out}/{name}.tsv").read().strip().split("\t"))
+        results[name] = (r, extra)
+ls = results["fanout"][0]
+ratio = lambda a, b: f"{a / b:.2f}" if b else "-"
+print("| server | subscribers | 201 → event at the last: p50 / p99 / max | POST sent → event at the last: p50 / p99 "
+      "| POST round trip p50 | server CPU during the POSTs (whole run) | client CPU during the POSTs "
+      "| ListServer ÷ this: sent → last p50 / p99, server CPU during the POSTs | load average at start |")
+print("|---|---:|---|---|---:|---:|---:|---|---|")
+for label, name in rows:
+    if name not in results:
+        continue
+    r, extra = results[name]
+    print(f"| {label} | {r['subscribers']} | {r['last_p50_ms']} / {r['last_p99_ms']} / {r['last_max_ms']} ms "
+          f"| {r['last_from_send_p50_ms']} / {r['last_from_send_p99_ms']} ms | {r['post_p50_ms']} ms "
+          f"| {r['server_cpu_seconds']} s ({int(extra['server_ticks']) / 100:.2f} s) | {r['client_cpu_seconds']} s "
+          f"| {ratio(ls['last_from_send_p50_ms'], r['last_from_send_p50_ms'])} / "
+          f"{ratio(ls['last_from_send_p99_ms'], r['last_from_send_p99_ms'])}, "
+          f"{ratio(ls['server_cpu_seconds'], r['server_cpu_seconds'])} | {extra['load']} |")
+EOF
+        echo
+        echo "201 → last is negative when every subscriber has the event before the client has the 201 (events first), so the ratios compare POST sent → last, which does not depend on the order. CPU: user + system during the POSTs (the server's from /proc/PID/stat, the client's from getrusage, both by fanout.c); in parentheses the server's over the whole run, the subscriptions included."
     fi
     if [[ -s $out/deep.tsv ]] && (($(wc -l <"$out/deep.tsv") > 1)); then
         echo
