@@ -61,7 +61,9 @@ extension Router {
     }
 
     /// The answer to a write's outcome.
-    static func writeResponse(_ outcome: WriteOutcome, list: ListState) -> HTTPResponse {
+    ///
+    /// - Parameter list: The list as it is now, read only to word a 404.
+    static func writeResponse(_ outcome: WriteOutcome, list: @autoclosure () -> ListState) -> HTTPResponse {
         switch outcome {
         case .done(let result):
             return writtenResponse(result)
@@ -72,7 +74,7 @@ extension Router {
             response.headers.add("Idempotent-Replayed", "true")
             return response
         case .rejected(.notFound(let id)):
-            let what = id < list.header.nextID ? "item \(id) was deleted" : "there is no item \(id)"
+            let what = id < list().header.nextID ? "item \(id) was deleted" : "there is no item \(id)"
             return Problem(.notFound, detail: what).response()
         case .rejected(.preconditionFailed(let revision)):
             return Problem(
@@ -136,10 +138,10 @@ extension Router {
         guard let contentType = request.headers["Content-Type"] else {
             throw Problem(.unsupportedMediaType, detail: "the body must be \(accepted); Content-Type is missing")
         }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map {
-            $0.trimmingWhitespace().lowercased()
-        } ?? ""
-        guard mediaType == "application/json" || (patch && mediaType == "application/merge-patch+json") else {
+        guard
+            mediaType(of: contentType, is: "application/json")
+                || (patch && mediaType(of: contentType, is: "application/merge-patch+json"))
+        else {
             throw Problem(
                 .unsupportedMediaType, detail: "the body must be \(accepted), not \(Problem.quoted(contentType))")
         }
@@ -178,12 +180,13 @@ extension Router {
     }
 }
 
-extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs.
-    fileprivate func trimmingWhitespace() -> String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return String(text)
-    }
+/// Whether the media type of a `Content-Type` value (before any `;` parameter, without surrounding spaces and tabs)
+/// is `expected` (lowercase), ignoring ASCII case: compared byte by byte, as this runs for every write.
+private func mediaType(of contentType: String, is expected: String) -> Bool {
+    let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+    var bytes = contentType.utf8[...]
+    if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) { bytes = bytes[..<semicolon] }
+    while let first = bytes.first, isSpace(first) { bytes = bytes.dropFirst() }
+    while let last = bytes.last, isSpace(last) { bytes = bytes.dropLast() }
+    return bytes.elementsEqual(expected.utf8) { HTTPHeaders.asciiLowercase($0) == $1 }
 }

@@ -65,7 +65,8 @@ final class SQLiteStoreThread: TaskExecutor, @unchecked Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteListTables) throws(StoreFailure) -> T)
         async throws(StoreFailure) -> T
     {
-        if isOnThread {  // a job of this thread (the coordinator's group): waiting for the queue would be waiting on itself
+        // A job of this thread (the coordinator's group): waiting for the queue would be waiting on itself.
+        if isOnThread {
             guard let tables else { throw Self.closed }
             return try body(tables)
         }
