@@ -138,6 +138,15 @@ enum FuzzHarness {
             }
             done.wait()
             return result.withLock { $0 } ?? HTTPResponse(status: 0)
+        case .pending(let pending):
+            let result = Mutex<HTTPResponse?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            pending.start { response in
+                result.withLock { $0 = response }
+                done.signal()
+            }
+            done.wait()
+            return result.withLock { $0 } ?? HTTPResponse(status: 0)
         case .stream(let stream):
             return HTTPResponse(status: 200, headers: stream.headers)  // the head an event stream starts with
         }

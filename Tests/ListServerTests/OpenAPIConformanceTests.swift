@@ -421,6 +421,7 @@ struct OpenAPIConformanceTests {
         switch router.route(request) {
         case .response(let response): response
         case .deferred(let work): await router.awaitHeld(work)
+        case .pending(let pending): await router.awaitHeld { await pending.response() }
         case .stream(let stream): HTTPResponse(status: 200, headers: stream.headers)
         }
     }

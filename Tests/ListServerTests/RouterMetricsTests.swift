@@ -33,6 +33,7 @@ struct RouterMetricsTests {
         switch router.route(request, match) {
         case .response(let answer): response = answer
         case .deferred(let work): response = await work()
+        case .pending(let pending): response = await pending.response()
         case .stream(let stream): response = HTTPResponse(status: 200, headers: stream.headers)
         }
         observer.end(exchange, response)

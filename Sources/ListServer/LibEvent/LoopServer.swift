@@ -148,6 +148,11 @@ final class LoopServer: @unchecked Sendable {
                 let response = await work()
                 finish(token, with: response)
             }
+        case .pending(let pending):
+            let token = track(request, exchange, requestID)
+            pending.start { [self] response in
+                loop.execute { [self] in finish(token, with: response) }
+            }
         }
     }
 

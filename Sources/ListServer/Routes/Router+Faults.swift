@@ -139,6 +139,13 @@ extension RouteOutcome {
                 transform(&response)
                 return response
             }
+        case .pending(let pending):
+            return .pending(
+                pending.map { response in
+                    var response = response
+                    transform(&response)
+                    return response
+                })
         case .stream:
             return self  // an event stream has no single response to hold or cut
         }

@@ -7,8 +7,32 @@ package enum RouteOutcome: Sendable {
     /// A response that needs the detail cache, the store or the change feed; the LibEvent layer runs the closure
     /// in a task on the loop.
     case deferred(@Sendable () async -> HTTPResponse)
+    /// A response that comes back through a callback, on whatever thread finishes it (a write, once its group is
+    /// committed): like `.deferred`, without a task per request. The LibEvent layer hands it to the loop.
+    case pending(PendingResponse)
     /// `GET /items/events`: an event stream the LibEvent layer opens and keeps fed (see ``EventStreamRequest``).
     case stream(EventStreamRequest)
+}
+
+/// A response delivered later through a callback (see ``RouteOutcome/pending(_:)``).
+package struct PendingResponse: Sendable {
+    /// Starts the work; it calls `respond` once, on any thread.
+    package let start: @Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void) -> Void
+
+    package init(_ start: @escaping @Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void) -> Void) {
+        self.start = start
+    }
+
+    /// The same work, with `transform` applied to its response.
+    func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> PendingResponse {
+        let start = self.start
+        return PendingResponse { respond in start { respond(transform($0)) } }
+    }
+
+    /// Awaits the response (tests, and callers that wait anyway).
+    package func response() async -> HTTPResponse {
+        await withCheckedContinuation { continuation in start { continuation.resume(returning: $0) } }
+    }
 }
 
 /// Maps requests to responses: the whole HTTP API on plain values, with no sockets, locks or Foundation.
@@ -321,6 +345,8 @@ package struct Router: Sendable {
             return .deferred { [cors = service.cors] in
                 Self.decorated(await work(), cors: cors, origin: origin)
             }
+        case .pending(let pending):
+            return .pending(pending.map { [cors = service.cors] in Self.decorated($0, cors: cors, origin: origin) })
         case .stream(var stream):
             Self.decorate(&stream.headers, cors: service.cors, origin: origin)
             return .stream(stream)

@@ -51,7 +51,7 @@ extension Router {
         switch route(HTTPRequest(method: method, target: target, headers: headers, body: body)) {
         case .response(let response):
             return response
-        case .deferred, .stream:
+        case .deferred, .pending, .stream:
             Issue.record("\(method.name) \(target) was deferred; expected a synchronous response")
             return HTTPResponse(status: 0)
         }
@@ -62,6 +62,7 @@ extension Router {
         switch route(request) {
         case .response(let response): response
         case .deferred(let work): await awaitHeld(work)
+        case .pending(let pending): await awaitHeld { await pending.response() }
         case .stream(let stream): HTTPResponse(status: 200, headers: stream.headers)
         }
     }
@@ -94,6 +95,8 @@ extension Router {
             return response
         case .deferred(let work):
             return await awaitHeld(work)
+        case .pending(let pending):
+            return await awaitHeld { await pending.response() }
         case .stream(let stream):
             Issue.record("\(method.name) \(target) opened an event stream; expected .deferred")
             return HTTPResponse(status: 200, headers: stream.headers)
