@@ -29,8 +29,14 @@
 # which evhttp does not read, was taken for the next request on the connection (an HTML 400); the server refused
 # whole numbers written `2571.0` or `1e2` (400) that openapi.yaml's `type: integer` admits. The spec also says
 # now (a `pattern`) that item strings cannot hold U+0000, which the server refuses (found by reading, not by a run).
-# One check is off: ST301 "Deleted resource still available", in the stateful phase (the only one that runs it),
-# because it compares paths and an id names one item per dataset (see the configuration below).
+# One check is off: ST301 "Deleted resource still available" (`--exclude-checks use_after_free`; only the stateful
+# phase runs it). An id names one item per dataset (`X-Dataset`), the check compares paths only, and schemathesis
+# does not always apply a link's `X-Dataset`, so a DELETE of /items/10000 in one dataset followed by a GET of
+# /items/10000 in another (200, rightly) is reported as a deleted item still served (seen twice in 100-example
+# runs; replayed with curl: the server was right). Turning it off in the configuration file
+# (`[phases.stateful.checks.use_after_free]`) did not take in 4.32.5; the command-line option does. That a deleted
+# item answers 404, item and detail, in its dataset, is asserted by RouterWriteTests and EndToEndWriteTests, and
+# after kill -9 by the crash test.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -99,14 +105,6 @@ fail-on = true
 [phases.stateful]
 inference.algorithms = []
 
-# ST301 "Deleted resource still available" is off in the stateful phase, the only one that runs it: an id names one
-# item per dataset (`X-Dataset`), the check compares paths only, and schemathesis does not always apply a link's
-# `X-Dataset`, so a DELETE of /items/10001 in one dataset followed by a GET of /items/10001 in another (200, rightly)
-# is reported as a deleted item still served (seen in a 100-example run, seed 288967496311394716518346524317111662388;
-# replayed with curl: the server was right). That a deleted item answers 404, item and detail, in its dataset, is
-# asserted by RouterWriteTests and EndToEndWriteTests, and after kill -9 by the crash test.
-[phases.stateful.checks.use_after_free]
-enabled = false
 
 [phases.coverage]
 unexpected-methods = ["get", "put", "post", "delete", "options", "patch", "trace"]
@@ -183,6 +181,7 @@ status=0
     --exclude-operation-id resetServer \
     --exclude-operation-id streamEvents \
     --checks all \
+    --exclude-checks use_after_free \
     --max-examples "$max_examples" \
     --request-timeout 10 \
     --max-response-time 5 \
