@@ -98,6 +98,10 @@ public final class WriteCoordinator: Sendable {
             }
             if group.isEmpty { return }
             await commit(group)
+            // On a store's own thread (SQLiteStore), the store calls above ran inline: without a yield, steady writes
+            // would keep the thread from every other job queued on it (a long-poll reading old changes) until they
+            // stopped. Yielding puts this task back at the end of that thread's queue, once per group.
+            if store.preferredExecutor != nil { await Task.yield() }
         }
     }
 
@@ -206,7 +210,9 @@ public final class WriteCoordinator: Sendable {
         let replaced = lists.install(installed)
         spares.withLock { spares in
             for (name, effects) in batch.lists {
-                spares[name] = Spare(state: replaced[name] ?? lists.fresh(), behind: effects)
+                // After a drop, catching up starts from a fresh list anyway: the dropped state is not kept.
+                let before = effects.drop ? nil : replaced[name]
+                spares[name] = Spare(state: before ?? lists.fresh(), behind: effects)
             }
         }
     }

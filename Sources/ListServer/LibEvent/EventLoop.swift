@@ -33,11 +33,6 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
         var draining = false
     }
 
-    /// What `drain` does next.
-    private enum DrainStep {
-        case run, done, later
-    }
-
     private let wakeFD: Int32
     private var wakeEvent: OpaquePointer?
     private let queue = Mutex(Queue())
@@ -52,9 +47,6 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// 64 rather than 16: as little memory in benchmark scenario 3, and fewer `epoll_wait` calls (server CPU
     /// there about 115 ticks against 140); cached details cost the same either way.
     static let callbacksBetweenDrains: Int32 = 64
-
-    /// How many batches one wake-up runs at most before the sockets get their turn again (see `drain`).
-    static let batchesPerWake = 4
 
     /// Creates the `event_base` (precise timers, no internal locking: one thread owns it).
     init(name: String) throws(EventError) {
@@ -95,7 +87,7 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
         let thread = Thread { [self] in
             threadID.withLock { $0 = pthread_self() }
             event_base_loop(base, 0)
-            drain(untilEmpty: true)  // jobs queued while stopping still run, on this thread
+            drain()  // jobs queued while stopping still run, on this thread
             hasFinished.store(true, ordering: .releasing)
             for waiter in finished.withLock({ w in
                 defer { w = [] }; return w
@@ -162,8 +154,8 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
 
     /// Runs the queued jobs; called on the loop thread when the eventfd fires.
     ///
-    /// Up to ``batchesPerWake`` batches per wake-up (what was queued, then what was queued meanwhile, without a
-    /// wake-up of its own), and the jobs do not wait for every socket: libevent polls again after
+    /// Batch after batch until the queue is empty (what was queued, then what was queued meanwhile, which needed
+    /// no wake-up of its own), and the jobs do not wait for every socket: libevent polls again after
     /// ``callbacksBetweenDrains`` callbacks, and the wake-up event outranks the sockets (priority 0 against 1),
     /// so a burst of requests is worked off a few dozen at a time instead of first becoming one task per request
     /// queued for the detail cache, each holding about 2 kB of task allocator slabs. With 5,000 slow details
@@ -175,29 +167,16 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// keep coming the sockets wait. Every job here belongs to a request and each request's chain is short (a
     /// cache lookup, a resumption), so the queue empties and the sockets get their turn; a task that re-enqueued
     /// itself on a loop forever would hold that loop's sockets off, and none does.
-    fileprivate func drain(untilEmpty: Bool = false) {
+    fileprivate func drain() {
         var counter: UInt64 = 0
         _ = read(wakeFD, &counter, 8)
-        var batches = 0
         while true {
-            let step = queue.withLock { queue -> DrainStep in
-                if queue.work.isEmpty {
-                    queue.draining = false
-                    return .done
-                }
-                if !untilEmpty && batches == Self.batchesPerWake {
-                    queue.draining = false
-                    return .later
-                }
+            let more = queue.withLock { queue in
                 swap(&queue.work, &running)
-                queue.draining = true
-                return .run
+                queue.draining = !running.isEmpty
+                return queue.draining
             }
-            switch step {
-            case .done: return
-            case .later: return wake()  // the rest after the sockets: pushes now see a queue that is not empty
-            case .run: break
-            }
+            guard more else { return }
             for work in running {
                 switch work {
                 case .job(let job):
@@ -207,7 +186,6 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
                 }
             }
             running.removeAll(keepingCapacity: true)
-            batches += 1
         }
     }
 }

@@ -4,7 +4,7 @@ import ListDomain
 /// answered once durable.
 ///
 /// The request is checked before anything is queued (media type 415, body 400, headers 400); the write itself is
-/// `.deferred` until its group commit is done. Conditions that depend on the list (the id is live, `If-Match`) are
+/// `.pending` until its group commit is done. Conditions that depend on the list (the id is live, `If-Match`) are
 /// checked by the coordinator against the list as it is when the write applies, so two racing writes cannot both
 /// pass. A retried request with an `Idempotency-Key` gets the first answer again, with `Idempotent-Replayed: true`.
 extension Router {

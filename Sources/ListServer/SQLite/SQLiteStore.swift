@@ -3,7 +3,8 @@ package import ListDomain
 /// The ``ListStore`` in an SQLite file: one connection, on one thread of its own, in WAL mode.
 ///
 /// Every SQLite call runs on the store's thread (``SQLiteStoreThread``); the async methods queue a job there and
-/// suspend until it is done, so no caller's thread ever waits on the disk. The thread runs the jobs one at a time,
+/// suspend until it is done (called on the thread itself, as the coordinator's commits are, they run at once), so
+/// no caller's thread ever waits on the disk. The thread runs the jobs one at a time,
 /// so each ``commit(_:)`` is exactly one transaction of the batch the ``WriteCoordinator`` grouped, and its one
 /// sync (`synchronous = FULL`: at every commit; `NORMAL`: at WAL checkpoints, which in WAL mode can lose the last
 /// commits on a power cut but never corrupts the file) is paid once per group.

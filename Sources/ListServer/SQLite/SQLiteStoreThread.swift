@@ -6,12 +6,13 @@ import Synchronization
 ///
 /// SQLite blocks (on the disk, on `fsync`, on another process's lock), so no caller's thread may make its calls:
 /// callers queue a job and suspend on a continuation, which the job resumes from this thread when it is done. The
-/// thread sleeps on a condition variable while the queue is empty, which is fine: it is not an event loop, and
-/// nothing else runs on it. Jobs run one at a time in the order they were queued, so a commit never overlaps
-/// another call (one writer, whose transactions are exactly the batches it is given).
+/// thread sleeps on a condition variable while the queue is empty, which is fine: it is not an event loop. Jobs run
+/// one at a time in the order they were queued, so a commit never overlaps another call (one writer, whose
+/// transactions are exactly the batches it is given).
 ///
 /// It is also a task executor: the ``WriteCoordinator`` runs its groups here (``SQLiteStore/preferredExecutor``),
-/// and a call made from a job already on the thread runs at once instead of queueing behind itself.
+/// and a call made from a job already on the thread (the coordinator's commit) runs at once instead of queueing
+/// behind itself; the coordinator yields after each group, so queued jobs still get their turn.
 ///
 /// Invariant: `tables` is touched only on the thread (the jobs run there), which is why the class is
 /// `@unchecked Sendable`; the queue and the flags are guarded by `condition`.
@@ -147,6 +148,7 @@ final class SQLiteStoreThread: TaskExecutor, @unchecked Sendable {
         }
         tables?.close()
         tables = nil
+        threadID.store(0, ordering: .releasing)  // a later thread may be given the same pthread_t
         condition.lock()
         hasFinished = true
         let waiters = finishWaiters
