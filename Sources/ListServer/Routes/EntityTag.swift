@@ -114,9 +114,7 @@ struct EntityTag: Sendable, Equatable {
         while !members.isEmpty {
             let member = members.prefix { $0 != UInt8(ascii: ",") }
             members = members.dropFirst(member.count + 1)
-            var tag = member.drop { $0 == 0x20 || $0 == 0x09 }
-            while let last = tag.last, last == 0x20 || last == 0x09 { tag = tag.dropLast() }
-            if test(tag) { return true }
+            if test(member.trimmingOptionalWhitespace) { return true }
         }
         return false
     }

@@ -61,9 +61,7 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     func listsDirective(_ token: String, in name: String) -> Bool {
         for field in fields where Self.namesMatch(field.name, name) {
             for element in field.value.utf8.split(separator: UInt8(ascii: ",")) {
-                var directive = element.prefix { $0 != UInt8(ascii: "=") }
-                while let first = directive.first, first == 0x20 || first == 0x09 { directive.removeFirst() }
-                while let last = directive.last, last == 0x20 || last == 0x09 { directive.removeLast() }
+                let directive = element.prefix { $0 != UInt8(ascii: "=") }.trimmingOptionalWhitespace
                 if directive.elementsEqual(token.utf8, by: { Self.asciiLowercase($0) == Self.asciiLowercase($1) }) {
                     return true
                 }
@@ -98,5 +96,16 @@ extension HTTPHeaders: CustomStringConvertible {
     /// The fields as `Name: value` lines, for test failures and logs.
     package var description: String {
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+}
+
+extension Substring.UTF8View {
+    /// These bytes without the spaces and tabs around them: the optional whitespace around a field value or a list
+    /// member (RFC 9110 §5.6.3), for every field this server reads by bytes.
+    var trimmingOptionalWhitespace: Substring.UTF8View {
+        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var bytes = drop(while: isWhitespace)
+        while let last = bytes.last, isWhitespace(last) { bytes = bytes.dropLast() }
+        return bytes
     }
 }

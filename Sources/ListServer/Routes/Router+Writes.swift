@@ -185,10 +185,6 @@ extension Router {
 /// Whether the media type of a `Content-Type` value (before any `;` parameter, without surrounding spaces and tabs)
 /// is `expected` (lowercase), ignoring ASCII case: compared byte by byte, as this runs for every write.
 private func mediaType(of contentType: String, is expected: String) -> Bool {
-    let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-    var bytes = contentType.utf8[...]
-    if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) { bytes = bytes[..<semicolon] }
-    while let first = bytes.first, isSpace(first) { bytes = bytes.dropFirst() }
-    while let last = bytes.last, isSpace(last) { bytes = bytes.dropLast() }
-    return bytes.elementsEqual(expected.utf8) { HTTPHeaders.asciiLowercase($0) == $1 }
+    let mediaType = contentType.utf8[...].prefix { $0 != UInt8(ascii: ";") }.trimmingOptionalWhitespace
+    return mediaType.elementsEqual(expected.utf8) { HTTPHeaders.asciiLowercase($0) == $1 }
 }
