@@ -129,26 +129,24 @@ enum FuzzHarness {
         case .response(let response):
             return response
         case .deferred(let work):
-            let result = Mutex<HTTPResponse?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                let response = await work()
-                result.withLock { $0 = response }
-                done.signal()
-            }
-            done.wait()
-            return result.withLock { $0 } ?? HTTPResponse(status: 0)
+            return waitFor(work)
         case .pending(let pending):
-            let result = Mutex<HTTPResponse?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            pending.start { response in
-                result.withLock { $0 = response }
-                done.signal()
-            }
-            done.wait()
-            return result.withLock { $0 } ?? HTTPResponse(status: 0)
+            return waitFor { await pending.response() }
         case .stream(let stream):
             return HTTPResponse(status: 200, headers: stream.headers)  // the head an event stream starts with
         }
+    }
+
+    /// Runs `work` on a task and waits for its response on this thread.
+    private static func waitFor(_ work: @escaping @Sendable () async -> HTTPResponse) -> HTTPResponse {
+        let result = Mutex<HTTPResponse?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let response = await work()
+            result.withLock { $0 = response }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 } ?? HTTPResponse(status: 0)
     }
 }

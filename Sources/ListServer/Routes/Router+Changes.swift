@@ -2,6 +2,9 @@ import ListDomain
 
 /// The change feed: `GET /items/changes` (JSON, long-poll) and `GET /items/events` (Server-Sent Events).
 extension Router {
+    /// `since`, on `/items/changes` and `/items/events` alike: a change sequence number.
+    private static let sinceRule = QueryIntegerRule(name: "since", range: 0...UInt64.max)
+
     /// The most changes one `/items/changes` answer holds, and its default.
     static let maximumChangesLimit: UInt64 = 1000
     static let defaultChangesLimit: UInt64 = 100
@@ -24,7 +27,7 @@ extension Router {
         }
         for item in items {
             switch item.name {
-            case "since": since = try QueryIntegerRule(name: "since", range: 0...UInt64.max).validate(item.value)
+            case "since": since = try Self.sinceRule.validate(item.value)
             case "limit":
                 limit = try QueryIntegerRule(name: "limit", range: 1...Self.maximumChangesLimit).validate(item.value)
             case "wait_ms":
@@ -84,7 +87,7 @@ extension Router {
         } else {
             let items = (try? target.queryItems()) ?? []
             if let since = items.first(where: { $0.name == "since" }) {
-                after = try QueryIntegerRule(name: "since", range: 0...UInt64.max).validate(since.value)
+                after = try Self.sinceRule.validate(since.value)
             }
         }
         let streamHeaders: HTTPHeaders = [

@@ -140,12 +140,7 @@ extension RouteOutcome {
                 return response
             }
         case .pending(let pending):
-            return .pending(
-                pending.map { response in
-                    var response = response
-                    transform(&response)
-                    return response
-                })
+            return .pending(pending.map(transform))
         case .stream:
             return self  // an event stream has no single response to hold or cut
         }

@@ -24,9 +24,15 @@ package struct PendingResponse: Sendable {
     }
 
     /// The same work, with `transform` applied to its response.
-    func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> PendingResponse {
+    func map(_ transform: @escaping @Sendable (inout HTTPResponse) -> Void) -> PendingResponse {
         let start = self.start
-        return PendingResponse { respond in start { respond(transform($0)) } }
+        return PendingResponse { respond in
+            start { response in
+                var response = response
+                transform(&response)
+                respond(response)
+            }
+        }
     }
 
     /// Awaits the response (tests, and callers that wait anyway).
@@ -346,7 +352,7 @@ package struct Router: Sendable {
                 Self.decorated(await work(), cors: cors, origin: origin)
             }
         case .pending(let pending):
-            return .pending(pending.map { [cors = service.cors] in Self.decorated($0, cors: cors, origin: origin) })
+            return .pending(pending.map { [cors = service.cors] in Self.decorate(&$0, cors: cors, origin: origin) })
         case .stream(var stream):
             Self.decorate(&stream.headers, cors: service.cors, origin: origin)
             return .stream(stream)
