@@ -128,12 +128,17 @@ static void ask_for_stamps(int fd) {
         die("setsockopt(SO_TIMESTAMPNS): %s", strerror(errno));
 }
 
-static void die(const char *format, ...) {
-    va_list arguments;
-    va_start(arguments, format);
+/* "fanout: <message>" on stderr, for die() and complain(). */
+static void report(const char *format, va_list arguments) {
     fputs("fanout: ", stderr);
     vfprintf(stderr, format, arguments);
     fputc('\n', stderr);
+}
+
+static void die(const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    report(format, arguments);
     va_end(arguments);
     exit(1);
 }
@@ -145,9 +150,7 @@ static void complain(const char *format, ...) {
     if (++errors_shown > 20) return;
     va_list arguments;
     va_start(arguments, format);
-    fputs("fanout: ", stderr);
-    vfprintf(stderr, format, arguments);
-    fputc('\n', stderr);
+    report(format, arguments);
     va_end(arguments);
 }
 
