@@ -152,6 +152,19 @@ struct ChangeFeedTests {
         #expect(try await after(13) == .expired(lastSequence: 12))
     }
 
+    /// Memory drops its oldest changes in batches, but never answers for a change the store no longer keeps: with
+    /// both keeping 3, a position 3 behind is expired, live as after a restart.
+    @Test func memoryNeverReachesBackFurtherThanTheStore() async throws {
+        let fixture = WriteFixture(changesKept: 3, recentCapacity: 3)
+        let changes = await write(5, in: fixture)  // sequences 1…5; the store keeps 3…5
+        #expect(
+            try await fixture.feed.changes(of: "", after: 2, limit: 10) == .changes(Array(changes[2...]), nextSince: 5))
+        #expect(try await fixture.feed.changes(of: "", after: 1, limit: 10) == .expired(lastSequence: 5))
+        let later = await write(4, in: fixture)  // 6…9; memory has dropped its oldest once (at 7), the store keeps 7…9
+        #expect(try await fixture.feed.changes(of: "", after: 5, limit: 10) == .expired(lastSequence: 9))
+        #expect(try await fixture.feed.changes(of: "", after: 6, limit: 10) == .changes(Array(later[1...]), nextSince: 9))
+    }
+
     /// A feed that never heard a commit (as after a restart) answers from the store what the live one answers
     /// from memory.
     @Test func memoryAndStoreGiveTheSameAnswers() async throws {

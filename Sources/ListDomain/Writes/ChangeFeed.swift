@@ -16,7 +16,9 @@ public final class ChangeFeed: Sendable {
     }
 
     private struct State {
-        /// The most recent changes of each list, oldest first, at most `recentCapacity`.
+        /// The most recent changes of each list, oldest first: up to twice `recentCapacity`, so that the oldest
+        /// are dropped (a move of the rest) once every `recentCapacity` changes instead of on every commit; only
+        /// the last `recentCapacity` are the window (``ChangeFeed/recentWindow(_:)``).
         var recent: [String: [Change]] = [:]
         var listeners: [Listener] = []
         /// Long-polls waiting for a change, by list and token.
@@ -52,8 +54,8 @@ public final class ChangeFeed: Sendable {
             if dropped { state.recent[list] = nil }
             // In place: a copy out of the dictionary and back would copy the whole window on every commit.
             state.recent[list, default: []].append(contentsOf: changes)
-            let excess = state.recent[list]!.count - recentCapacity
-            if excess > 0 { state.recent[list]!.removeFirst(excess) }
+            let count = state.recent[list]!.count
+            if count > 2 * recentCapacity { state.recent[list]!.removeFirst(count - recentCapacity) }
             var woken: [(Waiter, [Change])] = []
             if !changes.isEmpty, let waiting = state.waiters.removeValue(forKey: list) {
                 for waiter in waiting.values {
@@ -91,7 +93,7 @@ public final class ChangeFeed: Sendable {
         -> ChangePage
     {
         let fromMemory = state.withLock { state -> [Change]? in
-            guard let recent = state.recent[list], let first = recent.first, first.sequence <= after + 1 else {
+            guard let recent = recentWindow(state.recent[list]), let first = recent.first, first.sequence <= after + 1 else {
                 return nil
             }
             return Array(recent.lazy.filter { $0.sequence > after }.prefix(limit))
@@ -105,6 +107,12 @@ public final class ChangeFeed: Sendable {
         return .changes(Array(shown), nextSince: shown.last?.sequence ?? after)
     }
 
+    /// The last `recentCapacity` of a list's recent changes: what memory answers for (never more than the store
+    /// keeps, which is at least `recentCapacity`).
+    private func recentWindow(_ recent: [Change]?) -> ArraySlice<Change>? {
+        recent?.suffix(recentCapacity)
+    }
+
     /// Waits for the next changes of `list` after `after`, or `wait`, whichever comes first.
     private func waitForChanges(of list: String, after: UInt64, limit: Int, wait: Duration) async -> [Change] {
         let token = state.withLock { state in
@@ -116,7 +124,7 @@ public final class ChangeFeed: Sendable {
         let changes = await withCheckedContinuation { continuation in
             let missed = state.withLock { state -> [Change]? in
                 // A commit between the check and now: answer with it at once.
-                if let recent = state.recent[list], let newest = recent.last, newest.sequence > after {
+                if let recent = recentWindow(state.recent[list]), let newest = recent.last, newest.sequence > after {
                     return Array(recent.filter { $0.sequence > after }.prefix(limit))
                 }
                 state.waiters[list, default: [:]][token] = Waiter(after: after, limit: limit, continuation: continuation)
