@@ -89,12 +89,15 @@ public final class WriteCoordinator: Sendable {
 
     /// Commits group after group until no write waits.
     private func commitUntilIdle() async {
+        // Two buffers take turns: writes queue into one while the other's group commits, and each keeps its
+        // capacity, so a group of 64 writes does not regrow an array from empty (seven allocations, the larger ones
+        // making glibc's malloc consolidate its free lists) every time.
+        var group: [Waiting] = []
         while true {
-            let group = queue.withLock { queue in
-                let group = queue.waiting
-                queue.waiting = []
+            group.removeAll(keepingCapacity: true)
+            queue.withLock { queue in
+                swap(&group, &queue.waiting)
                 if group.isEmpty { queue.committing = false }
-                return group
             }
             if group.isEmpty { return }
             await commit(group)
