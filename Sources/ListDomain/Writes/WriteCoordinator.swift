@@ -93,6 +93,7 @@ public final class WriteCoordinator: Sendable {
         // capacity, so a group of 64 writes does not regrow an array from empty (seven allocations, the larger ones
         // making glibc's malloc consolidate its free lists) every time.
         var group: [Waiting] = []
+        var committed = false
         while true {
             group.removeAll(keepingCapacity: true)
             queue.withLock { queue in
@@ -100,11 +101,13 @@ public final class WriteCoordinator: Sendable {
                 if group.isEmpty { queue.committing = false }
             }
             if group.isEmpty { return }
+            // On a store's own thread (SQLiteStore), the store calls of a commit run inline: without a yield, steady
+            // writes would keep the thread from every other job queued on it (a long-poll reading old changes) until
+            // they stopped. Yielding puts this task back at the end of that thread's queue between two groups (not
+            // after the last one: a lone write would pay a second pass through the queue for nothing).
+            if committed, store.preferredExecutor != nil { await Task.yield() }
             await commit(group)
-            // On a store's own thread (SQLiteStore), the store calls above ran inline: without a yield, steady writes
-            // would keep the thread from every other job queued on it (a long-poll reading old changes) until they
-            // stopped. Yielding puts this task back at the end of that thread's queue, once per group.
-            if store.preferredExecutor != nil { await Task.yield() }
+            committed = true
         }
     }
 
