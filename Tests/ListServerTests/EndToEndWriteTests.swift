@@ -127,6 +127,30 @@ struct EndToEndWriteTests {
         }
     }
 
+    @Test("writes pipelined on one connection, behind and ahead of reads, are each answered, in order")
+    func pipelinedWrites() async throws {
+        try await withServer { app in
+            let port = app.port
+            let responses = try await offPool { () -> [RawHTTPConnection.Response] in
+                let connection = try RawHTTPConnection(port: port)
+                func write(_ method: String, _ target: String, _ body: String) -> String {
+                    "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                }
+                // The answers to writes come later than those to reads (after a commit): order must still hold.
+                try connection.write(
+                    write("POST", "/items", #"{"label":"one"}"#) + "GET /items/10000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        + write("PATCH", "/items/10000", #"{"label":"two"}"#) + write("POST", "/items", "{bad")
+                        + "DELETE /items/3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        + "GET /items/10000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                return try (0..<6).map { _ in try connection.readResponse() }
+            }
+            #expect(responses.map(\.status) == [201, 200, 200, 400, 204, 200])
+            #expect(try responses[1].jsonObject()["label"] as? String == "one")
+            #expect(try responses[5].jsonObject()["label"] as? String == "two")
+        }
+    }
+
     @Test("datasets: writes to one are invisible in another and in the default; reset and drop are per dataset")
     func datasets() async throws {
         try await withServer { app in
