@@ -48,7 +48,8 @@ struct ChangeFeedTests {
                     changes: [
                         Change(
                             sequence: 4,
-                            event: .reset(ListReset(version: 2, seed: fixture.fresh.header.seed, count: WriteFixture.baseCount)))
+                            event: .reset(
+                                ListReset(version: 2, seed: fixture.fresh.header.seed, count: WriteFixture.baseCount)))
                     ],
                     dropped: true),
             ])
@@ -162,7 +163,8 @@ struct ChangeFeedTests {
         #expect(try await fixture.feed.changes(of: "", after: 1, limit: 10) == .expired(lastSequence: 5))
         let later = await write(4, in: fixture)  // 6…9; memory has dropped its oldest once (at 7), the store keeps 7…9
         #expect(try await fixture.feed.changes(of: "", after: 5, limit: 10) == .expired(lastSequence: 9))
-        #expect(try await fixture.feed.changes(of: "", after: 6, limit: 10) == .changes(Array(later[1...]), nextSince: 9))
+        #expect(
+            try await fixture.feed.changes(of: "", after: 6, limit: 10) == .changes(Array(later[1...]), nextSince: 9))
     }
 
     /// A feed that never heard a commit (as after a restart) answers from the store what the live one answers

@@ -76,13 +76,15 @@ struct EndToEndWriteTests {
         try await withServer { app in
             let current = try #require(try await fetch(port: app.port, "/items/3").header("ETag"))
             let stale = try await send(
-                port: app.port, "PATCH", "/items/3", json: #"{"likes":1}"#, headers: [#"If-Match: "v1-0000000000000000""#])
+                port: app.port, "PATCH", "/items/3", json: #"{"likes":1}"#,
+                headers: [#"If-Match: "v1-0000000000000000""#])
             #expect(stale.status == 412)
             #expect(stale.header("ETag") == current)
             let fresh = try await send(
                 port: app.port, "PATCH", "/items/3", json: #"{"likes":1}"#, headers: ["If-Match: \(current)"])
             #expect(fresh.status == 200)
-            let old = try await send(port: app.port, "DELETE", "/items/3", contentType: nil, headers: ["If-Match: \(current)"])
+            let old = try await send(
+                port: app.port, "DELETE", "/items/3", contentType: nil, headers: ["If-Match: \(current)"])
             #expect(old.status == 412)
         }
     }
@@ -110,7 +112,8 @@ struct EndToEndWriteTests {
     @Test("bad bodies: 415, 400 with the byte offset, unknown fields named, nothing stored")
     func badBodies() async throws {
         try await withServer { app in
-            let form = try await send(port: app.port, "POST", "/items", json: "label=x", contentType: "application/x-www-form-urlencoded")
+            let form = try await send(
+                port: app.port, "POST", "/items", json: "label=x", contentType: "application/x-www-form-urlencoded")
             #expect(form.status == 415)
             let malformed = try await send(port: app.port, "POST", "/items", json: #"{"label":"x",}"#)
             #expect(malformed.status == 400)
@@ -139,7 +142,8 @@ struct EndToEndWriteTests {
                 }
                 // The answers to writes come later than those to reads (after a commit): order must still hold.
                 try connection.write(
-                    write("POST", "/items", #"{"label":"one"}"#) + "GET /items/10000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    write("POST", "/items", #"{"label":"one"}"#)
+                        + "GET /items/10000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
                         + write("PATCH", "/items/10000", #"{"label":"two"}"#) + write("POST", "/items", "{bad")
                         + "DELETE /items/3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
                         + "GET /items/10000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
@@ -162,7 +166,8 @@ struct EndToEndWriteTests {
             #expect(try await fetch(port: app.port, "/items/10000").status == 404)
             let bad = try await fetch(port: app.port, "/items", headers: ["X-Dataset: no spaces"])
             #expect(bad.status == 400)
-            let reset = try await send(port: app.port, "POST", "/admin/reset", contentType: nil, headers: ["X-Dataset: a"])
+            let reset = try await send(
+                port: app.port, "POST", "/admin/reset", contentType: nil, headers: ["X-Dataset: a"])
             #expect(reset.status == 200)
             #expect(try await fetch(port: app.port, "/items/10000", headers: ["X-Dataset: a"]).status == 404)
             _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"again"}"#, headers: ["X-Dataset: a"])
@@ -181,7 +186,8 @@ struct EndToEndWriteTests {
             let path = folder + "/nested/listserver.sqlite"
             try await withServer(configure: { $0.dataPath = path }) { app throws in
                 let created = try await send(
-                    port: app.port, "POST", "/items", json: #"{"label":"kept"}"#, headers: ["Idempotency-Key: restart-1"])
+                    port: app.port, "POST", "/items", json: #"{"label":"kept"}"#,
+                    headers: ["Idempotency-Key: restart-1"])
                 #expect(created.status == 201)
                 let deleted = try await send(port: app.port, "DELETE", "/items/0", contentType: nil)
                 #expect(deleted.status == 204)
@@ -192,8 +198,9 @@ struct EndToEndWriteTests {
                 #expect(try await fetch(port: app.port, "/items/10000").jsonObject()["label"] as? String == "kept")
                 #expect(try await fetch(port: app.port, "/items/0").status == 404)
                 #expect(try await fetch(port: app.port, "/items/2").jsonObject()["label"] as? String == "two")
-                let retry = try await send(port: app.port, "POST", "/items", json: #"{"label":"kept"}"#,
-                                           headers: ["Idempotency-Key: restart-1"])
+                let retry = try await send(
+                    port: app.port, "POST", "/items", json: #"{"label":"kept"}"#,
+                    headers: ["Idempotency-Key: restart-1"])
                 #expect(retry.header("Idempotent-Replayed") == "true")
                 let next = try await send(port: app.port, "POST", "/items", json: #"{"label":"next"}"#)
                 #expect(next.header("Location") == "/items/10001")  // no id handed out twice

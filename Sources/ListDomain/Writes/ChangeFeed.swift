@@ -33,8 +33,10 @@ public final class ChangeFeed: Sendable {
     private let lists: ListRegistry
     private let clock: any Clock<Duration>
 
-    public init(store: any ListStore, lists: ListRegistry, recentCapacity: Int = 1024,
-                clock: any Clock<Duration> = ContinuousClock()) {
+    public init(
+        store: any ListStore, lists: ListRegistry, recentCapacity: Int = 1024,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.store = store
         self.lists = lists
         self.recentCapacity = recentCapacity
@@ -93,7 +95,8 @@ public final class ChangeFeed: Sendable {
         -> ChangePage
     {
         let fromMemory = state.withLock { state -> [Change]? in
-            guard let recent = recentWindow(state.recent[list]), let first = recent.first, first.sequence <= after + 1 else {
+            guard let recent = recentWindow(state.recent[list]), let first = recent.first, first.sequence <= after + 1
+            else {
                 return nil
             }
             return Array(recent.lazy.filter { $0.sequence > after }.prefix(limit))
@@ -127,7 +130,8 @@ public final class ChangeFeed: Sendable {
                 if let recent = recentWindow(state.recent[list]), let newest = recent.last, newest.sequence > after {
                     return Array(recent.filter { $0.sequence > after }.prefix(limit))
                 }
-                state.waiters[list, default: [:]][token] = Waiter(after: after, limit: limit, continuation: continuation)
+                state.waiters[list, default: [:]][token] = Waiter(
+                    after: after, limit: limit, continuation: continuation)
                 return nil
             }
             if let missed {

@@ -126,7 +126,8 @@ public final class WriteCoordinator: Sendable {
             if let key, let claim = operation.idempotency, let earlier = claimed[key] ?? recorded[key] {
                 if claimed[key] == nil { answeredFromStore.insert(index) }
                 outcomes[index] =
-                    earlier.fingerprint == claim.fingerprint ? .replayed(earlier.answer) : .rejected(.keyReused(key.key))
+                    earlier.fingerprint == claim.fingerprint
+                    ? .replayed(earlier.answer) : .rejected(.keyReused(key.key))
                 continue
             }
             // Taken out while the write applies, so that neither is shared and both change in place: left in, every
