@@ -328,4 +328,29 @@ struct WriteCoordinatorTests {
         #expect(fixture.published.last?.changes.map(\.sequence) == [1])
         #expect(Set(try await fixture.memory.load().keys) == ["a", "b"])
     }
+
+    /// The drain's last step: writes queued behind a commit in flight are failed and never applied; the commit
+    /// in flight is not touched, and the coordinator goes on committing what comes after.
+    @Test func queuedWritesCanBeRefusedBeforeTheyApply() async throws {
+        let fixture = WriteFixture(holding: true)
+        let first = await holdCommit(of: createOperation("first"), in: fixture)
+        let queued = [
+            await fixture.submitQueued(createOperation("queued")),
+            await fixture.submitQueued(WriteOperation(list: "", action: .delete(1))),
+        ]
+        let shuttingDown = StoreFailure(.unavailable, "shutting down")
+        #expect(fixture.coordinator.refuseQueued(shuttingDown) == 2)
+        #expect(fixture.coordinator.queuedCount == 0)
+        for task in queued { #expect(await task.value == .failed(shuttingDown)) }
+        fixture.store.open()
+        #expect(createdItem(await first.value)?.id == base)
+        #expect(fixture.store.batches.count == 1)
+        let state = fixture.lists.state(of: "")
+        #expect(state.header.lastSequence == 1)
+        #expect(state.item(1) != nil)  // the refused delete did not happen
+        #expect(state.item(base + 1) == nil)
+        #expect(createdItem(await fixture.submit(createOperation("after")))?.id == base + 1)
+        #expect(fixture.coordinator.refuseQueued(shuttingDown) == 0)
+    }
+
 }

@@ -87,6 +87,19 @@ public final class WriteCoordinator: Sendable {
         }
     }
 
+    /// Fails every write still waiting for a group, with `failure`, and returns how many there were. None of them
+    /// was applied or ever will be; the writes of a group already committing are not touched. At the end of a
+    /// drain: a write answered "shutting down" must not be committed afterwards.
+    @discardableResult
+    public func refuseQueued(_ failure: StoreFailure) -> Int {
+        let refused = queue.withLock { queue in
+            defer { queue.waiting.removeAll() }
+            return queue.waiting
+        }
+        for waiting in refused { waiting.completion(.failed(failure)) }
+        return refused.count
+    }
+
     /// Commits group after group until no write waits.
     private func commitUntilIdle() async {
         // Two buffers take turns: writes queue into one while the other's group commits, and each keeps its

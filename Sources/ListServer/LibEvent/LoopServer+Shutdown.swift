@@ -1,6 +1,7 @@
 // swift-format-ignore-file: OrderedImports
 import Foundation  // before CEvent: both define fd_set, and the other order fails to build
 import CEvent
+import ListDomain
 
 extension LoopServer {
     /// Stops accepting, answers new requests on open connections with 503 and `Connection: close`,
@@ -21,6 +22,10 @@ extension LoopServer {
         answerHangs()
         drainDeadline = loop.schedule(after: deadline) { [self] in
             drainDeadline = nil
+            // Writes still queued for a group are taken out first, so that none answered 503 below is committed
+            // afterwards (those of a group already committing may be: only a store stuck past the deadline leaves
+            // one, and a retry with its Idempotency-Key tells). Every loop asks; the first one takes them all.
+            router.writes.refuseQueued(Self.refusedWhileDraining)
             for token in Array(pending.keys) {
                 answer(token, with: Self.shuttingDown)
             }
@@ -71,6 +76,8 @@ extension LoopServer {
         onDrained = nil
         done?()
     }
+
+    static let refusedWhileDraining = StoreFailure(.unavailable, "the server is shutting down; the write was not applied")
 
     static let shuttingDown = Problem(
         .shuttingDown, detail: "The server is shutting down; retry on a new connection."
