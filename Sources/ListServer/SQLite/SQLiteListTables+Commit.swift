@@ -130,7 +130,7 @@ extension SQLiteListTables {
     /// Runs the cached statement `sql` to its end after `bind` has bound its parameters (the statement's other
     /// parameters are NULL: ``SQLiteConnection/withStatement(_:_:)`` clears them after every use).
     func run(
-        _ sql: String, _ bind: (SQLiteStatement) throws(SQLiteError) -> Void = { _ in }
+        _ sql: StaticString, _ bind: (SQLiteStatement) throws(SQLiteError) -> Void = { _ in }
     ) throws(SQLiteError) {
         try connection.withStatement(sql) { statement throws(SQLiteError) in
             try bind(statement)
@@ -140,39 +140,39 @@ extension SQLiteListTables {
 
     /// The commit path's SQL, each statement prepared once (``SQLiteConnection/cached(_:)``).
     enum SQL {
-        static let begin = "BEGIN IMMEDIATE"
-        static let commit = "COMMIT"
-        static let rollback = "ROLLBACK"
-        static let drop = [
+        static let begin: StaticString = "BEGIN IMMEDIATE"
+        static let commit: StaticString = "COMMIT"
+        static let rollback: StaticString = "ROLLBACK"
+        static let drop: [StaticString] = [
             "DELETE FROM items WHERE list = ?1", "DELETE FROM changes WHERE list = ?1",
             "DELETE FROM idempotency WHERE list = ?1", "DELETE FROM lists WHERE name = ?1",
         ]
-        static let wipe = ["DELETE FROM items WHERE list = ?1", "DELETE FROM idempotency WHERE list = ?1"]
-        static let upsertItem = """
+        static let wipe: [StaticString] = ["DELETE FROM items WHERE list = ?1", "DELETE FROM idempotency WHERE list = ?1"]
+        static let upsertItem: StaticString = """
             INSERT OR REPLACE INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)
             """
-        static let upsertDeletion = """
+        static let upsertDeletion: StaticString = """
             INSERT OR REPLACE INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
             VALUES (?1, ?2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1)
             """
-        static let insertChange = """
+        static let insertChange: StaticString = """
             INSERT INTO changes (list, sequence, kind, item_id, label, author, width, height, color, likes,
                 version, seed, count)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """
-        static let upsertHeader = """
+        static let upsertHeader: StaticString = """
             INSERT INTO lists (name, seed, base_count, version, next_id, last_sequence)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             ON CONFLICT (name) DO UPDATE SET seed = excluded.seed, base_count = excluded.base_count,
                 version = excluded.version, next_id = excluded.next_id, last_sequence = excluded.last_sequence
             """
-        static let pruneChanges = "DELETE FROM changes WHERE list = ?1 AND sequence <= ?2"
+        static let pruneChanges: StaticString = "DELETE FROM changes WHERE list = ?1 AND sequence <= ?2"
         // INSERT OR REPLACE: a key whose record has expired but is not pruned yet may be used again.
-        static let insertIdempotency = """
+        static let insertIdempotency: StaticString = """
             INSERT OR REPLACE INTO idempotency (list, key, fingerprint, answer, created_at)
             VALUES (?1, ?2, ?3, ?4, ?5)
             """
-        static let pruneIdempotency = "DELETE FROM idempotency WHERE created_at <= ?1"
+        static let pruneIdempotency: StaticString = "DELETE FROM idempotency WHERE created_at <= ?1"
     }
 }

@@ -134,16 +134,16 @@ extension SQLiteListTables {
 }
 
 extension SQLiteListTables.SQL {
-    static let headers = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists"
-    static let items = """
+    static let headers: StaticString = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists"
+    static let items: StaticString = """
         SELECT list, id, deleted, label, author, width, height, color, likes, revision
         FROM items ORDER BY list, id
         """
-    static let idempotencyRecord = """
+    static let idempotencyRecord: StaticString = """
         SELECT fingerprint, answer, created_at FROM idempotency WHERE list = ?1 AND key = ?2 AND created_at > ?3
         """
-    static let oldestChange = "SELECT min(sequence) FROM changes WHERE list = ?1"
-    static let changes = """
+    static let oldestChange: StaticString = "SELECT min(sequence) FROM changes WHERE list = ?1"
+    static let changes: StaticString = """
         SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count
         FROM changes WHERE list = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3
         """
