@@ -36,6 +36,24 @@ package struct JSONWriter: Sendable {
     /// always valid UTF-8.
     package mutating func append(string: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escape: a scan, then one copy, where appending byte by byte checked the capacity for
+        // every byte (labels and authors, twice per item of every page and write).
+        let copied = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: Self.needsEscape) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied != true { appendEscaping(string) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `byte` cannot stand as itself inside a JSON string.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20
+    }
+
+    /// The characters of `string`, escaped as JSON needs (without the quotes).
+    private mutating func appendEscaping(_ string: String) {
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
@@ -49,7 +67,6 @@ package struct JSONWriter: Sendable {
                 bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Appends an unsigned integer in decimal, without building a `String`.
