@@ -20,7 +20,8 @@ struct EvHTTPRequest: @unchecked Sendable {
     /// the request id (the client's `X-Request-Id` if usable, see ``usableRequestID(_:)``, else one from `ids`).
     func makeHTTPRequest(ids: inout RequestIDGenerator) -> HTTPRequest {
         let target = evhttp_request_get_uri(raw).map { String(cString: $0) } ?? ""
-        var headers = HTTPHeaders()
+        // Room for a typical request's fields up front: grown from empty, the array was reallocated three times.
+        var headers = HTTPHeaders(capacity: 12)
         var requestID: String?
         if let input = evhttp_request_get_input_headers(raw) {
             var header = cevent_headers_first(input)
