@@ -353,4 +353,22 @@ struct WriteCoordinatorTests {
         #expect(fixture.coordinator.refuseQueued(shuttingDown) == 0)
     }
 
+    /// One committing task serves every write: it parks when none waits and the next write wakes it; it holds
+    /// the coordinator only while it commits, so a coordinator nobody holds goes, and ends its task.
+    @Test func theCommitterParksBetweenWritesAndEndsWithItsCoordinator() async throws {
+        let fixture = WriteFixture()
+        weak var weakCoordinator: WriteCoordinator?
+        do {
+            let coordinator = WriteCoordinator(
+                lists: fixture.lists, feed: fixture.feed, store: fixture.store, idempotencyTTL: .seconds(60),
+                wallClock: { WallTime(milliseconds: 0) })
+            weakCoordinator = coordinator
+            for index in 0..<3 {  // each one after the committer has parked again
+                #expect(createdItem(await coordinator.submit(createOperation("w\(index)")))?.id == base + UInt64(index))
+                #expect(await eventually { coordinator.queuedCount == 0 })
+            }
+        }
+        #expect(await eventually { weakCoordinator == nil })
+    }
+
 }

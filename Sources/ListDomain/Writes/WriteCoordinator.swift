@@ -30,19 +30,13 @@ public final class WriteCoordinator: Sendable {
         var behind: ListEffects?
     }
 
-    private struct Queue {
-        var waiting: [Waiting] = []
-        /// Whether a task is committing; new writes then only queue.
-        var committing = false
-    }
-
     public let lists: ListRegistry
     public let feed: ChangeFeed
     private let store: any ListStore
     /// How long an idempotency record counts (`data.idempotency_ttl_s`).
     private let idempotencyTTL: Duration
     private let wallClock: @Sendable () -> WallTime
-    private let queue = Mutex(Queue())
+    private let queue = CommitQueue<Waiting>()
     /// By list name; touched only by the committing task (the lock is never contended).
     private let spares = Mutex<[String: Spare]>([:])
     private let statistics = Mutex(WriteStatistics())
@@ -76,51 +70,55 @@ public final class WriteCoordinator: Sendable {
     /// the group is committed (or refused). The server's writes use this: a task per write cost an allocation of
     /// about 1 kB, and a resumption through the loop's executor, on every POST, PATCH and DELETE.
     public func submit(_ operation: WriteOperation, completion: @escaping @Sendable (WriteOutcome) -> Void) {
-        let startsCommitter = queue.withLock { queue in
-            queue.waiting.append(Waiting(operation: operation, completion: completion))
-            guard !queue.committing else { return false }
-            queue.committing = true
-            return true
-        }
-        if startsCommitter {
-            Task(executorPreference: store.preferredExecutor) { await self.commitUntilIdle() }
+        switch queue.append(Waiting(operation: operation, completion: completion)) {
+        case .none: break
+        case .start: startCommitter()
+        case .resume(let parked): parked.resume(returning: true)
         }
     }
+
+    deinit { queue.close() }
 
     /// Fails every write still waiting for a group, with `failure`, and returns how many there were. None of them
     /// was applied or ever will be; the writes of a group already committing are not touched. At the end of a
     /// drain: a write answered "shutting down" must not be committed afterwards.
     @discardableResult
     public func refuseQueued(_ failure: StoreFailure) -> Int {
-        let refused = queue.withLock { queue in
-            defer { queue.waiting.removeAll() }
-            return queue.waiting
-        }
+        let refused = queue.removeAll()
         for waiting in refused { waiting.completion(.failed(failure)) }
         return refused.count
     }
 
-    /// Commits group after group until no write waits.
-    private func commitUntilIdle() async {
-        // Two buffers take turns: writes queue into one while the other's group commits, and each keeps its
-        // capacity, so a group of 64 writes does not regrow an array from empty (seven allocations, the larger ones
-        // making glibc's malloc consolidate its free lists) every time.
-        var group: [Waiting] = []
-        var committed = false
-        while true {
-            group.removeAll(keepingCapacity: true)
-            queue.withLock { queue in
-                swap(&group, &queue.waiting)
-                if group.isEmpty { queue.committing = false }
+    /// Starts the one committing task (``CommitQueue``): group after group, parked while no write waits, for as
+    /// long as the coordinator lives (it holds the coordinator only while committing a group).
+    private func startCommitter() {
+        Task(executorPreference: store.preferredExecutor) { [weak self, queue, store] in
+            // Two buffers take turns: writes queue into one while the other's group commits, and each keeps its
+            // capacity, so a group of 64 writes does not regrow an array from empty (seven allocations, the larger
+            // ones making glibc's malloc consolidate its free lists) every time.
+            var group: [Waiting] = []
+            var committed = false
+            while true {
+                group.removeAll(keepingCapacity: true)
+                queue.take(into: &group)
+                if group.isEmpty {
+                    guard await queue.park() else { return }
+                    committed = false  // woken through the executor's queue: no yield owed
+                    continue
+                }
+                // On a store's own thread (SQLiteStore), the store calls of a commit run inline: without a yield,
+                // steady writes would keep the thread from every other job queued on it (a long-poll reading old
+                // changes) until they stopped. Yielding puts this task back at the end of that thread's queue
+                // between two groups (not after the last one: a lone write would pay a second pass for nothing).
+                if committed, store.preferredExecutor != nil { await Task.yield() }
+                guard let coordinator = self else {
+                    // Gone with writes queued (only if its owner dropped it mid-write): they are not applied.
+                    for waiting in group { waiting.completion(.failed(StoreFailure(.unavailable, "closed"))) }
+                    return
+                }
+                await coordinator.commit(group)
+                committed = true
             }
-            if group.isEmpty { return }
-            // On a store's own thread (SQLiteStore), the store calls of a commit run inline: without a yield, steady
-            // writes would keep the thread from every other job queued on it (a long-poll reading old changes) until
-            // they stopped. Yielding puts this task back at the end of that thread's queue between two groups (not
-            // after the last one: a lone write would pay a second pass through the queue for nothing).
-            if committed, store.preferredExecutor != nil { await Task.yield() }
-            await commit(group)
-            committed = true
         }
     }
 
@@ -283,7 +281,7 @@ public final class WriteCoordinator: Sendable {
     public var commitStatistics: WriteStatistics { statistics.withLock { $0 } }
 
     /// How many writes wait for the next group (while a commit is in flight); tests watch it to form a group.
-    package var queuedCount: Int { queue.withLock { $0.waiting.count } }
+    package var queuedCount: Int { queue.count }
 }
 
 /// How the group commits went.
