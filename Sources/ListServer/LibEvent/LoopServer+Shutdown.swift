@@ -77,7 +77,8 @@ extension LoopServer {
         done?()
     }
 
-    static let refusedWhileDraining = StoreFailure(.unavailable, "the server is shutting down; the write was not applied")
+    static let refusedWhileDraining = StoreFailure(
+        .unavailable, "the server is shutting down; the write was not applied")
 
     static let shuttingDown = Problem(
         .shuttingDown, detail: "The server is shutting down; retry on a new connection."
