@@ -186,17 +186,8 @@ extension Router {
 }
 
 /// Whether the media type of a `Content-Type` value (before any `;` parameter, without surrounding spaces and tabs)
-/// is `expected` (lowercase), ignoring ASCII case: compared byte by byte, as this runs for every write.
+/// is `expected`, ignoring ASCII case: compared byte by byte, as this runs for every write.
 private func mediaType(of contentType: String, is expected: String) -> Bool {
     let mediaType = contentType.utf8[...].prefix { $0 != UInt8(ascii: ";") }.trimmingOptionalWhitespace
-    // In place when both are contiguous (always, for native strings): the generic `elementsEqual` over the two
-    // views cost about 1,100 instructions a write (callgrind).
-    let inPlace = mediaType.withContiguousStorageIfAvailable { given in
-        expected.utf8.withContiguousStorageIfAvailable { expected in
-            given.count == expected.count
-                && zip(given, expected).allSatisfy { HTTPHeaders.asciiLowercase($0) == $1 }
-        }
-    }
-    if let inPlace, let inPlace { return inPlace }
-    return mediaType.elementsEqual(expected.utf8) { HTTPHeaders.asciiLowercase($0) == $1 }
+    return HTTPHeaders.equalIgnoringASCIICase(mediaType, expected.utf8)
 }

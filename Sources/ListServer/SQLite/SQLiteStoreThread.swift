@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// It is also a task executor: the ``WriteCoordinator`` runs its groups here (``SQLiteStore/preferredExecutor``),
 /// and a call made from a job already on the thread (the coordinator's commit) runs at once instead of queueing
-/// behind itself; the coordinator yields after each group, so queued jobs still get their turn.
+/// behind itself; the coordinator yields between groups, so queued jobs still get their turn.
 ///
 /// Invariant: `tables` is touched only on the thread (the jobs run there), which is why the class is
 /// `@unchecked Sendable`; the queue and the flags are guarded by `condition`.
