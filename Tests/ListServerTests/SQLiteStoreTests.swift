@@ -142,6 +142,39 @@ struct SQLiteStoreTests {
         await store.close()
     }
 
+    @Test("a change row holds its own kind's columns only, whatever the row written before it held")
+    func changeRowsHoldOnlyTheirKindsColumns() async throws {
+        // The statement is prepared once and its bindings outlast each use, so a `deleted` row written right after a
+        // `created` one must not keep the item's columns, nor a `created` after a `reset` the reset's.
+        let store = try await open()
+        let changes = [
+            Change(sequence: 1, event: .created(Conformance.item(100))),
+            Change(sequence: 2, event: .deleted(100)),
+            Change(sequence: 3, event: .reset(ListReset(version: 2, seed: 9, count: 50))),
+            Change(sequence: 4, event: .updated(Conformance.item(7))),
+        ]
+        try await store.commit(
+            Conformance.batch("a", Conformance.effects(header: Conformance.header(lastSequence: 4), changes: changes)))
+        await store.close()
+        let raw = try SQLiteRawConnection(path: path)
+        defer { raw.close() }
+        func count(_ condition: String) throws -> Int64? {
+            try raw.integer("SELECT count(*) FROM changes WHERE list = 'a' AND \(condition)")
+        }
+        let itemColumns = "item_id, label, author, width, height, color, likes"
+        let noItem = "coalesce(\(itemColumns)) IS NULL"
+        let noReset = "coalesce(version, seed, count) IS NULL"
+        #expect(try count("sequence IN (1, 4) AND label IS NOT NULL AND \(noReset)") == 2)
+        let noItemFields = "coalesce(label, author, width, height, color, likes) IS NULL"
+        #expect(try count("sequence = 2 AND item_id = 100 AND \(noItemFields) AND \(noReset)") == 1)
+        #expect(try count("sequence = 3 AND \(noItem) AND version = 2 AND seed = 9 AND count = 50") == 1)
+        // And they read back as they went in.
+        let reopened = try await open()
+        let window = try await reopened.changes(of: "a", after: 0, limit: 10)
+        #expect(window.changes == changes)
+        await reopened.close()
+    }
+
     @Test("100,000 deletions come back ascending, and the file reopens and loads quickly")
     func manyDeletions() async throws {
         let store = try await open()

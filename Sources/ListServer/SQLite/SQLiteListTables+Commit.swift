@@ -105,10 +105,13 @@ extension SQLiteListTables {
         }
     }
 
-    /// Binds parameters 2… of ``SQL/insertChange``: the sequence, the kind and the kind's columns.
+    /// Binds parameters 2… of ``SQL/insertChange``: the sequence, the kind, the kind's columns, and NULL for the
+    /// columns of the other kinds (bindings outlast a use of the statement).
     private func bind(_ change: Change, to statement: SQLiteStatement) throws(SQLiteError) {
         try statement.bind(change.sequence, at: 2)
         try statement.bind(change.event.kind, at: 3)
+        let itemColumns: ClosedRange<Int32> = 4...10
+        let resetColumns: ClosedRange<Int32> = 11...13
         switch change.event {
         case .created(let item), .updated(let item):
             try statement.bind(item.id, at: 4)
@@ -118,17 +121,21 @@ extension SQLiteListTables {
             try statement.bind(item.height, at: 8)
             try statement.bind(item.color, at: 9)
             try statement.bind(item.likes, at: 10)
+            for column in resetColumns { try statement.bindNull(at: column) }
         case .deleted(let id):
             try statement.bind(id, at: 4)
+            for column in itemColumns.dropFirst() { try statement.bindNull(at: column) }
+            for column in resetColumns { try statement.bindNull(at: column) }
         case .reset(let reset):
+            for column in itemColumns { try statement.bindNull(at: column) }
             try statement.bind(reset.version, at: 11)
             try statement.bind(reset.seed, at: 12)
             try statement.bind(reset.count, at: 13)
         }
     }
 
-    /// Runs the cached statement `sql` to its end after `bind` has bound its parameters (the statement's other
-    /// parameters are NULL: ``SQLiteConnection/withStatement(_:_:)`` clears them after every use).
+    /// Runs the cached statement `sql` to its end after `bind` has bound every one of its parameters (bindings
+    /// outlast a use: ``SQLiteConnection/withStatement(_:_:)`` does not clear them).
     func run(
         _ sql: StaticString, _ bind: (SQLiteStatement) throws(SQLiteError) -> Void = { _ in }
     ) throws(SQLiteError) {
@@ -147,7 +154,9 @@ extension SQLiteListTables {
             "DELETE FROM items WHERE list = ?1", "DELETE FROM changes WHERE list = ?1",
             "DELETE FROM idempotency WHERE list = ?1", "DELETE FROM lists WHERE name = ?1",
         ]
-        static let wipe: [StaticString] = ["DELETE FROM items WHERE list = ?1", "DELETE FROM idempotency WHERE list = ?1"]
+        static let wipe: [StaticString] = [
+            "DELETE FROM items WHERE list = ?1", "DELETE FROM idempotency WHERE list = ?1",
+        ]
         static let upsertItem: StaticString = """
             INSERT OR REPLACE INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)

@@ -79,17 +79,12 @@ final class SQLiteStatement {
         throw SQLiteError(code: status, connection: connection, context: sql)
     }
 
-    /// Makes the statement ready to run again; its bindings stay (``clearBindings()`` drops them).
+    /// Makes the statement ready to run again; its bindings stay.
     ///
     /// `sqlite3_reset` repeats the error of the last step, which ``step()`` has already thrown, so it is not
     /// checked here.
     func reset() {
         sqlite3_reset(handle)
-    }
-
-    /// Sets every parameter back to NULL.
-    func clearBindings() {
-        sqlite3_clear_bindings(handle)
     }
 
     /// Frees the statement; the connection calls this before it closes. Idempotent.
