@@ -27,22 +27,9 @@ public final class ListRegistry: Sendable {
         lists.withLock { $0[name] } ?? fresh()
     }
 
-    /// The states of several lists at once (consistent with each other).
-    func states(of names: some Sequence<String>) -> [String: ListState] {
-        lists.withLock { lists in
-            var states: [String: ListState] = [:]
-            for name in names { states[name] = lists[name] }
-            return states
-        }.merging(names.map { ($0, fresh()) }) { stored, _ in stored }
-    }
-
-    /// Installs committed states, and returns those they replace (none for a list that had no state).
-    func install(_ states: [String: ListState]) -> [String: ListState] {
-        lists.withLock { lists in
-            var replaced: [String: ListState] = [:]
-            for (name, state) in states { replaced[name] = lists.updateValue(state, forKey: name) }
-            return replaced
-        }
+    /// Installs a committed state, and returns the one it replaces (nil for a list that had none).
+    func install(_ state: ListState, as name: String) -> ListState? {
+        lists.withLock { $0.updateValue(state, forKey: name) }
     }
 
     /// The names of the lists that have state (were written to).

@@ -122,12 +122,30 @@ public final class WriteCoordinator: Sendable {
         }
     }
 
+    /// One list a group writes to: its working state and the group's effects on it so far.
+    ///
+    /// A group keeps these in a small array searched by name: a group touches one list, seldom a few, and
+    /// dictionaries keyed by name cost some twenty string hashes and seven allocations a group (callgrind).
+    private struct Touched {
+        let name: String
+        var state: ListState
+        var effects = ListEffects()
+
+        /// Applies a write to the state; `state` and `effects` change in place (neither is shared).
+        mutating func apply(_ operation: WriteOperation) -> Result<WriteResult, WriteRejection> {
+            state.apply(operation.action, condition: operation.condition, effects: &effects)
+        }
+
+        /// Whether the group changed the list (growth by 0 at the maximum size notes nothing).
+        var changed: Bool { effects != ListEffects() }
+    }
+
     /// Applies, commits and answers one group.
     private func commit(_ group: [Waiting]) async {
         let now = wallClock()
         var outcomes = [WriteOutcome?](repeating: nil, count: group.count)
         var recorded = await storedRecords(for: group, now: now, outcomes: &outcomes)
-        var working = workingStates(of: Set(group.map(\.operation.list)))
+        var touched = workingStates(of: group)
         var batch = CommitBatch(now: now)
         var claimed: [IdempotencyKey: IdempotencyRecord] = [:]
         var answeredFromStore: Set<Int> = []  // answered from a stored record: true whatever this group does
@@ -141,17 +159,8 @@ public final class WriteCoordinator: Sendable {
                     ? .replayed(earlier.answer) : .rejected(.keyReused(key.key))
                 continue
             }
-            // Taken out while the write applies, so that neither is shared and both change in place: left in, every
-            // write to a list with many written items copied a bucket of them (and the group's effects so far).
-            var state = working.removeValue(forKey: operation.list)!
-            var effects = batch.lists.removeValue(forKey: operation.list) ?? ListEffects()
-            defer {
-                working[operation.list] = state
-                if effects != ListEffects() {  // growth by 0 at the maximum size notes nothing
-                    batch.lists[operation.list] = effects
-                }
-            }
-            switch state.apply(operation.action, condition: operation.condition, effects: &effects) {
+            let list = touched.firstIndex { $0.name == operation.list }!
+            switch touched[list].apply(operation) {
             case .failure(let rejection):
                 outcomes[index] = .rejected(rejection)
             case .success(let result):
@@ -160,14 +169,15 @@ public final class WriteCoordinator: Sendable {
                     // The generated list again, but the version and the sequence go on, and the feed says `reset`:
                     // a tag or a feed position of the dropped list must never name something in the new one, and
                     // a client following the feed learns to reload (the header row and that change stay).
-                    let before = state.header
-                    state = lists.fresh()
+                    let before = touched[list].state.header
+                    var state = lists.fresh()
                     state.header.version = before.version + 1
                     state.header.lastSequence = before.lastSequence + 1
                     let reset = ListReset(
                         version: state.header.version, seed: state.header.seed, count: state.header.baseCount)
-                    effects.changes = [Change(sequence: state.header.lastSequence, event: .reset(reset))]
-                    effects.header = state.header
+                    touched[list].state = state
+                    touched[list].effects.changes = [Change(sequence: state.header.lastSequence, event: .reset(reset))]
+                    touched[list].effects.header = state.header
                     fallthrough
                 case .reset:
                     // The list's idempotency keys go too (with a reset ids start over, so a replayed 201 would name
@@ -190,6 +200,7 @@ public final class WriteCoordinator: Sendable {
                 outcomes[index] = .done(result)
             }
         }
+        for list in touched where list.changed { batch.lists[list.name] = list.effects }
         if !batch.isEmpty {
             let started = ContinuousClock.now
             do {
@@ -209,47 +220,48 @@ public final class WriteCoordinator: Sendable {
                 answer(group, outcomes)
                 return
             }
-            install(&working, batch)
-            for (name, effects) in batch.lists {
-                feed.publish(effects.changes, of: name, dropped: effects.drop)
-            }
         }
-        // The lists the group left as they were (every write to them refused) keep their state as their spare.
-        spares.withLock { spares in
-            for (name, state) in working { spares[name] = Spare(state: state, behind: nil) }
+        install(touched)
+        for list in touched where list.changed {
+            feed.publish(list.effects.changes, of: list.name, dropped: list.effects.drop)
         }
         answer(group, outcomes)
     }
 
-    /// Installs the states the group changed in the registry; the states they replace become the spares.
-    private func install(_ working: inout [String: ListState], _ batch: CommitBatch) {
-        var installed: [String: ListState] = [:]
-        for name in batch.lists.keys { installed[name] = working.removeValue(forKey: name) }
-        let replaced = lists.install(installed)
+    /// Installs the states the group changed in the registry, after their commit; the states they replace become
+    /// the spares, and the lists the group left as they were (every write to them refused) keep theirs.
+    private func install(_ touched: [Touched]) {
         spares.withLock { spares in
-            for (name, effects) in batch.lists {
+            for list in touched {
+                guard list.changed else {
+                    spares[list.name] = Spare(state: list.state, behind: nil)
+                    continue
+                }
+                let replaced = lists.install(list.state, as: list.name)
                 // After a drop, catching up starts from a fresh list anyway: the dropped state is not kept.
-                let before = effects.drop ? nil : replaced[name]
-                spares[name] = Spare(state: before ?? lists.fresh(), behind: effects)
+                let before = list.effects.drop ? nil : replaced
+                spares[list.name] = Spare(state: before ?? lists.fresh(), behind: list.effects)
             }
         }
     }
 
-    /// The states a group is applied to: each list's spare brought level with the registry, or (for a list that has
-    /// none yet, or after a failed commit) a copy of the registry's state.
-    private func workingStates(of names: Set<String>) -> [String: ListState] {
-        var taken = spares.withLock { spares in
-            var taken: [String: Spare] = [:]
-            for name in names { taken[name] = spares.removeValue(forKey: name) }
-            return taken
+    /// The lists a group writes to, in the order it first names them, each with the state its writes apply to:
+    /// the list's spare brought level with the registry, or (for a list that has none yet, or after a failed
+    /// commit) a copy of the registry's state.
+    private func workingStates(of group: [Waiting]) -> [Touched] {
+        spares.withLock { spares in
+            var touched: [Touched] = []
+            for waiting in group where !touched.contains(where: { $0.name == waiting.operation.list }) {
+                let name = waiting.operation.list
+                if var spare = spares.removeValue(forKey: name) {  // the only reference now: changes in place
+                    if let behind = spare.behind { spare.state.catchUp(with: behind, fresh: lists.fresh()) }
+                    touched.append(Touched(name: name, state: spare.state))
+                } else {
+                    touched.append(Touched(name: name, state: lists.state(of: name)))
+                }
+            }
+            return touched
         }
-        var working = lists.states(of: names.filter { taken[$0] == nil })
-        for name in Array(taken.keys) {
-            var spare = taken.removeValue(forKey: name)!  // the only reference now, so it changes in place
-            if let behind = spare.behind { spare.state.catchUp(with: behind, fresh: lists.fresh()) }
-            working[name] = spare.state
-        }
-        return working
     }
 
     /// The idempotency records the group's keys already have, looked up in one call; a failed lookup fails
