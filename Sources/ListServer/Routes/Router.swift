@@ -213,6 +213,19 @@ package struct Router: Sendable {
 
         /// The resource at `segments`, or nil for an unknown path (including `/items/` and `/items/42/`).
         init?(segments: [String]) {
+            // The item routes first: nearly every request is one.
+            if segments.first == "items" {
+                switch segments.count {
+                case 1: self = .items
+                // Not ids: an id segment is digits only, so these never hide an item.
+                case 2 where segments[1] == "changes": self = .changes
+                case 2 where segments[1] == "events": self = .events
+                case 2 where !segments[1].isEmpty: self = .item(segments[1])
+                case 3 where !segments[1].isEmpty && segments[2] == "detail": self = .itemDetail(segments[1])
+                default: return nil
+                }
+                return
+            }
             if segments.count == 1, segments[0] == "healthz" || segments[0] == "readyz" {
                 self = .probe(ready: segments[0] == "readyz")
                 return
@@ -233,16 +246,7 @@ package struct Router: Sendable {
                 self = .adminDataset(segments[2])
                 return
             }
-            guard segments.first == "items" else { return nil }
-            switch segments.count {
-            case 1: self = .items
-            // Not ids: an id segment is digits only, so these never hide an item.
-            case 2 where segments[1] == "changes": self = .changes
-            case 2 where segments[1] == "events": self = .events
-            case 2 where !segments[1].isEmpty: self = .item(segments[1])
-            case 3 where !segments[1].isEmpty && segments[2] == "detail": self = .itemDetail(segments[1])
-            default: return nil
-            }
+            return nil
         }
 
         /// The value of `Allow`: the methods this resource answers.
