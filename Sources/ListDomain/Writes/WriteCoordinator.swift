@@ -149,8 +149,10 @@ public final class WriteCoordinator: Sendable {
         var batch = CommitBatch(now: now)
         var claimed: [IdempotencyKey: IdempotencyRecord] = [:]
         var answeredFromStore: Set<Int> = []  // answered from a stored record: true whatever this group does
-        for (index, waiting) in group.enumerated() where outcomes[index] == nil {
-            let operation = waiting.operation
+        // By index, here and below: `for element in array` copies each element, every reference in it retained
+        // and released again (a list state holds about fifteen).
+        for index in group.indices where outcomes[index] == nil {
+            let operation = group[index].operation
             let key = operation.idempotency.map { IdempotencyKey(list: operation.list, key: $0.key) }
             if let key, let claim = operation.idempotency, let earlier = claimed[key] ?? recorded[key] {
                 if claimed[key] == nil { answeredFromStore.insert(index) }
@@ -200,7 +202,9 @@ public final class WriteCoordinator: Sendable {
                 outcomes[index] = .done(result)
             }
         }
-        for list in touched where list.changed { batch.lists[list.name] = list.effects }
+        for list in touched.indices where touched[list].changed {
+            batch.lists[touched[list].name] = touched[list].effects
+        }
         if !batch.isEmpty {
             let started = ContinuousClock.now
             do {
@@ -222,8 +226,8 @@ public final class WriteCoordinator: Sendable {
             }
         }
         install(touched)
-        for list in touched where list.changed {
-            feed.publish(list.effects.changes, of: list.name, dropped: list.effects.drop)
+        for list in touched.indices where touched[list].changed {
+            feed.publish(touched[list].effects.changes, of: touched[list].name, dropped: touched[list].effects.drop)
         }
         answer(group, outcomes)
     }
@@ -232,15 +236,16 @@ public final class WriteCoordinator: Sendable {
     /// the spares, and the lists the group left as they were (every write to them refused) keep theirs.
     private func install(_ touched: [Touched]) {
         spares.withLock { spares in
-            for list in touched {
-                guard list.changed else {
-                    spares[list.name] = Spare(state: list.state, behind: nil)
+            for list in touched.indices {
+                let name = touched[list].name
+                guard touched[list].changed else {
+                    spares[name] = Spare(state: touched[list].state, behind: nil)
                     continue
                 }
-                let replaced = lists.install(list.state, as: list.name)
+                let replaced = lists.install(touched[list].state, as: name)
                 // After a drop, catching up starts from a fresh list anyway: the dropped state is not kept.
-                let before = list.effects.drop ? nil : replaced
-                spares[list.name] = Spare(state: before ?? lists.fresh(), behind: list.effects)
+                let before = touched[list].effects.drop ? nil : replaced
+                spares[name] = Spare(state: before ?? lists.fresh(), behind: touched[list].effects)
             }
         }
     }
@@ -251,8 +256,9 @@ public final class WriteCoordinator: Sendable {
     private func workingStates(of group: [Waiting]) -> [Touched] {
         spares.withLock { spares in
             var touched: [Touched] = []
-            for waiting in group where !touched.contains(where: { $0.name == waiting.operation.list }) {
-                let name = waiting.operation.list
+            for index in group.indices {
+                let name = group[index].operation.list
+                guard !touched.contains(where: { $0.name == name }) else { continue }
                 if var spare = spares.removeValue(forKey: name) {  // the only reference now: changes in place
                     if let behind = spare.behind { spare.state.catchUp(with: behind, fresh: lists.fresh()) }
                     touched.append(Touched(name: name, state: spare.state))
@@ -284,8 +290,8 @@ public final class WriteCoordinator: Sendable {
     }
 
     private func answer(_ group: [Waiting], _ outcomes: [WriteOutcome?]) {
-        for (waiting, outcome) in zip(group, outcomes) {
-            waiting.completion(outcome ?? .failed(StoreFailure(.unavailable, "not applied")))
+        for index in group.indices {
+            group[index].completion(outcomes[index] ?? .failed(StoreFailure(.unavailable, "not applied")))
         }
     }
 
