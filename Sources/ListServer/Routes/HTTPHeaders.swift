@@ -7,7 +7,15 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     /// One header field.
     package typealias Element = (name: String, value: String)
 
-    private var fields: [Element]
+    /// Stored as a struct rather than as `Element` tuples: an array of tuples is copied and destroyed through the
+    /// runtime's generic tuple witnesses, field by field (about 1,800 instructions a write for the request's and the
+    /// answer's fields, callgrind); a struct's witnesses are compiled.
+    fileprivate struct Field: Sendable {
+        var name: String
+        var value: String
+    }
+
+    private var fields: [Field]
 
     /// Creates empty header fields.
     package init() {
@@ -23,7 +31,7 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     /// Creates header fields from (name, value) pairs, in order.
     init(_ pairs: [(String, String)]) {
-        fields = pairs.map { (name: $0.0, value: $0.1) }
+        fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
     /// Creates header fields from a literal, in order: `["Cache-Control": "no-cache"]`.
@@ -41,7 +49,7 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     /// Appends a field, keeping any existing fields of the same name.
     package mutating func add(_ name: String, _ value: String) {
-        fields.append((name: name, value: value))
+        fields.append(Field(name: name, value: value))
     }
 
     /// The value of the first field called `name` (any case), or nil.
@@ -71,9 +79,20 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     }
 
     /// Iterates the fields in the order they were added.
-    package func makeIterator() -> IndexingIterator<[Element]> {
-        fields.makeIterator()
+    package func makeIterator() -> Iterator {
+        Iterator(fields: fields.makeIterator())
     }
+
+    /// The fields in the order they were added, as (name, value) pairs.
+    package struct Iterator: IteratorProtocol {
+        fileprivate var fields: IndexingIterator<[Field]>
+
+        package mutating func next() -> Element? {
+            fields.next().map { (name: $0.name, value: $0.value) }
+        }
+    }
+
+    package var underestimatedCount: Int { fields.count }
 
     /// Equal when the same fields appear in the same order; names compare case-insensitively, values exactly.
     package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
