@@ -291,4 +291,21 @@ struct ListStateWritesTests {
         let window = try await store.changes(of: "l", after: 0, limit: .max)
         #expect(window.changes == changes && window.oldestKept == 1)
     }
+
+    @Test("effects are empty only when no field says anything (the coordinator skips lists whose effects are)")
+    func effectsAreEmptyOnlyWithoutAnyField() {
+        #expect(ListEffects().isEmpty)
+        let header = ListHeader(seed: 1, baseCount: 2, version: 1, nextID: 2, lastSequence: 0)
+        let item = WrittenItem(overrides: ItemOverrides(label: "x"), revision: 1)
+        let changes: [(inout ListEffects) -> Void] = [
+            { $0.drop = true }, { $0.wipe = true }, { $0.written[5] = item }, { $0.deleted = [5] },
+            { $0.changes = [Change(sequence: 1, event: .deleted(5))] }, { $0.header = header },
+        ]
+        for (index, change) in changes.enumerated() {
+            var effects = ListEffects()
+            change(&effects)
+            #expect(!effects.isEmpty, "field \(index)")
+            #expect(effects != ListEffects(), "field \(index)")
+        }
+    }
 }

@@ -87,8 +87,10 @@ public struct CommitBatch: Sendable, Equatable {
     /// The wall-clock time of the commit, stored with the idempotency records.
     public var now: WallTime
 
-    public init(lists: [String: ListEffects] = [:], idempotency: [IdempotencyKey: IdempotencyRecord] = [:],
-                now: WallTime) {
+    public init(
+        lists: [String: ListEffects] = [:], idempotency: [IdempotencyKey: IdempotencyRecord] = [:],
+        now: WallTime
+    ) {
         self.lists = lists
         self.idempotency = idempotency
         self.now = now
@@ -114,6 +116,11 @@ public struct ListEffects: Sendable, Equatable {
     public var header: ListHeader?
 
     public init() {}
+
+    /// Whether these effects change nothing (equal to `ListEffects()`), field by field without building one.
+    public var isEmpty: Bool {
+        !drop && !wipe && written.isEmpty && deleted.isEmpty && changes.isEmpty && header == nil
+    }
 }
 
 /// An idempotency key in the list it was used in (keys are per dataset).

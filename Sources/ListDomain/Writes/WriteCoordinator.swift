@@ -137,7 +137,7 @@ public final class WriteCoordinator: Sendable {
         }
 
         /// Whether the group changed the list (growth by 0 at the maximum size notes nothing).
-        var changed: Bool { effects != ListEffects() }
+        var changed: Bool { !effects.isEmpty }
     }
 
     /// Applies, commits and answers one group.
