@@ -1,5 +1,10 @@
 /// One write to a list, as the HTTP layer hands it to the ``WriteCoordinator``.
-public struct WriteOperation: Sendable {
+///
+/// A class, though immutable: a write is handed from the request to the coordinator's queue, its group and the
+/// answer's closure, and each copy of a struct retained and released every reference in it (the list name, the
+/// fields' strings, the condition, the idempotency claim: about twenty atomic operations a write); a copy of a
+/// class instance is one.
+public final class WriteOperation: Sendable {
     /// What to do.
     public enum Action: Sendable, Equatable {
         /// `POST /items`: a new item at the end, with these fields over its generated ones (`label` at least).
