@@ -16,10 +16,14 @@ package enum RouteOutcome: Sendable {
 
 /// A response delivered later through a callback (see ``RouteOutcome/pending(_:)``).
 package struct PendingResponse: Sendable {
-    /// Starts the work; it calls `respond` once, on any thread.
-    package let start: @Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void) -> Void
+    /// How the work hands over its response: consumed, so that a ``map(_:)`` changes it in place (borrowed, each
+    /// step's headers were still the caller's, and adding one copied them all).
+    package typealias Respond = @Sendable (consuming HTTPResponse) -> Void
 
-    package init(_ start: @escaping @Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void) -> Void) {
+    /// Starts the work; it calls `respond` once, on any thread.
+    package let start: @Sendable (_ respond: @escaping Respond) -> Void
+
+    package init(_ start: @escaping @Sendable (_ respond: @escaping Respond) -> Void) {
         self.start = start
     }
 
