@@ -2,7 +2,8 @@
 # Benchmarks/writes/run.sh: the benchmarks of issue 12 (writes, the change feed, deep pages with deletions, and
 # what the write path cost the read path), on 127.0.0.1 only, with C programs doing the same work side by side.
 #
-#   Benchmarks/writes/run.sh [--only "writes growth fanout deep s1"] [--duration S] [--rounds N] [--old-binary PATH]
+#   Benchmarks/writes/run.sh [--only "writes growth fanout deep s1"] [--duration S] [--rounds N] [--write-rounds N]
+#                            [--old-binary PATH]
 #                            [--subscribers N] [--posts N] [--deletions N] [--skip-build]   (skips the Swift build only)
 #                            [--listserver PATH]   (this ListServer binary, e.g. main's from a git worktree that has
 #                                                   no .build of its own; implies --skip-build, asks swift nothing)
@@ -31,6 +32,11 @@
 #           group (commit_writes_total ÷ commits_total of its GET /metrics). Checked after every run of either
 #           server: X-Total-Count of GET /items?limit=1 against 10,000 + the 201s wrk saw (+ what was still on the
 #           wire when wrk stopped) and against the server's own count of created answers; non-2xx must be 0.
+#           The two HTTP servers take turns for --write-rounds rounds (default 3) at each point, ListServer first
+#           in odd rounds and the C server first in even ones, each on a fresh file: on this shared VM throughput
+#           moves by 10-30 % from one minute to the next, and a ratio of two runs a few seconds apart, taken in
+#           both orders, moves far less than one of two runs half a minute apart. The report gives every round and
+#           the median of the rounds' ratios (inserts.c runs once per point, after the first round).
 #   growth  one server, five 4 s runs of POSTs at 16 connections back to back (normal): the server's CPU per
 #           write against the number of items already written.
 #   fanout  --subscribers (5000) idle SSE subscribers of /items/events held by fanout.c (one C process, one
@@ -57,6 +63,7 @@ set -euo pipefail
 only="writes growth fanout deep s1"
 duration=8
 rounds=3
+write_rounds=3
 old_binary=""
 subscribers=5000
 posts=100
@@ -71,6 +78,7 @@ while (($#)); do
     --only) only=${2:?--only needs a list} && shift ;;
     --duration) duration=${2:?--duration needs seconds} && shift ;;
     --rounds) rounds=${2:?--rounds needs a number} && shift ;;
+    --write-rounds) write_rounds=${2:?--write-rounds needs a number} && shift ;;
     --old-binary) old_binary=${2:?--old-binary needs a path} && shift ;;
     --subscribers) subscribers=${2:?--subscribers needs a number} && shift ;;
     --posts) posts=${2:?--posts needs a number} && shift ;;
@@ -186,12 +194,14 @@ rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 # ---------------------------------------------------------------- writes
 
 step_writes() {
-    printf 'sync\tclients\tseconds\twrites_per_s\tp50_ms\tp99_ms\tnon_2xx\tsocket_errors\tgroup\tcommits\tcommit_ms\tcpu_us_per_write\tc_g\tc_inserts_per_s\tc_upper_per_s\tratio\tload\ts201\tunanswered\ttotal\tcreated\tcheck\tc_cpu_us\tc_upper_cpu_us\thttp_writes_per_s\thttp_p50_ms\thttp_p99_ms\thttp_non_2xx\thttp_group\thttp_cpu_us_per_write\thttp_ratio\thttp_load\thttp_s201\thttp_unanswered\thttp_total\thttp_created\thttp_check\n' \
+    printf 'sync\tclients\tseconds\twrites_per_s\tp50_ms\tp99_ms\tnon_2xx\tsocket_errors\tgroup\tcommits\tcommit_ms\tcpu_us_per_write\tc_g\tc_inserts_per_s\tc_upper_per_s\tratio\tload\ts201\tunanswered\ttotal\tcreated\tcheck\tc_cpu_us\tc_upper_cpu_us\thttp_writes_per_s\thttp_p50_ms\thttp_p99_ms\thttp_non_2xx\thttp_group\thttp_cpu_us_per_write\thttp_ratio\thttp_load\thttp_s201\thttp_unanswered\thttp_total\thttp_created\thttp_check\tround\tsteal\n' \
         >"$out/writes.tsv"
-    local sync clients
+    local sync clients round c_rate c_upper c_cpu c_upper_cpu
     for sync in full normal; do
         for clients in 1 16 64; do
-            writes_run "$sync" "$clients"
+            for ((round = 1; round <= write_rounds; round++)); do
+                writes_run "$sync" "$clients" "$round"
+            done
         done
     done
 }
@@ -199,15 +209,18 @@ step_writes() {
 # post_load NAME CLIENTS: wrk's POSTs (one connection per client) against the current server for $duration s, then
 # half a second for the answers to what was still on the wire. Sets, in the caller's locals (bash's dynamic
 # scope): bench (wrk's BENCH line), rps, p50, p99 (ms), non2xx, socket, s201, unanswered (sent but not answered
-# when wrk stopped) and cpu (the server's utime + stime over the run ÷ 201s, in µs).
+# when wrk stopped), cpu (the server's utime + stime over the run ÷ 201s, in µs) and steal (the time the hypervisor
+# gave the VM's CPUs to others during the run, in % of both: a disturbed run shows here).
 post_load() {
-    local name=$1 clients=$2 wrk_threads=2 file="$out/$1.wrk.txt" ticks0 ticks1 requests duration_us sent
+    local name=$1 clients=$2 wrk_threads=2 file="$out/$1.wrk.txt" ticks0 ticks1 requests duration_us sent steal0
     ((clients < 2)) && wrk_threads=1
+    steal0=$(awk '/^cpu / { print $9 }' /proc/stat)
     ticks0=$(cpu_ticks "$server_pid")
     WRK_THREADS=$wrk_threads timeout --kill-after=5 $((duration + 30)) wrk -t"$wrk_threads" -c"$clients" \
         -d"${duration}s" --timeout 10s -s "$writes_lua" "http://127.0.0.1:$server_port" -- post >"$file" 2>&1 ||
         die "wrk failed: $(tail -3 "$file")"
     ticks1=$(cpu_ticks "$server_pid")
+    steal=$(calc "sprintf(\"%.1f\", ($(awk '/^cpu / { print $9 }' /proc/stat) - $steal0) / ($duration * $(nproc)))")
     sleep 0.5 # the answers to what was still on the wire when wrk stopped
     bench=$(grep '^BENCH ' "$file") || die "no BENCH line in $file"
     requests=$(bench_field "$bench" requests) duration_us=$(bench_field "$bench" duration_us)
@@ -234,12 +247,18 @@ count_check() {
     fi
 }
 
+# writes_run SYNC CLIENTS ROUND: one round at one point: ListServer and writes-server.c under the same wrk command,
+# each on a fresh file (ListServer first in odd rounds, the C server first in even ones); in round 1 also inserts.c
+# (the caller's c_* locals keep its numbers for the later rounds). Appends one row to writes.tsv.
 writes_run() {
-    local sync=$1 clients=$2 folder="$data/writes-$1-c$2" key="writes-$1-c$2"
+    local sync=$1 clients=$2 round=$3 folder="$data/writes-$1-c$2" key="writes-$1-c$2-r$3"
     rm -rf "$folder" && mkdir -p "$folder"
+    local h_rps h_p50 h_p99 h_non2xx h_group h_cpu h_ratio h_load h_s201 h_unanswered h_total h_created h_check
+    local h_steal
+    ((round % 2 == 0)) && c_http_run "$folder" "$sync" "$clients" "$key-c-http"
     start_listserver "$key" "$listserver" --data-path "$folder/listserver.sqlite" --data-synchronous "$sync"
     wait_for_machine
-    local bench rps p50 p99 non2xx socket s201 unanswered cpu
+    local bench rps p50 p99 non2xx socket s201 unanswered cpu steal
     post_load "$key" "$clients"
     fetch_metrics
     local total created writes commits commit_sum
@@ -250,33 +269,32 @@ writes_run() {
     commit_sum=$(metric listserver_store_commit_duration_seconds_sum)
     stop_server
     ((commits > 0)) || die "$key: no commit in /metrics"
+    local load=$load_at_start
+    ((round % 2 == 1)) && c_http_run "$folder" "$sync" "$clients" "$key-c-http"
     local check extra=$((total - 10000 - s201))
     check=$(count_check "$total" "$s201" "$unanswered" "$created" "$non2xx" "$socket")
     local group g commit_ms
     group=$(calc "sprintf(\"%.2f\", $writes / $commits)")
     g=$(calc "int($writes / $commits + 0.5) < 1 ? 1 : int($writes / $commits + 0.5)")
     commit_ms=$(calc "sprintf(\"%.3f\", $commit_sum * 1000 / $commits)")
-    local load=$load_at_start
-    # The C program, the same inserts, the same folder, the same time: at the server's group size, then at
-    # G = clients, the most a group could hold.
-    local c_rate c_upper c_cpu c_upper_cpu
-    read -r c_rate c_cpu <<<"$(c_inserts "$folder" "$sync" "$g" "$key-g$g")"
-    read -r c_upper c_upper_cpu <<<"$(c_inserts "$folder" "$sync" "$clients" "$key-g$clients")"
+    if ((round == 1)); then
+        # The C program, the same inserts, the same folder, the same time: at the server's group size, then at
+        # G = clients, the most a group could hold.
+        read -r c_rate c_cpu <<<"$(c_inserts "$folder" "$sync" "$g" "$key-g$g")"
+        read -r c_upper c_upper_cpu <<<"$(c_inserts "$folder" "$sync" "$clients" "$key-g$clients")"
+    fi
     local ratio
     ratio=$(calc "sprintf(\"%.2f\", $rps / $c_rate)")
-    # The C HTTP server doing the same work, under the same wrk command, on a fresh file in the same folder.
-    local h_rps h_p50 h_p99 h_non2xx h_group h_cpu h_ratio h_load h_s201 h_unanswered h_total h_created h_check
-    c_http_run "$folder" "$sync" "$clients" "$key-c-http"
     h_ratio=$(calc "sprintf(\"%.2f\", $rps / $h_rps)")
     printf '%s\t' "$sync" "$clients" "$duration" "$rps" "$p50" "$p99" "$non2xx" "$socket" "$group" "$commits" \
         "$commit_ms" "$cpu" "$g" "$c_rate" "$c_upper" "$ratio" "$load" "$s201" "$unanswered" "$total" \
         "$created" "$check" "$c_cpu" "$c_upper_cpu" "$h_rps" "$h_p50" "$h_p99" "$h_non2xx" "$h_group" "$h_cpu" \
-        "$h_ratio" "$h_load" "$h_s201" "$h_unanswered" "$h_total" "$h_created" >>"$out/writes.tsv"
-    printf '%s\n' "$h_check" >>"$out/writes.tsv"
-    log "$(printf '%-18s %7s writes/s  p50 %7s ms  p99 %7s ms  group %6s  %6s µs/write  C(G=%s) %7s/s %s µs  C(G=%s) %7s/s  ratio %s  check %s (total %s = 10000 + %s 201s + %s of %s unanswered; created %s)' \
+        "$h_ratio" "$h_load" "$h_s201" "$h_unanswered" "$h_total" "$h_created" "$h_check" >>"$out/writes.tsv"
+    printf '%s\t%s\n' "$round" "$steal / $h_steal" >>"$out/writes.tsv"
+    log "$(printf '%-21s %7s writes/s  p50 %7s ms  p99 %7s ms  group %6s  %6s µs/write  C(G=%s) %7s/s %s µs  C(G=%s) %7s/s  ratio %s  check %s (total %s = 10000 + %s 201s + %s of %s unanswered; created %s)' \
         "$key" "$rps" "$p50" "$p99" "$group" "$cpu" "$g" "$c_rate" "$c_cpu" "$clients" "$c_upper" "$ratio" "$check" \
         "$total" "$s201" "$extra" "$unanswered" "$created")"
-    log "$(printf '%-18s %7s writes/s  p50 %7s ms  p99 %7s ms  group %6s  %6s µs/write  (C HTTP server)  ListServer ÷ it %s  check %s (total %s = 10000 + %s 201s + %s of %s unanswered; created %s)' \
+    log "$(printf '%-21s %7s writes/s  p50 %7s ms  p99 %7s ms  group %6s  %6s µs/write  (C HTTP server)  ListServer ÷ it %s  check %s (total %s = 10000 + %s 201s + %s of %s unanswered; created %s)' \
         "$key" "$h_rps" "$h_p50" "$h_p99" "$h_group" "$h_cpu" "$h_ratio" "$h_check" "$h_total" "$h_s201" \
         "$((h_total - 10000 - h_s201))" "$h_unanswered" "$h_created")"
     [[ $check == ok ]] || die "$key: the correctness check failed (see the line above)"
@@ -295,7 +313,7 @@ c_http_run() {
     server_pid=$launched_pid server_port=$launched_port server_name=$name
     wait_for_machine
     h_load=$load_at_start
-    local bench rps p50 p99 non2xx socket s201 unanswered cpu
+    local bench rps p50 p99 non2xx socket s201 unanswered cpu steal
     post_load "$name" "$clients"
     fetch_metrics
     local writes commits
@@ -305,7 +323,7 @@ c_http_run() {
     commits=$(metric writes_server_commits_total)
     stop_server
     ((commits > 0)) || die "$name: no commit in /metrics"
-    h_rps=$rps h_p50=$p50 h_p99=$p99 h_non2xx=$non2xx h_cpu=$cpu h_s201=$s201 h_unanswered=$unanswered
+    h_steal=$steal h_rps=$rps h_p50=$p50 h_p99=$p99 h_non2xx=$non2xx h_cpu=$cpu h_s201=$s201 h_unanswered=$unanswered
     h_group=$(calc "sprintf(\"%.2f\", $writes / $commits)")
     h_check=$(count_check "$h_total" "$s201" "$unanswered" "$h_created" "$non2xx" "$socket")
     rm -f "$folder/writes-server.sqlite" "$folder/writes-server.sqlite-wal" "$folder/writes-server.sqlite-shm"
@@ -525,30 +543,57 @@ write_report() {
         echo
         echo "#### Durable writes: POST /items, ListServer against inserts.c (same inserts, same synchronous, same group size) and against writes-server.c (a C HTTP server doing the same work, same wrk)"
         echo
-        echo "| synchronous | clients | ListServer writes/s | p50 ms | p99 ms | non-2xx | avg group | commit ms (avg) | server CPU µs/write | C inserts/s at G = avg group | C CPU µs/insert | ratio server/C (≥ 0.8) | C inserts/s at G = clients | C HTTP server writes/s | ratio ListServer / C HTTP server (≥ 0.8) | load average at start |"
-        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-        # Results of runs before writes-server.c have no C HTTP columns (25 on): "-".
+        echo "| synchronous | clients | round | ListServer writes/s | p50 ms | p99 ms | non-2xx | avg group | commit ms (avg) | server CPU µs/write | C inserts/s at G = avg group | C CPU µs/insert | ratio server/C (≥ 0.8) | C inserts/s at G = clients | C HTTP server writes/s | ratio ListServer / C HTTP server (≥ 0.8) | load average at start |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        # Results of runs before writes-server.c have no C HTTP columns (25 on): "-"; before --write-rounds, no
+        # round (38): one round.
         awk -F'\t' 'NR > 1 { http = NF >= 37
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (G=%s) | %s | %s %s | %s | %s | %s %s | %s |\n",
-            $1, $2, $4, $5, $6, $7, $9, $11, $12, $14, $13, $23, $16, ($16 >= 0.8 ? "pass" : "**MISS**"), $15,
-            http ? $25 : "-", http ? $31 : "-", http ? ($31 >= 0.8 ? "pass" : "**MISS**") : "", $17 }' \
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (G=%s) | %s | %s %s | %s | %s | %s %s | %s |\n",
+            $1, $2, (NF >= 38 ? $38 : 1), $4, $5, $6, $7, $9, $11, $12, $14, $13, $23, $16,
+            ($16 >= 0.8 ? "pass" : "**MISS**"), $15, http ? $25 : "-", http ? $31 : "-",
+            http ? ($31 >= 0.8 ? "pass" : "**MISS**") : "", $17 }' \
             "$out/writes.tsv"
+        if awk -F'\t' 'NR > 1 && NF >= 37 { found = 1 } END { exit !found }' "$out/writes.tsv"; then
+            echo
+            echo "ListServer against the C HTTP server, round by round (the servers take turns: ListServer first in odd rounds), and the median of the rounds' ratios:"
+            echo
+            python3 - "$out/writes.tsv" <<'EOF2'
+import csv, statistics, sys
+rows = [r for r in csv.reader(open(sys.argv[1]), delimiter="\t")][1:]
+points = {}
+for r in rows:
+    if len(r) >= 37:
+        points.setdefault((r[0], int(r[1])), []).append(r)
+print("| synchronous | clients | writes/s ListServer / C, each round | ratio each round | median ratio (≥ 0.8) "
+      "| rounds ≥ 0.8 | CPU µs/write ListServer / C, each round | median CPU ratio | steal % ListServer / C, each round |")
+print("|---|---:|---|---|---:|---:|---|---:|---|")
+for (sync, clients), rs in points.items():
+    ratios = [float(r[3]) / float(r[24]) for r in rs]
+    cpu = [float(r[11]) / float(r[29]) for r in rs]
+    median = statistics.median(ratios)
+    print(f"| {sync} | {clients} | {', '.join(f'{r[3]} / {r[24]}' for r in rs)} | "
+          f"{', '.join(f'{x:.2f}' for x in ratios)} | {median:.2f} {'pass' if median >= 0.8 else '**MISS**'} | "
+          f"{sum(x >= 0.8 for x in ratios)} of {len(ratios)} | {', '.join(f'{r[11]} / {r[29]}' for r in rs)} | "
+          f"{statistics.median(cpu):.2f} | {', '.join(r[38] if len(r) > 38 else '-' for r in rs)} |")
+EOF2
+        fi
         if awk -F'\t' 'NR > 1 && NF >= 37 { found = 1 } END { exit !found }' "$out/writes.tsv"; then
             echo
             echo "The C HTTP server (\`Benchmarks/sqlite/writes-server.c\`: evhttp, 2 loops, one SQLite writer thread committing what is queued when it wakes, inserts.c's statements) under the same wrk command, on a fresh file in the same folder; its average group from its /metrics, its CPU as the server's (utime + stime ÷ 201s):"
             echo
-            echo "| synchronous | clients | writes/s | p50 ms | p99 ms | non-2xx | avg group | CPU µs/write | ListServer CPU µs/write | load average at start |"
-            echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-            awk -F'\t' 'NR > 1 && NF >= 37 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                $1, $2, $25, $26, $27, $28, $29, $30, $12, $32 }' "$out/writes.tsv"
+            echo "| synchronous | clients | round | writes/s | p50 ms | p99 ms | non-2xx | avg group | CPU µs/write | ListServer CPU µs/write | load average at start |"
+            echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+            awk -F'\t' 'NR > 1 && NF >= 37 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                $1, $2, (NF >= 38 ? $38 : 1), $25, $26, $27, $28, $29, $30, $12, $32 }' "$out/writes.tsv"
         fi
         echo
         echo "Correctness (every run): X-Total-Count − 10,000 against the 201s wrk saw, the requests still unanswered when wrk stopped, and the server's count of created answers:"
         echo
-        echo "| synchronous | clients | server | 201s seen | unanswered at stop | X-Total-Count | created (metrics) | check |"
-        echo "|---|---:|---|---:|---:|---:|---:|---|"
-        awk -F'\t' 'NR > 1 { printf "| %s | %s | ListServer | %s | %s | %s | %s | %s |\n", $1, $2, $18, $19, $20, $21, $22
-            if (NF >= 37) printf "| %s | %s | C HTTP server | %s | %s | %s | %s | %s |\n", $1, $2, $33, $34, $35, $36, $37 }' \
+        echo "| synchronous | clients | round | server | 201s seen | unanswered at stop | X-Total-Count | created (metrics) | check |"
+        echo "|---|---:|---:|---|---:|---:|---:|---:|---|"
+        awk -F'\t' 'NR > 1 { round = (NF >= 38 ? $38 : 1)
+            printf "| %s | %s | %s | ListServer | %s | %s | %s | %s | %s |\n", $1, $2, round, $18, $19, $20, $21, $22
+            if (NF >= 37) printf "| %s | %s | %s | C HTTP server | %s | %s | %s | %s | %s |\n", $1, $2, round, $33, $34, $35, $36, $37 }' \
             "$out/writes.tsv"
     fi
     if [[ -s $out/growth.tsv ]] && (($(wc -l <"$out/growth.tsv") > 1)); then
