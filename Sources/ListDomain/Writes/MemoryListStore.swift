@@ -36,7 +36,8 @@ public final class MemoryListStore: ListStore {
         }
     }
 
-    public func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration) async
+    public nonisolated(nonsending) func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration)
+        async
         throws(StoreFailure) -> [IdempotencyKey: IdempotencyRecord]
     {
         let oldest = now.milliseconds - Int64(maxAge.components.seconds * 1000)
@@ -52,7 +53,7 @@ public final class MemoryListStore: ListStore {
         }
     }
 
-    public func commit(_ batch: CommitBatch) async throws(StoreFailure) {
+    public nonisolated(nonsending) func commit(_ batch: CommitBatch) async throws(StoreFailure) {
         try contents.withLock { contents throws(StoreFailure) in
             try Self.checkOpen(contents)
             if !contents.failures.isEmpty { throw contents.failures.removeFirst() }

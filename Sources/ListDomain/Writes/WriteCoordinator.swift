@@ -141,7 +141,7 @@ public final class WriteCoordinator: Sendable {
     }
 
     /// Applies, commits and answers one group.
-    private func commit(_ group: [Waiting]) async {
+    private nonisolated(nonsending) func commit(_ group: [Waiting]) async {
         let now = wallClock()
         var outcomes = [WriteOutcome?](repeating: nil, count: group.count)
         var recorded = await storedRecords(for: group, now: now, outcomes: &outcomes)
@@ -272,7 +272,9 @@ public final class WriteCoordinator: Sendable {
 
     /// The idempotency records the group's keys already have, looked up in one call; a failed lookup fails
     /// those writes (`outcomes`), since they cannot be told from retries.
-    private func storedRecords(for group: [Waiting], now: WallTime, outcomes: inout [WriteOutcome?]) async
+    private nonisolated(nonsending) func storedRecords(
+        for group: [Waiting], now: WallTime, outcomes: inout [WriteOutcome?]
+    ) async
         -> [IdempotencyKey: IdempotencyRecord]
     {
         let keys = group.compactMap { waiting in

@@ -92,7 +92,7 @@ package final class SQLiteStore: ListStore {
         try await thread.run { tables throws(StoreFailure) in try tables.load() }
     }
 
-    package func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration)
+    package nonisolated(nonsending) func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration)
         async throws(StoreFailure) -> [IdempotencyKey: IdempotencyRecord]
     {
         try await thread.run { tables throws(StoreFailure) in
@@ -100,7 +100,7 @@ package final class SQLiteStore: ListStore {
         }
     }
 
-    package func commit(_ batch: CommitBatch) async throws(StoreFailure) {
+    package nonisolated(nonsending) func commit(_ batch: CommitBatch) async throws(StoreFailure) {
         try await thread.run { tables throws(StoreFailure) in try tables.commit(batch) }
     }
 

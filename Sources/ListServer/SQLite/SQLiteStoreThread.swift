@@ -63,7 +63,9 @@ final class SQLiteStoreThread: TaskExecutor, @unchecked Sendable {
 
     /// Runs `body` on the thread with the open tables and returns what it returns; throws `.unavailable` when the
     /// store is closed (or never opened).
-    func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteListTables) throws(StoreFailure) -> T)
+    nonisolated(nonsending) func run<T: Sendable>(
+        _ body: @escaping @Sendable (SQLiteListTables) throws(StoreFailure) -> T
+    )
         async throws(StoreFailure) -> T
     {
         // A job of this thread (the coordinator's group): waiting for the queue would be waiting on itself.

@@ -46,13 +46,14 @@ final class GatedListStore: ListStore {
 
     func load() async throws(StoreFailure) -> [String: StoredList] { try await inner.load() }
 
-    func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration) async throws(StoreFailure)
+    nonisolated(nonsending) func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration)
+        async throws(StoreFailure)
         -> [IdempotencyKey: IdempotencyRecord]
     {
         try await inner.idempotencyRecords(keys, now: now, maxAge: maxAge)
     }
 
-    func commit(_ batch: CommitBatch) async throws(StoreFailure) {
+    nonisolated(nonsending) func commit(_ batch: CommitBatch) async throws(StoreFailure) {
         await withCheckedContinuation { continuation in
             let passes = state.withLock { state in
                 guard state.holding else { return true }
