@@ -121,6 +121,11 @@ struct RouterWriteTests {
         let next = await router.write(.post, "/items", json: #"{"label":"next"}"#)
         #expect(next.headers["Location"] == "/items/10001")
         #expect(next.headers["ETag"] != tag)
+        // Colours keep their leading zeros, and come back in lowercase.
+        for (given, shown) in [("#000000", "#000000"), ("#0A0b0C", "#0a0b0c"), ("#FFFFFF", "#ffffff")] {
+            let coloured = await router.write(.post, "/items", json: #"{"label":"c","color":"\#(given)"}"#)
+            #expect(coloured.jsonObject?["color"] as? String == shown, "\(given)")
+        }
     }
 
     @Test("PATCH sets the fields given; null returns a field to its generated value; every write a new ETag")
