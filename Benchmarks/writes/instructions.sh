@@ -3,23 +3,26 @@
 # counted exactly by valgrind's callgrind, so that a change to the write path can be judged by a number that does
 # not move with the load of a shared machine (this VM's perf has no hardware counters; see BENCHMARKS.md).
 #
-#   Benchmarks/writes/instructions.sh [--listserver PATH] [--posts N]
+#   Benchmarks/writes/instructions.sh [--listserver PATH] [--posts N] [--keep DIR]
 #
 # Each server runs under callgrind on a fresh SQLite file (synchronous=normal, 2 loops), gets 200 POSTs to warm up,
 # then N (default 2,000) sequential POST /items on one keep-alive connection (a group of one each, so the count
 # per write does not depend on how writes happen to group), counted with instrumentation switched on just for them.
 # Prints instructions per write, in all and by library. The kernel's share is not counted (callgrind cannot).
 # valgrind 3.19 cannot read the DWARF of Swift 6.3 binaries, so ListServer runs as a copy without debug info.
+# --keep DIR leaves both callgrind outputs there (ListServer.out, writes-server.c.out) for callgrind_annotate.
 # Installs valgrind, gcc, libsqlite3-dev, libevent-dev and python3 with apt when missing. Slow: about a minute.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 listserver="$root/.build/static/x86_64-unknown-linux-gnu/release/ListServer"
 posts=2000
+keep=""
 while (($#)); do
     case $1 in
         --listserver) listserver=$2; shift 2 ;;
         --posts) posts=$2; shift 2 ;;
-        *) echo "usage: $0 [--listserver PATH] [--posts N]" >&2; exit 2 ;;
+        --keep) keep=$2; shift 2 ;;
+        *) echo "usage: $0 [--listserver PATH] [--posts N] [--keep DIR]" >&2; exit 2 ;;
     esac
 done
 die() { echo "instructions.sh: $*" >&2; exit 1; }
@@ -91,6 +94,7 @@ count() {
     kill "$pid"
     wait "$pid" 2> /dev/null || true
     ((created == posts)) || die "$name: $created of $posts POSTs were answered 201"
+    [[ -z $keep ]] || { mkdir -p "$keep" && cp "$work/$name.out" "$keep/"; }
     callgrind_annotate "$work/$name.out" 2> /dev/null | awk -v name="$name" -v n="$posts" '
         /PROGRAM TOTALS/ { x = $1; gsub(",", "", x); total = x }
         $1 ~ /^[0-9,]+$/ && /\[/ {
