@@ -155,6 +155,32 @@ struct EndToEndWriteTests {
         }
     }
 
+    @Test("a write whose body arrives in pieces, the first with the head, is read whole; the request behind it too")
+    func bodyInPieces() async throws {
+        try await withServer { app in
+            let port = app.port
+            let responses = try await offPool { () -> [RawHTTPConnection.Response] in
+                let connection = try RawHTTPConnection(port: port)
+                let body = #"{"label":"sent in three pieces"}"#
+                let head = "POST /items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\n\r\n"
+                // The connection guard passes a head on with the part of its body that came with it, and the rest
+                // as it arrives: each piece must reach evhttp once, in order, and nothing of the next request.
+                let bytes = Array(body.utf8)
+                try connection.write(head + String(decoding: bytes[..<10], as: UTF8.self))
+                Thread.sleep(forTimeInterval: 0.05)
+                try connection.write(String(decoding: bytes[10..<20], as: UTF8.self))
+                Thread.sleep(forTimeInterval: 0.05)
+                try connection.write(
+                    String(decoding: bytes[20...], as: UTF8.self) + "GET /items/10000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                return try (0..<2).map { _ in try connection.readResponse() }
+            }
+            #expect(responses.map(\.status) == [201, 200])
+            #expect(try responses[0].jsonObject()["label"] as? String == "sent in three pieces")
+            #expect(try responses[1].jsonObject()["label"] as? String == "sent in three pieces")
+        }
+    }
+
     @Test("datasets: writes to one are invisible in another and in the default; reset and drop are per dataset")
     func datasets() async throws {
         try await withServer { app in

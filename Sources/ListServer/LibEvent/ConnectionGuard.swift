@@ -155,14 +155,17 @@ final class ConnectionGuard {
                 return BEV_NEED_MORE
             case .complete(let head):
                 scanner.reset()
-                guard evbuffer_remove_buffer(source, destination, head.headLength) == head.headLength else {
-                    return BEV_ERROR
-                }
-                bodyRemaining = head.bodyLength
                 // evhttp reads no body for HEAD and TRACE (libevent 2.1's evhttp_method_may_have_body), so one
                 // passed on would be parsed as the next request: evhttp's own HTML 400 and a closed connection
                 // (schemathesis found it). Such a body has no meaning (RFC 9110 §9.3.2): it is dropped here.
                 dropsBody = head.method == .head || head.method == .trace
+                // The head and as much of the body as has arrived move in one call: when that is all the source
+                // holds (the usual request), libevent relinks its chains instead of copying the head's bytes out
+                // of a chain it keeps for the body (a POST cost two calls, ~2.4k instructions under callgrind).
+                let bodyHere = dropsBody ? 0 : min(available - head.headLength, head.bodyLength)
+                let passed = head.headLength + bodyHere
+                guard evbuffer_remove_buffer(source, destination, passed) == passed else { return BEV_ERROR }
+                bodyRemaining = head.bodyLength - bodyHere
                 phase = .busy
             case .reject(let rejection):
                 reject(rejection, source: source, destination: destination)
