@@ -28,6 +28,18 @@ struct EndToEndProcessTests {
         #expect(errorLines.first?.contains(key) == true, "stderr: \(stderr)")
     }
 
+    @Test("the loops and the SQLite thread carry their names where top -H, ps -L and perf look")
+    func threadNames() async throws {
+        try await withServer { _ in
+            let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+            let names = Set(
+                tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+                    .map { $0.trimmingCharacters(in: .newlines) })
+            // Other tests' servers may run in this process too: these names must be there, whoever owns them.
+            #expect(names.isSuperset(of: ["loop-0", "loop-1", "sqlite-store"]), "\(names.sorted())")
+        }
+    }
+
     @Test("start-up logs the port actually bound; SIGTERM stops the server with exit 0")
     func logsBoundPortAndStopsOnSIGTERM() async throws {
         let result = try await offPool { () -> (Int32, String, Int?) in

@@ -86,6 +86,7 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     func start() {
         let thread = Thread { [self] in
             threadID.withLock { $0 = pthread_self() }
+            ThreadName.set(name)  // "loop-0": Foundation's `Thread.name` does not reach the kernel on Linux
             event_base_loop(base, 0)
             drain()  // jobs queued while stopping still run, on this thread
             hasFinished.store(true, ordering: .releasing)

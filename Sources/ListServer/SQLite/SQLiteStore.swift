@@ -76,7 +76,7 @@ package final class SQLiteStore: ListStore {
         let options = SQLiteListTables.Options(
             path: path, synchronous: synchronous, changesKept: changesKept, idempotencyTTL: idempotencyTTL,
             busyTimeout: busyTimeout, readOnly: readOnlyForTesting)
-        let thread = SQLiteStoreThread(name: "ListServer sqlite")
+        let thread = SQLiteStoreThread(name: "sqlite-store")
         do throws(SQLiteStoreError) {
             try await thread.open(path: path) { () throws(SQLiteStoreError) in try SQLiteListTables(options) }
         } catch {

@@ -32,9 +32,12 @@ final class SQLiteStoreThread: TaskExecutor, @unchecked Sendable {
     /// The thread's `pthread_self()`, once it runs (0 before).
     private let threadID = Atomic<UInt>(0)
 
-    /// Starts the thread; `name` shows in debuggers and `top -H`.
+    /// Starts the thread; `name` (at most 15 bytes, Linux's limit) shows in debuggers and `top -H`.
     init(name: String) {
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            ThreadName.set(name)  // Foundation's `Thread.name` does not reach the kernel on Linux
+            run()
+        }
         thread.name = name
         thread.stackSize = 1 << 20
         thread.start()
