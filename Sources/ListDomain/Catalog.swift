@@ -39,6 +39,21 @@ public struct Catalog: Sendable, Equatable {
         )
     }
 
+    /// Item `id` with `overrides` laid over its generated fields: `overrides.applied(to: item(id)!)`, without
+    /// making the generated fields the overrides replace. `id` may be past `count` (an id being handed out).
+    public func item(_ id: UInt64, with overrides: ItemOverrides) -> Item {
+        let fields = ItemFields(seed: seed, id: id)
+        return Item(
+            id: id,
+            label: overrides.label ?? "Line \(id)",
+            author: overrides.author ?? AuthorTable.names[fields.authorIndex],
+            width: overrides.width ?? fields.width,
+            height: overrides.height ?? fields.height,
+            color: overrides.color.map(ItemFields.colorString) ?? fields.colorString,
+            likes: overrides.likes ?? fields.likes
+        )
+    }
+
     /// The detail amount of item `id`, deterministic from `(seed, id)`, in [0, 1).
     ///
     /// Computed as `Double(hash >> 11) * 0x1p-53`, so it is exact and identical on every machine. Defined for

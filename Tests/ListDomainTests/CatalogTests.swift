@@ -17,6 +17,25 @@ struct CatalogTests {
         #expect(sameAmount == 0)
     }
 
+    @Test("an item with overrides is the generated item with those fields replaced, and nothing else")
+    func itemWithOverrides() throws {
+        let catalog = Catalog(seed: 7, count: 100)
+        let cases = [
+            ItemOverrides(),
+            ItemOverrides(label: "sent"),
+            ItemOverrides(author: "Ada", width: 1, height: 2),
+            ItemOverrides(label: "all", author: "B", width: 3, height: 4, color: 0x00_0A_0B, likes: 5),
+            ItemOverrides(color: 0xFF_FF_FF, likes: 0),
+        ]
+        for overrides in cases {
+            for id: UInt64 in [0, 9, 99] {
+                #expect(catalog.item(id, with: overrides) == overrides.applied(to: try #require(catalog.item(id))))
+            }
+        }
+        // An id being handed out lies past the catalog's count: generated all the same.
+        #expect(catalog.item(100, with: ItemOverrides()) == Catalog(seed: 7, count: 101).item(100))
+    }
+
     @Test func fieldsStayInTheirRanges() throws {
         let catalog = Catalog(seed: 2024, count: 20_000)
         var authors = Set<String>()
