@@ -265,6 +265,10 @@ public final class WriteCoordinator: Sendable {
                 } else {
                     touched.append(Touched(name: name, state: lists.state(of: name)))
                 }
+                // Room for every write of the group: grown from empty, a group of 27 creates rehashed its written
+                // items five times and reallocated its changes as often.
+                touched[touched.count - 1].effects.written.reserveCapacity(group.count)
+                touched[touched.count - 1].effects.changes.reserveCapacity(group.count)
             }
             return touched
         }
