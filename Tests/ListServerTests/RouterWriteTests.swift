@@ -50,6 +50,13 @@ struct RouterWriteTests {
         return response.jsonObject?["detail"] as? String ?? ""
     }
 
+    @Test("the Location of a created item is /items/<id> in plain decimal, at any id")
+    func locationPath() {
+        for id: UInt64 in [0, 7, 10, 99, 10_000, 123_456_789, 9_007_199_254_740_991, .max] {
+            #expect(Router.itemPath(id) == "/items/\(id)")
+        }
+    }
+
     @Test("415 without Content-Type, or with one the operation does not take; nothing is written")
     func unsupportedMediaType() async {
         let missing = refused(.post, "/items", json: #"{"label":"x"}"#, contentType: nil)

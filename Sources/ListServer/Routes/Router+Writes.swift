@@ -118,12 +118,33 @@ extension Router {
             headers.add("ETag", EntityTag(item: revision).headerValue)
             var status = 200
             if case .created = result {
-                headers.add("Location", "/items/\(item.id)")
+                headers.add("Location", itemPath(item.id))
                 status = 201
             }
             return HTTPResponse(status: status, headers: headers, body: json.bytes)
         case .deleted, .dropped, .grew, .reset:
             return HTTPResponse(status: 204)
+        }
+    }
+
+    /// `/items/<id>`, written digit by digit: an interpolation went through `BinaryInteger.description` and two
+    /// string appends (about 800 instructions a create, callgrind); up to 15 bytes this is a small string.
+    static func itemPath(_ id: UInt64) -> String {
+        var digits = 1
+        var rest = id
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        let prefix: StaticString = "/items/"
+        return String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + digits) { buffer in
+            prefix.withUTF8Buffer { for (offset, byte) in $0.enumerated() { buffer[offset] = byte } }
+            var rest = id
+            for index in stride(from: prefix.utf8CodeUnitCount + digits - 1, through: prefix.utf8CodeUnitCount, by: -1) {
+                buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            return prefix.utf8CodeUnitCount + digits
         }
     }
 
