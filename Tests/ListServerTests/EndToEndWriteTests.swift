@@ -14,6 +14,10 @@ struct EndToEndWriteTests {
                 port: app.port, "POST", "/items", json: ##"{"label":"Hello","author":"Ana","color":"#A1B2C3"}"##)
             #expect(created.status == 201)
             #expect(created.header("Location") == "/items/10000")
+            // The fields every answer gets, added to a write's answer on its way back to the loop.
+            #expect(created.header("Cache-Control") == "no-cache")
+            #expect(created.header("Access-Control-Allow-Origin") == "*")
+            #expect(created.header("X-Request-Id") != nil)
             let tag = try #require(created.header("ETag"))
             let item = try created.jsonObject()
             #expect(item["id"] as? Int == 10000)

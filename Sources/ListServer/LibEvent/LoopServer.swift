@@ -151,7 +151,7 @@ final class LoopServer: @unchecked Sendable {
         case .pending(let pending):
             let token = track(request, exchange, requestID)
             pending.start { [self] response in
-                loop.execute { [self] in finish(token, with: response) }
+                loop.execute { [self] in finish(token, with: pending.finish(response)) }
             }
         }
     }
