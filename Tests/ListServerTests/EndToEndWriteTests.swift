@@ -175,8 +175,8 @@ struct EndToEndWriteTests {
                 Thread.sleep(forTimeInterval: 0.05)
                 try connection.write(String(decoding: bytes[10..<20], as: UTF8.self))
                 Thread.sleep(forTimeInterval: 0.05)
-                try connection.write(
-                    String(decoding: bytes[20...], as: UTF8.self) + "GET /items/10000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                let next = "GET /items/10000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                try connection.write(String(decoding: bytes[20...], as: UTF8.self) + next)
                 return try (0..<2).map { _ in try connection.readResponse() }
             }
             #expect(responses.map(\.status) == [201, 200])

@@ -28,8 +28,8 @@ extension ListState {
                 effects.written[id] = written
             }
             // What `item(id)` and `itemRevision(id)` would say of the new id, without looking it up again in the
-            // written items and the deletions, or making the generated label the overrides replace (a create is
-            // the hot write: two hash lookups, a search and a string interpolation each, callgrind).
+            // written items (twice) and the deletions, or making the generated label its overrides replace: a
+            // create is the hot write (callgrind).
             let item = catalog.item(id, with: overrides)
             let revision = ItemRevision(
                 version: header.version, seed: header.seed, id: id, revision: overrides.isEmpty ? 0 : sequence)

@@ -137,14 +137,15 @@ extension Router {
             digits += 1
         }
         let prefix: StaticString = "/items/"
-        return String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + digits) { buffer in
+        let count = prefix.utf8CodeUnitCount + digits
+        return String(unsafeUninitializedCapacity: count) { buffer in
             prefix.withUTF8Buffer { for (offset, byte) in $0.enumerated() { buffer[offset] = byte } }
             var rest = id
-            for index in stride(from: prefix.utf8CodeUnitCount + digits - 1, through: prefix.utf8CodeUnitCount, by: -1) {
+            for index in stride(from: count - 1, through: prefix.utf8CodeUnitCount, by: -1) {
                 buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
                 rest /= 10
             }
-            return prefix.utf8CodeUnitCount + digits
+            return count
         }
     }
 
