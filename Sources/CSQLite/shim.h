@@ -12,4 +12,8 @@
 /// SQLite copies the bytes before the call returns, so a Swift buffer may go away right after.
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
 
+/// `SQLITE_STATIC`, likewise: SQLite reads the bytes in place whenever it needs them, without a copy, so they must
+/// stay valid until the parameter is bound again or the statement is finalized.
+static inline sqlite3_destructor_type csqlite_static(void) { return SQLITE_STATIC; }
+
 #endif

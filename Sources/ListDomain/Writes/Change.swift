@@ -27,7 +27,10 @@ public enum ChangeEvent: Sendable, Equatable {
     case reset(ListReset)
 
     /// The name clients see: `created`, `updated`, `deleted` or `reset`.
-    public var kind: String {
+    public var kind: String { kindName.description }
+
+    /// ``kind`` as a literal (the store binds it without a copy).
+    public var kindName: StaticString {
         switch self {
         case .created: "created"
         case .updated: "updated"

@@ -51,9 +51,10 @@ extension SQLiteListTables {
     }
 
     /// One list's part of the transaction.
-    private func apply(_ effects: ListEffects, to name: String) throws(SQLiteError) {
+    private func apply(_ effects: ListEffects, to listName: String) throws(SQLiteError) {
+        let name = keptName(listName)  // bound to every row below, in place
         let byName: (SQLiteStatement) throws(SQLiteError) -> Void = { statement throws(SQLiteError) in
-            try statement.bind(name, at: 1)
+            try statement.bind(kept: name, at: 1)
         }
         if effects.drop {
             for sql in SQL.drop { try run(sql, byName) }
@@ -63,7 +64,7 @@ extension SQLiteListTables {
         for (id, item) in effects.written {
             try run(SQL.upsertItem) { statement throws(SQLiteError) in
                 let fields = item.overrides
-                try statement.bind(name, at: 1)
+                try statement.bind(kept: name, at: 1)
                 try statement.bind(id, at: 2)
                 try statement.bind(fields.label, at: 3)
                 try statement.bind(fields.author, at: 4)
@@ -76,19 +77,19 @@ extension SQLiteListTables {
         }
         for id in effects.deleted {
             try run(SQL.upsertDeletion) { statement throws(SQLiteError) in
-                try statement.bind(name, at: 1)
+                try statement.bind(kept: name, at: 1)
                 try statement.bind(id, at: 2)
             }
         }
         for change in effects.changes {
             try run(SQL.insertChange) { statement throws(SQLiteError) in
-                try statement.bind(name, at: 1)
+                try statement.bind(kept: name, at: 1)
                 try bind(change, to: statement)
             }
         }
         guard let header = effects.header else { return }
         try run(SQL.upsertHeader) { statement throws(SQLiteError) in
-            try statement.bind(name, at: 1)
+            try statement.bind(kept: name, at: 1)
             try statement.bind(header.seed, at: 2)
             try statement.bind(header.baseCount, at: 3)
             try statement.bind(header.version, at: 4)
@@ -99,7 +100,7 @@ extension SQLiteListTables {
         let kept = UInt64(max(options.changesKept, 0))
         if !effects.changes.isEmpty && header.lastSequence > kept {
             try run(SQL.pruneChanges) { statement throws(SQLiteError) in
-                try statement.bind(name, at: 1)
+                try statement.bind(kept: name, at: 1)
                 try statement.bind(header.lastSequence - kept, at: 2)
             }
         }
@@ -109,7 +110,7 @@ extension SQLiteListTables {
     /// columns of the other kinds (bindings outlast a use of the statement).
     private func bind(_ change: Change, to statement: SQLiteStatement) throws(SQLiteError) {
         try statement.bind(change.sequence, at: 2)
-        try statement.bind(change.event.kind, at: 3)
+        try statement.bind(literal: change.event.kindName, at: 3)
         let itemColumns: ClosedRange<Int32> = 4...10
         let resetColumns: ClosedRange<Int32> = 11...13
         switch change.event {

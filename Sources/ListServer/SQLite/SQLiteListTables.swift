@@ -25,6 +25,17 @@ final class SQLiteListTables {
     /// Commits since idempotency records were last pruned, and when that was (the batch's time).
     var commitsSincePrune = 0
     var lastPrune: Int64?
+    /// Every list name a commit has bound, kept for as long as the statements that may still point at it: one
+    /// per dataset ever written to, which the store holds rows for anyway.
+    private var keptNames: [String: SQLiteKeptText] = [:]
+
+    /// `name` as text the commit's statements bind in place.
+    func keptName(_ name: String) -> SQLiteKeptText {
+        if let kept = keptNames[name] { return kept }
+        let kept = SQLiteKeptText(name)
+        keptNames[name] = kept
+        return kept
+    }
 
     /// Opens the file, checks it and brings its schema up to date; every failure is a one-line
     /// ``SQLiteStoreError`` naming the path and what is wrong with it.

@@ -39,6 +39,18 @@ final class SQLiteStatement {
         if let value { try bind(Int64(value), at: index) } else { try bindNull(at: index) }
     }
 
+    /// Binds a literal, which SQLite reads in place (`SQLITE_STATIC`: a literal lives as long as the process).
+    func bind(literal text: StaticString, at index: Int32) throws(SQLiteError) {
+        let characters = UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+        try check(sqlite3_bind_text(handle, index, characters, Int32(text.utf8CodeUnitCount), csqlite_static()))
+    }
+
+    /// Binds text that SQLite reads in place (`SQLITE_STATIC`): `text` must stay valid until this parameter is
+    /// bound again or the statement is finalized (``SQLiteListTables`` keeps its list names so).
+    func bind(kept text: SQLiteKeptText, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_text(handle, index, text.characters, text.count, csqlite_static()))
+    }
+
     /// Binds text (copied by SQLite before this returns), or NULL for nil.
     func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
         guard var text = value else { return try bindNull(at: index) }
