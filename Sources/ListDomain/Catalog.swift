@@ -27,16 +27,7 @@ public struct Catalog: Sendable, Equatable {
     /// The item with this id, or `nil` when `id >= count`.
     public func item(_ id: UInt64) -> Item? {
         guard id < count else { return nil }
-        let fields = ItemFields(seed: seed, id: id)
-        return Item(
-            id: id,
-            label: "Line \(id)",
-            author: AuthorTable.names[fields.authorIndex],
-            width: fields.width,
-            height: fields.height,
-            color: fields.colorString,
-            likes: fields.likes
-        )
+        return item(id, with: ItemOverrides())
     }
 
     /// Item `id` with `overrides` laid over its generated fields: `overrides.applied(to: item(id)!)`, without
