@@ -1,5 +1,3 @@
-import Foundation
-
 /// A string's bytes as a C string that lives as long as this object: text a statement can bind without SQLite
 /// copying it (``SQLiteStatement/bind(kept:at:)``).
 ///
@@ -13,12 +11,17 @@ final class SQLiteKeptText {
     /// The number of bytes before the NUL.
     let count: Int32
 
+    /// Copies `text`'s UTF-8 bytes, all of them (a NUL inside too: `count` says where the text ends), and a NUL.
     init(_ text: String) {
-        characters = strdup(text)!
-        count = Int32(text.utf8.count)
+        let bytes = Array(text.utf8)
+        let characters = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (offset, byte) in bytes.enumerated() { characters[offset] = CChar(bitPattern: byte) }
+        characters[bytes.count] = 0
+        self.characters = characters
+        count = Int32(bytes.count)
     }
 
     deinit {
-        free(characters)
+        characters.deallocate()
     }
 }

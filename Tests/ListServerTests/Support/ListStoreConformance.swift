@@ -51,6 +51,9 @@ struct ListStoreConformance {
                 header: photos, written: [3: Self.everyField, 10_001: Self.labelOnly, 0: Self.noFields],
                 deleted: [10_004, 2, 9_999, 7]))
         batch.lists["Ωmega ünïcode/list"] = Self.effects(header: Self.header(seed: 0, nextID: 0))
+        // A name with a NUL inside, and the same name cut there: two lists, whatever C string handling is below.
+        batch.lists["nul\u{0}inside"] = Self.effects(header: Self.header(seed: 5, nextID: 5), written: [1: Self.zeros])
+        batch.lists["nul"] = Self.effects(header: Self.header(seed: 6, nextID: 6))
         batch.lists["huge ids"] = Self.effects(
             header: Self.header(seed: 1 << 63, nextID: .max), written: [.max - 1: Self.zeros],
             deleted: [1 << 63, .max, 1, 0])
@@ -64,7 +67,9 @@ struct ListStoreConformance {
 
         let reopened = try await open()
         let lists = try await reopened.load()
-        #expect(Set(lists.keys) == ["photos", "Ωmega ünïcode/list", "huge ids"])
+        #expect(Set(lists.keys) == ["photos", "Ωmega ünïcode/list", "huge ids", "nul\u{0}inside", "nul"])
+        #expect(lists["nul\u{0}inside"] == StoredList(header: Self.header(seed: 5, nextID: 5), written: [1: Self.zeros]))
+        #expect(lists["nul"] == StoredList(header: Self.header(seed: 6, nextID: 6)))
         #expect(
             lists["photos"]
                 == StoredList(
