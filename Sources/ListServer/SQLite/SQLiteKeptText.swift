@@ -8,7 +8,7 @@
 final class SQLiteKeptText {
     /// The bytes, NUL-terminated.
     let characters: UnsafeMutablePointer<CChar>
-    /// The number of bytes before the NUL.
+    /// The number of bytes of the text, not counting the NUL after it.
     let count: Int32
 
     /// Copies `text`'s UTF-8 bytes, all of them (a NUL inside too: `count` says where the text ends), and a NUL.
