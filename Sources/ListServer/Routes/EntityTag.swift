@@ -60,23 +60,15 @@ struct EntityTag: Sendable, Equatable {
     /// The field value: `v`, the version in decimal, `-`, the hash in 16 lowercase hex digits, all in quotes:
     /// `"v1-9f86d081884c7d65"`.
     var headerValue: String {
-        var versionDigits = 1
-        var rest = version
-        while rest >= 10 {
-            rest /= 10
-            versionDigits += 1
-        }
+        let versionDigits = version.decimalDigitCount
         let count = 4 + versionDigits + 16  // at most 40: UInt64.max has 20 digits
         // Written on the stack, then copied into the String: one allocation, as this runs for every page, item
         // and detail.
         var bytes = InlineArray<40, UInt8>(repeating: 0)
         bytes[0] = UInt8(ascii: "\"")
         bytes[1] = UInt8(ascii: "v")
-        var value = version
-        for index in stride(from: 1 + versionDigits, through: 2, by: -1) {
-            bytes[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
-            value /= 10
-        }
+        var span = bytes.mutableSpan
+        version.writeDecimal(into: &span, at: 2)
         bytes[2 + versionDigits] = UInt8(ascii: "-")
         var hashRest = hash
         for index in stride(from: count - 2, through: count - 17, by: -1) {
