@@ -16,18 +16,28 @@ struct Harness {
     let rounds: Int
     /// A multiplier on every benchmark's iteration count (`--quick` lowers it).
     let scale: Double
+    /// Only benchmarks whose name contains this run (`--only TEXT`); nil runs all. With `--rounds 0` and a small
+    /// `--scale`, one benchmark runs just its warm-up round: what `valgrind --tool=callgrind` needs to count it.
+    let only: String?
     /// The results so far, in the order run.
     private(set) var results: [Result] = []
     /// Where benchmark bodies fold their results; printed at the end so it is observably used.
     private(set) var sink: UInt64 = 0
 
-    init(rounds: Int, scale: Double) {
+    init(rounds: Int, scale: Double, only: String? = nil) {
         self.rounds = rounds
         self.scale = scale
+        self.only = only
+    }
+
+    /// Whether the benchmark called `name` is to run.
+    func selects(_ name: String) -> Bool {
+        only.map { name.contains($0) } ?? true
     }
 
     /// Times `body`, which performs `iterations` operations per call and returns a checksum.
     mutating func measure(_ name: String, iterations: Int, _ body: (Int) throws -> UInt64) rethrows {
+        guard selects(name) else { return }
         let count = max(1, Int(Double(iterations) * scale))
         sink &+= try body(count)  // warm-up
         var perOperation: [Double] = []
@@ -42,6 +52,7 @@ struct Harness {
 
     /// Times `body`, an async loop of `iterations` operations per call, from the calling task.
     mutating func measure(_ name: String, iterations: Int, _ body: (Int) async throws -> UInt64) async rethrows {
+        guard selects(name) else { return }
         let count = max(1, Int(Double(iterations) * scale))
         sink &+= try await body(count)  // warm-up
         var perOperation: [Double] = []
@@ -56,6 +67,7 @@ struct Harness {
 
     private mutating func record(_ name: String, _ iterations: Int, _ perOperation: [Double]) {
         let sorted = perOperation.sorted()
+        guard !sorted.isEmpty else { return }  // --rounds 0: the warm-up round only, nothing to report
         let result = Result(
             name: name, iterations: iterations, medianNanoseconds: sorted[sorted.count / 2],
             minimumNanoseconds: sorted[0])

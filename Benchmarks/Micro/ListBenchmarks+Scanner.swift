@@ -1,11 +1,18 @@
 import ListServer
 
 extension ListBenchmarks {
-    /// A `wrk`-style head (91 bytes) and a browser-style head (about 310 bytes), as the load tests send them.
+    /// A `wrk`-style head (91 bytes), the POST head of the write benchmark's `writes.lua` (98 bytes) and a
+    /// browser-style head (about 310 bytes), as the load tests send them.
     static let heads: [(name: String, bytes: [UInt8])] = [
         (
             "wrk-style head, 91 bytes",
             Array("GET /items?page=37&limit=20 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: keep-alive\r\n\r\n".utf8)
+        ),
+        (
+            "wrk POST head, 98 bytes",
+            Array(
+                ("POST /items HTTP/1.1\r\nHost: 127.0.0.1:8791\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 40\r\n\r\n").utf8)
         ),
         (
             "browser-style head, 310 bytes",

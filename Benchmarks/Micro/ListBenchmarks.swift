@@ -4,7 +4,13 @@ import ListServer
 
 /// ListBenchmarks: ns/op of ListServer's hot paths, in a release build.
 ///
-///     swift run -c release ListBenchmarks [--quick]
+///     swift run -c release ListBenchmarks [--quick] [--only TEXT] [--rounds N] [--scale X]
+///
+/// `--only TEXT` runs the benchmarks whose name contains TEXT; `--rounds` and `--scale` override the rounds and the
+/// iteration multiplier. Instructions per operation, exactly (the wall clock is noisy here):
+///
+///     valgrind --tool=callgrind --toggle-collect='*scanOnce*' \
+///         .build/release/ListBenchmarks --only 'POST head' --rounds 0 --scale 0.01
 ///
 /// Prints a markdown table: the median of several rounds (and the fastest round) per benchmark.
 @main
@@ -13,8 +19,15 @@ struct ListBenchmarks {
     static let catalog = Catalog(seed: 42, count: 10_000)
 
     static func main() async throws {
-        let quick = CommandLine.arguments.dropFirst().contains("--quick")
-        var harness = Harness(rounds: quick ? 5 : 11, scale: quick ? 0.2 : 1)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        func value(_ option: String) -> String? {
+            arguments.firstIndex(of: option).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+        }
+        let quick = arguments.contains("--quick")
+        var harness = Harness(
+            rounds: value("--rounds").flatMap { Int($0) } ?? (quick ? 5 : 11),
+            scale: value("--scale").flatMap { Double($0) } ?? (quick ? 0.2 : 1),
+            only: value("--only"))
         print(Harness.header)
         try pageBenchmarks(&harness)
         scannerBenchmarks(&harness)

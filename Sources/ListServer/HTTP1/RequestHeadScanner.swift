@@ -176,7 +176,8 @@ package struct RequestHeadScanner: Sendable {
     }
 
     /// Skips a run of bytes that need no decision, the bulk of a head: field-value bytes and whitespace, field-name
-    /// and method bytes, request-target bytes past the scheme; returns the offset of the first byte that needs one.
+    /// and method bytes, request-target bytes past the first and the scheme, a version that is `HTTP/1.1` or
+    /// `HTTP/1.0`; returns the offset of the first byte that needs one.
     ///
     /// The per-byte steps would accept the same bytes with the same effect; this loop only spares them a call and a
     /// jump on the state for each byte (measured: it halves the time per head). It stops at the limits, so the byte
@@ -216,10 +217,21 @@ package struct RequestHeadScanner: Sendable {
             while index < lineEnd && HTTPBytes.isToken(bytes[unchecked: index]) {
                 index += 1
             }
-        case .target where start - targetStart >= 8:
+        case .target where start > targetStart && start - targetStart >= schemePrefixLength:
+            // Past the first byte (which chose the form) and any scheme prefix, the step checks visibility only.
             let lineEnd = requestLineEnd(from: start, end: end)
             while index < lineEnd && HTTPBytes.isVisibleASCII(bytes[unchecked: index]) {
                 index += 1
+            }
+        case .version where start == versionStart:
+            // `HTTP/1.1` or `HTTP/1.0`, the versions accepted, in one comparison rather than eight steps; the line
+            // end after it still goes through the step, which reads the digits again.
+            let lineEnd = requestLineEnd(from: start, end: end)
+            if lineEnd - start >= 8 && HTTPBytes.equals(bytes, start..<start + 7, "HTTP/1.") {
+                let minor = bytes[unchecked: start + 7]
+                if minor == UInt8(ascii: "1") || minor == UInt8(ascii: "0") {
+                    index = start + 8
+                }
             }
         default:
             break
