@@ -89,6 +89,15 @@ struct LRUTable<Key: Hashable, Value> {
         return slots[slot].value
     }
 
+    /// Removes the least recently used entry and returns it; nil when the table is empty.
+    @discardableResult
+    mutating func removeLeastRecentlyUsed() -> (key: Key, value: Value)? {
+        guard tail != Self.none else { return nil }
+        let key = slots[tail].key
+        guard let value = removeValue(forKey: key) else { return nil }
+        return (key, value)
+    }
+
     /// The keys from most to least recently used (for tests and diagnostics; O(count)).
     var keysByRecency: [Key] {
         var keys: [Key] = []

@@ -96,7 +96,7 @@ public struct SlowStore: Sendable {
     }
 
     /// A function that reads the time passed on `clock` since now.
-    private static func stopwatch<C: Clock<Duration>>(on clock: C) -> @Sendable () -> Duration {
+    static func stopwatch<C: Clock<Duration>>(on clock: C) -> @Sendable () -> Duration {
         // The server's clock, read on every detail miss: read it without the generic indirection.
         if clock is ContinuousClock {
             let origin = ContinuousClock.now
