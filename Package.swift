@@ -50,12 +50,31 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The image codecs, each a system library used only by Sources/ListServer/Codecs/.
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSpng",
+            pkgConfig: "spng",
+            providers: [.apt(["libspng-dev"])]
+        ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"])]
+        ),
         .target(name: "ListDomain", swiftSettings: strict),
         .target(
             name: "ListServer",
             dependencies: [
                 "CEvent",
                 "CSQLite",
+                "CSpng",
+                "CTurboJPEG",
+                "CWebP",
                 "ListDomain",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

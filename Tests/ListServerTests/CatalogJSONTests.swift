@@ -26,27 +26,27 @@ struct CatalogJSONTests {
     @Test(arguments: [
         (
             UInt64(0),
-            ##"{"id":0,"label":"Line 0","author":"Ananya Iyer","width":3000,"height":2000,"color":"#31a76e","likes":6975}"##
+            ##"{"id":0,"label":"Line 0","author":"Ananya Iyer","width":3000,"height":2000,"color":"#31a76e","likes":6975,"image_url":"/items/0/image"}"##
         ),
         (
             1,
-            ##"{"id":1,"label":"Line 1","author":"Tariq Aziz","width":1280,"height":720,"color":"#826735","likes":6283}"##
+            ##"{"id":1,"label":"Line 1","author":"Tariq Aziz","width":1280,"height":720,"color":"#826735","likes":6283,"image_url":"/items/1/image"}"##
         ),
         (
             2,
-            ##"{"id":2,"label":"Line 2","author":"Olga Petrova","width":1536,"height":2048,"color":"#529e1b","likes":2491}"##
+            ##"{"id":2,"label":"Line 2","author":"Olga Petrova","width":1536,"height":2048,"color":"#529e1b","likes":2491,"image_url":"/items/2/image"}"##
         ),
         (
             3,
-            ##"{"id":3,"label":"Line 3","author":"Santiago López","width":2160,"height":3840,"color":"#11048b","likes":118}"##
+            ##"{"id":3,"label":"Line 3","author":"Santiago López","width":2160,"height":3840,"color":"#11048b","likes":118,"image_url":"/items/3/image"}"##
         ),
         (
             1_000_000,
-            ##"{"id":1000000,"label":"Line 1000000","author":"Ahmed Hassan","width":3000,"height":2000,"color":"#a8139f","likes":6552}"##
+            ##"{"id":1000000,"label":"Line 1000000","author":"Ahmed Hassan","width":3000,"height":2000,"color":"#a8139f","likes":6552,"image_url":"/items/1000000/image"}"##
         ),
         (
             9_007_199_254_740_991,
-            ##"{"id":9007199254740991,"label":"Line 9007199254740991","author":"Lucas Bernard","width":768,"height":1024,"color":"#83c78f","likes":1708}"##
+            ##"{"id":9007199254740991,"label":"Line 9007199254740991","author":"Lucas Bernard","width":768,"height":1024,"color":"#83c78f","likes":1708,"image_url":"/items/9007199254740991/image"}"##
         ),
     ])
     func goldenItems(id: UInt64, expected: String) {
@@ -69,7 +69,7 @@ struct CatalogJSONTests {
     @Test func otherSeedGolden() {
         #expect(
             itemJSON(Catalog(seed: 0, count: 10), 3)
-                == ##"{"id":3,"label":"Line 3","author":"Zeynep Yılmaz","width":1920,"height":1080,"color":"#fc838f","likes":4583}"##
+                == ##"{"id":3,"label":"Line 3","author":"Zeynep Yılmaz","width":1920,"height":1080,"color":"#fc838f","likes":4583,"image_url":"/items/3/image"}"##
         )
     }
 

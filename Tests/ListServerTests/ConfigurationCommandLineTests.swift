@@ -25,6 +25,11 @@ struct ConfigurationCommandLineTests {
         .corsAllowOrigin: "--cors-allow-origin", .dataPath: "--data-path", .dataSynchronous: "--data-synchronous",
         .idempotencyTTLSeconds: "--idempotency-ttl-s", .changesKept: "--changes-kept", .heartbeatMs: "--heartbeat-ms",
         .maxWaitMs: "--max-wait-ms", .eventBufferBytes: "--event-buffer-bytes",
+        .imageLatencyDistribution: "--image-latency-distribution", .imageLatencyMinMs: "--image-latency-min-ms",
+        .imageLatencyMaxMs: "--image-latency-max-ms", .imageLatencyFixedMs: "--image-latency-fixed-ms",
+        .imageLatencyMedianMs: "--image-latency-median-ms", .imageLatencySpread: "--image-latency-spread",
+        .imageCacheBytes: "--image-cache-bytes", .imageWorkers: "--image-workers",
+        .imageQueueLimit: "--image-queue-limit",
     ]
 
     @Test func theFlagsAreExactlyThoseOfTheTable() throws {

@@ -34,6 +34,12 @@ struct ConfigurationLoadingTests {
         .dataSynchronous: "LISTSERVER_DATA_SYNCHRONOUS", .idempotencyTTLSeconds: "LISTSERVER_IDEMPOTENCY_TTL_S",
         .changesKept: "LISTSERVER_CHANGES_KEPT", .heartbeatMs: "LISTSERVER_HEARTBEAT_MS",
         .maxWaitMs: "LISTSERVER_MAX_WAIT_MS", .eventBufferBytes: "LISTSERVER_EVENT_BUFFER_BYTES",
+        .imageLatencyDistribution: "LISTSERVER_IMAGE_LATENCY_DISTRIBUTION",
+        .imageLatencyMinMs: "LISTSERVER_IMAGE_LATENCY_MIN_MS", .imageLatencyMaxMs: "LISTSERVER_IMAGE_LATENCY_MAX_MS",
+        .imageLatencyFixedMs: "LISTSERVER_IMAGE_LATENCY_FIXED_MS",
+        .imageLatencyMedianMs: "LISTSERVER_IMAGE_LATENCY_MEDIAN_MS",
+        .imageLatencySpread: "LISTSERVER_IMAGE_LATENCY_SPREAD", .imageCacheBytes: "LISTSERVER_IMAGE_CACHE_BYTES",
+        .imageWorkers: "LISTSERVER_IMAGE_WORKERS", .imageQueueLimit: "LISTSERVER_IMAGE_QUEUE_LIMIT",
     ]
 
     /// A valid value for every key, in three variants so layers can be told apart: each differs from the default
@@ -84,6 +90,15 @@ struct ConfigurationLoadingTests {
         case .heartbeatMs: String(1000 + variant)
         case .maxWaitMs: String(variant)
         case .eventBufferBytes: String(8192 + variant)
+        case .imageLatencyDistribution: ["fixed", "lognormal", "none"][variant]
+        case .imageLatencyMinMs: String(10 + variant)
+        case .imageLatencyMaxMs: String(3000 + variant)
+        case .imageLatencyFixedMs: String(30 + variant)
+        case .imageLatencyMedianMs: String(700 + variant)
+        case .imageLatencySpread: ["0.25", "1.5", "3"][variant]
+        case .imageCacheBytes: String(1000 + variant)
+        case .imageWorkers: String(1 + variant)
+        case .imageQueueLimit: String(8 + variant)
         }
     }
 

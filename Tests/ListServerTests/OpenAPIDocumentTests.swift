@@ -51,7 +51,8 @@ struct OpenAPIDocumentTests {
         #expect(
             spec.paths == [
                 "/admin/datasets/{name}", "/admin/reset", "/healthz", "/items", "/items/changes", "/items/events",
-                "/items/{id}", "/items/{id}/detail", "/openapi.json", "/openapi.yaml", "/readyz",
+                "/items/{id}", "/items/{id}/detail", "/items/{id}/image", "/items/{id}/image.{format}", "/openapi.json",
+                "/openapi.yaml", "/readyz",
             ])
     }
 

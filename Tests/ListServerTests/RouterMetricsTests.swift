@@ -195,7 +195,7 @@ struct RouterMetricsTests {
     func everyResourceHasALabel() {
         let resources: [Router.Resource] = [
             .items, .item("1"), .itemDetail("1"), .probe(ready: false), .probe(ready: true), .openAPI(.yaml),
-            .metrics, .adminReset, .adminDataset("ui-1"), .changes, .events,
+            .metrics, .adminReset, .adminDataset("ui-1"), .changes, .events, .itemImage("1", fileExtension: "png"),
         ]
         let labels = resources.map { RouteLabel($0) }
         #expect(!labels.contains(.other))

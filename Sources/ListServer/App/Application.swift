@@ -7,12 +7,16 @@ import Logging
 final class Application: Sendable {
     let settings: Settings
     let cache: DetailCache
+    /// The encoded images in front of the image workers.
+    let images: ImageCache
     /// The metrics served at `/metrics` and the access log.
     let observability: Observability
     /// Every write goes through it.
     let writes: WriteCoordinator
     private let store: any ListStore
     private let server: HTTPServer
+    /// The threads that draw and encode images; stopped after the server.
+    private let imageWorkers: ImageWorkers
     private let growth: Task<Void, Never>?
 
     /// Opens the store, builds the domain and starts serving on the configured address.
@@ -46,6 +50,16 @@ final class Application: Sendable {
         let defaultList = lists.state(of: ListRegistry.defaultList)
         let slowStore = SlowStore(catalog: defaultList.catalog, latency: settings.latency, clock: clock)
         let cache = DetailCache(store: slowStore, capacity: settings.cacheCapacity)
+        let imageWorkers: ImageWorkers
+        do {
+            imageWorkers = try ImageWorkers(count: settings.imageWorkers, queueLimit: settings.imageQueueLimit)
+        } catch {
+            await store.close()
+            throw error
+        }
+        let images = ImageCache(
+            encoder: imageWorkers, latency: settings.imageLatency, capacityBytes: settings.imageCacheBytes,
+            clock: clock)
         let observability = Observability(settings: settings, accessLogger: accessLogger)
         let metrics = observability.metrics
         var commitObserver: (@Sendable (Duration, Int) -> Void)?
@@ -64,7 +78,8 @@ final class Application: Sendable {
         events.maxWait = .milliseconds(settings.maxWaitMs)
         events.maxBufferBytes = settings.eventBufferBytes
         let router = Router(
-            writes: writes, events: events, cache: cache, paging: settings.paging, observability: observability,
+            writes: writes, events: events, cache: cache, images: images, paging: settings.paging,
+            observability: observability,
             service: ServiceOptions(settings), faultInjector: FaultInjector(seed: settings.faultSeed),
             faultSeed: settings.faultSeed, faults: faults ?? FaultSettings(settings))
         let server: HTTPServer
@@ -73,19 +88,23 @@ final class Application: Sendable {
                 host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits,
                 router: router)
         } catch {
+            imageWorkers.stop()
             await store.close()
             throw error
         }
         let growth = settings.growEveryMs > 0 ? grow(writes, every: .milliseconds(settings.growEveryMs)) : nil
         return Application(
-            settings: settings, cache: cache, observability: observability, writes: writes, store: store,
-            server: server, growth: growth)
+            settings: settings, cache: cache, images: images, observability: observability, writes: writes,
+            store: store, server: server, imageWorkers: imageWorkers, growth: growth)
     }
 
     private init(
-        settings: Settings, cache: DetailCache, observability: Observability, writes: WriteCoordinator,
-        store: any ListStore, server: HTTPServer, growth: Task<Void, Never>?
+        settings: Settings, cache: DetailCache, images: ImageCache, observability: Observability,
+        writes: WriteCoordinator, store: any ListStore, server: HTTPServer, imageWorkers: ImageWorkers,
+        growth: Task<Void, Never>?
     ) {
+        self.images = images
+        self.imageWorkers = imageWorkers
         self.settings = settings
         self.cache = cache
         self.observability = observability
@@ -126,6 +145,7 @@ final class Application: Sendable {
     func shutdown(grace: Duration? = nil) async {
         growth?.cancel()
         await server.shutdown(grace: grace ?? settings.shutdownGrace)
+        imageWorkers.stop()
         await store.close()
     }
 

@@ -14,6 +14,21 @@ extension Settings {
     }
 }
 
+extension Settings {
+    /// The latency of an image fetch, from `image.latency.*`, shaped as ``latency`` is.
+    var imageLatency: LatencyDistribution {
+        switch imageLatencyDistribution {
+        case .uniform: .uniform(min: .milliseconds(imageLatencyMinMs), max: .milliseconds(imageLatencyMaxMs))
+        case .fixed: .fixed(.milliseconds(imageLatencyFixedMs))
+        case .lognormal:
+            .lognormal(
+                median: .milliseconds(imageLatencyMedianMs), spread: imageLatencySpread,
+                max: .milliseconds(imageLatencyMaxMs))
+        case .none: .none
+        }
+    }
+}
+
 extension ServiceOptions {
     /// The options `settings` configure: `cors.allow_origin`, `items.latency_ms` and `admin.token`.
     init(_ settings: Settings) {

@@ -112,6 +112,10 @@ package enum ItemBody {
                 if RequestJSON.sameScalars(key, "id") {
                     throw ItemBodyError(field: "id", reason: "field \"id\": \(idReason)")
                 }
+                if RequestJSON.sameScalars(key, "image_url") {
+                    throw ItemBodyError(
+                        field: "image_url", reason: "field \"image_url\" is read-only: the server makes it from the id")
+                }
                 throw ItemBodyError(
                     field: key, reason: "unknown field \(Problem.quoted(key)); an item has \(Field.list)")
             }

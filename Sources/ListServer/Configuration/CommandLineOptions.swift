@@ -81,6 +81,33 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.cacheCapacity.flagName), help: help(.cacheCapacity))
     var cacheCapacity: Int?
 
+    @Option(name: .customLong(SettingKey.imageLatencyDistribution.flagName), help: help(.imageLatencyDistribution))
+    var imageLatencyDistribution: String?
+
+    @Option(name: .customLong(SettingKey.imageLatencyMinMs.flagName), help: help(.imageLatencyMinMs))
+    var imageLatencyMinMs: Int?
+
+    @Option(name: .customLong(SettingKey.imageLatencyMaxMs.flagName), help: help(.imageLatencyMaxMs))
+    var imageLatencyMaxMs: Int?
+
+    @Option(name: .customLong(SettingKey.imageLatencyFixedMs.flagName), help: help(.imageLatencyFixedMs))
+    var imageLatencyFixedMs: Int?
+
+    @Option(name: .customLong(SettingKey.imageLatencyMedianMs.flagName), help: help(.imageLatencyMedianMs))
+    var imageLatencyMedianMs: Int?
+
+    @Option(name: .customLong(SettingKey.imageLatencySpread.flagName), help: help(.imageLatencySpread))
+    var imageLatencySpread: Double?
+
+    @Option(name: .customLong(SettingKey.imageCacheBytes.flagName), help: help(.imageCacheBytes))
+    var imageCacheBytes: Int?
+
+    @Option(name: .customLong(SettingKey.imageWorkers.flagName), help: help(.imageWorkers))
+    var imageWorkers: Int?
+
+    @Option(name: .customLong(SettingKey.imageQueueLimit.flagName), help: help(.imageQueueLimit))
+    var imageQueueLimit: Int?
+
     @Option(name: .customLong(SettingKey.defaultLimit.flagName), help: help(.defaultLimit))
     var defaultLimit: Int?
 
@@ -172,11 +199,13 @@ struct CommandLineOptions: ParsableCommand {
     var configValues: [AbsoluteConfigKey: ConfigValue] {
         let strings: [(SettingKey, String?)] = [
             (.host, host), (.logLevel, logLevel), (.logFormat, logFormat), (.latencyDistribution, latencyDistribution),
-            (.faultKinds, faultKinds), (.adminToken, adminToken), (.corsAllowOrigin, corsAllowOrigin),
+            (.imageLatencyDistribution, imageLatencyDistribution), (.faultKinds, faultKinds), (.adminToken, adminToken), (.corsAllowOrigin, corsAllowOrigin),
             (.dataPath, dataPath), (.dataSynchronous, dataSynchronous),
         ]
         let booleans: [(SettingKey, Bool?)] = [(.metricsEnabled, metrics), (.accessLog, accessLog)]
-        let doubles: [(SettingKey, Double?)] = [(.latencySpread, latencySpread), (.faultRate, faultRate)]
+        let doubles: [(SettingKey, Double?)] = [
+            (.latencySpread, latencySpread), (.imageLatencySpread, imageLatencySpread), (.faultRate, faultRate),
+        ]
         let integers: [(SettingKey, Int?)] = [
             (.port, port), (.threads, threads),
             (.maxRequestLineBytes, maxRequestLineBytes), (.maxHeaderBytes, maxHeaderBytes),
@@ -185,6 +214,9 @@ struct CommandLineOptions: ParsableCommand {
             (.itemCount, itemCount), (.seed, seed), (.pageLatencyMs, pageLatencyMs), (.growEveryMs, growEveryMs),
             (.latencyMinMs, latencyMinMs), (.latencyMaxMs, latencyMaxMs), (.latencyFixedMs, latencyFixedMs),
             (.latencyMedianMs, latencyMedianMs), (.cacheCapacity, cacheCapacity),
+            (.imageLatencyMinMs, imageLatencyMinMs), (.imageLatencyMaxMs, imageLatencyMaxMs),
+            (.imageLatencyFixedMs, imageLatencyFixedMs), (.imageLatencyMedianMs, imageLatencyMedianMs),
+            (.imageCacheBytes, imageCacheBytes), (.imageWorkers, imageWorkers), (.imageQueueLimit, imageQueueLimit),
             (.defaultLimit, defaultLimit), (.maxLimit, maxLimit),
             (.idempotencyTTLSeconds, idempotencyTTLSeconds), (.changesKept, changesKept),
             (.heartbeatMs, heartbeatMs), (.maxWaitMs, maxWaitMs), (.eventBufferBytes, eventBufferBytes),

@@ -154,6 +154,51 @@ extension SettingKey {
                 "latency-spread", "LISTSERVER_LATENCY_SPREAD", nil, "sigma",
                 "Spread of the lognormal distribution: the standard deviation of the latency's natural logarithm."
             )
+        case .imageLatencyDistribution:
+            (
+                "image-latency-distribution", "LISTSERVER_IMAGE_LATENCY_DISTRIBUTION", nil, "kind",
+                "Shape of the simulated store latency of an image fetch: uniform, fixed, lognormal or none."
+            )
+        case .imageLatencyMinMs:
+            (
+                "image-latency-min-ms", "LISTSERVER_IMAGE_LATENCY_MIN_MS", 0...600_000, "ms",
+                "Shortest simulated image fetch latency."
+            )
+        case .imageLatencyMaxMs:
+            (
+                "image-latency-max-ms", "LISTSERVER_IMAGE_LATENCY_MAX_MS", 0...600_000, "ms",
+                "Longest simulated image fetch latency."
+            )
+        case .imageLatencyFixedMs:
+            (
+                "image-latency-fixed-ms", "LISTSERVER_IMAGE_LATENCY_FIXED_MS", 0...600_000, "ms",
+                "Image fetch latency of the fixed distribution."
+            )
+        case .imageLatencyMedianMs:
+            (
+                "image-latency-median-ms", "LISTSERVER_IMAGE_LATENCY_MEDIAN_MS", 0...600_000, "ms",
+                "Median image fetch latency of the lognormal distribution, capped at the longest latency."
+            )
+        case .imageLatencySpread:
+            (
+                "image-latency-spread", "LISTSERVER_IMAGE_LATENCY_SPREAD", nil, "sigma",
+                "Spread of the lognormal image fetch latency (standard deviation of its natural logarithm)."
+            )
+        case .imageCacheBytes:
+            (
+                "image-cache-bytes", "LISTSERVER_IMAGE_CACHE_BYTES", 0...(1 << 40), "bytes",
+                "Encoded image bytes the image cache keeps; 0 keeps none."
+            )
+        case .imageWorkers:
+            (
+                "image-workers", "LISTSERVER_IMAGE_WORKERS", 0...256, "n",
+                "Threads that draw and encode images; 0 means one per active processor."
+            )
+        case .imageQueueLimit:
+            (
+                "image-queue-limit", "LISTSERVER_IMAGE_QUEUE_LIMIT", 1...1_000_000, "n",
+                "Most images waiting for a worker; more get 503 with Retry-After."
+            )
         case .maxDelayMs:
             ("max-delay-ms", "LISTSERVER_MAX_DELAY_MS", 0...600_000, "ms", "Largest ?delay_ms a request may ask for.")
         case .faultRate:

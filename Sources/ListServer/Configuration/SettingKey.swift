@@ -29,6 +29,15 @@ enum SettingKey: String, CaseIterable, Sendable {
     case latencyMedianMs = "store.latency.median_ms"
     case latencySpread = "store.latency.spread"
     case cacheCapacity = "cache.capacity"
+    case imageLatencyDistribution = "image.latency.distribution"
+    case imageLatencyMinMs = "image.latency.min_ms"
+    case imageLatencyMaxMs = "image.latency.max_ms"
+    case imageLatencyFixedMs = "image.latency.fixed_ms"
+    case imageLatencyMedianMs = "image.latency.median_ms"
+    case imageLatencySpread = "image.latency.spread"
+    case imageCacheBytes = "image.cache_bytes"
+    case imageWorkers = "image.workers"
+    case imageQueueLimit = "image.queue_limit"
     case defaultLimit = "paging.default_limit"
     case maxLimit = "paging.max_limit"
     case dataPath = "data.path"
@@ -86,7 +95,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     /// The static range of a setting that may have a fractional part; `nil` for the other kinds.
     var fractionalBounds: ClosedRange<Double>? {
         switch self {
-        case .latencySpread: 0...4
+        case .latencySpread, .imageLatencySpread: 0...4
         case .faultRate: 0...1
         default: nil
         }
@@ -107,11 +116,11 @@ enum SettingKey: String, CaseIterable, Sendable {
     /// What kind of value this setting takes.
     var valueKind: ValueKind {
         switch self {
-        case .host, .logLevel, .logFormat, .latencyDistribution, .faultKinds, .adminToken, .corsAllowOrigin, .dataPath,
-            .dataSynchronous:
+        case .host, .logLevel, .logFormat, .latencyDistribution, .imageLatencyDistribution, .faultKinds, .adminToken,
+            .corsAllowOrigin, .dataPath, .dataSynchronous:
             .string
         case .metricsEnabled, .accessLog: .boolean
-        case .latencySpread, .faultRate: .double
+        case .latencySpread, .imageLatencySpread, .faultRate: .double
         default: .integer
         }
     }
@@ -132,7 +141,8 @@ enum SettingKey: String, CaseIterable, Sendable {
         case .defaultLimit: "in 1...\(SettingKey.maxLimit.name)"
         case .logLevel: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
         case .logFormat: "one of " + LogFormat.allCases.map(\.rawValue).joined(separator: ", ")
-        case .latencyDistribution: "one of " + LatencyKind.allCases.map(\.rawValue).joined(separator: ", ")
+        case .latencyDistribution, .imageLatencyDistribution:
+            "one of " + LatencyKind.allCases.map(\.rawValue).joined(separator: ", ")
         case .dataPath: "a non-empty path"
         case .dataSynchronous: "one of " + DataSynchronous.allCases.map(\.rawValue).joined(separator: ", ")
         case .faultKinds: "a comma-separated list of kind[:weight]"

@@ -52,6 +52,15 @@ extension Settings {
     ///   `lognormal`.
     /// - `store.latency.spread` (double, default 0.5; `--latency-spread`, `LISTSERVER_LATENCY_SPREAD`): the sigma
     ///   of the `lognormal` latency's natural logarithm, 0...4.
+    /// - `image.latency.distribution`, `.min_ms`, `.max_ms`, `.fixed_ms`, `.median_ms`, `.spread` (defaults
+    ///   `uniform`, 500, 1500, 1000, 800, 0.5; `--image-latency-…`, `LISTSERVER_IMAGE_LATENCY_…`): the latency of an
+    ///   image fetch, read and checked exactly like `store.latency.*`.
+    /// - `image.cache_bytes` (int, default 67108864; `--image-cache-bytes`, `LISTSERVER_IMAGE_CACHE_BYTES`): the
+    ///   encoded image bytes the image cache keeps, 0...2^40.
+    /// - `image.workers` (int, default 2; `--image-workers`, `LISTSERVER_IMAGE_WORKERS`): threads that draw and
+    ///   encode images, 0...256; 0 means one per active processor.
+    /// - `image.queue_limit` (int, default 64; `--image-queue-limit`, `LISTSERVER_IMAGE_QUEUE_LIMIT`): the most
+    ///   images waiting for a worker, 1...1000000; one more gets 503 with `Retry-After`.
     /// - `cache.capacity` (int, default 100000; `--cache-capacity`, `LISTSERVER_CACHE_CAPACITY`): item details the
     ///   cache holds, 1...10000000.
     /// - `paging.default_limit` (int, default 20; `--default-limit`, `LISTSERVER_DEFAULT_LIMIT`): the page size when a
@@ -163,6 +172,7 @@ extension Settings {
             )
         }
         let threads = try reader.int(.threads)
+        let imageWorkers = try reader.int(.imageWorkers)
         let settings = Settings(
             host: host,
             port: try reader.int(.port),
@@ -178,6 +188,15 @@ extension Settings {
             latencyMedianMs: try reader.int(.latencyMedianMs),
             latencySpread: try reader.double(.latencySpread),
             cacheCapacity: try reader.int(.cacheCapacity),
+            imageLatencyDistribution: try reader.choice(.imageLatencyDistribution, of: LatencyKind.self),
+            imageLatencyMinMs: try reader.int(.imageLatencyMinMs),
+            imageLatencyMaxMs: try reader.int(.imageLatencyMaxMs),
+            imageLatencyFixedMs: try reader.int(.imageLatencyFixedMs),
+            imageLatencyMedianMs: try reader.int(.imageLatencyMedianMs),
+            imageLatencySpread: try reader.double(.imageLatencySpread),
+            imageCacheBytes: try reader.int(.imageCacheBytes),
+            imageWorkers: imageWorkers == 0 ? max(1, activeProcessorCount) : imageWorkers,
+            imageQueueLimit: try reader.int(.imageQueueLimit),
             paging: PagingSettings(defaultLimit: try reader.int(.defaultLimit), maxLimit: try reader.int(.maxLimit)),
             limits: try limits(reader),
             dataPath: try reader.string(.dataPath),
@@ -218,6 +237,17 @@ extension Settings {
             try requireAtMost(.latencyMedianMs, settings.latencyMedianMs, .latencyMaxMs, settings.latencyMaxMs, reader)
         case .fixed, .none:
             break  // neither uses min_ms, max_ms or median_ms
+        }
+        switch settings.imageLatencyDistribution {
+        case .uniform:
+            try requireAtMost(
+                .imageLatencyMinMs, settings.imageLatencyMinMs, .imageLatencyMaxMs, settings.imageLatencyMaxMs, reader)
+        case .lognormal:
+            try requireAtMost(
+                .imageLatencyMedianMs, settings.imageLatencyMedianMs, .imageLatencyMaxMs, settings.imageLatencyMaxMs,
+                reader)
+        case .fixed, .none:
+            break
         }
         try requireAtMost(.defaultLimit, settings.paging.defaultLimit, .maxLimit, settings.paging.maxLimit, reader)
         try requireAtMost(

@@ -57,6 +57,24 @@ struct Settings: Sendable, Equatable {
     /// `cache.capacity`: how many item details the cache holds.
     var cacheCapacity = 100_000
 
+    /// `image.latency.*`: the slow store's latency for an image fetch, read like `store.latency.*`; uniform
+    /// 500–1500 ms by default, as the photo list post delays its pictures.
+    var imageLatencyDistribution = LatencyKind.uniform
+    var imageLatencyMinMs = 500
+    var imageLatencyMaxMs = 1500
+    var imageLatencyFixedMs = 1000
+    var imageLatencyMedianMs = 800
+    var imageLatencySpread = 0.5
+
+    /// `image.cache_bytes`: the most encoded image bytes kept (64 MiB).
+    var imageCacheBytes = 64 << 20
+
+    /// `image.workers`: threads that draw and encode images (`0` in the file or flags: one per active processor).
+    var imageWorkers = 2
+
+    /// `image.queue_limit`: the most images waiting for a worker before requests get 503.
+    var imageQueueLimit = 64
+
     /// `paging.default_limit` and `paging.max_limit`.
     var paging = PagingSettings(defaultLimit: 20, maxLimit: 100)
 
@@ -155,6 +173,15 @@ struct Settings: Sendable, Equatable {
         case .latencyMedianMs: .int(latencyMedianMs)
         case .latencySpread: .double(latencySpread)
         case .cacheCapacity: .int(cacheCapacity)
+        case .imageLatencyDistribution: .string(imageLatencyDistribution.rawValue)
+        case .imageLatencyMinMs: .int(imageLatencyMinMs)
+        case .imageLatencyMaxMs: .int(imageLatencyMaxMs)
+        case .imageLatencyFixedMs: .int(imageLatencyFixedMs)
+        case .imageLatencyMedianMs: .int(imageLatencyMedianMs)
+        case .imageLatencySpread: .double(imageLatencySpread)
+        case .imageCacheBytes: .int(imageCacheBytes)
+        case .imageWorkers: .int(imageWorkers)
+        case .imageQueueLimit: .int(imageQueueLimit)
         case .defaultLimit: .int(paging.defaultLimit)
         case .maxLimit: .int(paging.maxLimit)
         case .dataPath: .string(dataPath)

@@ -100,6 +100,8 @@ enum OpenAPIDocument {
         tags:
           - name: items
             description: The list and its items.
+          - name: images
+            description: A generated image for every item.
           - name: health
             description: Liveness and readiness probes for orchestrators and load balancers.
           - name: meta
@@ -567,6 +569,137 @@ enum OpenAPIDocument {
                 any non-empty segment gets the same answer.
               parameters: *optionsItemParameters
               responses: *optionsResponses
+          /items/{id}/image:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [images]
+              operationId: getItemImage
+              summary: The generated image of one item
+              description: |
+                The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap
+                font: the same decoded pixels for the same item, size and options on every server. The size is `w`x`h`;
+                with one of them the other keeps the item's shape; with neither it is the item's own `width`x`height`,
+                made smaller (same shape) to fit 5000 pixels a side and 25 megapixels. The format is the path's extension
+                (`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with
+                `Vary: Accept`), else JPEG.
+
+                Slow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by
+                default) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,
+                64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one
+                encode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets
+                304 only after the lookup. When every image worker is busy and `image.queue_limit` images already wait:
+                503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,
+                `fail`, `fail_rate`, `fail_first`) are ignored.
+              parameters: &getItemImageParameters
+                - $ref: '#/components/parameters/ItemID'
+                - $ref: '#/components/parameters/ImageWidth'
+                - $ref: '#/components/parameters/ImageHeight'
+                - $ref: '#/components/parameters/ImageFormat'
+                - $ref: '#/components/parameters/ImageGrayscale'
+                - $ref: '#/components/parameters/ImageBlur'
+                - $ref: '#/components/parameters/ImageAccept'
+                - $ref: '#/components/parameters/CacheControlNoCache'
+                - $ref: '#/components/parameters/PragmaNoCache'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getItemImageResponses
+                '200':
+                  $ref: '#/components/responses/ItemImage'
+                '304':
+                  $ref: '#/components/responses/ImageNotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/ImageFailed'
+                '503':
+                  $ref: '#/components/responses/ImageUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [images]
+              operationId: headItemImage
+              summary: The status and headers of one item's image
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getItemImageParameters
+              responses: *getItemImageResponses
+            options:
+              tags: [images]
+              operationId: optionsItemImage
+              summary: The methods of one item's image, and the CORS preflight
+              description: |
+                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:
+                any non-empty segment gets the same answer.
+              parameters: *optionsItemParameters
+              responses: *optionsResponses
+          /items/{id}/image.{format}:
+            description: |
+              The image of `/items/{id}/image` in the format the extension names (`jpg` or `jpeg`, `png`, `webp`; any other
+              is 404). Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [images]
+              operationId: getItemImageFile
+              summary: The generated image of one item, in the format of the extension
+              description: As `GET /items/{id}/image`, the format fixed by the extension (`format` and `Accept` are ignored).
+              parameters: &getItemImageFileParameters
+                - $ref: '#/components/parameters/ItemID'
+                - $ref: '#/components/parameters/ImageExtension'
+                - $ref: '#/components/parameters/ImageWidth'
+                - $ref: '#/components/parameters/ImageHeight'
+                - $ref: '#/components/parameters/ImageGrayscale'
+                - $ref: '#/components/parameters/ImageBlur'
+                - $ref: '#/components/parameters/CacheControlNoCache'
+                - $ref: '#/components/parameters/PragmaNoCache'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *getItemImageResponses
+            head:
+              tags: [images]
+              operationId: headItemImageFile
+              summary: The status and headers of one item's image in the format of the extension
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getItemImageFileParameters
+              responses: *getItemImageResponses
+            options:
+              tags: [images]
+              operationId: optionsItemImageFile
+              summary: The methods of one item's image file, and the CORS preflight
+              description: |
+                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. Neither the id nor the
+                extension is checked.
+              parameters:
+                - $ref: '#/components/parameters/ItemID'
+                - $ref: '#/components/parameters/ImageExtension'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
           /items/changes:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -1030,6 +1163,97 @@ enum OpenAPIDocument {
                 `Authorization: Bearer <admin.token>`, required when `admin.token` is configured. Without a configured token
                 the admin endpoints take no credentials but answer only loopback clients.
           parameters:
+            ImageWidth:
+              name: w
+              in: query
+              required: false
+              description: |
+                Width in pixels, 1-5000, at most 25 megapixels with the height; given at most once. Alone, the height keeps
+                the item's shape (`w=300` on a 4000x3000 item gives 300x225).
+              schema:
+                type: integer
+                minimum: 1
+                maximum: 5000
+              example: 600
+            ImageHeight:
+              name: h
+              in: query
+              required: false
+              description: Height in pixels, 1-5000, like `w`; alone, the width keeps the item's shape.
+              schema:
+                type: integer
+                minimum: 1
+                maximum: 5000
+              example: 400
+            ImageFormat:
+              name: format
+              in: query
+              required: false
+              description: The encoding, when the path has no extension; else `Accept` decides, else JPEG.
+              schema:
+                type: string
+                enum: [jpg, jpeg, png, webp]
+            ImageGrayscale:
+              name: grayscale
+              in: query
+              required: false
+              description: |
+                Shades of grey, as Lorem Picsum's `?grayscale`: present without a value, `1` or `true`; `0` or `false` for
+                colour.
+              allowEmptyValue: true
+              schema:
+                type: string
+                enum: ['', '1', 'true', '0', 'false']
+            ImageBlur:
+              name: blur
+              in: query
+              required: false
+              description: 'A blur of strength 1-10, as Lorem Picsum''s `?blur=`; present without a value is 1; `0` is none.'
+              allowEmptyValue: true
+              schema:
+                type: string
+                pattern: '^(|[0-9]+)$'
+              example: '2'
+            ImageAccept:
+              name: Accept
+              in: header
+              required: false
+              description: |
+                Without an extension or `format`: the format with the highest quality value among `image/jpeg`,
+                `image/webp` and `image/png`; at equal quality one named outright beats one reached through `image/*` or
+                `*/*` (a browser's `image/webp,image/*,*/*;q=0.8` gets WebP), then JPEG, WebP, PNG in that order; JPEG
+                when it names none of them.
+              schema:
+                type: string
+              example: image/webp,image/*,*/*;q=0.8
+            ImageExtension:
+              name: format
+              in: path
+              required: true
+              description: The file extension, which fixes the format.
+              schema:
+                type: string
+                enum: [jpg, jpeg, png, webp]
+              example: png
+            CacheControlNoCache:
+              name: Cache-Control
+              in: header
+              required: false
+              description: |
+                `no-cache` (any case, in a comma-separated list, with or without an argument) skips the cache: the answer
+                waits for a fresh fetch, which is then cached. Other directives are ignored.
+              schema:
+                type: string
+              example: no-cache
+            PragmaNoCache:
+              name: Pragma
+              in: header
+              required: false
+              description: |
+                `no-cache` skips the cache like `Cache-Control: no-cache`, but only when there is no `Cache-Control` field.
+              schema:
+                type: string
+              example: no-cache
             Page:
               name: page
               in: query
@@ -1457,6 +1681,31 @@ enum OpenAPIDocument {
                 type: string
                 pattern: '^store;dur=(0|[1-9][0-9]*)(\.[1-9])?$'
               example: store;dur=1555.9
+            ImageServerTiming:
+              description: |
+                On a miss only: the store latency this request waited out and the time drawing and encoding took, in
+                milliseconds with at most one decimal (shared when concurrent requests for one image were coalesced).
+              required: false
+              schema:
+                type: string
+                pattern: '^store;dur=(0|[1-9][0-9]*)(\.[1-9])?, encode;dur=(0|[1-9][0-9]*)(\.[1-9])?$'
+              example: store;dur=1043.2, encode;dur=3.1
+            ImageContentDisposition:
+              description: |
+                `inline` with the file name `<id>-<width>x<height>.<ext>`, so a saved image is named for what it is.
+              required: true
+              schema:
+                type: string
+                pattern: '^inline; filename="[0-9]+-[0-9]+x[0-9]+\.(jpg|png|webp)"$'
+              example: inline; filename="42-600x400.jpg"
+            ImageVary:
+              description: |
+                `Accept` when the format was chosen by `Accept` (no extension, no `format`); `Origin` when
+                `cors.allow_origin` is a list of origins. Either or both, as separate fields.
+              required: false
+              schema:
+                type: string
+                enum: [Accept, Origin]
             Allow:
               description: |
                 The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,
@@ -1539,7 +1788,7 @@ enum OpenAPIDocument {
                 One line of the list: generated from `(seed, id)`, with the fields clients wrote (`POST`, `PATCH`) laid over
                 the generated ones. The ranges below cover both; a field nobody wrote has its generated value (noted).
               additionalProperties: false
-              required: [id, label, author, width, height, color, likes]
+              required: [id, label, author, width, height, color, likes, image_url]
               properties:
                 id:
                   type: integer
@@ -1575,6 +1824,12 @@ enum OpenAPIDocument {
                   description: How many people liked the item (generated in 0-10000, skewed towards small numbers).
                   minimum: 0
                   maximum: 1000000000
+                image_url:
+                  type: string
+                  description: |
+                    The item's image, `/items/<id>/image`: a path on this server (not an absolute URL), so a page's bytes
+                    and `ETag` are the same whatever `Host` the client used. Read-only: a write that sends it is 400.
+                  pattern: '^/items/[0-9]+/image$'
             NewItem:
               type: object
               description: |
@@ -1995,7 +2250,9 @@ enum OpenAPIDocument {
                 parameter:
                   type: string
                   description: The query parameter at fault (`invalid-parameter` only).
-                  enum: [page, limit, order, after, before, since, wait_ms, delay_ms, fail, fail_rate, fail_first]
+                  enum:
+                    [page, limit, order, after, before, since, wait_ms, delay_ms, fail, fail_rate, fail_first, w, h, format,
+                     grayscale, blur]
           responses:
             ItemsPage:
               description: |
@@ -2029,13 +2286,13 @@ enum OpenAPIDocument {
                       summary: GET /items?page=1&limit=1
                       value:
                         {"items": [{"id": 0, "label": "Line 0", "author": "Ananya Iyer", "width": 3000, "height": 2000,
-                                    "color": "#31a76e", "likes": 6975}],
+                                    "color": "#31a76e", "likes": 6975, "image_url": "/items/0/image"}],
                          "page": 1, "limit": 1, "total": 10000, "total_pages": 10000, "next_page": 2, "version": 1}
                     cursor:
                       summary: GET /items?order=desc&limit=1
                       value:
                         {"items": [{"id": 9999, "label": "Line 9999", "author": "Samuel Cohen", "width": 1600, "height": 1200,
-                                    "color": "#98eb37", "likes": 578}],
+                                    "color": "#98eb37", "likes": 578, "image_url": "/items/9999/image"}],
                          "has_more": true, "next_cursor": 9999, "order": "desc", "limit": 1, "total": 10000, "version": 1}
             Item:
               description: The item.
@@ -2058,7 +2315,7 @@ enum OpenAPIDocument {
                     $ref: '#/components/schemas/Item'
                   example:
                     {"id": 42, "label": "Line 42", "author": "Arjun Mehta", "width": 1600, "height": 1200,
-                     "color": "#cad212", "likes": 3174}
+                     "color": "#cad212", "likes": 3174, "image_url": "/items/42/image"}
             ItemCreated:
               description: |
                 The new item, durably added at the end of the list, with its URL in `Location` and its `ETag`. A retry
@@ -2089,12 +2346,13 @@ enum OpenAPIDocument {
                       summary: A chat message, as the operation's example request posts it
                       value:
                         {"id": 10000, "label": "Running 10 minutes late, start without me", "author": "Nadia Benali",
-                         "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0}
+                         "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0,
+                         "image_url": "/items/10000/image"}
                     photo:
                       summary: 'A photo, posted with its size and "color": "#F4A261" (answered lower-cased)'
                       value:
                         {"id": 10001, "label": "Sunset over the harbour 🌅", "author": "Linh Nguyễn", "width": 4032,
-                         "height": 3024, "color": "#f4a261", "likes": 512}
+                         "height": 3024, "color": "#f4a261", "likes": 512, "image_url": "/items/10001/image"}
               links:
                 GetItem:
                   operationId: getItem
@@ -2150,12 +2408,13 @@ enum OpenAPIDocument {
                       summary: 'PATCH /items/42 {"likes": 12, "color": null}: likes set, the colour back to the generated one'
                       value:
                         {"id": 42, "label": "Line 42", "author": "Arjun Mehta", "width": 1600, "height": 1200,
-                         "color": "#cad212", "likes": 12}
+                         "color": "#cad212", "likes": 12, "image_url": "/items/42/image"}
                     edited:
                       summary: 'PATCH /items/10000 {"label": "Running 20 minutes late, start without me"}'
                       value:
                         {"id": 10000, "label": "Running 20 minutes late, start without me", "author": "Nadia Benali",
-                         "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0}
+                         "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0,
+                         "image_url": "/items/10000/image"}
               links:
                 GetItem:
                   operationId: getItem
@@ -2218,10 +2477,11 @@ enum OpenAPIDocument {
                         {"changes": [
                            {"sequence": 1, "kind": "created",
                             "item": {"id": 10000, "label": "Running 10 minutes late, start without me",
-                                     "author": "Nadia Benali", "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0}},
+                                     "author": "Nadia Benali", "width": 1280, "height": 720, "color": "#3f7ab9", "likes": 0,
+                                     "image_url": "/items/10000/image"}},
                            {"sequence": 2, "kind": "updated",
                             "item": {"id": 42, "label": "Line 42", "author": "Arjun Mehta", "width": 1600, "height": 1200,
-                                     "color": "#cad212", "likes": 12}},
+                                     "color": "#cad212", "likes": 12, "image_url": "/items/42/image"}},
                            {"sequence": 3, "kind": "deleted", "id": 7},
                            {"sequence": 4, "kind": "reset", "version": 2, "seed": 7, "count": 10000}],
                          "next_since": 4}
@@ -2257,11 +2517,11 @@ enum OpenAPIDocument {
 
                         event: created
                         id: 1
-                        data: {"id":10000,"label":"Running 10 minutes late, start without me","author":"Nadia Benali","width":1280,"height":720,"color":"#3f7ab9","likes":0}
+                        data: {"id":10000,"label":"Running 10 minutes late, start without me","author":"Nadia Benali","width":1280,"height":720,"color":"#3f7ab9","likes":0,"image_url":"/items/10000/image"}
 
                         event: updated
                         id: 2
-                        data: {"id":42,"label":"Line 42","author":"Arjun Mehta","width":1600,"height":1200,"color":"#cad212","likes":12}
+                        data: {"id":42,"label":"Line 42","author":"Arjun Mehta","width":1600,"height":1200,"color":"#cad212","likes":12,"image_url":"/items/42/image"}
 
                         :
 
@@ -2721,6 +2981,123 @@ enum OpenAPIDocument {
                               - urn:listserver:problem:shutting-down
                           status:
                             const: 503
+            ItemImage:
+              description: |
+                The image, from the cache (`X-Cache: HIT`) or drawn and encoded after the store latency (`X-Cache: MISS`,
+                with `Server-Timing: store;dur=…, encode;dur=…`), named `<id>-<w>x<h>.<ext>` in `Content-Disposition`.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Server-Timing:
+                  $ref: '#/components/headers/ImageServerTiming'
+                Content-Disposition:
+                  $ref: '#/components/headers/ImageContentDisposition'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/ImageVary'
+              content:
+                image/jpeg:
+                  schema:
+                    type: string
+                    format: binary
+                image/png:
+                  schema:
+                    type: string
+                    format: binary
+                image/webp:
+                  schema:
+                    type: string
+                    format: binary
+            ImageNotModified:
+              description: |
+                `If-None-Match` matched the image's `ETag`, after the lookup (so with `X-Cache`, and `Server-Timing` on a
+                miss): no body.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Server-Timing:
+                  $ref: '#/components/headers/ImageServerTiming'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/ImageVary'
+            ImageFailed:
+              description: |
+                `injected-fault` (a 500 the client asked for or `faults.rate` injected), or `image-failed` (a codec could not
+                encode the image).
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:injected-fault
+                              - urn:listserver:problem:image-failed
+                          status:
+                            const: 500
+            ImageUnavailable:
+              description: |
+                `image-busy` (every image worker is busy and `image.queue_limit` images wait: retry after `Retry-After`),
+                `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`) while
+                the server drains.
+              headers:
+                Retry-After:
+                  $ref: '#/components/headers/Retry-After'
+                Connection:
+                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:image-busy
+                              - urn:listserver:problem:injected-fault
+                              - urn:listserver:problem:shutting-down
+                          status:
+                            const: 503
             InvalidWrite:
               description: |
                 A write the server cannot take as sent, nothing written: `invalid-item` (the body is not the JSON the
@@ -3165,6 +3542,10 @@ enum OpenAPIDocument {
             {
               "name": "items",
               "description": "The list and its items."
+            },
+            {
+              "name": "images",
+              "description": "A generated image for every item."
             },
             {
               "name": "health",
@@ -4127,6 +4508,525 @@ enum OpenAPIDocument {
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/items/{id}/image": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "images"
+                ],
+                "operationId": "getItemImage",
+                "summary": "The generated image of one item",
+                "description": "The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap\nfont: the same decoded pixels for the same item, size and options on every server. The size is `w`x`h`;\nwith one of them the other keeps the item's shape; with neither it is the item's own `width`x`height`,\nmade smaller (same shape) to fit 5000 pixels a side and 25 megapixels. The format is the path's extension\n(`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with\n`Vary: Accept`), else JPEG.\n\nSlow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by\ndefault) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,\n64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one\nencode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets\n304 only after the lookup. When every image worker is busy and `image.queue_limit` images already wait:\n503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,\n`fail`, `fail_rate`, `fail_first`) are ignored.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageFormat"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageAccept"
+                  },
+                  {
+                    "$ref": "#/components/parameters/CacheControlNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PragmaNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ItemImage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/ImageNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/ImageFailed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ImageUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "images"
+                ],
+                "operationId": "headItemImage",
+                "summary": "The status and headers of one item's image",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageFormat"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageAccept"
+                  },
+                  {
+                    "$ref": "#/components/parameters/CacheControlNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PragmaNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ItemImage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/ImageNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/ImageFailed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ImageUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "images"
+                ],
+                "operationId": "optionsItemImage",
+                "summary": "The methods of one item's image, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:\nany non-empty segment gets the same answer.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/items/{id}/image.{format}": {
+              "description": "The image of `/items/{id}/image` in the format the extension names (`jpg` or `jpeg`, `png`, `webp`; any other\nis 404). Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).\n",
+              "get": {
+                "tags": [
+                  "images"
+                ],
+                "operationId": "getItemImageFile",
+                "summary": "The generated image of one item, in the format of the extension",
+                "description": "As `GET /items/{id}/image`, the format fixed by the extension (`format` and `Accept` are ignored).",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageExtension"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/CacheControlNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PragmaNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ItemImage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/ImageNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/ImageFailed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ImageUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "images"
+                ],
+                "operationId": "headItemImageFile",
+                "summary": "The status and headers of one item's image in the format of the extension",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageExtension"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/CacheControlNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PragmaNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ItemImage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/ImageNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/ImageFailed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ImageUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "images"
+                ],
+                "operationId": "optionsItemImageFile",
+                "summary": "The methods of one item's image file, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. Neither the id nor the\nextension is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageExtension"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -5291,6 +6191,120 @@ enum OpenAPIDocument {
               }
             },
             "parameters": {
+              "ImageWidth": {
+                "name": "w",
+                "in": "query",
+                "required": false,
+                "description": "Width in pixels, 1-5000, at most 25 megapixels with the height; given at most once. Alone, the height keeps\nthe item's shape (`w=300` on a 4000x3000 item gives 300x225).\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 5000
+                },
+                "example": 600
+              },
+              "ImageHeight": {
+                "name": "h",
+                "in": "query",
+                "required": false,
+                "description": "Height in pixels, 1-5000, like `w`; alone, the width keeps the item's shape.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 5000
+                },
+                "example": 400
+              },
+              "ImageFormat": {
+                "name": "format",
+                "in": "query",
+                "required": false,
+                "description": "The encoding, when the path has no extension; else `Accept` decides, else JPEG.",
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "jpg",
+                    "jpeg",
+                    "png",
+                    "webp"
+                  ]
+                }
+              },
+              "ImageGrayscale": {
+                "name": "grayscale",
+                "in": "query",
+                "required": false,
+                "description": "Shades of grey, as Lorem Picsum's `?grayscale`: present without a value, `1` or `true`; `0` or `false` for\ncolour.\n",
+                "allowEmptyValue": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "",
+                    "1",
+                    "true",
+                    "0",
+                    "false"
+                  ]
+                }
+              },
+              "ImageBlur": {
+                "name": "blur",
+                "in": "query",
+                "required": false,
+                "description": "A blur of strength 1-10, as Lorem Picsum's `?blur=`; present without a value is 1; `0` is none.",
+                "allowEmptyValue": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(|[0-9]+)$"
+                },
+                "example": "2"
+              },
+              "ImageAccept": {
+                "name": "Accept",
+                "in": "header",
+                "required": false,
+                "description": "Without an extension or `format`: the format with the highest quality value among `image/jpeg`,\n`image/webp` and `image/png`; at equal quality one named outright beats one reached through `image/*` or\n`*/*` (a browser's `image/webp,image/*,*/*;q=0.8` gets WebP), then JPEG, WebP, PNG in that order; JPEG\nwhen it names none of them.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "image/webp,image/*,*/*;q=0.8"
+              },
+              "ImageExtension": {
+                "name": "format",
+                "in": "path",
+                "required": true,
+                "description": "The file extension, which fixes the format.",
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "jpg",
+                    "jpeg",
+                    "png",
+                    "webp"
+                  ]
+                },
+                "example": "png"
+              },
+              "CacheControlNoCache": {
+                "name": "Cache-Control",
+                "in": "header",
+                "required": false,
+                "description": "`no-cache` (any case, in a comma-separated list, with or without an argument) skips the cache: the answer\nwaits for a fresh fetch, which is then cached. Other directives are ignored.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "no-cache"
+              },
+              "PragmaNoCache": {
+                "name": "Pragma",
+                "in": "header",
+                "required": false,
+                "description": "`no-cache` skips the cache like `Cache-Control: no-cache`, but only when there is no `Cache-Control` field.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "no-cache"
+              },
               "Page": {
                 "name": "page",
                 "in": "query",
@@ -5698,6 +6712,35 @@ enum OpenAPIDocument {
                 },
                 "example": "store;dur=1555.9"
               },
+              "ImageServerTiming": {
+                "description": "On a miss only: the store latency this request waited out and the time drawing and encoding took, in\nmilliseconds with at most one decimal (shared when concurrent requests for one image were coalesced).\n",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^store;dur=(0|[1-9][0-9]*)(\\.[1-9])?, encode;dur=(0|[1-9][0-9]*)(\\.[1-9])?$"
+                },
+                "example": "store;dur=1043.2, encode;dur=3.1"
+              },
+              "ImageContentDisposition": {
+                "description": "`inline` with the file name `<id>-<width>x<height>.<ext>`, so a saved image is named for what it is.\n",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^inline; filename=\"[0-9]+-[0-9]+x[0-9]+\\.(jpg|png|webp)\"$"
+                },
+                "example": "inline; filename=\"42-600x400.jpg\""
+              },
+              "ImageVary": {
+                "description": "`Accept` when the format was chosen by `Accept` (no extension, no `format`); `Origin` when\n`cors.allow_origin` is a list of origins. Either or both, as separate fields.\n",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "Accept",
+                    "Origin"
+                  ]
+                }
+              },
               "Allow": {
                 "description": "The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,\nOPTIONS` for `/items/{id}`, `GET, OPTIONS` for `/items/events`, `POST, OPTIONS` for `/admin/reset`,\n`DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's\n405 for `CONNECT` says `GET, HEAD, OPTIONS` too.\n",
                 "required": true,
@@ -5801,7 +6844,8 @@ enum OpenAPIDocument {
                   "width",
                   "height",
                   "color",
-                  "likes"
+                  "likes",
+                  "image_url"
                 ],
                 "properties": {
                   "id": {
@@ -5842,6 +6886,11 @@ enum OpenAPIDocument {
                     "description": "How many people liked the item (generated in 0-10000, skewed towards small numbers).",
                     "minimum": 0,
                     "maximum": 1000000000
+                  },
+                  "image_url": {
+                    "type": "string",
+                    "description": "The item's image, `/items/<id>/image`: a path on this server (not an absolute URL), so a page's bytes\nand `ETag` are the same whatever `Host` the client used. Read-only: a write that sends it is 400.\n",
+                    "pattern": "^/items/[0-9]+/image$"
                   }
                 }
               },
@@ -6481,7 +7530,12 @@ enum OpenAPIDocument {
                       "delay_ms",
                       "fail",
                       "fail_rate",
-                      "fail_first"
+                      "fail_first",
+                      "w",
+                      "h",
+                      "format",
+                      "grayscale",
+                      "blur"
                     ]
                   }
                 }
@@ -6540,7 +7594,8 @@ enum OpenAPIDocument {
                               "width": 3000,
                               "height": 2000,
                               "color": "#31a76e",
-                              "likes": 6975
+                              "likes": 6975,
+                              "image_url": "/items/0/image"
                             }
                           ],
                           "page": 1,
@@ -6562,7 +7617,8 @@ enum OpenAPIDocument {
                               "width": 1600,
                               "height": 1200,
                               "color": "#98eb37",
-                              "likes": 578
+                              "likes": 578,
+                              "image_url": "/items/9999/image"
                             }
                           ],
                           "has_more": true,
@@ -6611,7 +7667,8 @@ enum OpenAPIDocument {
                       "width": 1600,
                       "height": 1200,
                       "color": "#cad212",
-                      "likes": 3174
+                      "likes": 3174,
+                      "image_url": "/items/42/image"
                     }
                   }
                 }
@@ -6659,7 +7716,8 @@ enum OpenAPIDocument {
                           "width": 1280,
                           "height": 720,
                           "color": "#3f7ab9",
-                          "likes": 0
+                          "likes": 0,
+                          "image_url": "/items/10000/image"
                         }
                       },
                       "photo": {
@@ -6671,7 +7729,8 @@ enum OpenAPIDocument {
                           "width": 4032,
                           "height": 3024,
                           "color": "#f4a261",
-                          "likes": 512
+                          "likes": 512,
+                          "image_url": "/items/10001/image"
                         }
                       }
                     }
@@ -6754,7 +7813,8 @@ enum OpenAPIDocument {
                           "width": 1600,
                           "height": 1200,
                           "color": "#cad212",
-                          "likes": 12
+                          "likes": 12,
+                          "image_url": "/items/42/image"
                         }
                       },
                       "edited": {
@@ -6766,7 +7826,8 @@ enum OpenAPIDocument {
                           "width": 1280,
                           "height": 720,
                           "color": "#3f7ab9",
-                          "likes": 0
+                          "likes": 0,
+                          "image_url": "/items/10000/image"
                         }
                       }
                     }
@@ -6863,7 +7924,8 @@ enum OpenAPIDocument {
                                 "width": 1280,
                                 "height": 720,
                                 "color": "#3f7ab9",
-                                "likes": 0
+                                "likes": 0,
+                                "image_url": "/items/10000/image"
                               }
                             },
                             {
@@ -6876,7 +7938,8 @@ enum OpenAPIDocument {
                                 "width": 1600,
                                 "height": 1200,
                                 "color": "#cad212",
-                                "likes": 12
+                                "likes": 12,
+                                "image_url": "/items/42/image"
                               }
                             },
                             {
@@ -6933,7 +7996,7 @@ enum OpenAPIDocument {
                     "examples": {
                       "live": {
                         "summary": "GET /items/events, then a post, a patch, a quiet spell, a delete and a reset",
-                        "value": "retry: 2000\n\nevent: created\nid: 1\ndata: {\"id\":10000,\"label\":\"Running 10 minutes late, start without me\",\"author\":\"Nadia Benali\",\"width\":1280,\"height\":720,\"color\":\"#3f7ab9\",\"likes\":0}\n\nevent: updated\nid: 2\ndata: {\"id\":42,\"label\":\"Line 42\",\"author\":\"Arjun Mehta\",\"width\":1600,\"height\":1200,\"color\":\"#cad212\",\"likes\":12}\n\n:\n\nevent: deleted\nid: 3\ndata: {\"id\":7}\n\nevent: reset\nid: 4\ndata: {\"version\":2,\"seed\":7,\"count\":10000}\n\n"
+                        "value": "retry: 2000\n\nevent: created\nid: 1\ndata: {\"id\":10000,\"label\":\"Running 10 minutes late, start without me\",\"author\":\"Nadia Benali\",\"width\":1280,\"height\":720,\"color\":\"#3f7ab9\",\"likes\":0,\"image_url\":\"/items/10000/image\"}\n\nevent: updated\nid: 2\ndata: {\"id\":42,\"label\":\"Line 42\",\"author\":\"Arjun Mehta\",\"width\":1600,\"height\":1200,\"color\":\"#cad212\",\"likes\":12,\"image_url\":\"/items/42/image\"}\n\n:\n\nevent: deleted\nid: 3\ndata: {\"id\":7}\n\nevent: reset\nid: 4\ndata: {\"version\":2,\"seed\":7,\"count\":10000}\n\n"
                       },
                       "expired": {
                         "summary": "GET /items/events with Last-Event-ID: 12, long after change 12 stopped being kept",
@@ -7639,6 +8702,182 @@ enum OpenAPIDocument {
                           "properties": {
                             "type": {
                               "enum": [
+                                "urn:listserver:problem:injected-fault",
+                                "urn:listserver:problem:shutting-down"
+                              ]
+                            },
+                            "status": {
+                              "const": 503
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "ItemImage": {
+                "description": "The image, from the cache (`X-Cache: HIT`) or drawn and encoded after the store latency (`X-Cache: MISS`,\nwith `Server-Timing: store;dur=…, encode;dur=…`), named `<id>-<w>x<h>.<ext>` in `Content-Disposition`.\n",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Server-Timing": {
+                    "$ref": "#/components/headers/ImageServerTiming"
+                  },
+                  "Content-Disposition": {
+                    "$ref": "#/components/headers/ImageContentDisposition"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/ImageVary"
+                  }
+                },
+                "content": {
+                  "image/jpeg": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  },
+                  "image/png": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  },
+                  "image/webp": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  }
+                }
+              },
+              "ImageNotModified": {
+                "description": "`If-None-Match` matched the image's `ETag`, after the lookup (so with `X-Cache`, and `Server-Timing` on a\nmiss): no body.\n",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Server-Timing": {
+                    "$ref": "#/components/headers/ImageServerTiming"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/ImageVary"
+                  }
+                }
+              },
+              "ImageFailed": {
+                "description": "`injected-fault` (a 500 the client asked for or `faults.rate` injected), or `image-failed` (a codec could not\nencode the image).\n",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:injected-fault",
+                                "urn:listserver:problem:image-failed"
+                              ]
+                            },
+                            "status": {
+                              "const": 500
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "ImageUnavailable": {
+                "description": "`image-busy` (every image worker is busy and `image.queue_limit` images wait: retry after `Retry-After`),\n`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`) while\nthe server drains.\n",
+                "headers": {
+                  "Retry-After": {
+                    "$ref": "#/components/headers/Retry-After"
+                  },
+                  "Connection": {
+                    "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:image-busy",
                                 "urn:listserver:problem:injected-fault",
                                 "urn:listserver:problem:shutting-down"
                               ]
@@ -8379,5 +9618,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xD18FFE0B028C5FC6
+    static let yamlFNV1a64: UInt64 = 0xCBFC67D812B1AD8E
 }

@@ -25,7 +25,9 @@ extension Catalog {
         json.append(hex24: fields.color)
         json.append(raw: "\",\"likes\":")
         json.append(integer: fields.likes)
-        json.append(raw: "}")
+        json.append(raw: ",\"image_url\":\"/items/")
+        json.append(integer: id)
+        json.append(raw: "/image\"}")
     }
 
     /// Writes a whole page body:

@@ -1,3 +1,5 @@
+import ListDomain
+
 /// A request method (RFC 9110 §9); method names are case-sensitive.
 package enum HTTPMethod: Sendable, Equatable, Hashable {
     case get, head, post, put, delete, options, patch, trace, connect
@@ -140,4 +142,13 @@ package enum MediaType {
     package static let json = "application/json; charset=utf-8"
     /// Every error response (RFC 9457): `application/problem+json`.
     package static let problemJSON = "application/problem+json"
+
+    /// An image of `format`: `image/jpeg`, `image/png`, `image/webp`.
+    static func image(_ format: ImageFormat) -> String {
+        switch format {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .webp: "image/webp"
+        }
+    }
 }

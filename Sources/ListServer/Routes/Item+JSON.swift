@@ -21,7 +21,9 @@ extension Item {
         json.append(string: color)
         json.append(raw: ",\"likes\":")
         json.append(integer: likes)
-        json.append(raw: "}")
+        json.append(raw: ",\"image_url\":\"/items/")
+        json.append(integer: id)
+        json.append(raw: "/image\"}")
     }
 }
 

@@ -69,6 +69,10 @@ package struct Problem: Error, Sendable, Equatable {
         case storeUnavailable
         /// 507: the store's disk is full (nothing was written).
         case storeFull
+        /// 503: every image worker is busy and the queue in front of them is full (retry after `Retry-After`).
+        case imageBusy
+        /// 500: a codec could not encode an image.
+        case imageFailed
 
         /// The HTTP status code.
         var status: Int {
@@ -81,7 +85,8 @@ package struct Problem: Error, Sendable, Equatable {
             case .preconditionFailed: 412
             case .unsupportedMediaType: 415
             case .idempotencyKeyReused: 422
-            case .storeUnavailable: 503
+            case .storeUnavailable, .imageBusy: 503
+            case .imageFailed: 500
             case .storeFull: 507
             case .unauthorized: 401
             case .forbidden: 403
@@ -129,6 +134,8 @@ package struct Problem: Error, Sendable, Equatable {
             case .idempotencyKeyReused: "urn:listserver:problem:idempotency-key-reused"
             case .storeUnavailable: "urn:listserver:problem:store-unavailable"
             case .storeFull: "urn:listserver:problem:store-full"
+            case .imageBusy: "urn:listserver:problem:image-busy"
+            case .imageFailed: "urn:listserver:problem:image-failed"
             }
         }
 
@@ -162,6 +169,8 @@ package struct Problem: Error, Sendable, Equatable {
             case .idempotencyKeyReused: "Idempotency key reused"
             case .storeUnavailable: "Store unavailable"
             case .storeFull: "Insufficient storage"
+            case .imageBusy: "Image workers busy"
+            case .imageFailed: "Image could not be encoded"
             }
         }
     }

@@ -11,6 +11,8 @@ enum RouteLabel: Int, CaseIterable, Sendable {
     case item
     /// `/items/{id}/detail`
     case itemDetail
+    /// `/items/{id}/image` (any extension)
+    case itemImage
     /// `/healthz`
     case healthz
     /// `/readyz`
@@ -36,6 +38,7 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .items: "/items"
         case .item: "/items/{id}"
         case .itemDetail: "/items/{id}/detail"
+        case .itemImage: "/items/{id}/image"
         case .healthz: "/healthz"
         case .readyz: "/readyz"
         case .metrics: "/metrics"
@@ -54,6 +57,7 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .items: self = .items
         case .item: self = .item
         case .itemDetail: self = .itemDetail
+        case .itemImage: self = .itemImage
         case .probe(let ready): self = ready ? .readyz : .healthz
         case .openAPI: self = .openAPI
         case .metrics: self = .metrics

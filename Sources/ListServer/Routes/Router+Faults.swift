@@ -116,11 +116,11 @@ extension Router {
 }
 
 extension Router.Resource {
-    /// Whether this is a data endpoint (`/items`, `/items/<id>`, `/items/<id>/detail`), the only ones faults are
-    /// injected into (writes included: a 5xx instead of the write, a cut connection after it).
+    /// Whether this is a data endpoint (`/items`, `/items/<id>`, `/items/<id>/detail`, `/items/<id>/image…`), the
+    /// only ones faults are injected into (writes included: a 5xx instead of the write, a cut connection after it).
     var isData: Bool {
         switch self {
-        case .items, .item, .itemDetail: true
+        case .items, .item, .itemDetail, .itemImage: true
         default: false
         }
     }

@@ -98,6 +98,8 @@ package struct Router: Sendable {
     let events: EventSettings
     /// The detail cache in front of the slow store.
     let cache: DetailCache
+    /// The image cache in front of the image workers; nil serves no images (404).
+    let images: ImageCache?
     /// The default and largest page size.
     package let paging: PagingSettings
     /// The metrics served at `/metrics` and the access log, which the LibEvent layer records into.
@@ -124,6 +126,7 @@ package struct Router: Sendable {
         writes: WriteCoordinator,
         events: EventSettings = EventSettings(),
         cache: DetailCache,
+        images: ImageCache? = nil,
         paging: PagingSettings,
         observability: Observability = .disabled,
         service: ServiceOptions = ServiceOptions(),
@@ -137,6 +140,7 @@ package struct Router: Sendable {
         self.writes = writes
         self.events = events
         self.cache = cache
+        self.images = images
         self.paging = paging
         self.observability = observability
         self.service = service
@@ -148,6 +152,7 @@ package struct Router: Sendable {
     package init(
         catalog: Catalog,
         cache: DetailCache,
+        images: ImageCache? = nil,
         paging: PagingSettings,
         observability: Observability = .disabled,
         service: ServiceOptions = ServiceOptions(),
@@ -159,7 +164,7 @@ package struct Router: Sendable {
             lists: lists, feed: ChangeFeed(store: store, lists: lists), store: store, idempotencyTTL: .seconds(86_400),
             wallClock: WallTime.now)
         self.init(
-            writes: writes, cache: cache, paging: paging, observability: observability, service: service,
+            writes: writes, cache: cache, images: images, paging: paging, observability: observability, service: service,
             faults: faults)
     }
 
@@ -216,6 +221,8 @@ package struct Router: Sendable {
         case item(String)
         /// `/items/<id>/detail`, with the id segment still unparsed.
         case itemDetail(String)
+        /// `/items/<id>/image` or `/items/<id>/image.<extension>`, with the id and the extension still unchecked.
+        case itemImage(String, fileExtension: String?)
         /// `/healthz` (alive) or `/readyz` (ready).
         case probe(ready: Bool)
         /// `/openapi.yaml` or `/openapi.json`.
@@ -242,6 +249,10 @@ package struct Router: Sendable {
                 case 2 where segments[1] == "events": self = .events
                 case 2 where !segments[1].isEmpty: self = .item(segments[1])
                 case 3 where !segments[1].isEmpty && segments[2] == "detail": self = .itemDetail(segments[1])
+                case 3 where !segments[1].isEmpty && segments[2] == "image":
+                    self = .itemImage(segments[1], fileExtension: nil)
+                case 3 where !segments[1].isEmpty && segments[2].hasPrefix("image."):
+                    self = .itemImage(segments[1], fileExtension: String(segments[2].dropFirst(6)))
                 default: return nil
                 }
                 return
@@ -337,6 +348,8 @@ package struct Router: Sendable {
             return .response(try item(rawID, headers: request.headers))
         case .itemDetail(let rawID):
             return try detail(rawID, headers: request.headers)
+        case .itemImage(let rawID, let fileExtension):
+            return try image(rawID, fileExtension: fileExtension, target: target, headers: request.headers)
         case .changes:
             return try changes(target, headers: request.headers)
         case .events:

@@ -8,6 +8,21 @@ enum RouterFixture {
     /// The paging settings the issue documents as defaults.
     static let defaultPaging = PagingSettings(defaultLimit: 20, maxLimit: 100)
 
+    /// The image workers every fixture router draws and encodes with: two real threads and the real codecs,
+    /// shared by the whole test process (they live as long as it does).
+    static let imageWorkers: ImageWorkers = {
+        do {
+            return try ImageWorkers(count: 2, queueLimit: 64)
+        } catch {
+            fatalError("the image codecs cannot be set up: \(error)")
+        }
+    }()
+
+    /// An image cache over ``imageWorkers`` with no store latency, for a router's own use.
+    static func imageCache(clock: ImmediateClock = ImmediateClock()) -> ImageCache {
+        ImageCache(encoder: imageWorkers, latency: .none, capacityBytes: 8 << 20, clock: clock)
+    }
+
     /// A router over a catalog of `count` items whose store sleeps `latency` on `clock` (instant by default).
     static func router(
         count: UInt64 = 10_000,
@@ -19,7 +34,8 @@ enum RouterFixture {
         let catalog = Catalog(seed: 42, count: count)
         let store = SlowStore(catalog: catalog, latency: .uniform(min: latency, max: latency), clock: clock)
         return Router(
-            catalog: catalog, cache: DetailCache(store: store, capacity: 100), paging: paging, service: service)
+            catalog: catalog, cache: DetailCache(store: store, capacity: 100), images: imageCache(clock: clock),
+            paging: paging, service: service)
     }
 
     /// A router over a list of `count` generated items whose writes and change feed go to `store`, which the test
@@ -38,8 +54,8 @@ enum RouterFixture {
             wallClock: { WallTime(milliseconds: 1_700_000_000_000) })
         let slowStore = SlowStore(catalog: catalog, latency: .uniform(min: .zero, max: .zero), clock: ImmediateClock())
         return Router(
-            writes: writes, cache: DetailCache(store: slowStore, capacity: 100), paging: defaultPaging, service: service
-        )
+            writes: writes, cache: DetailCache(store: slowStore, capacity: 100), images: imageCache(),
+            paging: defaultPaging, service: service)
     }
 }
 

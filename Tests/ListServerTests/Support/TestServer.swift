@@ -33,6 +33,8 @@ func testSettings(threads: Int = 2, latencyMs: Int = 300) -> Settings {
     settings.dataPath = ":memory:"
     settings.latencyMinMs = latencyMs
     settings.latencyMaxMs = latencyMs
+    settings.imageLatencyMinMs = latencyMs
+    settings.imageLatencyMaxMs = latencyMs
     return settings
 }
 

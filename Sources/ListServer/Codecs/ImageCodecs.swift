@@ -1,0 +1,40 @@
+import ListDomain
+
+/// The codecs one thread uses: the only way into the Codecs/ room, which alone imports TurboJPEG, libspng and
+/// libwebp. Not thread-safe (the JPEG handles are per thread): each image worker owns one, made before the worker
+/// starts and handed to it (hence `@unchecked Sendable`: it crosses to that one thread once, and only it uses it).
+final class ImageCodecs: @unchecked Sendable {
+    private let jpeg: JPEGCodec
+
+    init() throws(ImageCodecError) {
+        jpeg = try JPEGCodec()
+    }
+
+    /// `image` encoded as `format`.
+    func encode(_ image: RGBImage, as format: ImageFormat) throws(ImageCodecError) -> [UInt8] {
+        switch format {
+        case .jpeg: try jpeg.encode(image)
+        case .png: try PNGCodec.encode(image)
+        case .webp: try WebPCodec.encode(image)
+        }
+    }
+
+    /// The pixels of an image file of `format`.
+    func decode(_ bytes: [UInt8], as format: ImageFormat) throws(ImageCodecError) -> RGBImage {
+        switch format {
+        case .jpeg: try jpeg.decode(bytes)
+        case .png: try PNGCodec.decode(bytes)
+        case .webp: try WebPCodec.decode(bytes)
+        }
+    }
+
+    /// The width and height an image file of `format` declares in its header, without decoding it; nil when the
+    /// bytes are not such a file.
+    func dimensions(of bytes: [UInt8], as format: ImageFormat) -> (width: Int, height: Int)? {
+        switch format {
+        case .jpeg: jpeg.dimensions(of: bytes)
+        case .png: PNGCodec.dimensions(of: bytes)
+        case .webp: WebPCodec.dimensions(of: bytes)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import CTurboJPEG
+import Glibc
+import ListDomain
+
+/// JPEG through libjpeg-turbo's TurboJPEG API: baseline, quality 85, 4:2:0 chroma subsampling (what photo sites
+/// serve).
+///
+/// A TurboJPEG handle must not be used by two threads at once, and making one allocates libjpeg's state, so each
+/// image worker keeps one codec for its whole life (``ImageCodecs``).
+final class JPEGCodec {
+    /// The quality factor, 1...100.
+    static let quality: Int32 = 85
+
+    private let compressor: tjhandle
+    private var decompressor: tjhandle?
+
+    init() throws(ImageCodecError) {
+        guard let compressor = tjInitCompress() else {
+            throw ImageCodecError(codec: "TurboJPEG", message: String(cString: tjGetErrorStr2(nil)))
+        }
+        self.compressor = compressor
+    }
+
+    deinit {
+        tjDestroy(compressor)
+        if let decompressor { tjDestroy(decompressor) }
+    }
+
+    /// `image` as a JPEG file.
+    func encode(_ image: RGBImage) throws(ImageCodecError) -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            tjCompress2(
+                compressor, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
+                &output, &size, Int32(TJSAMP_420.rawValue), Self.quality, 0)
+        }
+        defer { tjFree(output) }
+        guard status == 0, let output else { throw failure(compressor) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    /// The width and height a JPEG file declares, read from its header without decoding; nil when `bytes` is not
+    /// a JPEG file TurboJPEG can read.
+    func dimensions(of bytes: [UInt8]) -> (width: Int, height: Int)? {
+        guard let handle = try? decompressorHandle() else { return nil }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            tjDecompressHeader3(
+                handle, buffer.baseAddress, UInt(buffer.count), &width, &height, &subsampling, &colorspace)
+        }
+        return status == 0 ? (Int(width), Int(height)) : nil
+    }
+
+    /// The pixels of a JPEG file, as RGB.
+    func decode(_ bytes: [UInt8]) throws(ImageCodecError) -> RGBImage {
+        let handle = try decompressorHandle()
+        guard let (width, height) = dimensions(of: bytes) else { throw failure(handle) }
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        let status = bytes.withUnsafeBufferPointer { input in
+            pixels.withUnsafeMutableBufferPointer { output in
+                tjDecompress2(
+                    handle, input.baseAddress, UInt(input.count), output.baseAddress, Int32(width), 0, Int32(height),
+                    Int32(TJPF_RGB.rawValue), 0)
+            }
+        }
+        guard status == 0 else { throw failure(handle) }
+        return RGBImage(width: width, height: height, pixels: pixels)
+    }
+
+    private func decompressorHandle() throws(ImageCodecError) -> tjhandle {
+        if let decompressor { return decompressor }
+        guard let handle = tjInitDecompress() else {
+            throw ImageCodecError(codec: "TurboJPEG", message: String(cString: tjGetErrorStr2(nil)))
+        }
+        decompressor = handle
+        return handle
+    }
+
+    private func failure(_ handle: tjhandle) -> ImageCodecError {
+        ImageCodecError(codec: "TurboJPEG", message: String(cString: tjGetErrorStr2(handle)))
+    }
+}

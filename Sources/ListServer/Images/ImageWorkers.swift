@@ -1,0 +1,124 @@
+import Foundation
+import ListDomain
+
+/// The threads that draw and encode images, and the bounded queue in front of them.
+///
+/// Rendering and encoding take milliseconds to seconds of CPU (a 5000×5000 image with blur), so no event loop may
+/// do them: a request's task queues a job and suspends on a continuation, which a worker resumes when the bytes are
+/// ready; the task then carries on on its loop. Workers sleep on a condition variable while the queue is empty
+/// (fine: they are not event loops). When `queueLimit` jobs already wait, ``encode(_:as:)`` fails at once with
+/// ``ImageFailure/busy`` (the router answers 503 with `Retry-After`) rather than letting a storm of misses grow the
+/// queue, and the memory of its pixels, without bound.
+///
+/// Each worker owns its codecs (``ImageCodecs``: TurboJPEG handles are per thread) for its whole life.
+final class ImageWorkers: ImageEncoding, @unchecked Sendable {
+    /// A job: runs on a worker with that worker's codecs.
+    private typealias Job = (ImageCodecs) -> Void
+
+    private let condition = NSCondition()
+    /// Jobs not yet taken; guarded by `condition`.
+    private var queue: [Job] = []
+    /// The index in `queue` of the next job to take (the queue is compacted when it empties); guarded.
+    private var head = 0
+    /// Set by ``stop()``; guarded.
+    private var isStopping = false
+    /// The most jobs that may wait.
+    let queueLimit: Int
+
+    /// Starts `count` workers (at least 1), named `image-0`, `image-1`, … in `top -H`.
+    ///
+    /// - Parameters:
+    ///   - count: `image.workers`.
+    ///   - queueLimit: `image.queue_limit`: the most jobs waiting for a worker (at least 1).
+    /// - Throws: When a codec cannot be set up (the libraries are missing or broken): the server does not start.
+    init(count: Int, queueLimit: Int) throws(ImageCodecError) {
+        precondition(count >= 1 && queueLimit >= 1, "ImageWorkers needs a worker and room for a job")
+        self.queueLimit = queueLimit
+        var codecs: [ImageCodecs] = []
+        for _ in 0..<count {
+            codecs.append(try ImageCodecs())
+        }
+        for (index, own) in codecs.enumerated() {
+            let name = "image-\(index)"
+            let thread = Thread { [self] in
+                ThreadName.set(name)
+                work(with: own)
+            }
+            thread.name = name
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    /// Draws `spec` and encodes it as `format` on a worker.
+    func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure) -> EncodedImage {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<EncodedImage, ImageFailure>, Never>) in
+            let queued = enqueue { codecs in
+                let clock = ContinuousClock()
+                let start = clock.now
+                let image = ImageRenderer.render(spec)
+                do throws(ImageCodecError) {
+                    let bytes = try codecs.encode(image, as: format)
+                    continuation.resume(returning: .success(EncodedImage(bytes: bytes, encodeDuration: start.duration(to: clock.now))))
+                } catch {
+                    continuation.resume(returning: .failure(.encodingFailed(error.description)))
+                }
+            }
+            if !queued {
+                continuation.resume(returning: .failure(.busy))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Jobs waiting for a worker now.
+    var queuedJobs: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count - head
+    }
+
+    /// Lets the workers finish the queued jobs, then end; later jobs are refused as busy.
+    func stop() {
+        condition.lock()
+        isStopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues `job`; false when the queue is full or the workers are stopping.
+    private func enqueue(_ job: @escaping Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isStopping, queue.count - head < queueLimit else { return false }
+        queue.append(job)
+        condition.signal()
+        return true
+    }
+
+    /// A worker's life: take a job, run it, until stopped with nothing left.
+    private func work(with codecs: ImageCodecs) {
+        while let job = next() {
+            job(codecs)
+        }
+    }
+
+    /// The next job, waiting for one; nil once stopping with the queue empty.
+    private func next() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == queue.count {
+            if isStopping {
+                return nil
+            }
+            condition.wait()
+        }
+        let job = queue[head]
+        head += 1
+        if head == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return job
+    }
+}

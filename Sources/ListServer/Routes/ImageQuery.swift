@@ -1,0 +1,113 @@
+import ListDomain
+
+/// The validated query of an image request (`GET /items/<id>/image`): size, format and Lorem Picsum's effects.
+///
+/// - `w`, `h`: plain decimal integers in `1...5000`; the image may have at most 25 megapixels. Either alone keeps
+///   the item's shape; neither gives the item's own size (made smaller to fit the limits).
+/// - `format`: `jpg` (or `jpeg`), `png` or `webp`; a path extension (`/image.png`) takes precedence.
+/// - `grayscale`: present (`?grayscale`, `=1`, `=true`) turns the image grey; `=0` or `=false` does not.
+/// - `blur`: `1...10`, or present without a value for 1 (as Picsum: `?blur`); `0` for none.
+///
+/// Each may be given once; other parameters (cache-busters, the controls `delay_ms`, `fail`, `fail_first`) are
+/// left to others.
+struct ImageQuery: Sendable, Equatable {
+    var width: Int?
+    var height: Int?
+    var format: ImageFormat?
+    var grayscale = false
+    var blur = 0
+
+    private static let widthRule = QueryIntegerRule(name: "w", range: 1...UInt64(ImageSpec.maxSide))
+    private static let heightRule = QueryIntegerRule(name: "h", range: 1...UInt64(ImageSpec.maxSide))
+    private static let blurRule = QueryIntegerRule(name: "blur", range: 0...UInt64(ImageSpec.blurRange.upperBound))
+
+    /// Reads and validates the image parameters of `target`'s query.
+    ///
+    /// - Throws: A 400 ``Problem`` (`invalid-parameter`, naming it) for a bad or repeated parameter.
+    init(target: RequestTarget) throws(Problem) {
+        var width: String?
+        var height: String?
+        var format: String?
+        var grayscale: String?
+        var blur: String?
+        let items: [QueryItem]
+        do {
+            items = try target.queryItems()
+        } catch {
+            let what = error.name.map { "the value of query parameter \(Problem.quoted($0))" } ?? "the parameter name"
+            throw Problem(.invalidRequestTarget, detail: "\(what) \(Problem.quoted(error.raw)) \(error.reason.phrase)")
+        }
+        for item in items {
+            switch item.name {
+            case "w": try Self.widthRule.setOnce(&width, item.value)
+            case "h": try Self.heightRule.setOnce(&height, item.value)
+            case "blur": try Self.blurRule.setOnce(&blur, item.value)
+            case "format": try Self.setOnce(&format, item.value, name: "format")
+            case "grayscale": try Self.setOnce(&grayscale, item.value, name: "grayscale")
+            default: continue
+            }
+        }
+        self.width = try width.map { text throws(Problem) in Int(try Self.widthRule.validate(text)) }
+        self.height = try height.map { text throws(Problem) in Int(try Self.heightRule.validate(text)) }
+        if let blur {
+            self.blur = blur.isEmpty ? 1 : Int(try Self.blurRule.validate(blur))
+        }
+        if let format {
+            guard let parsed = ImageFormat(fileExtension: format) else {
+                throw Problem(
+                    .invalidParameter,
+                    detail: "query parameter \"format\" must be jpg, png or webp, got \(Problem.quoted(format))",
+                    parameter: "format")
+            }
+            self.format = parsed
+        }
+        if let grayscale {
+            switch grayscale {
+            case "", "1", "true": self.grayscale = true
+            case "0", "false": self.grayscale = false
+            default:
+                throw Problem(
+                    .invalidParameter,
+                    detail: "query parameter \"grayscale\" takes no value, 1, true, 0 or false, got "
+                        + Problem.quoted(grayscale),
+                    parameter: "grayscale")
+            }
+        }
+    }
+
+    /// The image size for `item`: `w` and `h`, one of them and the item's shape, or the item's own size fitted to
+    /// the limits.
+    ///
+    /// - Throws: A 400 ``Problem`` naming `w` when the size has more than 25 megapixels.
+    func size(for item: Item) throws(Problem) -> (width: Int, height: Int) {
+        let size: (width: Int, height: Int)
+        switch (width, height) {
+        case (let width?, let height?): size = (width, height)
+        case (let width?, nil):
+            size = (width, ImageSpec.proportional(width, side: item.width, other: item.height))
+        case (nil, let height?):
+            size = (ImageSpec.proportional(height, side: item.height, other: item.width), height)
+        case (nil, nil): return ImageSpec.fitted(width: item.width, height: item.height)
+        }
+        guard ImageSpec.allows(width: size.width, height: size.height) else {
+            let name = width == nil ? "h" : "w"
+            throw Problem(
+                .invalidParameter,
+                detail: "the image would be \(size.width)x\(size.height) pixels; each side may be 1...\(ImageSpec.maxSide) "
+                    + "and the whole at most \(ImageSpec.maxPixels) pixels",
+                parameter: name)
+        }
+        return size
+    }
+
+    private static func setOnce(_ slot: inout String?, _ value: String, name: String) throws(Problem) {
+        if let first = slot {
+            throw Problem(
+                .invalidParameter,
+                detail: "query parameter \(Problem.quoted(name)) was given twice (\(Problem.quoted(first)) and "
+                    + "\(Problem.quoted(value))); give it once",
+                parameter: name)
+        }
+        slot = value
+    }
+}

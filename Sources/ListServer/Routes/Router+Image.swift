@@ -1,0 +1,176 @@
+import ListDomain
+
+/// `GET /items/<id>/image[.jpg|.png|.webp]`: the item's generated image, through the image cache and the slow store.
+extension Router {
+    /// Validates the id and the parameters at once, then defers to the image cache.
+    ///
+    /// The format comes from the path's extension, else `?format=`, else the `Accept` field (see
+    /// ``negotiatedImageFormat(_:)``), else JPEG. The deferred response carries `X-Cache`, on a miss
+    /// `Server-Timing: store;dur=…, encode;dur=…`, a strong `ETag` (304 on a matching `If-None-Match`, after the
+    /// lookup, as for details), `Content-Disposition: inline; filename="42-600x400.jpg"`, and `Vary: Accept` when
+    /// the format was negotiated. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh.
+    ///
+    /// - Parameters:
+    ///   - rawID: The decoded id segment.
+    ///   - fileExtension: The extension of the last segment (`png` of `image.png`), if it has one.
+    /// - Throws: A ``Problem``: 400 for a bad id or parameter, 404 for an id past the end, a deleted item or an
+    ///   extension that is no image format.
+    func image(_ rawID: String, fileExtension: String?, target: RequestTarget, headers: HTTPHeaders)
+        throws(Problem) -> RouteOutcome
+    {
+        guard let images else {
+            throw Problem(.notFound, detail: "images are not served by this server")
+        }
+        let state = lists.state(of: try Self.listName(headers))
+        let id = try itemID(rawID, in: state)
+        guard let item = state.item(id) else {
+            throw Problem(.notFound, detail: "item \(id) was deleted")
+        }
+        let query = try ImageQuery(target: target)
+        var chosen = query.format
+        if let fileExtension {
+            guard let format = ImageFormat(fileExtension: fileExtension) else {
+                throw Problem(
+                    .notFound,
+                    detail: "there is no image format \(Problem.quoted(fileExtension)); use image.jpg, image.png or "
+                        + "image.webp")
+            }
+            chosen = format
+        }
+        let format = chosen ?? Self.negotiatedImageFormat(headers["Accept"])
+        let size = try query.size(for: item)
+        let spec = ImageSpec(
+            id: id, width: size.width, height: size.height, color: item.rgb, grayscale: query.grayscale,
+            blur: query.blur)
+        let tag = EntityTag(
+            version: state.header.version, 5, id, UInt64(spec.width), UInt64(spec.height), UInt64(spec.color),
+            UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0), UInt64(ImageFormat.allCases.firstIndex(of: format)!))
+        let bypassCache = Self.requestsFreshDetail(headers)
+        let condition = headers["If-None-Match"]
+        let negotiated = chosen == nil
+        return .deferred {
+            let lookup: ImageLookup
+            do throws(ImageFailure) {
+                lookup = try await images.lookUp(ImageKey(spec: spec, format: format), bypassCache: bypassCache)
+            } catch {
+                switch error {
+                case .busy:
+                    return Problem(
+                        .imageBusy, detail: "every image worker is busy and the queue is full; retry shortly",
+                        headers: ["Retry-After": "1"]
+                    ).response()
+                case .encodingFailed(let reason):
+                    return Problem(.imageFailed, detail: "the image could not be encoded: \(reason)").response()
+                }
+            }
+            var response = Self.imageResponse(
+                lookup, spec: spec, format: format, tag: tag, ifNoneMatch: condition, negotiated: negotiated)
+            response.delay += lookup.readyIn
+            return response
+        }
+    }
+
+    /// The answer once the lookup is done: 200 with the bytes, or 304 when `ifNoneMatch` matches `tag`.
+    static func imageResponse(
+        _ lookup: ImageLookup, spec: ImageSpec, format: ImageFormat, tag: EntityTag, ifNoneMatch: String?,
+        negotiated: Bool
+    ) -> HTTPResponse {
+        var headers = HTTPHeaders(capacity: 8)
+        switch lookup.source {
+        case .hit:
+            headers.add("X-Cache", "HIT")
+        case .miss(let storeDuration, let encodeDuration):
+            headers.add("X-Cache", "MISS")
+            headers.add(
+                "Server-Timing", "store;dur=" + milliseconds(storeDuration) + ", encode;dur=" + milliseconds(encodeDuration))
+        }
+        headers.add("ETag", tag.headerValue)
+        if negotiated {
+            headers.add("Vary", "Accept")
+        }
+        if let ifNoneMatch, tag.matches(ifNoneMatch: ifNoneMatch) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        headers.add("Content-Type", MediaType.image(format))
+        headers.add(
+            "Content-Disposition",
+            "inline; filename=\"\(spec.id)-\(spec.width)x\(spec.height).\(format.fileExtension)\"")
+        return HTTPResponse(status: 200, headers: headers, body: lookup.bytes)
+    }
+
+    /// The format an `Accept` field prefers among JPEG, WebP and PNG; JPEG without one, or when it names none of
+    /// them.
+    ///
+    /// The highest quality value wins; at equal quality a type the field names beats one it only reaches through
+    /// `image/*` or `*/*`, so a browser's `image/webp,image/*,*/*;q=0.8` gets WebP and curl's `*/*` gets JPEG;
+    /// after that JPEG, then WebP, then PNG. A type with `q=0` is never chosen.
+    static func negotiatedImageFormat(_ accept: String?) -> ImageFormat {
+        guard let accept else { return .jpeg }
+        let preference: [ImageFormat] = [.jpeg, .webp, .png]
+        var best: (format: ImageFormat, quality: Int, named: Bool)?
+        for format in preference {
+            guard let match = acceptance(of: MediaType.image(format), in: accept), match.quality > 0 else { continue }
+            if let current = best, (current.quality, current.named ? 1 : 0) >= (match.quality, match.named ? 1 : 0) {
+                continue
+            }
+            best = (format, match.quality, match.named)
+        }
+        return best?.format ?? .jpeg
+    }
+
+    /// How `Accept` rates `type` (`image/webp`): the quality (in thousandths) of the most specific range that
+    /// covers it, and whether that range names it exactly; nil when none covers it.
+    private static func acceptance(of type: String, in accept: String) -> (quality: Int, named: Bool)? {
+        let slash = type.firstIndex(of: "/")!
+        let wildcard = type[..<slash] + "/*"
+        var found: (quality: Int, specificity: Int)?
+        for element in accept.split(separator: ",") {
+            let parts = element.split(separator: ";")
+            guard let range = parts.first?.trimmingASCIIWhitespace().lowercased() else { continue }
+            let specificity = range == type ? 2 : range == wildcard ? 1 : range == "*/*" ? 0 : -1
+            guard specificity >= 0 else { continue }
+            var quality = 1000
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, pair[0].trimmingASCIIWhitespace().lowercased() == "q" else { continue }
+                quality = Self.qualityValue(pair[1].trimmingASCIIWhitespace()) ?? 0
+            }
+            if found == nil || specificity > found!.specificity {
+                found = (quality, specificity)
+            }
+        }
+        return found.map { ($0.quality, $0.specificity == 2) }
+    }
+
+    /// An RFC 9110 qvalue (`0`, `0.8`, `1.000`) in thousandths; nil when malformed.
+    private static func qualityValue(_ text: Substring) -> Int? {
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, whole.count == 1, let first = whole.first,
+            first == UInt8(ascii: "0") || first == UInt8(ascii: "1")
+        else { return nil }
+        let fraction = parts.count == 2 ? Array(parts[1]) : []
+        guard fraction.count <= 3, fraction.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        if first == UInt8(ascii: "1") {
+            return fraction.allSatisfy { $0 == UInt8(ascii: "0") } ? 1000 : nil
+        }
+        var thousandths = 0
+        var scale = 100
+        for digit in fraction {
+            thousandths += Int(digit - UInt8(ascii: "0")) * scale
+            scale /= 10
+        }
+        return thousandths
+    }
+}
+
+extension Substring {
+    /// The text without spaces and tabs at either end.
+    fileprivate func trimmingASCIIWhitespace() -> Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
+        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
+        return result
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+import ListDomain
+@testable import ListServer
+
+/// Item images over real HTTP: the photo list's second level.
+@Suite("End to end: images")
+struct EndToEndImageTests {
+    @Test("the first fetch is a slow MISS, the next a HIT with the same bytes; HEAD has the same head")
+    func missThenHit() async throws {
+        try await withServer { app in
+            let codecs = try ImageCodecs()
+            let miss = try await fetch(port: app.port, "/items/42/image?w=60&h=40")
+            #expect(miss.status == 200)
+            #expect(miss.header("Content-Type") == "image/jpeg")
+            #expect(miss.header("X-Cache") == "MISS")
+            let timing = try #require(miss.header("Server-Timing"))
+            let store = try #require(Double(timing.split(separator: ",")[0].replacingOccurrences(of: "store;dur=", with: "")))
+            #expect(store >= 300, "the store waited its configured 300 ms: \(timing)")
+            let decoded = try codecs.decode(miss.body, as: .jpeg)
+            #expect(decoded.width == 60 && decoded.height == 40)
+
+            let hit = try await fetch(port: app.port, "/items/42/image?w=60&h=40")
+            #expect(hit.header("X-Cache") == "HIT" && hit.body == miss.body)
+            let head = try await fetch(port: app.port, "/items/42/image?w=60&h=40", method: "HEAD")
+            #expect(head.status == 200 && head.body.isEmpty)
+            #expect(head.header("Content-Length") == String(miss.body.count))
+            #expect(head.header("ETag") == hit.header("ETag"))
+            #expect(await app.images.statistics.encodes == 1)
+        }
+    }
+
+    @Test("a page's image_url fetched for every row, as the photo list does: each decodes at its size")
+    func photoList() async throws {
+        try await withServer(configure: { $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0 }) { app in
+            let page = try await fetch(port: app.port, "/items?limit=6").jsonObject()
+            let items = try #require(page["items"] as? [[String: Any]])
+            let codecs = try ImageCodecs()
+            for item in items {
+                let url = try #require(item["image_url"] as? String)
+                let response = try await fetch(port: app.port, url + ".png?w=80")
+                #expect(response.status == 200, "\(url)")
+                let width = try #require(item["width"] as? Int)
+                let height = try #require(item["height"] as? Int)
+                let decoded = try codecs.decode(response.body, as: .png)
+                #expect(decoded.width == 80 && decoded.height == ImageSpec.proportional(80, side: width, other: height))
+            }
+        }
+    }
+
+    @Test("concurrent first fetches of one image share a single encode")
+    func coalescing() async throws {
+        try await withServer(configure: { $0.imageLatencyMinMs = 400; $0.imageLatencyMaxMs = 400 }) { app in
+            let port = app.port
+            let bodies = try await withThrowingTaskGroup(of: RawHTTPConnection.Response.self) { group in
+                for _ in 0..<8 { group.addTask { try await fetch(port: port, "/items/77/image.webp?w=200") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(bodies.allSatisfy { $0.status == 200 && $0.header("X-Cache") == "MISS" })
+            #expect(Set(bodies.map(\.body)).count == 1)
+            let statistics = await app.images.statistics
+            #expect(statistics.encodes == 1)
+            #expect(statistics.coalescedWaits == 7)
+        }
+    }
+
+    @Test("faults and delays apply to images as to details")
+    func controls() async throws {
+        try await withServer(configure: { $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0 }) { app in
+            let failed = try await fetch(port: app.port, "/items/3/image?fail=503")
+            #expect(failed.status == 503 && failed.header("Retry-After") != nil)
+            let start = ContinuousClock.now
+            let delayed = try await fetch(port: app.port, "/items/3/image?w=10&delay_ms=300")
+            #expect(delayed.status == 200)
+            #expect(ContinuousClock.now - start >= .milliseconds(300))
+            #expect(await app.images.statistics.encodes == 1, "the injected 503 encoded nothing")
+        }
+    }
+}

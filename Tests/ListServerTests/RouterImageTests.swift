@@ -1,0 +1,207 @@
+import ListDomain
+import Testing
+
+@testable import ListServer
+
+/// An encoder that is always busy, as a full worker queue is.
+private struct BusyEncoder: ImageEncoding {
+    func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure) -> EncodedImage {
+        throw .busy
+    }
+}
+
+/// `GET /items/<id>/image…` on router values, with the real codecs behind it; images are decoded and compared with
+/// what ``ImageRenderer`` draws for the same spec.
+@Suite("Router: images")
+struct RouterImageTests {
+    let router = RouterFixture.router()
+    let codecs: ImageCodecs
+
+    init() throws {
+        codecs = try ImageCodecs()
+    }
+
+    func image(_ target: String, headers: HTTPHeaders = [:]) async -> HTTPResponse {
+        await router.respondDeferred(target, headers: headers)
+    }
+
+    /// The item of the fixture's catalog (seed 42).
+    func item(_ id: UInt64) -> Item { Catalog(seed: 42, count: 10_000).item(id)! }
+
+    /// The mean absolute difference per channel between two images of the same size.
+    func meanDifference(_ a: RGBImage, _ b: RGBImage) -> Double {
+        let total = zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        return Double(total) / Double(a.pixels.count)
+    }
+
+    @Test("a PNG decodes to exactly the pixels drawn for the item: its colour, its id, the size asked for")
+    func pngIsExact() async throws {
+        let response = await image("/items/42/image.png?w=90&h=60")
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "image/png")
+        #expect(response.headers["Content-Disposition"] == #"inline; filename="42-90x60.png""#)
+        #expect(response.headers["Vary"] == nil)
+        let decoded = try codecs.decode(response.body, as: .png)
+        let drawn = ImageRenderer.render(ImageSpec(id: 42, width: 90, height: 60, color: item(42).rgb))
+        #expect(decoded == drawn)
+    }
+
+    @Test("JPEG (the default) and WebP decode close to the drawn pixels, at the size asked for")
+    func lossyFormatsAreClose() async throws {
+        let drawn = ImageRenderer.render(ImageSpec(id: 7, width: 120, height: 80, color: item(7).rgb))
+        let requests: [(String, ImageFormat)] = [
+            ("/items/7/image?w=120&h=80", .jpeg), ("/items/7/image.webp?w=120&h=80", .webp),
+        ]
+        for (target, format) in requests {
+            let response = await image(target)
+            #expect(response.status == 200)
+            #expect(response.headers["Content-Type"] == MediaType.image(format))
+            let decoded = try codecs.decode(response.body, as: format)
+            #expect(decoded.width == 120 && decoded.height == 80)
+            #expect(meanDifference(decoded, drawn) < 6, "\(format)")
+        }
+    }
+
+    @Test("without a size the image has the item's own; one side alone keeps the item's shape")
+    func sizes() async throws {
+        let own = item(42)  // 1600x1200
+        let whole = await image("/items/42/image.png")
+        let dimensions = try #require(codecs.dimensions(of: whole.body, as: .png))
+        #expect(dimensions.width == own.width && dimensions.height == own.height)
+        let narrow = await image("/items/42/image.png?w=300")
+        #expect(codecs.dimensions(of: narrow.body, as: .png)?.height == 300 * own.height / own.width)
+        let short = await image("/items/42/image.png?h=60")
+        #expect(codecs.dimensions(of: short.body, as: .png)?.width == 60 * own.width / own.height)
+    }
+
+    @Test("grayscale turns every pixel grey; blur changes the pixels; both are part of the ETag")
+    func effects() async throws {
+        let plain = await image("/items/3/image.png?w=64&h=64")
+        let gray = await image("/items/3/image.png?w=64&h=64&grayscale")
+        let pixels = try codecs.decode(gray.body, as: .png).pixels
+        var allGray = true
+        for offset in stride(from: 0, to: pixels.count, by: 3) {
+            let red = pixels[offset]
+            allGray = allGray && red == pixels[offset + 1] && red == pixels[offset + 2]
+        }
+        #expect(allGray)
+        let blurred = await image("/items/3/image.png?w=64&h=64&blur")
+        #expect(blurred.body != plain.body)
+        let tags = Set([plain, gray, blurred].compactMap { $0.headers["ETag"] })
+        #expect(tags.count == 3)
+    }
+
+    @Test("Accept chooses among JPEG, WebP and PNG, with Vary: Accept; an extension or format= overrides it")
+    func negotiation() async throws {
+        let cases: [(String?, String)] = [
+            (nil, "image/jpeg"), ("*/*", "image/jpeg"), ("image/webp,image/*,*/*;q=0.8", "image/webp"),
+            ("image/png", "image/png"), ("image/jpeg;q=0.5, image/png", "image/png"),
+            ("image/webp;q=0, image/*", "image/jpeg"), ("text/html", "image/jpeg"),
+            ("image/png;q=0.9, image/webp;q=0.9, image/jpeg;q=0.1", "image/webp"),
+        ]
+        for (accept, expected) in cases {
+            let headers: HTTPHeaders = accept.map { ["Accept": $0] } ?? [:]
+            let response = await image("/items/5/image?w=20&h=20", headers: headers)
+            #expect(response.headers["Content-Type"] == expected, "Accept: \(accept ?? "none")")
+            #expect(response.headers["Vary"] == "Accept")
+        }
+        let byFormat = await image("/items/5/image?w=20&h=20&format=png", headers: ["Accept": "image/webp"])
+        #expect(byFormat.headers["Content-Type"] == "image/png" && byFormat.headers["Vary"] == nil)
+        let byExtension = await image("/items/5/image.jpeg?w=20&h=20&format=png")
+        #expect(byExtension.headers["Content-Type"] == "image/jpeg")
+    }
+
+    @Test("a miss then a hit with the same bytes; If-None-Match gets a 304 without a body")
+    func cachingAndRevalidation() async throws {
+        let miss = await image("/items/9/image?w=40&h=30")
+        #expect(miss.headers["X-Cache"] == "MISS")
+        let timing = try #require(miss.headers["Server-Timing"])
+        #expect(timing.hasPrefix("store;dur=0, encode;dur="))
+        let hit = await image("/items/9/image?w=40&h=30")
+        #expect(hit.headers["X-Cache"] == "HIT" && hit.body == miss.body && hit.headers["Server-Timing"] == nil)
+        let tag = try #require(hit.headers["ETag"])
+        let revalidated = await image("/items/9/image?w=40&h=30", headers: ["If-None-Match": tag])
+        #expect(revalidated.status == 304 && revalidated.body.isEmpty && revalidated.headers["ETag"] == tag)
+        let otherFormat = await image("/items/9/image.png?w=40&h=30", headers: ["If-None-Match": tag])
+        #expect(otherFormat.status == 200)
+        let fresh = await image("/items/9/image?w=40&h=30", headers: ["Cache-Control": "no-cache"])
+        #expect(fresh.headers["X-Cache"] == "MISS")
+    }
+
+    @Test("bad parameters are 400 naming the parameter; unknown extensions, ids past the end and deleted items 404")
+    func refusals() async throws {
+        let bad: [(String, String)] = [
+            ("w=0", "w"), ("w=5001", "w"), ("h=abc", "h"), ("w=1&w=2", "w"), ("blur=11", "blur"),
+            ("blur=-1", "blur"), ("format=gif", "format"), ("grayscale=maybe", "grayscale"),
+            ("format=png&format=png", "format"),
+        ]
+        for (query, parameter) in bad {
+            let response = router.respond("/items/1/image?" + query)
+            #expect(response.status == 400, "\(query)")
+            #expect(response.jsonObject?["parameter"] as? String == parameter, "\(query)")
+            #expect(response.headers["Content-Type"] == MediaType.problemJSON)
+        }
+        // w=5000 on a portrait item: its height would be over 5000.
+        let portrait = try #require((0..<200).first { item($0).height > item($0).width })
+        let tooTall = router.respond("/items/\(portrait)/image?w=5000")
+        #expect(tooTall.status == 400 && tooTall.jsonObject?["parameter"] as? String == "w")
+        #expect(router.respond("/items/1/image.gif").status == 404)
+        #expect(router.respond("/items/10000/image").status == 404)
+        #expect(router.respond("/items/1x/image").status == 400)
+        #expect(await router.write(.delete, "/items/12").status == 204)
+        #expect(router.respond("/items/12/image").status == 404)
+    }
+
+    @Test("a written colour is the new background; items say where their image is")
+    func writtenItems() async throws {
+        let before = await image("/items/20/image.png?w=30&h=30")
+        #expect(await router.write(.patch, "/items/20", json: ##"{"color":"#102030"}"##).status == 200)
+        let after = await image("/items/20/image.png?w=30&h=30")
+        #expect(after.headers["ETag"] != before.headers["ETag"])
+        let drawn = ImageRenderer.render(ImageSpec(id: 20, width: 30, height: 30, color: 0x102030))
+        #expect(try codecs.decode(after.body, as: .png) == drawn)
+        let item = router.respond("/items/20")
+        #expect(item.jsonObject?["image_url"] as? String == "/items/20/image")
+        let created = await router.write(.post, "/items", json: #"{"label":"photo"}"#)
+        #expect(created.jsonObject?["image_url"] as? String == "/items/10000/image")
+        let refused = router.respond(
+            "/items", method: .post, headers: ["Content-Type": "application/json"],
+            body: Array(#"{"label":"x","image_url":"/elsewhere"}"#.utf8))
+        #expect(refused.status == 400)
+        #expect((refused.jsonObject?["detail"] as? String)?.contains("image_url") == true)
+    }
+
+    @Test("when the workers are busy the answer is 503 image-busy with Retry-After")
+    func busy() async throws {
+        let catalog = Catalog(seed: 42, count: 100)
+        let store = SlowStore(catalog: catalog, latency: .none, clock: ImmediateClock())
+        let images = ImageCache(encoder: BusyEncoder(), latency: .none, capacityBytes: 1000, clock: ImmediateClock())
+        let router = Router(
+            catalog: catalog, cache: DetailCache(store: store, capacity: 10), images: images,
+            paging: RouterFixture.defaultPaging)
+        let response = await router.respondDeferred("/items/1/image")
+        #expect(response.status == 503)
+        #expect(response.headers["Retry-After"] == "1")
+        #expect(response.jsonObject?["type"] as? String == "urn:listserver:problem:image-busy")
+    }
+
+    @Test("the workers refuse work past the queue limit instead of queueing it")
+    func workersBound() async throws {
+        let workers = try ImageWorkers(count: 1, queueLimit: 1)
+        defer { workers.stop() }
+        // Slow jobs: the first occupies the worker, the second waits, the third finds the queue full.
+        let spec = ImageSpec(id: 1, width: 1500, height: 1500, color: 0x808080, blur: 10)
+        let results = await withTaskGroup(of: Result<EncodedImage, ImageFailure>.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    do throws(ImageFailure) { return .success(try await workers.encode(spec, as: .png)) } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.contains { if case .failure(.busy) = $0 { true } else { false } })
+        #expect(results.contains { if case .success = $0 { true } else { false } })
+    }
+}
