@@ -65,6 +65,22 @@ struct EndToEndImageTests {
         }
     }
 
+    @Test("/metrics counts image hits, misses and encodes, and the bytes the cache holds")
+    func metrics() async throws {
+        try await withServer(configure: { $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0 }) { app in
+            let miss = try await fetch(port: app.port, "/items/8/image.png?w=50")
+            _ = try await fetch(port: app.port, "/items/8/image.png?w=50")
+            let text = try PrometheusText(try await fetch(port: app.port, "/metrics").text)
+            #expect(text["listserver_image_cache_hits_total"] == 1)
+            #expect(text["listserver_image_cache_misses_total"] == 1)
+            #expect(text["listserver_image_encodes_total"] == 1)
+            #expect(text["listserver_image_cache_entries"] == 1)
+            #expect(text["listserver_image_cache_bytes"] == Double(miss.body.count))
+            #expect(text["listserver_image_cache_capacity_bytes"] == Double(64 << 20))
+            #expect(text.requests("/items/{id}/image", 200) == 2)
+        }
+    }
+
     @Test("faults and delays apply to images as to details")
     func controls() async throws {
         try await withServer(configure: { $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0 }) { app in

@@ -49,6 +49,7 @@ final class ServerMetrics: Sendable {
     private let inFlight: Meter
     private let openConnections: Meter
     private let cache: CacheSeries
+    private let images: ImageSeries
     /// The write path's series (`ServerMetrics+Writes.swift`).
     let writes: WriteSeries
 
@@ -73,6 +74,7 @@ final class ServerMetrics: Sendable {
         openConnections = Self.meter(
             registry, factory, Self.descriptor("http", "connections_open", help: "Client connections open now."))
         cache = CacheSeries(registry: registry, factory: factory)
+        images = ImageSeries(registry: registry, factory: factory)
         writes = WriteSeries(registry: registry)
         for status in Self.rejectionStatuses { _ = rejectionCounter(status: status) }
     }
@@ -109,10 +111,14 @@ final class ServerMetrics: Sendable {
 
     // MARK: Scraping
 
-    /// The Prometheus text for `GET /metrics`, after bringing the gauges and the detail cache series up to date.
+    /// The Prometheus text for `GET /metrics`, after bringing the gauges and the cache series up to date.
     ///
-    /// - Parameter statistics: The detail cache's counters now.
-    func exposition(cache statistics: DetailCacheStatistics) -> [UInt8] {
+    /// - Parameters:
+    ///   - statistics: The detail cache's counters now.
+    ///   - imageStatistics: The image cache's counters now; nil leaves its series as they are.
+    func exposition(cache statistics: DetailCacheStatistics, images imageStatistics: ImageCacheStatistics? = nil)
+        -> [UInt8]
+    {
         let (requests, connections) = loops.withLock { loops in
             loops.reduce(into: (0, 0)) { sums, loop in
                 sums.0 += loop.inFlight.load(ordering: .relaxed)
@@ -122,6 +128,7 @@ final class ServerMetrics: Sendable {
         inFlight.set(requests)
         openConnections.set(connections)
         cache.update(statistics)
+        if let imageStatistics { images.update(imageStatistics) }
         return registry.emitToBuffer()
     }
 

@@ -13,12 +13,14 @@ extension Router {
             throw Self.metricsDisabled
         }
         let cache = self.cache
+        let images = self.images
         return .deferred {
             let statistics = await cache.statistics
+            let imageStatistics = await images?.statistics
             return HTTPResponse(
                 status: 200,
                 headers: ["Content-Type": ServerMetrics.contentType, "Cache-Control": "no-store"],
-                body: metrics.exposition(cache: statistics))
+                body: metrics.exposition(cache: statistics, images: imageStatistics))
         }
     }
 }
