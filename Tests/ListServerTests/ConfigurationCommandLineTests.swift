@@ -29,7 +29,7 @@ struct ConfigurationCommandLineTests {
         .imageLatencyMaxMs: "--image-latency-max-ms", .imageLatencyFixedMs: "--image-latency-fixed-ms",
         .imageLatencyMedianMs: "--image-latency-median-ms", .imageLatencySpread: "--image-latency-spread",
         .imageCacheBytes: "--image-cache-bytes", .imageWorkers: "--image-workers",
-        .imageQueueLimit: "--image-queue-limit",
+        .imageQueueLimit: "--image-queue-limit", .picsumEnabled: "--picsum", .publicURL: "--public-url",
     ]
 
     @Test func theFlagsAreExactlyThoseOfTheTable() throws {

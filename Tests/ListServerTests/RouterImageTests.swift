@@ -87,6 +87,10 @@ struct RouterImageTests {
         #expect(allGray)
         let blurred = await image("/items/3/image.png?w=64&h=64&blur")
         #expect(blurred.body != plain.body)
+        #expect(blurred.headers["Content-Disposition"] == #"inline; filename="3-64x64-blur_5.png""#)
+        #expect(gray.headers["Content-Disposition"] == #"inline; filename="3-64x64-grayscale.png""#)
+        let explicitlyFive = await image("/items/3/image.png?w=64&h=64&blur=5")
+        #expect(explicitlyFive.body == blurred.body)
         let tags = Set([plain, gray, blurred].compactMap { $0.headers["ETag"] })
         #expect(tags.count == 3)
     }

@@ -196,6 +196,7 @@ struct RouterMetricsTests {
         let resources: [Router.Resource] = [
             .items, .item("1"), .itemDetail("1"), .probe(ready: false), .probe(ready: true), .openAPI(.yaml),
             .metrics, .adminReset, .adminDataset("ui-1"), .changes, .events, .itemImage("1", fileExtension: "png"),
+            .picsumList, .picsumInfo(.id("1")), .picsumImage(.random, sizes: ["2"]),
         ]
         let labels = resources.map { RouteLabel($0) }
         #expect(!labels.contains(.other))

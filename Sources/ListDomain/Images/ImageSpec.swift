@@ -9,6 +9,8 @@ public struct ImageSpec: Hashable, Sendable {
     public static let maxPixels = 25_000_000
     /// The blur strengths `?blur=` takes, as Lorem Picsum has them.
     public static let blurRange = 1...10
+    /// The blur of a bare `?blur` (no value), as Lorem Picsum has it.
+    public static let defaultBlur = 5
 
     /// The item whose id the image shows.
     public let id: UInt64
@@ -39,6 +41,15 @@ public struct ImageSpec: Hashable, Sendable {
     /// Whether `width`×`height` is a size images may have: each side in 1...maxSide, at most maxPixels.
     public static func allows(width: Int, height: Int) -> Bool {
         (1...maxSide).contains(width) && (1...maxSide).contains(height) && width * height <= maxPixels
+    }
+
+    /// The file name an image of this spec is saved as, Lorem Picsum's pattern: `42-600x400.jpg`, with
+    /// `-blur_<n>` and `-grayscale` before the extension when they apply.
+    public func fileName(_ format: ImageFormat) -> String {
+        var name = "\(id)-\(width)x\(height)"
+        if blur > 0 { name += "-blur_\(blur)" }
+        if grayscale { name += "-grayscale" }
+        return name + "." + format.fileExtension
     }
 
     /// The size of the pixels in RGB, 3 bytes a pixel.

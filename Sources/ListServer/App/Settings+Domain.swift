@@ -35,7 +35,8 @@ extension ServiceOptions {
         self.init(
             cors: settings.corsAllowOrigin == .none ? nil : CORSPolicy(origins: settings.corsAllowOrigin),
             pageLatency: .milliseconds(settings.pageLatencyMs),
-            adminToken: settings.adminToken)
+            adminToken: settings.adminToken, picsumEnabled: settings.picsumEnabled,
+            publicURL: settings.publicURL.text.isEmpty ? nil : settings.publicURL.text)
     }
 }
 

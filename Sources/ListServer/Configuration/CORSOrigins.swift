@@ -130,7 +130,7 @@ enum CORSOrigins: Sendable, Equatable {
 
 extension StringProtocol {
     /// The text without leading and trailing spaces.
-    fileprivate var trimmingSpaces: Substring {
+    var trimmingSpaces: Substring {
         var slice = self[...]
         while slice.first == " " { slice.removeFirst() }
         while slice.last == " " { slice.removeLast() }

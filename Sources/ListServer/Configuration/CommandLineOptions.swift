@@ -108,6 +108,13 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.imageQueueLimit.flagName), help: help(.imageQueueLimit))
     var imageQueueLimit: Int?
 
+    @Flag(
+        name: .customLong(SettingKey.picsumEnabled.flagName), inversion: .prefixedNo, help: help(.picsumEnabled))
+    var picsum: Bool?
+
+    @Option(name: .customLong(SettingKey.publicURL.flagName), help: help(.publicURL))
+    var publicURL: String?
+
     @Option(name: .customLong(SettingKey.defaultLimit.flagName), help: help(.defaultLimit))
     var defaultLimit: Int?
 
@@ -200,9 +207,11 @@ struct CommandLineOptions: ParsableCommand {
         let strings: [(SettingKey, String?)] = [
             (.host, host), (.logLevel, logLevel), (.logFormat, logFormat), (.latencyDistribution, latencyDistribution),
             (.imageLatencyDistribution, imageLatencyDistribution), (.faultKinds, faultKinds), (.adminToken, adminToken), (.corsAllowOrigin, corsAllowOrigin),
-            (.dataPath, dataPath), (.dataSynchronous, dataSynchronous),
+            (.dataPath, dataPath), (.dataSynchronous, dataSynchronous), (.publicURL, publicURL),
         ]
-        let booleans: [(SettingKey, Bool?)] = [(.metricsEnabled, metrics), (.accessLog, accessLog)]
+        let booleans: [(SettingKey, Bool?)] = [
+            (.metricsEnabled, metrics), (.accessLog, accessLog), (.picsumEnabled, picsum),
+        ]
         let doubles: [(SettingKey, Double?)] = [
             (.latencySpread, latencySpread), (.imageLatencySpread, imageLatencySpread), (.faultRate, faultRate),
         ]

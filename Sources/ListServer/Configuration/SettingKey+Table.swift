@@ -194,6 +194,16 @@ extension SettingKey {
                 "image-workers", "LISTSERVER_IMAGE_WORKERS", 0...256, "n",
                 "Threads that draw and encode images; 0 means one per active processor."
             )
+        case .picsumEnabled:
+            (
+                "picsum", "LISTSERVER_PICSUM", nil, "bool",
+                "Serve Lorem Picsum's routes (/v2/list, /id/..., /seed/..., /<w>/<h>) over the items."
+            )
+        case .publicURL:
+            (
+                "public-url", "LISTSERVER_PUBLIC_URL", nil, "url",
+                "Base of the absolute URLs the server writes; empty: the request's Host field."
+            )
         case .imageQueueLimit:
             (
                 "image-queue-limit", "LISTSERVER_IMAGE_QUEUE_LIMIT", 1...1_000_000, "n",

@@ -38,6 +38,8 @@ enum SettingKey: String, CaseIterable, Sendable {
     case imageCacheBytes = "image.cache_bytes"
     case imageWorkers = "image.workers"
     case imageQueueLimit = "image.queue_limit"
+    case picsumEnabled = "picsum.enabled"
+    case publicURL = "server.public_url"
     case defaultLimit = "paging.default_limit"
     case maxLimit = "paging.max_limit"
     case dataPath = "data.path"
@@ -117,9 +119,9 @@ enum SettingKey: String, CaseIterable, Sendable {
     var valueKind: ValueKind {
         switch self {
         case .host, .logLevel, .logFormat, .latencyDistribution, .imageLatencyDistribution, .faultKinds, .adminToken,
-            .corsAllowOrigin, .dataPath, .dataSynchronous:
+            .corsAllowOrigin, .dataPath, .dataSynchronous, .publicURL:
             .string
-        case .metricsEnabled, .accessLog: .boolean
+        case .metricsEnabled, .accessLog, .picsumEnabled: .boolean
         case .latencySpread, .imageLatencySpread, .faultRate: .double
         default: .integer
         }
@@ -148,7 +150,8 @@ enum SettingKey: String, CaseIterable, Sendable {
         case .faultKinds: "a comma-separated list of kind[:weight]"
         case .adminToken: "empty or \(AdminToken.lengths) visible ASCII characters (0x21...0x7E)"
         case .corsAllowOrigin: "*, empty, or a comma-separated list of http(s)://host[:port]"
-        case .metricsEnabled, .accessLog: "true or false"
+        case .metricsEnabled, .accessLog, .picsumEnabled: "true or false"
+        case .publicURL: "empty, or http(s)://host[:port] with an optional path"
         default:
             if let bounds = fractionalBounds {
                 "in \(bounds.lowerBound.settingText)...\(bounds.upperBound.settingText)"

@@ -59,6 +59,10 @@ extension Settings {
     ///   encoded image bytes the image cache keeps, 0...2^40.
     /// - `image.workers` (int, default 2; `--image-workers`, `LISTSERVER_IMAGE_WORKERS`): threads that draw and
     ///   encode images, 0...256; 0 means one per active processor.
+    /// - `picsum.enabled` (bool, default true; `--picsum`/`--no-picsum`, `LISTSERVER_PICSUM`): serve Lorem Picsum's
+    ///   routes over the items.
+    /// - `server.public_url` (string, default empty; `--public-url`, `LISTSERVER_PUBLIC_URL`): the base of the
+    ///   absolute URLs the server writes (see ``PublicURL``); empty uses each request's `Host` field.
     /// - `image.queue_limit` (int, default 64; `--image-queue-limit`, `LISTSERVER_IMAGE_QUEUE_LIMIT`): the most
     ///   images waiting for a worker, 1...1000000; one more gets 503 with `Retry-After`.
     /// - `cache.capacity` (int, default 100000; `--cache-capacity`, `LISTSERVER_CACHE_CAPACITY`): item details the
@@ -197,6 +201,8 @@ extension Settings {
             imageCacheBytes: try reader.int(.imageCacheBytes),
             imageWorkers: imageWorkers == 0 ? max(1, activeProcessorCount) : imageWorkers,
             imageQueueLimit: try reader.int(.imageQueueLimit),
+            picsumEnabled: try reader.bool(.picsumEnabled),
+            publicURL: try reader.parsed(.publicURL, PublicURL.init(parsing:)),
             paging: PagingSettings(defaultLimit: try reader.int(.defaultLimit), maxLimit: try reader.int(.maxLimit)),
             limits: try limits(reader),
             dataPath: try reader.string(.dataPath),

@@ -75,6 +75,12 @@ struct Settings: Sendable, Equatable {
     /// `image.queue_limit`: the most images waiting for a worker before requests get 503.
     var imageQueueLimit = 64
 
+    /// `picsum.enabled`: whether Lorem Picsum's routes are served.
+    var picsumEnabled = true
+
+    /// `server.public_url`: the base of absolute URLs the server writes; none uses each request's `Host`.
+    var publicURL = PublicURL.none
+
     /// `paging.default_limit` and `paging.max_limit`.
     var paging = PagingSettings(defaultLimit: 20, maxLimit: 100)
 
@@ -182,6 +188,8 @@ struct Settings: Sendable, Equatable {
         case .imageCacheBytes: .int(imageCacheBytes)
         case .imageWorkers: .int(imageWorkers)
         case .imageQueueLimit: .int(imageQueueLimit)
+        case .picsumEnabled: .bool(picsumEnabled)
+        case .publicURL: .string(publicURL.text)
         case .defaultLimit: .int(paging.defaultLimit)
         case .maxLimit: .int(paging.maxLimit)
         case .dataPath: .string(dataPath)

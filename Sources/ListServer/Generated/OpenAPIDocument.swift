@@ -102,6 +102,10 @@ enum OpenAPIDocument {
             description: The list and its items.
           - name: images
             description: A generated image for every item.
+          - name: picsum
+            description: |
+              Lorem Picsum's API over the items (on unless `picsum.enabled` is false, then 404): an app written against
+              `picsum.photos` works by changing the host.
           - name: health
             description: Liveness and readiness probes for orchestrators and load balancers.
           - name: meta
@@ -700,6 +704,629 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
               responses: *optionsResponses
+          /v2/list:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [picsum]
+              operationId: getPicsumList
+              summary: "Lorem Picsum's list: a page of items as Picsum objects"
+              description: |
+                A bare JSON array of `{"id": "<id>", "author", "width", "height", "url", "download_url"}` for the live items of
+                the list, by page, exactly as Lorem Picsum answers `/v2/list`: `limit` 30 when missing or not a number above 0,
+                at most 100; `page` 1 when missing or not a number above 0; past the end `[]`. `width`x`height` is the item's
+                own size made smaller (same shape) to fit 5000 pixels a side, the size of `download_url`. `url` is the item
+                (`/items/<id>`), `download_url` its image (`/id/<id>/<width>/<height>`), both absolute (server-relative only for
+                a request without `Host`): from `server.public_url` when it is set, else `http://` and the request's `Host`
+                (which must be a host name or an IP literal with an optional port: else 400 `invalid-header`). `Link` as
+                Picsum's: `next` only on page 1, `prev` only on a short (last) page, both on the others.
+              parameters: &getPicsumListParameters
+                - $ref: '#/components/parameters/PicsumPage'
+                - $ref: '#/components/parameters/PicsumLimit'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getPicsumListResponses
+                '200':
+                  $ref: '#/components/responses/PicsumList'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [picsum]
+              operationId: headPicsumList
+              summary: The status and headers of the same GET
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getPicsumListParameters
+              responses: *getPicsumListResponses
+            options:
+              tags: [picsum]
+              operationId: optionsPicsumList
+              summary: The methods of this path, and the CORS preflight
+              description: |
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+              parameters:
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
+          /id/{id}/info:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [picsum]
+              operationId: getPicsumInfo
+              summary: Lorem Picsum's information about one image
+              description: |
+                One Picsum object, as an element of `/v2/list`. 404 for an id that is not an item (not digits, never handed
+                out, deleted). With `/seed/{seed}/info`, the item the seed picks (see `/seed/{seed}/{width}/{height}`).
+              parameters: &getPicsumInfoParameters
+                - $ref: '#/components/parameters/PicsumID'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getPicsumInfoResponses
+                '200':
+                  $ref: '#/components/responses/PicsumInfo'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [picsum]
+              operationId: headPicsumInfo
+              summary: The status and headers of the same GET
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getPicsumInfoParameters
+              responses: *getPicsumInfoResponses
+            options:
+              tags: [picsum]
+              operationId: optionsPicsumInfo
+              summary: The methods of this path, and the CORS preflight
+              description: |
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+              parameters:
+                - $ref: '#/components/parameters/PicsumID'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
+          /seed/{seed}/info:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [picsum]
+              operationId: getPicsumSeedInfo
+              summary: Lorem Picsum's information about the image a seed picks
+              description: |
+                One Picsum object, as an element of `/v2/list`. 404 for an id that is not an item (not digits, never handed
+                out, deleted). With `/seed/{seed}/info`, the item the seed picks (see `/seed/{seed}/{width}/{height}`).
+              parameters: &getPicsumSeedInfoParameters
+                - $ref: '#/components/parameters/PicsumSeed'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getPicsumSeedInfoResponses
+                '200':
+                  $ref: '#/components/responses/PicsumInfo'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [picsum]
+              operationId: headPicsumSeedInfo
+              summary: The status and headers of the same GET
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getPicsumSeedInfoParameters
+              responses: *getPicsumSeedInfoResponses
+            options:
+              tags: [picsum]
+              operationId: optionsPicsumSeedInfo
+              summary: The methods of this path, and the CORS preflight
+              description: |
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+              parameters:
+                - $ref: '#/components/parameters/PicsumSeed'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
+          /id/{id}/{size}:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [picsum]
+              operationId: getPicsumSquare
+              summary: "Lorem Picsum: one item's image, square"
+              description: |
+                The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's
+                `Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size
+                gives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is
+                400. `grayscale` present (any value) turns it grey; `blur` present without a number is 5, with one it must be
+                1-10.
+              parameters: &getPicsumSquareParameters
+                - $ref: '#/components/parameters/PicsumID'
+                - $ref: '#/components/parameters/PicsumSize'
+                - $ref: '#/components/parameters/PicsumGrayscale'
+                - $ref: '#/components/parameters/PicsumBlur'
+                - $ref: '#/components/parameters/CacheControlNoCache'
+                - $ref: '#/components/parameters/PragmaNoCache'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getPicsumSquareResponses
+                '200':
+                  $ref: '#/components/responses/PicsumImage'
+                '304':
+                  $ref: '#/components/responses/PicsumImageNotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/ImageFailed'
+                '503':
+                  $ref: '#/components/responses/ImageUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [picsum]
+              operationId: headPicsumSquare
+              summary: The status and headers of the same GET
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getPicsumSquareParameters
+              responses: *getPicsumSquareResponses
+            options:
+              tags: [picsum]
+              operationId: optionsPicsumSquare
+              summary: The methods of this path, and the CORS preflight
+              description: |
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+              parameters:
+                - $ref: '#/components/parameters/PicsumID'
+                - $ref: '#/components/parameters/PicsumSize'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
+          /id/{id}/{width}/{height}:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [picsum]
+              operationId: getPicsumImage
+              summary: "Lorem Picsum: one item's image"
+              description: |
+                The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's
+                `Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size
+                gives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is
+                400. `grayscale` present (any value) turns it grey; `blur` present without a number is 5, with one it must be
+                1-10.
+              parameters: &getPicsumImageParameters
+                - $ref: '#/components/parameters/PicsumID'
+                - $ref: '#/components/parameters/PicsumWidth'
+                - $ref: '#/components/parameters/PicsumHeight'
+                - $ref: '#/components/parameters/PicsumGrayscale'
+                - $ref: '#/components/parameters/PicsumBlur'
+                - $ref: '#/components/parameters/CacheControlNoCache'
+                - $ref: '#/components/parameters/PragmaNoCache'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getPicsumImageResponses
+                '200':
+                  $ref: '#/components/responses/PicsumImage'
+                '304':
+                  $ref: '#/components/responses/PicsumImageNotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/ImageFailed'
+                '503':
+                  $ref: '#/components/responses/ImageUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [picsum]
+              operationId: headPicsumImage
+              summary: The status and headers of the same GET
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getPicsumImageParameters
+              responses: *getPicsumImageResponses
+            options:
+              tags: [picsum]
+              operationId: optionsPicsumImage
+              summary: The methods of this path, and the CORS preflight
+              description: |
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+              parameters:
+                - $ref: '#/components/parameters/PicsumID'
+                - $ref: '#/components/parameters/PicsumWidth'
+                - $ref: '#/components/parameters/PicsumHeight'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
+          /seed/{seed}/{size}:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [picsum]
+              operationId: getPicsumSeedSquare
+              summary: "Lorem Picsum: the image a seed picks, square (a redirect)"
+              description: |
+                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with
+                `blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives
+                a square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on
+                every server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).
+              parameters: &getPicsumSeedSquareParameters
+                - $ref: '#/components/parameters/PicsumSeed'
+                - $ref: '#/components/parameters/PicsumSize'
+                - $ref: '#/components/parameters/PicsumGrayscale'
+                - $ref: '#/components/parameters/PicsumBlur'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getPicsumSeedSquareResponses
+                '302':
+                  $ref: '#/components/responses/PicsumRedirect'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [picsum]
+              operationId: headPicsumSeedSquare
+              summary: The status and headers of the same GET
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getPicsumSeedSquareParameters
+              responses: *getPicsumSeedSquareResponses
+            options:
+              tags: [picsum]
+              operationId: optionsPicsumSeedSquare
+              summary: The methods of this path, and the CORS preflight
+              description: |
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+              parameters:
+                - $ref: '#/components/parameters/PicsumSeed'
+                - $ref: '#/components/parameters/PicsumSize'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
+          /seed/{seed}/{width}/{height}:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [picsum]
+              operationId: getPicsumSeedImage
+              summary: "Lorem Picsum: the image a seed picks (a redirect)"
+              description: |
+                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with
+                `blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives
+                a square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on
+                every server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).
+              parameters: &getPicsumSeedImageParameters
+                - $ref: '#/components/parameters/PicsumSeed'
+                - $ref: '#/components/parameters/PicsumWidth'
+                - $ref: '#/components/parameters/PicsumHeight'
+                - $ref: '#/components/parameters/PicsumGrayscale'
+                - $ref: '#/components/parameters/PicsumBlur'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getPicsumSeedImageResponses
+                '302':
+                  $ref: '#/components/responses/PicsumRedirect'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [picsum]
+              operationId: headPicsumSeedImage
+              summary: The status and headers of the same GET
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getPicsumSeedImageParameters
+              responses: *getPicsumSeedImageResponses
+            options:
+              tags: [picsum]
+              operationId: optionsPicsumSeedImage
+              summary: The methods of this path, and the CORS preflight
+              description: |
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+              parameters:
+                - $ref: '#/components/parameters/PicsumSeed'
+                - $ref: '#/components/parameters/PicsumWidth'
+                - $ref: '#/components/parameters/PicsumHeight'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
+          /{size}:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [picsum]
+              operationId: getPicsumRandomSquare
+              summary: "Lorem Picsum: the next image of the sequence, square (a redirect)"
+              description: |
+                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with
+                `blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives
+                a square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on
+                every server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).
+              parameters: &getPicsumRandomSquareParameters
+                - $ref: '#/components/parameters/PicsumSize'
+                - $ref: '#/components/parameters/PicsumGrayscale'
+                - $ref: '#/components/parameters/PicsumBlur'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getPicsumRandomSquareResponses
+                '302':
+                  $ref: '#/components/responses/PicsumRedirect'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [picsum]
+              operationId: headPicsumRandomSquare
+              summary: The status and headers of the same GET
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getPicsumRandomSquareParameters
+              responses: *getPicsumRandomSquareResponses
+            options:
+              tags: [picsum]
+              operationId: optionsPicsumRandomSquare
+              summary: The methods of this path, and the CORS preflight
+              description: |
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+              parameters:
+                - $ref: '#/components/parameters/PicsumSize'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
+          /{width}/{height}:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [picsum]
+              operationId: getPicsumRandomImage
+              summary: "Lorem Picsum: the next image of the sequence (a redirect)"
+              description: |
+                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with
+                `blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives
+                a square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on
+                every server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).
+              parameters: &getPicsumRandomImageParameters
+                - $ref: '#/components/parameters/PicsumWidth'
+                - $ref: '#/components/parameters/PicsumHeight'
+                - $ref: '#/components/parameters/PicsumGrayscale'
+                - $ref: '#/components/parameters/PicsumBlur'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getPicsumRandomImageResponses
+                '302':
+                  $ref: '#/components/responses/PicsumRedirect'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [picsum]
+              operationId: headPicsumRandomImage
+              summary: The status and headers of the same GET
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getPicsumRandomImageParameters
+              responses: *getPicsumRandomImageResponses
+            options:
+              tags: [picsum]
+              operationId: optionsPicsumRandomImage
+              summary: The methods of this path, and the CORS preflight
+              description: |
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+              parameters:
+                - $ref: '#/components/parameters/PicsumWidth'
+                - $ref: '#/components/parameters/PicsumHeight'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
           /items/changes:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -1096,18 +1723,17 @@ enum OpenAPIDocument {
               operationId: deleteDataset
               summary: Forget a dataset
               description: |
-                Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its
-                idempotency keys and its `fail_first` counts. 204, no body, whether the dataset was used or not; the next
-                request naming it starts from the generated list again. Its version and change sequence go on (one header
-                row stays): its feed gets a `reset` change, which its open event streams deliver, so no `ETag` or feed
-                position of the old dataset names anything in the new one (a client further back than the reset gets 410
-                or `expired` and reloads). A UI test suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400
+                Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its idempotency
+                keys and its `fail_first` counts. 204, no body, whether the dataset was used or not; the next request naming it
+                starts from the generated list again. Its version and change sequence go on (one header row stays): its feed
+                gets a `reset` change, which its open event streams deliver, so no `ETag` or feed position of the old dataset
+                names anything in the new one (a client further back than the reset gets 410 or `expired` and reloads). A UI
+                test suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400
                 `invalid-header`.
 
-                Access as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is
-                required (401 otherwise); without one, only loopback clients are let in (403 otherwise). 503
-                `store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take it: nothing was
-                forgotten.
+                Access as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is required
+                (401 otherwise); without one, only loopback clients are let in (403 otherwise). 503 `store-unavailable` (with
+                `Retry-After`) or 507 `store-full` when the store cannot take it: nothing was forgotten.
               security:
                 - adminToken: []
                 - {}
@@ -1163,6 +1789,82 @@ enum OpenAPIDocument {
                 `Authorization: Bearer <admin.token>`, required when `admin.token` is configured. Without a configured token
                 the admin endpoints take no credentials but answer only loopback clients.
           parameters:
+            PicsumPage:
+              name: page
+              in: query
+              required: false
+              description: Picsum's page number; 1 when missing or not a number above 0 (never an error).
+              schema:
+                type: string
+              example: '2'
+            PicsumLimit:
+              name: limit
+              in: query
+              required: false
+              description: Picsum's page size; 30 when missing or not a number above 0, at most 100 (never an error).
+              schema:
+                type: string
+              example: '30'
+            PicsumID:
+              name: id
+              in: path
+              required: true
+              description: The item's id, as in `/items/{id}`; anything but an item is 404.
+              schema:
+                type: string
+              example: '42'
+            PicsumSeed:
+              name: seed
+              in: path
+              required: true
+              description: Any text; the same seed picks the same item on every server.
+              schema:
+                type: string
+              example: picsum
+            PicsumSize:
+              name: size
+              in: path
+              required: true
+              description: Width and height, 0 (the item's own) or 1-5000, optionally followed by `.jpg`, `.webp` or `.png`.
+              schema:
+                type: string
+                pattern: '^[0-9]+(\.[^/]*)?$'
+              example: '300.webp'
+            PicsumWidth:
+              name: width
+              in: path
+              required: true
+              description: Width in pixels, 0 (the item's own) or 1-5000.
+              schema:
+                type: string
+                pattern: '^[0-9]+$'
+              example: '200'
+            PicsumHeight:
+              name: height
+              in: path
+              required: true
+              description: Height in pixels, 0 (the item's own) or 1-5000, optionally followed by `.jpg`, `.webp` or `.png`.
+              schema:
+                type: string
+                pattern: '^[0-9]+(\.[^/]*)?$'
+              example: '300.jpg'
+            PicsumGrayscale:
+              name: grayscale
+              in: query
+              required: false
+              description: Present (with any value) turns the image grey, as on Picsum.
+              allowEmptyValue: true
+              schema:
+                type: string
+            PicsumBlur:
+              name: blur
+              in: query
+              required: false
+              description: Present without a number is a blur of 5; a number must be 1-10 (else 400), as on Picsum.
+              allowEmptyValue: true
+              schema:
+                type: string
+              example: '2'
             ImageWidth:
               name: w
               in: query
@@ -1208,7 +1910,7 @@ enum OpenAPIDocument {
               name: blur
               in: query
               required: false
-              description: 'A blur of strength 1-10, as Lorem Picsum''s `?blur=`; present without a value is 1; `0` is none.'
+              description: 'A blur of strength 1-10, as Lorem Picsum''s `?blur=`; present without a value is 5; `0` is none.'
               allowEmptyValue: true
               schema:
                 type: string
@@ -1681,6 +2383,29 @@ enum OpenAPIDocument {
                 type: string
                 pattern: '^store;dur=(0|[1-9][0-9]*)(\.[1-9])?$'
               example: store;dur=1555.9
+            PicsumLink:
+              description: |
+                Lorem Picsum's: `<root/v2/list?page=P&limit=L>; rel="next"` on page 1, `rel="prev"` on a short page, both
+                (prev first, `, ` between) on the others.
+              required: true
+              schema:
+                type: string
+                pattern: '^<[^>]*/v2/list\?page=[0-9]+&limit=[0-9]+>; rel="(prev|next)"(, <[^>]*/v2/list\?page=[0-9]+&limit=[0-9]+>; rel="next")?$'
+              example: <http://127.0.0.1:8080/v2/list?page=2&limit=30>; rel="next"
+            PicsumLocation:
+              description: The picked item's image, server-relative, Picsum's shape.
+              required: true
+              schema:
+                type: string
+                pattern: '^/id/[0-9]+/[0-9]+/[0-9]+\.(jpg|webp|png)(\?(blur=[0-9]+)?(&?grayscale)?)?$'
+              example: /id/42/200/300.jpg?blur=5&grayscale
+            Picsum-ID:
+              description: The id of the item shown, as Lorem Picsum names its image.
+              required: true
+              schema:
+                type: string
+                pattern: '^[0-9]+$'
+              example: '42'
             ImageServerTiming:
               description: |
                 On a miss only: the store latency this request waited out and the time drawing and encoding took, in
@@ -1692,11 +2417,12 @@ enum OpenAPIDocument {
               example: store;dur=1043.2, encode;dur=3.1
             ImageContentDisposition:
               description: |
-                `inline` with the file name `<id>-<width>x<height>.<ext>`, so a saved image is named for what it is.
+                `inline` with the file name `<id>-<width>x<height>[-blur_<n>][-grayscale].<ext>` (Lorem Picsum's), so a saved
+                image is named for what it is.
               required: true
               schema:
                 type: string
-                pattern: '^inline; filename="[0-9]+-[0-9]+x[0-9]+\.(jpg|png|webp)"$'
+                pattern: '^inline; filename="[0-9]+-[0-9]+x[0-9]+(-blur_[0-9]+)?(-grayscale)?\.(jpg|png|webp)"$'
               example: inline; filename="42-600x400.jpg"
             ImageVary:
               description: |
@@ -1830,6 +2556,31 @@ enum OpenAPIDocument {
                     The item's image, `/items/<id>/image`: a path on this server (not an absolute URL), so a page's bytes
                     and `ETag` are the same whatever `Host` the client used. Read-only: a write that sends it is 400.
                   pattern: '^/items/[0-9]+/image$'
+            PicsumImage:
+              type: object
+              description: An item as Lorem Picsum describes a photo.
+              additionalProperties: false
+              required: [id, author, width, height, url, download_url]
+              properties:
+                id:
+                  type: string
+                  pattern: '^[0-9]+$'
+                author:
+                  type: string
+                width:
+                  type: integer
+                  minimum: 1
+                  maximum: 5000
+                height:
+                  type: integer
+                  minimum: 1
+                  maximum: 5000
+                url:
+                  type: string
+                  description: The item, `<root>/items/<id>`.
+                download_url:
+                  type: string
+                  description: The image at this size, `<root>/id/<id>/<width>/<height>`.
             NewItem:
               type: object
               description: |
@@ -2252,7 +3003,7 @@ enum OpenAPIDocument {
                   description: The query parameter at fault (`invalid-parameter` only).
                   enum:
                     [page, limit, order, after, before, since, wait_ms, delay_ms, fail, fail_rate, fail_first, w, h, format,
-                     grayscale, blur]
+                     grayscale, blur, width, height]
           responses:
             ItemsPage:
               description: |
@@ -2981,6 +3732,120 @@ enum OpenAPIDocument {
                               - urn:listserver:problem:shutting-down
                           status:
                             const: 503
+            PicsumList:
+              description: A page of Picsum objects, with Picsum's `Link` (absolute URLs).
+              headers:
+                Link:
+                  $ref: '#/components/headers/PicsumLink'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    type: array
+                    maxItems: 100
+                    items:
+                      $ref: '#/components/schemas/PicsumImage'
+                  example:
+                    [{"id": "0", "author": "Ananya Iyer", "width": 3000, "height": 2000, "url": "http://127.0.0.1:8080/items/0",
+                      "download_url": "http://127.0.0.1:8080/id/0/3000/2000"}]
+            PicsumInfo:
+              description: One Picsum object.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/PicsumImage'
+            PicsumRedirect:
+              description: "Found: the picked item's image is at `Location`."
+              headers:
+                Location:
+                  $ref: '#/components/headers/PicsumLocation'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+            PicsumImage:
+              description: The image, as `ItemImage`, with Picsum's `Picsum-ID`.
+              headers:
+                Picsum-ID:
+                  $ref: '#/components/headers/Picsum-ID'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Server-Timing:
+                  $ref: '#/components/headers/ImageServerTiming'
+                Content-Disposition:
+                  $ref: '#/components/headers/ImageContentDisposition'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                image/jpeg:
+                  schema:
+                    type: string
+                    format: binary
+                image/png:
+                  schema:
+                    type: string
+                    format: binary
+                image/webp:
+                  schema:
+                    type: string
+                    format: binary
+            PicsumImageNotModified:
+              description: '`If-None-Match` matched, after the lookup: no body.'
+              headers:
+                Picsum-ID:
+                  $ref: '#/components/headers/Picsum-ID'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Server-Timing:
+                  $ref: '#/components/headers/ImageServerTiming'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
             ItemImage:
               description: |
                 The image, from the cache (`X-Cache: HIT`) or drawn and encoded after the store latency (`X-Cache: MISS`,
@@ -3546,6 +4411,10 @@ enum OpenAPIDocument {
             {
               "name": "images",
               "description": "A generated image for every item."
+            },
+            {
+              "name": "picsum",
+              "description": "Lorem Picsum's API over the items (on unless `picsum.enabled` is false, then 404): an app written against\n`picsum.photos` works by changing the host.\n"
             },
             {
               "name": "health",
@@ -5072,6 +5941,2001 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/v2/list": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "getPicsumList",
+                "summary": "Lorem Picsum's list: a page of items as Picsum objects",
+                "description": "A bare JSON array of `{\"id\": \"<id>\", \"author\", \"width\", \"height\", \"url\", \"download_url\"}` for the live items of\nthe list, by page, exactly as Lorem Picsum answers `/v2/list`: `limit` 30 when missing or not a number above 0,\nat most 100; `page` 1 when missing or not a number above 0; past the end `[]`. `width`x`height` is the item's\nown size made smaller (same shape) to fit 5000 pixels a side, the size of `download_url`. `url` is the item\n(`/items/<id>`), `download_url` its image (`/id/<id>/<width>/<height>`), both absolute (server-relative only for\na request without `Host`): from `server.public_url` when it is set, else `http://` and the request's `Host`\n(which must be a host name or an IP literal with an optional port: else 400 `invalid-header`). `Link` as\nPicsum's: `next` only on page 1, `prev` only on a short (last) page, both on the others.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumPage"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumLimit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumList"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "headPicsumList",
+                "summary": "The status and headers of the same GET",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumPage"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumLimit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumList"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "optionsPicsumList",
+                "summary": "The methods of this path, and the CORS preflight",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/id/{id}/info": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "getPicsumInfo",
+                "summary": "Lorem Picsum's information about one image",
+                "description": "One Picsum object, as an element of `/v2/list`. 404 for an id that is not an item (not digits, never handed\nout, deleted). With `/seed/{seed}/info`, the item the seed picks (see `/seed/{seed}/{width}/{height}`).\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumInfo"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "headPicsumInfo",
+                "summary": "The status and headers of the same GET",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumInfo"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "optionsPicsumInfo",
+                "summary": "The methods of this path, and the CORS preflight",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/seed/{seed}/info": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "getPicsumSeedInfo",
+                "summary": "Lorem Picsum's information about the image a seed picks",
+                "description": "One Picsum object, as an element of `/v2/list`. 404 for an id that is not an item (not digits, never handed\nout, deleted). With `/seed/{seed}/info`, the item the seed picks (see `/seed/{seed}/{width}/{height}`).\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSeed"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumInfo"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "headPicsumSeedInfo",
+                "summary": "The status and headers of the same GET",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSeed"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumInfo"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "optionsPicsumSeedInfo",
+                "summary": "The methods of this path, and the CORS preflight",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSeed"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/id/{id}/{size}": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "getPicsumSquare",
+                "summary": "Lorem Picsum: one item's image, square",
+                "description": "The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's\n`Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size\ngives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is\n400. `grayscale` present (any value) turns it grey; `blur` present without a number is 5, with one it must be\n1-10.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumSize"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/CacheControlNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PragmaNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumImage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/PicsumImageNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/ImageFailed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ImageUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "headPicsumSquare",
+                "summary": "The status and headers of the same GET",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumSize"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/CacheControlNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PragmaNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumImage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/PicsumImageNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/ImageFailed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ImageUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "optionsPicsumSquare",
+                "summary": "The methods of this path, and the CORS preflight",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumSize"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/id/{id}/{width}/{height}": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "getPicsumImage",
+                "summary": "Lorem Picsum: one item's image",
+                "description": "The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's\n`Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size\ngives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is\n400. `grayscale` present (any value) turns it grey; `blur` present without a number is 5, with one it must be\n1-10.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/CacheControlNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PragmaNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumImage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/PicsumImageNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/ImageFailed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ImageUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "headPicsumImage",
+                "summary": "The status and headers of the same GET",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/CacheControlNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PragmaNoCache"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/PicsumImage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/PicsumImageNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/ImageFailed"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ImageUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "optionsPicsumImage",
+                "summary": "The methods of this path, and the CORS preflight",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/seed/{seed}/{size}": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "getPicsumSeedSquare",
+                "summary": "Lorem Picsum: the image a seed picks, square (a redirect)",
+                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSeed"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumSize"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "302": {
+                    "$ref": "#/components/responses/PicsumRedirect"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "headPicsumSeedSquare",
+                "summary": "The status and headers of the same GET",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSeed"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumSize"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "302": {
+                    "$ref": "#/components/responses/PicsumRedirect"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "optionsPicsumSeedSquare",
+                "summary": "The methods of this path, and the CORS preflight",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSeed"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumSize"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/seed/{seed}/{width}/{height}": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "getPicsumSeedImage",
+                "summary": "Lorem Picsum: the image a seed picks (a redirect)",
+                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSeed"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "302": {
+                    "$ref": "#/components/responses/PicsumRedirect"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "headPicsumSeedImage",
+                "summary": "The status and headers of the same GET",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSeed"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "302": {
+                    "$ref": "#/components/responses/PicsumRedirect"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "optionsPicsumSeedImage",
+                "summary": "The methods of this path, and the CORS preflight",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSeed"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/{size}": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "getPicsumRandomSquare",
+                "summary": "Lorem Picsum: the next image of the sequence, square (a redirect)",
+                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSize"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "302": {
+                    "$ref": "#/components/responses/PicsumRedirect"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "headPicsumRandomSquare",
+                "summary": "The status and headers of the same GET",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSize"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "302": {
+                    "$ref": "#/components/responses/PicsumRedirect"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "optionsPicsumRandomSquare",
+                "summary": "The methods of this path, and the CORS preflight",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumSize"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/{width}/{height}": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "getPicsumRandomImage",
+                "summary": "Lorem Picsum: the next image of the sequence (a redirect)",
+                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "302": {
+                    "$ref": "#/components/responses/PicsumRedirect"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "headPicsumRandomImage",
+                "summary": "The status and headers of the same GET",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumGrayscale"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "302": {
+                    "$ref": "#/components/responses/PicsumRedirect"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "picsum"
+                ],
+                "operationId": "optionsPicsumRandomImage",
+                "summary": "The methods of this path, and the CORS preflight",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/PicsumWidth"
+                  },
+                  {
+                    "$ref": "#/components/parameters/PicsumHeight"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
             "/items/changes": {
               "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
@@ -6069,7 +8933,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "deleteDataset",
                 "summary": "Forget a dataset",
-                "description": "Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its\nidempotency keys and its `fail_first` counts. 204, no body, whether the dataset was used or not; the next\nrequest naming it starts from the generated list again. Its version and change sequence go on (one header\nrow stays): its feed gets a `reset` change, which its open event streams deliver, so no `ETag` or feed\nposition of the old dataset names anything in the new one (a client further back than the reset gets 410\nor `expired` and reloads). A UI test suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400\n`invalid-header`.\n\nAccess as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is\nrequired (401 otherwise); without one, only loopback clients are let in (403 otherwise). 503\n`store-unavailable` (with `Retry-After`) or 507 `store-full` when the store cannot take it: nothing was\nforgotten.\n",
+                "description": "Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its idempotency\nkeys and its `fail_first` counts. 204, no body, whether the dataset was used or not; the next request naming it\nstarts from the generated list again. Its version and change sequence go on (one header row stays): its feed\ngets a `reset` change, which its open event streams deliver, so no `ETag` or feed position of the old dataset\nnames anything in the new one (a client further back than the reset gets 410 or `expired` and reloads). A UI\ntest suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400\n`invalid-header`.\n\nAccess as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is required\n(401 otherwise); without one, only loopback clients are let in (403 otherwise). 503 `store-unavailable` (with\n`Retry-After`) or 507 `store-full` when the store cannot take it: nothing was forgotten.\n",
                 "security": [
                   {
                     "adminToken": []
@@ -6191,6 +9055,100 @@ enum OpenAPIDocument {
               }
             },
             "parameters": {
+              "PicsumPage": {
+                "name": "page",
+                "in": "query",
+                "required": false,
+                "description": "Picsum's page number; 1 when missing or not a number above 0 (never an error).",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "2"
+              },
+              "PicsumLimit": {
+                "name": "limit",
+                "in": "query",
+                "required": false,
+                "description": "Picsum's page size; 30 when missing or not a number above 0, at most 100 (never an error).",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "30"
+              },
+              "PicsumID": {
+                "name": "id",
+                "in": "path",
+                "required": true,
+                "description": "The item's id, as in `/items/{id}`; anything but an item is 404.",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "42"
+              },
+              "PicsumSeed": {
+                "name": "seed",
+                "in": "path",
+                "required": true,
+                "description": "Any text; the same seed picks the same item on every server.",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "picsum"
+              },
+              "PicsumSize": {
+                "name": "size",
+                "in": "path",
+                "required": true,
+                "description": "Width and height, 0 (the item's own) or 1-5000, optionally followed by `.jpg`, `.webp` or `.png`.",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9]+(\\.[^/]*)?$"
+                },
+                "example": "300.webp"
+              },
+              "PicsumWidth": {
+                "name": "width",
+                "in": "path",
+                "required": true,
+                "description": "Width in pixels, 0 (the item's own) or 1-5000.",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9]+$"
+                },
+                "example": "200"
+              },
+              "PicsumHeight": {
+                "name": "height",
+                "in": "path",
+                "required": true,
+                "description": "Height in pixels, 0 (the item's own) or 1-5000, optionally followed by `.jpg`, `.webp` or `.png`.",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9]+(\\.[^/]*)?$"
+                },
+                "example": "300.jpg"
+              },
+              "PicsumGrayscale": {
+                "name": "grayscale",
+                "in": "query",
+                "required": false,
+                "description": "Present (with any value) turns the image grey, as on Picsum.",
+                "allowEmptyValue": true,
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "PicsumBlur": {
+                "name": "blur",
+                "in": "query",
+                "required": false,
+                "description": "Present without a number is a blur of 5; a number must be 1-10 (else 400), as on Picsum.",
+                "allowEmptyValue": true,
+                "schema": {
+                  "type": "string"
+                },
+                "example": "2"
+              },
               "ImageWidth": {
                 "name": "w",
                 "in": "query",
@@ -6251,7 +9209,7 @@ enum OpenAPIDocument {
                 "name": "blur",
                 "in": "query",
                 "required": false,
-                "description": "A blur of strength 1-10, as Lorem Picsum's `?blur=`; present without a value is 1; `0` is none.",
+                "description": "A blur of strength 1-10, as Lorem Picsum's `?blur=`; present without a value is 5; `0` is none.",
                 "allowEmptyValue": true,
                 "schema": {
                   "type": "string",
@@ -6712,6 +9670,33 @@ enum OpenAPIDocument {
                 },
                 "example": "store;dur=1555.9"
               },
+              "PicsumLink": {
+                "description": "Lorem Picsum's: `<root/v2/list?page=P&limit=L>; rel=\"next\"` on page 1, `rel=\"prev\"` on a short page, both\n(prev first, `, ` between) on the others.\n",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^<[^>]*/v2/list\\?page=[0-9]+&limit=[0-9]+>; rel=\"(prev|next)\"(, <[^>]*/v2/list\\?page=[0-9]+&limit=[0-9]+>; rel=\"next\")?$"
+                },
+                "example": "<http://127.0.0.1:8080/v2/list?page=2&limit=30>; rel=\"next\""
+              },
+              "PicsumLocation": {
+                "description": "The picked item's image, server-relative, Picsum's shape.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^/id/[0-9]+/[0-9]+/[0-9]+\\.(jpg|webp|png)(\\?(blur=[0-9]+)?(&?grayscale)?)?$"
+                },
+                "example": "/id/42/200/300.jpg?blur=5&grayscale"
+              },
+              "Picsum-ID": {
+                "description": "The id of the item shown, as Lorem Picsum names its image.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9]+$"
+                },
+                "example": "42"
+              },
               "ImageServerTiming": {
                 "description": "On a miss only: the store latency this request waited out and the time drawing and encoding took, in\nmilliseconds with at most one decimal (shared when concurrent requests for one image were coalesced).\n",
                 "required": false,
@@ -6722,11 +9707,11 @@ enum OpenAPIDocument {
                 "example": "store;dur=1043.2, encode;dur=3.1"
               },
               "ImageContentDisposition": {
-                "description": "`inline` with the file name `<id>-<width>x<height>.<ext>`, so a saved image is named for what it is.\n",
+                "description": "`inline` with the file name `<id>-<width>x<height>[-blur_<n>][-grayscale].<ext>` (Lorem Picsum's), so a saved\nimage is named for what it is.\n",
                 "required": true,
                 "schema": {
                   "type": "string",
-                  "pattern": "^inline; filename=\"[0-9]+-[0-9]+x[0-9]+\\.(jpg|png|webp)\"$"
+                  "pattern": "^inline; filename=\"[0-9]+-[0-9]+x[0-9]+(-blur_[0-9]+)?(-grayscale)?\\.(jpg|png|webp)\"$"
                 },
                 "example": "inline; filename=\"42-600x400.jpg\""
               },
@@ -6891,6 +9876,46 @@ enum OpenAPIDocument {
                     "type": "string",
                     "description": "The item's image, `/items/<id>/image`: a path on this server (not an absolute URL), so a page's bytes\nand `ETag` are the same whatever `Host` the client used. Read-only: a write that sends it is 400.\n",
                     "pattern": "^/items/[0-9]+/image$"
+                  }
+                }
+              },
+              "PicsumImage": {
+                "type": "object",
+                "description": "An item as Lorem Picsum describes a photo.",
+                "additionalProperties": false,
+                "required": [
+                  "id",
+                  "author",
+                  "width",
+                  "height",
+                  "url",
+                  "download_url"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^[0-9]+$"
+                  },
+                  "author": {
+                    "type": "string"
+                  },
+                  "width": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 5000
+                  },
+                  "height": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 5000
+                  },
+                  "url": {
+                    "type": "string",
+                    "description": "The item, `<root>/items/<id>`."
+                  },
+                  "download_url": {
+                    "type": "string",
+                    "description": "The image at this size, `<root>/id/<id>/<width>/<height>`."
                   }
                 }
               },
@@ -7535,7 +10560,9 @@ enum OpenAPIDocument {
                       "h",
                       "format",
                       "grayscale",
-                      "blur"
+                      "blur",
+                      "width",
+                      "height"
                     ]
                   }
                 }
@@ -8716,6 +11743,187 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "PicsumList": {
+                "description": "A page of Picsum objects, with Picsum's `Link` (absolute URLs).",
+                "headers": {
+                  "Link": {
+                    "$ref": "#/components/headers/PicsumLink"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "array",
+                      "maxItems": 100,
+                      "items": {
+                        "$ref": "#/components/schemas/PicsumImage"
+                      }
+                    },
+                    "example": [
+                      {
+                        "id": "0",
+                        "author": "Ananya Iyer",
+                        "width": 3000,
+                        "height": 2000,
+                        "url": "http://127.0.0.1:8080/items/0",
+                        "download_url": "http://127.0.0.1:8080/id/0/3000/2000"
+                      }
+                    ]
+                  }
+                }
+              },
+              "PicsumInfo": {
+                "description": "One Picsum object.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/PicsumImage"
+                    }
+                  }
+                }
+              },
+              "PicsumRedirect": {
+                "description": "Found: the picked item's image is at `Location`.",
+                "headers": {
+                  "Location": {
+                    "$ref": "#/components/headers/PicsumLocation"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
+              "PicsumImage": {
+                "description": "The image, as `ItemImage`, with Picsum's `Picsum-ID`.",
+                "headers": {
+                  "Picsum-ID": {
+                    "$ref": "#/components/headers/Picsum-ID"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Server-Timing": {
+                    "$ref": "#/components/headers/ImageServerTiming"
+                  },
+                  "Content-Disposition": {
+                    "$ref": "#/components/headers/ImageContentDisposition"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "image/jpeg": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  },
+                  "image/png": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  },
+                  "image/webp": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  }
+                }
+              },
+              "PicsumImageNotModified": {
+                "description": "`If-None-Match` matched, after the lookup: no body.",
+                "headers": {
+                  "Picsum-ID": {
+                    "$ref": "#/components/headers/Picsum-ID"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Server-Timing": {
+                    "$ref": "#/components/headers/ImageServerTiming"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
               "ItemImage": {
                 "description": "The image, from the cache (`X-Cache: HIT`) or drawn and encoded after the store latency (`X-Cache: MISS`,\nwith `Server-Timing: store;dur=…, encode;dur=…`), named `<id>-<w>x<h>.<ext>` in `Content-Disposition`.\n",
                 "headers": {
@@ -9618,5 +12826,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xCBFC67D812B1AD8E
+    static let yamlFNV1a64: UInt64 = 0x7A18403474C2C0B9
 }

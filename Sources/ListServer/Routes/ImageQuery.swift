@@ -6,7 +6,7 @@ import ListDomain
 ///   the item's shape; neither gives the item's own size (made smaller to fit the limits).
 /// - `format`: `jpg` (or `jpeg`), `png` or `webp`; a path extension (`/image.png`) takes precedence.
 /// - `grayscale`: present (`?grayscale`, `=1`, `=true`) turns the image grey; `=0` or `=false` does not.
-/// - `blur`: `1...10`, or present without a value for 1 (as Picsum: `?blur`); `0` for none.
+/// - `blur`: `1...10`, or present without a value for 5 (as Picsum: `?blur`); `0` for none.
 ///
 /// Each may be given once; other parameters (cache-busters, the controls `delay_ms`, `fail`, `fail_first`) are
 /// left to others.
@@ -50,7 +50,7 @@ struct ImageQuery: Sendable, Equatable {
         self.width = try width.map { text throws(Problem) in Int(try Self.widthRule.validate(text)) }
         self.height = try height.map { text throws(Problem) in Int(try Self.heightRule.validate(text)) }
         if let blur {
-            self.blur = blur.isEmpty ? 1 : Int(try Self.blurRule.validate(blur))
+            self.blur = blur.isEmpty ? ImageSpec.defaultBlur : Int(try Self.blurRule.validate(blur))
         }
         if let format {
             guard let parsed = ImageFormat(fileExtension: format) else {

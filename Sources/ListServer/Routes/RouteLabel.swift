@@ -29,6 +29,12 @@ enum RouteLabel: Int, CaseIterable, Sendable {
     case changes
     /// `/items/events`
     case events
+    /// Lorem Picsum's `/v2/list`
+    case picsumList
+    /// Lorem Picsum's `/id/{id}/info` and `/seed/{seed}/info`
+    case picsumInfo
+    /// Lorem Picsum's image routes and redirects
+    case picsumImage
     /// Anything else: unknown paths, malformed targets, rejected request heads.
     case other
 
@@ -47,6 +53,9 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .adminDataset: "/admin/datasets/{name}"
         case .changes: "/items/changes"
         case .events: "/items/events"
+        case .picsumList: "/v2/list"
+        case .picsumInfo: "/id/{id}/info"
+        case .picsumImage: "/id/{id}/{width}/{height}"
         case .other: "other"
         }
     }
@@ -58,6 +67,9 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .item: self = .item
         case .itemDetail: self = .itemDetail
         case .itemImage: self = .itemImage
+        case .picsumList: self = .picsumList
+        case .picsumInfo: self = .picsumInfo
+        case .picsumImage: self = .picsumImage
         case .probe(let ready): self = ready ? .readyz : .healthz
         case .openAPI: self = .openAPI
         case .metrics: self = .metrics

@@ -120,7 +120,7 @@ extension Router.Resource {
     /// only ones faults are injected into (writes included: a 5xx instead of the write, a cut connection after it).
     var isData: Bool {
         switch self {
-        case .items, .item, .itemDetail, .itemImage: true
+        case .items, .item, .itemDetail, .itemImage, .picsumList, .picsumInfo, .picsumImage: true
         default: false
         }
     }

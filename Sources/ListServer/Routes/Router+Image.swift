@@ -7,7 +7,8 @@ extension Router {
     /// The format comes from the path's extension, else `?format=`, else the `Accept` field (see
     /// ``negotiatedImageFormat(_:)``), else JPEG. The deferred response carries `X-Cache`, on a miss
     /// `Server-Timing: store;dur=…, encode;dur=…`, a strong `ETag` (304 on a matching `If-None-Match`, after the
-    /// lookup, as for details), `Content-Disposition: inline; filename="42-600x400.jpg"`, and `Vary: Accept` when
+    /// lookup, as for details), `Content-Disposition: inline; filename="42-600x400.jpg"` (Picsum's pattern, with
+    /// `-blur_<n>` and `-grayscale` when they apply), and `Vary: Accept` when
     /// the format was negotiated. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh.
     ///
     /// - Parameters:
@@ -18,7 +19,7 @@ extension Router {
     func image(_ rawID: String, fileExtension: String?, target: RequestTarget, headers: HTTPHeaders)
         throws(Problem) -> RouteOutcome
     {
-        guard let images else {
+        guard images != nil else {
             throw Problem(.notFound, detail: "images are not served by this server")
         }
         let state = lists.state(of: try Self.listName(headers))
@@ -42,12 +43,24 @@ extension Router {
         let spec = ImageSpec(
             id: id, width: size.width, height: size.height, color: item.rgb, grayscale: query.grayscale,
             blur: query.blur)
+        return serveImage(
+            spec, format: format, version: state.header.version, headers: headers, negotiated: chosen == nil)
+    }
+
+    /// The deferred answer for `spec` in `format` through the image cache: what `/items/<id>/image` and Picsum's
+    /// `/id/…` routes share. `picsumID` adds Picsum's `Picsum-ID` field.
+    func serveImage(
+        _ spec: ImageSpec, format: ImageFormat, version: UInt64, headers: HTTPHeaders, negotiated: Bool,
+        picsumID: UInt64? = nil
+    ) -> RouteOutcome {
+        guard let images else {
+            return .response(Problem(.notFound, detail: "images are not served by this server").response())
+        }
         let tag = EntityTag(
-            version: state.header.version, 5, id, UInt64(spec.width), UInt64(spec.height), UInt64(spec.color),
+            version: version, 5, spec.id, UInt64(spec.width), UInt64(spec.height), UInt64(spec.color),
             UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0), UInt64(ImageFormat.allCases.firstIndex(of: format)!))
         let bypassCache = Self.requestsFreshDetail(headers)
         let condition = headers["If-None-Match"]
-        let negotiated = chosen == nil
         return .deferred {
             let lookup: ImageLookup
             do throws(ImageFailure) {
@@ -65,6 +78,9 @@ extension Router {
             }
             var response = Self.imageResponse(
                 lookup, spec: spec, format: format, tag: tag, ifNoneMatch: condition, negotiated: negotiated)
+            if let picsumID {
+                response.headers.add("Picsum-ID", String(picsumID))
+            }
             response.delay += lookup.readyIn
             return response
         }
@@ -92,9 +108,7 @@ extension Router {
             return HTTPResponse(status: 304, headers: headers)
         }
         headers.add("Content-Type", MediaType.image(format))
-        headers.add(
-            "Content-Disposition",
-            "inline; filename=\"\(spec.id)-\(spec.width)x\(spec.height).\(format.fileExtension)\"")
+        headers.add("Content-Disposition", "inline; filename=\"\(spec.fileName(format))\"")
         return HTTPResponse(status: 200, headers: headers, body: lookup.bytes)
     }
 

@@ -87,8 +87,8 @@ package struct PendingResponse: Sendable {
 /// The order of checks is path shape (404), then method (405), then id and parameters (400, 404), so a client learns
 /// first whether the resource exists at all. A router is an immutable value: share one across every loop thread.
 package struct Router: Sendable {
-    /// The most path segments any route has (`/items/<id>/detail`).
-    package static let maximumSegments = 3
+    /// The most path segments any route has (Picsum's `/id/<id>/<w>/<h>`).
+    package static let maximumSegments = 4
 
     /// The lists served, by dataset: generated, with the writes over them, versioned, reset by `POST /admin/reset`.
     var lists: ListRegistry { writes.lists }
@@ -106,6 +106,8 @@ package struct Router: Sendable {
     let observability: Observability
     /// CORS, page latency and admin access.
     let service: ServiceOptions
+    /// The draws of Picsum's `/<w>/<h>`, shared by every loop.
+    let picsumSequence: PicsumSequence
     /// The fault draws and `fail_first` counts, shared by every loop (reset by `POST /admin/reset`).
     let faultInjectors: FaultInjectorRegistry
     /// The limits of `?delay_ms`, the configured fault rate and mix (see `Router+Faults.swift`).
@@ -141,6 +143,7 @@ package struct Router: Sendable {
         self.events = events
         self.cache = cache
         self.images = images
+        picsumSequence = PicsumSequence(seed: writes.lists.state(of: ListRegistry.defaultList).header.seed)
         self.paging = paging
         self.observability = observability
         self.service = service
@@ -237,6 +240,13 @@ package struct Router: Sendable {
         case changes
         /// `/items/events`: the change feed as Server-Sent Events.
         case events
+        /// Lorem Picsum's `/v2/list`.
+        case picsumList
+        /// Lorem Picsum's `/id/<id>/info` or `/seed/<seed>/info`.
+        case picsumInfo(PicsumPick)
+        /// Lorem Picsum's image routes: `/id/<id>/<size>`, `/id/<id>/<w>/<h>`, the same under `/seed/<seed>`, and
+        /// `/<size>`, `/<w>/<h>`; the size segments are digits, the last perhaps with an extension.
+        case picsumImage(PicsumPick, sizes: [String])
 
         /// The resource at `segments`, or nil for an unknown path (including `/items/` and `/items/42/`).
         init?(segments: [String]) {
@@ -269,6 +279,10 @@ package struct Router: Sendable {
                 self = .metrics
                 return
             }
+            if let picsum = Self.picsum(segments) {
+                self = picsum
+                return
+            }
             if segments == ["admin", "reset"] {
                 self = .adminReset
                 return
@@ -278,6 +292,40 @@ package struct Router: Sendable {
                 return
             }
             return nil
+        }
+
+        /// The Picsum resource at `segments`, if any.
+        private static func picsum(_ segments: [String]) -> Resource? {
+            func isSize(_ segment: String) -> Bool {
+                let digits = segment.prefix { $0 != "." }
+                return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            }
+            func isPlainSize(_ segment: String) -> Bool { isSize(segment) && !segment.contains(".") }
+            switch segments.count {
+            case 1 where isSize(segments[0]):
+                return .picsumImage(.random, sizes: segments)
+            case 2 where segments == ["v2", "list"]:
+                return .picsumList
+            case 2 where isPlainSize(segments[0]) && isSize(segments[1]):
+                return .picsumImage(.random, sizes: segments)
+            case 3, 4:
+                guard segments[0] == "id" || segments[0] == "seed", !segments[1].isEmpty else { return nil }
+                let pick: PicsumPick = segments[0] == "id" ? .id(segments[1]) : .seed(segments[1])
+                let rest = Array(segments[2...])
+                if rest == ["info"] { return .picsumInfo(pick) }
+                guard isSize(rest[rest.count - 1]), rest.count == 1 || isPlainSize(rest[0]) else { return nil }
+                return .picsumImage(pick, sizes: rest)
+            default:
+                return nil
+            }
+        }
+
+        /// Whether this is one of Lorem Picsum's routes (off with `picsum.enabled` false).
+        var isPicsum: Bool {
+            switch self {
+            case .picsumList, .picsumInfo, .picsumImage: true
+            default: false
+            }
         }
 
         /// The value of `Allow`: the methods this resource answers.
@@ -319,6 +367,9 @@ package struct Router: Sendable {
         if resource == .metrics, observability.metrics == nil {
             throw Self.metricsDisabled
         }
+        if resource.isPicsum, !service.picsumEnabled {
+            throw Problem(.notFound, detail: "there is no resource at \(Problem.quoted(target.path)) (picsum.enabled is false)")
+        }
         return resource
     }
 
@@ -356,6 +407,12 @@ package struct Router: Sendable {
             return try eventStream(target, headers: request.headers)
         case .adminDataset(let name):
             return try dropDataset(name, request)
+        case .picsumList:
+            return .response(try picsumList(target, headers: request.headers))
+        case .picsumInfo(let pick):
+            return .response(try picsumInfo(pick, headers: request.headers))
+        case .picsumImage(let pick, let sizes):
+            return try picsumImage(pick, sizes: sizes, target: target, headers: request.headers)
         case .probe(let ready):
             return .response(Self.probeResponse(ready: ready))
         case .openAPI(let format):
