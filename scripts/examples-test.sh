@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# scripts/examples-test.sh: builds the client programs in Examples/ and runs each against a live server.
+#
+#   scripts/examples-test.sh        (EXAMPLES_TEST_BINARY=path uses that ListServer instead of building one)
+#
+# Examples/PhotoList is the photo list post's data layer (PictureData, /v2/list?page=&limit=, URLSession on each
+# download_url), unchanged but for the host: it loads the first 2 pages of 10 and exits 0 only when every picture
+# arrived as a JPEG file of the listed size. The server runs with its default image latency (500-1500 ms), as the
+# app would meet it. Bounded: each step under `timeout`.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$root"
+
+work=$(mktemp -d /tmp/examples-test.XXXXXX)
+cleanup() {
+    local status=$?
+    stop_launched
+    if ((status != 0)); then
+        echo "--- server log"; tail -5 "$work/server.log" 2>/dev/null || true
+        echo "examples-test: FAILED" >&2
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+install_missing_packages "${build_packages[@]}" curl
+if [[ -n ${EXAMPLES_TEST_BINARY:-} ]]; then
+    binary=$EXAMPLES_TEST_BINARY
+else
+    timeout 1500 swift build -c release --product ListServer
+    binary="$(swift build -c release --show-bin-path)/ListServer"
+fi
+timeout 900 swift build --package-path Examples/PhotoList
+launch_server "$work/server.log" 0 "$binary" --threads 2 --data-path :memory:
+port=$launched_port
+log "PhotoList against 127.0.0.1:$port"
+timeout 300 "$(swift build --package-path Examples/PhotoList --show-bin-path)/PhotoList" "http://127.0.0.1:$port" 2 10
+log "examples-test: passed"
