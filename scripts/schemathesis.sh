@@ -76,7 +76,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-launch_server "$log" 0 "$binary" --threads 2 --latency-min-ms 0 --latency-max-ms 5 --data-path :memory:
+launch_server "$log" 0 "$binary" --threads 2 --latency-min-ms 0 --latency-max-ms 5 --image-latency-min-ms 0 \
+    --image-latency-max-ms 5 --data-path :memory:
 server_pid=$launched_pid port=$launched_port
 echo "schemathesis.sh: ListServer (pid $server_pid) on 127.0.0.1:$port; $max_examples examples per operation," \
     "$workers worker(s)" >&2

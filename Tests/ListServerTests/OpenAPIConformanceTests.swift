@@ -242,6 +242,15 @@ struct OpenAPIConformanceTests {
             "/v2/list", "/id/{id}/info", "/seed/{seed}/info", "/id/{id}/{size}", "/id/{id}/{width}/{height}",
             "/seed/{seed}/{size}", "/seed/{seed}/{width}/{height}", "/{size}", "/{width}/{height}",
         ].map { ConformanceCase(template: $0, target: example($0), router: .picsumOff, status: 404) }
+        // OPTIONS on a path of a parameterised route's shape but not its content (an empty id, a size that is not
+        // digits) names no resource.
+        + [
+            ("/items/{id}", "/items/"), ("/items/{id}/detail", "/items//detail"), ("/items/{id}/image", "/items//image"),
+            ("/items/{id}/image.{format}", "/items//image.png"), ("/id/{id}/info", "/id//info"),
+            ("/seed/{seed}/info", "/seed//info"), ("/id/{id}/{size}", "/id/1/x"),
+            ("/id/{id}/{width}/{height}", "/id/1/2/x"), ("/seed/{seed}/{size}", "/seed/s/x"),
+            ("/seed/{seed}/{width}/{height}", "/seed/s/x/2"), ("/{size}", "/x.jpg"), ("/{width}/{height}", "/2/x"),
+        ].map { ConformanceCase(template: $0, target: $1, methods: ["options"], status: 404) }
 
     /// OPTIONS on every path, plain and as a CORS preflight (whose answer has the preflight fields).
     static let optionsCases: [ConformanceCase] = [

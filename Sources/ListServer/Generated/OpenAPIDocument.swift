@@ -483,12 +483,32 @@ enum OpenAPIDocument {
                 is not checked: any non-empty segment (but `changes` and `events`, which are paths of their own) gets the
                 same answer.
               parameters: &optionsItemParameters
-                - $ref: '#/components/parameters/ItemID'
+                - $ref: '#/components/parameters/ItemIDUnchecked'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: &optionsPathResponses
+                '204':
+                  $ref: '#/components/responses/Options'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
           /items/{id}/detail:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -572,7 +592,7 @@ enum OpenAPIDocument {
                 204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:
                 any non-empty segment gets the same answer.
               parameters: *optionsItemParameters
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /items/{id}/image:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -654,7 +674,7 @@ enum OpenAPIDocument {
                 204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:
                 any non-empty segment gets the same answer.
               parameters: *optionsItemParameters
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /items/{id}/image.{format}:
             description: |
               The image of `/items/{id}/image` in the format the extension names (`jpg` or `jpeg`, `png`, `webp`; any other
@@ -697,13 +717,13 @@ enum OpenAPIDocument {
                 204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. Neither the id nor the
                 extension is checked.
               parameters:
-                - $ref: '#/components/parameters/ItemID'
-                - $ref: '#/components/parameters/ImageExtension'
+                - $ref: '#/components/parameters/ItemIDUnchecked'
+                - $ref: '#/components/parameters/ImageExtensionUnchecked'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /v2/list:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -766,7 +786,8 @@ enum OpenAPIDocument {
               operationId: optionsPicsumList
               summary: The methods of this path, and the CORS preflight
               description: |
-                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its
+                shape (sizes are digits); a path of another shape is no resource (404).
               parameters:
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
@@ -828,14 +849,15 @@ enum OpenAPIDocument {
               operationId: optionsPicsumInfo
               summary: The methods of this path, and the CORS preflight
               description: |
-                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its
+                shape (sizes are digits); a path of another shape is no resource (404).
               parameters:
                 - $ref: '#/components/parameters/PicsumID'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /seed/{seed}/info:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -891,14 +913,15 @@ enum OpenAPIDocument {
               operationId: optionsPicsumSeedInfo
               summary: The methods of this path, and the CORS preflight
               description: |
-                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its
+                shape (sizes are digits); a path of another shape is no resource (404).
               parameters:
                 - $ref: '#/components/parameters/PicsumSeed'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /id/{id}/{size}:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -909,7 +932,7 @@ enum OpenAPIDocument {
                 The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's
                 `Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size
                 gives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is
-                400. `grayscale` present (any value) turns it grey; `blur` present without a number is 5, with one it must be
+                400. `grayscale` present (any value) turns it grey; `blur` present without a value is 5, with one it must be
                 1-10.
               parameters: &getPicsumSquareParameters
                 - $ref: '#/components/parameters/PicsumID'
@@ -965,15 +988,16 @@ enum OpenAPIDocument {
               operationId: optionsPicsumSquare
               summary: The methods of this path, and the CORS preflight
               description: |
-                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its
+                shape (sizes are digits); a path of another shape is no resource (404).
               parameters:
                 - $ref: '#/components/parameters/PicsumID'
-                - $ref: '#/components/parameters/PicsumSize'
+                - $ref: '#/components/parameters/PicsumSizeUnchecked'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /id/{id}/{width}/{height}:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -984,7 +1008,7 @@ enum OpenAPIDocument {
                 The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's
                 `Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size
                 gives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is
-                400. `grayscale` present (any value) turns it grey; `blur` present without a number is 5, with one it must be
+                400. `grayscale` present (any value) turns it grey; `blur` present without a value is 5, with one it must be
                 1-10.
               parameters: &getPicsumImageParameters
                 - $ref: '#/components/parameters/PicsumID'
@@ -1041,16 +1065,17 @@ enum OpenAPIDocument {
               operationId: optionsPicsumImage
               summary: The methods of this path, and the CORS preflight
               description: |
-                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its
+                shape (sizes are digits); a path of another shape is no resource (404).
               parameters:
                 - $ref: '#/components/parameters/PicsumID'
-                - $ref: '#/components/parameters/PicsumWidth'
-                - $ref: '#/components/parameters/PicsumHeight'
+                - $ref: '#/components/parameters/PicsumWidthUnchecked'
+                - $ref: '#/components/parameters/PicsumHeightUnchecked'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /seed/{seed}/{size}:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -1111,15 +1136,16 @@ enum OpenAPIDocument {
               operationId: optionsPicsumSeedSquare
               summary: The methods of this path, and the CORS preflight
               description: |
-                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its
+                shape (sizes are digits); a path of another shape is no resource (404).
               parameters:
                 - $ref: '#/components/parameters/PicsumSeed'
-                - $ref: '#/components/parameters/PicsumSize'
+                - $ref: '#/components/parameters/PicsumSizeUnchecked'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /seed/{seed}/{width}/{height}:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -1181,16 +1207,17 @@ enum OpenAPIDocument {
               operationId: optionsPicsumSeedImage
               summary: The methods of this path, and the CORS preflight
               description: |
-                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its
+                shape (sizes are digits); a path of another shape is no resource (404).
               parameters:
                 - $ref: '#/components/parameters/PicsumSeed'
-                - $ref: '#/components/parameters/PicsumWidth'
-                - $ref: '#/components/parameters/PicsumHeight'
+                - $ref: '#/components/parameters/PicsumWidthUnchecked'
+                - $ref: '#/components/parameters/PicsumHeightUnchecked'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /{size}:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -1250,14 +1277,15 @@ enum OpenAPIDocument {
               operationId: optionsPicsumRandomSquare
               summary: The methods of this path, and the CORS preflight
               description: |
-                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its
+                shape (sizes are digits); a path of another shape is no resource (404).
               parameters:
-                - $ref: '#/components/parameters/PicsumSize'
+                - $ref: '#/components/parameters/PicsumSizeUnchecked'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /{width}/{height}:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -1318,15 +1346,16 @@ enum OpenAPIDocument {
               operationId: optionsPicsumRandomImage
               summary: The methods of this path, and the CORS preflight
               description: |
-                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.
+                204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its
+                shape (sizes are digits); a path of another shape is no resource (404).
               parameters:
-                - $ref: '#/components/parameters/PicsumWidth'
-                - $ref: '#/components/parameters/PicsumHeight'
+                - $ref: '#/components/parameters/PicsumWidthUnchecked'
+                - $ref: '#/components/parameters/PicsumHeightUnchecked'
                 - $ref: '#/components/parameters/Access-Control-Request-Method'
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
-              responses: *optionsResponses
+              responses: *optionsPathResponses
           /items/changes:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -1789,6 +1818,50 @@ enum OpenAPIDocument {
                 `Authorization: Bearer <admin.token>`, required when `admin.token` is configured. Without a configured token
                 the admin endpoints take no credentials but answer only loopback clients.
           parameters:
+            ItemIDUnchecked:
+              name: id
+              in: path
+              required: true
+              description: Any non-empty segment; OPTIONS does not check it.
+              schema:
+                type: string
+                minLength: 1
+              example: '42'
+            ImageExtensionUnchecked:
+              name: format
+              in: path
+              required: true
+              description: Any extension; OPTIONS does not check it.
+              schema:
+                type: string
+              example: png
+            PicsumSizeUnchecked:
+              name: size
+              in: path
+              required: true
+              description: Digits, optionally followed by an extension; OPTIONS checks nothing more.
+              schema:
+                type: string
+                pattern: '^[0-9]+(\.[^/]*)?$'
+              example: '300'
+            PicsumWidthUnchecked:
+              name: width
+              in: path
+              required: true
+              description: Digits; OPTIONS checks nothing more.
+              schema:
+                type: string
+                pattern: '^[0-9]+$'
+              example: '200'
+            PicsumHeightUnchecked:
+              name: height
+              in: path
+              required: true
+              description: Digits, optionally followed by an extension; OPTIONS checks nothing more.
+              schema:
+                type: string
+                pattern: '^[0-9]+(\.[^/]*)?$'
+              example: '300'
             PicsumPage:
               name: page
               in: query
@@ -1828,7 +1901,7 @@ enum OpenAPIDocument {
               description: Width and height, 0 (the item's own) or 1-5000, optionally followed by `.jpg`, `.webp` or `.png`.
               schema:
                 type: string
-                pattern: '^[0-9]+(\.[^/]*)?$'
+                pattern: '^0*([0-9]{1,3}|[1-4][0-9]{3}|5000)(\.(jpg|webp|png))?$'
               example: '300.webp'
             PicsumWidth:
               name: width
@@ -1837,7 +1910,7 @@ enum OpenAPIDocument {
               description: Width in pixels, 0 (the item's own) or 1-5000.
               schema:
                 type: string
-                pattern: '^[0-9]+$'
+                pattern: '^0*([0-9]{1,3}|[1-4][0-9]{3}|5000)$'
               example: '200'
             PicsumHeight:
               name: height
@@ -1846,7 +1919,7 @@ enum OpenAPIDocument {
               description: Height in pixels, 0 (the item's own) or 1-5000, optionally followed by `.jpg`, `.webp` or `.png`.
               schema:
                 type: string
-                pattern: '^[0-9]+(\.[^/]*)?$'
+                pattern: '^0*([0-9]{1,3}|[1-4][0-9]{3}|5000)(\.(jpg|webp|png))?$'
               example: '300.jpg'
             PicsumGrayscale:
               name: grayscale
@@ -1860,10 +1933,13 @@ enum OpenAPIDocument {
               name: blur
               in: query
               required: false
-              description: Present without a number is a blur of 5; a number must be 1-10 (else 400), as on Picsum.
+              description: |
+                Present without a value is a blur of 5, as on Picsum; a value must be 1-10 (else 400, where Picsum would
+                take anything that is not a number as 5).
               allowEmptyValue: true
               schema:
                 type: string
+                pattern: '^(|0*([1-9]|10))$'
               example: '2'
             ImageWidth:
               name: w
@@ -1914,7 +1990,7 @@ enum OpenAPIDocument {
               allowEmptyValue: true
               schema:
                 type: string
-                pattern: '^(|[0-9]+)$'
+                pattern: '^(|0*([0-9]|10))$'
               example: '2'
             ImageAccept:
               name: Accept
@@ -5123,7 +5199,7 @@ enum OpenAPIDocument {
                 "description": "204 with `Allow: GET, HEAD, PATCH, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The id\nis not checked: any non-empty segment (but `changes` and `events`, which are paths of their own) gets the\nsame answer.\n",
                 "parameters": [
                   {
-                    "$ref": "#/components/parameters/ItemID"
+                    "$ref": "#/components/parameters/ItemIDUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -5144,6 +5220,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -5376,7 +5455,7 @@ enum OpenAPIDocument {
                 "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:\nany non-empty segment gets the same answer.\n",
                 "parameters": [
                   {
-                    "$ref": "#/components/parameters/ItemID"
+                    "$ref": "#/components/parameters/ItemIDUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -5397,6 +5476,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -5637,7 +5719,7 @@ enum OpenAPIDocument {
                 "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:\nany non-empty segment gets the same answer.\n",
                 "parameters": [
                   {
-                    "$ref": "#/components/parameters/ItemID"
+                    "$ref": "#/components/parameters/ItemIDUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -5658,6 +5740,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -5892,10 +5977,10 @@ enum OpenAPIDocument {
                 "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. Neither the id nor the\nextension is checked.\n",
                 "parameters": [
                   {
-                    "$ref": "#/components/parameters/ItemID"
+                    "$ref": "#/components/parameters/ItemIDUnchecked"
                   },
                   {
-                    "$ref": "#/components/parameters/ImageExtension"
+                    "$ref": "#/components/parameters/ImageExtensionUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -5916,6 +6001,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -6099,7 +6187,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsPicsumList",
                 "summary": "The methods of this path, and the CORS preflight",
-                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its\nshape (sizes are digits); a path of another shape is no resource (404).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -6297,7 +6385,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsPicsumInfo",
                 "summary": "The methods of this path, and the CORS preflight",
-                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its\nshape (sizes are digits); a path of another shape is no resource (404).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumID"
@@ -6321,6 +6409,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -6498,7 +6589,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsPicsumSeedInfo",
                 "summary": "The methods of this path, and the CORS preflight",
-                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its\nshape (sizes are digits); a path of another shape is no resource (404).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumSeed"
@@ -6522,6 +6613,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -6555,7 +6649,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getPicsumSquare",
                 "summary": "Lorem Picsum: one item's image, square",
-                "description": "The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's\n`Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size\ngives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is\n400. `grayscale` present (any value) turns it grey; `blur` present without a number is 5, with one it must be\n1-10.\n",
+                "description": "The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's\n`Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size\ngives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is\n400. `grayscale` present (any value) turns it grey; `blur` present without a value is 5, with one it must be\n1-10.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumID"
@@ -6741,13 +6835,13 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsPicsumSquare",
                 "summary": "The methods of this path, and the CORS preflight",
-                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its\nshape (sizes are digits); a path of another shape is no resource (404).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumID"
                   },
                   {
-                    "$ref": "#/components/parameters/PicsumSize"
+                    "$ref": "#/components/parameters/PicsumSizeUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -6768,6 +6862,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -6801,7 +6898,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getPicsumImage",
                 "summary": "Lorem Picsum: one item's image",
-                "description": "The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's\n`Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size\ngives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is\n400. `grayscale` present (any value) turns it grey; `blur` present without a number is 5, with one it must be\n1-10.\n",
+                "description": "The item's generated image (as `/items/{id}/image`, through the same cache and store latency), with Picsum's\n`Picsum-ID` and `Content-Disposition`. A size of 0 is the item's own (fitted to 5000 pixels a side); one size\ngives a square. The last size segment may end in `.jpg` (the default), `.webp` or `.png`; another extension is\n400. `grayscale` present (any value) turns it grey; `blur` present without a value is 5, with one it must be\n1-10.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumID"
@@ -6993,16 +7090,16 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsPicsumImage",
                 "summary": "The methods of this path, and the CORS preflight",
-                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its\nshape (sizes are digits); a path of another shape is no resource (404).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumID"
                   },
                   {
-                    "$ref": "#/components/parameters/PicsumWidth"
+                    "$ref": "#/components/parameters/PicsumWidthUnchecked"
                   },
                   {
-                    "$ref": "#/components/parameters/PicsumHeight"
+                    "$ref": "#/components/parameters/PicsumHeightUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -7023,6 +7120,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -7218,13 +7318,13 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsPicsumSeedSquare",
                 "summary": "The methods of this path, and the CORS preflight",
-                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its\nshape (sizes are digits); a path of another shape is no resource (404).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumSeed"
                   },
                   {
-                    "$ref": "#/components/parameters/PicsumSize"
+                    "$ref": "#/components/parameters/PicsumSizeUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -7245,6 +7345,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -7446,16 +7549,16 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsPicsumSeedImage",
                 "summary": "The methods of this path, and the CORS preflight",
-                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its\nshape (sizes are digits); a path of another shape is no resource (404).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumSeed"
                   },
                   {
-                    "$ref": "#/components/parameters/PicsumWidth"
+                    "$ref": "#/components/parameters/PicsumWidthUnchecked"
                   },
                   {
-                    "$ref": "#/components/parameters/PicsumHeight"
+                    "$ref": "#/components/parameters/PicsumHeightUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -7476,6 +7579,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -7665,10 +7771,10 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsPicsumRandomSquare",
                 "summary": "The methods of this path, and the CORS preflight",
-                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its\nshape (sizes are digits); a path of another shape is no resource (404).\n",
                 "parameters": [
                   {
-                    "$ref": "#/components/parameters/PicsumSize"
+                    "$ref": "#/components/parameters/PicsumSizeUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -7689,6 +7795,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -7884,13 +7993,13 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsPicsumRandomImage",
                 "summary": "The methods of this path, and the CORS preflight",
-                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked.\n",
+                "description": "204 with `Allow`, plus the preflight fields for a CORS preflight. Nothing in the path is checked beyond its\nshape (sizes are digits); a path of another shape is no resource (404).\n",
                 "parameters": [
                   {
-                    "$ref": "#/components/parameters/PicsumWidth"
+                    "$ref": "#/components/parameters/PicsumWidthUnchecked"
                   },
                   {
-                    "$ref": "#/components/parameters/PicsumHeight"
+                    "$ref": "#/components/parameters/PicsumHeightUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -7911,6 +8020,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -9055,6 +9167,60 @@ enum OpenAPIDocument {
               }
             },
             "parameters": {
+              "ItemIDUnchecked": {
+                "name": "id",
+                "in": "path",
+                "required": true,
+                "description": "Any non-empty segment; OPTIONS does not check it.",
+                "schema": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "example": "42"
+              },
+              "ImageExtensionUnchecked": {
+                "name": "format",
+                "in": "path",
+                "required": true,
+                "description": "Any extension; OPTIONS does not check it.",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "png"
+              },
+              "PicsumSizeUnchecked": {
+                "name": "size",
+                "in": "path",
+                "required": true,
+                "description": "Digits, optionally followed by an extension; OPTIONS checks nothing more.",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9]+(\\.[^/]*)?$"
+                },
+                "example": "300"
+              },
+              "PicsumWidthUnchecked": {
+                "name": "width",
+                "in": "path",
+                "required": true,
+                "description": "Digits; OPTIONS checks nothing more.",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9]+$"
+                },
+                "example": "200"
+              },
+              "PicsumHeightUnchecked": {
+                "name": "height",
+                "in": "path",
+                "required": true,
+                "description": "Digits, optionally followed by an extension; OPTIONS checks nothing more.",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9]+(\\.[^/]*)?$"
+                },
+                "example": "300"
+              },
               "PicsumPage": {
                 "name": "page",
                 "in": "query",
@@ -9102,7 +9268,7 @@ enum OpenAPIDocument {
                 "description": "Width and height, 0 (the item's own) or 1-5000, optionally followed by `.jpg`, `.webp` or `.png`.",
                 "schema": {
                   "type": "string",
-                  "pattern": "^[0-9]+(\\.[^/]*)?$"
+                  "pattern": "^0*([0-9]{1,3}|[1-4][0-9]{3}|5000)(\\.(jpg|webp|png))?$"
                 },
                 "example": "300.webp"
               },
@@ -9113,7 +9279,7 @@ enum OpenAPIDocument {
                 "description": "Width in pixels, 0 (the item's own) or 1-5000.",
                 "schema": {
                   "type": "string",
-                  "pattern": "^[0-9]+$"
+                  "pattern": "^0*([0-9]{1,3}|[1-4][0-9]{3}|5000)$"
                 },
                 "example": "200"
               },
@@ -9124,7 +9290,7 @@ enum OpenAPIDocument {
                 "description": "Height in pixels, 0 (the item's own) or 1-5000, optionally followed by `.jpg`, `.webp` or `.png`.",
                 "schema": {
                   "type": "string",
-                  "pattern": "^[0-9]+(\\.[^/]*)?$"
+                  "pattern": "^0*([0-9]{1,3}|[1-4][0-9]{3}|5000)(\\.(jpg|webp|png))?$"
                 },
                 "example": "300.jpg"
               },
@@ -9142,10 +9308,11 @@ enum OpenAPIDocument {
                 "name": "blur",
                 "in": "query",
                 "required": false,
-                "description": "Present without a number is a blur of 5; a number must be 1-10 (else 400), as on Picsum.",
+                "description": "Present without a value is a blur of 5, as on Picsum; a value must be 1-10 (else 400, where Picsum would\ntake anything that is not a number as 5).\n",
                 "allowEmptyValue": true,
                 "schema": {
-                  "type": "string"
+                  "type": "string",
+                  "pattern": "^(|0*([1-9]|10))$"
                 },
                 "example": "2"
               },
@@ -9213,7 +9380,7 @@ enum OpenAPIDocument {
                 "allowEmptyValue": true,
                 "schema": {
                   "type": "string",
-                  "pattern": "^(|[0-9]+)$"
+                  "pattern": "^(|0*([0-9]|10))$"
                 },
                 "example": "2"
               },
@@ -12826,5 +12993,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x7A18403474C2C0B9
+    static let yamlFNV1a64: UInt64 = 0x4C006C52E3558FC6
 }

@@ -7,7 +7,7 @@ extension Router {
     /// extension: `.jpg` (the default), `.webp`, or `.png`).
     ///
     /// Picsum's rules: a size of 0 is the item's own; more than 5000 is 400; `grayscale` present (with any value)
-    /// turns the image grey; `blur` present without a number is 5, with one it must be 1...10.
+    /// turns the image grey; `blur` present without a value is 5, with one it must be 1...10.
     func picsumImage(_ pick: PicsumPick, sizes: [String], target: RequestTarget, headers: HTTPHeaders)
         throws(Problem) -> RouteOutcome
     {
@@ -59,7 +59,7 @@ extension Router {
         return Int(value)
     }
 
-    /// Picsum's `grayscale` (present: on) and `blur` (present without a number: 5; a number must be 1...10).
+    /// Picsum's `grayscale` (present: on) and `blur` (present without a value: 5; a value must be 1...10).
     static func picsumEffects(_ target: RequestTarget) throws(Problem) -> (grayscale: Bool, blur: Int) {
         var grayscale = false
         var blur = 0
@@ -67,18 +67,19 @@ extension Router {
             switch item.name {
             case "grayscale": grayscale = true
             case "blur":
-                guard let amount = Int(item.value) else {
+                // Stricter than Picsum, which takes any value that is not a number as 5: here only no value is.
+                guard !item.value.isEmpty else {
                     blur = ImageSpec.defaultBlur
                     continue
                 }
-                guard ImageSpec.blurRange.contains(amount) else {
+                guard let amount = UInt64(plainDecimal: item.value), amount >= 1, amount <= 10 else {
                     throw Problem(
                         .invalidParameter,
                         detail: "query parameter \"blur\" must be 1...10 (or present without a value for 5), got "
                             + Problem.quoted(item.value),
                         parameter: "blur")
                 }
-                blur = amount
+                blur = Int(amount)
             default: continue
             }
         }
