@@ -32,6 +32,7 @@ struct ListBenchmarks {
         try pageBenchmarks(&harness)
         scannerBenchmarks(&harness)
         try bodyBenchmarks(&harness)
+        imageBenchmarks(&harness)
         try await cacheBenchmarks(&harness)
         print("\n(\(harness.rounds) timed rounds per benchmark after one warm-up round; checksum \(harness.sink))")
     }

@@ -8,6 +8,8 @@
  *   GET /items?page=P&limit=L   the page body, Content-Type, X-Total-Count, Link
  *   GET /items/<id>             the item body
  *   GET /items/<id>/detail      {"id":..,"amount":..} through a cache; X-Cache HIT|MISS, Server-Timing on a miss
+ *   GET /items/<id>/image       with --image-file PATH: that file's bytes as image/jpeg, as a cached image hit
+ *                               (X-Cache: HIT, ETag, Vary, Content-Disposition), whatever the id and query
  *
  * Items are generated on the fly from (seed, id) exactly as Sources/ListDomain does it (SplitMix64 per field,
  * the same author table, the same JSON byte layout), so the benchmark script can check byte equality.
@@ -59,7 +61,12 @@ static struct {
     size_t cache_capacity;
     uint64_t default_limit;
     uint64_t max_limit;
-} config = {"127.0.0.1", 8080, 2, 42, 10000, 1000, 100000, 20, 100};
+    const char *image_path;
+} config = {"127.0.0.1", 8080, 2, 42, 10000, 1000, 100000, 20, 100, NULL};
+
+/* The bytes of --image-file, read once at start. */
+static char *image_bytes;
+static size_t image_length;
 
 #define MAXIMUM_COUNT (UINT64_C(1) << 53)
 
@@ -609,7 +616,7 @@ static void handle_request(struct evhttp_request *req, void *arg) {
     }
     const char *query = strchr(uri, '?');
     size_t path_length = query ? (size_t)(query - uri) : strlen(uri);
-    enum { ITEMS, ITEM, DETAIL, NONE } route = NONE;
+    enum { ITEMS, ITEM, DETAIL, IMAGE, NONE } route = NONE;
     const char *id_start = uri + 7;
     size_t id_length = 0;
     if (path_length == 6 && memcmp(uri, "/items", 6) == 0) {
@@ -621,6 +628,9 @@ static void handle_request(struct evhttp_request *req, void *arg) {
             route = ITEM;
         else if (id_length > 0 && (size_t)(uri + path_length - slash) == 7 && memcmp(slash, "/detail", 7) == 0)
             route = DETAIL;
+        else if (id_length > 0 && image_bytes && (size_t)(uri + path_length - slash) == 6 &&
+                 memcmp(slash, "/image", 6) == 0)
+            route = IMAGE;
     }
     if (route == NONE) {
         problem(w, req, 404, "Not Found", "not-found", "there is no resource at this path");
@@ -645,6 +655,22 @@ static void handle_request(struct evhttp_request *req, void *arg) {
         break;
     case DETAIL:
         if (item_id(w, req, id_start, id_length, &id)) handle_detail(w, req, id);
+        break;
+    case IMAGE:
+        if (item_id(w, req, id_start, id_length, &id)) {
+            /* The fields ListServer's image hit has (Server-Timing only on a miss). */
+            struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
+            char etag[48], disposition[80];
+            uint64_t etag_inputs[] = {1, 5, id, 600, 400};
+            put_etag(etag, 5, etag_inputs);
+            snprintf(disposition, sizeof disposition, "inline; filename=\"%llu-600x400.jpg\"", (unsigned long long)id);
+            evhttp_add_header(headers, "X-Cache", "HIT");
+            evhttp_add_header(headers, "ETag", etag);
+            evhttp_add_header(headers, "Vary", "Accept");
+            evhttp_add_header(headers, "Content-Type", "image/jpeg");
+            evhttp_add_header(headers, "Content-Disposition", disposition);
+            reply(w, req, 200, "OK", image_bytes, image_length);
+        }
         break;
     case NONE:
         break;
@@ -748,16 +774,33 @@ int main(int argc, char **argv) {
         else if (strcmp(flag, "--latency-ms") == 0) config.latency_ms = (int)number_argument(flag, value, 600000);
         else if (strcmp(flag, "--cache-capacity") == 0) config.cache_capacity = number_argument(flag, value, 10000000);
         else if (strcmp(flag, "--max-limit") == 0) config.max_limit = number_argument(flag, value, 10000);
+        else if (strcmp(flag, "--image-file") == 0 && value) config.image_path = value;
         else {
             fprintf(stderr,
                     "usage: evhttp-baseline [--host 127.0.0.1] [--port 8080] [--threads 2] [--seed 42]\n"
-                    "       [--item-count 10000] [--latency-ms 1000] [--cache-capacity 100000] [--max-limit 100]\n");
+                    "       [--item-count 10000] [--latency-ms 1000] [--cache-capacity 100000] [--max-limit 100]\n"
+                    "       [--image-file PATH]\n");
             return 64;
         }
     }
     if (config.threads < 1 || config.cache_capacity < 1 || config.max_limit < config.default_limit) {
         fprintf(stderr, "evhttp-baseline: --threads, --cache-capacity must be >= 1, --max-limit >= 20\n");
         return 64;
+    }
+    if (config.image_path) {
+        FILE *file = fopen(config.image_path, "rb");
+        if (!file || fseek(file, 0, SEEK_END) != 0) {
+            fprintf(stderr, "evhttp-baseline: cannot read %s\n", config.image_path);
+            return 66;
+        }
+        image_length = (size_t)ftell(file);
+        rewind(file);
+        image_bytes = malloc(image_length ? image_length : 1);
+        if (!image_bytes || fread(image_bytes, 1, image_length, file) != image_length) {
+            fprintf(stderr, "evhttp-baseline: cannot read %s\n", config.image_path);
+            return 66;
+        }
+        fclose(file);
     }
     key_author = mix64(config.seed ^ SALT_AUTHOR);
     key_size = mix64(config.seed ^ SALT_SIZE);

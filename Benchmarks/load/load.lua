@@ -7,6 +7,7 @@
 --   details N     GET /items/<uniform 0..N-1>/detail                (scenario 2: warmed ids)
 --   slow N        the same with Cache-Control: no-cache              (scenario 3: every request waits the store)
 --   path P        GET P, always the same
+--   images N Q    GET /items/<uniform 0..N-1>/image?Q                (Benchmarks/images: image misses)
 --
 -- done() prints one line, "BENCH {json}": wrk's counters and latency percentiles (microseconds), and in "slow"
 -- mode the data for the Little's-law efficiency (the third argument is then the connections per wrk thread).
@@ -60,6 +61,8 @@ function init(args)
       requests[i] = wrk.format("GET", "/items/" .. math.random(0, n - 1) .. "/detail", { ["Cache-Control"] = "no-cache" })
     elseif mode == "path" then
       requests[i] = wrk.format("GET", argument)
+    elseif mode == "images" then
+      requests[i] = wrk.format("GET", "/items/" .. math.random(0, n - 1) .. "/image?" .. args[3])
     else
       error("load.lua: unknown mode " .. tostring(mode))
     end

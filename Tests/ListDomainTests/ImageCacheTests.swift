@@ -33,7 +33,9 @@ private final class CountingEncoder: ImageEncoding {
         for continuation in held { continuation.resume() }
     }
 
-    func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure) -> EncodedImage {
+    nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure)
+        -> EncodedImage
+    {
         await withCheckedContinuation { continuation in
             let gated = state.withLock { state in
                 state.calls += 1
@@ -82,7 +84,7 @@ struct ImageCacheTests {
         let hit = try await cache.lookUp(key(7))
         #expect(hit.source == .hit && hit.readyIn == .zero && hit.bytes == miss.bytes)
         #expect(encoder.calls == 1)
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.hits == 1 && statistics.misses == 2 && statistics.encodes == 1)
         #expect(statistics.entries == 1 && statistics.bytes == 100)
     }
@@ -92,7 +94,7 @@ struct ImageCacheTests {
         let cache = ImageCache(encoder: encoder, latency: .none, capacityBytes: 10_000, clock: TestClock())
         let lookups = (0..<8).map { _ in Task { try await cache.lookUp(key(3)) } }
         await eventually { encoder.waiting == 1 }
-        await eventually { await cache.statistics.coalescedWaits == 7 }
+        await eventually { cache.statistics.coalescedWaits == 7 }
         encoder.release()
         var results: [[UInt8]] = []
         for lookup in lookups { results.append(try await lookup.value.bytes) }
@@ -113,7 +115,7 @@ struct ImageCacheTests {
         #expect(fresh.source != .hit)
         #expect(encoder.calls == 2)
         #expect(try await cache.lookUp(key(1)).source == .hit)
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.bypasses == 1 && statistics.entries == 1 && statistics.bytes == 100)
     }
 
@@ -124,14 +126,14 @@ struct ImageCacheTests {
         _ = try await cache.lookUp(key(2))  // 200
         _ = try await cache.lookUp(key(1))  // a hit: 1 is now the most recently used
         _ = try await cache.lookUp(key(3))  // 300 > 250: 2 goes
-        var statistics = await cache.statistics
+        var statistics = cache.statistics
         #expect(statistics.evictions == 1 && statistics.bytes == 200 && statistics.entries == 2)
         #expect(try await cache.lookUp(key(1)).source == .hit)
         #expect(try await cache.lookUp(key(2)).source != .hit)
         // An image larger than the whole cache is served, not kept.
         let large = try await cache.lookUp(key(9, width: 300))
         #expect(large.bytes.count == 300)
-        statistics = await cache.statistics
+        statistics = cache.statistics
         #expect(statistics.bytes <= 250)
         #expect(try await cache.lookUp(key(9, width: 300)).source != .hit)
     }
@@ -141,12 +143,27 @@ struct ImageCacheTests {
         let cache = ImageCache(encoder: encoder, latency: .none, capacityBytes: 10_000, clock: TestClock())
         let lookups = (0..<3).map { _ in Task { () async throws(ImageFailure) -> ImageLookup in try await cache.lookUp(key(5)) } }
         await eventually { encoder.waiting == 1 }
-        await eventually { await cache.statistics.coalescedWaits == 2 }
+        await eventually { cache.statistics.coalescedWaits == 2 }
         encoder.release()
         for lookup in lookups {
             await #expect(throws: ImageFailure.busy) { try await lookup.value }
         }
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.failures == 1 && statistics.entries == 0)
+    }
+}
+
+@Suite("ImageCache: answering hits at once")
+struct ImageCacheReadyHitTests {
+    @Test func onlyAReadyCachedImageIsAHitAndItCountsAsOne() async throws {
+        let clock = TestClock()
+        let cache = ImageCache(encoder: CountingEncoder(), latency: .fixed(.seconds(1)), capacityBytes: 10_000, clock: clock)
+        #expect(cache.readyHit(key(4)) == nil)
+        _ = try await cache.lookUp(key(4))
+        #expect(cache.readyHit(key(4)) == nil, "encoded, but the store latency has not passed")
+        clock.advance(by: .seconds(1))
+        let hit = try #require(cache.readyHit(key(4)))
+        #expect(hit.source == .hit && hit.readyIn == .zero && hit.bytes.prefix(2) == [4, 100])
+        #expect(cache.statistics.hits == 1 && cache.statistics.misses == 1)
     }
 }

@@ -27,7 +27,7 @@ struct EndToEndImageTests {
             #expect(head.status == 200 && head.body.isEmpty)
             #expect(head.header("Content-Length") == String(miss.body.count))
             #expect(head.header("ETag") == hit.header("ETag"))
-            #expect(await app.images.statistics.encodes == 1)
+            #expect(app.images.statistics.encodes == 1)
         }
     }
 
@@ -59,7 +59,7 @@ struct EndToEndImageTests {
             }
             #expect(bodies.allSatisfy { $0.status == 200 && $0.header("X-Cache") == "MISS" })
             #expect(Set(bodies.map(\.body)).count == 1)
-            let statistics = await app.images.statistics
+            let statistics = app.images.statistics
             #expect(statistics.encodes == 1)
             #expect(statistics.coalescedWaits == 7)
         }
@@ -90,7 +90,7 @@ struct EndToEndImageTests {
             let delayed = try await fetch(port: app.port, "/items/3/image?w=10&delay_ms=300")
             #expect(delayed.status == 200)
             #expect(ContinuousClock.now - start >= .milliseconds(300))
-            #expect(await app.images.statistics.encodes == 1, "the injected 503 encoded nothing")
+            #expect(app.images.statistics.encodes == 1, "the injected 503 encoded nothing")
         }
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Encoded images in front of the slow store, bounded by bytes, with concurrent misses for one image sharing one
 /// encode.
 ///
@@ -14,13 +16,47 @@
 /// The caller holds its response for ``ImageLookup/readyIn`` (the server on a loop timer), so a waiting request
 /// costs no task once its bytes exist. When the bytes held pass `capacityBytes`, the least recently used images go;
 /// an image larger than the whole capacity is served but not kept.
-public actor ImageCache {
-    /// A fetch in flight, which misses for its key join.
-    private struct Flight {
-        let task: Task<Result<EncodedImage, ImageFailure>, Never>
-        /// When it is ready, on the clock's timeline.
+///
+/// Why a class behind a mutex rather than an actor: a lookup is a few dictionary operations, and an actor put two
+/// hops to the shared executor's threads into every miss (to the actor, and back to it when the encode was done)
+/// on top of the two a miss needs (to an image worker and back to the loop). Benchmarks/images counted that as
+/// about a sixth of a 600x400 image's CPU, mostly the kernel switching threads. Here the lookup runs on the
+/// caller's thread (`nonisolated(nonsending)`: a plain async method would hop to the shared executor itself), the
+/// encode's continuation resumes the caller directly, and joiners wait on the flight.
+public final class ImageCache: Sendable {
+    /// A fetch in flight: the lookups that joined it wait here for its result.
+    private final class Flight: Sendable {
         let readyAt: Duration
         let latency: Duration
+        private let state = Mutex<(result: Result<EncodedImage, ImageFailure>?, waiters: [Waiter])>((nil, []))
+
+        typealias Waiter = CheckedContinuation<Result<EncodedImage, ImageFailure>, Never>
+
+        init(readyAt: Duration, latency: Duration) {
+            self.readyAt = readyAt
+            self.latency = latency
+        }
+
+        /// The fetch's result, once its encode is done.
+        nonisolated(nonsending) func result() async -> Result<EncodedImage, ImageFailure> {
+            await withCheckedContinuation { (continuation: Waiter) in
+                let done = state.withLock { state in
+                    if state.result == nil { state.waiters.append(continuation) }
+                    return state.result
+                }
+                if let done { continuation.resume(returning: done) }
+            }
+        }
+
+        /// Hands `result` to every lookup that joined, and to those that come later.
+        func finish(_ result: Result<EncodedImage, ImageFailure>) {
+            let waiters = state.withLock { state in
+                state.result = result
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: result) }
+        }
     }
 
     /// A cached image.
@@ -31,13 +67,17 @@ public actor ImageCache {
         let encodeDuration: Duration
     }
 
+    private struct State {
+        var entries = LRUTable<ImageKey, Entry>(capacity: Int.max)
+        var flights: [ImageKey: Flight] = [:]
+        var counters: ImageCacheStatistics
+    }
+
     private let encoder: any ImageEncoding
     private let latency: LatencyDistribution
     private let random: LockedRandomNumberGenerator
     private let stopwatch: @Sendable () -> Duration
-    private var entries = LRUTable<ImageKey, Entry>(capacity: Int.max)
-    private var flights: [ImageKey: Flight] = [:]
-    private var counters: ImageCacheStatistics
+    private let state: Mutex<State>
 
     /// Creates an empty cache.
     ///
@@ -59,100 +99,128 @@ public actor ImageCache {
         self.latency = latency
         self.random = LockedRandomNumberGenerator(random)
         stopwatch = SlowStore.stopwatch(on: clock)
-        counters = ImageCacheStatistics(capacityBytes: capacityBytes)
+        state = Mutex(State(counters: ImageCacheStatistics(capacityBytes: capacityBytes)))
+    }
+
+    /// What a lookup does once it has looked: answer, wait for a fetch in flight, or make one.
+    private enum Step {
+        case answer(ImageLookup)
+        case join(Flight)
+        case fetch(Flight)
     }
 
     /// The image for `key`: cached, joined or fetched (see the type's description).
     ///
     /// - Throws: The fetch's ``ImageFailure``, for every lookup that made or joined it.
-    public func lookUp(_ key: ImageKey, bypassCache: Bool = false) async throws(ImageFailure) -> ImageLookup {
+    public nonisolated(nonsending) func lookUp(_ key: ImageKey, bypassCache: Bool = false) async throws(ImageFailure)
+        -> ImageLookup
+    {
         let now = stopwatch()
-        if bypassCache {
-            counters.bypasses += 1
-        } else if let entry = entries.value(forKey: key) {
-            if entry.readyAt <= now {
-                counters.hits += 1
-                return ImageLookup(bytes: entry.bytes, source: .hit, readyIn: .zero)
-            }
-            counters.misses += 1
-            counters.coalescedWaits += 1
-            return ImageLookup(
-                bytes: entry.bytes, source: .miss(storeDuration: entry.latency, encodeDuration: entry.encodeDuration),
-                readyIn: entry.readyAt - now)
-        } else if let flight = flights[key] {
-            counters.misses += 1
-            counters.coalescedWaits += 1
-            let encoded = try await flight.task.value.get()
-            return lookup(encoded, readyAt: flight.readyAt, latency: flight.latency)
-        }
-        if !bypassCache {
-            counters.misses += 1
-        }
-        let drawn = random.withLock { generator in latency.sample(using: &generator) }
-        let flight = Flight(
-            task: Task { [encoder] in
-                do throws(ImageFailure) {
-                    return .success(try await encoder.encode(key.spec, as: key.format))
-                } catch {
-                    return .failure(error)
+        let step = state.withLock { state -> Step in
+            if bypassCache {
+                state.counters.bypasses += 1
+            } else if let entry = state.entries.value(forKey: key) {
+                if entry.readyAt <= now {
+                    state.counters.hits += 1
+                    return .answer(ImageLookup(bytes: entry.bytes, source: .hit, readyIn: .zero))
                 }
-            },
-            readyAt: now + drawn, latency: drawn)
-        if !bypassCache {
-            flights[key] = flight
+                // Encoded, but the store latency has not passed yet: wait out the rest, like a joiner.
+                state.counters.misses += 1
+                state.counters.coalescedWaits += 1
+                let source = ImageLookup.Source.miss(storeDuration: entry.latency, encodeDuration: entry.encodeDuration)
+                return .answer(ImageLookup(bytes: entry.bytes, source: source, readyIn: entry.readyAt - now))
+            } else if let flight = state.flights[key] {
+                state.counters.misses += 1
+                state.counters.coalescedWaits += 1
+                return .join(flight)
+            } else {
+                state.counters.misses += 1
+            }
+            let drawn = random.withLock { generator in latency.sample(using: &generator) }
+            let flight = Flight(readyAt: now + drawn, latency: drawn)
+            if !bypassCache {
+                state.flights[key] = flight
+            }
+            return .fetch(flight)
         }
-        let result = await flight.task.value
-        if !bypassCache {
-            flights[key] = nil
+        switch step {
+        case .answer(let lookup):
+            return lookup
+        case .join(let flight):
+            return lookup(try await flight.result().get(), of: flight)
+        case .fetch(let flight):
+            let result: Result<EncodedImage, ImageFailure>
+            do throws(ImageFailure) {
+                result = .success(try await encoder.encode(key.spec, as: key.format))
+            } catch {
+                result = .failure(error)
+            }
+            state.withLock { state in
+                if state.flights[key] === flight { state.flights[key] = nil }
+                switch result {
+                case .failure:
+                    state.counters.failures += 1
+                case .success(let encoded):
+                    state.counters.encodes += 1
+                    Self.keep(
+                        Entry(
+                            bytes: encoded.bytes, readyAt: flight.readyAt, latency: flight.latency,
+                            encodeDuration: encoded.encodeDuration),
+                        for: key, in: &state)
+                }
+            }
+            flight.finish(result)
+            return lookup(try result.get(), of: flight)
         }
-        switch result {
-        case .failure(let failure):
-            counters.failures += 1
-            throw failure
-        case .success(let encoded):
-            counters.encodes += 1
-            keep(
-                Entry(bytes: encoded.bytes, readyAt: flight.readyAt, latency: drawn, encodeDuration: encoded.encodeDuration),
-                for: key)
-            return lookup(encoded, readyAt: flight.readyAt, latency: drawn)
+    }
+
+    /// The image for `key` if it is cached and ready, counted as a hit; nil otherwise (nothing counted: the caller
+    /// goes on to ``lookUp(_:bypassCache:)``). Synchronous, so that a server can answer a hit without a task.
+    public func readyHit(_ key: ImageKey) -> ImageLookup? {
+        let now = stopwatch()
+        return state.withLock { state in
+            guard let entry = state.entries.peekValue(forKey: key), entry.readyAt <= now else { return nil }
+            _ = state.entries.value(forKey: key)  // most recently used
+            state.counters.hits += 1
+            return ImageLookup(bytes: entry.bytes, source: .hit, readyIn: .zero)
         }
     }
 
     /// Forgets every cached image (fetches in flight still answer their waiters, and their bytes are kept).
     public func removeAll() {
-        entries = LRUTable(capacity: Int.max)
-        counters.entries = 0
-        counters.bytes = 0
+        state.withLock { state in
+            state.entries = LRUTable(capacity: Int.max)
+            state.counters.entries = 0
+            state.counters.bytes = 0
+        }
     }
 
     /// The counters so far.
-    public var statistics: ImageCacheStatistics { counters }
+    public var statistics: ImageCacheStatistics { state.withLock { $0.counters } }
 
-    /// The lookup for a fetch's bytes, ready at `readyAt`.
-    private func lookup(_ encoded: EncodedImage, readyAt: Duration, latency: Duration) -> ImageLookup {
+    /// The lookup for a fetch's bytes.
+    private func lookup(_ encoded: EncodedImage, of flight: Flight) -> ImageLookup {
         ImageLookup(
-            bytes: encoded.bytes, source: .miss(storeDuration: latency, encodeDuration: encoded.encodeDuration),
-            readyIn: max(.zero, readyAt - stopwatch()))
+            bytes: encoded.bytes, source: .miss(storeDuration: flight.latency, encodeDuration: encoded.encodeDuration),
+            readyIn: max(.zero, flight.readyAt - stopwatch()))
     }
 
     /// Caches `entry` as the most recently used image, then drops the least recently used ones while the bytes
     /// held pass the capacity; an entry larger than the capacity is not kept.
-    private func keep(_ entry: Entry, for key: Key) {
-        if let replaced = entries.removeValue(forKey: key) {
-            counters.bytes -= replaced.bytes.count
+    private static func keep(_ entry: Entry, for key: ImageKey, in state: inout State) {
+        if let replaced = state.entries.removeValue(forKey: key) {
+            state.counters.bytes -= replaced.bytes.count
         }
-        guard entry.bytes.count <= counters.capacityBytes else {
-            counters.entries = entries.count
-            return
+        if entry.bytes.count <= state.counters.capacityBytes {
+            state.entries.setValue(entry, forKey: key)
+            state.counters.bytes += entry.bytes.count
+            while state.counters.bytes > state.counters.capacityBytes,
+                let (_, evicted) = state.entries.removeLeastRecentlyUsed()
+            {
+                state.counters.bytes -= evicted.bytes.count
+                state.counters.evictions += 1
+            }
         }
-        entries.setValue(entry, forKey: key)
-        counters.bytes += entry.bytes.count
-        while counters.bytes > counters.capacityBytes, let (_, evicted) = entries.removeLeastRecentlyUsed() {
-            counters.bytes -= evicted.bytes.count
-            counters.evictions += 1
-        }
-        counters.entries = entries.count
+        state.counters.entries = state.entries.count
     }
-
-    private typealias Key = ImageKey
 }

@@ -7,7 +7,10 @@ public protocol ImageEncoding: Sendable {
     ///
     /// - Throws: ``ImageFailure/busy`` when no more work can be queued now; ``ImageFailure/encodingFailed(_:)``
     ///   when the codec refused.
-    func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure) -> EncodedImage
+    /// Runs on the caller's executor (`nonisolated(nonsending)`) until it hands the work to its own threads, so a
+    /// server loop that awaits it is resumed directly when the image is ready.
+    nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure)
+        -> EncodedImage
 }
 
 /// An encoded image and what making it cost.

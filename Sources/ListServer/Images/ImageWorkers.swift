@@ -51,7 +51,9 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     }
 
     /// Draws `spec` and encodes it as `format` on a worker.
-    func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure) -> EncodedImage {
+    nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure)
+        -> EncodedImage
+    {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<EncodedImage, ImageFailure>, Never>) in
             let queued = enqueue { codecs in
                 let clock = ContinuousClock()

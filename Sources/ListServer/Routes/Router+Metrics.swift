@@ -16,7 +16,7 @@ extension Router {
         let images = self.images
         return .deferred {
             let statistics = await cache.statistics
-            let imageStatistics = await images?.statistics
+            let imageStatistics = images?.statistics
             return HTTPResponse(
                 status: 200,
                 headers: ["Content-Type": ServerMetrics.contentType, "Cache-Control": "no-store"],

@@ -1,0 +1,15 @@
+import ListDomain
+
+extension ListBenchmarks {
+    /// Drawing a photo list's row image, 600x400 (the encode is the codec's: Benchmarks/images measures it).
+    static func imageBenchmarks(_ harness: inout Harness) {
+        harness.measure("ImageRenderer.render, 600x400 (720,000 bytes of RGB)", iterations: 2_000) { count in
+            var checksum: UInt64 = 0
+            for index in 0..<count {
+                let spec = ImageSpec(id: UInt64(index % 10_000), width: 600, height: 400, color: 0x3F7A59)
+                checksum &+= UInt64(ImageRenderer.render(spec).pixels[360_000])
+            }
+            return checksum
+        }
+    }
+}
