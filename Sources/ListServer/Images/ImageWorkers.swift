@@ -10,7 +10,8 @@ import ListDomain
 /// ``ImageFailure/busy`` (the router answers 503 with `Retry-After`) rather than letting a storm of misses grow the
 /// queue, and the memory of its pixels, without bound.
 ///
-/// Each worker owns its codecs (``ImageCodecs``: TurboJPEG handles are per thread) for its whole life.
+/// Each worker owns its codecs (``ImageCodecs``: TurboJPEG handles are per thread) for its whole life, and runs at a
+/// lower priority than the loops (``niceness``).
 final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     /// A job: runs on a worker with that worker's codecs.
     private typealias Job = (ImageCodecs) -> Void
@@ -24,6 +25,10 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     private var isStopping = false
     /// The most jobs that may wait.
     let queueLimit: Int
+
+    /// The nice value of the workers: below the loops, which must answer pages while images are encoded
+    /// (Benchmarks/images, "storm").
+    static let niceness: Int32 = 10
 
     /// Starts `count` workers (at least 1), named `image-0`, `image-1`, … in `top -H`.
     ///
@@ -42,6 +47,7 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
             let name = "image-\(index)"
             let thread = Thread { [self] in
                 ThreadName.set(name)
+                ThreadPriority.lower(to: Self.niceness)
                 work(with: own)
             }
             thread.name = name
