@@ -28,7 +28,7 @@ struct EndToEndProcessTests {
         #expect(errorLines.first?.contains(key) == true, "stderr: \(stderr)")
     }
 
-    @Test("the loops and the SQLite thread carry their names where top -H, ps -L and perf look")
+    @Test("the loops, the SQLite thread and the image workers carry their names where top -H, ps -L and perf look")
     func threadNames() async throws {
         try await withServer { _ in
             let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
@@ -36,7 +36,29 @@ struct EndToEndProcessTests {
                 tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
                     .map { $0.trimmingCharacters(in: .newlines) })
             // Other tests' servers may run in this process too: these names must be there, whoever owns them.
-            #expect(names.isSuperset(of: ["loop-0", "loop-1", "sqlite-store"]), "\(names.sorted())")
+            #expect(
+                names.isSuperset(of: ["loop-0", "loop-1", "sqlite-store", "image-0", "image-1"]), "\(names.sorted())")
+        }
+    }
+
+    @Test("image workers run at nice 10, below the loops, which keep the default")
+    func imageWorkersYieldToLoops() async throws {
+        try await withServer { _ in
+            let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+            var nice: [String: Set<Int>] = [:]
+            for task in tasks {
+                guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                    let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                    let afterName = stat.range(of: ") ")
+                else { continue }
+                // Field 19 of stat is the nice value; fields are counted from after the name in parentheses.
+                let fields = stat[afterName.upperBound...].split(separator: " ")
+                if let value = Int(fields[16]) {
+                    nice[name.trimmingCharacters(in: .newlines), default: []].insert(value)
+                }
+            }
+            #expect(nice["image-0"] == [10] && nice["image-1"] == [10], "\(nice)")
+            #expect(nice["loop-0"] == [0] && nice["loop-1"] == [0], "\(nice)")
         }
     }
 
