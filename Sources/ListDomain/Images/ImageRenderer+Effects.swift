@@ -1,18 +1,17 @@
-/// Lorem Picsum's `?grayscale` and `?blur=1..10`, on RGB pixels, in integer arithmetic.
+/// Lorem Picsum's `?grayscale` and `?blur=1..10`, on RGB pixels, in integer arithmetic, through spans (no
+/// pointers: ListDomain is no room for C).
 extension ImageRenderer {
     /// Every pixel as its luma (ITU-R BT.601 weights in 8-bit fixed point), in all three channels.
     static func turnGray(_ pixels: inout [UInt8]) {
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            var offset = 0
-            while offset + 2 < buffer.count {
-                let luma = (77 * Int(buffer[offset]) + 150 * Int(buffer[offset + 1]) + 29 * Int(buffer[offset + 2])
-                    + 128) >> 8
-                let value = UInt8(min(255, luma))
-                buffer[offset] = value
-                buffer[offset + 1] = value
-                buffer[offset + 2] = value
-                offset += 3
-            }
+        var span = pixels.mutableSpan
+        var offset = 0
+        while offset + 2 < span.count {
+            let luma = (77 * Int(span[offset]) + 150 * Int(span[offset + 1]) + 29 * Int(span[offset + 2]) + 128) >> 8
+            let value = UInt8(min(255, luma))
+            span[offset] = value
+            span[offset + 1] = value
+            span[offset + 2] = value
+            offset += 3
         }
     }
 
@@ -30,23 +29,16 @@ extension ImageRenderer {
         guard radius > 0, width > 0, height > 0 else { return }
         var scratch = [UInt8](repeating: 0, count: pixels.count)
         for _ in 0..<3 {
-            pixels.withUnsafeBufferPointer { source in
-                scratch.withUnsafeMutableBufferPointer { target in
-                    blurRows(source, into: target, width: width, height: height, radius: radius)
-                }
-            }
-            scratch.withUnsafeBufferPointer { source in
-                pixels.withUnsafeMutableBufferPointer { target in
-                    blurColumns(source, into: target, width: width, height: height, radius: radius)
-                }
-            }
+            var target = scratch.mutableSpan
+            blurRows(pixels.span, into: &target, width: width, height: height, radius: radius)
+            var back = pixels.mutableSpan
+            blurColumns(scratch.span, into: &back, width: width, height: height, radius: radius)
         }
     }
 
     /// One horizontal pass: each pixel becomes the mean of the `2 * radius + 1` pixels around it in its row.
     private static func blurRows(
-        _ source: UnsafeBufferPointer<UInt8>, into target: UnsafeMutableBufferPointer<UInt8>,
-        width: Int, height: Int, radius: Int
+        _ source: Span<UInt8>, into target: inout MutableSpan<UInt8>, width: Int, height: Int, radius: Int
     ) {
         let window = 2 * radius + 1
         for row in 0..<height {
@@ -65,8 +57,7 @@ extension ImageRenderer {
 
     /// One vertical pass: each pixel becomes the mean of the `2 * radius + 1` pixels around it in its column.
     private static func blurColumns(
-        _ source: UnsafeBufferPointer<UInt8>, into target: UnsafeMutableBufferPointer<UInt8>,
-        width: Int, height: Int, radius: Int
+        _ source: Span<UInt8>, into target: inout MutableSpan<UInt8>, width: Int, height: Int, radius: Int
     ) {
         let rowBytes = width * 3
         let window = 2 * radius + 1
