@@ -394,8 +394,10 @@ class Client(threading.Thread):
             for field, value in json.loads(op.body).items():
                 if value is None:
                     learned[field] = item.get(field)
-        if set(item) != {"id", *FIELDS}:
+        if set(item) != {"id", "image_url", *FIELDS}:
             self.fail(f"{what}: the item's fields are {sorted(item)}")
+        elif item["image_url"] != f"/items/{item_id}/image":
+            self.fail(f"{what}: image_url {item['image_url']!r}")
         self.items[item_id] = item
         if fields.get("etag"):
             self.etags[item_id] = fields["etag"]
