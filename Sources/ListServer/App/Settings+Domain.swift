@@ -4,11 +4,19 @@ extension Settings {
     /// The slow store's latency distribution, from `store.latency.*`: `uniform` between `min_ms` and `max_ms`,
     /// `fixed` at `fixed_ms`, `lognormal` around `median_ms` with `spread`, capped at `max_ms`, or `none`.
     var latency: LatencyDistribution {
-        switch latencyDistribution {
-        case .uniform: .uniform(min: .milliseconds(latencyMinMs), max: .milliseconds(latencyMaxMs))
-        case .fixed: .fixed(.milliseconds(latencyFixedMs))
-        case .lognormal:
-            .lognormal(median: .milliseconds(latencyMedianMs), spread: latencySpread, max: .milliseconds(latencyMaxMs))
+        Self.distribution(
+            latencyDistribution, minMs: latencyMinMs, maxMs: latencyMaxMs, fixedMs: latencyFixedMs,
+            medianMs: latencyMedianMs, spread: latencySpread)
+    }
+
+    /// The distribution of `kind` with these parameters (the keys of `store.latency.*` or `image.latency.*`).
+    static func distribution(
+        _ kind: LatencyKind, minMs: Int, maxMs: Int, fixedMs: Int, medianMs: Int, spread: Double
+    ) -> LatencyDistribution {
+        switch kind {
+        case .uniform: .uniform(min: .milliseconds(minMs), max: .milliseconds(maxMs))
+        case .fixed: .fixed(.milliseconds(fixedMs))
+        case .lognormal: .lognormal(median: .milliseconds(medianMs), spread: spread, max: .milliseconds(maxMs))
         case .none: .none
         }
     }
@@ -17,15 +25,9 @@ extension Settings {
 extension Settings {
     /// The latency of an image fetch, from `image.latency.*`, shaped as ``latency`` is.
     var imageLatency: LatencyDistribution {
-        switch imageLatencyDistribution {
-        case .uniform: .uniform(min: .milliseconds(imageLatencyMinMs), max: .milliseconds(imageLatencyMaxMs))
-        case .fixed: .fixed(.milliseconds(imageLatencyFixedMs))
-        case .lognormal:
-            .lognormal(
-                median: .milliseconds(imageLatencyMedianMs), spread: imageLatencySpread,
-                max: .milliseconds(imageLatencyMaxMs))
-        case .none: .none
-        }
+        Self.distribution(
+            imageLatencyDistribution, minMs: imageLatencyMinMs, maxMs: imageLatencyMaxMs, fixedMs: imageLatencyFixedMs,
+            medianMs: imageLatencyMedianMs, spread: imageLatencySpread)
     }
 }
 

@@ -236,30 +236,31 @@ extension Settings {
                 requirement: SettingKey.dataPath.requirement
             )
         }
-        switch settings.latencyDistribution {
-        case .uniform:
-            try requireAtMost(.latencyMinMs, settings.latencyMinMs, .latencyMaxMs, settings.latencyMaxMs, reader)
-        case .lognormal:
-            try requireAtMost(.latencyMedianMs, settings.latencyMedianMs, .latencyMaxMs, settings.latencyMaxMs, reader)
-        case .fixed, .none:
-            break  // neither uses min_ms, max_ms or median_ms
-        }
-        switch settings.imageLatencyDistribution {
-        case .uniform:
-            try requireAtMost(
-                .imageLatencyMinMs, settings.imageLatencyMinMs, .imageLatencyMaxMs, settings.imageLatencyMaxMs, reader)
-        case .lognormal:
-            try requireAtMost(
-                .imageLatencyMedianMs, settings.imageLatencyMedianMs, .imageLatencyMaxMs, settings.imageLatencyMaxMs,
-                reader)
-        case .fixed, .none:
-            break
-        }
+        try requireLatencyOrder(
+            settings.latencyDistribution, min: (.latencyMinMs, settings.latencyMinMs),
+            median: (.latencyMedianMs, settings.latencyMedianMs), max: (.latencyMaxMs, settings.latencyMaxMs), reader)
+        try requireLatencyOrder(
+            settings.imageLatencyDistribution, min: (.imageLatencyMinMs, settings.imageLatencyMinMs),
+            median: (.imageLatencyMedianMs, settings.imageLatencyMedianMs),
+            max: (.imageLatencyMaxMs, settings.imageLatencyMaxMs), reader)
         try requireAtMost(.defaultLimit, settings.paging.defaultLimit, .maxLimit, settings.paging.maxLimit, reader)
         try requireAtMost(
             .maxRequestLineBytes, settings.limits.maxRequestLineBytes,
             .maxHeaderBytes, settings.limits.maxHeaderBytes, reader)
         return settings
+    }
+
+    /// The relations a latency distribution's keys must keep: `min_ms <= max_ms` for `uniform`, `median_ms <=
+    /// max_ms` for `lognormal`; `fixed` and `none` use neither (`store.latency.*` and `image.latency.*` alike).
+    private static func requireLatencyOrder(
+        _ kind: LatencyKind, min: (SettingKey, Int), median: (SettingKey, Int), max: (SettingKey, Int),
+        _ reader: LayeredReader
+    ) throws(ConfigurationError) {
+        switch kind {
+        case .uniform: try requireAtMost(min.0, min.1, max.0, max.1, reader)
+        case .lognormal: try requireAtMost(median.0, median.1, max.0, max.1, reader)
+        case .fixed, .none: break
+        }
     }
 
     /// Reads the `http.max_*` and `http.*_timeout_ms` keys, each checked against its range only.

@@ -56,8 +56,9 @@ final class CacheSeries: Sendable {
         capacity.set(statistics.capacity)
     }
 
-    /// Increments `counter` by how far `value` is past `added`, and remembers the new high mark.
-    private static func advance(_ counter: Metrics.Counter, from added: inout UInt64, to value: UInt64) {
+    /// Increments `counter` by how far `value` is past `added`, and remembers the new high mark (shared with
+    /// ``ImageSeries``).
+    static func advance(_ counter: Metrics.Counter, from added: inout UInt64, to value: UInt64) {
         guard value > added else { return }
         counter.increment(by: Int64(clamping: value - added))
         added = value

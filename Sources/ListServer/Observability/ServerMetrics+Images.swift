@@ -41,22 +41,16 @@ final class ImageSeries: Sendable {
     /// Adds what each count grew by since the last update, and sets the gauges.
     func update(_ statistics: ImageCacheStatistics) {
         added.withLock { added in
-            Self.advance(hits, from: &added.hits, to: statistics.hits)
-            Self.advance(misses, from: &added.misses, to: statistics.misses)
-            Self.advance(coalescedWaits, from: &added.coalescedWaits, to: statistics.coalescedWaits)
-            Self.advance(bypasses, from: &added.bypasses, to: statistics.bypasses)
-            Self.advance(encodes, from: &added.encodes, to: statistics.encodes)
-            Self.advance(failures, from: &added.failures, to: statistics.failures)
-            Self.advance(evictions, from: &added.evictions, to: statistics.evictions)
+            CacheSeries.advance(hits, from: &added.hits, to: statistics.hits)
+            CacheSeries.advance(misses, from: &added.misses, to: statistics.misses)
+            CacheSeries.advance(coalescedWaits, from: &added.coalescedWaits, to: statistics.coalescedWaits)
+            CacheSeries.advance(bypasses, from: &added.bypasses, to: statistics.bypasses)
+            CacheSeries.advance(encodes, from: &added.encodes, to: statistics.encodes)
+            CacheSeries.advance(failures, from: &added.failures, to: statistics.failures)
+            CacheSeries.advance(evictions, from: &added.evictions, to: statistics.evictions)
         }
         entries.set(statistics.entries)
         bytes.set(statistics.bytes)
         capacity.set(statistics.capacityBytes)
-    }
-
-    private static func advance(_ counter: Metrics.Counter, from added: inout UInt64, to value: UInt64) {
-        guard value > added else { return }
-        counter.increment(by: Int64(clamping: value - added))
-        added = value
     }
 }

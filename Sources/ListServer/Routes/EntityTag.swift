@@ -10,7 +10,7 @@ import ListDomain
 ///
 /// The inputs include a number for the kind of representation, so two routes with equal other inputs never share
 /// a tag: 1 for a `/items` page by number, 2 for `/items/<id>`, 3 for a `/items` page by cursor, 4 for
-/// `/items/<id>/detail`.
+/// `/items/<id>/detail`, 5 for an item's image (its size, colour, effects and format follow).
 struct EntityTag: Sendable, Equatable {
     /// The catalog version the representation was made from.
     let version: UInt64

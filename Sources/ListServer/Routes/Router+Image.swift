@@ -5,11 +5,11 @@ extension Router {
     /// Validates the id and the parameters at once, then defers to the image cache.
     ///
     /// The format comes from the path's extension, else `?format=`, else the `Accept` field (see
-    /// ``negotiatedImageFormat(_:)``), else JPEG. The deferred response carries `X-Cache`, on a miss
-    /// `Server-Timing: store;dur=…, encode;dur=…`, a strong `ETag` (304 on a matching `If-None-Match`, after the
-    /// lookup, as for details), `Content-Disposition: inline; filename="42-600x400.jpg"` (Picsum's pattern, with
-    /// `-blur_<n>` and `-grayscale` when they apply), and `Vary: Accept` when
-    /// the format was negotiated. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh.
+    /// ``negotiatedImageFormat(_:)``), else JPEG. The response (at once for a cached image, deferred otherwise)
+    /// carries `X-Cache`, on a miss `Server-Timing: store;dur=…, encode;dur=…`, a strong `ETag` (304 on a matching
+    /// `If-None-Match`, after the lookup, as for details), `Content-Disposition: inline; filename="42-600x400.jpg"`
+    /// (Picsum's pattern, with `-blur_<n>` and `-grayscale` when they apply), and `Vary: Accept` when the format
+    /// was negotiated. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh.
     ///
     /// - Parameters:
     ///   - rawID: The decoded id segment.
