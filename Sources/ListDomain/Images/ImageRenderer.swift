@@ -9,10 +9,22 @@
 public enum ImageRenderer {
     /// The pixels of `spec`'s image.
     public static func render(_ spec: ImageSpec) -> RGBImage {
+        var pixels: [UInt8] = []
+        render(spec, into: &pixels)
+        return RGBImage(width: spec.width, height: spec.height, pixels: pixels)
+    }
+
+    /// Draws `spec`'s image into `pixels`, which become its `width * height * 3` bytes: storage of the right size
+    /// (an image worker's frame from its last image of that size) is drawn over as it is, every byte of it, without
+    /// a new allocation or zero-filling first (for 600x400 that saves 720 KB of writes and the cache misses of
+    /// fresh memory per image).
+    public static func render(_ spec: ImageSpec, into pixels: inout [UInt8]) {
         let width = spec.width
         let height = spec.height
         let rowBytes = width * 3
-        var pixels = [UInt8](repeating: 0, count: rowBytes * height)
+        if pixels.count != rowBytes * height {
+            pixels = [UInt8](repeating: 0, count: rowBytes * height)
+        }
         var span = pixels.mutableSpan
         var bytes = span.mutableBytes
         for row in 0..<height {
@@ -25,7 +37,6 @@ public enum ImageRenderer {
         if spec.blur > 0 {
             boxBlur(&pixels, width: width, height: height, radius: blurRadius(spec))
         }
-        return RGBImage(width: width, height: height, pixels: pixels)
     }
 
     /// A colour as three bytes.
@@ -33,7 +44,10 @@ public enum ImageRenderer {
 
     /// The colour 0xRRGGBB as three bytes.
     static func components(_ color: UInt32) -> Color {
-        (UInt8(truncatingIfNeeded: color >> 16), UInt8(truncatingIfNeeded: color >> 8), UInt8(truncatingIfNeeded: color))
+        (
+            UInt8(truncatingIfNeeded: color >> 16), UInt8(truncatingIfNeeded: color >> 8),
+            UInt8(truncatingIfNeeded: color)
+        )
     }
 
     /// The background of `row`: the item's colour mixed a quarter of the way towards white at the top, the same

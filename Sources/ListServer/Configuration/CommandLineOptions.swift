@@ -206,7 +206,8 @@ struct CommandLineOptions: ParsableCommand {
     var configValues: [AbsoluteConfigKey: ConfigValue] {
         let strings: [(SettingKey, String?)] = [
             (.host, host), (.logLevel, logLevel), (.logFormat, logFormat), (.latencyDistribution, latencyDistribution),
-            (.imageLatencyDistribution, imageLatencyDistribution), (.faultKinds, faultKinds), (.adminToken, adminToken), (.corsAllowOrigin, corsAllowOrigin),
+            (.imageLatencyDistribution, imageLatencyDistribution), (.faultKinds, faultKinds), (.adminToken, adminToken),
+            (.corsAllowOrigin, corsAllowOrigin),
             (.dataPath, dataPath), (.dataSynchronous, dataSynchronous), (.publicURL, publicURL),
         ]
         let booleans: [(SettingKey, Bool?)] = [

@@ -53,8 +53,8 @@ extension Settings {
     /// - `store.latency.spread` (double, default 0.5; `--latency-spread`, `LISTSERVER_LATENCY_SPREAD`): the sigma
     ///   of the `lognormal` latency's natural logarithm, 0...4.
     /// - `image.latency.distribution`, `.min_ms`, `.max_ms`, `.fixed_ms`, `.median_ms`, `.spread` (defaults
-    ///   `uniform`, 500, 1500, 1000, 800, 0.5; `--image-latency-…`, `LISTSERVER_IMAGE_LATENCY_…`): the latency of an
-    ///   image fetch, read and checked exactly like `store.latency.*`.
+    ///   `uniform`, 500, 1500, 1000, 800, 0.5; `--image-latency-…`, `LISTSERVER_IMAGE_LATENCY_…`): the latency of
+    ///   an image fetch, read and checked exactly like `store.latency.*`.
     /// - `image.cache_bytes` (int, default 67108864; `--image-cache-bytes`, `LISTSERVER_IMAGE_CACHE_BYTES`): the
     ///   encoded image bytes the image cache keeps, 0...2^40.
     /// - `image.workers` (int, default 2; `--image-workers`, `LISTSERVER_IMAGE_WORKERS`): threads that draw and

@@ -13,8 +13,19 @@ import ListDomain
 /// Each worker owns its codecs (``ImageCodecs``: TurboJPEG handles are per thread) for its whole life, and runs at a
 /// lower priority than the loops (``niceness``).
 final class ImageWorkers: ImageEncoding, @unchecked Sendable {
-    /// A job: runs on a worker with that worker's codecs.
-    private typealias Job = (ImageCodecs) -> Void
+    /// A job: runs on a worker with that worker's codecs and frame.
+    private typealias Job = (inout WorkerState) -> Void
+
+    /// What a worker keeps from one image to the next.
+    private struct WorkerState {
+        let codecs: ImageCodecs
+        /// The pixels of the last image, drawn over by the next one of the same size (none kept above
+        /// ``largestKeptFrame``, so a 4K image does not hold 25 MB per worker afterwards).
+        var frame: [UInt8] = []
+    }
+
+    /// The largest frame a worker keeps between images: 8 MiB, a 1920x1440 image.
+    static let largestKeptFrame = 8 << 20
 
     private let condition = NSCondition()
     /// Jobs not yet taken; guarded by `condition`.
@@ -60,14 +71,20 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure)
         -> EncodedImage
     {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<EncodedImage, ImageFailure>, Never>) in
-            let queued = enqueue { codecs in
+        typealias Outcome = CheckedContinuation<Result<EncodedImage, ImageFailure>, Never>
+        let result = await withCheckedContinuation { (continuation: Outcome) in
+            let queued = enqueue { worker in
                 let clock = ContinuousClock()
                 let start = clock.now
-                let image = ImageRenderer.render(spec)
+                ImageRenderer.render(spec, into: &worker.frame)
+                defer {
+                    if worker.frame.count > Self.largestKeptFrame { worker.frame = [] }
+                }
                 do throws(ImageCodecError) {
-                    let bytes = try codecs.encode(image, as: format)
-                    continuation.resume(returning: .success(EncodedImage(bytes: bytes, encodeDuration: start.duration(to: clock.now))))
+                    let image = RGBImage(width: spec.width, height: spec.height, pixels: worker.frame)
+                    let bytes = try worker.codecs.encode(image, as: format)
+                    let encoded = EncodedImage(bytes: bytes, encodeDuration: start.duration(to: clock.now))
+                    continuation.resume(returning: .success(encoded))
                 } catch {
                     continuation.resume(returning: .failure(.encodingFailed(error.description)))
                 }
@@ -106,8 +123,9 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
 
     /// A worker's life: take a job, run it, until stopped with nothing left.
     private func work(with codecs: ImageCodecs) {
+        var state = WorkerState(codecs: codecs)
         while let job = next() {
-            job(codecs)
+            job(&state)
         }
     }
 

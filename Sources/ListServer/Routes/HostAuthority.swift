@@ -26,8 +26,8 @@ enum HostAuthority {
             guard isDNSName(host) || isIPv4(host) else { return false }
         }
         if let port {
-            guard (1...5).contains(port.count), port.allSatisfy(isDigit), let value = Int(String(decoding: port, as: UTF8.self)),
-                (1...65_535).contains(value)
+            guard (1...5).contains(port.count), port.allSatisfy(isDigit),
+                let value = Int(String(decoding: port, as: UTF8.self)), (1...65_535).contains(value)
             else { return false }
         }
         return true
@@ -35,11 +35,15 @@ enum HostAuthority {
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
     private static func isDNSName(_ bytes: ArraySlice<UInt8>) -> Bool {
         guard (1...253).contains(bytes.count) else { return false }
         for label in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
             guard (1...63).contains(label.count), label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-"),
-                label.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "-") || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z")) })
+                label.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "-") || isLetter($0) })
             else { return false }
         }
         return true

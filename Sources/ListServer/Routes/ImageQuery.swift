@@ -93,7 +93,8 @@ struct ImageQuery: Sendable, Equatable {
             let name = width == nil ? "h" : "w"
             throw Problem(
                 .invalidParameter,
-                detail: "the image would be \(size.width)x\(size.height) pixels; each side may be 1...\(ImageSpec.maxSide) "
+                detail: "the image would be \(size.width)x\(size.height) pixels; each side may be "
+                    + "1...\(ImageSpec.maxSide) "
                     + "and the whole at most \(ImageSpec.maxPixels) pixels",
                 parameter: name)
         }

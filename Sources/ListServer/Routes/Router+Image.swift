@@ -105,7 +105,8 @@ extension Router {
         case .miss(let storeDuration, let encodeDuration):
             headers.add("X-Cache", "MISS")
             headers.add(
-                "Server-Timing", "store;dur=" + milliseconds(storeDuration) + ", encode;dur=" + milliseconds(encodeDuration))
+                "Server-Timing",
+                "store;dur=" + milliseconds(storeDuration) + ", encode;dur=" + milliseconds(encodeDuration))
         }
         headers.add("ETag", tag.headerValue)
         if negotiated {

@@ -94,7 +94,8 @@ extension Router {
         guard HostAuthority.isValid(host) else {
             throw Problem(
                 .invalidHeader,
-                detail: "the Host field \(Problem.quoted(host)) is not host[:port]; set server.public_url behind a proxy")
+                detail: "the Host field \(Problem.quoted(host)) is not host[:port]; set server.public_url behind a "
+                    + "proxy")
         }
         return "http://" + host.lowercased()
     }

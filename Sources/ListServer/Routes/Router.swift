@@ -368,7 +368,8 @@ package struct Router: Sendable {
             throw Self.metricsDisabled
         }
         if resource.isPicsum, !service.picsumEnabled {
-            throw Problem(.notFound, detail: "there is no resource at \(Problem.quoted(target.path)) (picsum.enabled is false)")
+            throw Problem(
+                .notFound, detail: "there is no resource at \(Problem.quoted(target.path)) (picsum.enabled is false)")
         }
         return resource
     }
