@@ -7,7 +7,8 @@ import Testing
 @Suite("Router: CORS")
 struct RouterCORSTests {
     static let exposed =
-        "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed"
+        "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, "
+        + "Content-Disposition, Picsum-ID"
     /// Every method some route answers.
     static let methods = "GET, HEAD, POST, PATCH, DELETE, OPTIONS"
     /// The request fields the API reads, allowed when a preflight asks for none or for a malformed list.

@@ -2378,7 +2378,7 @@ enum OpenAPIDocument {
                 type: string
                 const: >-
                   Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location,
-                  Idempotent-Replayed
+                  Idempotent-Replayed, Content-Disposition, Picsum-ID
             Vary:
               description: '`Origin` when `cors.allow_origin` is a list of origins: the CORS fields depend on the `Origin`.'
               required: false
@@ -9753,7 +9753,7 @@ enum OpenAPIDocument {
                 "required": false,
                 "schema": {
                   "type": "string",
-                  "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed"
+                  "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, Content-Disposition, Picsum-ID"
                 }
               },
               "Vary": {
@@ -12993,5 +12993,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x9201290DF3B8122B
+    static let yamlFNV1a64: UInt64 = 0x1300AFF068E8D12D
 }

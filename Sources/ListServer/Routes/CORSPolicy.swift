@@ -10,7 +10,8 @@ struct CORSPolicy: Sendable, Equatable {
 
     /// The response fields a browser script may read besides the CORS-safelisted ones.
     static let exposedHeaders =
-        "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed"
+        "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, "
+        + "Content-Disposition, Picsum-ID"
     /// The methods a preflight allows: every method some route answers.
     static let allowedMethods = "GET, HEAD, POST, PATCH, DELETE, OPTIONS"
     /// The request fields a preflight allows: those the API reads.
