@@ -61,15 +61,33 @@ struct RouterPicsumTests {
     }
 
     @Test("a Host that is not host[:port] is refused, never echoed; server.public_url replaces Host")
-    func roots() {
+    func roots() throws {
         for bad in ["evil.example/<script>", "a b", "x:99999", "-bad.example", "[zz::1]"] {
             #expect(router.respond("/v2/list", headers: ["Host": bad]).status == 400, "\(bad)")
         }
         #expect(router.respond("/v2/list", headers: ["Host": "[::1]:8080"]).status == 200)
+        // A compose service name, a fully qualified name and an empty port are hosts too.
+        let underscore = router.respond("/id/1/info", headers: ["Host": "list_server:8080"]).jsonObject
+        #expect(underscore?["url"] as? String == "http://list_server:8080/items/1")
+        #expect(router.respond("/id/1/info", headers: ["Host": "Example.COM."]).jsonObject?["url"] as? String
+            == "http://example.com./items/1")
+        #expect(router.respond("/id/1/info", headers: ["Host": "example.com:"]).jsonObject?["url"] as? String
+            == "http://example.com/items/1")
         var service = ServiceOptions()
         service.publicURL = "https://photos.example/base"
-        let proxied = RouterFixture.router(service: service).respond("/id/3/info", headers: ["Host": "internal:1"])
+        let behindProxy = RouterFixture.router(service: service)
+        let proxied = behindProxy.respond("/id/3/info", headers: ["Host": "internal:1"])
         #expect((proxied.jsonObject?["url"] as? String) == "https://photos.example/base/items/3")
+        // A redirect stays under the public URL's path too.
+        let redirect = behindProxy.respond("/seed/x/20", headers: ["Host": "internal:1"]).headers["Location"]
+        #expect(redirect?.hasPrefix("https://photos.example/base/id/") == true, "\(redirect ?? "none")")
+        let direct = router.respond("/seed/x/20", headers: host).headers["Location"]
+        #expect(direct?.hasPrefix("http://127.0.0.1:8080/id/") == true)
+        // A public URL whose path could break out of Link's <…> or a JSON string is refused at start.
+        for bad in ["http://h/a>b", "http://h/a,b", "https://h/\"q", "http://h/a b", "ftp://h", "http://h?x=1"] {
+            #expect(throws: PublicURL.ParseError.self, "\(bad)") { try PublicURL(parsing: bad) }
+        }
+        #expect(try PublicURL(parsing: "HTTPS://Photos.Example/base/").text == "https://photos.example/base")
     }
 
     @Test("/id/<id>/info is the list's object; a seed picks the same live item every time and on every server")

@@ -43,9 +43,12 @@ struct PublicURL: Sendable, Equatable {
         guard HostAuthority.isValid(authority) else {
             throw ParseError(description: "\"\(text)\" has no valid host[:port] after the scheme")
         }
-        guard path.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
-        else {
-            throw ParseError(description: "\"\(text)\" has a query, a fragment or a character a path may not hold")
+        // RFC 3986 path characters only (unreserved, sub-delims but `,` and `;`, `:`, `@`, `%`, `/`): the URL is
+        // written into `Link: <…>` and JSON, where `<`, `>`, `"`, `,` or `\` would break out.
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+=:@%/".utf8)
+        guard path.utf8.allSatisfy({ allowed.contains($0) }) else {
+            throw ParseError(
+                description: "\"\(text)\" has a query, a fragment or a character a URL path may not hold")
         }
         var url = lowered.prefix(schemeLength) + authority.lowercased() + path
         while url.hasSuffix("/") { url.removeLast() }

@@ -1083,7 +1083,8 @@ enum OpenAPIDocument {
               operationId: getPicsumSeedSquare
               summary: "Lorem Picsum: the image a seed picks, square (a redirect)"
               description: |
-                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with
+                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (absolute, under `server.public_url` or the
+                request's `Host`; Lorem Picsum redirects the same way), with
                 `blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives
                 a square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on
                 every server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).
@@ -1153,7 +1154,8 @@ enum OpenAPIDocument {
               operationId: getPicsumSeedImage
               summary: "Lorem Picsum: the image a seed picks (a redirect)"
               description: |
-                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with
+                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (absolute, under `server.public_url` or the
+                request's `Host`; Lorem Picsum redirects the same way), with
                 `blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives
                 a square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on
                 every server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).
@@ -1225,7 +1227,8 @@ enum OpenAPIDocument {
               operationId: getPicsumRandomSquare
               summary: "Lorem Picsum: the next image of the sequence, square (a redirect)"
               description: |
-                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with
+                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (absolute, under `server.public_url` or the
+                request's `Host`; Lorem Picsum redirects the same way), with
                 `blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives
                 a square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on
                 every server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).
@@ -1293,7 +1296,8 @@ enum OpenAPIDocument {
               operationId: getPicsumRandomImage
               summary: "Lorem Picsum: the next image of the sequence (a redirect)"
               description: |
-                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with
+                A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (absolute, under `server.public_url` or the
+                request's `Host`; Lorem Picsum redirects the same way), with
                 `blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives
                 a square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on
                 every server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).
@@ -2469,12 +2473,14 @@ enum OpenAPIDocument {
                 pattern: '^<[^>]*/v2/list\?page=[0-9]+&limit=[0-9]+>; rel="(prev|next)"(, <[^>]*/v2/list\?page=[0-9]+&limit=[0-9]+>; rel="next")?$'
               example: <http://127.0.0.1:8080/v2/list?page=2&limit=30>; rel="next"
             PicsumLocation:
-              description: The picked item's image, server-relative, Picsum's shape.
+              description: |
+                The picked item's image, Picsum's shape: absolute from `server.public_url` or the request's `Host`
+                (server-relative without either).
               required: true
               schema:
                 type: string
-                pattern: '^/id/[0-9]+/[0-9]+/[0-9]+\.(jpg|webp|png)(\?(blur=[0-9]+)?(&?grayscale)?)?$'
-              example: /id/42/200/300.jpg?blur=5&grayscale
+                pattern: '^(https?://[^/]+(/[^?]*)?)?/id/[0-9]+/[0-9]+/[0-9]+\.(jpg|webp|png)(\?(blur=[0-9]+)?(&?grayscale)?)?$'
+              example: http://127.0.0.1:8080/id/42/200/300.jpg?blur=5&grayscale
             Picsum-ID:
               description: The id of the item shown, as Lorem Picsum names its image.
               required: true
@@ -7156,7 +7162,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getPicsumSeedSquare",
                 "summary": "Lorem Picsum: the image a seed picks, square (a redirect)",
-                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
+                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (absolute, under `server.public_url` or the\nrequest's `Host`; Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumSeed"
@@ -7381,7 +7387,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getPicsumSeedImage",
                 "summary": "Lorem Picsum: the image a seed picks (a redirect)",
-                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
+                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (absolute, under `server.public_url` or the\nrequest's `Host`; Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumSeed"
@@ -7615,7 +7621,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getPicsumRandomSquare",
                 "summary": "Lorem Picsum: the next image of the sequence, square (a redirect)",
-                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
+                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (absolute, under `server.public_url` or the\nrequest's `Host`; Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumSize"
@@ -7831,7 +7837,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getPicsumRandomImage",
                 "summary": "Lorem Picsum: the next image of the sequence (a redirect)",
-                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
+                "description": "A 302 to the `/id/<id>/<width>/<height>.<ext>` of the item picked (absolute, under `server.public_url` or the\nrequest's `Host`; Lorem Picsum redirects the same way), with\n`blur` and `grayscale` carried over as `?blur=<n>&grayscale`. A size of 0 becomes the item's own; one size gives\na square; the extension defaults to `.jpg`. /seed: the item a hash of the seed text picks (FNV-1a, the same on\nevery server and run); without one: the next item of a sequence seeded by `items.seed` (Picsum picks at random).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PicsumWidth"
@@ -9847,13 +9853,13 @@ enum OpenAPIDocument {
                 "example": "<http://127.0.0.1:8080/v2/list?page=2&limit=30>; rel=\"next\""
               },
               "PicsumLocation": {
-                "description": "The picked item's image, server-relative, Picsum's shape.",
+                "description": "The picked item's image, Picsum's shape: absolute from `server.public_url` or the request's `Host`\n(server-relative without either).\n",
                 "required": true,
                 "schema": {
                   "type": "string",
-                  "pattern": "^/id/[0-9]+/[0-9]+/[0-9]+\\.(jpg|webp|png)(\\?(blur=[0-9]+)?(&?grayscale)?)?$"
+                  "pattern": "^(https?://[^/]+(/[^?]*)?)?/id/[0-9]+/[0-9]+/[0-9]+\\.(jpg|webp|png)(\\?(blur=[0-9]+)?(&?grayscale)?)?$"
                 },
-                "example": "/id/42/200/300.jpg?blur=5&grayscale"
+                "example": "http://127.0.0.1:8080/id/42/200/300.jpg?blur=5&grayscale"
               },
               "Picsum-ID": {
                 "description": "The id of the item shown, as Lorem Picsum names its image.",
@@ -12993,5 +12999,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x1300AFF068E8D12D
+    static let yamlFNV1a64: UInt64 = 0x6CA0DEF44583F7A2
 }

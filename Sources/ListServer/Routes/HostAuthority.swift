@@ -2,8 +2,18 @@
 /// sends back (`/v2/list`'s absolute `url` and `download_url`): a client must not be able to make the server echo
 /// arbitrary text.
 enum HostAuthority {
-    /// Whether `text` is a DNS name (letters, digits and `-` in dot-separated labels of 1–63, 253 in all), an IPv4
-    /// literal or a bracketed IPv6 literal, with an optional `:port` in 1...65535.
+    /// `text` as the root of a URL: lowercased, without an empty port (`example.com:` is `example.com`), or nil
+    /// when it is not valid (see ``isValid(_:)``).
+    static func normalized(_ text: String) -> String? {
+        guard isValid(text) else { return nil }
+        var host = text.lowercased()
+        if host.hasSuffix(":") { host.removeLast() }
+        return host
+    }
+
+    /// Whether `text` is a DNS name (letters, digits, `-` and `_` in dot-separated labels of 1–63, 253 in all, with
+    /// a trailing dot allowed), an IPv4 literal or a bracketed IPv6 literal, with an optional `:port` in 1...65535
+    /// (an empty port, which RFC 3986 allows, counts as none).
     static func isValid(_ text: some StringProtocol) -> Bool {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= 261 else { return false }
@@ -25,7 +35,7 @@ enum HostAuthority {
             }
             guard isDNSName(host) || isIPv4(host) else { return false }
         }
-        if let port {
+        if let port, !port.isEmpty {
             guard (1...5).contains(port.count), port.allSatisfy(isDigit),
                 let value = Int(String(decoding: port, as: UTF8.self)), (1...65_535).contains(value)
             else { return false }
@@ -40,10 +50,13 @@ enum HostAuthority {
     }
 
     private static func isDNSName(_ bytes: ArraySlice<UInt8>) -> Bool {
-        guard (1...253).contains(bytes.count) else { return false }
-        for label in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
+        // A fully qualified name may end in a dot (`example.com.`).
+        let name = bytes.count > 1 && bytes.last == UInt8(ascii: ".") ? bytes.dropLast() : bytes
+        guard (1...253).contains(name.count) else { return false }
+        for label in name.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
+            // `_` too: container and service names (docker compose's `list_server`) have them.
             guard (1...63).contains(label.count), label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-"),
-                label.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "-") || isLetter($0) })
+                label.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || isLetter($0) })
             else { return false }
         }
         return true

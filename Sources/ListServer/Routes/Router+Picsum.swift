@@ -91,13 +91,13 @@ extension Router {
     func publicRoot(_ headers: HTTPHeaders) throws(Problem) -> String {
         if let publicURL = service.publicURL { return publicURL }
         guard let host = headers["Host"] else { return "" }
-        guard HostAuthority.isValid(host) else {
+        guard let authority = HostAuthority.normalized(host) else {
             throw Problem(
                 .invalidHeader,
                 detail: "the Host field \(Problem.quoted(host)) is not host[:port]; set server.public_url behind a "
                     + "proxy")
         }
-        return "http://" + host.lowercased()
+        return "http://" + authority
     }
 
     /// `{"id":"42","author":…,"width":…,"height":…,"url":…,"download_url":…}`, Picsum's member order.

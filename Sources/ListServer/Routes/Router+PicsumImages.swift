@@ -34,7 +34,9 @@ extension Router {
         let own = ImageSpec.fitted(width: item.width, height: item.height)
         let size = (width: width == 0 ? own.width : width, height: height == 0 ? own.height : height)
         guard case .id = pick else {
-            var location = "/id/\(item.id)/\(size.width)/\(size.height).\(format.fileExtension)"
+            // Absolute, as Picsum's (and under server.public_url's path prefix when it has one).
+            var location =
+                try publicRoot(headers) + "/id/\(item.id)/\(size.width)/\(size.height).\(format.fileExtension)"
             var query: [String] = []
             if blur > 0 { query.append("blur=\(blur)") }
             if grayscale { query.append("grayscale") }
