@@ -102,7 +102,13 @@ struct EndToEndDetailTests {
             for id in 0..<6 { group.addTask { try await fetch(port: port, "/items/\(id)/detail").status } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        try await waitForStoreFetches(app, 6)
+        do {
+            try await waitForStoreFetches(app, 6)
+        } catch {
+            await app.shutdown(grace: .seconds(5))  // never release a running server: see the test below
+            _ = try? await answers
+            throw error
+        }
         #expect(await app.cache.statistics.storeFetches == 6)
         await app.shutdown(grace: .seconds(5))
         #expect(try await answers == [200, 200, 200, 200, 200, 200])
@@ -117,7 +123,14 @@ struct EndToEndDetailTests {
             for id in 0..<4 { group.addTask { try await fetch(port: port, "/items/\(id)/detail").status } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        try await waitForStoreFetches(app, 4)
+        do {
+            try await waitForStoreFetches(app, 4)
+        } catch {
+            // Stop the server before failing: released while its loops run, it would take the test process down.
+            await app.shutdown(grace: .milliseconds(300))
+            _ = try? await answers
+            throw error
+        }
         await app.shutdown(grace: .milliseconds(300))
         let statuses = try await answers
         #expect(statuses == [503, 503, 503, 503])

@@ -198,7 +198,7 @@ struct RouterImageTests {
         let workers = try ImageWorkers(count: 1, queueLimit: 1)
         defer { workers.stop() }
         // Slow jobs: the first occupies the worker, the second waits, the third finds the queue full.
-        let spec = ImageSpec(id: 1, width: 1500, height: 1500, color: 0x808080, blur: 10)
+        let spec = ImageSpec(id: 1, width: 1000, height: 1000, color: 0x808080, blur: 3)
         let results = await withTaskGroup(of: Result<EncodedImage, ImageFailure>.self) { group in
             for _ in 0..<3 {
                 group.addTask {
