@@ -34,8 +34,7 @@ struct ImageQuery: Sendable, Equatable {
         do {
             items = try target.queryItems()
         } catch {
-            let what = error.name.map { "the value of query parameter \(Problem.quoted($0))" } ?? "the parameter name"
-            throw Problem(.invalidRequestTarget, detail: "\(what) \(Problem.quoted(error.raw)) \(error.reason.phrase)")
+            throw error.problem
         }
         for item in items {
             switch item.name {

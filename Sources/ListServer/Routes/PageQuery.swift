@@ -61,8 +61,7 @@ package struct PageQuery: Sendable, Equatable {
             for rule in [pageRule, limitRule, afterRule, beforeRule] where error.name == rule.name {
                 throw rule.problem(got: Problem.quoted(error.raw) + ", which " + error.reason.phrase)
             }
-            let what = error.name.map { "the value of query parameter \(Problem.quoted($0))" } ?? "the parameter name"
-            throw Problem(.invalidRequestTarget, detail: "\(what) \(Problem.quoted(error.raw)) \(error.reason.phrase)")
+            throw error.problem
         }
         for item in items {
             switch item.name {
@@ -116,6 +115,15 @@ package struct PageQuery: Sendable, Equatable {
 }
 
 /// How one integer query parameter is checked, and the problem it reports (``PageQuery`` and `/items/changes`).
+extension QueryStringError {
+    /// The 400 for a query that does not decode: `invalid-request-target`, naming the parameter whose value failed
+    /// (or the name itself), what was received and why.
+    var problem: Problem {
+        let what = name.map { "the value of query parameter \(Problem.quoted($0))" } ?? "the parameter name"
+        return Problem(.invalidRequestTarget, detail: "\(what) \(Problem.quoted(raw)) \(reason.phrase)")
+    }
+}
+
 struct QueryIntegerRule {
     let name: String
     let range: ClosedRange<UInt64>

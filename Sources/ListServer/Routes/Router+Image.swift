@@ -19,7 +19,7 @@ extension Router {
     func image(_ rawID: String, fileExtension: String?, target: RequestTarget, headers: HTTPHeaders)
         throws(Problem) -> RouteOutcome
     {
-        guard images != nil else {
+        guard let images else {
             throw Problem(.notFound, detail: "images are not served by this server")
         }
         let state = lists.state(of: try Self.listName(headers))
@@ -44,18 +44,16 @@ extension Router {
             id: id, width: size.width, height: size.height, color: item.rgb, grayscale: query.grayscale,
             blur: query.blur)
         return serveImage(
-            spec, format: format, version: state.header.version, headers: headers, negotiated: chosen == nil)
+            spec, format: format, from: images, version: state.header.version, headers: headers,
+            negotiated: chosen == nil)
     }
 
-    /// The deferred answer for `spec` in `format` through the image cache: what `/items/<id>/image` and Picsum's
-    /// `/id/…` routes share. `picsumID` adds Picsum's `Picsum-ID` field.
+    /// The answer for `spec` in `format` through `images`, the router's image cache: what `/items/<id>/image` and
+    /// Picsum's `/id/…` routes share. `picsumID` adds Picsum's `Picsum-ID` field.
     func serveImage(
-        _ spec: ImageSpec, format: ImageFormat, version: UInt64, headers: HTTPHeaders, negotiated: Bool,
-        picsumID: UInt64? = nil
+        _ spec: ImageSpec, format: ImageFormat, from images: ImageCache, version: UInt64, headers: HTTPHeaders,
+        negotiated: Bool, picsumID: UInt64? = nil
     ) -> RouteOutcome {
-        guard let images else {
-            return .response(Problem(.notFound, detail: "images are not served by this server").response())
-        }
         let tag = EntityTag(
             version: version, 5, spec.id, UInt64(spec.width), UInt64(spec.height), UInt64(spec.color),
             UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0), UInt64(ImageFormat.allCases.firstIndex(of: format)!))

@@ -11,7 +11,7 @@ extension Router {
     func picsumImage(_ pick: PicsumPick, sizes: [String], target: RequestTarget, headers: HTTPHeaders)
         throws(Problem) -> RouteOutcome
     {
-        guard images != nil else {
+        guard let images else {
             throw Problem(.notFound, detail: "images are not served by this server")
         }
         var segments = sizes
@@ -46,7 +46,7 @@ extension Router {
         let spec = ImageSpec(
             id: item.id, width: size.width, height: size.height, color: item.rgb, grayscale: grayscale, blur: blur)
         return serveImage(
-            spec, format: format, version: state.header.version, headers: headers, negotiated: false,
+            spec, format: format, from: images, version: state.header.version, headers: headers, negotiated: false,
             picsumID: item.id)
     }
 
