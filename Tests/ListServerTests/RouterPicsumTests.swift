@@ -137,6 +137,10 @@ struct RouterPicsumTests {
         #expect(router.respond("/200/5001").status == 400)
         #expect(router.respond("/200/300?blur=0").status == 400)
         #expect(router.respond("/200/300?blur=abc").jsonObject?["parameter"] as? String == "blur")
+        #expect(router.respond("/200/300?blur=2&blur=3").jsonObject?["parameter"] as? String == "blur")
+        #expect(router.respond("/200/300?grayscale=%zz").status == 400)
+        #expect(router.respond("/v2/list?page=%zz", headers: host).status == 400)
+        #expect(router.respond("/200/300?grayscale&grayscale=1").jsonObject?["parameter"] as? String == "grayscale")
         #expect(router.respond("/200/300.gif").jsonObject?["parameter"] as? String == "format")
         #expect(router.respond("/abc/300").status == 404)
     }

@@ -602,8 +602,9 @@ enum OpenAPIDocument {
               description: |
                 The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap
                 font: the same decoded pixels for the same item, size and options on every server. The size is `w`x`h`;
-                with one of them the other keeps the item's shape; with neither it is the item's own `width`x`height`,
-                made smaller (same shape) to fit 5000 pixels a side and 25 megapixels. The format is the path's extension
+                with one of them the other keeps the item's shape (400 naming the one given when the other would pass
+                5000); with neither it is the item's own `width`x`height`, made smaller (same shape) to fit 5000 pixels a
+                side and 25 megapixels. The format is the path's extension
                 (`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with
                 `Vary: Accept`), else JPEG.
 
@@ -1873,6 +1874,7 @@ enum OpenAPIDocument {
               description: Picsum's page number; 1 when missing or not a number above 0 (never an error).
               schema:
                 type: string
+                pattern: '^[^\u0000]*$'
               example: '2'
             PicsumLimit:
               name: limit
@@ -1881,6 +1883,7 @@ enum OpenAPIDocument {
               description: Picsum's page size; 30 when missing or not a number above 0, at most 100 (never an error).
               schema:
                 type: string
+                pattern: '^[^\u0000]*$'
               example: '30'
             PicsumID:
               name: id
@@ -1929,17 +1932,18 @@ enum OpenAPIDocument {
               name: grayscale
               in: query
               required: false
-              description: Present (with any value) turns the image grey, as on Picsum.
+              description: Present (with any value) turns the image grey, as on Picsum; given at most once (else 400).
               allowEmptyValue: true
               schema:
                 type: string
+                pattern: '^[^\u0000]*$'
             PicsumBlur:
               name: blur
               in: query
               required: false
               description: |
-                Present without a value is a blur of 5, as on Picsum; a value must be 1-10 (else 400, where Picsum would
-                take anything that is not a number as 5).
+                Present without a value is a blur of 5, as on Picsum; a value must be 1-10, given at most once (else 400,
+                where Picsum would take anything that is not a number as 5, or the first of several).
               allowEmptyValue: true
               schema:
                 type: string
@@ -5518,7 +5522,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getItemImage",
                 "summary": "The generated image of one item",
-                "description": "The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap\nfont: the same decoded pixels for the same item, size and options on every server. The size is `w`x`h`;\nwith one of them the other keeps the item's shape; with neither it is the item's own `width`x`height`,\nmade smaller (same shape) to fit 5000 pixels a side and 25 megapixels. The format is the path's extension\n(`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with\n`Vary: Accept`), else JPEG.\n\nSlow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by\ndefault) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,\n64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one\nencode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets\n304 only after the lookup. When every image worker is busy and `image.queue_limit` images already wait:\n503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,\n`fail`, `fail_rate`, `fail_first`) are ignored.\n",
+                "description": "The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap\nfont: the same decoded pixels for the same item, size and options on every server. The size is `w`x`h`;\nwith one of them the other keeps the item's shape (400 naming the one given when the other would pass\n5000); with neither it is the item's own `width`x`height`, made smaller (same shape) to fit 5000 pixels a\nside and 25 megapixels. The format is the path's extension\n(`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with\n`Vary: Accept`), else JPEG.\n\nSlow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by\ndefault) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,\n64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one\nencode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets\n304 only after the lookup. When every image worker is busy and `image.queue_limit` images already wait:\n503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,\n`fail`, `fail_rate`, `fail_first`) are ignored.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
@@ -9233,7 +9237,8 @@ enum OpenAPIDocument {
                 "required": false,
                 "description": "Picsum's page number; 1 when missing or not a number above 0 (never an error).",
                 "schema": {
-                  "type": "string"
+                  "type": "string",
+                  "pattern": "^[^\\u0000]*$"
                 },
                 "example": "2"
               },
@@ -9243,7 +9248,8 @@ enum OpenAPIDocument {
                 "required": false,
                 "description": "Picsum's page size; 30 when missing or not a number above 0, at most 100 (never an error).",
                 "schema": {
-                  "type": "string"
+                  "type": "string",
+                  "pattern": "^[^\\u0000]*$"
                 },
                 "example": "30"
               },
@@ -9304,17 +9310,18 @@ enum OpenAPIDocument {
                 "name": "grayscale",
                 "in": "query",
                 "required": false,
-                "description": "Present (with any value) turns the image grey, as on Picsum.",
+                "description": "Present (with any value) turns the image grey, as on Picsum; given at most once (else 400).",
                 "allowEmptyValue": true,
                 "schema": {
-                  "type": "string"
+                  "type": "string",
+                  "pattern": "^[^\\u0000]*$"
                 }
               },
               "PicsumBlur": {
                 "name": "blur",
                 "in": "query",
                 "required": false,
-                "description": "Present without a value is a blur of 5, as on Picsum; a value must be 1-10 (else 400, where Picsum would\ntake anything that is not a number as 5).\n",
+                "description": "Present without a value is a blur of 5, as on Picsum; a value must be 1-10, given at most once (else 400,\nwhere Picsum would take anything that is not a number as 5, or the first of several).\n",
                 "allowEmptyValue": true,
                 "schema": {
                   "type": "string",
@@ -12999,5 +13006,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x6CA0DEF44583F7A2
+    static let yamlFNV1a64: UInt64 = 0x28E1D1AD63EF9052
 }

@@ -100,7 +100,8 @@ struct ImageQuery: Sendable, Equatable {
         return size
     }
 
-    private static func setOnce(_ slot: inout String?, _ value: String, name: String) throws(Problem) {
+    /// Stores `value` in `slot`, or throws a 400 naming `name` when the parameter was already given.
+    static func setOnce(_ slot: inout String?, _ value: String, name: String) throws(Problem) {
         if let first = slot {
             throw Problem(
                 .invalidParameter,

@@ -18,7 +18,7 @@ extension Router {
         let state = lists.state(of: try Self.listName(headers))
         var page: UInt64 = 1
         var limit = Self.picsumDefaultLimit
-        for item in (try? target.queryItems()) ?? [] {
+        for item in try Self.picsumQuery(target) {
             // Picsum's rules: a value that is no number above 0 counts as the default; the last one given wins.
             switch item.name {
             case "page": page = UInt64(plainDecimal: item.value).flatMap { $0 >= 1 ? $0 : nil } ?? 1
@@ -50,6 +50,16 @@ extension Router {
             fields.add("Link", link(page - 1, "prev") + ", " + link(page + 1, "next"))
         }
         return HTTPResponse(status: 200, headers: fields, body: json.bytes)
+    }
+
+    /// The query's items; a query that does not decode is a 400 here as everywhere (Picsum's clamping is for
+    /// values, not for broken percent-encoding).
+    static func picsumQuery(_ target: RequestTarget) throws(Problem) -> [QueryItem] {
+        do {
+            return try target.queryItems()
+        } catch {
+            throw error.problem
+        }
     }
 
     /// `GET /id/<id>/info`, `GET /seed/<seed>/info`: the item as one Picsum object.

@@ -61,30 +61,29 @@ extension Router {
         return Int(value)
     }
 
-    /// Picsum's `grayscale` (present: on) and `blur` (present without a value: 5; a value must be 1...10).
+    /// Picsum's `grayscale` (present: on) and `blur` (present without a value: 5; a value must be 1...10), each
+    /// given at most once.
     static func picsumEffects(_ target: RequestTarget) throws(Problem) -> (grayscale: Bool, blur: Int) {
-        var grayscale = false
-        var blur = 0
-        for item in (try? target.queryItems()) ?? [] {
+        var grayscale: String?
+        var blur: String?
+        for item in try Self.picsumQuery(target) {
+            // Each at most once, as every parameter here (Picsum would take the first).
             switch item.name {
-            case "grayscale": grayscale = true
-            case "blur":
-                // Stricter than Picsum, which takes any value that is not a number as 5: here only no value is.
-                guard !item.value.isEmpty else {
-                    blur = ImageSpec.defaultBlur
-                    continue
-                }
-                guard let amount = UInt64(plainDecimal: item.value), amount >= 1, amount <= 10 else {
-                    throw Problem(
-                        .invalidParameter,
-                        detail: "query parameter \"blur\" must be 1...10 (or present without a value for 5), got "
-                            + Problem.quoted(item.value),
-                        parameter: "blur")
-                }
-                blur = Int(amount)
+            case "grayscale": try ImageQuery.setOnce(&grayscale, item.value, name: "grayscale")
+            case "blur": try ImageQuery.setOnce(&blur, item.value, name: "blur")
             default: continue
             }
         }
-        return (grayscale, blur)
+        guard let blur else { return (grayscale != nil, 0) }
+        // Stricter than Picsum, which takes any value that is not a number as 5: here only no value is.
+        guard !blur.isEmpty else { return (grayscale != nil, ImageSpec.defaultBlur) }
+        guard let amount = UInt64(plainDecimal: blur), amount >= 1, amount <= 10 else {
+            throw Problem(
+                .invalidParameter,
+                detail: "query parameter \"blur\" must be 1...10 (or present without a value for 5), got "
+                    + Problem.quoted(blur),
+                parameter: "blur")
+        }
+        return (grayscale != nil, Int(amount))
     }
 }
