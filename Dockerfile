@@ -1,5 +1,5 @@
 # ListServer: built with the official Swift image, run on Debian slim with only the runtime libraries of libevent,
-# SQLite and the image codecs (libjpeg-turbo's TurboJPEG, libspng, libwebp).
+# SQLite, the image codecs (libjpeg-turbo's TurboJPEG, libspng, libwebp) and xxHash.
 #
 #   docker build -t listserver .
 #   docker run --rm -p 8080:8080 listserver
@@ -13,14 +13,14 @@
 # ---- build: a stripped release binary with the Swift standard library and Foundation linked statically ----
 FROM swift:6.3-bookworm AS build
 
-# libevent's, SQLite's and the image codecs' headers and pkg-config files (the CEvent, CSQLite, CTurboJPEG, CSpng and
-# CWebP system library targets); apt versions
+# libevent's, SQLite's, the image codecs' and xxHash's headers and pkg-config files (the CEvent, CSQLite, CTurboJPEG,
+# CSpng, CWebP and CXXHash system library targets); apt versions
 # follow the base image's Debian release, so they are not pinned (a pinned version disappears from the mirror at the
 # next point release).
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libevent-dev libsqlite3-dev libturbojpeg0-dev libspng-dev \
-        libwebp-dev pkg-config \
+        libwebp-dev libxxhash-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -40,13 +40,14 @@ RUN swift build -c release --static-swift-stdlib -Xlinker -s --product ListServe
     && install -D -m 0755 "$(swift build -c release --static-swift-stdlib -Xlinker -s --show-bin-path)/ListServer" \
         /out/ListServer
 
-# ---- runtime: Debian slim + libevent, libsqlite3 and the codecs (what `ldd ListServer` lists besides libc) ----
+# ---- runtime: Debian slim + libevent, libsqlite3, the codecs and xxHash ----
+# (what `ldd ListServer` lists besides libc)
 FROM debian:bookworm-slim
 
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 libsqlite3-0 \
-        libturbojpeg0 libspng0 libwebp7 \
+        libturbojpeg0 libspng0 libwebp7 libxxhash0 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 listserver \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \

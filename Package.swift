@@ -7,6 +7,8 @@ import PackageDescription
 /// - `CEvent`: the system libevent 2.1 (Debian `libevent-dev`), with a shim header. Each C library has such a
 ///   system-library target, and one folder of `ListServer` (its room, `LibEvent/` for this one) alone imports it.
 /// - `CSQLite`: the system SQLite 3 (Debian `libsqlite3-dev`), with a shim header; its room is `SQLite/`.
+/// - `CTurboJPEG`, `CSpng`, `CWebP`: the image codecs; their room is `Codecs/`. `CXXHash`: xxHash, whose room is
+///   `Digest/`.
 /// - `ListDomain`: pure Swift, no dependencies: item generation, the slow store, the detail cache.
 /// - `ListServer`: the server as a library: HTTP on evhttp, the routes, configuration, observability.
 /// - `ListServerMain`: the `ListServer` executable, a `Main.swift` over the library.
@@ -66,6 +68,12 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // xxHash's XXH3, used only by Sources/ListServer/Digest/.
+        .systemLibrary(
+            name: "CXXHash",
+            pkgConfig: "libxxhash",
+            providers: [.apt(["libxxhash-dev"])]
+        ),
         .target(name: "ListDomain", swiftSettings: strict),
         .target(
             name: "ListServer",
@@ -75,6 +83,7 @@ let package = Package(
                 "CSpng",
                 "CTurboJPEG",
                 "CWebP",
+                "CXXHash",
                 "ListDomain",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -33,8 +33,15 @@ private final class CountingEncoder: ImageEncoding {
         for continuation in held { continuation.resume() }
     }
 
-    nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure)
-        -> EncodedImage
+    /// Uploads are not this cache's business: the cache only ever encodes.
+    nonisolated(nonsending) func inspectUpload(_ bytes: [UInt8], as format: ImageFormat) async throws(UploadRejection)
+        -> ImageUpload
+    {
+        throw .busy
+    }
+
+    nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat, from source: [UInt8]?)
+        async throws(ImageFailure) -> EncodedImage
     {
         await withCheckedContinuation { continuation in
             let gated = state.withLock { state in

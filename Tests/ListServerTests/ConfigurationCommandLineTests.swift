@@ -29,7 +29,8 @@ struct ConfigurationCommandLineTests {
         .imageLatencyMaxMs: "--image-latency-max-ms", .imageLatencyFixedMs: "--image-latency-fixed-ms",
         .imageLatencyMedianMs: "--image-latency-median-ms", .imageLatencySpread: "--image-latency-spread",
         .imageCacheBytes: "--image-cache-bytes", .imageWorkers: "--image-workers",
-        .imageQueueLimit: "--image-queue-limit", .picsumEnabled: "--picsum", .publicURL: "--public-url",
+        .imageQueueLimit: "--image-queue-limit", .imageMaxUploadBytes: "--image-max-upload-bytes",
+        .picsumEnabled: "--picsum", .publicURL: "--public-url",
     ]
 
     @Test func theFlagsAreExactlyThoseOfTheTable() throws {

@@ -40,6 +40,7 @@ struct ConfigurationLoadingTests {
         .imageLatencyMedianMs: "LISTSERVER_IMAGE_LATENCY_MEDIAN_MS",
         .imageLatencySpread: "LISTSERVER_IMAGE_LATENCY_SPREAD", .imageCacheBytes: "LISTSERVER_IMAGE_CACHE_BYTES",
         .imageWorkers: "LISTSERVER_IMAGE_WORKERS", .imageQueueLimit: "LISTSERVER_IMAGE_QUEUE_LIMIT",
+        .imageMaxUploadBytes: "LISTSERVER_IMAGE_MAX_UPLOAD_BYTES",
         .picsumEnabled: "LISTSERVER_PICSUM", .publicURL: "LISTSERVER_PUBLIC_URL",
     ]
 
@@ -100,6 +101,7 @@ struct ConfigurationLoadingTests {
         case .imageCacheBytes: String(1000 + variant)
         case .imageWorkers: String(1 + variant)
         case .imageQueueLimit: String(8 + variant)
+        case .imageMaxUploadBytes: String(1_000_000 + variant)
         case .picsumEnabled: ["false", "true", "false"][variant]
         case .publicURL: ["https://photos.example", "http://127.0.0.1:8080/base", "http://[::1]:9000"][variant]
         }

@@ -5,8 +5,14 @@ import Testing
 
 /// An encoder that is always busy, as a full worker queue is.
 private struct BusyEncoder: ImageEncoding {
-    nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure)
-        -> EncodedImage
+    nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat, from source: [UInt8]?)
+        async throws(ImageFailure) -> EncodedImage
+    {
+        throw .busy
+    }
+
+    nonisolated(nonsending) func inspectUpload(_ bytes: [UInt8], as format: ImageFormat) async throws(UploadRejection)
+        -> ImageUpload
     {
         throw .busy
     }
@@ -202,7 +208,7 @@ struct RouterImageTests {
         let results = await withTaskGroup(of: Result<EncodedImage, ImageFailure>.self) { group in
             for _ in 0..<3 {
                 group.addTask {
-                    do throws(ImageFailure) { return .success(try await workers.encode(spec, as: .png)) } catch {
+                    do throws(ImageFailure) { return .success(try await workers.encode(spec, as: .png, from: nil)) } catch {
                         return .failure(error)
                     }
                 }

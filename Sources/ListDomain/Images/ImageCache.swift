@@ -73,7 +73,8 @@ public final class ImageCache: Sendable {
         var counters: ImageCacheStatistics
     }
 
-    private let encoder: any ImageEncoding
+    /// What renders and encodes misses (and checks uploads).
+    public let encoder: any ImageEncoding
     private let latency: LatencyDistribution
     private let random: LockedRandomNumberGenerator
     private let stopwatch: @Sendable () -> Duration
@@ -111,10 +112,12 @@ public final class ImageCache: Sendable {
 
     /// The image for `key`: cached, joined or fetched (see the type's description).
     ///
+    /// - Parameter uploads: The store that keeps uploaded files, which a miss on an upload reads from (the one
+    ///   the writes that stored it went to).
     /// - Throws: The fetch's ``ImageFailure``, for every lookup that made or joined it.
-    public nonisolated(nonsending) func lookUp(_ key: ImageKey, bypassCache: Bool = false) async throws(ImageFailure)
-        -> ImageLookup
-    {
+    public nonisolated(nonsending) func lookUp(
+        _ key: ImageKey, bypassCache: Bool = false, uploads: (any ListStore)? = nil
+    ) async throws(ImageFailure) -> ImageLookup {
         let now = stopwatch()
         let step = state.withLock { state -> Step in
             if bypassCache {
@@ -151,7 +154,7 @@ public final class ImageCache: Sendable {
         case .fetch(let flight):
             let result: Result<EncodedImage, ImageFailure>
             do throws(ImageFailure) {
-                result = .success(try await encoder.encode(key.spec, as: key.format))
+                result = .success(try await encode(key, uploads: uploads))
             } catch {
                 result = .failure(error)
             }
@@ -172,6 +175,26 @@ public final class ImageCache: Sendable {
             flight.finish(result)
             return lookup(try result.get(), of: flight)
         }
+    }
+
+    /// Makes the bytes of a miss: the encoder draws a generated image; an upload is read from the store first, and
+    /// served as stored when asked for as stored (``ImageSpec/isStoredUpload(as:)``), else decoded and re-encoded.
+    private nonisolated(nonsending) func encode(_ key: ImageKey, uploads: (any ListStore)?) async throws(ImageFailure)
+        -> EncodedImage
+    {
+        guard let upload = key.spec.upload else {
+            return try await encoder.encode(key.spec, as: key.format, from: nil)
+        }
+        guard let uploads else { throw .uploadUnavailable("this server keeps no uploads") }
+        let stored: [UInt8]?
+        do throws(StoreFailure) {
+            stored = try await uploads.image(of: upload.list, id: key.spec.id, digest: upload.image.digest)
+        } catch {
+            throw .uploadUnavailable("the store could not read it (\(error.message))")
+        }
+        guard let stored else { throw .uploadUnavailable("it was replaced or removed while it was read") }
+        if key.spec.isStoredUpload(as: key.format) { return EncodedImage(bytes: stored, encodeDuration: .zero) }
+        return try await encoder.encode(key.spec, as: key.format, from: stored)
     }
 
     /// The image for `key` if it is cached and ready, counted as a hit; nil otherwise (nothing counted: the caller

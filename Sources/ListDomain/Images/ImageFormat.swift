@@ -25,4 +25,21 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         default: return nil
         }
     }
+
+    /// The format a file's signature (its first bytes) says it is, or nil: JPEG starts `FF D8 FF`, PNG with its
+    /// 8-byte signature, WebP with `RIFF`, a length and `WEBP`.
+    public init?(sniffing bytes: [UInt8]) {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            self = .jpeg
+        } else if bytes.starts(with: png) {
+            self = .png
+        } else if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)),
+            bytes[8..<12].elementsEqual("WEBP".utf8)
+        {
+            self = .webp
+        } else {
+            return nil
+        }
+    }
 }

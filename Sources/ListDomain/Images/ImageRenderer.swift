@@ -31,11 +31,17 @@ public enum ImageRenderer {
             fill(&bytes, at: row * rowBytes, pixels: width, with: background(spec.color, row: row, of: height))
         }
         drawID(spec, into: &bytes)
+        applyEffects(of: spec, to: &pixels)
+    }
+
+    /// `spec`'s grayscale and blur on pixels of its size: the generated image's last steps, and all that is
+    /// done to an uploaded image after scaling.
+    public static func applyEffects(of spec: ImageSpec, to pixels: inout [UInt8]) {
         if spec.grayscale {
             turnGray(&pixels)
         }
         if spec.blur > 0 {
-            boxBlur(&pixels, width: width, height: height, radius: blurRadius(spec))
+            boxBlur(&pixels, width: spec.width, height: spec.height, radius: blurRadius(spec))
         }
     }
 

@@ -1,8 +1,21 @@
-/// Everything an item's generated image depends on: its pixels are a pure function of these values.
+/// Everything an item's image depends on: its pixels are a pure function of these values.
 ///
 /// Two requests with equal specs get the same decoded pixels on every machine, so the encoded bytes are cached by
-/// spec (and format), whatever dataset or catalog version the item came from.
+/// spec (and format), whatever dataset or catalog version the item came from. For an uploaded image (``upload``)
+/// the pixels are the upload's, scaled to cover `width`×`height` and cropped to it around the centre, then turned
+/// grey and blurred as asked.
 public struct ImageSpec: Hashable, Sendable {
+    /// An uploaded image as a source of pixels: which list's item holds it, and which bytes (by digest).
+    public struct Upload: Hashable, Sendable {
+        public let list: String
+        public let image: StoredImage
+
+        public init(list: String, image: StoredImage) {
+            self.list = list
+            self.image = image
+        }
+    }
+
     /// The widest and tallest image served, in pixels (`?w=` and `?h=` take 1...maxSide).
     public static let maxSide = 5000
     /// The most pixels an image may have (25 megapixels, as Lorem Picsum allows).
@@ -24,10 +37,15 @@ public struct ImageSpec: Hashable, Sendable {
     public let grayscale: Bool
     /// The blur strength, 0 (none) or one of ``blurRange``.
     public let blur: Int
+    /// The uploaded image the pixels come from; nil for the generated image.
+    public let upload: Upload?
 
     /// Creates a spec; the sizes and the blur must be within the limits (the router checks them and answers a 400
     /// naming the parameter otherwise).
-    public init(id: UInt64, width: Int, height: Int, color: UInt32, grayscale: Bool = false, blur: Int = 0) {
+    public init(
+        id: UInt64, width: Int, height: Int, color: UInt32, grayscale: Bool = false, blur: Int = 0,
+        upload: Upload? = nil
+    ) {
         precondition(Self.allows(width: width, height: height), "image size \(width)x\(height) is out of range")
         precondition(blur == 0 || Self.blurRange.contains(blur), "blur \(blur) is out of range")
         self.id = id
@@ -36,6 +54,14 @@ public struct ImageSpec: Hashable, Sendable {
         self.color = color & 0xFF_FFFF
         self.grayscale = grayscale
         self.blur = blur
+        self.upload = upload
+    }
+
+    /// Whether `format` asks for the uploaded file exactly as stored: same format and size, no effects. Such an
+    /// image is served from the store's bytes without decoding them.
+    public func isStoredUpload(as format: ImageFormat) -> Bool {
+        guard let image = upload?.image else { return false }
+        return format == image.format && width == image.width && height == image.height && !grayscale && blur == 0
     }
 
     /// Whether `width`×`height` is a size images may have: each side in 1...maxSide, at most maxPixels.

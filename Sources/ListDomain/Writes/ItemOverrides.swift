@@ -98,14 +98,17 @@ public struct ItemPatch: Sendable, Equatable {
     }
 }
 
-/// An item with written fields: what it overrides, and the change that last wrote it.
+/// An item with written fields: what it overrides, its uploaded image, and the change that last wrote it.
 public struct WrittenItem: Sendable, Equatable {
     public var overrides: ItemOverrides
     /// The sequence number of the change that last wrote the item (its revision; part of its `ETag`).
     public var revision: UInt64
+    /// The image a client uploaded, served instead of the generated one; nil for none.
+    public var image: StoredImage?
 
-    public init(overrides: ItemOverrides, revision: UInt64) {
+    public init(overrides: ItemOverrides, revision: UInt64, image: StoredImage? = nil) {
         self.overrides = overrides
         self.revision = revision
+        self.image = image
     }
 }

@@ -8,13 +8,18 @@ extension ListState {
         ItemRevision(version: header.version, seed: header.seed, id: id, revision: revision(of: id))
     }
 
-    /// Applies `action` (after checking `condition` for updates and deletes), noting what changed in `effects`.
+    /// The image of live item `id` as `ETag` and `If-Match` see it; nil when `id` is not live.
+    public func imageRevision(_ id: UInt64) -> ImageRevision? {
+        item(id).map { ImageRevision(version: header.version, item: $0, upload: written[id]?.image) }
+    }
+
+    /// Applies `action` (after checking `condition` for updates and deletes, `imageCondition` for image writes),
+    /// noting what changed in `effects`.
     ///
-    /// - Parameter baseCount: The generated count a reset returns to.
     /// - Returns: What the write did, or why it was refused (then nothing changed).
     public mutating func apply(
         _ action: WriteOperation.Action, condition: (@Sendable (ItemRevision) -> Bool)?,
-        effects: inout ListEffects
+        imageCondition: (@Sendable (ImageRevision) -> Bool)? = nil, effects: inout ListEffects
     ) -> Result<WriteResult, WriteRejection> {
         switch action {
         case .create(let overrides):
@@ -42,7 +47,7 @@ extension ListState {
             }
             let sequence = nextSequence()
             let overrides = patch.applied(to: written[id]?.overrides ?? ItemOverrides())
-            let item = WrittenItem(overrides: overrides, revision: sequence)
+            let item = WrittenItem(overrides: overrides, revision: sequence, image: written[id]?.image)
             // Kept even when the patch cleared every field: the revision is what tells the item changed.
             self.written[id] = item
             effects.written[id] = item
@@ -54,6 +59,7 @@ extension ListState {
             if let condition, !condition(itemRevision(id)) {
                 return .failure(.preconditionFailed(itemRevision(id)))
             }
+            if written[id]?.image != nil { effects.images[id] = .remove }
             written[id] = nil
             effects.written[id] = nil
             deleted.insert(id)
@@ -61,6 +67,37 @@ extension ListState {
             let sequence = nextSequence()
             note(.deleted(id), sequence, into: &effects)
             return .success(.deleted(id))
+        case .putImage(let id, let upload):
+            guard let before = imageRevision(id) else { return .failure(.notFound(id)) }
+            if let imageCondition, !imageCondition(before) { return .failure(.imagePreconditionFailed(before)) }
+            let sequence = nextSequence()
+            var item = written[id] ?? WrittenItem(overrides: ItemOverrides(), revision: sequence)
+            item.overrides.width = upload.width
+            item.overrides.height = upload.height
+            item.revision = sequence
+            item.image = upload.stored(revision: sequence)
+            written[id] = item
+            effects.written[id] = item
+            effects.images[id] = .put(item.image!, bytes: upload.bytes)
+            let after = imageRevision(id)!
+            note(.updated(after.item), sequence, into: &effects)
+            return .success(.imageStored(after, created: before.upload == nil))
+        case .removeImage(let id):
+            guard let before = imageRevision(id) else { return .failure(.notFound(id)) }
+            if let imageCondition, !imageCondition(before) { return .failure(.imagePreconditionFailed(before)) }
+            // Nothing uploaded: nothing to write, and no change to tell.
+            guard var item = written[id], item.image != nil else { return .success(.imageRemoved(before)) }
+            let sequence = nextSequence()
+            item.overrides.width = nil
+            item.overrides.height = nil
+            item.revision = sequence
+            item.image = nil
+            written[id] = item
+            effects.written[id] = item
+            effects.images[id] = .remove
+            let after = imageRevision(id)!
+            note(.updated(after.item), sequence, into: &effects)
+            return .success(.imageRemoved(after))
         case .grow(let wanted):
             let added = min(wanted, Catalog.maximumCount - header.nextID)
             for _ in 0..<added {
@@ -79,6 +116,7 @@ extension ListState {
             effects.wipe = true
             effects.written = [:]
             effects.deleted = []
+            effects.images = [:]
             let reset = ListReset(version: header.version, seed: header.seed, count: header.baseCount)
             let sequence = nextSequence()
             note(.reset(reset), sequence, into: &effects)

@@ -34,6 +34,10 @@ public protocol ListStore: AnyObject, Sendable {
     /// kept begins, so a caller can tell "nothing after S" from "S is older than what is kept".
     func changes(of list: String, after sequence: UInt64, limit: Int) async throws(StoreFailure) -> ChangeWindow
 
+    /// The bytes of the image uploaded for item `id` of `list`, if its digest is still `digest`; nil when the item
+    /// has no upload, or another one now.
+    func image(of list: String, id: UInt64, digest: UInt128) async throws(StoreFailure) -> [UInt8]?
+
     /// Finishes pending work and closes the store; later calls fail.
     func close() async
 
@@ -105,17 +109,20 @@ public struct CommitBatch: Sendable, Equatable {
     public var isEmpty: Bool { lists.isEmpty && idempotency.isEmpty }
 }
 
-/// What a commit changes in one list, applied in this order: drop or wipe, then the rows, then the header.
+/// What a commit changes in one list, applied in this order: drop or wipe, then the rows (written items,
+/// deletions, images, changes), then the header.
 public struct ListEffects: Sendable, Equatable {
-    /// Whether the list goes away entirely first (`DELETE /admin/datasets/<name>`): its items, changes and
-    /// idempotency records. The header and the `reset` change that follow keep its version and sequence going.
+    /// Whether the list goes away entirely first (`DELETE /admin/datasets/<name>`): its items, uploads, changes
+    /// and idempotency records. The header and the `reset` change that follow keep its version and sequence going.
     public var drop = false
-    /// Whether every written item, deletion and idempotency record goes first (a reset); changes stay.
+    /// Whether every written item, deletion, upload and idempotency record goes first (a reset); changes stay.
     public var wipe = false
     /// Items whose written fields are now these (insert or replace), by id.
     public var written: [UInt64: WrittenItem] = [:]
-    /// Ids deleted now (their written fields go too).
+    /// Ids deleted now (their written fields go too; their uploads go by ``images``).
     public var deleted: [UInt64] = []
+    /// Uploaded images stored or removed now, by id.
+    public var images: [UInt64: ImageEffect] = [:]
     /// New changes, in sequence order.
     public var changes: [Change] = []
     /// The list's header after the commit; nil only for a drop.
@@ -125,7 +132,7 @@ public struct ListEffects: Sendable, Equatable {
 
     /// Whether these effects change nothing (equal to `ListEffects()`), field by field without building one.
     public var isEmpty: Bool {
-        !drop && !wipe && written.isEmpty && deleted.isEmpty && changes.isEmpty && header == nil
+        !drop && !wipe && written.isEmpty && deleted.isEmpty && images.isEmpty && changes.isEmpty && header == nil
     }
 }
 

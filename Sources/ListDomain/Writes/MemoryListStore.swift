@@ -8,6 +8,8 @@ public final class MemoryListStore: ListStore {
         var lists: [String: StoredList] = [:]
         var changes: [String: [Change]] = [:]
         var idempotency: [IdempotencyKey: IdempotencyRecord] = [:]
+        /// Uploaded images' bytes, by list and id, with their digests.
+        var images: [String: [UInt64: (digest: UInt128, bytes: [UInt8])]] = [:]
         var failures: [StoreFailure] = []
         var commits = 0
         var closed = false
@@ -62,6 +64,7 @@ public final class MemoryListStore: ListStore {
                     contents.lists[name] = nil
                     contents.changes[name] = nil
                     contents.idempotency = contents.idempotency.filter { $0.key.list != name }
+                    contents.images[name] = nil
                 }
                 guard let header = effects.header else { continue }
                 var list = contents.lists[name] ?? StoredList(header: header)
@@ -69,6 +72,13 @@ public final class MemoryListStore: ListStore {
                     list.written = [:]
                     list.deleted = []
                     contents.idempotency = contents.idempotency.filter { $0.key.list != name }
+                    contents.images[name] = nil
+                }
+                for (id, effect) in effects.images {
+                    switch effect {
+                    case .put(let image, let bytes): contents.images[name, default: [:]][id] = (image.digest, bytes)
+                    case .remove: contents.images[name]?[id] = nil
+                    }
                 }
                 for (id, item) in effects.written { list.written[id] = item }
                 for id in effects.deleted { list.written[id] = nil }
@@ -95,6 +105,17 @@ public final class MemoryListStore: ListStore {
                 oldestKept: kept.first?.sequence)
         }
     }
+
+    public func image(of list: String, id: UInt64, digest: UInt128) async throws(StoreFailure) -> [UInt8]? {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            guard let stored = contents.images[list]?[id], stored.digest == digest else { return nil }
+            return stored.bytes
+        }
+    }
+
+    /// How many uploaded images are stored, in every list.
+    public var imageCount: Int { contents.withLock { $0.images.values.reduce(0) { $0 + $1.count } } }
 
     public func close() async {
         contents.withLock { $0.closed = true }

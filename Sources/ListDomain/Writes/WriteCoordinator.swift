@@ -32,7 +32,8 @@ public final class WriteCoordinator: Sendable {
 
     public let lists: ListRegistry
     public let feed: ChangeFeed
-    private let store: any ListStore
+    /// Where the writes are committed (and uploaded images' files kept).
+    public let store: any ListStore
     /// How long an idempotency record counts (`data.idempotency_ttl_s`).
     private let idempotencyTTL: Duration
     private let wallClock: @Sendable () -> WallTime
@@ -133,7 +134,9 @@ public final class WriteCoordinator: Sendable {
 
         /// Applies a write to the state; `state` and `effects` change in place (neither is shared).
         mutating func apply(_ operation: WriteOperation) -> Result<WriteResult, WriteRejection> {
-            state.apply(operation.action, condition: operation.condition, effects: &effects)
+            state.apply(
+                operation.action, condition: operation.condition, imageCondition: operation.imageCondition,
+                effects: &effects)
         }
 
         /// Whether the group changed the list (growth by 0 at the maximum size notes nothing).
@@ -245,7 +248,11 @@ public final class WriteCoordinator: Sendable {
                 let replaced = lists.install(touched[list].state, as: name)
                 // After a drop, catching up starts from a fresh list anyway: the dropped state is not kept.
                 let before = touched[list].effects.drop ? nil : replaced
-                spares[name] = Spare(state: before ?? lists.fresh(), behind: touched[list].effects)
+                // Uploads' bytes are not needed to catch up (the written items hold what the state keeps of them),
+                // and would otherwise stay in memory until the list's next commit.
+                var behind = touched[list].effects
+                behind.images = [:]
+                spares[name] = Spare(state: before ?? lists.fresh(), behind: behind)
             }
         }
     }

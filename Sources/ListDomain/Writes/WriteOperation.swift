@@ -13,6 +13,11 @@ public final class WriteOperation: Sendable {
         case update(UInt64, ItemPatch)
         /// `DELETE /items/<id>`.
         case delete(UInt64)
+        /// `PUT /items/<id>/image`: the item's image is this upload from now on; its width and height become the
+        /// upload's.
+        case putImage(UInt64, ImageUpload)
+        /// `DELETE /items/<id>/image`: back to the generated image (and the generated width and height).
+        case removeImage(UInt64)
         /// Growth by timer: this many generated items at the end (fewer once the list is at its maximum size).
         case grow(UInt64)
         /// `POST /admin/reset`: every write dropped, the id sequence back to the base count, maybe a new seed.
@@ -27,16 +32,20 @@ public final class WriteOperation: Sendable {
     /// `If-Match`: given the item's current revision, whether the write may go ahead (412 otherwise). Only for
     /// `update` and `delete`.
     public let condition: (@Sendable (ItemRevision) -> Bool)?
+    /// `If-Match` or `If-None-Match` on an image write: given the item's image now, whether the write may go ahead
+    /// (412 otherwise). Only for `putImage` and `removeImage`.
+    public let imageCondition: (@Sendable (ImageRevision) -> Bool)?
     /// `Idempotency-Key`: the key, what the request asked, and how its answer is recorded.
     public let idempotency: IdempotencyClaim?
 
     public init(
         list: String, action: Action, condition: (@Sendable (ItemRevision) -> Bool)? = nil,
-        idempotency: IdempotencyClaim? = nil
+        imageCondition: (@Sendable (ImageRevision) -> Bool)? = nil, idempotency: IdempotencyClaim? = nil
     ) {
         self.list = list
         self.action = action
         self.condition = condition
+        self.imageCondition = imageCondition
         self.idempotency = idempotency
     }
 }
@@ -82,6 +91,10 @@ public enum WriteResult: Sendable, Equatable {
     case updated(Item, ItemRevision)
     /// The id deleted.
     case deleted(UInt64)
+    /// The item's image after an upload (`created`: it had none before).
+    case imageStored(ImageRevision, created: Bool)
+    /// The item's image after its upload was removed (or it had none).
+    case imageRemoved(ImageRevision)
     /// How many items growth added.
     case grew(UInt64)
     /// The list after a reset.
@@ -108,6 +121,8 @@ public enum WriteRejection: Error, Sendable, Equatable {
     case notFound(UInt64)
     /// `If-Match` did not match the item's current revision.
     case preconditionFailed(ItemRevision)
+    /// `If-Match` or `If-None-Match` did not match the item's image as it is.
+    case imagePreconditionFailed(ImageRevision)
     /// The `Idempotency-Key` was used before with another request.
     case keyReused(String)
     /// The list has ``Catalog/maximumCount`` ids already.

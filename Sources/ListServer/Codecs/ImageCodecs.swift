@@ -37,4 +37,9 @@ final class ImageCodecs: @unchecked Sendable {
         case .webp: WebPCodec.dimensions(of: bytes)
         }
     }
+
+    /// `image` scaled to cover `width`×`height` and cropped to it around its centre (``ImageScaler``).
+    func scaled(_ image: RGBImage, toCover width: Int, _ height: Int) throws(ImageCodecError) -> RGBImage {
+        try ImageScaler.covering(image, width: width, height: height)
+    }
 }

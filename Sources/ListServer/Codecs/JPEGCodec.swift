@@ -55,7 +55,9 @@ final class JPEGCodec {
         return status == 0 ? (Int(width), Int(height)) : nil
     }
 
-    /// The pixels of a JPEG file, as RGB.
+    /// The pixels of a JPEG file, as RGB. A file TurboJPEG warns about (a truncated one: "Premature end of JPEG
+    /// file") is refused, and so is a progressive one of more than 500 scans (`TJFLAG_LIMITSCANS`: each scan costs
+    /// a pass over the image, so a few kilobytes of scans could take minutes of CPU).
     func decode(_ bytes: [UInt8]) throws(ImageCodecError) -> RGBImage {
         let handle = try decompressorHandle()
         guard let (width, height) = dimensions(of: bytes) else { throw failure(handle) }
@@ -64,7 +66,7 @@ final class JPEGCodec {
             pixels.withUnsafeMutableBufferPointer { output in
                 tjDecompress2(
                     handle, input.baseAddress, UInt(input.count), output.baseAddress, Int32(width), 0, Int32(height),
-                    Int32(TJPF_RGB.rawValue), 0)
+                    Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
             }
         }
         guard status == 0 else { throw failure(handle) }

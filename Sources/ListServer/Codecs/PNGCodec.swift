@@ -43,7 +43,14 @@ enum PNGCodec {
         }
     }
 
+    /// The most bytes one chunk may have, and all ancillary chunks together (text, ICC profiles) that libspng keeps:
+    /// a file's pixels are bounded by its checked size, these by what a decoder has no use for.
+    static let chunkLimit = 1 << 20
+    static let chunkCacheLimit = 8 << 20
+
     /// The pixels of a PNG file, as 8-bit RGB (other depths and colour types converted, transparency dropped).
+    /// Sides over ``ImageSpec/maxSide`` are refused from the header; a chunk of more than ``chunkLimit`` bytes, or
+    /// a damaged one (libspng checks every CRC), as the decoder meets it.
     static func decode(_ bytes: [UInt8]) throws(ImageCodecError) -> RGBImage {
         guard let context = spng_ctx_new(0) else {
             throw ImageCodecError(codec: "libspng", message: "cannot create a decoder")
@@ -51,6 +58,9 @@ enum PNGCodec {
         defer { spng_ctx_free(context) }
         let result = bytes.withUnsafeBytes { buffer in
             Result { () throws(ImageCodecError) -> RGBImage in
+                let side = UInt32(ImageSpec.maxSide)
+                try check(spng_set_image_limits(context, side, side))
+                try check(spng_set_chunk_limits(context, chunkLimit, chunkCacheLimit))
                 try check(spng_set_png_buffer(context, buffer.baseAddress, buffer.count))
                 var header = spng_ihdr()
                 try check(spng_get_ihdr(context, &header))

@@ -108,6 +108,9 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.imageQueueLimit.flagName), help: help(.imageQueueLimit))
     var imageQueueLimit: Int?
 
+    @Option(name: .customLong(SettingKey.imageMaxUploadBytes.flagName), help: help(.imageMaxUploadBytes))
+    var imageMaxUploadBytes: Int?
+
     @Flag(
         name: .customLong(SettingKey.picsumEnabled.flagName), inversion: .prefixedNo, help: help(.picsumEnabled))
     var picsum: Bool?
@@ -227,6 +230,7 @@ struct CommandLineOptions: ParsableCommand {
             (.imageLatencyMinMs, imageLatencyMinMs), (.imageLatencyMaxMs, imageLatencyMaxMs),
             (.imageLatencyFixedMs, imageLatencyFixedMs), (.imageLatencyMedianMs, imageLatencyMedianMs),
             (.imageCacheBytes, imageCacheBytes), (.imageWorkers, imageWorkers), (.imageQueueLimit, imageQueueLimit),
+            (.imageMaxUploadBytes, imageMaxUploadBytes),
             (.defaultLimit, defaultLimit), (.maxLimit, maxLimit),
             (.idempotencyTTLSeconds, idempotencyTTLSeconds), (.changesKept, changesKept),
             (.heartbeatMs, heartbeatMs), (.maxWaitMs, maxWaitMs), (.eventBufferBytes, eventBufferBytes),

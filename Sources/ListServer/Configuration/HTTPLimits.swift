@@ -21,6 +21,13 @@ package struct HTTPLimits: Sendable, Equatable {
     /// `http.max_body_bytes`: the largest `Content-Length` accepted; a larger one gets 413 before any body is read.
     package var maxBodyBytes = 65_536
 
+    /// `image.max_upload_bytes`: the largest `Content-Length` of an image upload (`PUT /items/<id>/image`), which
+    /// ``maxBodyBytes`` does not limit; a larger one gets 413 before any body is read.
+    package var maxUploadBytes = 10_485_760
+
+    /// The largest body any request may have: what evhttp is told, as a backstop behind the head scanner.
+    var largestBody: Int { max(maxBodyBytes, maxUploadBytes) }
+
     /// `http.max_connections`: the most client connections open at once.
     var maxConnections = 10_000
 

@@ -209,6 +209,11 @@ extension SettingKey {
                 "image-queue-limit", "LISTSERVER_IMAGE_QUEUE_LIMIT", 1...1_000_000, "n",
                 "Most images waiting for a worker; more get 503 with Retry-After."
             )
+        case .imageMaxUploadBytes:
+            (
+                "image-max-upload-bytes", "LISTSERVER_IMAGE_MAX_UPLOAD_BYTES", 1...104_857_600, "bytes",
+                "Largest image a PUT /items/<id>/image may send; a larger one gets 413."
+            )
         case .maxDelayMs:
             ("max-delay-ms", "LISTSERVER_MAX_DELAY_MS", 0...600_000, "ms", "Largest ?delay_ms a request may ask for.")
         case .faultRate:

@@ -38,6 +38,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case imageCacheBytes = "image.cache_bytes"
     case imageWorkers = "image.workers"
     case imageQueueLimit = "image.queue_limit"
+    case imageMaxUploadBytes = "image.max_upload_bytes"
     case picsumEnabled = "picsum.enabled"
     case publicURL = "server.public_url"
     case defaultLimit = "paging.default_limit"

@@ -65,6 +65,9 @@ extension Settings {
     ///   absolute URLs the server writes (see ``PublicURL``); empty uses each request's `Host` field.
     /// - `image.queue_limit` (int, default 64; `--image-queue-limit`, `LISTSERVER_IMAGE_QUEUE_LIMIT`): the most
     ///   images waiting for a worker, 1...1000000; one more gets 503 with `Retry-After`.
+    /// - `image.max_upload_bytes` (int, default 10485760; `--image-max-upload-bytes`,
+    ///   `LISTSERVER_IMAGE_MAX_UPLOAD_BYTES`): the largest `Content-Length` of a `PUT /items/<id>/image`,
+    ///   1...104857600 (the JSON body limit does not apply to it); a larger one gets 413.
     /// - `cache.capacity` (int, default 100000; `--cache-capacity`, `LISTSERVER_CACHE_CAPACITY`): item details the
     ///   cache holds, 1...10000000.
     /// - `paging.default_limit` (int, default 20; `--default-limit`, `LISTSERVER_DEFAULT_LIMIT`): the page size when a
@@ -270,6 +273,7 @@ extension Settings {
             maxHeaderBytes: try reader.int(.maxHeaderBytes),
             maxHeaderCount: try reader.int(.maxHeaderCount),
             maxBodyBytes: try reader.int(.maxBodyBytes),
+            maxUploadBytes: try reader.int(.imageMaxUploadBytes),
             maxConnections: try reader.int(.maxConnections),
             headerTimeout: .milliseconds(try reader.int(.headerTimeoutMs)),
             idleTimeout: .milliseconds(try reader.int(.idleTimeoutMs)),

@@ -188,6 +188,7 @@ struct Settings: Sendable, Equatable {
         case .imageCacheBytes: .int(imageCacheBytes)
         case .imageWorkers: .int(imageWorkers)
         case .imageQueueLimit: .int(imageQueueLimit)
+        case .imageMaxUploadBytes: .int(limits.maxUploadBytes)
         case .picsumEnabled: .bool(picsumEnabled)
         case .publicURL: .string(publicURL.text)
         case .defaultLimit: .int(paging.defaultLimit)

@@ -39,8 +39,8 @@ enum OpenAPIDocument {
               `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.
             - A documented path asked for with a method it does not document is answered 405 (response
               `MethodNotAllowed`) with `Allow` listing the methods it documents: `GET, HEAD, POST, OPTIONS` on `/items`,
-              `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on
-              `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any
+              `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` on
+              `/items/{id}/image`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any
               other path is 404 (response `NotFound`), whatever the method.
             - `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths
               (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included) `fail`, `fail_rate` and `fail_first` inject
@@ -594,14 +594,18 @@ enum OpenAPIDocument {
               parameters: *optionsItemParameters
               responses: *optionsPathResponses
           /items/{id}/image:
-            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD, PUT, DELETE and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [images]
               operationId: getItemImage
-              summary: The generated image of one item
+              summary: The image of one item, generated or uploaded
               description: |
                 The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap
-                font: the same decoded pixels for the same item, size and options on every server. The size is `w`x`h`;
+                font: the same decoded pixels for the same item, size and options on every server. After a `PUT` of this
+                path, the uploaded image instead (see `putItemImage`): as stored (same bytes, same format) when no
+                size, format, `grayscale` or `blur` is asked for; otherwise decoded, scaled to cover `w`x`h` and cropped
+                around its centre (as Lorem Picsum crops), then re-encoded. An upload is never negotiated by `Accept`: it
+                is served in its own format unless the extension or `format` names another. The size is `w`x`h`;
                 with one of them the other keeps the item's shape (400 naming the one given when the other would pass
                 5000); with neither it is the item's own `width`x`height`, made smaller (same shape) to fit 5000 pixels a
                 side and 25 megapixels. The format is the path's extension
@@ -667,13 +671,141 @@ enum OpenAPIDocument {
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *getItemImageParameters
               responses: *getItemImageResponses
+            put:
+              tags: [images]
+              operationId: putItemImage
+              summary: Upload the item's own image
+              description: |
+                Stores the body as the item's image, durably (in the same store and transaction discipline as every
+                write): 201 with `Location` for the item's first upload, 200 for a replacement, with the image's `ETag`
+                (the one `GET` of this path then has) and what was stored, once committed. `GET` then serves it; the
+                item's `width` and `height` become the upload's, and the change feed has an `updated` change. A reader sees
+                the old image or the new one, never a mix. Uploads survive restarts; `POST /admin/reset` (and dropping
+                the dataset) removes them.
+
+                The body is the file, `Content-Type: image/jpeg`, `image/png` or `image/webp` (anything else, or none, is
+                415), at most `image.max_upload_bytes` (10 MiB by default: its own limit, not `http.max_body_bytes`; more
+                is 413 before the body is read). The file's signature must be the type `Content-Type` names (415
+                otherwise, 400 when it is no image at all), and the size its header declares at most 5000 pixels a side
+                and 25 megapixels (400, decided from the header before any pixel is decoded). Then the whole file is
+                decoded on an image worker: a truncated or damaged file is 400 `invalid-image`, and a full worker queue is
+                503 `image-busy` with `Retry-After`.
+
+                **Conditions**: `If-Match` with the `ETag` of the image as `GET` of this path (no parameters) served it,
+                in any format, stores only over that image (412 with the current `ETag` otherwise); `If-Match: *` only
+                where an upload exists, `If-None-Match: *` only where none does (upload once). **Retrying safely**:
+                `Idempotency-Key` as for `POST /items` (the fingerprint is the method, the path and the file's digest).
+              parameters: &writeItemImageParameters
+                - $ref: '#/components/parameters/ItemID'
+                - $ref: '#/components/parameters/ImageIf-Match'
+                - $ref: '#/components/parameters/ImageIf-None-Match'
+                - $ref: '#/components/parameters/Idempotency-Key'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              requestBody:
+                required: true
+                description: The image file, as its own type.
+                content:
+                  image/jpeg:
+                    schema:
+                      type: string
+                      format: binary
+                  image/png:
+                    schema:
+                      type: string
+                      format: binary
+                  image/webp:
+                    schema:
+                      type: string
+                      format: binary
+              responses:
+                '200':
+                  $ref: '#/components/responses/ImageStored'
+                '201':
+                  $ref: '#/components/responses/ImageStored'
+                '400':
+                  $ref: '#/components/responses/InvalidUpload'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '412':
+                  $ref: '#/components/responses/PreconditionFailed'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '415':
+                  $ref: '#/components/responses/UnsupportedMediaType'
+                '422':
+                  $ref: '#/components/responses/IdempotencyKeyReused'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/UploadUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
+            delete:
+              tags: [images]
+              operationId: deleteItemImage
+              summary: Back to the generated image
+              description: |
+                Removes the item's upload, durably: 204, and `GET` serves the generated image again, at the generated
+                `width` and `height` (which the item shows again; an `updated` change says so). 204 also when there was
+                no upload (nothing is written then). 404 for an id never handed out or deleted. Conditions and
+                `Idempotency-Key` as for `PUT`.
+              parameters: *writeItemImageParameters
+              responses:
+                '204':
+                  $ref: '#/components/responses/ImageRemoved'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '412':
+                  $ref: '#/components/responses/PreconditionFailed'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '422':
+                  $ref: '#/components/responses/IdempotencyKeyReused'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/WriteUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
             options:
               tags: [images]
               operationId: optionsItemImage
               summary: The methods of one item's image, and the CORS preflight
               description: |
-                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:
-                any non-empty segment gets the same answer.
+                204 with `Allow: GET, HEAD, PUT, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The id is
+                not checked: any non-empty segment gets the same answer.
               parameters: *optionsItemParameters
               responses: *optionsPathResponses
           /items/{id}/image.{format}:
@@ -2179,6 +2311,27 @@ enum OpenAPIDocument {
               schema:
                 type: string
               example: '"v1-9f86d081884c7d65"'
+            ImageIf-Match:
+              name: If-Match
+              in: header
+              required: false
+              description: |
+                Write only over the image as the client saw it: the `ETag` `GET /items/{id}/image` (no parameters) gave,
+                in any format (one entity tag or a comma-separated list, compared strongly), or `*` for "an upload
+                exists". No match is 412 `precondition-failed` with the image's current `ETag`; nothing is written.
+              schema:
+                type: string
+              example: '"v1-cb7dbd6869c46456"'
+            ImageIf-None-Match:
+              name: If-None-Match
+              in: header
+              required: false
+              description: |
+                `*`: write only where no image was uploaded yet (412 otherwise); an entity tag (or list): write only when
+                the image is not that one.
+              schema:
+                type: string
+              example: '*'
             If-Match:
               name: If-Match
               in: header
@@ -2521,7 +2674,7 @@ enum OpenAPIDocument {
             Allow:
               description: |
                 The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,
-                OPTIONS` for `/items/{id}`, `GET, OPTIONS` for `/items/events`, `POST, OPTIONS` for `/admin/reset`,
+                OPTIONS` for `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` for `/items/{id}/image`, `GET, OPTIONS` for `/items/events`, `POST, OPTIONS` for `/admin/reset`,
                 `DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's
                 405 for `CONNECT` says `GET, HEAD, OPTIONS` too.
               required: true
@@ -2531,6 +2684,7 @@ enum OpenAPIDocument {
                   - GET, HEAD, OPTIONS
                   - GET, HEAD, POST, OPTIONS
                   - GET, HEAD, PATCH, DELETE, OPTIONS
+                  - GET, HEAD, PUT, DELETE, OPTIONS
                   - GET, OPTIONS
                   - POST, OPTIONS
                   - DELETE, OPTIONS
@@ -2541,6 +2695,13 @@ enum OpenAPIDocument {
                 type: string
                 pattern: '^/items/(0|[1-9][0-9]*)$'
               example: /items/10000
+            ImageLocation:
+              description: 'On a first upload (201), the image''s URL, server-relative: `/items/<id>/image`.'
+              required: false
+              schema:
+                type: string
+                pattern: '^/items/(0|[1-9][0-9]*)/image$'
+              example: /items/42/image
             Idempotent-Replayed:
               description: |
                 `true` when this is the recorded answer to an earlier request with the same `Idempotency-Key`: nothing was
@@ -2707,6 +2868,36 @@ enum OpenAPIDocument {
                   description: How many people liked it.
                   minimum: 0
                   maximum: 1000000000
+            StoredImage:
+              type: object
+              description: An uploaded image as stored.
+              additionalProperties: false
+              required: [id, image_url, content_type, width, height, bytes]
+              properties:
+                id:
+                  type: integer
+                  minimum: 0
+                  description: The item's id.
+                image_url:
+                  type: string
+                  pattern: '^/items/(0|[1-9][0-9]*)/image$'
+                  description: Where it is served, server-relative.
+                content_type:
+                  type: string
+                  enum: [image/jpeg, image/png, image/webp]
+                  description: Its type, as its signature says (and `Content-Type` agreed).
+                width:
+                  type: integer
+                  minimum: 1
+                  maximum: 5000
+                height:
+                  type: integer
+                  minimum: 1
+                  maximum: 5000
+                bytes:
+                  type: integer
+                  minimum: 1
+                  description: The size of the file.
             ItemPatch:
               type: object
               description: |
@@ -3056,6 +3247,7 @@ enum OpenAPIDocument {
                     - urn:listserver:problem:invalid-id
                     - urn:listserver:problem:invalid-body
                     - urn:listserver:problem:invalid-item
+                    - urn:listserver:problem:invalid-image
                     - urn:listserver:problem:invalid-header
                     - urn:listserver:problem:unauthorized
                     - urn:listserver:problem:forbidden
@@ -4019,8 +4211,9 @@ enum OpenAPIDocument {
             ImageUnavailable:
               description: |
                 `image-busy` (every image worker is busy and `image.queue_limit` images wait: retry after `Retry-After`),
-                `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`) while
-                the server drains.
+                `store-unavailable` (an uploaded image could not be read from the store, or was replaced while it was
+                read; with `Retry-After`), `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with
+                `Connection: close`) while the server drains.
               headers:
                 Retry-After:
                   $ref: '#/components/headers/Retry-After'
@@ -4045,6 +4238,135 @@ enum OpenAPIDocument {
                           type:
                             enum:
                               - urn:listserver:problem:image-busy
+                              - urn:listserver:problem:store-unavailable
+                              - urn:listserver:problem:injected-fault
+                              - urn:listserver:problem:shutting-down
+                          status:
+                            const: 503
+            ImageStored:
+              description: |
+                The upload is stored, durably: what was stored, the image's `ETag` (as `GET /items/{id}/image` now has
+                it) and, for the item's first upload (201), its `Location`. A retry with the same `Idempotency-Key` gets
+                this same answer again, with `Idempotent-Replayed: true`.
+              headers:
+                Location:
+                  $ref: '#/components/headers/ImageLocation'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Idempotent-Replayed:
+                  $ref: '#/components/headers/Idempotent-Replayed'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/StoredImage'
+                  example:
+                    {"id": 42, "image_url": "/items/42/image", "content_type": "image/png", "width": 800, "height": 600,
+                     "bytes": 51234}
+            ImageRemoved:
+              description: |
+                The upload is gone, durably (or there was none): no body. A retry with the same `Idempotency-Key` gets
+                this same answer again, with `Idempotent-Replayed: true`.
+              headers:
+                Idempotent-Replayed:
+                  $ref: '#/components/headers/Idempotent-Replayed'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+            InvalidUpload:
+              description: |
+                An upload the server cannot take as sent, nothing written: `invalid-image` (an empty body, no JPEG, PNG
+                or WebP file, a declared size over 5000 pixels a side or 25 megapixels, or a file that does not decode
+                whole: truncated or damaged; `detail` says which), `invalid-header` (a malformed `X-Dataset` or
+                `Idempotency-Key`), `invalid-id`, `invalid-parameter` (a malformed control parameter),
+                `invalid-request-target`, or from the connection layer `malformed-request`.
+              headers:
+                Connection:
+                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:invalid-image
+                              - urn:listserver:problem:invalid-header
+                              - urn:listserver:problem:invalid-id
+                              - urn:listserver:problem:invalid-parameter
+                              - urn:listserver:problem:invalid-request-target
+                              - urn:listserver:problem:malformed-request
+                          status:
+                            const: 400
+                  examples:
+                    bomb:
+                      summary: A PNG whose header declares 100000x100000 pixels
+                      value:
+                        {"type": "urn:listserver:problem:invalid-image", "title": "Invalid image", "status": 400,
+                         "detail": "the PNG file declares 100000x100000 pixels; each side may be 1...5000 and the whole at most 25000000 pixels"}
+                    truncated:
+                      summary: A PNG cut short
+                      value:
+                        {"type": "urn:listserver:problem:invalid-image", "title": "Invalid image", "status": 400,
+                         "detail": "the PNG file does not decode: libspng: end of stream"}
+            UploadUnavailable:
+              description: |
+                Nothing was written: `image-busy` (every image worker is busy, so the file could not be checked; with
+                `Retry-After`), `store-unavailable` (the store could not take the write; with `Retry-After`),
+                `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)
+                while the server drains. Retry after `Retry-After` seconds, with the same `Idempotency-Key`.
+              headers:
+                Retry-After:
+                  $ref: '#/components/headers/Retry-After'
+                Connection:
+                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:image-busy
+                              - urn:listserver:problem:store-unavailable
                               - urn:listserver:problem:injected-fault
                               - urn:listserver:problem:shutting-down
                           status:
@@ -4165,8 +4487,9 @@ enum OpenAPIDocument {
                      "detail": "the changes after 12 are no longer kept: reload the list, then continue from 250031"}
             PreconditionFailed:
               description: |
-                `If-Match` does not match the item's current `ETag` (someone else changed it since): nothing was written.
-                The current `ETag` is in the response; fetch the item before trying again.
+                `If-Match` does not match the item's current `ETag` (someone else changed it since), or on an image write
+                `If-Match` or `If-None-Match` does not hold for the item's image: nothing was written. The current `ETag`
+                (of the item, or of its image) is in the response; fetch it before trying again.
               headers:
                 ETag:
                   $ref: '#/components/headers/ETag'
@@ -4196,7 +4519,8 @@ enum OpenAPIDocument {
             UnsupportedMediaType:
               description: |
                 The body's `Content-Type` is missing or not one the operation takes: `application/json` for `POST /items`,
-                `application/merge-patch+json` or `application/json` for `PATCH /items/{id}`. Nothing was written.
+                `application/merge-patch+json` or `application/json` for `PATCH /items/{id}`, `image/jpeg`, `image/png` or
+                `image/webp` for `PUT /items/{id}/image` (and the file must be of that type). Nothing was written.
               headers:
                 Cache-Control:
                   $ref: '#/components/headers/NoCache'
@@ -4392,7 +4716,9 @@ enum OpenAPIDocument {
                           status:
                             const: 411
             ContentTooLarge:
-              description: A `Content-Length` over `http.max_body_bytes` (64 KiB by default), decided before any body is read.
+              description: |
+                A `Content-Length` over `http.max_body_bytes` (64 KiB by default; `image.max_upload_bytes`, 10 MiB by
+                default, for `PUT /items/{id}/image`), decided before any body is read.
               headers:
                 Connection:
                   $ref: '#/components/headers/ConnectionClose'
@@ -4481,7 +4807,7 @@ enum OpenAPIDocument {
             "title": "ListServer",
             "version": "1.0.0",
             "summary": "Paged, generated list items clients can write, their change feed, a slow, cached detail store and images.",
-            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`; clients can add,\nchange and delete items, and only those writes are stored, laid over the generated list. A detail comes from\na slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any request to be slow or to\nfail, to rehearse a flaky network.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents, the event stream of\n  `/items/events`, the images, Picsum's redirects and the bodiless 204s excepted); every error is an RFC 9457\n  `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body; `/items/events` excepted (a stream has no end to measure: `HEAD` there is 405).\n- Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`\n  (`no-store` on the event stream), `X-Request-Id` (the request's own when it is 1-128 visible ASCII\n  characters, else one the server made up; the access log line has it too) and, with CORS on\n  (`cors.allow_origin`, `*` by default), `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.\n  With a list of origins configured, a listed `Origin` is echoed in `Access-Control-Allow-Origin`, other\n  origins get no CORS fields, and every response says `Vary: Origin`.\n- `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with\n  `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,\n  `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.\n- A documented path asked for with a method it does not document is answered 405 (response\n  `MethodNotAllowed`) with `Allow` listing the methods it documents: `GET, HEAD, POST, OPTIONS` on `/items`,\n  `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on\n  `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any\n  other path is 404 (response `NotFound`), whatever the method.\n- `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths\n  (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included) `fail`, `fail_rate` and `fail_first` inject\n  faults (see the parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per\n  operation, a fault can be `reset` (the connection is reset, no response), `truncated` (the full\n  `Content-Length` but only half the body, then the connection closes) or `hang` (no answer for\n  `faults.hang_ms`, 10 s by default, then the connection closes). On a write, a 500, 503 or 429 replaces the\n  write (nothing is written), while `reset`, `truncated` and `hang` act after the commit: the write went\n  through but the client never hears of it, which is exactly the case `Idempotency-Key` is for. A malformed\n  control parameter is 400 `invalid-parameter` on any path. With `faults.rate` > 0 the server injects faults\n  into the data paths on its own, reproducibly from `faults.seed` and the order requests arrive in; never into\n  `/items/changes`, `/items/events`, `/healthz`, `/readyz`, `/metrics`, `/openapi.*` or `/admin/*`.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`\n  or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`), and open event streams end (reconnect).\n\nWrites, datasets and the change feed:\n\n- `POST /items` adds an item at the end of the list, `PATCH /items/{id}` changes some of its fields (a JSON\n  merge patch; `null` returns a field to its generated value) and `DELETE /items/{id}` removes it. Ids come\n  from one sequence shared with growth and are never reused (until a reset). A write is answered only once it\n  is durable (`data.path`, a SQLite file, `./data/listserver.sqlite` by default, synced as `data.synchronous`\n  says, `full` or `normal`; `:memory:` keeps nothing across restarts); readers never see a write that could\n  still be lost. When the store cannot take it, the answer is 503 `store-unavailable` (with `Retry-After`) or\n  507 `store-full`, and nothing was written.\n- Pages count live items only: after a delete, page P still holds the next `limit` live items, `total`,\n  `X-Total-Count` and `Link` count live items, and cursors step over the gap. A page's `ETag` changes when an\n  item on it changes; an item's `ETag` changes with every write to it. `If-Match` with the `ETag` a client\n  showed the user makes `PATCH` and `DELETE` fail with 412 instead of overwriting someone else's change.\n- `Idempotency-Key` on a write makes it safe to retry: a retry with the same key and the same request gets the\n  first answer again, with `Idempotent-Replayed: true`, and writes nothing. Keys are kept at least\n  `data.idempotency_ttl_s` (24 h by default), across restarts.\n- `X-Dataset: <name>` on any `/items` request (and on `POST /admin/reset`) names an isolated dataset: its own\n  copy of the generated list with its own writes, id sequence, change feed, idempotency keys and `fail_first`\n  counts, so parallel UI tests do not see each other's writes. Without it, requests share the default list.\n  A dataset exists from its first use until `DELETE /admin/datasets/{name}`.\n- Every change to a list (a created, updated or deleted item, an item added by growth, a reset) gets the next\n  sequence number of its list, from 1. `GET /items/changes` pages through them (and long-polls for the next\n  ones with `wait_ms`); `GET /items/events` pushes them as Server-Sent Events. The last `data.changes_kept`\n  changes of each list (100000 by default) are kept; a client that fell further behind gets 410\n  `changes-expired` (or an `expired` event), reloads the list, and continues from the sequence number it is\n  given.\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1,\n`events.max_wait_ms` 30000, `events.heartbeat_ms` 15000, `data.idempotency_ttl_s` 86400, `data.changes_kept`\n100000).\n"
+            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`; clients can add,\nchange and delete items, and only those writes are stored, laid over the generated list. A detail comes from\na slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any request to be slow or to\nfail, to rehearse a flaky network.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents, the event stream of\n  `/items/events`, the images, Picsum's redirects and the bodiless 204s excepted); every error is an RFC 9457\n  `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body; `/items/events` excepted (a stream has no end to measure: `HEAD` there is 405).\n- Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`\n  (`no-store` on the event stream), `X-Request-Id` (the request's own when it is 1-128 visible ASCII\n  characters, else one the server made up; the access log line has it too) and, with CORS on\n  (`cors.allow_origin`, `*` by default), `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.\n  With a list of origins configured, a listed `Origin` is echoed in `Access-Control-Allow-Origin`, other\n  origins get no CORS fields, and every response says `Vary: Origin`.\n- `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with\n  `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,\n  `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.\n- A documented path asked for with a method it does not document is answered 405 (response\n  `MethodNotAllowed`) with `Allow` listing the methods it documents: `GET, HEAD, POST, OPTIONS` on `/items`,\n  `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` on\n  `/items/{id}/image`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any\n  other path is 404 (response `NotFound`), whatever the method.\n- `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths\n  (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included) `fail`, `fail_rate` and `fail_first` inject\n  faults (see the parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per\n  operation, a fault can be `reset` (the connection is reset, no response), `truncated` (the full\n  `Content-Length` but only half the body, then the connection closes) or `hang` (no answer for\n  `faults.hang_ms`, 10 s by default, then the connection closes). On a write, a 500, 503 or 429 replaces the\n  write (nothing is written), while `reset`, `truncated` and `hang` act after the commit: the write went\n  through but the client never hears of it, which is exactly the case `Idempotency-Key` is for. A malformed\n  control parameter is 400 `invalid-parameter` on any path. With `faults.rate` > 0 the server injects faults\n  into the data paths on its own, reproducibly from `faults.seed` and the order requests arrive in; never into\n  `/items/changes`, `/items/events`, `/healthz`, `/readyz`, `/metrics`, `/openapi.*` or `/admin/*`.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`\n  or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`), and open event streams end (reconnect).\n\nWrites, datasets and the change feed:\n\n- `POST /items` adds an item at the end of the list, `PATCH /items/{id}` changes some of its fields (a JSON\n  merge patch; `null` returns a field to its generated value) and `DELETE /items/{id}` removes it. Ids come\n  from one sequence shared with growth and are never reused (until a reset). A write is answered only once it\n  is durable (`data.path`, a SQLite file, `./data/listserver.sqlite` by default, synced as `data.synchronous`\n  says, `full` or `normal`; `:memory:` keeps nothing across restarts); readers never see a write that could\n  still be lost. When the store cannot take it, the answer is 503 `store-unavailable` (with `Retry-After`) or\n  507 `store-full`, and nothing was written.\n- Pages count live items only: after a delete, page P still holds the next `limit` live items, `total`,\n  `X-Total-Count` and `Link` count live items, and cursors step over the gap. A page's `ETag` changes when an\n  item on it changes; an item's `ETag` changes with every write to it. `If-Match` with the `ETag` a client\n  showed the user makes `PATCH` and `DELETE` fail with 412 instead of overwriting someone else's change.\n- `Idempotency-Key` on a write makes it safe to retry: a retry with the same key and the same request gets the\n  first answer again, with `Idempotent-Replayed: true`, and writes nothing. Keys are kept at least\n  `data.idempotency_ttl_s` (24 h by default), across restarts.\n- `X-Dataset: <name>` on any `/items` request (and on `POST /admin/reset`) names an isolated dataset: its own\n  copy of the generated list with its own writes, id sequence, change feed, idempotency keys and `fail_first`\n  counts, so parallel UI tests do not see each other's writes. Without it, requests share the default list.\n  A dataset exists from its first use until `DELETE /admin/datasets/{name}`.\n- Every change to a list (a created, updated or deleted item, an item added by growth, a reset) gets the next\n  sequence number of its list, from 1. `GET /items/changes` pages through them (and long-polls for the next\n  ones with `wait_ms`); `GET /items/events` pushes them as Server-Sent Events. The last `data.changes_kept`\n  changes of each list (100000 by default) are kept; a client that fell further behind gets 410\n  `changes-expired` (or an `expired` event), reloads the list, and continues from the sequence number it is\n  given.\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1,\n`events.max_wait_ms` 30000, `events.heartbeat_ms` 15000, `data.idempotency_ttl_s` 86400, `data.changes_kept`\n100000).\n"
           },
           "servers": [
             {
@@ -5515,14 +5841,14 @@ enum OpenAPIDocument {
               }
             },
             "/items/{id}/image": {
-              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD, PUT, DELETE and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "images"
                 ],
                 "operationId": "getItemImage",
-                "summary": "The generated image of one item",
-                "description": "The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap\nfont: the same decoded pixels for the same item, size and options on every server. The size is `w`x`h`;\nwith one of them the other keeps the item's shape (400 naming the one given when the other would pass\n5000); with neither it is the item's own `width`x`height`, made smaller (same shape) to fit 5000 pixels a\nside and 25 megapixels. The format is the path's extension\n(`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with\n`Vary: Accept`), else JPEG.\n\nSlow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by\ndefault) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,\n64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one\nencode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets\n304 only after the lookup. When every image worker is busy and `image.queue_limit` images already wait:\n503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,\n`fail`, `fail_rate`, `fail_first`) are ignored.\n",
+                "summary": "The image of one item, generated or uploaded",
+                "description": "The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap\nfont: the same decoded pixels for the same item, size and options on every server. After a `PUT` of this\npath, the uploaded image instead (see `putItemImage`): as stored (same bytes, same format) when no\nsize, format, `grayscale` or `blur` is asked for; otherwise decoded, scaled to cover `w`x`h` and cropped\naround its centre (as Lorem Picsum crops), then re-encoded. An upload is never negotiated by `Accept`: it\nis served in its own format unless the extension or `format` names another. The size is `w`x`h`;\nwith one of them the other keeps the item's shape (400 naming the one given when the other would pass\n5000); with neither it is the item's own `width`x`height`, made smaller (same shape) to fit 5000 pixels a\nside and 25 megapixels. The format is the path's extension\n(`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with\n`Vary: Accept`), else JPEG.\n\nSlow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by\ndefault) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,\n64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one\nencode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets\n304 only after the lookup. When every image worker is busy and `image.queue_limit` images already wait:\n503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,\n`fail`, `fail_rate`, `fail_first`) are ignored.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
@@ -5720,13 +6046,223 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "put": {
+                "tags": [
+                  "images"
+                ],
+                "operationId": "putItemImage",
+                "summary": "Upload the item's own image",
+                "description": "Stores the body as the item's image, durably (in the same store and transaction discipline as every\nwrite): 201 with `Location` for the item's first upload, 200 for a replacement, with the image's `ETag`\n(the one `GET` of this path then has) and what was stored, once committed. `GET` then serves it; the\nitem's `width` and `height` become the upload's, and the change feed has an `updated` change. A reader sees\nthe old image or the new one, never a mix. Uploads survive restarts; `POST /admin/reset` (and dropping\nthe dataset) removes them.\n\nThe body is the file, `Content-Type: image/jpeg`, `image/png` or `image/webp` (anything else, or none, is\n415), at most `image.max_upload_bytes` (10 MiB by default: its own limit, not `http.max_body_bytes`; more\nis 413 before the body is read). The file's signature must be the type `Content-Type` names (415\notherwise, 400 when it is no image at all), and the size its header declares at most 5000 pixels a side\nand 25 megapixels (400, decided from the header before any pixel is decoded). Then the whole file is\ndecoded on an image worker: a truncated or damaged file is 400 `invalid-image`, and a full worker queue is\n503 `image-busy` with `Retry-After`.\n\n**Conditions**: `If-Match` with the `ETag` of the image as `GET` of this path (no parameters) served it,\nin any format, stores only over that image (412 with the current `ETag` otherwise); `If-Match: *` only\nwhere an upload exists, `If-None-Match: *` only where none does (upload once). **Retrying safely**:\n`Idempotency-Key` as for `POST /items` (the fingerprint is the method, the path and the file's digest).\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageIf-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageIf-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Idempotency-Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "description": "The image file, as its own type.",
+                  "content": {
+                    "image/jpeg": {
+                      "schema": {
+                        "type": "string",
+                        "format": "binary"
+                      }
+                    },
+                    "image/png": {
+                      "schema": {
+                        "type": "string",
+                        "format": "binary"
+                      }
+                    },
+                    "image/webp": {
+                      "schema": {
+                        "type": "string",
+                        "format": "binary"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ImageStored"
+                  },
+                  "201": {
+                    "$ref": "#/components/responses/ImageStored"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidUpload"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "412": {
+                    "$ref": "#/components/responses/PreconditionFailed"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "415": {
+                    "$ref": "#/components/responses/UnsupportedMediaType"
+                  },
+                  "422": {
+                    "$ref": "#/components/responses/IdempotencyKeyReused"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/UploadUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
+              "delete": {
+                "tags": [
+                  "images"
+                ],
+                "operationId": "deleteItemImage",
+                "summary": "Back to the generated image",
+                "description": "Removes the item's upload, durably: 204, and `GET` serves the generated image again, at the generated\n`width` and `height` (which the item shows again; an `updated` change says so). 204 also when there was\nno upload (nothing is written then). 404 for an id never handed out or deleted. Conditions and\n`Idempotency-Key` as for `PUT`.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ItemID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageIf-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageIf-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Idempotency-Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/ImageRemoved"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "412": {
+                    "$ref": "#/components/responses/PreconditionFailed"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "422": {
+                    "$ref": "#/components/responses/IdempotencyKeyReused"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/WriteUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
               "options": {
                 "tags": [
                   "images"
                 ],
                 "operationId": "optionsItemImage",
                 "summary": "The methods of one item's image, and the CORS preflight",
-                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked:\nany non-empty segment gets the same answer.\n",
+                "description": "204 with `Allow: GET, HEAD, PUT, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The id is\nnot checked: any non-empty segment gets the same answer.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemIDUnchecked"
@@ -9569,6 +10105,26 @@ enum OpenAPIDocument {
                 },
                 "example": "\"v1-9f86d081884c7d65\""
               },
+              "ImageIf-Match": {
+                "name": "If-Match",
+                "in": "header",
+                "required": false,
+                "description": "Write only over the image as the client saw it: the `ETag` `GET /items/{id}/image` (no parameters) gave,\nin any format (one entity tag or a comma-separated list, compared strongly), or `*` for \"an upload\nexists\". No match is 412 `precondition-failed` with the image's current `ETag`; nothing is written.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "\"v1-cb7dbd6869c46456\""
+              },
+              "ImageIf-None-Match": {
+                "name": "If-None-Match",
+                "in": "header",
+                "required": false,
+                "description": "`*`: write only where no image was uploaded yet (412 otherwise); an entity tag (or list): write only when\nthe image is not that one.\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "*"
+              },
               "If-Match": {
                 "name": "If-Match",
                 "in": "header",
@@ -9907,7 +10463,7 @@ enum OpenAPIDocument {
                 }
               },
               "Allow": {
-                "description": "The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,\nOPTIONS` for `/items/{id}`, `GET, OPTIONS` for `/items/events`, `POST, OPTIONS` for `/admin/reset`,\n`DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's\n405 for `CONNECT` says `GET, HEAD, OPTIONS` too.\n",
+                "description": "The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,\nOPTIONS` for `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` for `/items/{id}/image`, `GET, OPTIONS` for `/items/events`, `POST, OPTIONS` for `/admin/reset`,\n`DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's\n405 for `CONNECT` says `GET, HEAD, OPTIONS` too.\n",
                 "required": true,
                 "schema": {
                   "type": "string",
@@ -9915,6 +10471,7 @@ enum OpenAPIDocument {
                     "GET, HEAD, OPTIONS",
                     "GET, HEAD, POST, OPTIONS",
                     "GET, HEAD, PATCH, DELETE, OPTIONS",
+                    "GET, HEAD, PUT, DELETE, OPTIONS",
                     "GET, OPTIONS",
                     "POST, OPTIONS",
                     "DELETE, OPTIONS"
@@ -9929,6 +10486,15 @@ enum OpenAPIDocument {
                   "pattern": "^/items/(0|[1-9][0-9]*)$"
                 },
                 "example": "/items/10000"
+              },
+              "ImageLocation": {
+                "description": "On a first upload (201), the image's URL, server-relative: `/items/<id>/image`.",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^/items/(0|[1-9][0-9]*)/image$"
+                },
+                "example": "/items/42/image"
               },
               "Idempotent-Replayed": {
                 "description": "`true` when this is the recorded answer to an earlier request with the same `Idempotency-Key`: nothing was\nwritten this time. Absent on a first answer.\n",
@@ -10156,6 +10722,55 @@ enum OpenAPIDocument {
                     "description": "How many people liked it.",
                     "minimum": 0,
                     "maximum": 1000000000
+                  }
+                }
+              },
+              "StoredImage": {
+                "type": "object",
+                "description": "An uploaded image as stored.",
+                "additionalProperties": false,
+                "required": [
+                  "id",
+                  "image_url",
+                  "content_type",
+                  "width",
+                  "height",
+                  "bytes"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "The item's id."
+                  },
+                  "image_url": {
+                    "type": "string",
+                    "pattern": "^/items/(0|[1-9][0-9]*)/image$",
+                    "description": "Where it is served, server-relative."
+                  },
+                  "content_type": {
+                    "type": "string",
+                    "enum": [
+                      "image/jpeg",
+                      "image/png",
+                      "image/webp"
+                    ],
+                    "description": "Its type, as its signature says (and `Content-Type` agreed)."
+                  },
+                  "width": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 5000
+                  },
+                  "height": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 5000
+                  },
+                  "bytes": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The size of the file."
                   }
                 }
               },
@@ -10688,6 +11303,7 @@ enum OpenAPIDocument {
                       "urn:listserver:problem:invalid-id",
                       "urn:listserver:problem:invalid-body",
                       "urn:listserver:problem:invalid-item",
+                      "urn:listserver:problem:invalid-image",
                       "urn:listserver:problem:invalid-header",
                       "urn:listserver:problem:unauthorized",
                       "urn:listserver:problem:forbidden",
@@ -12230,7 +12846,7 @@ enum OpenAPIDocument {
                 }
               },
               "ImageUnavailable": {
-                "description": "`image-busy` (every image worker is busy and `image.queue_limit` images wait: retry after `Retry-After`),\n`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`) while\nthe server drains.\n",
+                "description": "`image-busy` (every image worker is busy and `image.queue_limit` images wait: retry after `Retry-After`),\n`store-unavailable` (an uploaded image could not be read from the store, or was replaced while it was\nread; with `Retry-After`), `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with\n`Connection: close`) while the server drains.\n",
                 "headers": {
                   "Retry-After": {
                     "$ref": "#/components/headers/Retry-After"
@@ -12266,6 +12882,197 @@ enum OpenAPIDocument {
                             "type": {
                               "enum": [
                                 "urn:listserver:problem:image-busy",
+                                "urn:listserver:problem:store-unavailable",
+                                "urn:listserver:problem:injected-fault",
+                                "urn:listserver:problem:shutting-down"
+                              ]
+                            },
+                            "status": {
+                              "const": 503
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "ImageStored": {
+                "description": "The upload is stored, durably: what was stored, the image's `ETag` (as `GET /items/{id}/image` now has\nit) and, for the item's first upload (201), its `Location`. A retry with the same `Idempotency-Key` gets\nthis same answer again, with `Idempotent-Replayed: true`.\n",
+                "headers": {
+                  "Location": {
+                    "$ref": "#/components/headers/ImageLocation"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Idempotent-Replayed": {
+                    "$ref": "#/components/headers/Idempotent-Replayed"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/StoredImage"
+                    },
+                    "example": {
+                      "id": 42,
+                      "image_url": "/items/42/image",
+                      "content_type": "image/png",
+                      "width": 800,
+                      "height": 600,
+                      "bytes": 51234
+                    }
+                  }
+                }
+              },
+              "ImageRemoved": {
+                "description": "The upload is gone, durably (or there was none): no body. A retry with the same `Idempotency-Key` gets\nthis same answer again, with `Idempotent-Replayed: true`.\n",
+                "headers": {
+                  "Idempotent-Replayed": {
+                    "$ref": "#/components/headers/Idempotent-Replayed"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
+              "InvalidUpload": {
+                "description": "An upload the server cannot take as sent, nothing written: `invalid-image` (an empty body, no JPEG, PNG\nor WebP file, a declared size over 5000 pixels a side or 25 megapixels, or a file that does not decode\nwhole: truncated or damaged; `detail` says which), `invalid-header` (a malformed `X-Dataset` or\n`Idempotency-Key`), `invalid-id`, `invalid-parameter` (a malformed control parameter),\n`invalid-request-target`, or from the connection layer `malformed-request`.\n",
+                "headers": {
+                  "Connection": {
+                    "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:invalid-image",
+                                "urn:listserver:problem:invalid-header",
+                                "urn:listserver:problem:invalid-id",
+                                "urn:listserver:problem:invalid-parameter",
+                                "urn:listserver:problem:invalid-request-target",
+                                "urn:listserver:problem:malformed-request"
+                              ]
+                            },
+                            "status": {
+                              "const": 400
+                            }
+                          }
+                        }
+                      ]
+                    },
+                    "examples": {
+                      "bomb": {
+                        "summary": "A PNG whose header declares 100000x100000 pixels",
+                        "value": {
+                          "type": "urn:listserver:problem:invalid-image",
+                          "title": "Invalid image",
+                          "status": 400,
+                          "detail": "the PNG file declares 100000x100000 pixels; each side may be 1...5000 and the whole at most 25000000 pixels"
+                        }
+                      },
+                      "truncated": {
+                        "summary": "A PNG cut short",
+                        "value": {
+                          "type": "urn:listserver:problem:invalid-image",
+                          "title": "Invalid image",
+                          "status": 400,
+                          "detail": "the PNG file does not decode: libspng: end of stream"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "UploadUnavailable": {
+                "description": "Nothing was written: `image-busy` (every image worker is busy, so the file could not be checked; with\n`Retry-After`), `store-unavailable` (the store could not take the write; with `Retry-After`),\n`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)\nwhile the server drains. Retry after `Retry-After` seconds, with the same `Idempotency-Key`.\n",
+                "headers": {
+                  "Retry-After": {
+                    "$ref": "#/components/headers/Retry-After"
+                  },
+                  "Connection": {
+                    "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:image-busy",
+                                "urn:listserver:problem:store-unavailable",
                                 "urn:listserver:problem:injected-fault",
                                 "urn:listserver:problem:shutting-down"
                               ]
@@ -12464,7 +13271,7 @@ enum OpenAPIDocument {
                 }
               },
               "PreconditionFailed": {
-                "description": "`If-Match` does not match the item's current `ETag` (someone else changed it since): nothing was written.\nThe current `ETag` is in the response; fetch the item before trying again.\n",
+                "description": "`If-Match` does not match the item's current `ETag` (someone else changed it since), or on an image write\n`If-Match` or `If-None-Match` does not hold for the item's image: nothing was written. The current `ETag`\n(of the item, or of its image) is in the response; fetch it before trying again.\n",
                 "headers": {
                   "ETag": {
                     "$ref": "#/components/headers/ETag"
@@ -12514,7 +13321,7 @@ enum OpenAPIDocument {
                 }
               },
               "UnsupportedMediaType": {
-                "description": "The body's `Content-Type` is missing or not one the operation takes: `application/json` for `POST /items`,\n`application/merge-patch+json` or `application/json` for `PATCH /items/{id}`. Nothing was written.\n",
+                "description": "The body's `Content-Type` is missing or not one the operation takes: `application/json` for `POST /items`,\n`application/merge-patch+json` or `application/json` for `PATCH /items/{id}`, `image/jpeg`, `image/png` or\n`image/webp` for `PUT /items/{id}/image` (and the file must be of that type). Nothing was written.\n",
                 "headers": {
                   "Cache-Control": {
                     "$ref": "#/components/headers/NoCache"
@@ -12855,7 +13662,7 @@ enum OpenAPIDocument {
                 }
               },
               "ContentTooLarge": {
-                "description": "A `Content-Length` over `http.max_body_bytes` (64 KiB by default), decided before any body is read.",
+                "description": "A `Content-Length` over `http.max_body_bytes` (64 KiB by default; `image.max_upload_bytes`, 10 MiB by\ndefault, for `PUT /items/{id}/image`), decided before any body is read.\n",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/ConnectionClose"
@@ -13006,5 +13813,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x28E1D1AD63EF9052
+    static let yamlFNV1a64: UInt64 = 0xE5CF255CF46F8E81
 }

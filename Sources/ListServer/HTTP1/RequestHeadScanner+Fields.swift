@@ -120,7 +120,8 @@ extension RequestHeadScanner {
         return false
     }
 
-    /// Reads a `Content-Length` value: `1*DIGIT`, at most `http.max_body_bytes`.
+    /// Reads a `Content-Length` value: `1*DIGIT`, at most ``bodyLimit`` (`http.max_body_bytes`, or
+    /// `image.max_upload_bytes` for an upload).
     ///
     /// Digits are checked to the end before the size, so `99999999999999999999x` is a 400 and
     /// `99999999999999999999` a 413; the running value stops growing once past the limit, and overflow counts as
@@ -139,12 +140,12 @@ extension RequestHeadScanner {
             if !tooLarge {
                 let (tenfold, overflow) = length.multipliedReportingOverflow(by: 10)
                 let (next, overflowAgain) = tenfold.addingReportingOverflow(Int(byte &- UInt8(ascii: "0")))
-                tooLarge = overflow || overflowAgain || next > limits.maxBodyBytes
+                tooLarge = overflow || overflowAgain || next > bodyLimit
                 length = next
             }
         }
         guard !tooLarge else {
-            return reject(.bodyTooLarge(bytes.copied(value), limit: limits.maxBodyBytes))
+            return reject(.bodyTooLarge(bytes.copied(value), limit: bodyLimit))
         }
         contentLength = length
         return false

@@ -127,12 +127,36 @@ extension RequestHeadScanner {
             }
             versionStart = index + 1
             state = .version
+            if method == .put, schemePrefixLength == 0, Self.isUploadTarget(bytes, targetStart..<index) {
+                bodyLimit = limits.maxUploadBytes
+            }
             return false
         }
         if byte == HTTPBytes.cr || byte == HTTPBytes.lf {
             return reject(.malformedRequestLine(bytes.copied(lineStart..<index)))
         }
         return reject(.invalidTargetByte(bytes.copied(targetStart...index), byte: byte, offset: offset))
+    }
+
+    /// Whether the origin-form target in `range` is `/items/<digits>/image`, with or without a query: the one
+    /// resource whose body ``HTTPLimits/maxUploadBytes`` limits. Spelled any other way (percent-encoded digits,
+    /// absolute-form), the upload is held to ``HTTPLimits/maxBodyBytes``.
+    static func isUploadTarget(_ bytes: Span<UInt8>, _ range: Range<Int>) -> Bool {
+        let prefix: StaticString = "/items/"
+        let suffix: StaticString = "/image"
+        var index = range.lowerBound
+        for offset in 0..<prefix.utf8CodeUnitCount {
+            guard index < range.upperBound, bytes[index] == HTTPBytes.byte(of: prefix, at: offset) else { return false }
+            index += 1
+        }
+        let digitsStart = index
+        while index < range.upperBound, HTTPBytes.isDigit(bytes[index]) { index += 1 }
+        guard index > digitsStart else { return false }
+        for offset in 0..<suffix.utf8CodeUnitCount {
+            guard index < range.upperBound, bytes[index] == HTTPBytes.byte(of: suffix, at: offset) else { return false }
+            index += 1
+        }
+        return index == range.upperBound || bytes[index] == UInt8(ascii: "?")
     }
 
     /// The byte at `offset` of `http://` or `https://`.

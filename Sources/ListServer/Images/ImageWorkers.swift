@@ -1,7 +1,7 @@
 import Foundation
 import ListDomain
 
-/// The threads that draw and encode images, and the bounded queue in front of them.
+/// The threads that draw, decode, scale and encode images, and check uploads, and the bounded queue in front of them.
 ///
 /// Rendering and encoding take milliseconds to seconds of CPU (a 5000×5000 image with blur), so no event loop may
 /// do them: a request's task queues a job and suspends on a continuation, which a worker resumes when the bytes are
@@ -67,21 +67,29 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
         }
     }
 
-    /// Draws `spec` and encodes it as `format` on a worker.
-    nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat) async throws(ImageFailure)
-        -> EncodedImage
+    /// Draws `spec` (or, for an upload, decodes `source` and scales it) and encodes it as `format` on a worker.
+    nonisolated(nonsending) func encode(_ spec: ImageSpec, as format: ImageFormat, from source: [UInt8]?)
+        async throws(ImageFailure) -> EncodedImage
     {
         typealias Outcome = CheckedContinuation<Result<EncodedImage, ImageFailure>, Never>
         let result = await withCheckedContinuation { (continuation: Outcome) in
             let queued = enqueue { worker in
                 let clock = ContinuousClock()
                 let start = clock.now
-                ImageRenderer.render(spec, into: &worker.frame)
                 defer {
                     if worker.frame.count > Self.largestKeptFrame { worker.frame = [] }
                 }
                 do throws(ImageCodecError) {
-                    let image = RGBImage(width: spec.width, height: spec.height, pixels: worker.frame)
+                    let image: RGBImage
+                    if let upload = spec.upload, let source {
+                        let decoded = try worker.codecs.decode(source, as: upload.image.format)
+                        var scaled = try worker.codecs.scaled(decoded, toCover: spec.width, spec.height)
+                        ImageRenderer.applyEffects(of: spec, to: &scaled.pixels)
+                        image = scaled
+                    } else {
+                        ImageRenderer.render(spec, into: &worker.frame)
+                        image = RGBImage(width: spec.width, height: spec.height, pixels: worker.frame)
+                    }
                     let bytes = try worker.codecs.encode(image, as: format)
                     let encoded = EncodedImage(bytes: bytes, encodeDuration: start.duration(to: clock.now))
                     continuation.resume(returning: .success(encoded))
@@ -94,6 +102,49 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// Checks an upload on a worker: the header's size first (nothing is decoded for a file that declares too
+    /// many pixels), then the whole file, decoded and thrown away, then its digest.
+    nonisolated(nonsending) func inspectUpload(_ bytes: [UInt8], as format: ImageFormat) async throws(UploadRejection)
+        -> ImageUpload
+    {
+        typealias Outcome = CheckedContinuation<Result<ImageUpload, UploadRejection>, Never>
+        let result = await withCheckedContinuation { (continuation: Outcome) in
+            let queued = enqueue { worker in
+                continuation.resume(returning: Self.inspect(bytes, as: format, with: worker.codecs))
+            }
+            if !queued {
+                continuation.resume(returning: .failure(.busy))
+            }
+        }
+        return try result.get()
+    }
+
+    private static func inspect(_ bytes: [UInt8], as format: ImageFormat, with codecs: ImageCodecs)
+        -> Result<ImageUpload, UploadRejection>
+    {
+        guard let size = codecs.dimensions(of: bytes, as: format) else {
+            return .failure(.unreadable("its \(format.rawValue.uppercased()) header cannot be read"))
+        }
+        guard ImageSpec.allows(width: size.width, height: size.height) else {
+            return .failure(.tooLarge(width: size.width, height: size.height))
+        }
+        let decoded: RGBImage
+        do throws(ImageCodecError) {
+            decoded = try codecs.decode(bytes, as: format)
+        } catch {
+            return .failure(.unreadable(error.description))
+        }
+        guard decoded.width == size.width, decoded.height == size.height else {
+            return .failure(
+                .unreadable(
+                    "its header says \(size.width)x\(size.height) but it decodes to \(decoded.width)x\(decoded.height)"))
+        }
+        return .success(
+            ImageUpload(
+                format: format, width: size.width, height: size.height, digest: ContentDigest.of(bytes),
+                bytes: bytes))
     }
 
     /// Jobs waiting for a worker now.

@@ -85,7 +85,7 @@ final class LoopServer: @unchecked Sendable {
         // Every connection goes through a ConnectionGuard; these are backstops that never fire first.
         evhttp_set_bevcb(http, loopServerNewConnectionCallback, context)
         evhttp_set_max_headers_size(http, 2 * limits.maxHeaderBytes + 1024)
-        evhttp_set_max_body_size(http, limits.maxBodyBytes)
+        evhttp_set_max_body_size(http, limits.largestBody)
         boundSocket = evhttp_accept_socket_with_handle(http, listeningFD)
         guard let boundSocket, let listener = evhttp_bound_socket_get_listener(boundSocket) else {
             let error = EventError.call("evhttp_accept_socket_with_handle", errno: cevent_errno())

@@ -79,14 +79,19 @@ struct ImageQuery: Sendable, Equatable {
     ///
     /// - Throws: A 400 ``Problem`` naming `w` when the size has more than 25 megapixels.
     func size(for item: Item) throws(Problem) -> (width: Int, height: Int) {
+        try size(ofWidth: item.width, height: item.height)
+    }
+
+    /// ``size(for:)`` for an image of `ownWidth`×`ownHeight` (an upload's size).
+    func size(ofWidth ownWidth: Int, height ownHeight: Int) throws(Problem) -> (width: Int, height: Int) {
         let size: (width: Int, height: Int)
         switch (width, height) {
         case (let width?, let height?): size = (width, height)
         case (let width?, nil):
-            size = (width, ImageSpec.proportional(width, side: item.width, other: item.height))
+            size = (width, ImageSpec.proportional(width, side: ownWidth, other: ownHeight))
         case (nil, let height?):
-            size = (ImageSpec.proportional(height, side: item.height, other: item.width), height)
-        case (nil, nil): return ImageSpec.fitted(width: item.width, height: item.height)
+            size = (ImageSpec.proportional(height, side: ownHeight, other: ownWidth), height)
+        case (nil, nil): return ImageSpec.fitted(width: ownWidth, height: ownHeight)
         }
         guard ImageSpec.allows(width: size.width, height: size.height) else {
             let name = width == nil ? "h" : "w"

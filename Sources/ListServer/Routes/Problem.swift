@@ -35,7 +35,7 @@ package struct Problem: Error, Sendable, Equatable {
         case requestTimeout
         /// 411: the request has a chunked body; the API only takes bodies with a `Content-Length`.
         case lengthRequired
-        /// 413: the `Content-Length` is larger than `http.max_body_bytes`.
+        /// 413: the `Content-Length` is larger than `http.max_body_bytes` (`image.max_upload_bytes` for an upload).
         case bodyTooLarge
         /// 414: the request line is longer than `http.max_request_line_bytes`.
         case requestLineTooLong
@@ -59,9 +59,11 @@ package struct Problem: Error, Sendable, Equatable {
         case listFull
         /// 410: the change-feed position asked for is older than what is kept (or unknown): reload the list.
         case changesExpired
-        /// 412: `If-Match` does not match the item's current `ETag`.
+        /// 412: `If-Match` does not match the item's current `ETag` (or, on an image write, `If-Match` or
+        /// `If-None-Match` does not match the item's image).
         case preconditionFailed
-        /// 415: a write whose body is not `application/json` (or `application/merge-patch+json` for PATCH).
+        /// 415: a write whose body is not `application/json` (or `application/merge-patch+json` for PATCH), or an
+        /// upload whose `Content-Type` is no image type served, or another than its file is.
         case unsupportedMediaType
         /// 422: the `Idempotency-Key` was used before with a different request.
         case idempotencyKeyReused
@@ -73,12 +75,15 @@ package struct Problem: Error, Sendable, Equatable {
         case imageBusy
         /// 500: a codec could not encode an image.
         case imageFailed
+        /// 400: an uploaded image is empty, is no JPEG, PNG or WebP file, declares a size images may not have, or
+        /// does not decode (truncated, damaged).
+        case invalidImage
 
         /// The HTTP status code.
         var status: Int {
             switch self {
             case .invalidRequestTarget, .invalidParameter, .invalidID, .malformedRequest, .invalidBody, .invalidItem,
-                .invalidHeader:
+                .invalidHeader, .invalidImage:
                 400
             case .listFull: 409
             case .changesExpired: 410
@@ -136,6 +141,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .storeFull: "urn:listserver:problem:store-full"
             case .imageBusy: "urn:listserver:problem:image-busy"
             case .imageFailed: "urn:listserver:problem:image-failed"
+            case .invalidImage: "urn:listserver:problem:invalid-image"
             }
         }
 
@@ -171,6 +177,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .storeFull: "Insufficient storage"
             case .imageBusy: "Image workers busy"
             case .imageFailed: "Image could not be encoded"
+            case .invalidImage: "Invalid image"
             }
         }
     }

@@ -22,11 +22,13 @@ extension Router {
         guard let images else {
             throw Problem(.notFound, detail: "images are not served by this server")
         }
-        let state = lists.state(of: try Self.listName(headers))
+        let list = try Self.listName(headers)
+        let state = lists.state(of: list)
         let id = try itemID(rawID, in: state)
         guard let item = state.item(id) else {
             throw Problem(.notFound, detail: "item \(id) was deleted")
         }
+        let upload = state.written[id]?.image
         let query = try ImageQuery(target: target)
         var chosen = query.format
         if let fileExtension {
@@ -38,14 +40,18 @@ extension Router {
             }
             chosen = format
         }
-        let format = chosen ?? Self.negotiatedImageFormat(headers["Accept"])
-        let size = try query.size(for: item)
+        // An upload is served in its own format unless another is asked for by name: no negotiation.
+        let format = chosen ?? upload?.format ?? Self.negotiatedImageFormat(headers["Accept"])
+        let size =
+            if let upload { try query.size(ofWidth: upload.width, height: upload.height) } else {
+                try query.size(for: item)
+            }
         let spec = ImageSpec(
             id: id, width: size.width, height: size.height, color: item.rgb, grayscale: query.grayscale,
-            blur: query.blur)
+            blur: query.blur, upload: upload.map { ImageSpec.Upload(list: list, image: $0) })
         return serveImage(
             spec, format: format, from: images, version: state.header.version, headers: headers,
-            negotiated: chosen == nil)
+            negotiated: chosen == nil && upload == nil)
     }
 
     /// The answer for `spec` in `format` through `images`, the router's image cache: what `/items/<id>/image` and
@@ -54,9 +60,7 @@ extension Router {
         _ spec: ImageSpec, format: ImageFormat, from images: ImageCache, version: UInt64, headers: HTTPHeaders,
         negotiated: Bool, picsumID: UInt64? = nil
     ) -> RouteOutcome {
-        let tag = EntityTag(
-            version: version, 5, spec.id, UInt64(spec.width), UInt64(spec.height), UInt64(spec.color),
-            UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0), UInt64(ImageFormat.allCases.firstIndex(of: format)!))
+        let tag = EntityTag(image: spec, format: format, version: version)
         let bypassCache = Self.requestsFreshDetail(headers)
         let condition = headers["If-None-Match"]
         // A cached image is answered at once, like a page: no task (the hit path of Benchmarks/images).
@@ -66,10 +70,12 @@ extension Router {
             if let picsumID { response.headers.add("Picsum-ID", String(picsumID)) }
             return .response(response)
         }
+        let uploads = spec.upload == nil ? nil : writes.store
         return .deferred {
             let lookup: ImageLookup
             do throws(ImageFailure) {
-                lookup = try await images.lookUp(ImageKey(spec: spec, format: format), bypassCache: bypassCache)
+                lookup = try await images.lookUp(
+                    ImageKey(spec: spec, format: format), bypassCache: bypassCache, uploads: uploads)
             } catch {
                 switch error {
                 case .busy:
@@ -79,6 +85,11 @@ extension Router {
                     ).response()
                 case .encodingFailed(let reason):
                     return Problem(.imageFailed, detail: "the image could not be encoded: \(reason)").response()
+                case .uploadUnavailable(let reason):
+                    return Problem(
+                        .storeUnavailable, detail: "the uploaded image could not be read: \(reason); retry",
+                        headers: ["Retry-After": "1"]
+                    ).response()
                 }
             }
             var response = Self.imageResponse(

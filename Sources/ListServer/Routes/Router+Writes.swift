@@ -46,7 +46,7 @@ extension Router {
     }
 
     /// Queues the write and answers once its group is committed (the answer is made on the committing thread).
-    private func submit(_ operation: WriteOperation, method: HTTPMethod) -> RouteOutcome {
+    func submit(_ operation: WriteOperation, method: HTTPMethod) -> RouteOutcome {
         let writes = self.writes
         let metrics = observability.metrics
         return .pending(
@@ -83,6 +83,14 @@ extension Router {
                 .preconditionFailed,
                 detail: "If-Match does not match the item's current ETag \(EntityTag(item: revision).headerValue)",
                 headers: ["ETag": EntityTag(item: revision).headerValue]
+            ).response()
+        case .rejected(.imagePreconditionFailed(let revision)):
+            let tag = storedImageTag(revision, format: revision.upload?.format ?? .jpeg, list: "").headerValue
+            return Problem(
+                .preconditionFailed,
+                detail: "If-Match or If-None-Match does not match the item's image (its ETag is \(tag), and it "
+                    + (revision.upload == nil ? "has no upload)" : "has an upload)"),
+                headers: ["ETag": tag]
             ).response()
         case .rejected(.keyReused(let key)):
             return Problem(
@@ -122,7 +130,9 @@ extension Router {
                 status = 201
             }
             return HTTPResponse(status: status, headers: headers, body: json.bytes)
-        case .deleted, .dropped, .grew, .reset:
+        case .imageStored(let revision, let created):
+            return storedImageResponse(revision, created: created)
+        case .deleted, .dropped, .grew, .reset, .imageRemoved:
             return HTTPResponse(status: 204)
         }
     }
@@ -183,19 +193,25 @@ extension Router {
     /// The request's `Idempotency-Key` (1–255 visible ASCII), what it asks (method, path and query without the
     /// controls `delay_ms`, `fail`, `fail_rate`, `fail_first`, and body), and how its answer is recorded.
     func idempotencyClaim(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> IdempotencyClaim? {
-        guard let key = request.headers["Idempotency-Key"] else { return nil }
-        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
-            throw Problem(
-                .invalidHeader,
-                detail: "Idempotency-Key must be 1 to 255 visible ASCII characters, got "
-                    + Problem.quoted(key))
-        }
+        guard let key = try Self.idempotencyKey(request.headers) else { return nil }
         // The whole request, not a hash of it: exact, and bodies are small (`http.max_body_bytes`).
         var fingerprint = Array((request.method.name + " " + Self.faultResource(target) + "\n").utf8)
         fingerprint += request.body
         return IdempotencyClaim(key: key, fingerprint: fingerprint) { result in
             RecordedAnswer.encode(Self.writtenResponse(result))
         }
+    }
+
+    /// The request's `Idempotency-Key`, checked (1–255 visible ASCII); nil without one.
+    static func idempotencyKey(_ headers: HTTPHeaders) throws(Problem) -> String? {
+        guard let key = headers["Idempotency-Key"] else { return nil }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            throw Problem(
+                .invalidHeader,
+                detail: "Idempotency-Key must be 1 to 255 visible ASCII characters, got "
+                    + Problem.quoted(key))
+        }
+        return key
     }
 }
 

@@ -335,6 +335,7 @@ package struct Router: Sendable {
             case .adminDataset: "DELETE, OPTIONS"
             case .items: "GET, HEAD, POST, OPTIONS"
             case .item: "GET, HEAD, PATCH, DELETE, OPTIONS"
+            case .itemImage(_, fileExtension: nil): "GET, HEAD, PUT, DELETE, OPTIONS"
             case .events: "GET, OPTIONS"
             default: "GET, HEAD, OPTIONS"
             }
@@ -344,7 +345,7 @@ package struct Router: Sendable {
         func routes(_ method: HTTPMethod) -> Bool {
             switch (self, method) {
             case (.adminReset, .post), (.adminDataset, .delete), (.items, .post), (.item, .patch), (.item, .delete),
-                (.events, .get):
+                (.events, .get), (.itemImage(_, fileExtension: nil), .put), (.itemImage(_, fileExtension: nil), .delete):
                 true
             case (.adminReset, _), (.adminDataset, _), (.events, _): false
             case (_, .get), (_, .head): true
@@ -400,6 +401,10 @@ package struct Router: Sendable {
             return .response(try item(rawID, headers: request.headers))
         case .itemDetail(let rawID):
             return try detail(rawID, headers: request.headers)
+        case .itemImage(let rawID, fileExtension: nil) where request.method == .put:
+            return try putImage(rawID, request, target: target)
+        case .itemImage(let rawID, fileExtension: nil) where request.method == .delete:
+            return try removeImage(rawID, request, target: target)
         case .itemImage(let rawID, let fileExtension):
             return try image(rawID, fileExtension: fileExtension, target: target, headers: request.headers)
         case .changes:

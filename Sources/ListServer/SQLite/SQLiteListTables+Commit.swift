@@ -9,8 +9,8 @@ import ListDomain
 extension SQLiteListTables {
     /// Makes `batch` durable in one `BEGIN IMMEDIATE` … `COMMIT`, or applies none of it.
     ///
-    /// For each list, in this order: drop (every row of the list in every table) or wipe (its items), the written
-    /// items, the deletions, the new changes, the header, and the pruning of changes beyond ``Options/changesKept``;
+    /// For each list, in this order: drop (every row of the list in every table) or wipe (its items and images),
+    /// the written items, the deletions, the images stored and removed, the new changes, the header, and the pruning of changes beyond ``Options/changesKept``;
     /// then the batch's idempotency records, and every 1,000 commits or once a minute the pruning of records older
     /// than ``Options/idempotencyTTL``. On any failure the transaction is rolled back, and the error is `.full`
     /// for a full disk and `.unavailable` otherwise; the connection stays usable for the next batch.
@@ -79,6 +79,31 @@ extension SQLiteListTables {
             try run(SQL.upsertDeletion) { statement throws(SQLiteError) in
                 try statement.bind(kept: name, at: 1)
                 try statement.bind(id, at: 2)
+            }
+        }
+        for (id, effect) in effects.images {
+            switch effect {
+            case .put(let image, let bytes):
+                try run(SQL.upsertImage) { statement throws(SQLiteError) in
+                    try statement.bind(kept: name, at: 1)
+                    try statement.bind(id, at: 2)
+                    try statement.bind(image.format.rawValue, at: 3)
+                    try statement.bind(image.width, at: 4)
+                    try statement.bind(image.height, at: 5)
+                    try statement.bind(image.byteCount, at: 6)
+                    try statement.bind(image.digest.bigEndianBytes, at: 7)
+                    try statement.bind(image.revision, at: 8)
+                    try statement.bind(bytes, at: 9)
+                }
+                // The binding holds SQLite's copy of the file until the statement is next bound: let it go now.
+                try connection.withStatement(SQL.upsertImage) { statement throws(SQLiteError) in
+                    try statement.bindNull(at: 9)
+                }
+            case .remove:
+                try run(SQL.deleteImage) { statement throws(SQLiteError) in
+                    try statement.bind(kept: name, at: 1)
+                    try statement.bind(id, at: 2)
+                }
             }
         }
         for change in effects.changes {
@@ -153,11 +178,18 @@ extension SQLiteListTables {
         static let rollback: StaticString = "ROLLBACK"
         static let drop: [StaticString] = [
             "DELETE FROM items WHERE list = ?1", "DELETE FROM changes WHERE list = ?1",
-            "DELETE FROM idempotency WHERE list = ?1", "DELETE FROM lists WHERE name = ?1",
+            "DELETE FROM idempotency WHERE list = ?1", "DELETE FROM images WHERE list = ?1",
+            "DELETE FROM lists WHERE name = ?1",
         ]
         static let wipe: [StaticString] = [
             "DELETE FROM items WHERE list = ?1", "DELETE FROM idempotency WHERE list = ?1",
+            "DELETE FROM images WHERE list = ?1",
         ]
+        static let upsertImage: StaticString = """
+            INSERT OR REPLACE INTO images (list, id, format, width, height, byte_count, digest, revision, bytes)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """
+        static let deleteImage: StaticString = "DELETE FROM images WHERE list = ?1 AND id = ?2"
         static let upsertItem: StaticString = """
             INSERT OR REPLACE INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)

@@ -1,7 +1,8 @@
 import CSQLite
 import ListDomain
 
-/// The read paths: the whole state at start, idempotency records by key, a window of a change feed.
+/// The read paths: the whole state at start, idempotency records by key, an uploaded image, a window of a change
+/// feed.
 extension SQLiteListTables {
     /// Every list with a header row, with its written items and its deletions (ascending).
     ///
@@ -45,6 +46,20 @@ extension SQLiteListTables {
                 }
                 if let finished = current { lists[name] = Self.sorted(finished) }
             }
+            try connection.withStatement(SQL.imageInfo) { statement throws(SQLiteError) in
+                while try statement.step() {
+                    let name = statement.text(at: 0) ?? ""
+                    let id = statement.uint64(at: 1)
+                    // An image always has its item's row (written in the same commit); one without is left out.
+                    guard lists[name]?.written[id] != nil,
+                        let format = statement.text(at: 2).flatMap(ImageFormat.init(rawValue:))
+                    else { continue }
+                    lists[name]?.written[id]?.image = StoredImage(
+                        format: format, width: statement.optionalInt(at: 3) ?? 0,
+                        height: statement.optionalInt(at: 4) ?? 0, byteCount: statement.optionalInt(at: 5) ?? 0,
+                        digest: UInt128(bigEndianBytes: statement.blob(at: 6)) ?? 0, revision: statement.uint64(at: 7))
+                }
+            }
             return lists
         } catch {
             throw error.storeFailure
@@ -73,6 +88,20 @@ extension SQLiteListTables {
             throw error.storeFailure
         }
         return records
+    }
+
+    /// The bytes of item `id`'s uploaded image in `list`, if its digest is `digest`.
+    func image(of list: String, id: UInt64, digest: UInt128) throws(StoreFailure) -> [UInt8]? {
+        do throws(SQLiteError) {
+            return try connection.withStatement(SQL.imageBytes) { statement throws(SQLiteError) in
+                try statement.bind(list, at: 1)
+                try statement.bind(id, at: 2)
+                try statement.bind(digest.bigEndianBytes, at: 3)
+                return try statement.step() ? statement.blob(at: 0) : nil
+            }
+        } catch {
+            throw error.storeFailure
+        }
     }
 
     /// At most `limit` changes of `list` after `sequence`, oldest first, and the oldest sequence number kept.
@@ -142,6 +171,10 @@ extension SQLiteListTables.SQL {
     static let idempotencyRecord: StaticString = """
         SELECT fingerprint, answer, created_at FROM idempotency WHERE list = ?1 AND key = ?2 AND created_at > ?3
         """
+    static let imageInfo: StaticString = """
+        SELECT list, id, format, width, height, byte_count, digest, revision FROM images
+        """
+    static let imageBytes: StaticString = "SELECT bytes FROM images WHERE list = ?1 AND id = ?2 AND digest = ?3"
     static let oldestChange: StaticString = "SELECT min(sequence) FROM changes WHERE list = ?1"
     static let changes: StaticString = """
         SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count

@@ -11,7 +11,8 @@
 /// neither gets near. Where order matters anyway (deleted ids come back ascending) the reader corrects for it.
 ///
 /// NULL in an item's field means "the generated value"; a row with `deleted = 1` is a deletion (its fields and
-/// revision NULL). Every keyed table is `WITHOUT ROWID`: the rows live in their primary key's b-tree, one lookup
+/// revision NULL). An item's uploaded image is a row of `images` beside its `items` row; its digest is 16 bytes,
+/// big-endian. Every keyed table is `WITHOUT ROWID`: the rows live in their primary key's b-tree, one lookup
 /// and one write per row rather than two, and reads in key order need no sort.
 enum SQLiteSchema {
     /// The migrations, in order: `migrations[n]` takes a file from version n to n + 1.
@@ -64,7 +65,24 @@ enum SQLiteSchema {
             PRIMARY KEY (list, key)
         ) WITHOUT ROWID;
         CREATE INDEX idempotency_by_age ON idempotency (created_at);
+        """,
+        // 2: uploaded images (`PUT /items/<id>/image`). A rowid table, unlike the others: its rows hold files of up
+        // to `image.max_upload_bytes`, which SQLite advises keeping out of `WITHOUT ROWID` b-trees; the file comes
+        // last, so reading the other columns (at start) never reads its overflow pages.
         """
+        CREATE TABLE images (
+            list TEXT NOT NULL,
+            id INTEGER NOT NULL,
+            format TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            byte_count INTEGER NOT NULL,
+            digest BLOB NOT NULL,
+            revision INTEGER NOT NULL,
+            bytes BLOB NOT NULL,
+            UNIQUE (list, id)
+        );
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

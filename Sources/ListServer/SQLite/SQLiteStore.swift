@@ -112,6 +112,10 @@ package final class SQLiteStore: ListStore {
         }
     }
 
+    package func image(of list: String, id: UInt64, digest: UInt128) async throws(StoreFailure) -> [UInt8]? {
+        try await thread.run { tables throws(StoreFailure) in try tables.image(of: list, id: id, digest: digest) }
+    }
+
     /// The store's thread: the ``WriteCoordinator`` applies and commits its groups on it, so a write crosses two
     /// threads (its loop's and this one), not four (the loop, the global pool, this thread, the pool again).
     package var preferredExecutor: (any TaskExecutor)? { thread }

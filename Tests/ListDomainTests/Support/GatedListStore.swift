@@ -70,5 +70,9 @@ final class GatedListStore: ListStore {
         try await inner.changes(of: list, after: sequence, limit: limit)
     }
 
+    func image(of list: String, id: UInt64, digest: UInt128) async throws(StoreFailure) -> [UInt8]? {
+        try await inner.image(of: list, id: id, digest: digest)
+    }
+
     func close() async { await inner.close() }
 }
