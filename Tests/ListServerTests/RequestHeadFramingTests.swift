@@ -24,6 +24,35 @@ struct RequestHeadFramingTests {
         )
     }
 
+    @Test("PUT /items/<digits>/image is held to image.max_upload_bytes; every other request to max_body_bytes")
+    func uploadLimit() throws {
+        func head(_ requestLine: String, _ length: Int) -> String {
+            "\(requestLine) HTTP/1.1\r\nHost: x\r\nContent-Length: \(length)\r\n\r\n"
+        }
+        let upload = 10_485_760
+        for line in ["PUT /items/5/image", "PUT /items/18446744073709551615/image?X-Dataset=a&fail=500"] {
+            #expect(HeadFeeder.head(head(line, upload))?.bodyLength == upload, "\(line)")
+            let over = try #require(HeadFeeder.rejection(head(line, upload + 1), status: 413), "\(line)")
+            #expect(
+                over.problem.detail == "the request body (Content-Length \"10485761\") is larger than 10485760 bytes")
+        }
+        // The JSON body limit everywhere else, also for look-alikes of the upload path.
+        for line in [
+            "POST /items/5/image", "GET /items/5/image", "PUT /items/5/image.png", "PUT /items//image",
+            "PUT /items/5/images", "PUT /items/5/image/", "PUT /items/x/image", "PUT /items/%35/image",
+            "PUT http://x/items/5/image", "PUT /items/5", "PATCH /items/5/image",
+        ] {
+            #expect(HeadFeeder.head(head(line, 65_536))?.bodyLength == 65_536, "\(line)")
+            HeadFeeder.rejection(head(line, 65_537), status: 413)
+        }
+        var limits = HTTPLimits()
+        limits.maxUploadBytes = 100
+        limits.maxBodyBytes = 1000  // an upload limit below the body limit is the upload's own
+        #expect(HeadFeeder.head(head("PUT /items/5/image", 100), limits: limits)?.bodyLength == 100)
+        HeadFeeder.rejection(head("PUT /items/5/image", 101), status: 413, limits: limits)
+        #expect(HeadFeeder.head(head("POST /items", 1000), limits: limits)?.bodyLength == 1000)
+    }
+
     @Test("a second Content-Length gets 400, equal or not, in any case, at its colon")
     func repeatedContentLength() throws {
         for second in ["Content-Length: 5", "content-length: 5", "CONTENT-LENGTH: 6"] {

@@ -33,8 +33,8 @@
 /// - Line endings: CRLF or a bare LF (RFC 9112 §2.2 lets a server accept LF); a CR not followed by LF → 400.
 /// - Framing: `Content-Length` must be `1*DIGIT` after trimming whitespace (`+5`, `5 5`, `0x5`, `5, 5`, empty → 400),
 ///   appear once (400), and be at most `http.max_body_bytes` (413; a value too large for any integer is 413 too:
-///   it is a well-formed length, only too large; `image.max_upload_bytes` instead for `PUT /items/<digits>/image`). `Transfer-Encoding` with `Content-Length`, twice, or in HTTP/1.0 →
-///   400; exactly `chunked` (any case) → 411, as RFC 9112 §6.3 lets a server demand a length; any other coding or
+///   it is a well-formed length, only too large), or `image.max_upload_bytes` for `PUT /items/<digits>/image`.
+///   `Transfer-Encoding` with `Content-Length`, twice, or in HTTP/1.0 → 400; exactly `chunked` (any case) → 411, as RFC 9112 §6.3 lets a server demand a length; any other coding or
 ///   list of codings → 400.
 /// - `Host`: exactly one in HTTP/1.1, at most one in HTTP/1.0; missing or repeated → 400.
 ///

@@ -137,9 +137,8 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
             return .failure(.unreadable(error.description))
         }
         guard decoded.width == size.width, decoded.height == size.height else {
-            return .failure(
-                .unreadable(
-                    "its header says \(size.width)x\(size.height) but it decodes to \(decoded.width)x\(decoded.height)"))
+            let declared = "\(size.width)x\(size.height)"
+            return .failure(.unreadable("its header says \(declared) but it decodes to \(decoded.width)x\(decoded.height)"))
         }
         return .success(
             ImageUpload(

@@ -84,7 +84,8 @@ extension Router {
         }
         guard let sniffed = ImageFormat(sniffing: request.body) else {
             throw Problem(
-                .invalidImage, detail: "the body is no JPEG, PNG or WebP file (it starts with none of their signatures)")
+                .invalidImage,
+                detail: "the body is no JPEG, PNG or WebP file (it starts with none of their signatures)")
         }
         guard sniffed == declared else {
             throw Problem(
@@ -130,7 +131,8 @@ extension Router {
             }
             if let ifNoneMatch {
                 let matched =
-                    isStar(ifNoneMatch) ? revision.upload != nil : tags.contains { $0.matches(ifNoneMatch: ifNoneMatch) }
+                    isStar(ifNoneMatch)
+                    ? revision.upload != nil : tags.contains { $0.matches(ifNoneMatch: ifNoneMatch) }
                 guard !matched else { return false }
             }
             return true

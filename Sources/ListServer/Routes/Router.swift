@@ -345,7 +345,8 @@ package struct Router: Sendable {
         func routes(_ method: HTTPMethod) -> Bool {
             switch (self, method) {
             case (.adminReset, .post), (.adminDataset, .delete), (.items, .post), (.item, .patch), (.item, .delete),
-                (.events, .get), (.itemImage(_, fileExtension: nil), .put), (.itemImage(_, fileExtension: nil), .delete):
+                (.events, .get), (.itemImage(_, fileExtension: nil), .put),
+                (.itemImage(_, fileExtension: nil), .delete):
                 true
             case (.adminReset, _), (.adminDataset, _), (.events, _): false
             case (_, .get), (_, .head): true

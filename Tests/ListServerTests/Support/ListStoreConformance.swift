@@ -17,11 +17,13 @@ struct ListStoreConformance {
     /// The checks, for a parameterized test to run them all.
     enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case stateSurvivesReopening, wipeAndDrop, changesRoundTripAndPrune, changeWindows, idempotencyRecordsAndExpiry
-        case closedStoreFails
+        case closedStoreFails, uploadsRoundTrip
 
         /// Whether the check closes the store and opens it again, expecting the same contents (an in-memory
         /// store cannot).
-        var reopens: Bool { self == .stateSurvivesReopening || self == .changesRoundTripAndPrune }
+        var reopens: Bool {
+            self == .stateSurvivesReopening || self == .changesRoundTripAndPrune || self == .uploadsRoundTrip
+        }
 
         var testDescription: String { rawValue }
     }
@@ -35,10 +37,70 @@ struct ListStoreConformance {
         case .changeWindows: try await changeWindows()
         case .idempotencyRecordsAndExpiry: try await idempotencyRecordsAndExpiry()
         case .closedStoreFails: try await closedStoreFails()
+        case .uploadsRoundTrip: try await uploadsRoundTrip()
         }
     }
 
     // MARK: Checks
+
+    /// Uploaded images: their files come back byte for byte by (list, id, digest), and only by the digest stored;
+    /// their descriptions come back with the written items after a reopen; a replacement, a removal, the item's
+    /// deletion, a wipe and a drop each leave exactly what they should.
+    func uploadsRoundTrip() async throws {
+        let store = try await open()
+        let file = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }  // spans overflow pages
+        let image = StoredImage(
+            format: .png, width: 640, height: 480, byteCount: file.count, digest: 1 << 100 | 7, revision: 1)
+        let other = StoredImage(format: .webp, width: 3, height: 2, byteCount: 4, digest: .max, revision: 2)
+        func written(_ image: StoredImage) -> WrittenItem {
+            WrittenItem(
+                overrides: ItemOverrides(width: image.width, height: image.height), revision: image.revision,
+                image: image)
+        }
+        var first = Self.effects(header: Self.header(lastSequence: 2), written: [1: written(image), 2: written(other)])
+        first.images = [1: .put(image, bytes: file), 2: .put(other, bytes: [1, 2, 3, 4])]
+        var batch = Self.batch("photos", first)
+        var elsewhere = Self.effects(header: Self.header(lastSequence: 1), written: [1: written(other)])
+        elsewhere.images = [1: .put(other, bytes: [9, 9, 9, 9])]
+        batch.lists["other"] = elsewhere
+        try await store.commit(batch)
+        await store.close()
+
+        let reopened = try await open()
+        let lists = try await reopened.load()
+        #expect(lists["photos"]?.written[1] == written(image))
+        #expect(lists["photos"]?.written[2] == written(other))
+        #expect(try await reopened.image(of: "photos", id: 1, digest: image.digest) == file)
+        #expect(try await reopened.image(of: "photos", id: 1, digest: other.digest) == nil)
+        #expect(try await reopened.image(of: "photos", id: 3, digest: image.digest) == nil)
+        #expect(try await reopened.image(of: "other", id: 1, digest: other.digest) == [9, 9, 9, 9])
+
+        // Replace item 1's file, remove item 2's, then delete item 1.
+        let replacement = StoredImage(format: .jpeg, width: 1, height: 1, byteCount: 2, digest: 5, revision: 3)
+        var second = Self.effects(
+            header: Self.header(lastSequence: 4), written: [1: written(replacement), 2: Self.labelOnly])
+        second.images = [1: .put(replacement, bytes: [0xFF, 0xD8]), 2: .remove]
+        try await reopened.commit(Self.batch("photos", second))
+        #expect(try await reopened.image(of: "photos", id: 1, digest: image.digest) == nil)
+        #expect(try await reopened.image(of: "photos", id: 1, digest: 5) == [0xFF, 0xD8])
+        #expect(try await reopened.image(of: "photos", id: 2, digest: other.digest) == nil)
+        #expect(try await reopened.load()["photos"]?.written[2]?.image == nil)
+        var third = Self.effects(header: Self.header(lastSequence: 5), deleted: [1])
+        third.images = [1: .remove]
+        try await reopened.commit(Self.batch("photos", third))
+        #expect(try await reopened.image(of: "photos", id: 1, digest: 5) == nil)
+
+        // A wipe and a drop take every file of their list, and no other list's.
+        var again = Self.effects(header: Self.header(lastSequence: 6), written: [4: written(other)])
+        again.images = [4: .put(other, bytes: [1])]
+        try await reopened.commit(Self.batch("photos", again))
+        try await reopened.commit(Self.batch("photos", Self.effects(header: Self.header(lastSequence: 7), wipe: true)))
+        #expect(try await reopened.image(of: "photos", id: 4, digest: other.digest) == nil)
+        #expect(try await reopened.image(of: "other", id: 1, digest: other.digest) == [9, 9, 9, 9])
+        try await reopened.commit(Self.batch("other", Self.effects(header: nil, drop: true)))
+        #expect(try await reopened.image(of: "other", id: 1, digest: other.digest) == nil)
+        await reopened.close()
+    }
 
     /// Commits, closes, reopens: ``ListStore/load()`` gives back every header, written item (every field, nil
     /// fields, Unicode) and deletion (ascending, also above 2^63), and a later write replaces an earlier one.

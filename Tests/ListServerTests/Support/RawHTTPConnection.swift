@@ -58,7 +58,11 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Writes raw bytes.
     func write(_ text: String) throws {
-        let bytes = Array(text.utf8)
+        try write(bytes: Array(text.utf8))
+    }
+
+    /// Writes raw bytes.
+    func write(bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes {
