@@ -81,7 +81,8 @@ else
     binary="$(swift build -c release --show-bin-path)/ListServer"
 fi
 help=$("$binary" --help 2>&1) || true
-for flag in --data-path --data-synchronous --threads --latency-min-ms --latency-max-ms --item-count; do
+for flag in --data-path --data-synchronous --threads --latency-min-ms --latency-max-ms --item-count \
+    --image-latency-min-ms --image-latency-max-ms; do
     grep -q -- "$flag" <<<"$help" || die "$binary --help does not list $flag: this test needs it"
 done
 

@@ -5,7 +5,8 @@ One SQLite file, kept across all rounds. Each round: 32 clients write as fast as
 each client only on items it created, so the expected state is exact), the server gets SIGKILL at a random moment,
 the file must pass `PRAGMA integrity_check` (opened read-only, straight after the kill), and the restarted server
 must hold every acknowledged write with its content, at most the one unacknowledged write per client in full or
-not at all, no id twice. Python 3 standard library only; traffic to 127.0.0.1 only; bounded by --deadline.
+not at all, no id twice. Beside them, upload clients store and remove images (scripts/crash_uploads.py): every
+acknowledged file must be served byte for byte after the restart. Python 3 standard library only; traffic to 127.0.0.1 only; bounded by --deadline.
 """
 import argparse
 import http.client
@@ -20,6 +21,8 @@ import sys
 import threading
 import time
 import traceback
+
+import crash_uploads
 
 FIELDS = ("label", "author", "width", "height", "color", "likes")
 AUTHORS = ["Ada Lovelace", "Zoë Ångström", "Linh Nguyễn", "Søren \"Q\" Kierkegaard", "O'Brien \\ back", "李小龙",
@@ -732,9 +735,9 @@ def verify_round(clients, states, server, item_count, stats, rng):
 # ---------------------------------------------------------------- main
 
 
-def run_round(number, synchronous, how, server, clients, states, args, seed, rng, data_path, totals):
+def run_round(number, synchronous, how, server, clients, states, args, seed, rng, data_path, totals, uploaders):
     """One round: load, then SIGKILL (`how` "kill") or SIGTERM ("term"), integrity_check, restart, verify.
-    Returns the clients (new threads)."""
+    Returns the clients and the upload clients (new threads)."""
     failures_before = len(failures)
     killed = threading.Event()
     if not clients:
@@ -747,10 +750,14 @@ def run_round(number, synchronous, how, server, clients, states, args, seed, rng
         clients = [carry_over(client, server.port, killed) for client in clients]
     for state in states.values():
         state.round_floor = state.max_id
+    uploaders = [crash_uploads.UploadClient(i, server.port, killed, Connection, failures, seed,
+                                            uploaders[i] if uploaders else None)
+                 for i in range(args.upload_clients)]
     acked_before = sum(client.acked for client in clients)
+    uploads_before = sum(uploader.acked for uploader in uploaders)
     kill_after = rng.uniform(0.3, 2.0)
     load_started = time.monotonic()
-    for client in clients:
+    for client in clients + uploaders:
         client.start()
     time.sleep(kill_after)
     killed.set()
@@ -761,11 +768,13 @@ def run_round(number, synchronous, how, server, clients, states, args, seed, rng
         if status != 0:
             failures.add(f"round {number}: the server exited {status} on SIGTERM under load (expected 0)")
     load_time = time.monotonic() - load_started
-    for client in clients:
+    for client in clients + uploaders:
         client.join(timeout=20)
         if client.is_alive():
             failures.add(f"client {client.index} still waits 20 s after the kill")
     acked = sum(client.acked for client in clients) - acked_before
+    uploads = sum(uploader.acked for uploader in uploaders) - uploads_before
+    totals["uploads"] += uploads
     totals["acked"] += acked
     totals["load seconds"] += load_time
 
@@ -785,9 +794,14 @@ def run_round(number, synchronous, how, server, clients, states, args, seed, rng
             failures.add(f"round {number}: PRAGMA integrity_check after a kill during start: {startup_rows[:10]}")
     restart_time = server.start(synchronous)
     stats = {key: 0 for key in ("inflight", "applied", "not applied", "replayed", "retried fresh",
-                                "refused at shutdown", "items checked", "GETs", "changes")}
+                                "refused at shutdown", "items checked", "GETs", "changes", "upload GETs",
+                                "uploads in flight", "uploads applied")}
     checks_started = time.monotonic()
     listed = verify_round(clients, states, server, args.item_count, stats, rng)
+    upload_connection = Connection(server.port)
+    for uploader in uploaders:
+        uploader.verify(upload_connection, stats)
+    upload_connection.close()
     checks_time = time.monotonic() - checks_started
     if isinstance(in_file, dict):
         for dataset in DATASETS:
@@ -809,9 +823,11 @@ def run_round(number, synchronous, how, server, clients, states, args, seed, rng
           f"{stats['not applied']}{refused}; with a key, retried: {stats['replayed']} replayed, "
           f"{stats['retried fresh']} fresh); integrity_check {'ok' if rows == ['ok'] else 'FAILED'}"
           f"{startup_note}; {stats['items checked']} items, {stats['GETs']} GETs, {stats['changes']} changes "
-          f"checked, {file_note}; restart {restart_time:.2f} s, checks {checks_time:.1f} s: "
+          f"checked, {file_note}; {uploads} uploads acknowledged, {stats['upload GETs']} images checked "
+          f"({stats['uploads in flight']} unanswered, {stats['uploads applied']} applied); "
+          f"restart {restart_time:.2f} s, checks {checks_time:.1f} s: "
           f"{'ok' if new_failures == 0 else f'{new_failures} FAILURES'}", flush=True)
-    return clients
+    return clients, uploaders
 
 
 def main():
@@ -822,6 +838,7 @@ def main():
     parser.add_argument("--normal-rounds", type=int, default=1, help="extra rounds with --data-synchronous normal")
     parser.add_argument("--term-rounds", type=int, default=2, help="extra rounds ended by SIGTERM, not SIGKILL")
     parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--upload-clients", type=int, default=4, help="clients storing images beside the writers")
     parser.add_argument("--item-count", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--deadline", type=float, default=240, help="seconds for all rounds")
@@ -837,13 +854,14 @@ def main():
           f"ended by SIGTERM), {args.clients} clients, seed {seed} (--seed {seed} repeats the choices), file "
           f"{data_path}", flush=True)
 
-    extra = ["--threads", "2", "--latency-min-ms", "0", "--latency-max-ms", "0", "--item-count",
-             str(args.item_count), *args.server_flag]
+    extra = ["--threads", "2", "--latency-min-ms", "0", "--latency-max-ms", "0", "--image-latency-min-ms", "0",
+             "--image-latency-max-ms", "0", "--item-count", str(args.item_count), *args.server_flag]
     server = Server(args.binary, data_path, args.workdir, extra)
     states = {dataset: DatasetState() for dataset in DATASETS}
     clients = []
     started = time.monotonic()
-    totals = {"acked": 0, "load seconds": 0.0, "startup kills": 0}
+    totals = {"acked": 0, "load seconds": 0.0, "startup kills": 0, "uploads": 0}
+    uploaders = []
     plan = ["full kill"] * args.rounds + ["normal kill"] * args.normal_rounds + ["full term"] * args.term_rounds
     rounds = [(number, *kind.split()) for number, kind in enumerate(plan, 1)]
     completed = 0
@@ -861,8 +879,8 @@ def main():
                 running = synchronous
                 server.start(running)
             try:
-                clients = run_round(number, synchronous, how, server, clients, states, args, seed, rng, data_path,
-                                    totals)
+                clients, uploaders = run_round(number, synchronous, how, server, clients, states, args, seed, rng,
+                                               data_path, totals, uploaders)
             except Exception:  # a broken answer, a lost connection after the restart: loud, with where
                 failures.add(f"round {number}: {traceback.format_exc()}")
                 break
@@ -882,7 +900,9 @@ def main():
           f"{totals.get('refused at shutdown', 0)} of them answered 503 while draining; "
           f"{totals.get('replayed', 0)} replayed and {totals.get('retried fresh', 0)} fresh on a retry with their "
           f"key), {totals['startup kills']} more kills during a start, {replays} idempotent replays checked, "
-          f"{totals.get('changes', 0)} changes checked, {live} live "
+          f"{totals.get('changes', 0)} changes checked, {totals['uploads']} uploads acknowledged and "
+          f"{totals.get('upload GETs', 0)} images checked ({totals.get('uploads in flight', 0)} unanswered at the "
+          f"kills, {totals.get('uploads applied', 0)} applied), {live} live "
           f"items at the end, {sum(len(s.ids) for s in states.values())} ids issued, "
           f"{time.monotonic() - started:.0f} s")
     if len(failures) or completed < len(rounds):

@@ -329,8 +329,9 @@ struct WriteCoordinatorTests {
         #expect(Set(try await fixture.memory.load().keys) == ["a", "b"])
     }
 
-    /// The drain's last step: writes queued behind a commit in flight are failed and never applied; the commit
-    /// in flight is not touched, and the coordinator goes on committing what comes after.
+    /// The drain's last step: writes queued behind a commit in flight are failed and never applied, and so is every
+    /// write submitted afterwards (an upload still being checked when its request was answered 503); the commit
+    /// in flight is not touched.
     @Test func queuedWritesCanBeRefusedBeforeTheyApply() async throws {
         let fixture = WriteFixture(holding: true)
         let first = await holdCommit(of: createOperation("first"), in: fixture)
@@ -349,7 +350,9 @@ struct WriteCoordinatorTests {
         #expect(state.header.lastSequence == 1)
         #expect(state.item(1) != nil)  // the refused delete did not happen
         #expect(state.item(base + 1) == nil)
-        #expect(createdItem(await fixture.submit(createOperation("after")))?.id == base + 1)
+        #expect(await fixture.submit(createOperation("after")) == .failed(shuttingDown))
+        #expect(fixture.store.batches.count == 1)
+        #expect(fixture.lists.state(of: "").item(base + 1) == nil)
         #expect(fixture.coordinator.refuseQueued(shuttingDown) == 0)
     }
 

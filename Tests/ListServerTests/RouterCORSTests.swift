@@ -10,7 +10,7 @@ struct RouterCORSTests {
         "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, "
         + "Content-Disposition, Picsum-ID"
     /// Every method some route answers.
-    static let methods = "GET, HEAD, POST, PATCH, DELETE, OPTIONS"
+    static let methods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
     /// The request fields the API reads, allowed when a preflight asks for none or for a malformed list.
     static let readFields =
         "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, Pragma, "

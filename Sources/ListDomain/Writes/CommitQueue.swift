@@ -16,6 +16,8 @@ final class CommitQueue<Element: Sendable>: Sendable {
         case start
         /// Resume the parked committer.
         case resume(UnsafeContinuation<Bool, Never>)
+        /// Nothing was queued: the queue takes no more (``removeAll(refusingMore:)``).
+        case refused
     }
 
     private struct State {
@@ -26,6 +28,8 @@ final class CommitQueue<Element: Sendable>: Sendable {
         var started = false
         var parked: UnsafeContinuation<Bool, Never>?
         var closed = false
+        /// Whether appends are refused (set by ``removeAll(refusingMore:)``).
+        var refusing = false
     }
 
     private let state = Mutex(State())
@@ -33,6 +37,7 @@ final class CommitQueue<Element: Sendable>: Sendable {
     /// Queues `element` for the next group.
     func append(_ element: Element) -> Wake {
         state.withLock { state in
+            guard !state.refusing else { return .refused }
             state.waiting.append(element)
             guard !state.committing, !state.closed else { return .none }
             state.committing = true
@@ -75,9 +80,11 @@ final class CommitQueue<Element: Sendable>: Sendable {
         parked?.resume(returning: false)
     }
 
-    /// Takes out everything queued.
-    func removeAll() -> [Element] {
+    /// Takes out everything queued; with `refusingMore`, every later ``append(_:)`` is refused, in the same
+    /// critical section (so no element slips in between).
+    func removeAll(refusingMore: Bool = false) -> [Element] {
         state.withLock { state in
+            if refusingMore { state.refusing = true }
             defer { state.waiting.removeAll() }
             return state.waiting
         }

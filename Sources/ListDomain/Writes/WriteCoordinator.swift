@@ -41,6 +41,8 @@ public final class WriteCoordinator: Sendable {
     /// By list name; touched only by the committing task (the lock is never contended).
     private let spares = Mutex<[String: Spare]>([:])
     private let statistics = Mutex(WriteStatistics())
+    /// Set by ``refuseQueued(_:)``: every later write fails with it.
+    private let refusal = Mutex<StoreFailure?>(nil)
     /// Told the duration and size of every successful commit (the server's metrics).
     private let commitObserver: (@Sendable (Duration, Int) -> Void)?
 
@@ -72,6 +74,8 @@ public final class WriteCoordinator: Sendable {
     /// about 1 kB, and a resumption through the loop's executor, on every POST, PATCH and DELETE.
     public func submit(_ operation: WriteOperation, completion: @escaping @Sendable (WriteOutcome) -> Void) {
         switch queue.append(Waiting(operation: operation, completion: completion)) {
+        case .refused:
+            completion(.failed(refusal.withLock { $0 } ?? StoreFailure(.unavailable, "closed")))
         case .none: break
         case .start: startCommitter()
         case .resume(let parked): parked.resume(returning: true)
@@ -80,12 +84,14 @@ public final class WriteCoordinator: Sendable {
 
     deinit { queue.close() }
 
-    /// Fails every write still waiting for a group, with `failure`, and returns how many there were. None of them
-    /// was applied or ever will be; the writes of a group already committing are not touched. At the end of a
-    /// drain: a write answered "shutting down" must not be committed afterwards.
+    /// Fails every write still waiting for a group, with `failure`, and every write submitted from now on, and
+    /// returns how many were waiting. None of them was applied or ever will be; the writes of a group already
+    /// committing are not touched. At the end of a drain: a write answered "shutting down" must not be committed
+    /// afterwards, also one that was still on its way to ``submit(_:completion:)`` (an upload being checked).
     @discardableResult
     public func refuseQueued(_ failure: StoreFailure) -> Int {
-        let refused = queue.removeAll()
+        refusal.withLock { $0 = failure }
+        let refused = queue.removeAll(refusingMore: true)
         for waiting in refused { waiting.completion(.failed(failure)) }
         return refused.count
     }

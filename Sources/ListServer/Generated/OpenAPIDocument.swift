@@ -2551,7 +2551,7 @@ enum OpenAPIDocument {
               required: false
               schema:
                 type: string
-                const: GET, HEAD, POST, PATCH, DELETE, OPTIONS
+                const: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS
             Access-Control-Allow-Headers:
               description: |
                 On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a
@@ -10338,7 +10338,7 @@ enum OpenAPIDocument {
                 "required": false,
                 "schema": {
                   "type": "string",
-                  "const": "GET, HEAD, POST, PATCH, DELETE, OPTIONS"
+                  "const": "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
                 }
               },
               "Access-Control-Allow-Headers": {
@@ -13813,5 +13813,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xE5CF255CF46F8E81
+    static let yamlFNV1a64: UInt64 = 0xFDF922F66EC795F4
 }

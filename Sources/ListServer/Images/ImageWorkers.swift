@@ -28,8 +28,9 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     static let largestKeptFrame = 8 << 20
 
     private let condition = NSCondition()
-    /// Jobs not yet taken; guarded by `condition`.
-    private var queue: [Job] = []
+    /// Jobs not yet taken (a taken one's slot is emptied at once: the job holds what it works on, an upload's
+    /// file among them, and a queue that never runs empty would keep every finished one); guarded by `condition`.
+    private var queue: [Job?] = []
     /// The index in `queue` of the next job to take (the queue is compacted when it empties); guarded.
     private var head = 0
     /// Set by ``stop()``; guarded.
@@ -190,6 +191,7 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
             condition.wait()
         }
         let job = queue[head]
+        queue[head] = nil
         head += 1
         if head == queue.count {
             queue.removeAll(keepingCapacity: true)
