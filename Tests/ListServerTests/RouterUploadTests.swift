@@ -120,6 +120,19 @@ struct RouterUploadTests {
         #expect(abs(Int(pixel.red) - Int(pixel.blue)) <= 3 && abs(Int(pixel.red) - Int(pixel.green)) <= 3)
     }
 
+    @Test("Picsum's /id/<id>/<w>/<h> serves the upload too, and /id/<id>/info its size")
+    func picsum() async throws {
+        _ = await put("/items/16/image", try stripes())
+        let served = await get("/id/16/100/50.png")
+        #expect(served.status == 200)
+        let decoded = try codecs.decode(served.body, as: .png)
+        #expect(decoded.width == 100 && decoded.height == 50)
+        #expect(near(decoded.pixel(x: 10, y: 25), (220, 30, 30)))
+        #expect(near(decoded.pixel(x: 50, y: 25), (30, 200, 30)))
+        let info = router.respond("/id/16/info").jsonObject
+        #expect(info?["width"] as? Int == 200 && info?["height"] as? Int == 100)
+    }
+
     @Test("a replacement is 200 and GET serves the new file at once; DELETE returns to the generated image")
     func replaceAndRemove() async throws {
         let first = try halves(.png)

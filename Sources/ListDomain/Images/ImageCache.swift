@@ -198,7 +198,7 @@ public final class ImageCache: Sendable {
     }
 
     /// The image for `key` if it is cached and ready, counted as a hit; nil otherwise (nothing counted: the caller
-    /// goes on to ``lookUp(_:bypassCache:)``). Synchronous, so that a server can answer a hit without a task.
+    /// goes on to ``lookUp(_:bypassCache:uploads:)``). Synchronous, so that a server can answer a hit without a task.
     public func readyHit(_ key: ImageKey) -> ImageLookup? {
         let now = stopwatch()
         return state.withLock { state in

@@ -9,7 +9,7 @@ public struct ImageKey: Hashable, Sendable {
     }
 }
 
-/// What ``ImageCache/lookUp(_:bypassCache:)`` found, and how long until it may be served.
+/// What ``ImageCache/lookUp(_:bypassCache:uploads:)`` found, and how long until it may be served.
 public struct ImageLookup: Sendable {
     /// How the bytes were found.
     public enum Source: Sendable, Equatable {

@@ -6,9 +6,9 @@ import ListDomain
 /// Rendering and encoding take milliseconds to seconds of CPU (a 5000×5000 image with blur), so no event loop may
 /// do them: a request's task queues a job and suspends on a continuation, which a worker resumes when the bytes are
 /// ready; the task then carries on on its loop. Workers sleep on a condition variable while the queue is empty
-/// (fine: they are not event loops). When `queueLimit` jobs already wait, ``encode(_:as:)`` fails at once with
-/// ``ImageFailure/busy`` (the router answers 503 with `Retry-After`) rather than letting a storm of misses grow the
-/// queue, and the memory of its pixels, without bound.
+/// (fine: they are not event loops). When `queueLimit` jobs already wait, ``encode(_:as:from:)`` and
+/// ``inspectUpload(_:as:)`` fail at once as busy (the router answers 503 with `Retry-After`) rather than letting a
+/// storm of misses grow the queue, and the memory of its pixels, without bound.
 ///
 /// Each worker owns its codecs (``ImageCodecs``: TurboJPEG handles are per thread) for its whole life, and runs at a
 /// lower priority than the loops (``niceness``).

@@ -1,7 +1,8 @@
 import ListDomain
 
-/// Lorem Picsum's image routes: `/id/<id>/<size>` and `/id/<id>/<w>/<h>` answer with the image; `/seed/<seed>/…`,
-/// `/<size>` and `/<w>/<h>` redirect (302) to the `/id/…` URL of the item they pick, as Picsum does.
+/// Lorem Picsum's image routes: `/id/<id>/<size>` and `/id/<id>/<w>/<h>` answer with the image (an uploaded one
+/// when the item has it); `/seed/<seed>/…`, `/<size>` and `/<w>/<h>` redirect (302) to the `/id/…` URL of the item
+/// they pick, as Picsum does.
 extension Router {
     /// An image route. `sizes` are the size segments as matched (one or two, digits, the last perhaps with an
     /// extension: `.jpg` (the default), `.webp`, or `.png`).
@@ -29,7 +30,8 @@ extension Router {
         let width = try Self.picsumSize(segments[0], name: "width")
         let height = segments.count > 1 ? try Self.picsumSize(segments[1], name: "height") : width
         let (grayscale, blur) = try Self.picsumEffects(target)
-        let state = lists.state(of: try Self.listName(headers))
+        let list = try Self.listName(headers)
+        let state = lists.state(of: list)
         let item = try picsumItem(pick, in: state)
         let own = ImageSpec.fitted(width: item.width, height: item.height)
         let size = (width: width == 0 ? own.width : width, height: height == 0 ? own.height : height)
@@ -43,8 +45,11 @@ extension Router {
             if !query.isEmpty { location += "?" + query.joined(separator: "&") }
             return .response(HTTPResponse(status: 302, headers: ["Location": location]))
         }
+        // An item's uploaded image is its photo here too (in the format the extension names).
+        let upload = state.written[item.id]?.image.map { ImageSpec.Upload(list: list, image: $0) }
         let spec = ImageSpec(
-            id: item.id, width: size.width, height: size.height, color: item.rgb, grayscale: grayscale, blur: blur)
+            id: item.id, width: size.width, height: size.height, color: item.rgb, grayscale: grayscale, blur: blur,
+            upload: upload)
         return serveImage(
             spec, format: format, from: images, version: state.header.version, headers: headers, negotiated: false,
             picsumID: item.id)
