@@ -71,4 +71,47 @@ struct EndToEndUploadTests {
             }
         }
     }
+
+    @Test("large uploads in flight are bounded: past the budget a head is refused 503 before its body is read")
+    func uploadBudget() async throws {
+        let configure: @Sendable (inout Settings) -> Void = {
+            $0.limits.maxUploadBytes = 100_000
+            $0.limits.maxBodyBytes = 1_000
+        }
+        let head = "PUT /items/1/image HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: image/png\r\n"
+        /// The status a new connection gets for an upload head of `length` bytes followed by `body`.
+        @Sendable func status(port: Int, length: Int, body: String = "") async throws -> Int {
+            try await offPool {
+                let connection = try RawHTTPConnection(port: port)
+                try connection.write(head + "Content-Length: \(length)\r\n\r\n" + body)
+                let response = try connection.readResponse()
+                if response.status == 503 {
+                    #expect(response.header("Retry-After") == "1")
+                    #expect(String(decoding: response.body, as: UTF8.self).contains("image-busy"))
+                }
+                return response.status
+            }
+        }
+        try await withServer(configure: configure) { app throws in
+            // Heads whose bodies do not come: each holds its reservation, until the budget is full.
+            let holding = try await offPool {
+                try (0..<UploadBudget.uploadsInFlight).map { _ in
+                    let connection = try RawHTTPConnection(port: app.port)
+                    try connection.write(head + "Content-Length: 100000\r\n\r\n")
+                    return connection
+                }
+            }
+            try await waitUntil("the budget is full") {
+                try await status(port: app.port, length: 1_001)
+            } isDone: { $0 == 503 }
+            // A small upload (within http.max_body_bytes) does not count: it gets to the route.
+            #expect(try await status(port: app.port, length: 5, body: "hello") == 400)
+            // One leaves: its reservation comes back, and a new upload's head is taken.
+            holding[0].shutDown()
+            try await waitUntil("a reservation is returned") {
+                try await status(port: app.port, length: 5_000, body: String(repeating: "x", count: 5_000))
+            } isDone: { $0 == 400 }  // not an image: the route answered
+            withExtendedLifetime(holding) {}
+        }
+    }
 }

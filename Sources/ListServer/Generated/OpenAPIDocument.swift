@@ -4338,8 +4338,9 @@ enum OpenAPIDocument {
                          "detail": "the PNG file does not decode: libspng: end of stream"}
             UploadUnavailable:
               description: |
-                Nothing was written: `image-busy` (every image worker is busy, so the file could not be checked; with
-                `Retry-After`), `store-unavailable` (the store could not take the write; with `Retry-After`),
+                Nothing was written: `image-busy` (every image worker is busy, so the file could not be checked; or, decided
+                from the head before the body is read, eight largest uploads' worth of bytes (8 x `image.max_upload_bytes`)
+                are already being received or handled; with `Retry-After`), `store-unavailable` (the store could not take the write; with `Retry-After`),
                 `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)
                 while the server drains. Retry after `Retry-After` seconds, with the same `Idempotency-Key`.
               headers:
@@ -13036,7 +13037,7 @@ enum OpenAPIDocument {
                 }
               },
               "UploadUnavailable": {
-                "description": "Nothing was written: `image-busy` (every image worker is busy, so the file could not be checked; with\n`Retry-After`), `store-unavailable` (the store could not take the write; with `Retry-After`),\n`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)\nwhile the server drains. Retry after `Retry-After` seconds, with the same `Idempotency-Key`.\n",
+                "description": "Nothing was written: `image-busy` (every image worker is busy, so the file could not be checked; or, decided\nfrom the head before the body is read, eight largest uploads' worth of bytes (8 x `image.max_upload_bytes`)\nare already being received or handled; with `Retry-After`), `store-unavailable` (the store could not take the write; with `Retry-After`),\n`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)\nwhile the server drains. Retry after `Retry-After` seconds, with the same `Idempotency-Key`.\n",
                 "headers": {
                   "Retry-After": {
                     "$ref": "#/components/headers/Retry-After"
@@ -13813,5 +13814,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xFDF922F66EC795F4
+    static let yamlFNV1a64: UInt64 = 0x249957B444F7FD22
 }

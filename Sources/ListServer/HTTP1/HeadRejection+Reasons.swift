@@ -26,6 +26,15 @@ extension HeadRejection {
         Self(.headersTooLarge, detail: "the request has more than \(limit) header fields")
     }
 
+    /// 503: an upload larger than `http.max_body_bytes` while `limit` such uploads' worth of bytes are already
+    /// being received or handled (``UploadBudget``); its body is not read.
+    static func uploadsBusy(limit: Int) -> Self {
+        Self(
+            .imageBusy,
+            detail: "\(limit) large uploads' worth of bytes are being received or handled; retry shortly",
+            headers: ["Retry-After": "1"])
+    }
+
     /// 413: a well-formed `Content-Length` larger than `limit` (however many digits it has).
     static func bodyTooLarge(_ value: some Collection<UInt8>, limit: Int) -> Self {
         Self(

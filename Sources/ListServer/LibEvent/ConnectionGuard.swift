@@ -49,11 +49,15 @@ final class ConnectionGuard {
     /// client leave), which the sweep would otherwise take for an idle keep-alive connection and close.
     var streaming = false
     private let limits: HTTPLimits
+    private let uploadBudget: UploadBudget
+    /// What the request being handled took from ``uploadBudget`` (a large upload), returned when it is done.
+    private var reservedUpload = 0
     private unowned let server: LoopServer
 
-    init(server: LoopServer, limits: HTTPLimits, now: Int64) {
+    init(server: LoopServer, limits: HTTPLimits, uploadBudget: UploadBudget, now: Int64) {
         self.server = server
         self.limits = limits
+        self.uploadBudget = uploadBudget
         scanner = RequestHeadScanner(limits: limits)
         phase = .idle(since: now)
     }
@@ -155,6 +159,20 @@ final class ConnectionGuard {
                 return BEV_NEED_MORE
             case .complete(let head):
                 scanner.reset()
+                // Only an upload may pass http.max_body_bytes (the scanner saw to that); such a body is held in
+                // memory until it is answered, so it must fit the budget before a byte of it is read.
+                if head.bodyLength > limits.maxBodyBytes {
+                    // A connection holds one reservation: an upload behind another whose answer the sweep has not
+                    // seen yet takes the place of the earlier one (a client pipelining uploads counts as one).
+                    releaseUpload()
+                    guard uploadBudget.reserve(head.bodyLength) else {
+                        reject(
+                            .uploadsBusy(limit: UploadBudget.uploadsInFlight), source: source,
+                            destination: destination)
+                        return BEV_OK
+                    }
+                    reservedUpload = head.bodyLength
+                }
                 // evhttp reads no body for HEAD and TRACE (libevent 2.1's evhttp_method_may_have_body), so one
                 // passed on would be parsed as the next request: evhttp's own HTML 400 and a closed connection
                 // (schemathesis found it). Such a body has no meaning (RFC 9110 §9.3.2): it is dropped here.
@@ -205,7 +223,10 @@ final class ConnectionGuard {
             break  // answering for as long as the stream lasts; heartbeats show it alive
         case .busy:
             // evhttp reads again once it has answered: from then on the connection is idle.
-            if evhttpReading && bodyRemaining == 0 && outputIsEmpty { phase = .idle(since: now) }
+            if evhttpReading && bodyRemaining == 0 && outputIsEmpty {
+                phase = .idle(since: now)
+                releaseUpload()
+            }
         case .idle(let since):
             if now - since >= Int64(limits.idleTimeout.wholeMilliseconds) && evhttpReading && outputIsEmpty {
                 // Closed quietly, as an idle keep-alive connection should be.
@@ -230,8 +251,16 @@ final class ConnectionGuard {
             && evbuffer_get_length(bufferevent_get_output(bufferevent_get_underlying(bufferevent))) == 0
     }
 
+    /// Returns the request's reservation of the upload budget, if it took one.
+    private func releaseUpload() {
+        guard reservedUpload > 0 else { return }
+        uploadBudget.release(reservedUpload)
+        reservedUpload = 0
+    }
+
     /// evhttp freed the connection (and so the filter).
     fileprivate func freed() {
+        releaseUpload()
         if let bufferevent { server.connectionClosed(bufferevent) }
         bufferevent = nil
         socket = nil

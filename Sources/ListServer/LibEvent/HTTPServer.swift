@@ -25,6 +25,7 @@ final class HTTPServer: Sendable {
         signal(SIGPIPE, SIG_IGN)
         let (fds, boundPort) = try ListeningSockets.open(host: host, port: port, count: threads)
         let share = (limits.maxConnections + threads - 1) / threads
+        let uploadBudget = UploadBudget(limits: limits)
         var servers: [LoopServer] = []
         do throws(EventError) {
             for (index, fd) in fds.enumerated() {
@@ -38,7 +39,7 @@ final class HTTPServer: Sendable {
                 servers.append(
                     try LoopServer(
                         loop: loop, loopIndex: index, router: router, limits: limits, connectionLimit: share,
-                        listeningFD: fd))
+                        uploadBudget: uploadBudget, listeningFD: fd))
             }
         } catch {
             for fd in fds.dropFirst(servers.count + 1) { close(fd) }

@@ -17,7 +17,8 @@ struct AcceptPause: OptionSet {
 extension LoopServer {
     /// evhttp asks for a bufferevent for a new connection: it gets a guarded one.
     func newConnection() -> OpaquePointer? {
-        let guardian = ConnectionGuard(server: self, limits: limits, now: MonotonicClock.milliseconds())
+        let guardian = ConnectionGuard(
+            server: self, limits: limits, uploadBudget: uploadBudget, now: MonotonicClock.milliseconds())
         let context = Unmanaged.passRetained(guardian).toOpaque()  // released when the filter is freed
         guard let bufferevent = guardian.makeBufferevent(base: loop.base, context: context) else {
             Unmanaged<ConnectionGuard>.fromOpaque(context).release()

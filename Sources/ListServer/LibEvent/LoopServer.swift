@@ -31,6 +31,8 @@ final class LoopServer: @unchecked Sendable {
     /// The reply body buffer, reused: `evhttp_send_reply` moves its contents out.
     let replyBuffer: OpaquePointer
     let limits: HTTPLimits
+    /// The bytes large uploads may hold at once, shared by every loop.
+    let uploadBudget: UploadBudget
     /// Every open connection's guard, by its filter bufferevent.
     var connections: [OpaquePointer: ConnectionGuard] = [:]
     /// This loop's share of `http.max_connections`.
@@ -57,9 +59,10 @@ final class LoopServer: @unchecked Sendable {
     /// Call before the loop thread starts, or on it. `loopIndex` tells this loop's request ids apart.
     init(
         loop: EventLoop, loopIndex: Int = 0, router: Router, limits: HTTPLimits, connectionLimit: Int,
-        listeningFD: Int32
+        uploadBudget: UploadBudget? = nil, listeningFD: Int32
     ) throws(EventError) {
         self.loop = loop
+        self.uploadBudget = uploadBudget ?? UploadBudget(limits: limits)
         requestIDs = RequestIDGenerator(loopIndex: loopIndex)
         self.router = router
         self.limits = limits

@@ -56,6 +56,11 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// Shuts the socket down both ways (the server sees the client leave); the descriptor is closed by deinit.
+    func shutDown() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// Writes raw bytes.
     func write(_ text: String) throws {
         try write(bytes: Array(text.utf8))
