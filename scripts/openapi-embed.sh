@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates Sources/ListServer/Generated/OpenAPIDocument.swift from openapi.yaml with the generator beside it
-# (Sources/ListServer/Generated/openapi-embed.py, which says what the file holds and why it is committed).
-#   scripts/openapi-embed.sh           rewrite the Swift file
-#   scripts/openapi-embed.sh --check   exit 1 if the Swift file is not what the generator would write (CI runs this)
+# Regenerates Sources/ListServer/Generated/OpenAPIDocument.swift from openapi.yaml, and WebAssets.swift from the
+# browser app in Web/, with the generator beside them (Sources/ListServer/Generated/openapi-embed.py, which says
+# what the files hold and why they are committed).
+#   scripts/openapi-embed.sh           rewrite the Swift files
+#   scripts/openapi-embed.sh --check   exit 1 if a Swift file is not what the generator would write (CI runs this)
 # OpenAPIDocumentTests fail when openapi.yaml and the embedded copy differ: edit openapi.yaml, then run this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -31,7 +31,7 @@ struct EndToEndErrorTests {
     @Test("an unknown path is a 404 problem")
     func unknownPath() async throws {
         try await withServer { app in
-            for target in ["/", "/nope", "/items/", "/items/1/", "/items/1/detail/x", "/itemsx"] {
+            for target in ["/nope", "/app/nope.js", "/items/", "/items/1/", "/items/1/detail/x", "/itemsx"] {
                 let response = try await fetch(port: app.port, target)
                 #expect(response.status == 404, "\(target)")
                 #expect(response.header("Content-Type") == "application/problem+json", "\(target)")

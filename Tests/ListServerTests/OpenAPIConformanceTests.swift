@@ -60,6 +60,9 @@ struct ResponseConformance {
                 "image/webp": Array("RIFF".utf8),
             ]
             return body.starts(with: signatures[mediaType]!) ? [] : ["the body is not a \(mediaType) file"]
+        case "text/html", "text/css", "text/javascript":
+            let files = WebAssets.files.values.map { Array($0.text.utf8) }
+            return files.contains(body) ? [] : ["the body is none of the app's files"]
         case "application/yaml":
             // No YAML parser here: the YAML is the embedded file, whose JSON twin is the parsed document.
             guard body == Array(OpenAPIDocument.yaml.utf8) else { return ["the YAML body is not openapi.yaml"] }
@@ -167,7 +170,7 @@ struct OpenAPIConformanceTests {
             ),
             .init(template: "/items/{id}/detail", target: "/items/4.2/detail", status: 400),
             .init(template: "/items/{id}/detail", target: "/items/10000/detail", status: 404),
-        ] + imageCases + picsumCases + [
+        ] + imageCases + picsumCases + webAppCases + [
             .init(template: "/healthz", target: "/healthz", status: 200),
             .init(template: "/readyz", target: "/readyz?x=%zz", status: 200),
             .init(template: "/openapi.json", target: "/openapi.json", status: 200),
@@ -254,7 +257,20 @@ struct OpenAPIConformanceTests {
             ("/seed/{seed}/info", "/seed//info"), ("/id/{id}/{size}", "/id/1/x"),
             ("/id/{id}/{width}/{height}", "/id/1/2/x"), ("/seed/{seed}/{size}", "/seed/s/x"),
             ("/seed/{seed}/{width}/{height}", "/seed/s/x/2"), ("/{size}", "/x.jpg"), ("/{width}/{height}", "/2/x"),
+            ("/app/{file}", "/app/a/b"),
         ].map { ConformanceCase(template: $0, target: $1, methods: ["options"], status: 404) }
+
+    /// The browser app: the page and a file, each fresh and revalidated, and a name that is not there.
+    static let webAppCases: [ConformanceCase] = [
+        .init(template: "/", target: "/", status: 200),
+        .init(template: "/", target: "/", headers: ["If-None-Match": WebAssets.files["index.html"]!.tag], status: 304),
+        .init(template: "/app/{file}", target: "/app/app.js", status: 200),
+        .init(template: "/app/{file}", target: "/app/app.css?v=2", status: 200),
+        .init(
+            template: "/app/{file}", target: "/app/list.js", headers: ["If-None-Match": WebAssets.files["list.js"]!.tag],
+            status: 304),
+        .init(template: "/app/{file}", target: "/app/..%2fPackage.swift", status: 404),
+    ]
 
     /// OPTIONS on every path, plain and as a CORS preflight (whose answer has the preflight fields).
     static let optionsCases: [ConformanceCase] = [
@@ -267,6 +283,7 @@ struct OpenAPIConformanceTests {
         ("/healthz", "/healthz"), ("/readyz", "/readyz"), ("/openapi.json", "/openapi.json"),
         ("/openapi.yaml", "/openapi.yaml"), ("/admin/reset", "/admin/reset"), ("/items/changes", "/items/changes"),
         ("/items/events", "/items/events"), ("/admin/datasets/{name}", "/admin/datasets/bad%20name"),
+        ("/", "/"), ("/app/{file}", "/app/app.js"),
     ].flatMap { template, target in
         [
             ConformanceCase(template: template, target: target, methods: ["options"], status: 204),
@@ -565,6 +582,7 @@ struct OpenAPIConformanceTests {
             ("/id/{id}/info", "options"), ("/seed/{seed}/info", "options"), ("/id/{id}/{size}", "options"),
             ("/id/{id}/{width}/{height}", "options"), ("/seed/{seed}/{size}", "options"),
             ("/seed/{seed}/{width}/{height}", "options"), ("/{size}", "options"), ("/{width}/{height}", "options"),
+            ("/", "get"), ("/", "options"), ("/app/{file}", "get"), ("/app/{file}", "options"),
         ].map { template, method in
             ConformanceCase(
                 template: template, target: example(template) + "?delay_ms=soon",
@@ -579,7 +597,7 @@ struct OpenAPIConformanceTests {
     static func example(_ template: String) -> String {
         template.replacing("{id}", with: "5").replacing("{name}", with: "ui-test-42").replacing("{format}", with: "png")
             .replacing("{seed}", with: "s").replacing("{size}", with: "20").replacing("{width}", with: "20")
-            .replacing("{height}", with: "10")
+            .replacing("{height}", with: "10").replacing("{file}", with: "app.js")
     }
 
     /// The same on image uploads and their removal.
@@ -886,7 +904,7 @@ struct OpenAPIConformanceTests {
     @Test(
         "paths the spec does not have are 404 NotFound, whatever the method",
         arguments: [
-            "/", "/items/", "/items/42/", "/items/42/detail/x", "/openapi", "/openapi.yml", "/OPENAPI.JSON",
+            "/index.html", "/items/", "/items/42/", "/items/42/detail/x", "/openapi", "/openapi.yml", "/OPENAPI.JSON",
             "/openapi.json/",
         ])
     func undocumentedPaths(target: String) async throws {

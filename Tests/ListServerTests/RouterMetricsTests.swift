@@ -174,11 +174,11 @@ struct RouterMetricsTests {
             ("/items", RouteLabel.items), ("/items?page=2&limit=5", .items), ("/items/42", .item),
             ("/items/abc?x=1", .item), ("/items/42/detail", .itemDetail), ("/items/42/detail?_=1", .itemDetail),
             ("/healthz", .healthz), ("/readyz", .readyz), ("/metrics", .metrics), ("/metrics?x", .metrics),
-            ("/openapi.yaml", .openAPI), ("/openapi.json", .openAPI), ("/", .other), ("/items/", .other),
+            ("/openapi.yaml", .openAPI), ("/openapi.json", .openAPI), ("/", .webApp), ("/app/app.js", .webApp), ("/app/x/y", .other), ("/items/", .other),
             ("/items//detail", .other), ("/items/1/", .other), ("/items/1/details", .other), ("/itemsx", .other),
             ("/items/1/detail/x", .other), ("/nope", .other), ("*", .other), ("", .other),
             ("/%69tems/%34%32", .item), ("/items%2F42", .other), ("/items/%zz", .other),
-            ("http://example.com/items/1/detail?x", .itemDetail), ("HTTP://h", .other),
+            ("http://example.com/items/1/detail?x", .itemDetail), ("HTTP://h", .webApp),
             (ConnectionGuard.markerTarget, .other), ("/admin/reset", .adminReset), ("/admin/reset?x", .adminReset),
             ("/admin", .other), ("/admin/reset/x", .other), ("/items/changes", .changes),
             ("/items/changes?since=3", .changes), ("/items/events", .events), ("/items/events/", .other),
@@ -196,7 +196,7 @@ struct RouterMetricsTests {
         let resources: [Router.Resource] = [
             .items, .item("1"), .itemDetail("1"), .probe(ready: false), .probe(ready: true), .openAPI(.yaml),
             .metrics, .adminReset, .adminDataset("ui-1"), .changes, .events, .itemImage("1", fileExtension: "png"),
-            .picsumList, .picsumInfo(.id("1")), .picsumImage(.random, sizes: ["2"]),
+            .picsumList, .picsumInfo(.id("1")), .picsumImage(.random, sizes: ["2"]), .webApp("app.js"),
         ]
         let labels = resources.map { RouteLabel($0) }
         #expect(!labels.contains(.other))

@@ -110,6 +110,8 @@ enum OpenAPIDocument {
             description: Liveness and readiness probes for orchestrators and load balancers.
           - name: meta
             description: This description of the API.
+          - name: app
+            description: The browser app at `/`.
           - name: admin
             description: Starting over and cleaning up between UI tests.
         paths:
@@ -1601,6 +1603,16 @@ enum OpenAPIDocument {
               parameters:
                 - $ref: '#/components/parameters/Last-Event-ID'
                 - $ref: '#/components/parameters/EventsSince'
+                - name: dataset
+                  in: query
+                  required: false
+                  description: |
+                    The dataset, as `X-Dataset` names it, for browsers' `EventSource`, which cannot send that header (both
+                    given: they must name the same one, else 400 `invalid-parameter`).
+                  schema:
+                    type: string
+                    pattern: '^[A-Za-z0-9._-]{1,64}$'
+                  example: ui-test-42
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/X-Request-Id'
@@ -1811,6 +1823,131 @@ enum OpenAPIDocument {
               description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
               parameters: *optionsParameters
               responses: *optionsResponses
+          /:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [app]
+              operationId: getApp
+              summary: The browser app
+              description: |
+                The app's page (`Web/index.html`, compiled into the server): a List view (pages load as the end comes
+                near, each row's slow detail with its loading, failure and Retry states), a Photos view and a Chat view
+                (older messages on scroll-up, sends with `Idempotency-Key`, edits with `If-Match`, live messages over
+                `EventSource`), and a control panel for latency, faults and the dataset. Nothing is fetched from
+                elsewhere; a strict `Content-Security-Policy` allows this origin only. Other query parameters are
+                ignored; a malformed `delay_ms` is 400.
+              parameters: &getAppParameters
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getAppResponses
+                '200':
+                  $ref: '#/components/responses/AppFile'
+                '304':
+                  $ref: '#/components/responses/AppFileNotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [app]
+              operationId: headApp
+              summary: The status and headers of the app's page
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getAppParameters
+              responses: *getAppResponses
+            options:
+              tags: [app]
+              operationId: optionsApp
+              summary: The methods of the app's page
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
+          /app/{file}:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [app]
+              operationId: getAppFile
+              summary: One file of the browser app
+              description: |
+                A script, style sheet or page of the app, by name (`app.js`, `app.css`, …). Only the compiled-in files
+                exist: any other name is 404 (`..`, an encoded `/` or NUL included: names are looked up, never joined to
+                a path). Other query parameters are ignored; a malformed `delay_ms` is 400.
+              parameters: &getAppFileParameters
+                - name: file
+                  in: path
+                  required: true
+                  description: The file's name.
+                  schema:
+                    type: string
+                    minLength: 1
+                  example: app.js
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getAppFileResponses
+                '200':
+                  $ref: '#/components/responses/AppFile'
+                '304':
+                  $ref: '#/components/responses/AppFileNotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [app]
+              operationId: headAppFile
+              summary: The status and headers of one file of the app
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getAppFileParameters
+              responses: *getAppFileResponses
+            options:
+              tags: [app]
+              operationId: optionsAppFile
+              summary: The methods of one file of the app
+              description: |
+                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The name is not
+                checked.
+              parameters:
+                - name: file
+                  in: path
+                  required: true
+                  description: Any non-empty name.
+                  schema:
+                    type: string
+                    minLength: 1
+                  example: app.js
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsPathResponses
           /admin/reset:
             description: 'Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`, `Allow: POST, OPTIONS`).'
             post:
@@ -2571,6 +2708,33 @@ enum OpenAPIDocument {
               schema:
                 type: integer
                 const: 600
+            AppETag:
+              description: 'A strong entity tag of one file of the app: `w-` and 16 lowercase hex digits of its SHA-256.'
+              required: true
+              schema:
+                type: string
+                pattern: '^"w-[0-9a-f]{16}"$'
+              example: '"w-59e11246c93e7538"'
+            Content-Security-Policy:
+              description: The app loads scripts, styles, images and connections from this origin only.
+              required: true
+              schema:
+                type: string
+                const: >-
+                  default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self';
+                  object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'
+            X-Content-Type-Options:
+              description: Browsers take the media type as sent.
+              required: true
+              schema:
+                type: string
+                const: nosniff
+            Referrer-Policy:
+              description: The app's requests carry no `Referer`.
+              required: true
+              schema:
+                type: string
+                const: no-referrer
             ETag:
               description: |
                 A strong entity tag of the representation: `v`, the list's version, `-` and 16 lowercase hex digits, in
@@ -3608,6 +3772,58 @@ enum OpenAPIDocument {
                   schema:
                     $ref: '#/components/schemas/ItemDetail'
                   example: {"id": 42, "amount": 0.4725893933468138}
+            AppFile:
+              description: The file, with its media type and a strong `ETag`.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/AppETag'
+                Content-Security-Policy:
+                  $ref: '#/components/headers/Content-Security-Policy'
+                X-Content-Type-Options:
+                  $ref: '#/components/headers/X-Content-Type-Options'
+                Referrer-Policy:
+                  $ref: '#/components/headers/Referrer-Policy'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                text/html:
+                  schema:
+                    type: string
+                text/css:
+                  schema:
+                    type: string
+                text/javascript:
+                  schema:
+                    type: string
+            AppFileNotModified:
+              description: '`If-None-Match` matched the file''s `ETag`: no body.'
+              headers:
+                ETag:
+                  $ref: '#/components/headers/AppETag'
+                Content-Security-Policy:
+                  $ref: '#/components/headers/Content-Security-Policy'
+                X-Content-Type-Options:
+                  $ref: '#/components/headers/X-Content-Type-Options'
+                Referrer-Policy:
+                  $ref: '#/components/headers/Referrer-Policy'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
             NotModified:
               description: '`If-None-Match` matched the current `ETag`: no body.'
               headers:
@@ -4836,6 +5052,10 @@ enum OpenAPIDocument {
             {
               "name": "meta",
               "description": "This description of the API."
+            },
+            {
+              "name": "app",
+              "description": "The browser app at `/`."
             },
             {
               "name": "admin",
@@ -8786,6 +9006,17 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/EventsSince"
                   },
                   {
+                    "name": "dataset",
+                    "in": "query",
+                    "required": false,
+                    "description": "The dataset, as `X-Dataset` names it, for browsers' `EventSource`, which cannot send that header (both\ngiven: they must name the same one, else 400 `invalid-parameter`).\n",
+                    "schema": {
+                      "type": "string",
+                      "pattern": "^[A-Za-z0-9._-]{1,64}$"
+                    },
+                    "example": "ui-test-42"
+                  },
+                  {
                     "$ref": "#/components/parameters/DelayMs"
                   },
                   {
@@ -9428,6 +9659,360 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "app"
+                ],
+                "operationId": "getApp",
+                "summary": "The browser app",
+                "description": "The app's page (`Web/index.html`, compiled into the server): a List view (pages load as the end comes\nnear, each row's slow detail with its loading, failure and Retry states), a Photos view and a Chat view\n(older messages on scroll-up, sends with `Idempotency-Key`, edits with `If-Match`, live messages over\n`EventSource`), and a control panel for latency, faults and the dataset. Nothing is fetched from\nelsewhere; a strict `Content-Security-Policy` allows this origin only. Other query parameters are\nignored; a malformed `delay_ms` is 400.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/AppFile"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/AppFileNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "app"
+                ],
+                "operationId": "headApp",
+                "summary": "The status and headers of the app's page",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/AppFile"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/AppFileNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "app"
+                ],
+                "operationId": "optionsApp",
+                "summary": "The methods of the app's page",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/app/{file}": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "app"
+                ],
+                "operationId": "getAppFile",
+                "summary": "One file of the browser app",
+                "description": "A script, style sheet or page of the app, by name (`app.js`, `app.css`, …). Only the compiled-in files\nexist: any other name is 404 (`..`, an encoded `/` or NUL included: names are looked up, never joined to\na path). Other query parameters are ignored; a malformed `delay_ms` is 400.\n",
+                "parameters": [
+                  {
+                    "name": "file",
+                    "in": "path",
+                    "required": true,
+                    "description": "The file's name.",
+                    "schema": {
+                      "type": "string",
+                      "minLength": 1
+                    },
+                    "example": "app.js"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/AppFile"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/AppFileNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "app"
+                ],
+                "operationId": "headAppFile",
+                "summary": "The status and headers of one file of the app",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "name": "file",
+                    "in": "path",
+                    "required": true,
+                    "description": "The file's name.",
+                    "schema": {
+                      "type": "string",
+                      "minLength": 1
+                    },
+                    "example": "app.js"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/AppFile"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/AppFileNotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "app"
+                ],
+                "operationId": "optionsAppFile",
+                "summary": "The methods of one file of the app",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The name is not\nchecked.\n",
+                "parameters": [
+                  {
+                    "name": "file",
+                    "in": "path",
+                    "required": true,
+                    "description": "Any non-empty name.",
+                    "schema": {
+                      "type": "string",
+                      "minLength": 1
+                    },
+                    "example": "app.js"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -10357,6 +10942,39 @@ enum OpenAPIDocument {
                 "schema": {
                   "type": "integer",
                   "const": 600
+                }
+              },
+              "AppETag": {
+                "description": "A strong entity tag of one file of the app: `w-` and 16 lowercase hex digits of its SHA-256.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^\"w-[0-9a-f]{16}\"$"
+                },
+                "example": "\"w-59e11246c93e7538\""
+              },
+              "Content-Security-Policy": {
+                "description": "The app loads scripts, styles, images and connections from this origin only.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "const": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
+                }
+              },
+              "X-Content-Type-Options": {
+                "description": "Browsers take the media type as sent.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "const": "nosniff"
+                }
+              },
+              "Referrer-Policy": {
+                "description": "The app's requests carry no `Referer`.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "const": "no-referrer"
                 }
               },
               "ETag": {
@@ -11887,6 +12505,87 @@ enum OpenAPIDocument {
                       "id": 42,
                       "amount": 0.4725893933468138
                     }
+                  }
+                }
+              },
+              "AppFile": {
+                "description": "The file, with its media type and a strong `ETag`.",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/AppETag"
+                  },
+                  "Content-Security-Policy": {
+                    "$ref": "#/components/headers/Content-Security-Policy"
+                  },
+                  "X-Content-Type-Options": {
+                    "$ref": "#/components/headers/X-Content-Type-Options"
+                  },
+                  "Referrer-Policy": {
+                    "$ref": "#/components/headers/Referrer-Policy"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "text/html": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "text/css": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "text/javascript": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                }
+              },
+              "AppFileNotModified": {
+                "description": "`If-None-Match` matched the file's `ETag`: no body.",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/AppETag"
+                  },
+                  "Content-Security-Policy": {
+                    "$ref": "#/components/headers/Content-Security-Policy"
+                  },
+                  "X-Content-Type-Options": {
+                    "$ref": "#/components/headers/X-Content-Type-Options"
+                  },
+                  "Referrer-Policy": {
+                    "$ref": "#/components/headers/Referrer-Policy"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
                   }
                 }
               },
@@ -13814,5 +14513,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x249957B444F7FD22
+    static let yamlFNV1a64: UInt64 = 0xEC32678B9CAE65FA
 }

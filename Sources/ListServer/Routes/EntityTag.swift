@@ -88,9 +88,15 @@ struct EntityTag: Sendable, Equatable {
     /// that contains this one. RFC 9110 §13.1.2 compares weakly, so `W/"…"` matches too. A malformed member never
     /// matches (the request then gets the full response, which is always safe).
     func matches(ifNoneMatch value: String) -> Bool {
-        Self.anyMember(of: value) { tag in
-            let opaque = tag.starts(with: "W/".utf8) ? tag.dropFirst(2) : tag
-            return tag.elementsEqual("*".utf8) || opaque.elementsEqual(headerValue.utf8)
+        Self.ifNoneMatch(value, matches: headerValue)
+    }
+
+    /// Whether an `If-None-Match` field value matches the entity tag `tag` (a field value, quotes included):
+    /// `*`, or a member equal to it, weakly (`W/` ignored).
+    static func ifNoneMatch(_ value: String, matches tag: String) -> Bool {
+        anyMember(of: value) { member in
+            let opaque = member.starts(with: "W/".utf8) ? member.dropFirst(2) : member
+            return member.elementsEqual("*".utf8) || opaque.elementsEqual(tag.utf8)
         }
     }
 

@@ -35,6 +35,8 @@ enum RouteLabel: Int, CaseIterable, Sendable {
     case picsumInfo
     /// Lorem Picsum's image routes and redirects
     case picsumImage
+    /// The browser app: `/` and `/app/{file}`
+    case webApp
     /// Anything else: unknown paths, malformed targets, rejected request heads.
     case other
 
@@ -56,6 +58,7 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .picsumList: "/v2/list"
         case .picsumInfo: "/id/{id}/info"
         case .picsumImage: "/id/{id}/{width}/{height}"
+        case .webApp: "/app/{file}"
         case .other: "other"
         }
     }
@@ -77,6 +80,7 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .adminDataset: self = .adminDataset
         case .changes: self = .changes
         case .events: self = .events
+        case .webApp: self = .webApp
         case nil: self = .other
         }
     }

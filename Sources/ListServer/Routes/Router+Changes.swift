@@ -74,8 +74,25 @@ extension Router {
     /// its sequence number, `data:` its JSON). With `Last-Event-ID` (which browsers send when they reconnect) or
     /// `?since=S`, the kept changes after it come first, so a reconnecting client misses nothing and sees nothing
     /// twice; when they are no longer kept, one `expired` event says so (reload the list) before the live ones.
+    /// `?dataset=` names the dataset as `X-Dataset` does, for browsers' `EventSource`, which sends no header of its
+    /// own choosing (both given: they must agree).
     func eventStream(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
-        let list = try Self.listName(headers)
+        var list = try Self.listName(headers)
+        let query = (try? target.queryItems()) ?? []
+        if let dataset = query.first(where: { $0.name == "dataset" })?.value {
+            do {
+                try Self.checkDatasetName(dataset, what: "query parameter \"dataset\"")
+            } catch {
+                throw Problem(.invalidParameter, detail: error.detail, parameter: "dataset")
+            }
+            if headers[Self.datasetField] != nil && dataset != list {
+                throw Problem(
+                    .invalidParameter,
+                    detail: "X-Dataset \(Problem.quoted(list)) and dataset=\(Problem.quoted(dataset)) name two datasets",
+                    parameter: "dataset")
+            }
+            list = dataset
+        }
         var after: UInt64?
         if let lastEventID = headers["Last-Event-ID"] {
             guard let id = UInt64(plainDecimal: lastEventID) else {
@@ -85,8 +102,7 @@ extension Router {
             }
             after = id
         } else {
-            let items = (try? target.queryItems()) ?? []
-            if let since = items.first(where: { $0.name == "since" }) {
+            if let since = query.first(where: { $0.name == "since" }) {
                 after = try Self.sinceRule.validate(since.value)
             }
         }

@@ -232,6 +232,8 @@ package struct Router: Sendable {
         case openAPI(OpenAPIFormat)
         /// `/metrics`
         case metrics
+        /// `/` (`index.html`) or `/app/<file>`: the browser app, with the file name still unchecked.
+        case webApp(String)
         /// `/admin/reset`
         case adminReset
         /// `/admin/datasets/<name>`, with the name still unchecked.
@@ -277,6 +279,14 @@ package struct Router: Sendable {
             }
             if segments == ["metrics"] {
                 self = .metrics
+                return
+            }
+            if segments == [""] {
+                self = .webApp("index.html")
+                return
+            }
+            if segments.count == 2, segments[0] == "app", !segments[1].isEmpty {
+                self = .webApp(segments[1])
                 return
             }
             if let picsum = Self.picsum(segments) {
@@ -424,6 +434,8 @@ package struct Router: Sendable {
             return .response(Self.probeResponse(ready: ready))
         case .openAPI(let format):
             return .response(Self.openAPIDocument(format))
+        case .webApp(let name):
+            return .response(try Self.webAsset(name, headers: request.headers))
         case .metrics:
             return try scrapeMetrics()
         case .adminReset:

@@ -1,0 +1,85 @@
+// The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
+// parameters, the dataset as X-Dataset), problems turned into errors a failure view can show.
+
+const clientID = crypto.randomUUID();
+
+/** The control panel's values, read from the form each time. */
+export function settings() {
+  const form = document.getElementById("controls");
+  const value = (name) => form.elements[name].value.trim();
+  return {
+    delay: value("delay_ms"), failRate: value("fail_rate"), fail: value("fail"), failFirst: value("fail_first"),
+    dataset: value("dataset"),
+  };
+}
+
+/** `path` with the control parameters that apply (faults only on data paths and when `faults` is set). */
+export function withControls(path, { faults = true } = {}) {
+  const url = new URL(path, location.origin);
+  const s = settings();
+  if (s.delay && s.delay !== "0") url.searchParams.set("delay_ms", s.delay);
+  if (faults && s.failRate && Number(s.failRate) > 0) {
+    url.searchParams.set("fail_rate", s.failRate);
+    if (s.fail) url.searchParams.set("fail", s.fail);
+  }
+  if (faults && s.failFirst && s.failFirst !== "0") {
+    url.searchParams.set("fail_first", s.failFirst);
+    if (s.fail) url.searchParams.set("fail", s.fail);
+  }
+  return url.pathname + url.search;
+}
+
+/** The headers every request carries: the dataset, and this tab's client id (for fail_first). */
+export function baseHeaders() {
+  const headers = { "X-Client-Id": clientID };
+  const dataset = settings().dataset;
+  if (dataset) headers["X-Dataset"] = dataset;
+  return headers;
+}
+
+export class RequestError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** Fetches JSON; resolves with `{ json, response }`, rejects with a RequestError that says what went wrong. */
+export async function request(path, { method = "GET", body, headers = {}, faults = true, signal } = {}) {
+  let response;
+  try {
+    response = await fetch(withControls(path, { faults }), {
+      method, signal, headers: { ...baseHeaders(), ...headers, ...(body ? { "Content-Type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new RequestError(`the connection failed (${error.message})`, 0);
+  }
+  noteHeaders(response);
+  const text = await response.text().catch(() => null);
+  if (text === null) throw new RequestError("the answer was cut off", response.status);
+  let json = null;
+  if (text) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new RequestError(`the answer is not JSON (${response.status})`, response.status);
+    }
+  }
+  if (!response.ok) {
+    throw new RequestError(json?.detail ? `${response.status}: ${json.detail}` : `status ${response.status}`,
+      response.status);
+  }
+  return { json, response };
+}
+
+/** Shows the catalog version and the last X-Cache in the status line. */
+export function noteHeaders(response) {
+  const cache = response.headers.get("X-Cache");
+  if (cache) document.getElementById("last-cache").textContent = `X-Cache ${cache}`;
+}
+
+export function noteVersion(version) {
+  if (version !== undefined) document.getElementById("version").textContent = `version ${version}`;
+}

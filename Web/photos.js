@@ -1,0 +1,84 @@
+// The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
+// and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
+import { request, withControls, noteVersion } from "./api.js";
+import { escape } from "./list.js";
+
+export function photosView(root) {
+  root.innerHTML = `<section class="photos" aria-label="Photos"><ul id="photos"></ul>
+    <div id="more" class="more" aria-live="polite"></div></section>`;
+  const list = root.querySelector("#photos");
+  const more = root.querySelector("#more");
+  let page = 1;
+  let loading = false;
+  let finished = false;
+  const controller = new AbortController();
+
+  const endObserver = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) loadPage();
+  }, { rootMargin: "600px" });
+
+  async function loadPage() {
+    if (loading || finished) return;
+    loading = true;
+    more.innerHTML = `<span class="spinner" aria-busy="true">Loading photos…</span>`;
+    try {
+      const { json } = await request(`/items?page=${page}&limit=10`, { signal: controller.signal });
+      noteVersion(json.version);
+      for (const item of json.items) list.append(photo(item));
+      finished = json.next_page === null;
+      page += 1;
+      more.textContent = "";
+      loading = false;
+    } catch (error) {
+      if (error.name === "AbortError") return;
+      loading = false;
+      more.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
+        <button type="button" class="retry">Retry</button>`;
+      more.querySelector(".retry").addEventListener("click", loadPage);
+    }
+  }
+
+  function photo(item) {
+    const entry = document.createElement("li");
+    entry.className = "photo";
+    const width = Math.min(list.clientWidth || 600, 900);
+    const height = Math.max(1, Math.round(width * item.height / item.width));
+    const ratio = window.devicePixelRatio || 1;
+    const w = Math.min(5000, Math.round(width * ratio));
+    const h = Math.min(5000, Math.max(1, Math.round(height * ratio)));
+    entry.innerHTML = `<figure><div class="frame" aria-busy="true"><img alt="${escape(item.label)} by ${escape(item.author)}"
+      width="${width}" height="${height}" decoding="async"></div>
+      <figcaption>${escape(item.label)} · ${escape(item.author)} · ${item.width}×${item.height}</figcaption></figure>`;
+    const frame = entry.querySelector(".frame");
+    frame.style.setProperty("--placeholder", item.color);
+    const image = entry.querySelector("img");
+    image.addEventListener("load", () => {
+      frame.removeAttribute("aria-busy");
+      image.classList.add("shown");
+    });
+    image.addEventListener("error", () => {
+      frame.removeAttribute("aria-busy");
+      frame.classList.add("failed");
+      const retry = document.createElement("button");
+      retry.type = "button";
+      retry.className = "retry";
+      retry.textContent = "Retry";
+      retry.addEventListener("click", () => {
+        frame.classList.remove("failed");
+        frame.setAttribute("aria-busy", "true");
+        retry.remove();
+        image.src = withControls(`${item.image_url}?w=${w}&h=${h}&retry=${Date.now()}`);
+      });
+      frame.append(retry);
+    });
+    image.src = withControls(`${item.image_url}?w=${w}&h=${h}`);
+    return entry;
+  }
+
+  endObserver.observe(more);
+  loadPage();
+  return () => {
+    controller.abort();
+    endObserver.disconnect();
+  };
+}

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""The browser test's flows (scripts/browser-test.sh starts the server and runs this).
+
+Headless Chromium from Debian, driven by Playwright for Python (its own browser download cannot work here, so the
+Debian binary is launched by path). Every flow runs on a fresh dataset of its own. Asserted: the List view loads
+pages as it is scrolled and every row ends with its value; with a fault rate the failed rows show Retry and Retry
+turns them into values; Reset starts the list over (a new version); the Photos view's pictures decode; a message
+sent in one page appears in a second page within a second, and after the second page has been offline it shows the
+messages it missed exactly once; scrolling up in the chat loads older messages while the message at the top stays
+where it was. No page may log a console error or see a failed request other than the injected ones. Screenshots of
+each view go to --screenshots. Traffic to 127.0.0.1 only; every wait is bounded.
+"""
+import argparse
+import os
+import sys
+import time
+import uuid
+
+from playwright.sync_api import sync_playwright
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print(f"   FAIL: {message}", flush=True)
+    return condition
+
+
+class Watched:
+    """A page whose console errors and unexpected failed requests are collected."""
+
+    def __init__(self, context, base, name):
+        self.page = context.new_page()
+        self.name = name
+        self.problems = []
+        self.page.on("console", self.console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        self.page.on("requestfailed", self.request_failed)
+        self.page.on("response", self.response)
+        self.base = base
+
+    @staticmethod
+    def injected(url):
+        return "fail_rate=" in url or "fail_first=" in url
+
+    def console(self, message):
+        # A failed fetch the app shows as a failure view is logged by Chromium as "Failed to load resource"; those
+        # are judged by their requests (below), not twice.
+        if message.type == "error" and "Failed to load resource" not in message.text:
+            self.problems.append(f"console error: {message.text}")
+
+    def request_failed(self, request):
+        failure = request.failure or ""
+        # Requests the page itself cancels (a view left, EventSource closed) are not failures.
+        if self.injected(request.url) or "ERR_ABORTED" in failure:
+            return
+        if "/items/events" in request.url and self.offline:
+            return
+        self.problems.append(f"request failed: {request.method} {request.url} ({failure})")
+
+    def response(self, response):
+        if response.status >= 400 and not self.injected(response.url):
+            self.problems.append(f"{response.status} for {response.request.method} {response.url}")
+
+    offline = False
+
+    def open(self, view, dataset):
+        self.page.goto(f"{self.base}/#{view}")
+        set_dataset(self.page, dataset)
+
+    def report(self):
+        for problem in self.problems:
+            check(False, f"{self.name}: {problem}")
+
+
+def wait_for(page, expression, what, timeout=10):
+    """Polls a JavaScript expression until it is truthy; fails (and returns False) after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if page.evaluate(expression):
+            return True
+        time.sleep(0.05)
+    return check(False, f"gave up after {timeout} s waiting for {what}")
+
+
+def set_dataset(page, name):
+    """Types the dataset's name and leaves the field, as a person would: its change starts the view over."""
+    page.fill("#controls input[name=dataset]", name)
+    page.eval_on_selector("#controls input[name=dataset]", "field => field.blur()")
+
+
+def dataset(flow):
+    return f"bt-{flow}-{uuid.uuid4().hex[:8]}"
+
+
+def list_scrolls_to_200(context, base, shots):
+    watched = Watched(context, base, "list")
+    page = watched.page
+    watched.open("list", dataset("list"))
+    wait_for(page, "document.querySelectorAll('#rows .row').length >= 20", "the first page")
+    # Down by half a screen at a time until row 199 (the 200th) is in view: every row passes through the view.
+    for _ in range(300):
+        if page.evaluate("""(() => { const row = document.querySelector('#rows .row[data-id="199"]');
+            return row !== null && row.getBoundingClientRect().bottom <= innerHeight; })()"""):
+            break
+        page.mouse.wheel(0, 400)
+        time.sleep(0.06)
+    rows = page.evaluate("document.querySelectorAll('#rows .row').length")
+    check(rows >= 200, f"list: {rows} rows after scrolling, want 200")
+    # Every row was in view on the way down: each ends with its value.
+    done = wait_for(page, """[...document.querySelectorAll('#rows .row')].slice(0, 200)
+        .every(row => row.dataset.state === 'done' && /^0\\.\\d{4}$/.test(row.querySelector('.detail').textContent))""",
+                    "every one of the first 200 rows to show its value", timeout=20)
+    if not done:
+        print("   rows not done:", page.evaluate("""[...document.querySelectorAll('#rows .row')].slice(0, 200)
+            .filter(row => row.dataset.state !== 'done')
+            .map(row => `${row.dataset.id}:${row.dataset.state}:${row.querySelector('.detail').textContent}`)
+            .slice(0, 20).join(' ')"""))
+    page.screenshot(path=os.path.join(shots, "list.png"))
+    watched.report()
+    page.close()
+
+
+def faults_then_retry(context, base):
+    watched = Watched(context, base, "faults")
+    page = watched.page
+    page.goto(f"{base}/#list")
+    page.fill("#controls input[name=fail_rate]", "0.3")
+    page.fill("#controls input[name=fail]", "503")
+    set_dataset(page, dataset("faults"))
+    wait_for(page, """document.querySelectorAll('#rows .row').length >= 20
+        || document.querySelector('#more .retry')""", "the first page (or its Retry)")
+    for _ in range(20):  # a page may fail too: its Retry
+        if page.evaluate("document.querySelectorAll('#rows .row').length >= 20"):
+            break
+        page.click("#more .retry")
+        time.sleep(0.3)
+    wait_for(page, """[...document.querySelectorAll('#rows .row')].slice(0, 8)
+        .every(row => row.dataset.state === 'done' || row.dataset.state === 'failed')""", "the visible rows to settle")
+    failed = page.evaluate("document.querySelectorAll('#rows .row[data-state=failed]').length")
+    check(failed > 0, "faults: with a fault rate of 0.3 no row failed (the rate did not reach the requests?)")
+    check(page.evaluate("document.querySelectorAll('#rows .row[data-state=failed] .retry').length") == failed,
+          "faults: a failed row without its Retry button")
+    for _ in range(30):
+        clicked = page.evaluate("""(() => {
+            const buttons = [...document.querySelectorAll('#rows .row[data-state=failed] .retry')];
+            for (const button of buttons) button.click();
+            return buttons.length;
+        })()""")
+        if clicked == 0:
+            break
+        time.sleep(0.4)
+    left = page.evaluate("document.querySelectorAll('#rows .row[data-state=failed]').length")
+    check(left == 0, f"faults: {left} rows still failed after 30 rounds of Retry")
+    watched.report()
+    page.close()
+
+
+def reset_starts_over(context, base):
+    watched = Watched(context, base, "reset")
+    page = watched.page
+    watched.open("list", dataset("reset"))
+    wait_for(page, "document.getElementById('version').textContent === 'version 1'", "version 1")
+    page.click("#reset")
+    wait_for(page, "document.getElementById('version').textContent === 'version 2'", "version 2 after Reset")
+    wait_for(page, "document.querySelectorAll('#rows .row').length >= 20", "the list after Reset")
+    watched.report()
+    page.close()
+
+
+def photos_decode(context, base, shots):
+    watched = Watched(context, base, "photos")
+    page = watched.page
+    watched.open("photos", dataset("photos"))
+    wait_for(page, "document.querySelectorAll('#photos img').length >= 5", "five photo rows")
+    wait_for(page, "[...document.querySelectorAll('#photos img')].slice(0, 3).every(i => i.complete && i.naturalWidth > 0)",
+             "the first three pictures to decode", timeout=15)
+    page.screenshot(path=os.path.join(shots, "photos.png"))
+    watched.report()
+    page.close()
+
+
+def chat_live_and_offline(browser, base, shots):
+    name = dataset("chat")
+    sender_context = browser.new_context()
+    reader_context = browser.new_context()
+    sender = Watched(sender_context, base, "chat sender")
+    reader = Watched(reader_context, base, "chat reader")
+    for watched in (sender, reader):
+        watched.open("chat", name)
+        wait_for(watched.page, "document.querySelectorAll('#thread .message').length >= 20", "the newest messages")
+        wait_for(watched.page, "document.getElementById('live').textContent === 'live'", "the live feed")
+
+    def send(text):
+        sender.page.fill("#text", text)
+        sender.page.press("#text", "Enter")
+
+    def count(page, text):
+        return page.evaluate(f"[...document.querySelectorAll('#thread .message .text')]"
+                             f".filter(e => e.textContent === {text!r}).length")
+
+    send("hello from the sender")
+    started = time.monotonic()
+    wait_for(reader.page, "[...document.querySelectorAll('#thread .text')].some(e => e.textContent === "
+             "'hello from the sender')", "the message in the second page", timeout=3)
+    check(time.monotonic() - started <= 1.0, f"chat: the message took {time.monotonic() - started:.2f} s to arrive")
+
+    reader.offline = True
+    reader_context.set_offline(True)
+    missed = [f"while you were away {i}" for i in range(3)]
+    for text in missed:
+        send(text)
+        wait_for(sender.page, f"[...document.querySelectorAll('#thread .message:not(.sending) .text')]"
+                 f".some(e => e.textContent === {text!r})", f"the sent message {text!r}")
+    time.sleep(0.5)
+    reader_context.set_offline(False)
+    wait_for(reader.page, f"[...document.querySelectorAll('#thread .text')].some(e => e.textContent === {missed[-1]!r})",
+             "the missed messages after reconnecting", timeout=10)
+    reader.offline = False
+    time.sleep(0.5)
+    for text in missed + ["hello from the sender"]:
+        check(count(reader.page, text) == 1, f"chat: {text!r} is shown {count(reader.page, text)} times, want once")
+        check(count(sender.page, text) == 1, f"chat sender: {text!r} is shown {count(sender.page, text)} times")
+    sender.page.screenshot(path=os.path.join(shots, "chat.png"))
+
+    # Scrolling up: the message at the top stays where it was while older ones load above it.
+    page = reader.page
+    before = page.evaluate("""(() => {
+        const box = document.getElementById('messages');
+        box.scrollTop = 0;
+        const first = document.querySelector('#thread .message');
+        window.__anchor = first.dataset.id;
+        return { count: document.querySelectorAll('#thread .message').length,
+                 top: first.getBoundingClientRect().top };
+    })()""")
+    page.dispatch_event("#messages", "scroll")
+    wait_for(page, f"document.querySelectorAll('#thread .message').length > {before['count']}", "older messages")
+    after = page.evaluate("""document.querySelector(`#thread .message[data-id="${window.__anchor}"]`)
+        .getBoundingClientRect().top""")
+    check(abs(after - before["top"]) <= 1, f"chat: the top message moved from {before['top']} to {after} px")
+    sender.report()
+    reader.report()
+    sender_context.close()
+    reader_context.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--screenshots", required=True)
+    args = parser.parse_args()
+    os.makedirs(args.screenshots, exist_ok=True)
+    started = time.monotonic()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 900, "height": 800})
+        for flow in (list_scrolls_to_200, faults_then_retry, reset_starts_over, photos_decode):
+            print(f"browser test: {flow.__name__}", flush=True)
+            arguments = (context, args.base, args.screenshots) if flow in (list_scrolls_to_200, photos_decode) \
+                else (context, args.base)
+            try:
+                flow(*arguments)
+            except Exception as error:  # a timeout or a missing element: loud, and the next flow runs
+                check(False, f"{flow.__name__}: {error}")
+        print("browser test: chat_live_and_offline", flush=True)
+        try:
+            chat_live_and_offline(browser, args.base, args.screenshots)
+        except Exception as error:
+            check(False, f"chat_live_and_offline: {error}")
+        browser.close()
+    print(f"browser test: {len(failures)} failures in {time.monotonic() - started:.0f} s; screenshots in "
+          f"{args.screenshots}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
