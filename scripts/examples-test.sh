@@ -5,8 +5,11 @@
 #
 # Examples/PhotoList is the photo list post's data layer (PictureData, /v2/list?page=&limit=, URLSession on each
 # download_url), unchanged but for the host: it loads the first 2 pages of 10 and exits 0 only when every picture
-# arrived as a JPEG file of the listed size. The server runs with its default image latency (500-1500 ms), as the
-# app would meet it. Bounded: each step under `timeout`.
+# arrived as a JPEG file of the listed size. Examples/ListClient is a client generated from openapi.yaml by
+# swift-openapi-generator's build plugin (the build proves the description complete enough for code generation),
+# used as a list screen's data layer: pages, concurrent details, a send with Idempotency-Key, an edit with If-Match
+# (and a stale one refused), the change feed; it exits 0 only when every step saw what the API promises. The server
+# runs with its default latencies, as an app would meet them. Bounded: each step under `timeout`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$root"
@@ -31,8 +34,12 @@ else
     binary="$(swift build -c release --show-bin-path)/ListServer"
 fi
 timeout 900 swift build --package-path Examples/PhotoList
+Examples/ListClient/prepare.sh
+timeout 1200 swift build --package-path Examples/ListClient
 launch_server "$work/server.log" 0 "$binary" --threads 2 --data-path :memory:
 port=$launched_port
 log "PhotoList against 127.0.0.1:$port"
 timeout 300 "$(swift build --package-path Examples/PhotoList --show-bin-path)/PhotoList" "http://127.0.0.1:$port" 2 10
+log "ListClient against 127.0.0.1:$port"
+timeout 300 "$(swift build --package-path Examples/ListClient --show-bin-path)/ListClient" "http://127.0.0.1:$port"
 log "examples-test: passed"

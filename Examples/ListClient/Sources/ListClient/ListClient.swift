@@ -1,0 +1,141 @@
+// A list screen's data layer on the client generated from ListServer's openapi.yaml (swift-openapi-generator's
+// build plugin; swift-openapi-urlsession as the transport), as the list posts' ListModel and ListItemModel would use
+// it on a device: page through the list, fetch each row's slow detail concurrently, send a message, edit it with
+// If-Match, and follow the change feed. Runs on Linux as a command (SwiftUI itself is Apple-only); exits 0 only when
+// every step saw what the API promises.
+//
+//   swift run --package-path Examples/ListClient ListClient http://127.0.0.1:8080
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import OpenAPIURLSession
+
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Sends header values as they are: swift-openapi-runtime 1.x percent-encodes every header parameter (RFC 6570
+/// "simple" style, as OpenAPI 3.0.3 and 3.1.0 read), which turns an `If-Match` of `"v1-…"` into `%22v1-…%22`, a tag
+/// no server has. OpenAPI 3.1.1 and later say header values are not percent-encoded; the runtime keeps the old
+/// behaviour for compatibility and its maintainers point to a middleware like this one
+/// (apple/swift-openapi-generator#529, #827, #857).
+struct HeaderValuesAsSent: ClientMiddleware {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        for index in request.headerFields.indices {
+            let field = request.headerFields[index]
+            if let decoded = field.value.removingPercentEncoding, decoded != field.value {
+                request.headerFields[index] = HTTPField(name: field.name, value: decoded)
+            }
+        }
+        return try await next(request, body, baseURL)
+    }
+}
+
+@main
+struct ListClientMain {
+    static func main() async {
+        let arguments = CommandLine.arguments
+        guard arguments.count == 2, let server = URL(string: arguments[1]) else {
+            print("usage: ListClient <server URL>")
+            exit(64)
+        }
+        do {
+            try await run(
+                Client(serverURL: server, transport: URLSessionTransport(), middlewares: [HeaderValuesAsSent()]))
+            print("every step passed")
+        } catch {
+            print("FAILED: \(error)")
+            exit(1)
+        }
+    }
+
+    /// A dataset of its own, so a run starts from the generated list whatever ran before.
+    static let dataset = "listclient-\(UUID().uuidString.prefix(8))"
+
+    static func run(_ client: Client) async throws {
+        // 1. ListModel: three pages of 20, as the screen scrolls.
+        var items: [Components.Schemas.Item] = []
+        var page = 1
+        while page <= 3 {
+            let body = try await numberedPage(client, page: page, limit: 20)
+            guard body.page == page, body.items.count == 20 else { throw Failure("page \(page): \(body.items.count) items") }
+            items += body.items
+            guard let next = body.nextPage else { break }
+            page = next
+        }
+        guard items.map(\.id) == Array(0..<60) else { throw Failure("the pages hold ids \(items.map(\.id))") }
+        print("listed \(items.count) items over 3 pages; total \(try await total(client))")
+
+        // 2. ListItemModel: each row's slow detail, twenty at a time, concurrently; each in [0, 1).
+        let started = ContinuousClock.now
+        let amounts = try await withThrowingTaskGroup(of: (Int, Double).self) { group in
+            for item in items.prefix(20) {
+                group.addTask {
+                    let response = try await client.getItemDetail(path: .init(id: item.id))
+                    let detail = try response.ok.body.json
+                    return (detail.id, detail.amount)
+                }
+            }
+            return try await group.reduce(into: [Int: Double]()) { $0[$1.0] = $1.1 }
+        }
+        guard amounts.count == 20, amounts.values.allSatisfy({ (0..<1).contains($0) }) else {
+            throw Failure("details: \(amounts)")
+        }
+        print("fetched 20 details concurrently in \(ContinuousClock.now - started)")
+
+        // 3. Chat: send a message with an Idempotency-Key, send it again (a retry), and get the same item once.
+        let key = UUID().uuidString
+        let first = try await client.createItem(
+            headers: .init(idempotencyKey: key, xDataset: dataset), body: .json(.init(label: "Hello from Swift")))
+        let created = try first.created
+        let message = try created.body.json
+        let retry = try await client.createItem(
+            headers: .init(idempotencyKey: key, xDataset: dataset), body: .json(.init(label: "Hello from Swift")))
+        guard try retry.created.body.json.id == message.id else { throw Failure("the retry made another item") }
+        print("sent message \(message.id) (\(created.headers.location)); its retry was replayed")
+
+        // 4. Edit it with If-Match; a second edit with the old ETag is refused 412.
+        let tag = created.headers.eTag
+        let edited = try await client.updateItem(
+            path: .init(id: message.id), headers: .init(ifMatch: tag, xDataset: dataset),
+            body: .applicationMergePatchJson(.init(label: "Hello from Swift (edited)")))
+        guard try edited.ok.body.json.label == "Hello from Swift (edited)" else { throw Failure("the edit") }
+        let stale = try await client.updateItem(
+            path: .init(id: message.id), headers: .init(ifMatch: tag, xDataset: dataset),
+            body: .applicationMergePatchJson(.init(label: "lost update")))
+        guard case .preconditionFailed = stale else { throw Failure("a stale If-Match was not refused: \(stale)") }
+        print("edited it with If-Match; the stale ETag got 412")
+
+        // 5. The change feed: the create and the edit, in order.
+        let feed = try await client.listChanges(query: .init(since: 0), headers: .init(xDataset: dataset))
+        let changes = try feed.ok.body.json.changes
+        let kinds = changes.map { change -> String in
+            switch change {
+            case .ItemChange(let item): item.kind.rawValue
+            case .DeletedChange: "deleted"
+            case .ResetChange: "reset"
+            }
+        }
+        guard kinds == ["created", "updated"] else { throw Failure("the feed says \(kinds)") }
+        print("the change feed has \(kinds.joined(separator: ", "))")
+    }
+
+    static func total(_ client: Client) async throws -> Int {
+        try await numberedPage(client, page: 1, limit: 1).total
+    }
+
+    /// A page by number (the document's `ItemsPage`; cursor paging answers a `CursorPage`).
+    static func numberedPage(_ client: Client, page: Int, limit: Int) async throws -> Components.Schemas.ItemsPage {
+        let response = try await client.listItems(
+            query: .init(page: page, limit: limit), headers: .init(xDataset: dataset))
+        guard case .ItemsPage(let body) = try response.ok.body.json else {
+            throw Failure("page \(page) came back as a cursor page")
+        }
+        return body
+    }
+}
