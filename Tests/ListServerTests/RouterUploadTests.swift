@@ -237,6 +237,9 @@ struct RouterUploadTests {
         #expect(await put("/items/13/image", file, headers: dataset).status == 201)
         #expect(await get("/items/13/image", headers: dataset).body == file)
         #expect(await get("/items/13/image").headers["Content-Type"] == "image/jpeg")
+        // What an <img> asks for: the dataset in the query.
+        #expect(await get("/items/13/image?dataset=ui-test-7").body == file)
+        #expect(await get("/items/13/image.png?dataset=ui-test-7", headers: ["X-Dataset": "other"]).status == 400)
         #expect(await answer("/admin/datasets/ui-test-7", method: .delete).status == 204)
         #expect(await get("/items/13/image", headers: dataset).headers["Content-Type"] == "image/jpeg")
         #expect(store.imageCount == 0)

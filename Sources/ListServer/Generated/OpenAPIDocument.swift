@@ -637,6 +637,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/FailFirst'
                 - $ref: '#/components/parameters/If-None-Match'
                 - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DatasetQuery'
                 - $ref: '#/components/parameters/X-Client-Id'
                 - $ref: '#/components/parameters/X-Request-Id'
               responses: &getItemImageResponses
@@ -834,6 +835,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/FailFirst'
                 - $ref: '#/components/parameters/If-None-Match'
                 - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DatasetQuery'
                 - $ref: '#/components/parameters/X-Client-Id'
                 - $ref: '#/components/parameters/X-Request-Id'
               responses: *getItemImageResponses
@@ -1603,16 +1605,7 @@ enum OpenAPIDocument {
               parameters:
                 - $ref: '#/components/parameters/Last-Event-ID'
                 - $ref: '#/components/parameters/EventsSince'
-                - name: dataset
-                  in: query
-                  required: false
-                  description: |
-                    The dataset, as `X-Dataset` names it, for browsers' `EventSource`, which cannot send that header (both
-                    given: they must name the same one, else 400 `invalid-parameter`).
-                  schema:
-                    type: string
-                    pattern: '^[A-Za-z0-9._-]{1,64}$'
-                  example: ui-test-42
+                - $ref: '#/components/parameters/DatasetQuery'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/X-Request-Id'
@@ -2469,6 +2462,17 @@ enum OpenAPIDocument {
               schema:
                 type: string
               example: '*'
+            DatasetQuery:
+              name: dataset
+              in: query
+              required: false
+              description: |
+                The dataset, as `X-Dataset` names it, for what a browser loads without a header of its choosing
+                (`EventSource`, `<img>`); both given, they must name the same one, else 400 `invalid-parameter`.
+              schema:
+                type: string
+                pattern: '^[A-Za-z0-9._-]{1,64}$'
+              example: ui-test-42
             If-Match:
               name: If-Match
               in: header
@@ -6117,6 +6121,9 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/X-Dataset"
                   },
                   {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
                     "$ref": "#/components/parameters/X-Client-Id"
                   },
                   {
@@ -6217,6 +6224,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
                   },
                   {
                     "$ref": "#/components/parameters/X-Client-Id"
@@ -6588,6 +6598,9 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/X-Dataset"
                   },
                   {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
                     "$ref": "#/components/parameters/X-Client-Id"
                   },
                   {
@@ -6685,6 +6698,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
                   },
                   {
                     "$ref": "#/components/parameters/X-Client-Id"
@@ -9006,15 +9022,7 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/EventsSince"
                   },
                   {
-                    "name": "dataset",
-                    "in": "query",
-                    "required": false,
-                    "description": "The dataset, as `X-Dataset` names it, for browsers' `EventSource`, which cannot send that header (both\ngiven: they must name the same one, else 400 `invalid-parameter`).\n",
-                    "schema": {
-                      "type": "string",
-                      "pattern": "^[A-Za-z0-9._-]{1,64}$"
-                    },
-                    "example": "ui-test-42"
+                    "$ref": "#/components/parameters/DatasetQuery"
                   },
                   {
                     "$ref": "#/components/parameters/DelayMs"
@@ -10710,6 +10718,17 @@ enum OpenAPIDocument {
                   "type": "string"
                 },
                 "example": "*"
+              },
+              "DatasetQuery": {
+                "name": "dataset",
+                "in": "query",
+                "required": false,
+                "description": "The dataset, as `X-Dataset` names it, for what a browser loads without a header of its choosing\n(`EventSource`, `<img>`); both given, they must name the same one, else 400 `invalid-parameter`.\n",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[A-Za-z0-9._-]{1,64}$"
+                },
+                "example": "ui-test-42"
               },
               "If-Match": {
                 "name": "If-Match",
@@ -14513,5 +14532,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xEC32678B9CAE65FA
+    static let yamlFNV1a64: UInt64 = 0x82B9CBCCC3E0D05A
 }

@@ -585,11 +585,11 @@ enum WebAssets {
 
         """##),
         "photos.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-f905c097cd948d9a""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-83c5886ca5e88a11""#,
             text: ##"""
         // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
         // and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
-        import { request, withControls, noteVersion } from "./api.js";
+        import { request, withControls, settings, noteVersion } from "./api.js";
         import { escape } from "./list.js";
 
         export function photosView(root) {
@@ -641,6 +641,10 @@ enum WebAssets {
             const frame = entry.querySelector(".frame");
             frame.style.setProperty("--placeholder", item.color);
             const image = entry.querySelector("img");
+            // An <img> sends no X-Dataset: the dataset goes in the query.
+            const dataset = settings().dataset;
+            const source = (extra = "") => withControls(
+              `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}${extra}`);
             image.addEventListener("load", () => {
               frame.removeAttribute("aria-busy");
               image.classList.add("shown");
@@ -656,11 +660,11 @@ enum WebAssets {
                 frame.classList.remove("failed");
                 frame.setAttribute("aria-busy", "true");
                 retry.remove();
-                image.src = withControls(`${item.image_url}?w=${w}&h=${h}&retry=${Date.now()}`);
+                image.src = source(`&retry=${Date.now()}`);
               });
               frame.append(retry);
             });
-            image.src = withControls(`${item.image_url}?w=${w}&h=${h}`);
+            image.src = source();
             return entry;
           }
 

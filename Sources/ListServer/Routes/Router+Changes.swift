@@ -77,22 +77,8 @@ extension Router {
     /// `?dataset=` names the dataset as `X-Dataset` does, for browsers' `EventSource`, which sends no header of its
     /// own choosing (both given: they must agree).
     func eventStream(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
-        var list = try Self.listName(headers)
         let query = (try? target.queryItems()) ?? []
-        if let dataset = query.first(where: { $0.name == "dataset" })?.value {
-            do {
-                try Self.checkDatasetName(dataset, what: "query parameter \"dataset\"")
-            } catch {
-                throw Problem(.invalidParameter, detail: error.detail, parameter: "dataset")
-            }
-            if headers[Self.datasetField] != nil && dataset != list {
-                throw Problem(
-                    .invalidParameter,
-                    detail: "X-Dataset \(Problem.quoted(list)) and dataset=\(Problem.quoted(dataset)) name two datasets",
-                    parameter: "dataset")
-            }
-            list = dataset
-        }
+        let list = try Self.listName(headers, query: query)
         var after: UInt64?
         if let lastEventID = headers["Last-Event-ID"] {
             guard let id = UInt64(plainDecimal: lastEventID) else {

@@ -17,6 +17,25 @@ extension Router {
         return name
     }
 
+    /// The list a request names by `X-Dataset` or, for what a browser loads without a header of its choosing
+    /// (`EventSource`, `<img>`), by the query parameter `dataset`; both given, they must agree.
+    static func listName(_ headers: HTTPHeaders, query: [QueryItem]) throws(Problem) -> String {
+        let list = try listName(headers)
+        guard let dataset = query.first(where: { $0.name == "dataset" })?.value else { return list }
+        do {
+            try checkDatasetName(dataset, what: "query parameter \"dataset\"")
+        } catch {
+            throw Problem(.invalidParameter, detail: error.detail, parameter: "dataset")
+        }
+        if headers[datasetField] != nil && dataset != list {
+            throw Problem(
+                .invalidParameter,
+                detail: "X-Dataset \(Problem.quoted(list)) and dataset=\(Problem.quoted(dataset)) name two datasets",
+                parameter: "dataset")
+        }
+        return dataset
+    }
+
     /// 400 unless `name` is 1–64 of `[A-Za-z0-9._-]`.
     static func checkDatasetName(_ name: String, what: String) throws(Problem) {
         let valid =

@@ -22,7 +22,7 @@ extension Router {
         guard let images else {
             throw Problem(.notFound, detail: "images are not served by this server")
         }
-        let list = try Self.listName(headers)
+        let list = try Self.listName(headers, query: (try? target.queryItems()) ?? [])
         let state = lists.state(of: list)
         let id = try itemID(rawID, in: state)
         guard let item = state.item(id) else {
