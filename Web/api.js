@@ -1,7 +1,18 @@
 // The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
 // parameters, the dataset as X-Dataset), problems turned into errors a failure view can show.
 
-const clientID = crypto.randomUUID();
+/** A random UUID: `crypto.randomUUID` where the page is a secure context (https, localhost), else made from
+ * `crypto.getRandomValues`, which every context has (a phone or an emulator reaches the server over plain http). */
+export function uuid() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const clientID = uuid();
 
 /** The control panel's values, read from the form each time. */
 export function settings() {

@@ -2,7 +2,7 @@
 // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
 // POST fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match;
 // messages from others arrive over EventSource, which resumes with Last-Event-ID after a lost connection.
-import { request, settings, noteVersion } from "./api.js";
+import { request, settings, noteVersion, uuid } from "./api.js";
 import { escape } from "./list.js";
 
 const batch = 20;
@@ -54,35 +54,47 @@ export function chatView(root) {
     if (stick) messages.scrollTop = messages.scrollHeight;
   }
 
-  async function loadNewest() {
+  /** The newest messages. Merged with what is shown (a live message may have come while they loaded), unless the
+   * list started over (`reset`, `expired`): then everything shown goes first. */
+  async function loadNewest({ startOver = false } = {}) {
     older.innerHTML = `<span class="spinner" aria-busy="true">Loading messages…</span>`;
     try {
       const { json } = await request(`/items?order=desc&limit=${batch}`, { signal: controller.signal });
       noteVersion(json.version);
-      thread.replaceChildren();
-      shown.clear();
+      if (startOver) {
+        thread.replaceChildren();
+        shown.clear();
+      }
       for (const item of [...json.items].reverse()) append(item);
       oldest = json.next_cursor;
       hasMore = json.has_more;
       older.textContent = hasMore ? "" : "The beginning.";
       messages.scrollTop = messages.scrollHeight;
+      fillTheBox();
     } catch (error) {
       if (error.name === "AbortError") return;
       older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
-      older.querySelector(".retry").addEventListener("click", loadNewest);
+      older.querySelector(".retry").addEventListener("click", () => loadNewest({ startOver }));
     }
+  }
+
+  /** A tall window that the messages do not fill has nothing to scroll: load older ones until it is full. */
+  function fillTheBox() {
+    if (hasMore && messages.scrollHeight <= messages.clientHeight) loadOlder();
   }
 
   async function loadOlder() {
     if (loadingOlder || !hasMore || oldest === null) return;
     loadingOlder = true;
+    // Keep the first visible message where it is: everything that changes (this line, then the rows) is above it,
+    // and its distance from the bottom of the content does not change, so the scroll position is set from that.
+    const fromBottom = messages.scrollHeight - messages.scrollTop;
     older.innerHTML = `<span class="spinner" aria-busy="true">Loading older messages…</span>`;
+    messages.scrollTop = messages.scrollHeight - fromBottom;
     try {
       const { json } = await request(`/items?after=${oldest}&order=desc&limit=${batch}`,
         { signal: controller.signal });
-      // Keep the first visible message where it is: the rows go in above it, and the scroll position moves by
-      // exactly what they add.
       const before = messages.scrollHeight - messages.scrollTop;
       const fragment = document.createDocumentFragment();
       for (const item of [...json.items].reverse()) {
@@ -92,17 +104,18 @@ export function chatView(root) {
         fragment.append(entry);
       }
       thread.prepend(fragment);
-      messages.scrollTop = messages.scrollHeight - before;
       oldest = json.next_cursor ?? oldest;
       hasMore = json.has_more;
       older.textContent = hasMore ? "" : "The beginning.";
+      messages.scrollTop = messages.scrollHeight - before;
+      loadingOlder = false;
+      fillTheBox();
     } catch (error) {
+      loadingOlder = false;
       if (error.name === "AbortError") return;
       older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
       older.querySelector(".retry").addEventListener("click", loadOlder);
-    } finally {
-      loadingOlder = false;
     }
   }
 
@@ -130,6 +143,17 @@ export function chatView(root) {
   async function edit(entry) {
     const id = Number(entry.dataset.id);
     const textSpan = entry.querySelector(".text");
+    // The ETag of the message as the user starts editing it: if someone changes it meanwhile, the PATCH is
+    // refused (412) instead of overwriting their change.
+    let tag;
+    try {
+      const current = await request(`/items/${id}`, { faults: false });
+      tag = current.response.headers.get("ETag");
+      textSpan.textContent = current.json.label;
+    } catch (error) {
+      note(entry, `cannot edit: ${error.message}`);
+      return;
+    }
     const input = document.createElement("input");
     input.className = "editing";
     input.value = textSpan.textContent;
@@ -147,21 +171,24 @@ export function chatView(root) {
       if (event.key !== "Enter") return;
       event.preventDefault();
       try {
-        // The item as it is now, and its ETag: the PATCH applies only if nobody changed it meanwhile.
-        const current = await request(`/items/${id}`, { faults: false });
-        const tag = current.response.headers.get("ETag");
         const { json } = await request(`/items/${id}`, { method: "PATCH", body: { label: input.value },
           headers: { "If-Match": tag } });
         finish(json.label);
       } catch (error) {
         finish(textSpan.textContent);
-        const note = document.createElement("span");
-        note.className = "state";
-        note.setAttribute("role", "alert");
-        note.textContent = error.status === 412 ? "changed by someone else; try again" : `not saved: ${error.message}`;
-        entry.append(note);
+        note(entry, error.status === 412
+          ? "changed by someone else meanwhile; edit again" : `not saved: ${error.message}`);
       }
     });
+  }
+
+  function note(entry, text) {
+    entry.querySelector(".state")?.remove();
+    const element = document.createElement("span");
+    element.className = "state";
+    element.setAttribute("role", "alert");
+    element.textContent = text;
+    entry.append(element);
   }
 
   root.querySelector("#send").addEventListener("submit", (event) => {
@@ -175,7 +202,7 @@ export function chatView(root) {
     pending.innerHTML = `<span class="author">you</span><span class="text">${escape(text)}</span>`;
     thread.append(pending);
     messages.scrollTop = messages.scrollHeight;
-    send(text, pending, crypto.randomUUID());
+    send(text, pending, uuid());
   });
 
   messages.addEventListener("scroll", () => {
@@ -199,7 +226,7 @@ export function chatView(root) {
     shown.get(id)?.remove();
     shown.delete(id);
   });
-  for (const name of ["reset", "expired"]) events.addEventListener(name, () => loadNewest());
+  for (const name of ["reset", "expired"]) events.addEventListener(name, () => loadNewest({ startOver: true }));
 
   loadNewest();
   return () => {

@@ -46,16 +46,17 @@ export function photosView(root) {
     const ratio = window.devicePixelRatio || 1;
     const w = Math.min(5000, Math.round(width * ratio));
     const h = Math.min(5000, Math.max(1, Math.round(height * ratio)));
-    entry.innerHTML = `<figure><div class="frame" aria-busy="true"><img alt="${escape(item.label)} by ${escape(item.author)}"
-      width="${width}" height="${height}" decoding="async"></div>
-      <figcaption>${escape(item.label)} · ${escape(item.author)} · ${item.width}×${item.height}</figcaption></figure>`;
+    const caption = `${escape(item.label)} · ${escape(item.author)} · ${Number(item.width)}×${Number(item.height)}`;
+    entry.innerHTML = `<figure><div class="frame" aria-busy="true">
+      <img alt="${escape(item.label)} by ${escape(item.author)}" width="${width}" height="${height}" decoding="async">
+      </div><figcaption>${caption}</figcaption></figure>`;
     const frame = entry.querySelector(".frame");
     frame.style.setProperty("--placeholder", item.color);
     const image = entry.querySelector("img");
     // An <img> sends no X-Dataset: the dataset goes in the query.
     const dataset = settings().dataset;
-    const source = (extra = "") => withControls(
-      `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}${extra}`);
+    const source = () => withControls(
+      `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`);
     image.addEventListener("load", () => {
       frame.removeAttribute("aria-busy");
       image.classList.add("shown");
@@ -71,7 +72,10 @@ export function photosView(root) {
         frame.classList.remove("failed");
         frame.setAttribute("aria-busy", "true");
         retry.remove();
-        image.src = source(`&retry=${Date.now()}`);
+        // The same URL again (a cache-buster would be another resource to fail_first): a failed load is not
+        // cached, and clearing the source first makes the browser fetch it anew.
+        image.removeAttribute("src");
+        image.src = source();
       });
       frame.append(retry);
     });

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // A client generated from ListServer's openapi.yaml by swift-openapi-generator's build plugin, used as a list
-// screen's data layer would use it (see Sources/ListClient/main.swift). Run it with the server's address.
+// screen's data layer would use it (see Sources/ListClient/ListClient.swift). Run it with the server's address.
 import PackageDescription
 
 let package = Package(

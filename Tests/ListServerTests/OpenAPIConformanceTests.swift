@@ -201,6 +201,10 @@ struct OpenAPIConformanceTests {
         .init(template: "/items/{id}/image", target: "/items/44/image?grayscale=maybe", status: 400),
         .init(template: "/items/{id}/image", target: "/items/44/image?w=1&w=2", status: 400),
         .init(template: "/items/{id}/image", target: "/items/x/image", status: 400),
+        .init(
+            template: "/items/{id}/image", target: "/items/42/image?dataset=a", headers: ["X-Dataset": "b"],
+            status: 400),
+        .init(template: "/items/{id}/image", target: "/items/42/image?w=30&dataset=ui-7", status: 200),
         .init(template: "/items/{id}/image", target: "/items/10000/image", status: 404),
         .init(template: "/items/{id}/image.{format}", target: "/items/42/image.jpg?w=30", status: 200),
         .init(template: "/items/{id}/image.{format}", target: "/items/42/image.png?h=30", status: 200),

@@ -1876,8 +1876,8 @@ enum OpenAPIDocument {
               summary: One file of the browser app
               description: |
                 A script, style sheet or page of the app, by name (`app.js`, `app.css`, …). Only the compiled-in files
-                exist: any other name is 404 (`..`, an encoded `/` or NUL included: names are looked up, never joined to
-                a path). Other query parameters are ignored; a malformed `delay_ms` is 400.
+                exist: any other name is 404 (`..` and an encoded `/` included: names are looked up, never joined to a
+                path; an encoded NUL does not decode: 400). Other query parameters are ignored; a malformed `delay_ms` is 400.
               parameters: &getAppFileParameters
                 - name: file
                   in: path
@@ -3449,7 +3449,7 @@ enum OpenAPIDocument {
                   description: The query parameter at fault (`invalid-parameter` only).
                   enum:
                     [page, limit, order, after, before, since, wait_ms, delay_ms, fail, fail_rate, fail_first, w, h, format,
-                     grayscale, blur, width, height]
+                     grayscale, blur, width, height, dataset]
           responses:
             ItemsPage:
               description: |
@@ -9856,7 +9856,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getAppFile",
                 "summary": "One file of the browser app",
-                "description": "A script, style sheet or page of the app, by name (`app.js`, `app.css`, …). Only the compiled-in files\nexist: any other name is 404 (`..`, an encoded `/` or NUL included: names are looked up, never joined to\na path). Other query parameters are ignored; a malformed `delay_ms` is 400.\n",
+                "description": "A script, style sheet or page of the app, by name (`app.js`, `app.css`, …). Only the compiled-in files\nexist: any other name is 404 (`..` and an encoded `/` included: names are looked up, never joined to a\npath; an encoded NUL does not decode: 400). Other query parameters are ignored; a malformed `delay_ms` is 400.\n",
                 "parameters": [
                   {
                     "name": "file",
@@ -11996,7 +11996,8 @@ enum OpenAPIDocument {
                       "grayscale",
                       "blur",
                       "width",
-                      "height"
+                      "height",
+                      "dataset"
                     ]
                   }
                 }
@@ -14532,5 +14533,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x82B9CBCCC3E0D05A
+    static let yamlFNV1a64: UInt64 = 0x5733810ABF9E08A6
 }

@@ -15,12 +15,23 @@ enum WebAssets {
     /// Every file, by name.
     static let files: [String: Asset] = [
         "api.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-59e11246c93e7538""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-a02005b3b0f8cc76""#,
             text: ##"""
         // The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
         // parameters, the dataset as X-Dataset), problems turned into errors a failure view can show.
 
-        const clientID = crypto.randomUUID();
+        /** A random UUID: `crypto.randomUUID` where the page is a secure context (https, localhost), else made from
+         * `crypto.getRandomValues`, which every context has (a phone or an emulator reaches the server over plain http). */
+        export function uuid() {
+          if (crypto.randomUUID) return crypto.randomUUID();
+          const bytes = crypto.getRandomValues(new Uint8Array(16));
+          bytes[6] = (bytes[6] & 0x0f) | 0x40;
+          bytes[8] = (bytes[8] & 0x3f) | 0x80;
+          const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+          return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+        }
+
+        const clientID = uuid();
 
         /** The control panel's values, read from the form each time. */
         export function settings() {
@@ -211,13 +222,13 @@ enum WebAssets {
 
         """##),
         "chat.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-865bb464bfbb73d9""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-8d2aee6e29f2ed46""#,
             text: ##"""
         // The Chat view: newest at the bottom; scrolling up loads older messages without the view jumping (the first
         // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
         // POST fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match;
         // messages from others arrive over EventSource, which resumes with Last-Event-ID after a lost connection.
-        import { request, settings, noteVersion } from "./api.js";
+        import { request, settings, noteVersion, uuid } from "./api.js";
         import { escape } from "./list.js";
 
         const batch = 20;
@@ -269,35 +280,47 @@ enum WebAssets {
             if (stick) messages.scrollTop = messages.scrollHeight;
           }
 
-          async function loadNewest() {
+          /** The newest messages. Merged with what is shown (a live message may have come while they loaded), unless the
+           * list started over (`reset`, `expired`): then everything shown goes first. */
+          async function loadNewest({ startOver = false } = {}) {
             older.innerHTML = `<span class="spinner" aria-busy="true">Loading messages…</span>`;
             try {
               const { json } = await request(`/items?order=desc&limit=${batch}`, { signal: controller.signal });
               noteVersion(json.version);
-              thread.replaceChildren();
-              shown.clear();
+              if (startOver) {
+                thread.replaceChildren();
+                shown.clear();
+              }
               for (const item of [...json.items].reverse()) append(item);
               oldest = json.next_cursor;
               hasMore = json.has_more;
               older.textContent = hasMore ? "" : "The beginning.";
               messages.scrollTop = messages.scrollHeight;
+              fillTheBox();
             } catch (error) {
               if (error.name === "AbortError") return;
               older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
-              older.querySelector(".retry").addEventListener("click", loadNewest);
+              older.querySelector(".retry").addEventListener("click", () => loadNewest({ startOver }));
             }
+          }
+
+          /** A tall window that the messages do not fill has nothing to scroll: load older ones until it is full. */
+          function fillTheBox() {
+            if (hasMore && messages.scrollHeight <= messages.clientHeight) loadOlder();
           }
 
           async function loadOlder() {
             if (loadingOlder || !hasMore || oldest === null) return;
             loadingOlder = true;
+            // Keep the first visible message where it is: everything that changes (this line, then the rows) is above it,
+            // and its distance from the bottom of the content does not change, so the scroll position is set from that.
+            const fromBottom = messages.scrollHeight - messages.scrollTop;
             older.innerHTML = `<span class="spinner" aria-busy="true">Loading older messages…</span>`;
+            messages.scrollTop = messages.scrollHeight - fromBottom;
             try {
               const { json } = await request(`/items?after=${oldest}&order=desc&limit=${batch}`,
                 { signal: controller.signal });
-              // Keep the first visible message where it is: the rows go in above it, and the scroll position moves by
-              // exactly what they add.
               const before = messages.scrollHeight - messages.scrollTop;
               const fragment = document.createDocumentFragment();
               for (const item of [...json.items].reverse()) {
@@ -307,17 +330,18 @@ enum WebAssets {
                 fragment.append(entry);
               }
               thread.prepend(fragment);
-              messages.scrollTop = messages.scrollHeight - before;
               oldest = json.next_cursor ?? oldest;
               hasMore = json.has_more;
               older.textContent = hasMore ? "" : "The beginning.";
+              messages.scrollTop = messages.scrollHeight - before;
+              loadingOlder = false;
+              fillTheBox();
             } catch (error) {
+              loadingOlder = false;
               if (error.name === "AbortError") return;
               older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
               older.querySelector(".retry").addEventListener("click", loadOlder);
-            } finally {
-              loadingOlder = false;
             }
           }
 
@@ -345,6 +369,17 @@ enum WebAssets {
           async function edit(entry) {
             const id = Number(entry.dataset.id);
             const textSpan = entry.querySelector(".text");
+            // The ETag of the message as the user starts editing it: if someone changes it meanwhile, the PATCH is
+            // refused (412) instead of overwriting their change.
+            let tag;
+            try {
+              const current = await request(`/items/${id}`, { faults: false });
+              tag = current.response.headers.get("ETag");
+              textSpan.textContent = current.json.label;
+            } catch (error) {
+              note(entry, `cannot edit: ${error.message}`);
+              return;
+            }
             const input = document.createElement("input");
             input.className = "editing";
             input.value = textSpan.textContent;
@@ -362,21 +397,24 @@ enum WebAssets {
               if (event.key !== "Enter") return;
               event.preventDefault();
               try {
-                // The item as it is now, and its ETag: the PATCH applies only if nobody changed it meanwhile.
-                const current = await request(`/items/${id}`, { faults: false });
-                const tag = current.response.headers.get("ETag");
                 const { json } = await request(`/items/${id}`, { method: "PATCH", body: { label: input.value },
                   headers: { "If-Match": tag } });
                 finish(json.label);
               } catch (error) {
                 finish(textSpan.textContent);
-                const note = document.createElement("span");
-                note.className = "state";
-                note.setAttribute("role", "alert");
-                note.textContent = error.status === 412 ? "changed by someone else; try again" : `not saved: ${error.message}`;
-                entry.append(note);
+                note(entry, error.status === 412
+                  ? "changed by someone else meanwhile; edit again" : `not saved: ${error.message}`);
               }
             });
+          }
+
+          function note(entry, text) {
+            entry.querySelector(".state")?.remove();
+            const element = document.createElement("span");
+            element.className = "state";
+            element.setAttribute("role", "alert");
+            element.textContent = text;
+            entry.append(element);
           }
 
           root.querySelector("#send").addEventListener("submit", (event) => {
@@ -390,7 +428,7 @@ enum WebAssets {
             pending.innerHTML = `<span class="author">you</span><span class="text">${escape(text)}</span>`;
             thread.append(pending);
             messages.scrollTop = messages.scrollHeight;
-            send(text, pending, crypto.randomUUID());
+            send(text, pending, uuid());
           });
 
           messages.addEventListener("scroll", () => {
@@ -414,7 +452,7 @@ enum WebAssets {
             shown.get(id)?.remove();
             shown.delete(id);
           });
-          for (const name of ["reset", "expired"]) events.addEventListener(name, () => loadNewest());
+          for (const name of ["reset", "expired"]) events.addEventListener(name, () => loadNewest({ startOver: true }));
 
           loadNewest();
           return () => {
@@ -585,7 +623,7 @@ enum WebAssets {
 
         """##),
         "photos.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-83c5886ca5e88a11""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-9b1eda15aa916dfb""#,
             text: ##"""
         // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
         // and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
@@ -635,16 +673,17 @@ enum WebAssets {
             const ratio = window.devicePixelRatio || 1;
             const w = Math.min(5000, Math.round(width * ratio));
             const h = Math.min(5000, Math.max(1, Math.round(height * ratio)));
-            entry.innerHTML = `<figure><div class="frame" aria-busy="true"><img alt="${escape(item.label)} by ${escape(item.author)}"
-              width="${width}" height="${height}" decoding="async"></div>
-              <figcaption>${escape(item.label)} · ${escape(item.author)} · ${item.width}×${item.height}</figcaption></figure>`;
+            const caption = `${escape(item.label)} · ${escape(item.author)} · ${Number(item.width)}×${Number(item.height)}`;
+            entry.innerHTML = `<figure><div class="frame" aria-busy="true">
+              <img alt="${escape(item.label)} by ${escape(item.author)}" width="${width}" height="${height}" decoding="async">
+              </div><figcaption>${caption}</figcaption></figure>`;
             const frame = entry.querySelector(".frame");
             frame.style.setProperty("--placeholder", item.color);
             const image = entry.querySelector("img");
             // An <img> sends no X-Dataset: the dataset goes in the query.
             const dataset = settings().dataset;
-            const source = (extra = "") => withControls(
-              `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}${extra}`);
+            const source = () => withControls(
+              `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`);
             image.addEventListener("load", () => {
               frame.removeAttribute("aria-busy");
               image.classList.add("shown");
@@ -660,7 +699,10 @@ enum WebAssets {
                 frame.classList.remove("failed");
                 frame.setAttribute("aria-busy", "true");
                 retry.remove();
-                image.src = source(`&retry=${Date.now()}`);
+                // The same URL again (a cache-buster would be another resource to fail_first): a failed load is not
+                // cached, and clearing the source first makes the browser fetch it anew.
+                image.removeAttribute("src");
+                image.src = source();
               });
               frame.append(retry);
             });

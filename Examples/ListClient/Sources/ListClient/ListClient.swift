@@ -15,18 +15,23 @@ struct Failure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Sends header values as they are: swift-openapi-runtime 1.x percent-encodes every header parameter (RFC 6570
+/// Sends entity tags as they are: swift-openapi-runtime 1.x percent-encodes every header parameter (RFC 6570
 /// "simple" style, as OpenAPI 3.0.3 and 3.1.0 read), which turns an `If-Match` of `"v1-…"` into `%22v1-…%22`, a tag
 /// no server has. OpenAPI 3.1.1 and later say header values are not percent-encoded; the runtime keeps the old
 /// behaviour for compatibility and its maintainers point to a middleware like this one
-/// (apple/swift-openapi-generator#529, #827, #857).
+/// (apple/swift-openapi-generator#529, #827, #857). Only the conditional fields are decoded: the others this client
+/// sends (`X-Dataset`, `Idempotency-Key`) hold no character the runtime encodes, and a value some other code put in
+/// as it is must not be decoded.
 struct HeaderValuesAsSent: ClientMiddleware {
+    static let entityTagFields: [HTTPField.Name] = [.ifMatch, .ifNoneMatch]
+
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
         next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
-        for index in request.headerFields.indices {
+        for index in request.headerFields.indices
+        where Self.entityTagFields.contains(request.headerFields[index].name) {
             let field = request.headerFields[index]
             if let decoded = field.value.removingPercentEncoding, decoded != field.value {
                 request.headerFields[index] = HTTPField(name: field.name, value: decoded)
@@ -63,7 +68,9 @@ struct ListClientMain {
         var page = 1
         while page <= 3 {
             let body = try await numberedPage(client, page: page, limit: 20)
-            guard body.page == page, body.items.count == 20 else { throw Failure("page \(page): \(body.items.count) items") }
+            guard body.page == page, body.items.count == 20 else {
+                throw Failure("page \(page): \(body.items.count) items")
+            }
             items += body.items
             guard let next = body.nextPage else { break }
             page = next
