@@ -27,6 +27,7 @@ enum FuzzCheck {
     /// The `Allow` values of the resources (see `Router.Resource.allowedMethods`).
     static let allowValues: Set<String> = [
         "GET, HEAD, OPTIONS", "POST, OPTIONS", "GET, HEAD, POST, OPTIONS", "GET, HEAD, PATCH, DELETE, OPTIONS",
+        "GET, HEAD, PUT, DELETE, OPTIONS",
         "GET, OPTIONS", "DELETE, OPTIONS",
     ]
     /// The `Content-Type` of `GET /items/events`, which the fuzzer sees as a head without a body.
@@ -49,6 +50,10 @@ enum FuzzCheck {
             require(contentType == nil, "\(response.status) with Content-Type \(contentType ?? "")")
         case 200 where contentType == Self.eventStream:
             require(request.method == .get, "an event stream for \(request.method.name)")
+        case 200 where WebAssets.files.values.contains(where: { $0.contentType == contentType }):
+            // The app at /: only its own files, byte for byte.
+            let files = WebAssets.files.values.map { Array($0.text.utf8) }
+            require(files.contains(response.body), "a 200 \(contentType ?? "") that is none of the app's files")
         case 200, 201:
             require(
                 contentType == MediaType.json || (response.status == 200 && contentType == MediaType.yaml),

@@ -4,16 +4,16 @@
 /// The browser app at `/` (the files in `Web/` at the root of the repository), compiled into the server like the API
 /// description: no files are read at run time, and nothing is fetched from the internet. `Router+WebApp` serves
 /// them; `WebAppTests` fail when a file of `Web/` and its copy here differ.
-enum WebAssets {
+package enum WebAssets {
     /// One file: its media type, its strong `ETag` (the first 16 hex digits of its SHA-256), its text.
-    struct Asset: Sendable {
-        let contentType: String
-        let tag: String
-        let text: String
+    package struct Asset: Sendable {
+        package let contentType: String
+        package let tag: String
+        package let text: String
     }
 
-    /// Every file, by name.
-    static let files: [String: Asset] = [
+    /// Every file, by name (`package`: the fuzzer checks that the app's answers are these files).
+    package static let files: [String: Asset] = [
         "api.js": Asset(
             contentType: "text/javascript; charset=utf-8", tag: #""w-a02005b3b0f8cc76""#,
             text: ##"""
