@@ -10,7 +10,8 @@ import ListDomain
 ///
 /// The inputs include a number for the kind of representation, so two routes with equal other inputs never share
 /// a tag: 1 for a `/items` page by number, 2 for `/items/<id>`, 3 for a `/items` page by cursor, 4 for
-/// `/items/<id>/detail`, 5 for an item's image (its size, colour, effects and format follow).
+/// `/items/<id>/detail`, 5 for an item's generated image (its size, colour, effects and format follow), 6 for an
+/// uploaded one (its digest instead of the colour).
 struct EntityTag: Sendable, Equatable {
     /// The catalog version the representation was made from.
     let version: UInt64
@@ -124,6 +125,23 @@ struct EntityTag: Sendable, Equatable {
             self.init(version: revision.version, revision.seed, 2, revision.id)  // 2: `/items/<id>`
         } else {
             self.init(version: revision.version, revision.seed, 2, revision.id, revision.revision)
+        }
+    }
+
+    /// The tag of an item's image: 5 for a generated one (its size, colour, effects and format follow), 6 for an
+    /// upload (its digest instead of the colour: the same file gives the same tag in every dataset and replica).
+    init(image spec: ImageSpec, format: ImageFormat, version: UInt64) {
+        let effects = UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0)
+        let formatIndex = UInt64(ImageFormat.allCases.firstIndex(of: format)!)
+        if let upload = spec.upload {
+            let digest = upload.image.digest
+            self.init(
+                version: version, 6, spec.id, UInt64(spec.width), UInt64(spec.height),
+                UInt64(truncatingIfNeeded: digest >> 64), UInt64(truncatingIfNeeded: digest), effects, formatIndex)
+        } else {
+            self.init(
+                version: version, 5, spec.id, UInt64(spec.width), UInt64(spec.height), UInt64(spec.color), effects,
+                formatIndex)
         }
     }
 }

@@ -21,21 +21,24 @@ struct ImageQuery: Sendable, Equatable {
     private static let heightRule = QueryIntegerRule(name: "h", range: 1...UInt64(ImageSpec.maxSide))
     private static let blurRule = QueryIntegerRule(name: "blur", range: 0...UInt64(ImageSpec.blurRange.upperBound))
 
-    /// Reads and validates the image parameters of `target`'s query.
+    /// `target`'s query items; a query that does not decode is a 400.
+    static func items(of target: RequestTarget) throws(Problem) -> [QueryItem] {
+        do {
+            return try target.queryItems()
+        } catch {
+            throw error.problem
+        }
+    }
+
+    /// Reads and validates the image parameters among a query's `items`.
     ///
     /// - Throws: A 400 ``Problem`` (`invalid-parameter`, naming it) for a bad or repeated parameter.
-    init(target: RequestTarget) throws(Problem) {
+    init(items: [QueryItem]) throws(Problem) {
         var width: String?
         var height: String?
         var format: String?
         var grayscale: String?
         var blur: String?
-        let items: [QueryItem]
-        do {
-            items = try target.queryItems()
-        } catch {
-            throw error.problem
-        }
         for item in items {
             switch item.name {
             case "w": try Self.widthRule.setOnce(&width, item.value)

@@ -22,14 +22,17 @@ extension Router {
         guard let images else {
             throw Problem(.notFound, detail: "images are not served by this server")
         }
-        let list = try Self.listName(headers, query: (try? target.queryItems()) ?? [])
+        // The query, parsed once: the dataset is read from it here, the image parameters below (a query that does not
+        // decode is their 400, after the id's, as before).
+        let items = Result { () throws(Problem) in try ImageQuery.items(of: target) }
+        let list = try Self.listName(headers, query: (try? items.get()) ?? [])
         let state = lists.state(of: list)
         let id = try itemID(rawID, in: state)
         guard let item = state.item(id) else {
             throw Problem(.notFound, detail: "item \(id) was deleted")
         }
         let upload = state.written[id]?.image
-        let query = try ImageQuery(target: target)
+        let query = try ImageQuery(items: items.get())
         var chosen = query.format
         if let fileExtension {
             guard let format = ImageFormat(fileExtension: fileExtension) else {
@@ -197,8 +200,8 @@ extension Router {
 }
 
 extension Substring {
-    /// The text without spaces and tabs at either end.
-    fileprivate func trimmingASCIIWhitespace() -> Substring {
+    /// The text without spaces and tabs at either end (`Accept` members, `Content-Type`, conditional fields).
+    func trimmingASCIIWhitespace() -> Substring {
         var result = self
         while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
         while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }

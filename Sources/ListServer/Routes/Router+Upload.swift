@@ -74,7 +74,7 @@ extension Router {
         guard let contentType = request.headers["Content-Type"] else {
             throw Problem(.unsupportedMediaType, detail: "the body must be \(accepted); Content-Type is missing")
         }
-        let mediaType = String(trimmed(contentType.prefix { $0 != ";" })).lowercased()
+        let mediaType = contentType.prefix { $0 != ";" }.trimmingASCIIWhitespace().lowercased()
         guard let declared = ImageFormat.allCases.first(where: { MediaType.image($0) == mediaType }) else {
             throw Problem(
                 .unsupportedMediaType, detail: "the body must be \(accepted), not \(Problem.quoted(contentType))")
@@ -141,15 +141,7 @@ extension Router {
 
     /// Whether a conditional field is `*`.
     private static func isStar(_ value: String) -> Bool {
-        trimmed(value[...]) == "*"
-    }
-
-    /// `text` without spaces and tabs at either end.
-    private static func trimmed(_ text: Substring) -> Substring {
-        var text = text
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return text
+        value[...].trimmingASCIIWhitespace() == "*"
     }
 
     /// The spec of the image `GET /items/<id>/image` serves without parameters: the upload as stored, or the
@@ -208,25 +200,6 @@ extension ImageFormat {
         case .jpeg: "JPEG"
         case .png: "PNG"
         case .webp: "WebP"
-        }
-    }
-}
-
-extension EntityTag {
-    /// The tag of an item's image: 5 for a generated one (its size, colour, effects and format follow), 6 for an
-    /// upload (its digest instead of the colour: the same file gives the same tag in every dataset and replica).
-    init(image spec: ImageSpec, format: ImageFormat, version: UInt64) {
-        let effects = UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0)
-        let formatIndex = UInt64(ImageFormat.allCases.firstIndex(of: format)!)
-        if let upload = spec.upload {
-            let digest = upload.image.digest
-            self.init(
-                version: version, 6, spec.id, UInt64(spec.width), UInt64(spec.height),
-                UInt64(truncatingIfNeeded: digest >> 64), UInt64(truncatingIfNeeded: digest), effects, formatIndex)
-        } else {
-            self.init(
-                version: version, 5, spec.id, UInt64(spec.width), UInt64(spec.height), UInt64(spec.color), effects,
-                formatIndex)
         }
     }
 }
