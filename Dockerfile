@@ -13,14 +13,14 @@
 # ---- build: a stripped release binary with the Swift standard library and Foundation linked statically ----
 FROM swift:6.3-bookworm AS build
 
-# libevent's, SQLite's, the image codecs' and xxHash's headers and pkg-config files (the CEvent, CSQLite, CTurboJPEG,
-# CSpng, CWebP and CXXHash system library targets); apt versions
+# libevent's, libpq's, SQLite's, the image codecs' and xxHash's headers and pkg-config files (the CEvent, CPostgres,
+# CSQLite, CTurboJPEG, CSpng, CWebP and CXXHash system library targets); apt versions
 # follow the base image's Debian release, so they are not pinned (a pinned version disappears from the mirror at the
 # next point release).
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-dev libsqlite3-dev libturbojpeg0-dev libspng-dev \
-        libwebp-dev libxxhash-dev pkg-config \
+    && apt-get install -y --no-install-recommends libevent-dev libpq-dev libsqlite3-dev libturbojpeg0-dev \
+        libspng-dev libwebp-dev libxxhash-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -40,14 +40,14 @@ RUN swift build -c release --static-swift-stdlib -Xlinker -s --product ListServe
     && install -D -m 0755 "$(swift build -c release --static-swift-stdlib -Xlinker -s --show-bin-path)/ListServer" \
         /out/ListServer
 
-# ---- runtime: Debian slim + libevent, libsqlite3, the codecs and xxHash ----
+# ---- runtime: Debian slim + libevent, libpq, libsqlite3, the codecs and xxHash ----
 # (what `ldd ListServer` lists besides libc)
 FROM debian:bookworm-slim
 
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 libsqlite3-0 \
-        libturbojpeg0 libspng0 libwebp7 libxxhash0 \
+    && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 libpq5 \
+        libsqlite3-0 libturbojpeg0 libspng0 libwebp7 libxxhash0 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 listserver \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \

@@ -7,6 +7,7 @@ import PackageDescription
 /// - `CEvent`: the system libevent 2.1 (Debian `libevent-dev`), with a shim header. Each C library has such a
 ///   system-library target, and one folder of `ListServer` (its room, `LibEvent/` for this one) alone imports it.
 /// - `CSQLite`: the system SQLite 3 (Debian `libsqlite3-dev`), with a shim header; its room is `SQLite/`.
+/// - `CPostgres`: libpq, PostgreSQL's C client (Debian `libpq-dev`); its room is `Postgres/`.
 /// - `CTurboJPEG`, `CSpng`, `CWebP`: the image codecs; their room is `Codecs/`. `CXXHash`: xxHash, whose room is
 ///   `Digest/`.
 /// - `ListDomain`: pure Swift, no dependencies: item generation, the slow store, the detail cache.
@@ -52,6 +53,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // The image codecs, each a system library used only by Sources/ListServer/Codecs/.
         .systemLibrary(
             name: "CTurboJPEG",
@@ -79,6 +85,7 @@ let package = Package(
             name: "ListServer",
             dependencies: [
                 "CEvent",
+                "CPostgres",
                 "CSQLite",
                 "CSpng",
                 "CTurboJPEG",

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: domain tests (no sockets, no real sleeping), router tests on values,
-# and end-to-end tests against real servers on 127.0.0.1:0.
+# end-to-end tests against real servers on 127.0.0.1:0, and the storage tests on both stores: SQLite files in
+# temporary folders, and a throwaway PostgreSQL (Debian's postgresql package) started here and stopped at exit.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# shellcheck source=SCRIPTDIR/lib/postgres.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/postgres.sh"
 cd "$root"
 install_missing_packages "${build_packages[@]}"
 swift build --build-tests
+start_postgres lists_test
+export LISTSERVER_TEST_POSTGRES_URL=$postgres_url
 # Bounded: a hung test fails the run instead of eating CI's 90 minutes.
 timeout 1500 swift test --skip-build

@@ -1,0 +1,119 @@
+import CPostgres
+
+/// One libpq connection in blocking mode, used by one thread at a time (a ``PostgresPool`` thread): connect,
+/// run a script, run a prepared statement with binary parameters and results, and know when the connection is gone.
+///
+/// Each distinct SQL text is prepared once per connection (`PQprepare`, named `s0`, `s1`, …) and then run with
+/// `PQexecPrepared`, so the server parses and plans a statement once per connection, not once per write.
+final class PostgresConnection {
+    private let connection: OpaquePointer
+    /// The name each SQL text was prepared under.
+    private var prepared: [String: String] = [:]
+
+    /// Connects with `url` (a `postgres://` or `postgresql://` URI, or `key=value` pairs, as libpq takes them).
+    ///
+    /// `connect_timeout` bounds how long a host that does not answer holds the calling thread (libpq's default is
+    /// to wait for the kernel, minutes); `application_name` shows the server's connections in `pg_stat_activity`.
+    /// libpq processes the keywords in order and keeps the last value of each, so the URI goes last: one that sets
+    /// them wins.
+    init(url: String, connectTimeoutSeconds: Int = 5) throws(PostgresError) {
+        let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
+        let values = [String(connectTimeoutSeconds), "listserver", "UTF8", url]
+        let connection = Self.withCStrings(keywords) { keywords in
+            Self.withCStrings(values) { values in
+                // expand_dbname = 1: the (first) dbname is read as a URI or key=value string.
+                PQconnectdbParams(keywords, values, 1)
+            }
+        }
+        guard let connection else { throw PostgresError("libpq could not allocate a connection") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let error = PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: true)
+            PQfinish(connection)
+            throw error
+        }
+        // libpq prints the server's notices ("relation … already exists, skipping") on standard error by default,
+        // which is the server's log stream: they are expected and say nothing an operator needs.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        self.connection = connection
+    }
+
+    deinit { PQfinish(connection) }
+
+    /// Whether the connection is unusable: the server went away, or a call found the socket closed.
+    var isBroken: Bool { PQstatus(connection) != CONNECTION_OK }
+
+    /// Whether a transaction is open (or failed and not rolled back yet).
+    var inTransaction: Bool { PQtransactionStatus(connection) != PQTRANS_IDLE }
+
+    /// Runs `sql`, which may hold several statements and no parameters (migrations, `BEGIN`, `SET …`).
+    func script(_ sql: String) throws(PostgresError) {
+        _ = try check(PQexec(connection, sql), sql: sql)
+    }
+
+    /// Runs the single statement `sql` with `parameters` (`$1`, `$2`, …), prepared on first use; the rows it
+    /// returned (none for most writes).
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresRows {
+        let name = try preparedName(sql, parameters)
+        var bytes: [UInt8] = []
+        var lengths: [Int32] = []
+        var offsets: [Int?] = []
+        lengths.reserveCapacity(parameters.count)
+        offsets.reserveCapacity(parameters.count)
+        for parameter in parameters {
+            let start = bytes.count
+            let length = parameter.append(to: &bytes)
+            offsets.append(length.map { _ in start })
+            lengths.append(Int32(length ?? 0))
+        }
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
+                offset.map { (base + $0).assumingMemoryBound(to: CChar.self) }
+            }
+            return PQexecPrepared(connection, name, Int32(parameters.count), values, lengths, formats, 1)
+        }
+        return try check(result, sql: sql)
+    }
+
+    /// The name `sql` is prepared under on this connection, preparing it now if it is new.
+    private func preparedName(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "s\(prepared.count)"
+        let types = parameters.map(\.typeOID)
+        let result = PQprepare(connection, name, sql, Int32(types.count), types)
+        _ = try check(result, sql: sql)
+        prepared[sql] = name
+        return name
+    }
+
+    /// `result` when the statement succeeded, else the error it carries (and the result cleared either way).
+    private func check(_ result: OpaquePointer?, sql: String) throws(PostgresError) -> PostgresRows {
+        guard let result else {
+            // Out of memory, or the connection could not send the query.
+            throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: isBroken)
+        }
+        let rows = PostgresRows(result)
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return rows
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            var message = String(cString: PQresultErrorMessage(result))
+            if message.isEmpty { message = String(cString: PQerrorMessage(connection)) }
+            let statement = sql.split(whereSeparator: \.isWhitespace).prefix(6).joined(separator: " ")
+            throw PostgresError("\(message) [in: \(statement) …]", sqlState: state, connectionLost: isBroken)
+        }
+    }
+
+    /// Calls `body` with `strings` as a NULL-terminated array of C strings (what `PQconnectdbParams` takes).
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T)
+        -> T
+    {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

@@ -1,0 +1,132 @@
+import ListDomain
+
+/// The read paths, as in the SQLite store: the whole state at start, idempotency records by key, an uploaded
+/// image, a window of a change feed.
+extension PostgresListTables {
+    /// Every list with a header row, with its written items, their images and its deletions (ascending).
+    func load() throws(StoreFailure) -> [String: StoredList] {
+        try withConnection { connection throws(PostgresError) in
+            var lists: [String: StoredList] = [:]
+            let headers = try connection.execute(SQL.headers)
+            for row in 0..<headers.count {
+                let header = ListHeader(
+                    seed: headers.uint64(row, 1), baseCount: headers.uint64(row, 2), version: headers.uint64(row, 3),
+                    nextID: headers.uint64(row, 4), lastSequence: headers.uint64(row, 5))
+                lists[headers.text(row, 0) ?? ""] = StoredList(header: header)
+            }
+            // Ordered by the unsigned id (the bigint's bits flipped at the top), so deletions come back ascending.
+            let items = try connection.execute(SQL.items)
+            for row in 0..<items.count {
+                let name = items.text(row, 0) ?? ""
+                // Rows of a list without a header (none are written so) are left out.
+                guard lists[name] != nil else { continue }
+                let id = items.uint64(row, 1)
+                if items.int64(row, 2) != 0 {
+                    lists[name]?.deleted.append(id)
+                    continue
+                }
+                let overrides = ItemOverrides(
+                    label: items.text(row, 3), author: items.text(row, 4), width: items.optionalInt(row, 5),
+                    height: items.optionalInt(row, 6),
+                    color: items.optionalInt(row, 7).map { UInt32(truncatingIfNeeded: $0) },
+                    likes: items.optionalInt(row, 8))
+                lists[name]?.written[id] = WrittenItem(overrides: overrides, revision: items.uint64(row, 9))
+            }
+            let images = try connection.execute(SQL.imageInfo)
+            for row in 0..<images.count {
+                let name = images.text(row, 0) ?? ""
+                let id = images.uint64(row, 1)
+                // An image always has its item's row (written in the same commit); one without is left out.
+                guard lists[name]?.written[id] != nil,
+                    let format = images.text(row, 2).flatMap(ImageFormat.init(rawValue:))
+                else { continue }
+                lists[name]?.written[id]?.image = StoredImage(
+                    format: format, width: images.optionalInt(row, 3) ?? 0, height: images.optionalInt(row, 4) ?? 0,
+                    byteCount: images.optionalInt(row, 5) ?? 0,
+                    digest: UInt128(bigEndianBytes: images.bytes(row, 6)) ?? 0, revision: images.uint64(row, 7))
+            }
+            return lists
+        }
+    }
+
+    /// The records with these keys created after `now - maxAge`.
+    func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration) throws(StoreFailure)
+        -> [IdempotencyKey: IdempotencyRecord]
+    {
+        let oldest = now.milliseconds - Int64(maxAge.wholeMilliseconds)
+        return try withConnection { connection throws(PostgresError) in
+            var records: [IdempotencyKey: IdempotencyRecord] = [:]
+            for key in keys {
+                let rows = try connection.execute(
+                    SQL.idempotencyRecord, [.utf8(key.list), .text(key.key), .bigint(oldest)])
+                guard rows.count > 0 else { continue }
+                records[key] = IdempotencyRecord(
+                    fingerprint: rows.bytes(0, 0), answer: rows.bytes(0, 1),
+                    createdAt: WallTime(milliseconds: rows.int64(0, 2)))
+            }
+            return records
+        }
+    }
+
+    /// The bytes of item `id`'s uploaded image in `list`, if its digest is `digest`.
+    func image(of list: String, id: UInt64, digest: UInt128) throws(StoreFailure) -> [UInt8]? {
+        try withConnection { connection throws(PostgresError) in
+            let rows = try connection.execute(
+                SQL.imageBytes, [.utf8(list), .unsigned(id), .bytea(digest.bigEndianBytes)])
+            return rows.count > 0 ? rows.bytes(0, 0) : nil
+        }
+    }
+
+    /// At most `limit` changes of `list` after `sequence`, oldest first, and the oldest sequence number kept.
+    func changes(of list: String, after sequence: UInt64, limit: Int) throws(StoreFailure) -> ChangeWindow {
+        try withConnection { connection throws(PostgresError) in
+            var window = ChangeWindow(changes: [], oldestKept: nil)
+            let oldest = try connection.execute(SQL.oldestChange, [.utf8(list)])
+            if oldest.count > 0 { window.oldestKept = oldest.optionalUInt64(0, 0) }
+            guard limit > 0 else { return window }
+            let rows = try connection.execute(SQL.changes, [.utf8(list), .unsigned(sequence), .int(limit)])
+            for row in 0..<rows.count { window.changes.append(try Self.change(in: rows, at: row)) }
+            return window
+        }
+    }
+
+    /// The change in row `row` of ``SQL/changes``.
+    private static func change(in rows: PostgresRows, at row: Int) throws(PostgresError) -> Change {
+        let sequence = rows.uint64(row, 0)
+        let event: ChangeEvent
+        switch rows.text(row, 1) {
+        case "created", "updated":
+            let item = Item(
+                id: rows.uint64(row, 2), label: rows.text(row, 3) ?? "", author: rows.text(row, 4) ?? "",
+                width: rows.optionalInt(row, 5) ?? 0, height: rows.optionalInt(row, 6) ?? 0,
+                color: rows.text(row, 7) ?? "", likes: rows.optionalInt(row, 8) ?? 0)
+            event = rows.text(row, 1) == "created" ? .created(item) : .updated(item)
+        case "deleted":
+            event = .deleted(rows.uint64(row, 2))
+        case "reset":
+            event = .reset(ListReset(version: rows.uint64(row, 9), seed: rows.uint64(row, 10), count: rows.uint64(row, 11)))
+        case let kind:
+            throw PostgresError("change \(sequence) has an unknown kind \(kind ?? "NULL")", sqlState: "XX001")
+        }
+        return Change(sequence: sequence, event: event)
+    }
+}
+
+extension PostgresListTables.SQL {
+    static let headers = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists"
+    // `id # x'8000000000000000'::bigint` (the top bit flipped) orders bigints as the UInt64s they hold.
+    static let items = """
+        SELECT list, id, deleted::int::bigint, label, author, width, height, color, likes, revision
+        FROM items ORDER BY list, id # (-9223372036854775808)::bigint
+        """
+    static let idempotencyRecord = """
+        SELECT fingerprint, answer, created_at FROM idempotency WHERE list = $1 AND key = $2 AND created_at > $3
+        """
+    static let imageInfo = "SELECT list, id, format, width, height, byte_count, digest, revision FROM images"
+    static let imageBytes = "SELECT bytes FROM images WHERE list = $1 AND id = $2 AND digest = $3"
+    static let oldestChange = "SELECT min(sequence) FROM changes WHERE list = $1"
+    static let changes = """
+        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count
+        FROM changes WHERE list = $1 AND sequence > $2 ORDER BY sequence LIMIT $3
+        """
+}

@@ -1,0 +1,234 @@
+import ListDomain
+
+/// The list store's tables on one PostgreSQL connection: committing here, reading in
+/// `PostgresListTables+Reads.swift`.
+///
+/// One per ``PostgresPool`` thread, used only on it. The connection is made when a job first needs it and made
+/// again after it broke (the server restarted, the network dropped): a job that finds no connection and cannot make
+/// one fails `.unavailable` at once, and the next attempt waits out a backoff that doubles from 100 ms to 5 s, so
+/// writes during an outage answer 503 quickly instead of each waiting for a connect timeout.
+final class PostgresListTables {
+    /// How the store was asked to connect and what it keeps.
+    struct Options: Sendable {
+        /// The database (`data.url`).
+        var url: PostgresURL
+        /// The most changes kept per list (`data.changes_kept`).
+        var changesKept: Int
+        /// How long idempotency records are kept before pruning may remove them.
+        var idempotencyTTL: Duration
+        /// A schema of its own, created when missing and put first on the search path: each test gets an empty
+        /// store in one database. nil for the server (the database's own search path, usually `public`).
+        var schema: String?
+    }
+
+    let options: Options
+    private var connection: PostgresConnection?
+    private var backoff: Duration = .zero
+    private var nextAttempt: ContinuousClock.Instant?
+    /// Commits since idempotency records were last pruned by this connection, and when that was.
+    private var commitsSincePrune = 0
+    private var lastPrune: Int64?
+
+    init(_ options: Options) {
+        self.options = options
+    }
+
+    /// The connection, made now if there is none (or it broke); throws `.unavailable` during a backoff.
+    func connected() throws(StoreFailure) -> PostgresConnection {
+        if let connection, !connection.isBroken { return connection }
+        connection = nil
+        let clock = ContinuousClock()
+        if let nextAttempt, clock.now < nextAttempt {
+            throw StoreFailure(.unavailable, "PostgreSQL at \(options.url.redacted) is unreachable; retrying")
+        }
+        do throws(PostgresError) {
+            let fresh = try PostgresConnection(url: options.url.value)
+            if let schema = options.schema {
+                try fresh.script("CREATE SCHEMA IF NOT EXISTS \(schema); SET search_path TO \(schema)")
+            }
+            connection = fresh
+            backoff = .zero
+            nextAttempt = nil
+            return fresh
+        } catch {
+            backoff = min(max(backoff * 2, .milliseconds(100)), .seconds(5))
+            nextAttempt = clock.now + backoff
+            throw StoreFailure(.unavailable, "PostgreSQL at \(options.url.redacted): \(error.description)")
+        }
+    }
+
+    /// Runs `body` on the connection; a PostgreSQL error becomes a ``StoreFailure`` (503, or 507 for a full disk),
+    /// and an open transaction it left is rolled back so the connection serves the next job.
+    func withConnection<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(StoreFailure) -> T {
+        let connection = try connected()
+        do throws(PostgresError) {
+            return try body(connection)
+        } catch {
+            if !error.connectionLost && connection.inTransaction { try? connection.script("ROLLBACK") }
+            throw error.storeFailure
+        }
+    }
+
+    /// Makes `batch` durable in one transaction, or applies none of it: the same rows, in the same order, as
+    /// ``SQLiteListTables/commit(_:)`` writes.
+    func commit(_ batch: CommitBatch) throws(StoreFailure) {
+        let prunesIdempotency =
+            commitsSincePrune + 1 >= 1000 || lastPrune.map { batch.now.milliseconds - $0 >= 60_000 } ?? true
+        try withConnection { connection throws(PostgresError) in
+            try connection.script("BEGIN")
+            for (name, effects) in batch.lists {
+                try apply(effects, to: name, on: connection)
+            }
+            for (key, record) in batch.idempotency {
+                try connection.execute(
+                    SQL.upsertIdempotency,
+                    [
+                        .utf8(key.list), .text(key.key), .bytea(record.fingerprint), .bytea(record.answer),
+                        .bigint(record.createdAt.milliseconds),
+                    ])
+            }
+            if prunesIdempotency {
+                let cutoff = batch.now.milliseconds - Int64(options.idempotencyTTL.wholeMilliseconds)
+                try connection.execute(SQL.pruneIdempotency, [.bigint(cutoff)])
+            }
+            try connection.script("COMMIT")
+        }
+        if prunesIdempotency {
+            commitsSincePrune = 0
+            lastPrune = batch.now.milliseconds
+        } else {
+            commitsSincePrune += 1
+        }
+    }
+
+    /// One list's part of the transaction.
+    private func apply(_ effects: ListEffects, to name: String, on connection: PostgresConnection)
+        throws(PostgresError)
+    {
+        if effects.drop {
+            for sql in SQL.drop { try connection.execute(sql, [.utf8(name)]) }
+        } else if effects.wipe {
+            for sql in SQL.wipe { try connection.execute(sql, [.utf8(name)]) }
+        }
+        for (id, item) in effects.written {
+            let fields = item.overrides
+            try connection.execute(
+                SQL.upsertItem,
+                [
+                    .utf8(name), .unsigned(id), .utf8(fields.label), .utf8(fields.author), .int(fields.width),
+                    .int(fields.height), .int(fields.color.map { Int($0) }), .int(fields.likes),
+                    .unsigned(item.revision),
+                ])
+        }
+        for id in effects.deleted {
+            try connection.execute(SQL.upsertDeletion, [.utf8(name), .unsigned(id)])
+        }
+        for (id, effect) in effects.images {
+            switch effect {
+            case .put(let image, let bytes):
+                try connection.execute(
+                    SQL.upsertImage,
+                    [
+                        .utf8(name), .unsigned(id), .text(image.format.rawValue), .int(image.width),
+                        .int(image.height), .int(image.byteCount), .bytea(image.digest.bigEndianBytes),
+                        .unsigned(image.revision), .bytea(bytes),
+                    ])
+            case .remove:
+                try connection.execute(SQL.deleteImage, [.utf8(name), .unsigned(id)])
+            }
+        }
+        for change in effects.changes {
+            try connection.execute(SQL.insertChange, [.utf8(name)] + Self.columns(of: change))
+        }
+        guard let header = effects.header else { return }
+        try connection.execute(
+            SQL.upsertHeader,
+            [
+                .utf8(name), .unsigned(header.seed), .unsigned(header.baseCount), .unsigned(header.version),
+                .unsigned(header.nextID), .unsigned(header.lastSequence),
+            ])
+        // Sequence numbers grow by one per change, so the newest `changesKept` are those above this.
+        let kept = UInt64(max(options.changesKept, 0))
+        if !effects.changes.isEmpty && header.lastSequence > kept {
+            try connection.execute(SQL.pruneChanges, [.utf8(name), .unsigned(header.lastSequence - kept)])
+        }
+    }
+
+    /// Parameters 2… of ``SQL/insertChange``: the sequence, the kind, and the kind's columns (NULL for the other
+    /// kinds').
+    private static func columns(of change: Change) -> [PostgresValue] {
+        let head: [PostgresValue] = [.unsigned(change.sequence), .text(change.event.kind)]
+        let noItem = [PostgresValue](repeating: .null, count: 7)
+        let noReset = [PostgresValue](repeating: .null, count: 3)
+        switch change.event {
+        case .created(let item), .updated(let item):
+            let itemColumns: [PostgresValue] = [
+                .unsigned(item.id), .utf8(item.label), .utf8(item.author), .int(item.width), .int(item.height),
+                .utf8(item.color), .int(item.likes),
+            ]
+            return head + itemColumns + noReset
+        case .deleted(let id):
+            return head + [.unsigned(id)] + noItem.dropFirst() + noReset
+        case .reset(let reset):
+            return head + noItem + [.unsigned(reset.version), .unsigned(reset.seed), .unsigned(reset.count)]
+        }
+    }
+
+    /// Closes the connection (the pool's thread is ending).
+    func close() {
+        connection = nil
+    }
+
+    /// The commit path's SQL.
+    enum SQL {
+        static let drop = [
+            "DELETE FROM items WHERE list = $1", "DELETE FROM changes WHERE list = $1",
+            "DELETE FROM idempotency WHERE list = $1", "DELETE FROM images WHERE list = $1",
+            "DELETE FROM lists WHERE name = $1",
+        ]
+        static let wipe = [
+            "DELETE FROM items WHERE list = $1", "DELETE FROM idempotency WHERE list = $1",
+            "DELETE FROM images WHERE list = $1",
+        ]
+        static let upsertImage = """
+            INSERT INTO images (list, id, format, width, height, byte_count, digest, revision, bytes)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            ON CONFLICT (list, id) DO UPDATE SET format = excluded.format, width = excluded.width,
+                height = excluded.height, byte_count = excluded.byte_count, digest = excluded.digest,
+                revision = excluded.revision, bytes = excluded.bytes
+            """
+        static let deleteImage = "DELETE FROM images WHERE list = $1 AND id = $2"
+        static let upsertItem = """
+            INSERT INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, false)
+            ON CONFLICT (list, id) DO UPDATE SET label = excluded.label, author = excluded.author,
+                width = excluded.width, height = excluded.height, color = excluded.color, likes = excluded.likes,
+                revision = excluded.revision, deleted = false
+            """
+        static let upsertDeletion = """
+            INSERT INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
+            VALUES ($1, $2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true)
+            ON CONFLICT (list, id) DO UPDATE SET label = NULL, author = NULL, width = NULL, height = NULL,
+                color = NULL, likes = NULL, revision = NULL, deleted = true
+            """
+        static let insertChange = """
+            INSERT INTO changes (list, sequence, kind, item_id, label, author, width, height, color, likes,
+                version, seed, count)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            """
+        static let upsertHeader = """
+            INSERT INTO lists (name, seed, base_count, version, next_id, last_sequence)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (name) DO UPDATE SET seed = excluded.seed, base_count = excluded.base_count,
+                version = excluded.version, next_id = excluded.next_id, last_sequence = excluded.last_sequence
+            """
+        static let pruneChanges = "DELETE FROM changes WHERE list = $1 AND sequence <= $2"
+        // A key whose record has expired but is not pruned yet may be used again.
+        static let upsertIdempotency = """
+            INSERT INTO idempotency (list, key, fingerprint, answer, created_at) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (list, key) DO UPDATE SET fingerprint = excluded.fingerprint, answer = excluded.answer,
+                created_at = excluded.created_at
+            """
+        static let pruneIdempotency = "DELETE FROM idempotency WHERE created_at <= $1"
+    }
+}

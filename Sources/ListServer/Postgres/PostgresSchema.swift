@@ -1,0 +1,117 @@
+/// The store's tables in PostgreSQL and how a database gets them: versioned by the one row of
+/// `listserver_schema`, migrated in order from 0, by one replica at a time.
+///
+/// The same tables as the SQLite store (``SQLiteSchema``), in PostgreSQL's types: every integer `bigint` (`UInt64`
+/// values stored as the `Int64` with the same bits), files and digests `bytea`, and so are list names, labels,
+/// authors and colours, as their UTF-8 bytes: `text` cannot hold U+0000, which JSON can (`"\u0000"` is a valid
+/// label) and SQLite stores, and the two stores keep the same things. A migration, once released, never
+/// changes: a change of schema is a new one at the end. A database with a version above ``version`` was migrated
+/// by a newer ListServer and is refused.
+enum PostgresSchema {
+    /// The migrations, in order: `migrations[n]` takes a database from version n to n + 1.
+    static let migrations: [String] = [
+        // 1: the lists, their written items and deletions, their change feeds, the idempotency records, and the
+        // uploaded images (the file last: PostgreSQL keeps large values out of line, TOAST, so reading the other
+        // columns at start never reads a file).
+        """
+        CREATE TABLE lists (
+            name bytea NOT NULL PRIMARY KEY,
+            seed bigint NOT NULL,
+            base_count bigint NOT NULL,
+            version bigint NOT NULL,
+            next_id bigint NOT NULL,
+            last_sequence bigint NOT NULL
+        );
+        CREATE TABLE items (
+            list bytea NOT NULL,
+            id bigint NOT NULL,
+            label bytea,
+            author bytea,
+            width bigint,
+            height bigint,
+            color bigint,
+            likes bigint,
+            revision bigint,
+            deleted boolean NOT NULL,
+            PRIMARY KEY (list, id)
+        );
+        CREATE TABLE changes (
+            list bytea NOT NULL,
+            sequence bigint NOT NULL,
+            kind text NOT NULL,
+            item_id bigint,
+            label bytea,
+            author bytea,
+            width bigint,
+            height bigint,
+            color bytea,
+            likes bigint,
+            version bigint,
+            seed bigint,
+            count bigint,
+            PRIMARY KEY (list, sequence)
+        );
+        CREATE TABLE idempotency (
+            list bytea NOT NULL,
+            key text NOT NULL,
+            fingerprint bytea NOT NULL,
+            answer bytea NOT NULL,
+            created_at bigint NOT NULL,
+            PRIMARY KEY (list, key)
+        );
+        CREATE INDEX idempotency_by_age ON idempotency (created_at);
+        CREATE TABLE images (
+            list bytea NOT NULL,
+            id bigint NOT NULL,
+            format text NOT NULL,
+            width bigint NOT NULL,
+            height bigint NOT NULL,
+            byte_count bigint NOT NULL,
+            digest bytea NOT NULL,
+            revision bigint NOT NULL,
+            bytes bytea NOT NULL,
+            PRIMARY KEY (list, id)
+        );
+        """
+    ]
+
+    /// The schema version this build writes: the number of migrations.
+    static var version: Int64 { Int64(migrations.count) }
+
+    /// The advisory lock replicas take around a migration ("List" in ASCII): the second replica to start waits
+    /// until the first has migrated, then finds nothing to do.
+    static let migrationLock: Int64 = 0x4C69_7374
+
+    /// Why a database cannot be used as it is.
+    enum Problem: Error {
+        /// `listserver_schema` says a version above ``version``.
+        case newer(found: Int64)
+        case postgres(PostgresError)
+    }
+
+    /// Brings the database to ``version`` in one transaction holding ``migrationLock``: replicas starting together
+    /// migrate once, and a migration that fails leaves the database as it was (PostgreSQL's DDL is
+    /// transactional).
+    static func migrate(_ connection: PostgresConnection) throws(Problem) {
+        let found: Int64
+        do throws(PostgresError) {
+            try connection.script("BEGIN")
+            try connection.script("SELECT pg_advisory_xact_lock(\(migrationLock))")
+            try connection.script("CREATE TABLE IF NOT EXISTS listserver_schema (version bigint NOT NULL)")
+            let rows = try connection.execute("SELECT max(version) FROM listserver_schema")
+            found = rows.count > 0 ? rows.int64(0, 0) : 0
+            if found < version {
+                for index in Int(max(found, 0))..<migrations.count {
+                    try connection.script(migrations[index])
+                }
+                try connection.script("DELETE FROM listserver_schema")
+                try connection.script("INSERT INTO listserver_schema (version) VALUES (\(version))")
+            }
+            try connection.script(found <= version ? "COMMIT" : "ROLLBACK")
+        } catch {
+            if !error.connectionLost && connection.inTransaction { try? connection.script("ROLLBACK") }
+            throw .postgres(error)
+        }
+        if found > version { throw .newer(found: found) }
+    }
+}
