@@ -23,6 +23,7 @@ struct ConfigurationCommandLineTests {
         .faultRate: "--fault-rate", .faultKinds: "--fault-kinds", .faultSeed: "--fault-seed", .hangMs: "--hang-ms",
         .retryAfterSeconds: "--retry-after-s", .adminToken: "--admin-token",
         .corsAllowOrigin: "--cors-allow-origin", .dataPath: "--data-path", .dataSynchronous: "--data-synchronous",
+        .dataURL: "--data-url", .dataPoolSize: "--data-pool-size",
         .idempotencyTTLSeconds: "--idempotency-ttl-s", .changesKept: "--changes-kept", .heartbeatMs: "--heartbeat-ms",
         .maxWaitMs: "--max-wait-ms", .eventBufferBytes: "--event-buffer-bytes",
         .imageLatencyDistribution: "--image-latency-distribution", .imageLatencyMinMs: "--image-latency-min-ms",

@@ -48,9 +48,9 @@ struct ConfigurationDataTests {
         let first = try #require(names.firstIndex(of: "data.path"))
         #expect(names[first - 1] == "paging.max_limit")
         #expect(
-            Array(names[first..<first + 7]) == [
-                "data.path", "data.synchronous", "data.idempotency_ttl_s", "data.changes_kept",
-                "events.heartbeat_ms", "events.max_wait_ms", "events.max_buffer_bytes",
+            Array(names[first..<first + 9]) == [
+                "data.path", "data.synchronous", "data.url", "data.pool_size", "data.idempotency_ttl_s",
+                "data.changes_kept", "events.heartbeat_ms", "events.max_wait_ms", "events.max_buffer_bytes",
             ])
     }
 
@@ -120,6 +120,28 @@ struct ConfigurationDataTests {
         #expect(
             wrongType?.description
                 == "data.synchronous (file \(typed)) = true must be a string, one of full, normal")
+    }
+
+    @Test func aPostgresURLShowsWithoutItsPassword() async throws {
+        let settings = try await Support.load(
+            ["--data-url", "postgres://app:hunter2@db.internal:5433/lists?sslmode=require", "--data-pool-size", "8"])
+        #expect(settings.dataURL?.value == "postgres://app:hunter2@db.internal:5433/lists?sslmode=require")
+        #expect(settings.dataPoolSize == 8)
+        #expect(settings.summary.contains(" data.url=postgres://app:<set>@db.internal:5433/lists?sslmode=require "))
+        #expect(!settings.summary.contains("hunter2"))
+        #expect(try await Support.load(environment: ["LISTSERVER_DATA_URL": ""]).dataURL == nil)
+        #expect(Settings.defaults.text(of: .dataURL) == "<none>")
+    }
+
+    @Test func aDataURLThatIsNotPostgresIsNamedWithoutEchoingIt() async throws {
+        let error = try await Support.loadError(["--data-url", "mysql://app:hunter2@db/lists"])
+        #expect(
+            error?.description
+                == "data.url (--data-url) = <redacted> must be empty, or "
+                + "postgres://[user[:password]@]host[:port]/database[?parameters]: not a postgres:// or postgresql:// URL")
+        #expect(error?.description.contains("hunter2") == false)
+        let pool = try await Support.loadError(["--data-pool-size", "0"])
+        #expect(pool?.description == "data.pool_size (--data-pool-size) = 0 must be in 1...64")
     }
 
     @Test func outOfRangeValuesAreNamed() async throws {

@@ -31,7 +31,8 @@ struct ConfigurationLoadingTests {
         .faultKinds: "LISTSERVER_FAULT_KINDS", .faultSeed: "LISTSERVER_FAULT_SEED", .hangMs: "LISTSERVER_HANG_MS",
         .retryAfterSeconds: "LISTSERVER_RETRY_AFTER_S", .adminToken: "LISTSERVER_ADMIN_TOKEN",
         .corsAllowOrigin: "LISTSERVER_CORS_ALLOW_ORIGIN", .dataPath: "LISTSERVER_DATA_PATH",
-        .dataSynchronous: "LISTSERVER_DATA_SYNCHRONOUS", .idempotencyTTLSeconds: "LISTSERVER_IDEMPOTENCY_TTL_S",
+        .dataSynchronous: "LISTSERVER_DATA_SYNCHRONOUS", .dataURL: "LISTSERVER_DATA_URL",
+        .dataPoolSize: "LISTSERVER_DATA_POOL_SIZE", .idempotencyTTLSeconds: "LISTSERVER_IDEMPOTENCY_TTL_S",
         .changesKept: "LISTSERVER_CHANGES_KEPT", .heartbeatMs: "LISTSERVER_HEARTBEAT_MS",
         .maxWaitMs: "LISTSERVER_MAX_WAIT_MS", .eventBufferBytes: "LISTSERVER_EVENT_BUFFER_BYTES",
         .imageLatencyDistribution: "LISTSERVER_IMAGE_LATENCY_DISTRIBUTION",
@@ -87,6 +88,10 @@ struct ConfigurationLoadingTests {
         case .corsAllowOrigin: ["https://a.example", "", "http://localhost:3000,https://b.example:8443"][variant]
         case .dataPath: ["flag.sqlite", "/var/lib/listserver/env.sqlite", ":memory:"][variant]
         case .dataSynchronous: ["normal", "full", "normal"][variant]
+        case .dataURL:
+            ["postgres://flag:pw@db/lists", "postgresql://env@127.0.0.1:5433/x", "postgres://[::1]/y?sslmode=disable"][
+                variant]
+        case .dataPoolSize: String(1 + variant)
         case .idempotencyTTLSeconds: String(3600 + variant)
         case .changesKept: String(10 + variant)
         case .heartbeatMs: String(1000 + variant)
@@ -244,7 +249,7 @@ struct ConfigurationLoadingTests {
         #expect(
             summary.hasSuffix(
                 "paging.default_limit=20 paging.max_limit=100 data.path=./data/listserver.sqlite "
-                    + "data.synchronous=full data.idempotency_ttl_s=86400 data.changes_kept=100000 "
+                    + "data.synchronous=full data.url=<none> data.pool_size=4 data.idempotency_ttl_s=86400 data.changes_kept=100000 "
                     + "events.heartbeat_ms=15000 events.max_wait_ms=30000 events.max_buffer_bytes=1048576 "
                     + "delay.max_ms=30000 faults.rate=0 "
                     + "faults.kinds=500,503,429,reset,truncated,hang faults.seed=1 faults.hang_ms=10000 "

@@ -35,11 +35,7 @@ final class Application: Sendable {
         accessLogger: Logger = Logger(label: "ListServer.access") { _ in SwiftLogNoOpLogHandler() },
         faults: FaultSettings? = nil
     ) async throws -> Application {
-        let store = try await SQLiteStore.open(
-            path: settings.dataPath,
-            synchronous: settings.dataSynchronous == .full ? .full : .normal,
-            changesKept: settings.changesKept,
-            idempotencyTTL: .seconds(settings.idempotencyTTLSeconds))
+        let store = try await openStore(settings)
         let lists: ListRegistry
         do {
             lists = ListRegistry(seed: settings.seed, count: settings.itemCount, stored: try await store.load())
@@ -96,6 +92,21 @@ final class Application: Sendable {
         return Application(
             settings: settings, cache: cache, images: images, observability: observability, writes: writes,
             store: store, server: server, imageWorkers: imageWorkers, growth: growth)
+    }
+
+    /// The store `settings` name: the PostgreSQL database at `data.url` when one is set, else the SQLite file at
+    /// `data.path`.
+    private static func openStore(_ settings: Settings) async throws -> any ListStore {
+        if let url = settings.dataURL {
+            return try await PostgresStore.open(
+                url: url, poolSize: settings.dataPoolSize, changesKept: settings.changesKept,
+                idempotencyTTL: .seconds(settings.idempotencyTTLSeconds))
+        }
+        return try await SQLiteStore.open(
+            path: settings.dataPath,
+            synchronous: settings.dataSynchronous == .full ? .full : .normal,
+            changesKept: settings.changesKept,
+            idempotencyTTL: .seconds(settings.idempotencyTTLSeconds))
     }
 
     private init(

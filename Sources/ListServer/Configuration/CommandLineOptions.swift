@@ -130,6 +130,12 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.dataSynchronous.flagName), help: help(.dataSynchronous))
     var dataSynchronous: String?
 
+    @Option(name: .customLong(SettingKey.dataURL.flagName), help: help(.dataURL))
+    var dataURL: String?
+
+    @Option(name: .customLong(SettingKey.dataPoolSize.flagName), help: help(.dataPoolSize))
+    var dataPoolSize: Int?
+
     @Option(name: .customLong(SettingKey.idempotencyTTLSeconds.flagName), help: help(.idempotencyTTLSeconds))
     var idempotencyTTLSeconds: Int?
 
@@ -211,7 +217,7 @@ struct CommandLineOptions: ParsableCommand {
             (.host, host), (.logLevel, logLevel), (.logFormat, logFormat), (.latencyDistribution, latencyDistribution),
             (.imageLatencyDistribution, imageLatencyDistribution), (.faultKinds, faultKinds), (.adminToken, adminToken),
             (.corsAllowOrigin, corsAllowOrigin),
-            (.dataPath, dataPath), (.dataSynchronous, dataSynchronous), (.publicURL, publicURL),
+            (.dataPath, dataPath), (.dataSynchronous, dataSynchronous), (.dataURL, dataURL), (.publicURL, publicURL),
         ]
         let booleans: [(SettingKey, Bool?)] = [
             (.metricsEnabled, metrics), (.accessLog, accessLog), (.picsumEnabled, picsum),
@@ -220,7 +226,7 @@ struct CommandLineOptions: ParsableCommand {
             (.latencySpread, latencySpread), (.imageLatencySpread, imageLatencySpread), (.faultRate, faultRate),
         ]
         let integers: [(SettingKey, Int?)] = [
-            (.port, port), (.threads, threads),
+            (.port, port), (.threads, threads), (.dataPoolSize, dataPoolSize),
             (.maxRequestLineBytes, maxRequestLineBytes), (.maxHeaderBytes, maxHeaderBytes),
             (.maxHeaderCount, maxHeaderCount), (.maxBodyBytes, maxBodyBytes), (.maxConnections, maxConnections),
             (.headerTimeoutMs, headerTimeoutMs), (.idleTimeoutMs, idleTimeoutMs), (.writeTimeoutMs, writeTimeoutMs),

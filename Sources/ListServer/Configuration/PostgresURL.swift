@@ -40,6 +40,21 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
 
     package var description: String { redacted }
 
+    /// Why a `data.url` value is refused.
+    package struct ParseError: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    /// A `data.url` value: nil for the empty string (SQLite), else a URL of the right form.
+    static func setting(parsing raw: String) throws(ParseError) -> PostgresURL? {
+        let text = String(raw.trimmingSpaces)
+        if text.isEmpty { return nil }
+        guard let url = PostgresURL(text) else {
+            throw ParseError(description: "not a postgres:// or postgresql:// URL")
+        }
+        return url
+    }
+
     /// `query` (`?a=1&password=x`) with the value of each `password` parameter replaced by `<set>`.
     private static func redactingPassword(in query: Substring) -> String {
         guard !query.isEmpty else { return "" }

@@ -77,6 +77,16 @@ extension SettingKey {
                 "data-synchronous", "LISTSERVER_DATA_SYNCHRONOUS", nil, "mode",
                 "full: an acknowledged write survives power loss; normal: it survives a crash of the server process."
             )
+        case .dataURL:
+            (
+                "data-url", "LISTSERVER_DATA_URL", nil, "url",
+                "PostgreSQL database where writes are kept instead of data.path (shared by replicas); empty: SQLite."
+            )
+        case .dataPoolSize:
+            (
+                "data-pool-size", "LISTSERVER_DATA_POOL_SIZE", 1...64, "n",
+                "Connections to the PostgreSQL store (data.url), each on a thread of its own."
+            )
         case .idempotencyTTLSeconds:
             (
                 "idempotency-ttl-s", "LISTSERVER_IDEMPOTENCY_TTL_S", 60...31_536_000, "s",

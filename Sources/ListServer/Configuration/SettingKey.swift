@@ -45,6 +45,8 @@ enum SettingKey: String, CaseIterable, Sendable {
     case maxLimit = "paging.max_limit"
     case dataPath = "data.path"
     case dataSynchronous = "data.synchronous"
+    case dataURL = "data.url"
+    case dataPoolSize = "data.pool_size"
     case idempotencyTTLSeconds = "data.idempotency_ttl_s"
     case changesKept = "data.changes_kept"
     case heartbeatMs = "events.heartbeat_ms"
@@ -120,7 +122,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     var valueKind: ValueKind {
         switch self {
         case .host, .logLevel, .logFormat, .latencyDistribution, .imageLatencyDistribution, .faultKinds, .adminToken,
-            .corsAllowOrigin, .dataPath, .dataSynchronous, .publicURL:
+            .corsAllowOrigin, .dataPath, .dataSynchronous, .dataURL, .publicURL:
             .string
         case .metricsEnabled, .accessLog, .picsumEnabled: .boolean
         case .latencySpread, .imageLatencySpread, .faultRate: .double
@@ -129,7 +131,9 @@ enum SettingKey: String, CaseIterable, Sendable {
     }
 
     /// Whether the value is a secret: never printed in the summary, in `--help` or in an error message.
-    var isSecret: Bool { self == .adminToken }
+    /// `data.url` holds one (its password): the summary shows it with the password hidden
+    /// (``PostgresURL/redacted``), an error message not at all.
+    var isSecret: Bool { self == .adminToken || self == .dataURL }
 
     /// The placeholder for the value in `--help`: `<ms>`.
     var valueName: String { row.valueName }
@@ -148,6 +152,7 @@ enum SettingKey: String, CaseIterable, Sendable {
             "one of " + LatencyKind.allCases.map(\.rawValue).joined(separator: ", ")
         case .dataPath: "a non-empty path"
         case .dataSynchronous: "one of " + DataSynchronous.allCases.map(\.rawValue).joined(separator: ", ")
+        case .dataURL: "empty, or postgres://[user[:password]@]host[:port]/database[?parameters]"
         case .faultKinds: "a comma-separated list of kind[:weight]"
         case .adminToken: "empty or \(AdminToken.lengths) visible ASCII characters (0x21...0x7E)"
         case .corsAllowOrigin: "*, empty, or a comma-separated list of http(s)://host[:port]"

@@ -80,6 +80,12 @@ extension Settings {
     /// - `data.synchronous` (string, default `full`; `--data-synchronous`, `LISTSERVER_DATA_SYNCHRONOUS`): `full` (an
     ///   acknowledged write survives power loss) or `normal` (it survives a crash of the server process), any case;
     ///   see ``DataSynchronous``.
+    /// - `data.url` (string, default empty; `--data-url`, `LISTSERVER_DATA_URL`): a PostgreSQL database
+    ///   (`postgres://user:password@host:port/db?sslmode=…`, see ``PostgresURL``) that keeps the writes instead of
+    ///   `data.path`, shared by every replica that names it; empty for SQLite. Secret: shown with its password
+    ///   hidden, and not at all in error messages.
+    /// - `data.pool_size` (int, default 4; `--data-pool-size`, `LISTSERVER_DATA_POOL_SIZE`): connections to that
+    ///   database, 1...64.
     /// - `data.idempotency_ttl_s` (int, default 86400; `--idempotency-ttl-s`, `LISTSERVER_IDEMPOTENCY_TTL_S`): how
     ///   long an `Idempotency-Key` and its first answer are kept, in seconds, 60...31536000.
     /// - `data.changes_kept` (int, default 100000; `--changes-kept`, `LISTSERVER_CHANGES_KEPT`): the recent changes
@@ -210,6 +216,8 @@ extension Settings {
             limits: try limits(reader),
             dataPath: try reader.string(.dataPath),
             dataSynchronous: try reader.choice(.dataSynchronous, of: DataSynchronous.self),
+            dataURL: try reader.parsed(.dataURL, PostgresURL.setting(parsing:)),
+            dataPoolSize: try reader.int(.dataPoolSize),
             idempotencyTTLSeconds: try reader.int(.idempotencyTTLSeconds),
             changesKept: try reader.int(.changesKept),
             heartbeatMs: try reader.int(.heartbeatMs),

@@ -94,6 +94,13 @@ struct Settings: Sendable, Equatable {
     /// `data.synchronous`: how durable an acknowledged write is (see ``DataSynchronous``).
     var dataSynchronous = DataSynchronous.full
 
+    /// `data.url`: the PostgreSQL database where writes are kept instead of ``dataPath``; nil for SQLite. Shown
+    /// only with its password hidden.
+    var dataURL: PostgresURL?
+
+    /// `data.pool_size`: the connections to the PostgreSQL store, each on a thread of its own.
+    var dataPoolSize = 4
+
     /// `data.idempotency_ttl_s`: how long an `Idempotency-Key` and its first answer are kept, in seconds.
     var idempotencyTTLSeconds = 86_400
 
@@ -195,6 +202,8 @@ struct Settings: Sendable, Equatable {
         case .maxLimit: .int(paging.maxLimit)
         case .dataPath: .string(dataPath)
         case .dataSynchronous: .string(dataSynchronous.rawValue)
+        case .dataURL: .string(dataURL?.value ?? "")
+        case .dataPoolSize: .int(dataPoolSize)
         case .idempotencyTTLSeconds: .int(idempotencyTTLSeconds)
         case .changesKept: .int(changesKept)
         case .heartbeatMs: .int(heartbeatMs)
@@ -219,6 +228,9 @@ struct Settings: Sendable, Equatable {
     /// The value of `key` as text, unquoted, as the summary and `--help` show it: `0.0.0.0`, `8080`, `0.5`, `true`;
     /// a secret only as `<set>` or `<none>`.
     func text(of key: SettingKey) -> String {
+        if key == .dataURL, let dataURL {
+            return dataURL.redacted
+        }
         if key.isSecret, case .string(let secret) = content(of: key) {
             return secret.isEmpty ? "<none>" : "<set>"
         }

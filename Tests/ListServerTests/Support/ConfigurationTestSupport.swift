@@ -54,7 +54,11 @@ enum ConfigurationTestSupport {
     /// The value of `key` in `settings` as text, a secret included: what ``Settings/text(of:)`` shows, except that
     /// the admin token is its value rather than `<set>`.
     static func valueText(of key: SettingKey, in settings: Settings) -> String {
-        key == .adminToken ? settings.adminToken.value : settings.text(of: key)
+        switch key {
+        case .adminToken: settings.adminToken.value
+        case .dataURL: settings.dataURL?.value ?? ""
+        default: settings.text(of: key)
+        }
     }
 
     /// The value of `key` in `settings` as JSON text, as the shipped file and the README write it: `"0.0.0.0"`,
