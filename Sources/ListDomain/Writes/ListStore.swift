@@ -41,6 +41,22 @@ public protocol ListStore: AnyObject, Sendable {
     /// Finishes pending work and closes the store; later calls fail.
     func close() async
 
+    /// Whether other servers write to the same store (PostgreSQL shared by replicas): then each group commit
+    /// starts with ``beginCommit(_:)``, and the coordinator's copies of the lists are brought level with the store
+    /// before the group applies. False (the default) for a store this server alone writes to.
+    var isShared: Bool { get }
+
+    /// A shared store only: opens the transaction the next ``commit(_:)`` (or ``abandonCommit()``) ends, takes
+    /// the write locks of `lists` (so no other server writes to them until then), and returns, for each list whose
+    /// stored position differs from the one given, what brings the server's copy level. The coordinator's
+    /// ``idempotencyRecords(_:now:maxAge:)`` of the group run inside that transaction.
+    nonisolated(nonsending) func beginCommit(_ lists: [String: ListPosition]) async throws(StoreFailure)
+        -> [String: ListCatchUp]
+
+    /// A shared store only: ends the transaction ``beginCommit(_:)`` opened without writing (the group changed
+    /// nothing), releasing its locks.
+    nonisolated(nonsending) func abandonCommit() async
+
     /// Where the ``WriteCoordinator`` applies and commits its groups. A store that makes its calls on a thread of
     /// its own offers that thread, so that a group is applied, committed and answered there, without a hop to the
     /// global pool and back around each commit; nil (the default) for the global concurrent executor.
@@ -49,6 +65,14 @@ public protocol ListStore: AnyObject, Sendable {
 
 extension ListStore {
     public var preferredExecutor: (any TaskExecutor)? { nil }
+
+    public var isShared: Bool { false }
+
+    public nonisolated(nonsending) func beginCommit(_ lists: [String: ListPosition]) async throws(StoreFailure)
+        -> [String: ListCatchUp]
+    { [:] }
+
+    public nonisolated(nonsending) func abandonCommit() async {}
 }
 
 /// A list as the store holds it: the list's header and its written items and deletions.

@@ -45,16 +45,22 @@ public final class WriteCoordinator: Sendable {
     private let refusal = Mutex<StoreFailure?>(nil)
     /// Told the duration and size of every successful commit (the server's metrics).
     private let commitObserver: (@Sendable (Duration, Int) -> Void)?
+    /// Told the changes other servers made, once this server's copy of their list has them (a shared store):
+    /// the server resets its detail cache when another server reset the default list.
+    private let remoteChangeObserver: (@Sendable (String, [Change]) -> Void)?
 
     /// - Parameters:
     ///   - wallClock: The time stored with idempotency records; tests pass their own.
     ///   - commitObserver: Told each successful commit's duration and number of writes.
+    ///   - remoteChangeObserver: Told the changes other servers made to a shared store, by list.
     public init(
         lists: ListRegistry, feed: ChangeFeed, store: any ListStore, idempotencyTTL: Duration,
         wallClock: @escaping @Sendable () -> WallTime,
-        commitObserver: (@Sendable (Duration, Int) -> Void)? = nil
+        commitObserver: (@Sendable (Duration, Int) -> Void)? = nil,
+        remoteChangeObserver: (@Sendable (String, [Change]) -> Void)? = nil
     ) {
         self.commitObserver = commitObserver
+        self.remoteChangeObserver = remoteChangeObserver
         self.lists = lists
         self.feed = feed
         self.store = store
@@ -151,6 +157,14 @@ public final class WriteCoordinator: Sendable {
 
     /// Applies, commits and answers one group.
     private nonisolated(nonsending) func commit(_ group: [Waiting]) async {
+        if store.isShared {
+            do throws(StoreFailure) {
+                try await catchUp(group)
+            } catch {
+                answer(group, group.map { _ in .failed(error) })
+                return
+            }
+        }
         let now = wallClock()
         var outcomes = [WriteOutcome?](repeating: nil, count: group.count)
         var recorded = await storedRecords(for: group, now: now, outcomes: &outcomes)
@@ -214,6 +228,9 @@ public final class WriteCoordinator: Sendable {
         for list in touched.indices where touched[list].changed {
             batch.lists[touched[list].name] = touched[list].effects
         }
+        if batch.isEmpty && store.isShared {
+            await store.abandonCommit()
+        }
         if !batch.isEmpty {
             let started = ContinuousClock.now
             do {
@@ -239,6 +256,59 @@ public final class WriteCoordinator: Sendable {
             feed.publish(touched[list].effects.changes, of: touched[list].name, dropped: touched[list].effects.drop)
         }
         answer(group, outcomes)
+    }
+
+    /// A shared store: locks the lists the group writes to, and brings the registry's copies of those that other
+    /// servers wrote to since level with the store, publishing what they wrote to this server's feed (so its
+    /// subscribers see every change of the list, in order, whichever server made it). The coordinator's spares
+    /// of those lists are dropped: the group applies to copies of the registry's caught-up states.
+    private nonisolated(nonsending) func catchUp(_ group: [Waiting]) async throws(StoreFailure) {
+        var positions: [String: ListPosition] = [:]
+        for index in group.indices where positions[group[index].operation.list] == nil {
+            let name = group[index].operation.list
+            positions[name] = ListPosition(lists.state(of: name).header)
+        }
+        let catchUps = try await store.beginCommit(positions)
+        guard !catchUps.isEmpty else { return }
+        spares.withLock { spares in
+            for name in catchUps.keys { spares[name] = nil }
+        }
+        for (name, catchUp) in catchUps {
+            let state: ListState
+            if let stored = catchUp.stored {
+                state = ListState(stored)
+            } else {
+                var copy = lists.state(of: name)
+                copy.catchUp(with: catchUp.effects, fresh: lists.fresh())
+                state = copy
+            }
+            _ = lists.install(state, as: name)
+            publish(catchUp, of: name, after: positions[name]?.lastSequence ?? 0)
+            remoteChangeObserver?(name, catchUp.changes)
+        }
+    }
+
+    /// Hands the changes of a catch-up to the feed as the writing server's commits handed them to its own: drops
+    /// where a drop was, and a drop too where changes are missing (pruned before this server saw them; its
+    /// subscribers reconnect and are told to reload).
+    private func publish(_ catchUp: ListCatchUp, of name: String, after position: UInt64) {
+        var segment: [Change] = []
+        var dropped = catchUp.changes.first.map { $0.sequence != position + 1 } ?? false
+        for change in catchUp.changes {
+            if catchUp.droppedAt.contains(change.sequence) {
+                if !segment.isEmpty { feed.publish(segment, of: name, dropped: dropped) }
+                segment = []
+                dropped = true
+            }
+            segment.append(change)
+        }
+        if !segment.isEmpty { feed.publish(segment, of: name, dropped: dropped) }
+    }
+
+    /// Asks the store whether other servers wrote to `list` since this server's copy, and brings the copy level
+    /// (a shared store's notification that `list` changed). Nothing happens for a store no other server writes.
+    public func refresh(_ list: String) async {
+        _ = await submit(WriteOperation(list: list, action: .grow(0)))
     }
 
     /// Installs the states the group changed in the registry, after their commit; the states they replace become

@@ -18,6 +18,8 @@ final class Application: Sendable {
     /// The threads that draw and encode images; stopped after the server.
     private let imageWorkers: ImageWorkers
     private let growth: Task<Void, Never>?
+    /// Hears the commits of other servers sharing a PostgreSQL store; nil with SQLite.
+    private let listener: PostgresListener?
 
     /// Opens the store, builds the domain and starts serving on the configured address.
     ///
@@ -68,7 +70,8 @@ final class Application: Sendable {
         let writes = WriteCoordinator(
             lists: lists, feed: feed, store: store,
             idempotencyTTL: .seconds(settings.idempotencyTTLSeconds), wallClock: { WallTime.now() },
-            commitObserver: commitObserver)
+            commitObserver: commitObserver, remoteChangeObserver: Self.resetsDetails(cache))
+        let listener = (store as? PostgresStore).map { Self.listen(to: $0, for: writes) }
         var events = EventSettings()
         events.heartbeat = .milliseconds(settings.heartbeatMs)
         events.maxWait = .milliseconds(settings.maxWaitMs)
@@ -85,13 +88,34 @@ final class Application: Sendable {
                 router: router)
         } catch {
             imageWorkers.stop()
+            listener?.stop()
             await store.close()
             throw error
         }
         let growth = settings.growEveryMs > 0 ? grow(writes, every: .milliseconds(settings.growEveryMs)) : nil
         return Application(
             settings: settings, cache: cache, images: images, observability: observability, writes: writes,
-            store: store, server: server, imageWorkers: imageWorkers, growth: growth)
+            store: store, server: server, imageWorkers: imageWorkers, listener: listener, growth: growth)
+    }
+
+    /// The detail cache serves the default list's catalog: when another server resets that list (perhaps to
+    /// another seed), this one's cache starts over too, as the resetting server's did.
+    private static func resetsDetails(_ cache: DetailCache) -> @Sendable (String, [Change]) -> Void {
+        { list, changes in
+            guard list == ListRegistry.defaultList else { return }
+            for case .reset(let reset) in changes.map(\.event).suffix(1) {
+                Task { _ = await cache.reset(to: Catalog(seed: reset.seed, count: reset.count)) }
+            }
+        }
+    }
+
+    /// Listens for the commits of other servers sharing `store`, and catches this server's copy of each list
+    /// up that is behind (a copy at or past the sequence number heard, this server's own commits, is left alone).
+    private static func listen(to store: PostgresStore, for writes: WriteCoordinator) -> PostgresListener {
+        PostgresListener(url: store.url) { [lists = writes.lists] list, sequence in
+            guard lists.state(of: list).header.lastSequence < sequence else { return }
+            Task { await writes.refresh(list) }
+        }
     }
 
     /// The store `settings` name: the PostgreSQL database at `data.url` when one is set, else the SQLite file at
@@ -112,8 +136,9 @@ final class Application: Sendable {
     private init(
         settings: Settings, cache: DetailCache, images: ImageCache, observability: Observability,
         writes: WriteCoordinator, store: any ListStore, server: HTTPServer, imageWorkers: ImageWorkers,
-        growth: Task<Void, Never>?
+        listener: PostgresListener?, growth: Task<Void, Never>?
     ) {
+        self.listener = listener
         self.images = images
         self.imageWorkers = imageWorkers
         self.settings = settings
@@ -157,6 +182,7 @@ final class Application: Sendable {
         growth?.cancel()
         await server.shutdown(grace: grace ?? settings.shutdownGrace)
         imageWorkers.stop()
+        listener?.stop()
         await store.close()
     }
 

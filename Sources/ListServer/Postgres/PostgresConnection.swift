@@ -1,4 +1,5 @@
 import CPostgres
+import Glibc
 
 /// One libpq connection in blocking mode, used by one thread at a time (a ``PostgresPool`` thread): connect,
 /// run a script, run a prepared statement with binary parameters and results, and know when the connection is gone.
@@ -44,6 +45,26 @@ final class PostgresConnection {
 
     /// Whether a transaction is open (or failed and not rolled back yet).
     var inTransaction: Bool { PQtransactionStatus(connection) != PQTRANS_IDLE }
+
+    /// Waits up to `timeoutMilliseconds` for the socket to have input, then returns the payloads of the
+    /// notifications received (`LISTEN`), oldest first; throws when the connection is lost.
+    func waitForNotifications(timeoutMilliseconds: Int32) throws(PostgresError) -> [String] {
+        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0 else { throw PostgresError("the connection has no socket", connectionLost: true) }
+        let ready = poll(&descriptor, 1, timeoutMilliseconds)
+        if ready < 0 && errno != EINTR {
+            throw PostgresError("poll failed: \(String(cString: strerror(errno)))", connectionLost: true)
+        }
+        guard PQconsumeInput(connection) == 1, !isBroken else {
+            throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: true)
+        }
+        var payloads: [String] = []
+        while let notification = PQnotifies(connection) {
+            payloads.append(String(cString: notification.pointee.extra))
+            PQfreemem(notification)
+        }
+        return payloads
+    }
 
     /// Runs `sql`, which may hold several statements and no parameters (migrations, `BEGIN`, `SET …`).
     func script(_ sql: String) throws(PostgresError) {

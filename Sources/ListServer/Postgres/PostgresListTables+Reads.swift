@@ -5,48 +5,55 @@ import ListDomain
 extension PostgresListTables {
     /// Every list with a header row, with its written items, their images and its deletions (ascending).
     func load() throws(StoreFailure) -> [String: StoredList] {
-        try withConnection { connection throws(PostgresError) in
-            var lists: [String: StoredList] = [:]
-            let headers = try connection.execute(SQL.headers)
-            for row in 0..<headers.count {
-                let header = ListHeader(
-                    seed: headers.uint64(row, 1), baseCount: headers.uint64(row, 2), version: headers.uint64(row, 3),
-                    nextID: headers.uint64(row, 4), lastSequence: headers.uint64(row, 5))
-                lists[headers.text(row, 0) ?? ""] = StoredList(header: header)
-            }
-            // Ordered by the unsigned id (the bigint's bits flipped at the top), so deletions come back ascending.
-            let items = try connection.execute(SQL.items)
-            for row in 0..<items.count {
-                let name = items.text(row, 0) ?? ""
-                // Rows of a list without a header (none are written so) are left out.
-                guard lists[name] != nil else { continue }
-                let id = items.uint64(row, 1)
-                if items.int64(row, 2) != 0 {
-                    lists[name]?.deleted.append(id)
-                    continue
-                }
-                let overrides = ItemOverrides(
-                    label: items.text(row, 3), author: items.text(row, 4), width: items.optionalInt(row, 5),
-                    height: items.optionalInt(row, 6),
-                    color: items.optionalInt(row, 7).map { UInt32(truncatingIfNeeded: $0) },
-                    likes: items.optionalInt(row, 8))
-                lists[name]?.written[id] = WrittenItem(overrides: overrides, revision: items.uint64(row, 9))
-            }
-            let images = try connection.execute(SQL.imageInfo)
-            for row in 0..<images.count {
-                let name = images.text(row, 0) ?? ""
-                let id = images.uint64(row, 1)
-                // An image always has its item's row (written in the same commit); one without is left out.
-                guard lists[name]?.written[id] != nil,
-                    let format = images.text(row, 2).flatMap(ImageFormat.init(rawValue:))
-                else { continue }
-                lists[name]?.written[id]?.image = StoredImage(
-                    format: format, width: images.optionalInt(row, 3) ?? 0, height: images.optionalInt(row, 4) ?? 0,
-                    byteCount: images.optionalInt(row, 5) ?? 0,
-                    digest: UInt128(bigEndianBytes: images.bytes(row, 6)) ?? 0, revision: images.uint64(row, 7))
-            }
-            return lists
+        try withConnection { connection throws(PostgresError) in try Self.lists(only: nil, on: connection) }
+    }
+
+    /// The lists with a header row, or only `name` (then at most one), with their written items, images and
+    /// deletions (ascending).
+    static func lists(only name: String?, on connection: PostgresConnection) throws(PostgresError)
+        -> [String: StoredList]
+    {
+        let filter: [PostgresValue] = name.map { [.utf8($0)] } ?? []
+        var lists: [String: StoredList] = [:]
+        let headers = try connection.execute(name == nil ? SQL.headers : SQL.header, filter)
+        for row in 0..<headers.count {
+            let header = ListHeader(
+                seed: headers.uint64(row, 1), baseCount: headers.uint64(row, 2), version: headers.uint64(row, 3),
+                nextID: headers.uint64(row, 4), lastSequence: headers.uint64(row, 5))
+            lists[headers.text(row, 0) ?? ""] = StoredList(header: header)
         }
+        // Ordered by the unsigned id (the bigint's bits flipped at the top), so deletions come back ascending.
+        let items = try connection.execute(name == nil ? SQL.items : SQL.itemsOfList, filter)
+        for row in 0..<items.count {
+            let name = items.text(row, 0) ?? ""
+            // Rows of a list without a header (none are written so) are left out.
+            guard lists[name] != nil else { continue }
+            let id = items.uint64(row, 1)
+            if items.int64(row, 2) != 0 {
+                lists[name]?.deleted.append(id)
+                continue
+            }
+            let overrides = ItemOverrides(
+                label: items.text(row, 3), author: items.text(row, 4), width: items.optionalInt(row, 5),
+                height: items.optionalInt(row, 6),
+                color: items.optionalInt(row, 7).map { UInt32(truncatingIfNeeded: $0) },
+                likes: items.optionalInt(row, 8))
+            lists[name]?.written[id] = WrittenItem(overrides: overrides, revision: items.uint64(row, 9))
+        }
+        let images = try connection.execute(name == nil ? SQL.imageInfo : SQL.imageInfoOfList, filter)
+        for row in 0..<images.count {
+            let name = images.text(row, 0) ?? ""
+            let id = images.uint64(row, 1)
+            // An image always has its item's row (written in the same commit); one without is left out.
+            guard lists[name]?.written[id] != nil,
+                let format = images.text(row, 2).flatMap(ImageFormat.init(rawValue:))
+            else { continue }
+            lists[name]?.written[id]?.image = StoredImage(
+                format: format, width: images.optionalInt(row, 3) ?? 0, height: images.optionalInt(row, 4) ?? 0,
+                byteCount: images.optionalInt(row, 5) ?? 0,
+                digest: UInt128(bigEndianBytes: images.bytes(row, 6)) ?? 0, revision: images.uint64(row, 7))
+        }
+        return lists
     }
 
     /// The records with these keys created after `now - maxAge`.
@@ -91,7 +98,7 @@ extension PostgresListTables {
     }
 
     /// The change in row `row` of ``SQL/changes``.
-    private static func change(in rows: PostgresRows, at row: Int) throws(PostgresError) -> Change {
+    static func change(in rows: PostgresRows, at row: Int) throws(PostgresError) -> Change {
         let sequence = rows.uint64(row, 0)
         let event: ChangeEvent
         switch rows.text(row, 1) {
@@ -114,10 +121,18 @@ extension PostgresListTables {
 
 extension PostgresListTables.SQL {
     static let headers = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists"
+    static let header = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists WHERE name = $1"
     // `id # x'8000000000000000'::bigint` (the top bit flipped) orders bigints as the UInt64s they hold.
     static let items = """
         SELECT list, id, deleted::int::bigint, label, author, width, height, color, likes, revision
         FROM items ORDER BY list, id # (-9223372036854775808)::bigint
+        """
+    static let itemsOfList = """
+        SELECT list, id, deleted::int::bigint, label, author, width, height, color, likes, revision
+        FROM items WHERE list = $1 ORDER BY id # (-9223372036854775808)::bigint
+        """
+    static let imageInfoOfList = """
+        SELECT list, id, format, width, height, byte_count, digest, revision FROM images WHERE list = $1
         """
     static let idempotencyRecord = """
         SELECT fingerprint, answer, created_at FROM idempotency WHERE list = $1 AND key = $2 AND created_at > $3

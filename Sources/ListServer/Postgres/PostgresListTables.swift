@@ -28,6 +28,8 @@ final class PostgresListTables {
     /// Commits since idempotency records were last pruned by this connection, and when that was.
     private var commitsSincePrune = 0
     private var lastPrune: Int64?
+    /// Set by ``beginCommit(_:)`` until the commit or its abandonment: the transaction holding the lists' locks.
+    var commitOpen = false
 
     init(_ options: Options) {
         self.options = options
@@ -44,7 +46,13 @@ final class PostgresListTables {
         do throws(PostgresError) {
             let fresh = try PostgresConnection(url: options.url.value)
             if let schema = options.schema {
-                try fresh.script("CREATE SCHEMA IF NOT EXISTS \(schema); SET search_path TO \(schema)")
+                do throws(PostgresError) {
+                    try fresh.script("CREATE SCHEMA IF NOT EXISTS \(schema)")
+                } catch {
+                    // IF NOT EXISTS does not hold against another connection creating it at the same moment.
+                    guard error.sqlState == "23505" || error.sqlState == "42P06" else { throw error }
+                }
+                try fresh.script("SET search_path TO \(schema)")
             }
             connection = fresh
             backoff = .zero
@@ -70,14 +78,30 @@ final class PostgresListTables {
     }
 
     /// Makes `batch` durable in one transaction, or applies none of it: the same rows, in the same order, as
-    /// ``SQLiteListTables/commit(_:)`` writes.
+    /// ``SQLiteListTables/commit(_:)`` writes, each item row marked with the sequence number it was written at,
+    /// and a notification per list for the other servers (sent by PostgreSQL when the transaction commits).
+    ///
+    /// The transaction is the one ``beginCommit(_:)`` opened when there was one: if it is gone (the connection
+    /// broke), the locks went with it and nothing is written.
     func commit(_ batch: CommitBatch) throws(StoreFailure) {
         let prunesIdempotency =
             commitsSincePrune + 1 >= 1000 || lastPrune.map { batch.now.milliseconds - $0 >= 60_000 } ?? true
+        let begun = commitOpen
+        commitOpen = false
         try withConnection { connection throws(PostgresError) in
-            try connection.script("BEGIN")
+            if begun {
+                guard connection.inTransaction else {
+                    throw PostgresError("the commit's transaction ended before the commit (its locks with it)")
+                }
+            } else {
+                try connection.script("BEGIN")
+            }
             for (name, effects) in batch.lists {
                 try apply(effects, to: name, on: connection)
+                if let header = effects.header, !effects.changes.isEmpty {
+                    try connection.execute(
+                        SQL.notify, [.text(PostgresNotification.payload(list: name, sequence: header.lastSequence))])
+                }
             }
             for (key, record) in batch.idempotency {
                 try connection.execute(
@@ -110,6 +134,7 @@ final class PostgresListTables {
         } else if effects.wipe {
             for sql in SQL.wipe { try connection.execute(sql, [.utf8(name)]) }
         }
+        let changedAt = PostgresValue.unsigned(effects.header?.lastSequence ?? 0)
         for (id, item) in effects.written {
             let fields = item.overrides
             try connection.execute(
@@ -117,11 +142,11 @@ final class PostgresListTables {
                 [
                     .utf8(name), .unsigned(id), .utf8(fields.label), .utf8(fields.author), .int(fields.width),
                     .int(fields.height), .int(fields.color.map { Int($0) }), .int(fields.likes),
-                    .unsigned(item.revision),
+                    .unsigned(item.revision), changedAt,
                 ])
         }
         for id in effects.deleted {
-            try connection.execute(SQL.upsertDeletion, [.utf8(name), .unsigned(id)])
+            try connection.execute(SQL.upsertDeletion, [.utf8(name), .unsigned(id), changedAt])
         }
         for (id, effect) in effects.images {
             switch effect {
@@ -138,7 +163,10 @@ final class PostgresListTables {
             }
         }
         for change in effects.changes {
-            try connection.execute(SQL.insertChange, [.utf8(name)] + Self.columns(of: change))
+            let dropped: Bool
+            if case .reset = change.event { dropped = effects.drop } else { dropped = false }
+            try connection.execute(
+                SQL.insertChange, [.utf8(name)] + Self.columns(of: change) + [.int(dropped ? 1 : 0)])
         }
         guard let header = effects.header else { return }
         try connection.execute(
@@ -199,23 +227,24 @@ final class PostgresListTables {
             """
         static let deleteImage = "DELETE FROM images WHERE list = $1 AND id = $2"
         static let upsertItem = """
-            INSERT INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, false)
+            INSERT INTO items (list, id, label, author, width, height, color, likes, revision, deleted, changed_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, false, $10)
             ON CONFLICT (list, id) DO UPDATE SET label = excluded.label, author = excluded.author,
                 width = excluded.width, height = excluded.height, color = excluded.color, likes = excluded.likes,
-                revision = excluded.revision, deleted = false
+                revision = excluded.revision, deleted = false, changed_at = excluded.changed_at
             """
         static let upsertDeletion = """
-            INSERT INTO items (list, id, label, author, width, height, color, likes, revision, deleted)
-            VALUES ($1, $2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true)
+            INSERT INTO items (list, id, label, author, width, height, color, likes, revision, deleted, changed_at)
+            VALUES ($1, $2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, $3)
             ON CONFLICT (list, id) DO UPDATE SET label = NULL, author = NULL, width = NULL, height = NULL,
-                color = NULL, likes = NULL, revision = NULL, deleted = true
+                color = NULL, likes = NULL, revision = NULL, deleted = true, changed_at = excluded.changed_at
             """
         static let insertChange = """
             INSERT INTO changes (list, sequence, kind, item_id, label, author, width, height, color, likes,
-                version, seed, count)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                version, seed, count, dropped)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 <> 0)
             """
+        static let notify = "SELECT pg_notify('\(PostgresNotification.channelPrefix)' || current_schema(), $1)"
         static let upsertHeader = """
             INSERT INTO lists (name, seed, base_count, version, next_id, last_sequence)
             VALUES ($1, $2, $3, $4, $5, $6)

@@ -9,14 +9,51 @@ import ListDomain
 /// the queue is empty, which is fine: it is not an event loop. Each thread takes one job at a time, so a slow read
 /// (a large uploaded image, a long change window) holds one connection while the others go on.
 ///
+/// Thread 0 is the writer: the coordinator's calls (``Queue/writer``: begin, idempotency lookups, commit) run
+/// there, one after another on one connection, inside the transaction that holds the lists' locks. The other
+/// threads take the reads; a pool of one thread does both, writes first.
+///
 /// Invariant: each thread's ``PostgresListTables`` is touched only by that thread, which is why the class is
-/// `@unchecked Sendable`; the queue and the flags are guarded by `condition`.
+/// `@unchecked Sendable`; the queues and the flags are guarded by `condition`.
 final class PostgresPool: @unchecked Sendable {
+    /// Which threads may take a job.
+    enum Queue {
+        /// Thread 0 only.
+        case writer
+        /// Any thread but the writer (any thread at all in a pool of one).
+        case reader
+    }
+
+    /// Jobs in arrival order; a taken job is let go at once, with what it holds (an uploaded file perhaps).
+    private struct Jobs {
+        private var jobs: [((PostgresListTables) -> Void)?] = []
+        private var head = 0
+
+        var isEmpty: Bool { head == jobs.count }
+
+        mutating func append(_ job: @escaping (PostgresListTables) -> Void) { jobs.append(job) }
+
+        mutating func take() -> ((PostgresListTables) -> Void)? {
+            guard head < jobs.count else { return nil }
+            let job = jobs[head]
+            jobs[head] = nil
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64 && head * 2 >= jobs.count {
+                jobs.removeFirst(head)  // a queue that never empties still stays as long as its backlog
+                head = 0
+            }
+            return job
+        }
+    }
+
     private let condition = NSCondition()
-    /// Jobs from `queueHead` on are not taken yet (those before it are nil: a taken job is let go at once, with
-    /// what it holds, an uploaded file perhaps); guarded by `condition`.
-    private var queue: [((PostgresListTables) -> Void)?] = []
-    private var queueHead = 0
+    /// Guarded by `condition`.
+    private var writerJobs = Jobs()
+    private var readerJobs = Jobs()
+    private let size: Int
     /// Set by ``stop()``: no more jobs are taken, and the threads end when the queue is empty.
     private var isStopping = false
     /// Threads still running; guarded by `condition`.
@@ -26,12 +63,13 @@ final class PostgresPool: @unchecked Sendable {
 
     /// Starts `size` threads named `postgres-0`, `postgres-1`, …, each connecting when its first job comes.
     init(size: Int, options: PostgresListTables.Options) {
+        self.size = size
         running = size
         for index in 0..<size {
             let name = "postgres-\(index)"
             let thread = Thread { [self] in
                 ThreadName.set(name)  // Foundation's `Thread.name` does not reach the kernel on Linux
-                work(with: PostgresListTables(options))
+                work(index: index, with: PostgresListTables(options))
             }
             thread.name = name
             thread.stackSize = 1 << 20
@@ -42,11 +80,11 @@ final class PostgresPool: @unchecked Sendable {
     /// Runs `body` on one of the threads with its tables and returns what it returns; throws `.unavailable`
     /// once the pool is stopping.
     nonisolated(nonsending) func run<T: Sendable>(
-        _ body: @escaping @Sendable (PostgresListTables) throws(StoreFailure) -> T
+        on queue: Queue = .reader, _ body: @escaping @Sendable (PostgresListTables) throws(StoreFailure) -> T
     ) async throws(StoreFailure) -> T {
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<T, StoreFailure>, Never>) in
-            let queued = enqueue { tables in
+            let queued = enqueue(on: queue) { tables in
                 continuation.resume(returning: Result { () throws(StoreFailure) in try body(tables) })
             }
             if !queued { continuation.resume(returning: .failure(Self.closed)) }
@@ -79,36 +117,38 @@ final class PostgresPool: @unchecked Sendable {
     static let closed = StoreFailure(.unavailable, "the PostgreSQL store is closed")
 
     /// Queues `job` unless the pool is stopping; returns whether it did.
-    private func enqueue(_ job: @escaping (PostgresListTables) -> Void) -> Bool {
+    private func enqueue(on queue: Queue, _ job: @escaping (PostgresListTables) -> Void) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !isStopping else { return false }
-        queue.append(job)
-        condition.signal()
+        switch queue {
+        case .writer: writerJobs.append(job)
+        case .reader: readerJobs.append(job)
+        }
+        // Every thread waits on the one condition, and only some may take this job: wake them all (a few).
+        condition.broadcast()
         return true
     }
 
-    /// One thread: takes the oldest job and runs it, until stopped and the queue is empty.
-    private func work(with tables: PostgresListTables) {
+    /// The next job thread `index` may take, if any; `condition` held.
+    private func nextJob(for index: Int) -> ((PostgresListTables) -> Void)? {
+        if index == 0, let job = writerJobs.take() { return job }
+        if index != 0 || size == 1 { return readerJobs.take() }
+        return nil
+    }
+
+    /// One thread: takes the oldest job it may and runs it, until stopped and the queues are empty.
+    private func work(index: Int, with tables: PostgresListTables) {
         while true {
             condition.lock()
-            while queueHead == queue.count && !isStopping { condition.wait() }
-            guard queueHead < queue.count else {
-                condition.unlock()
-                break  // stopping, and nothing left
-            }
-            let job = queue[queueHead]
-            queue[queueHead] = nil
-            queueHead += 1
-            if queueHead == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                queueHead = 0
-            } else if queueHead >= 64 && queueHead * 2 >= queue.count {
-                queue.removeFirst(queueHead)  // a queue that never empties still stays as long as its backlog
-                queueHead = 0
+            var job = nextJob(for: index)
+            while job == nil && !isStopping {
+                condition.wait()
+                job = nextJob(for: index)
             }
             condition.unlock()
-            job?(tables)
+            guard let job else { break }  // stopping, and nothing left for this thread
+            job(tables)
         }
         tables.close()
         condition.lock()

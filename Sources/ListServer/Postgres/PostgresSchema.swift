@@ -1,6 +1,10 @@
 /// The store's tables in PostgreSQL and how a database gets them: versioned by the one row of
 /// `listserver_schema`, migrated in order from 0, by one replica at a time.
 ///
+/// Two columns more than SQLite's, for servers that share the database: `items.changed_at`, the sequence number
+/// of the commit that last wrote the row (a deletion too), so a server that is behind reads only the rows written
+/// since its copy; and `changes.dropped`, which marks the `reset` change of a drop.
+///
 /// The same tables as the SQLite store (``SQLiteSchema``), in PostgreSQL's types: every integer `bigint` (`UInt64`
 /// values stored as the `Int64` with the same bits), files and digests `bytea`, and so are list names, labels,
 /// authors and colours, as their UTF-8 bytes: `text` cannot hold U+0000, which JSON can (`"\u0000"` is a valid
@@ -33,8 +37,10 @@ enum PostgresSchema {
             likes bigint,
             revision bigint,
             deleted boolean NOT NULL,
+            changed_at bigint NOT NULL,
             PRIMARY KEY (list, id)
         );
+        CREATE INDEX items_by_change ON items (list, changed_at);
         CREATE TABLE changes (
             list bytea NOT NULL,
             sequence bigint NOT NULL,
@@ -49,6 +55,7 @@ enum PostgresSchema {
             version bigint,
             seed bigint,
             count bigint,
+            dropped boolean NOT NULL DEFAULT false,
             PRIMARY KEY (list, sequence)
         );
         CREATE TABLE idempotency (

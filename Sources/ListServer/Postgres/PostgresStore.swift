@@ -81,13 +81,28 @@ package final class PostgresStore: ListStore {
     package nonisolated(nonsending) func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration)
         async throws(StoreFailure) -> [IdempotencyKey: IdempotencyRecord]
     {
-        try await pool.run { tables throws(StoreFailure) in
+        // On the writer: inside the transaction that holds the group's locks, so a key cannot be claimed by
+        // another server between this lookup and the commit.
+        try await pool.run(on: .writer) { tables throws(StoreFailure) in
             try tables.idempotencyRecords(keys, now: now, maxAge: maxAge)
         }
     }
 
     package nonisolated(nonsending) func commit(_ batch: CommitBatch) async throws(StoreFailure) {
-        try await pool.run { tables throws(StoreFailure) in try tables.commit(batch) }
+        try await pool.run(on: .writer) { tables throws(StoreFailure) in try tables.commit(batch) }
+    }
+
+    /// Other servers may write to the same database: every group commit locks its lists and catches up first.
+    package var isShared: Bool { true }
+
+    package nonisolated(nonsending) func beginCommit(_ lists: [String: ListPosition]) async throws(StoreFailure)
+        -> [String: ListCatchUp]
+    {
+        try await pool.run(on: .writer) { tables throws(StoreFailure) in try tables.beginCommit(lists) }
+    }
+
+    package nonisolated(nonsending) func abandonCommit() async {
+        _ = try? await pool.run(on: .writer) { tables throws(StoreFailure) in tables.abandonCommit() }
     }
 
     package func changes(of list: String, after sequence: UInt64, limit: Int) async throws(StoreFailure)

@@ -1,0 +1,120 @@
+import ListDomain
+
+/// What servers sharing the database need beyond the SQLite store's paths: the commit's locks, and what other
+/// servers wrote since a server's copy of a list.
+extension PostgresListTables {
+    /// Opens the next commit's transaction, takes the lists' write locks (transaction-scoped advisory locks, in
+    /// one order for every server, so two servers locking the same lists cannot deadlock; a lock also covers a
+    /// list that has no row yet, which a row lock could not), and reads what brings each list level.
+    func beginCommit(_ positions: [String: ListPosition]) throws(StoreFailure) -> [String: ListCatchUp] {
+        commitOpen = false
+        return try withConnection { connection throws(PostgresError) in
+            if connection.inTransaction { try connection.script("ROLLBACK") }
+            try connection.script("BEGIN")
+            for key in Set(positions.keys.map(Self.lockKey)).sorted() {
+                try connection.execute(SQL.lock, [.bigint(key)])
+            }
+            var catchUps: [String: ListCatchUp] = [:]
+            for (name, position) in positions {
+                if let catchUp = try Self.catchUp(name, from: position, on: connection) {
+                    catchUps[name] = catchUp
+                }
+            }
+            commitOpen = true
+            return catchUps
+        }
+    }
+
+    /// Ends the transaction ``beginCommit(_:)`` opened, writing nothing.
+    func abandonCommit() {
+        guard commitOpen else { return }
+        commitOpen = false
+        _ = try? withConnection { connection throws(PostgresError) in
+            if connection.inTransaction { try connection.script("ROLLBACK") }
+        }
+    }
+
+    /// What brings a copy of list `name` at `position` level with the database; nil when it already is (or the
+    /// list has no row, so nobody wrote to it).
+    ///
+    /// The same version: the item rows written after the copy's last change (`changed_at`), with their images,
+    /// and the header. Another version (a reset or a drop since) or a copy ahead of the database (restored from
+    /// a backup): the whole list. Either way the changes after the position, for the server's feed.
+    static func catchUp(_ name: String, from position: ListPosition, on connection: PostgresConnection)
+        throws(PostgresError) -> ListCatchUp?
+    {
+        let headers = try connection.execute(SQL.header, [.utf8(name)])
+        guard headers.count == 1 else { return nil }
+        let header = ListHeader(
+            seed: headers.uint64(0, 1), baseCount: headers.uint64(0, 2), version: headers.uint64(0, 3),
+            nextID: headers.uint64(0, 4), lastSequence: headers.uint64(0, 5))
+        guard ListPosition(header) != position else { return nil }
+        var catchUp = ListCatchUp()
+        if header.version != position.version || header.lastSequence < position.lastSequence {
+            catchUp.stored = try lists(only: name, on: connection)[name]
+        } else {
+            catchUp.effects = try changedRows(of: name, after: position.lastSequence, on: connection)
+            catchUp.effects.header = header
+        }
+        let rows = try connection.execute(SQL.changesAndDrops, [.utf8(name), .unsigned(position.lastSequence)])
+        for row in 0..<rows.count {
+            let change = try change(in: rows, at: row)
+            catchUp.changes.append(change)
+            if rows.int64(row, 12) != 0 { catchUp.droppedAt.insert(change.sequence) }
+        }
+        return catchUp
+    }
+
+    /// The item rows of `name` written after change `sequence`: written items (with their images) and deletions.
+    private static func changedRows(of name: String, after sequence: UInt64, on connection: PostgresConnection)
+        throws(PostgresError) -> ListEffects
+    {
+        var effects = ListEffects()
+        let rows = try connection.execute(SQL.changedItems, [.utf8(name), .unsigned(sequence)])
+        for row in 0..<rows.count {
+            let id = rows.uint64(row, 0)
+            if rows.int64(row, 1) != 0 {
+                effects.deleted.append(id)
+                continue
+            }
+            let overrides = ItemOverrides(
+                label: rows.text(row, 2), author: rows.text(row, 3), width: rows.optionalInt(row, 4),
+                height: rows.optionalInt(row, 5), color: rows.optionalInt(row, 6).map { UInt32(truncatingIfNeeded: $0) },
+                likes: rows.optionalInt(row, 7))
+            var item = WrittenItem(overrides: overrides, revision: rows.uint64(row, 8))
+            if let format = rows.text(row, 9).flatMap(ImageFormat.init(rawValue:)) {
+                item.image = StoredImage(
+                    format: format, width: rows.optionalInt(row, 10) ?? 0, height: rows.optionalInt(row, 11) ?? 0,
+                    byteCount: rows.optionalInt(row, 12) ?? 0,
+                    digest: UInt128(bigEndianBytes: rows.bytes(row, 13)) ?? 0, revision: rows.uint64(row, 14))
+            }
+            effects.written[id] = item
+        }
+        return effects
+    }
+
+    /// The advisory lock of list `name`: a 64-bit FNV-1a hash of its UTF-8 bytes (two names with one hash only
+    /// share a lock, which costs a wait, never a wrong result).
+    static func lockKey(_ name: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+}
+
+extension PostgresListTables.SQL {
+    static let lock = "SELECT pg_advisory_xact_lock($1)"
+    static let changedItems = """
+        SELECT i.id, i.deleted::int::bigint, i.label, i.author, i.width, i.height, i.color, i.likes, i.revision,
+            g.format, g.width, g.height, g.byte_count, g.digest, g.revision
+        FROM items i LEFT JOIN images g ON g.list = i.list AND g.id = i.id
+        WHERE i.list = $1 AND i.changed_at > $2
+        """
+    static let changesAndDrops = """
+        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count,
+            dropped::int::bigint
+        FROM changes WHERE list = $1 AND sequence > $2 ORDER BY sequence
+        """
+}

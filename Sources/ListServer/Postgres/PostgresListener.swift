@@ -1,0 +1,91 @@
+import CPostgres
+import Foundation
+import Glibc
+import ListDomain
+import Synchronization
+
+/// Hears the other servers' commits: a thread with a connection of its own in `LISTEN`, which calls ``onChange``
+/// with each list another server (or this one) committed to and the sequence number it reached.
+///
+/// After every connection (the first, and each after the database was lost) it also reads every list's last
+/// sequence number from the table and calls ``onChange`` for each, so nothing committed while it was not
+/// listening is missed: notifications are a wake-up, the rows are the truth (``ListStore/beginCommit(_:)``).
+///
+/// The thread waits in `poll` on the connection's socket (at most 250 ms, to see ``stop()``), and between
+/// connection attempts on a condition variable, with a backoff from 100 ms to 5 s: it is not an event loop.
+final class PostgresListener: @unchecked Sendable {
+    /// Told `(list, sequence)` for every change notification and every list after a (re)connection.
+    private let onChange: @Sendable (String, UInt64) -> Void
+    private let url: PostgresURL
+    private let schema: String?
+    private let stopped = Atomic(false)
+    private let wakeUp = NSCondition()
+
+    init(url: PostgresURL, schema: String? = nil, onChange: @escaping @Sendable (String, UInt64) -> Void) {
+        self.url = url
+        self.schema = schema
+        self.onChange = onChange
+        let thread = Thread { [self] in
+            ThreadName.set("postgres-listen")
+            run()
+        }
+        thread.name = "postgres-listen"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Ends the thread (within 250 ms) and closes its connection.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        wakeUp.lock()
+        wakeUp.broadcast()
+        wakeUp.unlock()
+    }
+
+    private var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+    private func run() {
+        var backoff = Duration.zero
+        while !isStopped {
+            do throws(PostgresError) {
+                let connection = try listen()
+                backoff = .zero
+                try hear(on: connection)
+            } catch {
+                backoff = min(max(backoff * 2, .milliseconds(100)), .seconds(5))
+                wakeUp.lock()
+                if !isStopped {
+                    _ = wakeUp.wait(until: Date(timeIntervalSinceNow: Double(backoff.wholeMilliseconds) / 1000))
+                }
+                wakeUp.unlock()
+            }
+        }
+    }
+
+    /// A connection listening on this schema's channel, after telling every list's position as of now.
+    private func listen() throws(PostgresError) -> PostgresConnection {
+        let connection = try PostgresConnection(url: url.value)
+        if let schema {
+            try connection.script("SET search_path TO \(schema)")
+        }
+        let current = try connection.execute("SELECT current_schema()")
+        let channel = PostgresNotification.channelPrefix + (current.text(0, 0) ?? "")
+        try connection.script("LISTEN \"\(channel.replacingOccurrences(of: "\"", with: "\"\""))\"")
+        let lists = try connection.execute("SELECT name, last_sequence FROM lists")
+        for row in 0..<lists.count {
+            onChange(lists.text(row, 0) ?? "", lists.uint64(row, 1))
+        }
+        return connection
+    }
+
+    /// Hands each notification to ``onChange`` until the connection breaks (throws) or the listener stops.
+    private func hear(on connection: PostgresConnection) throws(PostgresError) {
+        while !isStopped {
+            for payload in try connection.waitForNotifications(timeoutMilliseconds: 250) {
+                if let notification = PostgresNotification(payload: payload) {
+                    onChange(notification.list, notification.sequence)
+                }
+            }
+        }
+    }
+}

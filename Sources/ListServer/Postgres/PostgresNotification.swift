@@ -1,0 +1,53 @@
+/// What a commit tells the other servers through PostgreSQL's `NOTIFY`: which list changed, and up to which
+/// change sequence number. The change itself is a row of `changes`; the payload stays a few dozen bytes, far
+/// below PostgreSQL's limit of 8,000.
+struct PostgresNotification: Equatable {
+    /// The channel of the servers whose tables are in schema `schema` is this followed by the schema's name:
+    /// notifications are per database, and servers with tables in different schemas of one database (the tests)
+    /// do not hear each other.
+    static let channelPrefix = "listserver_changes_"
+
+    let list: String
+    let sequence: UInt64
+
+    /// `"<sequence> <list name as hex>"`: a list name may hold any character (hex keeps the payload plain ASCII,
+    /// which `NOTIFY` needs).
+    static func payload(list: String, sequence: UInt64) -> String {
+        var text = String(sequence) + " "
+        for byte in list.utf8 {
+            text.append(Self.hexDigits[Int(byte >> 4)])
+            text.append(Self.hexDigits[Int(byte & 0xF)])
+        }
+        return text
+    }
+
+    /// The notification `payload` holds, or nil for one that is not ours.
+    init?(payload: String) {
+        let parts = payload.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let sequence = UInt64(parts[0]), parts[1].utf8.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for character in parts[1].utf8 {
+            guard let nibble = Self.nibble(character) else { return nil }
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        guard let list = String(validating: bytes, as: UTF8.self) else { return nil }
+        self.list = list
+        self.sequence = sequence
+    }
+
+    private static let hexDigits = Array("0123456789abcdef")
+
+    private static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

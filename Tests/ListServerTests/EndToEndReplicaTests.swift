@@ -1,0 +1,138 @@
+import Foundation
+import ListDomain
+import Testing
+
+@testable import ListServer
+
+/// Two servers on one PostgreSQL database, as replicas behind a load balancer: what one is sent the other serves,
+/// ids are never handed out twice, a key claimed on one is replayed by the other, a reset through one resets
+/// both, and the change feed of each carries every change once, in one order. Needs the database
+/// `scripts/test.sh` starts (see ``PostgresStoreTests``).
+@Suite(
+    "End to end: replicas sharing PostgreSQL",
+    .enabled(
+        if: PostgresTestDatabase.url != nil,
+        "needs LISTSERVER_TEST_POSTGRES_URL; scripts/test.sh starts a PostgreSQL and sets it"))
+struct EndToEndReplicaTests {
+    /// Runs `body` with two servers on one fresh schema.
+    func withReplicas(_ body: (Application, Application) async throws -> Void) async throws {
+        let url = try EndToEndPostgresTests.freshURL()
+        try await withServer(configure: { $0.dataURL = url }) { first in
+            try await withServer(configure: { $0.dataURL = url }) { second in
+                try await body(first, second)
+            }
+        }
+    }
+
+    @Test("a write through one replica is served by the other within moments, and ids are never shared")
+    func writesReachTheOtherReplica() async throws {
+        try await withReplicas { a, b in
+            let created = try await send(port: a.port, "POST", "/items", json: #"{"label":"from a"}"#)
+            #expect(created.header("Location") == "/items/10000")
+            let seen = try await waitUntil("replica B to serve item 10000", timeout: .seconds(5)) {
+                try await fetch(port: b.port, "/items/10000").status
+            } isDone: { $0 == 200 }
+            #expect(seen == 200)
+            #expect(try await fetch(port: b.port, "/items/10000").jsonObject()["label"] as? String == "from a")
+
+            // Both replicas take writes at once: every id is new, and both end up with the same list.
+            let locations = try await withThrowingTaskGroup(of: String?.self) { group in
+                for index in 0..<24 {
+                    let port = index.isMultiple(of: 2) ? a.port : b.port
+                    group.addTask {
+                        try await send(port: port, "POST", "/items", json: #"{"label":"n\#(index)"}"#)
+                            .header("Location")
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(locations.compactMap { $0 }).count == 24)
+            #expect(!locations.contains("/items/10000"))
+            for port in [a.port, b.port] {
+                try await waitUntil("replica on \(port) to count 10025 items", timeout: .seconds(5)) {
+                    try await fetch(port: port, "/items?limit=1").header("X-Total-Count")
+                } isDone: { $0 == "10025" }
+            }
+            let patched = try await send(port: b.port, "PATCH", "/items/10000", json: #"{"label":"edited on b"}"#)
+            #expect(patched.status == 200)
+            try await waitUntil("replica A to see B's edit", timeout: .seconds(5)) {
+                try await fetch(port: a.port, "/items/10000").jsonObject()["label"] as? String
+            } isDone: { $0 == "edited on b" }
+            #expect(try await send(port: a.port, "DELETE", "/items/3", contentType: nil).status == 204)
+            try await waitUntil("replica B to lose item 3", timeout: .seconds(5)) {
+                try await fetch(port: b.port, "/items/3").status
+            } isDone: { $0 == 404 }
+        }
+    }
+
+    @Test("an Idempotency-Key used on one replica is replayed by the other; at once on both, one item is made")
+    func keysAreShared() async throws {
+        try await withReplicas { a, b in
+            let first = try await send(
+                port: a.port, "POST", "/items", json: #"{"label":"once"}"#, headers: ["Idempotency-Key: k-1"])
+            #expect(first.status == 201)
+            let retry = try await send(
+                port: b.port, "POST", "/items", json: #"{"label":"once"}"#, headers: ["Idempotency-Key: k-1"])
+            #expect(retry.status == 201)
+            #expect(retry.header("Idempotent-Replayed") == "true")
+            #expect(retry.header("Location") == first.header("Location"))
+
+            let racing = try await withThrowingTaskGroup(of: RawHTTPConnection.Response.self) { group in
+                for port in [a.port, b.port, a.port, b.port] {
+                    group.addTask {
+                        try await send(
+                            port: port, "POST", "/items", json: #"{"label":"race"}"#, headers: ["Idempotency-Key: k-2"])
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(racing.allSatisfy { $0.status == 201 })
+            #expect(Set(racing.compactMap { $0.header("Location") }).count == 1)
+            #expect(racing.filter { $0.header("Idempotent-Replayed") == "true" }.count == 3)
+            let total = try await fetch(port: b.port, "/items?limit=1").header("X-Total-Count")
+            #expect(total == "10002")
+        }
+    }
+
+    @Test("a reset through one replica resets the other; each replica's feed has every change once, in order")
+    func resetAndFeedsAgree() async throws {
+        try await withReplicas { a, b in
+            _ = try await send(port: a.port, "POST", "/items", json: #"{"label":"one"}"#)
+            _ = try await send(port: b.port, "POST", "/items", json: #"{"label":"two"}"#)
+            _ = try await send(port: a.port, "DELETE", "/items/5", contentType: nil)
+            let reset = try await send(port: b.port, "POST", "/admin/reset", contentType: nil)
+            #expect(reset.status == 200)
+            _ = try await send(port: a.port, "POST", "/items", json: #"{"label":"after"}"#)
+            for port in [a.port, b.port] {
+                let page = try await waitUntil("replica on \(port) to see the reset and the write after it") {
+                    try await fetch(port: port, "/items?limit=1").jsonObject()
+                } isDone: { ($0["version"] as? Int) == 2 && ($0["total"] as? Int) == 10001 }
+                #expect(page["version"] as? Int == 2)
+            }
+            var feeds: [[String]] = []
+            for port in [a.port, b.port] {
+                let feed = try await fetch(port: port, "/items/changes?after=0&limit=100").jsonObject()
+                let changes = feed["changes"] as? [[String: Any]] ?? []
+                feeds.append(changes.map { "\($0["sequence"] ?? "?") \($0["kind"] ?? "?")" })
+            }
+            #expect(feeds[0] == ["1 created", "2 created", "3 deleted", "4 reset", "5 created"])
+            #expect(feeds[0] == feeds[1])
+            #expect(try await fetch(port: b.port, "/items/10000").jsonObject()["label"] as? String == "after")
+        }
+    }
+
+    @Test("a long-poll on one replica is answered by a write through the other")
+    func longPollHearsTheOtherReplica() async throws {
+        try await withReplicas { a, b in
+            async let waiting = fetch(port: b.port, "/items/changes?after=0&wait_ms=5000")
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            _ = try await send(port: a.port, "POST", "/items", json: #"{"label":"live"}"#)
+            let answer = try await waiting.jsonObject()
+            let changes = answer["changes"] as? [[String: Any]] ?? []
+            #expect(changes.count == 1)
+            #expect((changes.first?["item"] as? [String: Any])?["label"] as? String == "live")
+            #expect(ContinuousClock.now - started < .seconds(2))
+        }
+    }
+}
