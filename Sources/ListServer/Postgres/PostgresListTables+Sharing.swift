@@ -10,13 +10,16 @@ extension PostgresListTables {
         commitOpen = false
         return try withConnection { connection throws(PostgresError) in
             if connection.inTransaction { try connection.script("ROLLBACK") }
-            try connection.script("BEGIN")
-            for key in Set(positions.keys.map(Self.lockKey)).sorted() {
-                try connection.execute(SQL.lock, [.bigint(key)])
-            }
+            // One round trip: the transaction, the locks, and each list's header as of holding its lock.
+            let names = Array(positions.keys)
+            var statements: [PostgresConnection.Statement] = [.init("BEGIN")]
+            for key in Set(names.map(Self.lockKey)).sorted() { statements.append(.init(SQL.lock, [.bigint(key)])) }
+            for name in names { statements.append(.init(SQL.header, [.utf8(name)])) }
+            let results = try connection.pipeline(statements)
             var catchUps: [String: ListCatchUp] = [:]
-            for (name, position) in positions {
-                if let catchUp = try Self.catchUp(name, from: position, on: connection) {
+            for (index, name) in names.enumerated() {
+                let headers = results[results.count - names.count + index]
+                if let catchUp = try Self.catchUp(name, from: positions[name]!, header: headers, on: connection) {
                     catchUps[name] = catchUp
                 }
             }
@@ -34,16 +37,15 @@ extension PostgresListTables {
         }
     }
 
-    /// What brings a copy of list `name` at `position` level with the database; nil when it already is (or the
-    /// list has no row, so nobody wrote to it).
+    /// What brings a copy of list `name` at `position` level with the database, given its header row (`headers`,
+    /// none when the list has no row); nil when it already is level (or nobody wrote to the list).
     ///
     /// The same version: the item rows written after the copy's last change (`changed_at`), with their images,
     /// and the header. Another version (a reset or a drop since) or a copy ahead of the database (restored from
     /// a backup): the whole list. Either way the changes after the position, for the server's feed.
-    static func catchUp(_ name: String, from position: ListPosition, on connection: PostgresConnection)
-        throws(PostgresError) -> ListCatchUp?
-    {
-        let headers = try connection.execute(SQL.header, [.utf8(name)])
+    static func catchUp(
+        _ name: String, from position: ListPosition, header headers: PostgresRows, on connection: PostgresConnection
+    ) throws(PostgresError) -> ListCatchUp? {
         guard headers.count == 1 else { return nil }
         let header = ListHeader(
             seed: headers.uint64(0, 1), baseCount: headers.uint64(0, 2), version: headers.uint64(0, 3),

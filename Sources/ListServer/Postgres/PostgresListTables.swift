@@ -88,34 +88,34 @@ final class PostgresListTables {
             commitsSincePrune + 1 >= 1000 || lastPrune.map { batch.now.milliseconds - $0 >= 60_000 } ?? true
         let begun = commitOpen
         commitOpen = false
-        try withConnection { connection throws(PostgresError) in
-            if begun {
-                guard connection.inTransaction else {
-                    throw PostgresError("the commit's transaction ended before the commit (its locks with it)")
-                }
-            } else {
-                try connection.script("BEGIN")
+        var statements: [PostgresConnection.Statement] = begun ? [] : [.init("BEGIN")]
+        for (name, effects) in batch.lists {
+            appendStatements(of: effects, to: name, into: &statements)
+            if let header = effects.header, !effects.changes.isEmpty {
+                statements.append(
+                    .init(SQL.notify, [.text(PostgresNotification.payload(list: name, sequence: header.lastSequence))]))
             }
-            for (name, effects) in batch.lists {
-                try apply(effects, to: name, on: connection)
-                if let header = effects.header, !effects.changes.isEmpty {
-                    try connection.execute(
-                        SQL.notify, [.text(PostgresNotification.payload(list: name, sequence: header.lastSequence))])
-                }
-            }
-            for (key, record) in batch.idempotency {
-                try connection.execute(
+        }
+        for (key, record) in batch.idempotency {
+            statements.append(
+                .init(
                     SQL.upsertIdempotency,
                     [
                         .utf8(key.list), .text(key.key), .bytea(record.fingerprint), .bytea(record.answer),
                         .bigint(record.createdAt.milliseconds),
-                    ])
+                    ]))
+        }
+        if prunesIdempotency {
+            let cutoff = batch.now.milliseconds - Int64(options.idempotencyTTL.wholeMilliseconds)
+            statements.append(.init(SQL.pruneIdempotency, [.bigint(cutoff)]))
+        }
+        statements.append(.init("COMMIT"))
+        try withConnection { connection throws(PostgresError) in
+            if begun && !connection.inTransaction {
+                throw PostgresError("the commit's transaction ended before the commit (its locks with it)")
             }
-            if prunesIdempotency {
-                let cutoff = batch.now.milliseconds - Int64(options.idempotencyTTL.wholeMilliseconds)
-                try connection.execute(SQL.pruneIdempotency, [.bigint(cutoff)])
-            }
-            try connection.script("COMMIT")
+            // One round trip for the whole batch.
+            try connection.pipeline(statements)
         }
         if prunesIdempotency {
             commitsSincePrune = 0
@@ -125,60 +125,63 @@ final class PostgresListTables {
         }
     }
 
-    /// One list's part of the transaction.
-    private func apply(_ effects: ListEffects, to name: String, on connection: PostgresConnection)
-        throws(PostgresError)
-    {
+    /// One list's part of the transaction, in the order the SQLite store writes it.
+    private func appendStatements(
+        of effects: ListEffects, to name: String, into statements: inout [PostgresConnection.Statement]
+    ) {
+        let list = PostgresValue.utf8(name)
         if effects.drop {
-            for sql in SQL.drop { try connection.execute(sql, [.utf8(name)]) }
+            for sql in SQL.drop { statements.append(.init(sql, [list])) }
         } else if effects.wipe {
-            for sql in SQL.wipe { try connection.execute(sql, [.utf8(name)]) }
+            for sql in SQL.wipe { statements.append(.init(sql, [list])) }
         }
         let changedAt = PostgresValue.unsigned(effects.header?.lastSequence ?? 0)
         for (id, item) in effects.written {
             let fields = item.overrides
-            try connection.execute(
-                SQL.upsertItem,
-                [
-                    .utf8(name), .unsigned(id), .utf8(fields.label), .utf8(fields.author), .int(fields.width),
-                    .int(fields.height), .int(fields.color.map { Int($0) }), .int(fields.likes),
-                    .unsigned(item.revision), changedAt,
-                ])
+            statements.append(
+                .init(
+                    SQL.upsertItem,
+                    [
+                        list, .unsigned(id), .utf8(fields.label), .utf8(fields.author), .int(fields.width),
+                        .int(fields.height), .int(fields.color.map { Int($0) }), .int(fields.likes),
+                        .unsigned(item.revision), changedAt,
+                    ]))
         }
         for id in effects.deleted {
-            try connection.execute(SQL.upsertDeletion, [.utf8(name), .unsigned(id), changedAt])
+            statements.append(.init(SQL.upsertDeletion, [list, .unsigned(id), changedAt]))
         }
         for (id, effect) in effects.images {
             switch effect {
             case .put(let image, let bytes):
-                try connection.execute(
-                    SQL.upsertImage,
-                    [
-                        .utf8(name), .unsigned(id), .text(image.format.rawValue), .int(image.width),
-                        .int(image.height), .int(image.byteCount), .bytea(image.digest.bigEndianBytes),
-                        .unsigned(image.revision), .bytea(bytes),
-                    ])
+                statements.append(
+                    .init(
+                        SQL.upsertImage,
+                        [
+                            list, .unsigned(id), .text(image.format.rawValue), .int(image.width),
+                            .int(image.height), .int(image.byteCount), .bytea(image.digest.bigEndianBytes),
+                            .unsigned(image.revision), .bytea(bytes),
+                        ]))
             case .remove:
-                try connection.execute(SQL.deleteImage, [.utf8(name), .unsigned(id)])
+                statements.append(.init(SQL.deleteImage, [list, .unsigned(id)]))
             }
         }
         for change in effects.changes {
             let dropped: Bool
             if case .reset = change.event { dropped = effects.drop } else { dropped = false }
-            try connection.execute(
-                SQL.insertChange, [.utf8(name)] + Self.columns(of: change) + [.int(dropped ? 1 : 0)])
+            statements.append(.init(SQL.insertChange, [list] + Self.columns(of: change) + [.int(dropped ? 1 : 0)]))
         }
         guard let header = effects.header else { return }
-        try connection.execute(
-            SQL.upsertHeader,
-            [
-                .utf8(name), .unsigned(header.seed), .unsigned(header.baseCount), .unsigned(header.version),
-                .unsigned(header.nextID), .unsigned(header.lastSequence),
-            ])
+        statements.append(
+            .init(
+                SQL.upsertHeader,
+                [
+                    list, .unsigned(header.seed), .unsigned(header.baseCount), .unsigned(header.version),
+                    .unsigned(header.nextID), .unsigned(header.lastSequence),
+                ]))
         // Sequence numbers grow by one per change, so the newest `changesKept` are those above this.
         let kept = UInt64(max(options.changesKept, 0))
         if !effects.changes.isEmpty && header.lastSequence > kept {
-            try connection.execute(SQL.pruneChanges, [.utf8(name), .unsigned(header.lastSequence - kept)])
+            statements.append(.init(SQL.pruneChanges, [list, .unsigned(header.lastSequence - kept)]))
         }
     }
 
