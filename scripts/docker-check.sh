@@ -313,7 +313,7 @@ grep -q '"label":"written in the image"' "$WORK/created.body" || fail "the writt
 check healthz GET /healthz 200
 [ "$(body healthz)" = '{"status":"ok"}' ] || fail "/healthz body: $(body healthz)"
 check readyz GET /readyz 200
-[ "$(body readyz)" = '{"status":"ready"}' ] || fail "/readyz body: $(body readyz)"
+[ "$(body readyz)" = '{"status":"ready","store":"ok"}' ] || fail "/readyz body: $(body readyz)"
 check readyz-post POST /readyz 405
 ok "every endpoint answered as documented"
 

@@ -14,10 +14,10 @@ struct EndToEndHealthTests {
             #expect(health.text == #"{"status":"ok"}"#)
             let ready = try await fetch(port: app.port, "/readyz")
             #expect(ready.status == 200)
-            #expect(ready.text == #"{"status":"ready"}"#)
+            #expect(ready.text == #"{"status":"ready","store":"ok"}"#)
             let head = try await fetch(port: app.port, "/readyz", method: "HEAD")
             #expect(head.status == 200)
-            #expect(head.header("Content-Length") == "18")
+            #expect(head.header("Content-Length") == "31")
             #expect(head.body.isEmpty)
         }
     }

@@ -9,7 +9,7 @@ struct RouterHealthTests {
 
     @Test(
         "GET and HEAD answer 200 with the status object, uncacheable",
-        arguments: [("/healthz", #"{"status":"ok"}"#), ("/readyz", #"{"status":"ready"}"#)])
+        arguments: [("/healthz", #"{"status":"ok"}"#), ("/readyz", #"{"status":"ready","store":"ok"}"#)])
     func probes(target: String, body: String) {
         for method in [HTTPMethod.get, .head] {
             let response = router.respond(target, method: method)

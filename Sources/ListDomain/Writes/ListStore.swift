@@ -41,6 +41,10 @@ public protocol ListStore: AnyObject, Sendable {
     /// Finishes pending work and closes the store; later calls fail.
     func close() async
 
+    /// Whether the store answered the last time it was asked (or its connection noticed it gone): false while a
+    /// database server is down or unreachable. Always true for a store in a local file.
+    var isReachable: Bool { get }
+
     /// Whether other servers write to the same store (PostgreSQL shared by replicas): then each group commit
     /// starts with ``beginCommit(_:)``, and the coordinator's copies of the lists are brought level with the store
     /// before the group applies. False (the default) for a store this server alone writes to.
@@ -67,6 +71,8 @@ extension ListStore {
     public var preferredExecutor: (any TaskExecutor)? { nil }
 
     public var isShared: Bool { false }
+
+    public var isReachable: Bool { true }
 
     public nonisolated(nonsending) func beginCommit(_ lists: [String: ListPosition]) async throws(StoreFailure)
         -> [String: ListCatchUp]

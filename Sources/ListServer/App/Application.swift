@@ -112,7 +112,7 @@ final class Application: Sendable {
     /// Listens for the commits of other servers sharing `store`, and catches this server's copy of each list
     /// up that is behind (a copy at or past the sequence number heard, this server's own commits, is left alone).
     private static func listen(to store: PostgresStore, for writes: WriteCoordinator) -> PostgresListener {
-        PostgresListener(url: store.url) { [lists = writes.lists] list, sequence in
+        PostgresListener(url: store.url, reachability: store.reachability) { [lists = writes.lists] list, sequence in
             guard lists.state(of: list).header.lastSequence < sequence else { return }
             Task { await writes.refresh(list) }
         }

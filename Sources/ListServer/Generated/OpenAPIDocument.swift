@@ -1688,7 +1688,10 @@ enum OpenAPIDocument {
               summary: Readiness
               description: |
                 200 while the server takes traffic; 503 `shutting-down` (with `Connection: close`) once it drains for
-                shutdown. Before it has started and after it has stopped, connections are refused.
+                shutdown. Before it has started and after it has stopped, connections are refused. `store` says whether
+                the store of the writes answers: `unreachable` while a shared PostgreSQL store (`data.url`) is down, when
+                writes get 503 `store-unavailable` but reads go on; the status stays 200 then, because every replica
+                shares the database and a whole fleet turning not-ready at once would take the reads down too.
                 Other query parameters are ignored; a malformed `delay_ms` is 400.
               parameters: &getReadinessParameters
                 - $ref: '#/components/parameters/DelayMs'
@@ -3378,11 +3381,15 @@ enum OpenAPIDocument {
               type: object
               description: The readiness answer.
               additionalProperties: false
-              required: [status]
+              required: [status, store]
               properties:
                 status:
                   type: string
                   const: ready
+                store:
+                  type: string
+                  enum: [ok, unreachable]
+                  description: Whether the store of the writes answers (always `ok` for the SQLite file).
             OpenAPIDocument:
               type: object
               description: An OpenAPI 3.1 document (this one), as parsed from JSON or YAML.
@@ -3922,7 +3929,7 @@ enum OpenAPIDocument {
                 application/json:
                   schema:
                     $ref: '#/components/schemas/Readiness'
-                  example: {"status": "ready"}
+                  example: {"status": "ready", "store": "ok"}
             OpenAPIJSON:
               description: The OpenAPI document.
               headers:
@@ -9268,7 +9275,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getReadiness",
                 "summary": "Readiness",
-                "description": "200 while the server takes traffic; 503 `shutting-down` (with `Connection: close`) once it drains for\nshutdown. Before it has started and after it has stopped, connections are refused.\nOther query parameters are ignored; a malformed `delay_ms` is 400.\n",
+                "description": "200 while the server takes traffic; 503 `shutting-down` (with `Connection: close`) once it drains for\nshutdown. Before it has started and after it has stopped, connections are refused. `store` says whether\nthe store of the writes answers: `unreachable` while a shared PostgreSQL store (`data.url`) is down, when\nwrites get 503 `store-unavailable` but reads go on; the status stays 200 then, because every replica\nshares the database and a whole fleet turning not-ready at once would take the reads down too.\nOther query parameters are ignored; a malformed `delay_ms` is 400.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/DelayMs"
@@ -11886,12 +11893,21 @@ enum OpenAPIDocument {
                 "description": "The readiness answer.",
                 "additionalProperties": false,
                 "required": [
-                  "status"
+                  "status",
+                  "store"
                 ],
                 "properties": {
                   "status": {
                     "type": "string",
                     "const": "ready"
+                  },
+                  "store": {
+                    "type": "string",
+                    "enum": [
+                      "ok",
+                      "unreachable"
+                    ],
+                    "description": "Whether the store of the writes answers (always `ok` for the SQLite file)."
                   }
                 }
               },
@@ -12748,7 +12764,8 @@ enum OpenAPIDocument {
                       "$ref": "#/components/schemas/Readiness"
                     },
                     "example": {
-                      "status": "ready"
+                      "status": "ready",
+                      "store": "ok"
                     }
                   }
                 }
@@ -14533,5 +14550,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x5733810ABF9E08A6
+    static let yamlFNV1a64: UInt64 = 0xB1CAD52E5E356E36
 }

@@ -19,6 +19,8 @@ final class PostgresListTables {
         /// A schema of its own, created when missing and put first on the search path: each test gets an empty
         /// store in one database. nil for the server (the database's own search path, usually `public`).
         var schema: String?
+        /// Whether the database answered last: every connection of the store (and its listener) sets it.
+        var reachability = PostgresReachability()
     }
 
     let options: Options
@@ -55,10 +57,12 @@ final class PostgresListTables {
                 try fresh.script("SET search_path TO \(schema)")
             }
             connection = fresh
+            options.reachability.set(true)
             backoff = .zero
             nextAttempt = nil
             return fresh
         } catch {
+            options.reachability.set(false)
             backoff = min(max(backoff * 2, .milliseconds(100)), .seconds(5))
             nextAttempt = clock.now + backoff
             throw StoreFailure(.unavailable, "PostgreSQL at \(options.url.redacted): \(error.description)")
@@ -72,7 +76,11 @@ final class PostgresListTables {
         do throws(PostgresError) {
             return try body(connection)
         } catch {
-            if !error.connectionLost && connection.inTransaction { try? connection.script("ROLLBACK") }
+            if error.connectionLost {
+                options.reachability.set(false)
+            } else if connection.inTransaction {
+                try? connection.script("ROLLBACK")
+            }
             throw error.storeFailure
         }
     }

@@ -18,12 +18,19 @@ final class PostgresListener: @unchecked Sendable {
     private let onChange: @Sendable (String, UInt64) -> Void
     private let url: PostgresURL
     private let schema: String?
+    private let reachability: PostgresReachability?
     private let stopped = Atomic(false)
     private let wakeUp = NSCondition()
 
-    init(url: PostgresURL, schema: String? = nil, onChange: @escaping @Sendable (String, UInt64) -> Void) {
+    /// - Parameter reachability: Set false when the connection is lost or cannot be made (the listener is the
+    ///   first to notice a database that went away, within 250 ms), true when it is back.
+    init(
+        url: PostgresURL, schema: String? = nil, reachability: PostgresReachability? = nil,
+        onChange: @escaping @Sendable (String, UInt64) -> Void
+    ) {
         self.url = url
         self.schema = schema
+        self.reachability = reachability
         self.onChange = onChange
         let thread = Thread { [self] in
             ThreadName.set("postgres-listen")
@@ -49,9 +56,11 @@ final class PostgresListener: @unchecked Sendable {
         while !isStopped {
             do throws(PostgresError) {
                 let connection = try listen()
+                reachability?.set(true)
                 backoff = .zero
                 try hear(on: connection)
             } catch {
+                reachability?.set(false)
                 backoff = min(max(backoff * 2, .milliseconds(100)), .seconds(5))
                 wakeUp.lock()
                 if !isStopped {

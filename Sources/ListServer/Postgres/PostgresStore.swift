@@ -23,10 +23,13 @@ package final class PostgresStore: ListStore {
     /// Where the store is (its password redacted when shown).
     package let url: PostgresURL
     private let pool: PostgresPool
+    /// Shared with every connection of the pool and with the server's ``PostgresListener``.
+    let reachability: PostgresReachability
 
-    private init(url: PostgresURL, pool: PostgresPool) {
+    private init(url: PostgresURL, pool: PostgresPool, reachability: PostgresReachability) {
         self.url = url
         self.pool = pool
+        self.reachability = reachability
     }
 
     /// A store that was never closed stops its threads (which then close their connections).
@@ -69,7 +72,7 @@ package final class PostgresStore: ListStore {
             await pool.stop()
             throw PostgresStoreError(url: url, problem: error.message)
         }
-        return PostgresStore(url: url, pool: pool)
+        return PostgresStore(url: url, pool: pool, reachability: options.reachability)
     }
 
     // MARK: ListStore
@@ -91,6 +94,8 @@ package final class PostgresStore: ListStore {
     package nonisolated(nonsending) func commit(_ batch: CommitBatch) async throws(StoreFailure) {
         try await pool.run(on: .writer) { tables throws(StoreFailure) in try tables.commit(batch) }
     }
+
+    package var isReachable: Bool { reachability.isReachable }
 
     /// Other servers may write to the same database: every group commit locks its lists and catches up first.
     package var isShared: Bool { true }

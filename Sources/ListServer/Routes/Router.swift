@@ -431,7 +431,7 @@ package struct Router: Sendable {
         case .picsumImage(let pick, let sizes):
             return try picsumImage(pick, sizes: sizes, target: target, headers: request.headers)
         case .probe(let ready):
-            return .response(Self.probeResponse(ready: ready))
+            return .response(Self.probeResponse(ready: ready, storeReachable: !ready || writes.store.isReachable))
         case .openAPI(let format):
             return .response(Self.openAPIDocument(format))
         case .webApp(let name):
