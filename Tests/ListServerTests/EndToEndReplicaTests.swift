@@ -15,10 +15,17 @@ import Testing
         "needs LISTSERVER_TEST_POSTGRES_URL; scripts/test.sh starts a PostgreSQL and sets it"))
 struct EndToEndReplicaTests {
     /// Runs `body` with two servers on one fresh schema.
-    func withReplicas(_ body: (Application, Application) async throws -> Void) async throws {
+    func withReplicas(
+        configure: @escaping (inout Settings) -> Void = { _ in },
+        _ body: (Application, Application) async throws -> Void
+    ) async throws {
         let url = try EndToEndPostgresTests.freshURL()
-        try await withServer(configure: { $0.dataURL = url }) { first in
-            try await withServer(configure: { $0.dataURL = url }) { second in
+        let setUp: (inout Settings) -> Void = { settings in
+            settings.dataURL = url
+            configure(&settings)
+        }
+        try await withServer(configure: setUp) { first in
+            try await withServer(configure: setUp) { second in
                 try await body(first, second)
             }
         }
@@ -118,6 +125,25 @@ struct EndToEndReplicaTests {
             #expect(feeds[0] == ["1 created", "2 created", "3 deleted", "4 reset", "5 created"])
             #expect(feeds[0] == feeds[1])
             #expect(try await fetch(port: b.port, "/items/10000").jsonObject()["label"] as? String == "after")
+        }
+    }
+
+    @Test("with items.grow_every_ms, one replica grows the list, not each of them")
+    func oneReplicaGrows() async throws {
+        let started = ContinuousClock.now
+        try await withReplicas(configure: { $0.growEveryMs = 100 }) { a, b in
+            try await Task.sleep(for: .milliseconds(1500))
+            let count = try await waitUntil("both replicas to agree on the count") {
+                (
+                    try await fetch(port: a.port, "/items?limit=1").header("X-Total-Count"),
+                    try await fetch(port: b.port, "/items?limit=1").header("X-Total-Count")
+                )
+            } isDone: { $0.0 == $0.1 }
+            let grown = (Int(count.0 ?? "") ?? 0) - 10_000
+            let ticks = Int((ContinuousClock.now - started) / .milliseconds(100))
+            #expect(grown >= 1)
+            // Both growing would add about twice the ticks.
+            #expect(grown <= ticks + 1, "\(grown) items grown in \(ticks) ticks")
         }
     }
 

@@ -92,7 +92,11 @@ final class Application: Sendable {
             await store.close()
             throw error
         }
-        let growth = settings.growEveryMs > 0 ? grow(writes, every: .milliseconds(settings.growEveryMs)) : nil
+        var mayGrow: (@Sendable () -> Bool)?
+        if let listener { mayGrow = { listener.isGrowing } }
+        let growth =
+            settings.growEveryMs > 0
+            ? grow(writes, every: .milliseconds(settings.growEveryMs), whenever: mayGrow) : nil
         return Application(
             settings: settings, cache: cache, images: images, observability: observability, writes: writes,
             store: store, server: server, imageWorkers: imageWorkers, listener: listener, growth: growth)
@@ -153,7 +157,12 @@ final class Application: Sendable {
     /// `items.grow_every_ms`: one generated item at the end of the default list per interval, each a committed
     /// `created` change like a POST's (they share the id sequence). Ticks are counted from the start, so a late
     /// wake-up adds the items it missed in one commit.
-    private static func grow(_ writes: WriteCoordinator, every interval: Duration) -> Task<Void, Never> {
+    ///
+    /// - Parameter mayGrow: With a shared store, whether this server is the one that grows (its listener holds
+    ///   the growth lock); the ticks while it is not are skipped, not made up later. nil: always.
+    private static func grow(
+        _ writes: WriteCoordinator, every interval: Duration, whenever mayGrow: (@Sendable () -> Bool)?
+    ) -> Task<Void, Never> {
         Task {
             let clock = ContinuousClock()
             let start = clock.now
@@ -163,6 +172,7 @@ final class Application: Sendable {
                 let due = (clock.now - start).attoseconds / interval.attoseconds
                 let added = UInt64(max(0, Int64(due) - ticks))
                 ticks = Int64(due)
+                guard mayGrow?() ?? true else { continue }
                 _ = await writes.submit(WriteOperation(list: ListRegistry.defaultList, action: .grow(added)))
             }
         }

@@ -11,6 +11,11 @@ import Synchronization
 /// sequence number from the table and calls ``onChange`` for each, so nothing committed while it was not
 /// listening is missed: notifications are a wake-up, the rows are the truth (``ListStore/beginCommit(_:)``).
 ///
+/// It also holds, while it can, the session lock that makes its server the one that grows the default list
+/// (`items.grow_every_ms`, ``isGrowing``): with several servers on one database each would otherwise add its own
+/// items. The lock goes with the connection, so when that server stops or loses the database another takes over
+/// within a second.
+///
 /// The thread waits in `poll` on the connection's socket (at most 250 ms, to see ``stop()``), and between
 /// connection attempts on a condition variable, with a backoff from 100 ms to 5 s: it is not an event loop.
 final class PostgresListener: @unchecked Sendable {
@@ -20,6 +25,7 @@ final class PostgresListener: @unchecked Sendable {
     private let schema: String?
     private let reachability: PostgresReachability?
     private let stopped = Atomic(false)
+    private let growing = Atomic(false)
     private let wakeUp = NSCondition()
 
     /// - Parameter reachability: Set false when the connection is lost or cannot be made (the listener is the
@@ -51,6 +57,12 @@ final class PostgresListener: @unchecked Sendable {
 
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
+    /// Whether this server holds the growth lock: it alone grows the default list.
+    var isGrowing: Bool { growing.load(ordering: .acquiring) }
+
+    /// The session-level advisory lock of the server that grows the default list ("Grow" in ASCII).
+    static let growthLock: Int64 = 0x4772_6F77
+
     private func run() {
         var backoff = Duration.zero
         while !isStopped {
@@ -60,6 +72,7 @@ final class PostgresListener: @unchecked Sendable {
                 backoff = .zero
                 try hear(on: connection)
             } catch {
+                growing.store(false, ordering: .releasing)
                 reachability?.set(false)
                 backoff = min(max(backoff * 2, .milliseconds(100)), .seconds(5))
                 wakeUp.lock()
@@ -89,7 +102,13 @@ final class PostgresListener: @unchecked Sendable {
 
     /// Hands each notification to ``onChange`` until the connection breaks (throws) or the listener stops.
     private func hear(on connection: PostgresConnection) throws(PostgresError) {
+        var lastTry = ContinuousClock.now - .seconds(1)
         while !isStopped {
+            if !isGrowing && ContinuousClock.now - lastTry >= .seconds(1) {
+                lastTry = ContinuousClock.now
+                let taken = try connection.execute("SELECT pg_try_advisory_lock(\(Self.growthLock))::int::bigint")
+                growing.store(taken.int64(0, 0) == 1, ordering: .releasing)
+            }
             for payload in try connection.waitForNotifications(timeoutMilliseconds: 250) {
                 if let notification = PostgresNotification(payload: payload) {
                     onChange(notification.list, notification.sequence)
