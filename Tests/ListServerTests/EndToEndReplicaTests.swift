@@ -128,6 +128,29 @@ struct EndToEndReplicaTests {
         }
     }
 
+    @Test("fail_first counts a client's attempts across replicas; a failed write is not written; a reset clears")
+    func failFirstIsShared() async throws {
+        try await withReplicas { a, b in
+            let client = ["X-Client-Id: retrying-app"]
+            var statuses: [Int] = []
+            for port in [a.port, b.port, a.port, b.port, a.port] {
+                statuses.append(try await fetch(port: port, "/items/1?fail_first=3", headers: client).status)
+            }
+            #expect(statuses == [503, 503, 503, 200, 200])
+            // Another client has its own count.
+            #expect(try await fetch(port: b.port, "/items/1?fail_first=3", headers: ["X-Client-Id: other"]).status == 503)
+
+            let refused = try await send(port: a.port, "POST", "/items?fail_first=1", json: #"{"label":"x"}"#, headers: client)
+            #expect(refused.status == 503)
+            let written = try await send(port: b.port, "POST", "/items?fail_first=1", json: #"{"label":"x"}"#, headers: client)
+            #expect(written.status == 201)
+            #expect(written.header("Location") == "/items/10000")  // the refused attempt wrote nothing
+
+            #expect(try await send(port: b.port, "POST", "/admin/reset", contentType: nil).status == 200)
+            #expect(try await fetch(port: a.port, "/items/1?fail_first=3", headers: client).status == 503)
+        }
+    }
+
     @Test("with items.grow_every_ms, one replica grows the list, not each of them")
     func oneReplicaGrows() async throws {
         let started = ContinuousClock.now

@@ -61,6 +61,12 @@ public protocol ListStore: AnyObject, Sendable {
     /// nothing), releasing its locks.
     nonisolated(nonsending) func abandonCommit() async
 
+    /// A shared store only: counts one more attempt of `client` at `resource` of list `list` (`?fail_first`) and
+    /// returns the count with it, so a client whose retries land on different servers sees its first N fail
+    /// whichever server answers; nil (the default) for a store that does not count, when each server counts
+    /// in memory. A reset or drop of the list forgets its counts.
+    func countAttempt(list: String, client: String, resource: String) async throws(StoreFailure) -> UInt64?
+
     /// Where the ``WriteCoordinator`` applies and commits its groups. A store that makes its calls on a thread of
     /// its own offers that thread, so that a group is applied, committed and answered there, without a hop to the
     /// global pool and back around each commit; nil (the default) for the global concurrent executor.
@@ -79,6 +85,10 @@ extension ListStore {
     { [:] }
 
     public nonisolated(nonsending) func abandonCommit() async {}
+
+    public func countAttempt(list: String, client: String, resource: String) async throws(StoreFailure) -> UInt64? {
+        nil
+    }
 }
 
 /// A list as the store holds it: the list's header and its written items and deletions.

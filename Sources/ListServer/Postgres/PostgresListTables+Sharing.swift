@@ -120,3 +120,32 @@ extension PostgresListTables.SQL {
         FROM changes WHERE list = $1 AND sequence > $2 ORDER BY sequence
         """
 }
+
+extension PostgresListTables {
+    /// One more `?fail_first` attempt of `client` at `resource` in `list`, counted in the database for every
+    /// server; the count with it. Counts untouched for an hour are pruned now and then (as the servers' memory
+    /// forgets the least recent of 100,000), and a reset or drop of the list removes its counts.
+    func countAttempt(list: String, client: String, resource: String, now: WallTime) throws(StoreFailure) -> UInt64 {
+        attemptsSincePrune += 1
+        let prunes = attemptsSincePrune >= 1000
+        if prunes { attemptsSincePrune = 0 }
+        return try withConnection { connection throws(PostgresError) in
+            if prunes {
+                try connection.execute(SQL.pruneAttempts, [.bigint(now.milliseconds - 3_600_000)])
+            }
+            let rows = try connection.execute(
+                SQL.countAttempt, [.utf8(list), .utf8(client), .utf8(resource), .bigint(now.milliseconds)])
+            return rows.uint64(0, 0)
+        }
+    }
+}
+
+extension PostgresListTables.SQL {
+    static let countAttempt = """
+        INSERT INTO fault_attempts (list, client, resource, attempts, touched_at) VALUES ($1, $2, $3, 1, $4)
+        ON CONFLICT (list, client, resource)
+        DO UPDATE SET attempts = fault_attempts.attempts + 1, touched_at = excluded.touched_at
+        RETURNING attempts
+        """
+    static let pruneAttempts = "DELETE FROM fault_attempts WHERE touched_at < $1"
+}

@@ -32,6 +32,8 @@ final class PostgresListTables {
     private var lastPrune: Int64?
     /// Set by ``beginCommit(_:)`` until the commit or its abandonment: the transaction holding the lists' locks.
     var commitOpen = false
+    /// `fail_first` attempts counted on this connection since it last pruned old counts.
+    var attemptsSincePrune = 0
 
     init(_ options: Options) {
         self.options = options
@@ -223,11 +225,11 @@ final class PostgresListTables {
         static let drop = [
             "DELETE FROM items WHERE list = $1", "DELETE FROM changes WHERE list = $1",
             "DELETE FROM idempotency WHERE list = $1", "DELETE FROM images WHERE list = $1",
-            "DELETE FROM lists WHERE name = $1",
+            "DELETE FROM fault_attempts WHERE list = $1", "DELETE FROM lists WHERE name = $1",
         ]
         static let wipe = [
             "DELETE FROM items WHERE list = $1", "DELETE FROM idempotency WHERE list = $1",
-            "DELETE FROM images WHERE list = $1",
+            "DELETE FROM images WHERE list = $1", "DELETE FROM fault_attempts WHERE list = $1",
         ]
         static let upsertImage = """
             INSERT INTO images (list, id, format, width, height, byte_count, digest, revision, bytes)

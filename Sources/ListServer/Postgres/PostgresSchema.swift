@@ -3,7 +3,8 @@
 ///
 /// Two columns more than SQLite's, for servers that share the database: `items.changed_at`, the sequence number
 /// of the commit that last wrote the row (a deletion too), so a server that is behind reads only the rows written
-/// since its copy; and `changes.dropped`, which marks the `reset` change of a drop.
+/// since its copy; and `changes.dropped`, which marks the `reset` change of a drop. And one table more:
+/// `fault_attempts`, the `?fail_first` counts that servers share (SQLite's server counts in memory).
 ///
 /// The same tables as the SQLite store (``SQLiteSchema``), in PostgreSQL's types: every integer `bigint` (`UInt64`
 /// values stored as the `Int64` with the same bits), files and digests `bytea`, and so are list names, labels,
@@ -67,6 +68,15 @@ enum PostgresSchema {
             PRIMARY KEY (list, key)
         );
         CREATE INDEX idempotency_by_age ON idempotency (created_at);
+        CREATE TABLE fault_attempts (
+            list bytea NOT NULL,
+            client bytea NOT NULL,
+            resource bytea NOT NULL,
+            attempts bigint NOT NULL,
+            touched_at bigint NOT NULL,
+            PRIMARY KEY (list, client, resource)
+        );
+        CREATE INDEX fault_attempts_by_age ON fault_attempts (touched_at);
         CREATE TABLE images (
             list bytea NOT NULL,
             id bigint NOT NULL,

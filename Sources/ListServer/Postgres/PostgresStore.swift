@@ -122,6 +122,12 @@ package final class PostgresStore: ListStore {
         try await pool.run { tables throws(StoreFailure) in try tables.image(of: list, id: id, digest: digest) }
     }
 
+    package func countAttempt(list: String, client: String, resource: String) async throws(StoreFailure) -> UInt64? {
+        try await pool.run { tables throws(StoreFailure) in
+            try tables.countAttempt(list: list, client: client, resource: resource, now: WallTime.now())
+        }
+    }
+
     /// Runs the jobs already queued, closes the connections and stops the threads; later calls throw
     /// `.unavailable`.
     package func close() async {

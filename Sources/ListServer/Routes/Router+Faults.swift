@@ -34,12 +34,38 @@ extension Router {
             }
         }
         guard case .success(var outcome) = answer else { return answer.outcome.delayed(by: controls.delay) }
-        if resource?.isData == true,
-            let (kind, how) = chooseFault(controls: controls, request: request, target: target)
-        {
-            outcome = injecting(kind, into: outcome, how: how)
+        if resource?.isData == true {
+            if let failFirst = controls.failFirst, failFirst > 0, writes.store.isShared {
+                outcome = countingSharedAttempt(controls: controls, request: request, target: target, of: outcome)
+            } else if let (kind, how) = chooseFault(controls: controls, request: request, target: target) {
+                outcome = injecting(kind, into: outcome, how: how)
+            }
         }
         return outcome.delayed(by: controls.delay)
+    }
+
+    /// `fail_first` with a store that servers share: the attempt is counted in the store (a round trip, so the
+    /// answer waits for it), and the route's outcome runs only when no fault replaces it (a write that fails
+    /// with a 503 is not written). When the store cannot count, this server's own count decides.
+    func countingSharedAttempt(
+        controls: RequestControls, request: HTTPRequest, target: RequestTarget, of outcome: RouteOutcome
+    ) -> RouteOutcome {
+        let failFirst = controls.failFirst ?? 0
+        let list = (try? Self.listName(request.headers)) ?? ""
+        let faultInjector = faultInjectors.injector(for: list)
+        let client = request.headers["X-Client-Id"] ?? ""
+        let resource = Self.faultResource(target)
+        let mix = controls.failMix ?? Self.failFirstDefault
+        let store = writes.store
+        return .deferred { [self] in
+            let counted = try? await store.countAttempt(list: list, client: client, resource: resource)
+            let attempt = counted.flatMap { $0 } ?? faultInjector.attempt(client: client, resource: resource)
+            guard attempt <= failFirst, let kind = faultInjector.draw(rate: 1, mix: mix) else {
+                return await outcome.awaitedResponse()
+            }
+            let how = "?fail_first=\(failFirst): attempt \(attempt) of this client"
+            return await injecting(kind, into: outcome, how: how).awaitedResponse()
+        }
     }
 
     /// What `?fail_first` injects without `?fail`: a 503, the answer a retrying client is most likely built for.
@@ -149,6 +175,18 @@ extension RouteOutcome {
     /// This outcome held `delay` longer before it is sent.
     func delayed(by delay: Duration) -> RouteOutcome {
         delay == .zero ? self : mapResponse { $0.delay += delay }
+    }
+
+    /// The response, however it comes: made, awaited or called back. A stream has none (`fail_first` never
+    /// applies to `/items/events`, which is no data endpoint): a 503 problem, should one ever get here.
+    func awaitedResponse() async -> HTTPResponse {
+        switch self {
+        case .response(let response): response
+        case .deferred(let work): await work()
+        case .pending(let pending): await pending.response()
+        case .stream:
+            Problem(.storeUnavailable, detail: "an event stream cannot be answered with one response").response()
+        }
     }
 }
 
