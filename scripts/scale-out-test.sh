@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Scale-out on loopback, without Docker: three release ListServer processes behind Debian's nginx, configured from
+# Scale-out on loopback, without Docker: three release ListServer processes sharing one PostgreSQL store (a
+# throwaway cluster from Debian's postgresql, scripts/lib/postgres.sh) behind Debian's nginx, configured from
 # deploy/nginx.conf (the file deploy/compose.scale.yaml uses; only its "@listen" and "@upstream-servers" lines are
 # replaced here). Checks that
+#   - a write through nginx is served by every replica directly within moments (read-your-writes everywhere), ids
+#     are never handed out twice, and one event-stream subscriber per replica sees every change exactly once, in
+#     one order; a reset through one replica is seen by all;
+#   - with PostgreSQL stopped, writes get 503 store-unavailable with Retry-After while pages and items go on and
+#     /readyz says the store is unreachable; with it back, writes resume and every acknowledged write is there;
 #   - every answer for a URL is byte-identical whichever replica gives it, through nginx and directly from each;
 #   - details agree in value across replicas while X-Cache differs: each replica has its own cache (round-robin:
 #     one MISS per replica, then HITs), and with the sticky `hash $http_x_client_id consistent` line enabled a
@@ -12,6 +18,8 @@
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# shellcheck source=SCRIPTDIR/lib/postgres.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/postgres.sh"
 cd "$root"
 
 WORK=$(mktemp -d /tmp/scale-out.XXXXXX)
@@ -26,6 +34,7 @@ cleanup() {
         echo "scale-out-test: FAILED" >&2
     fi
     rm -rf "$WORK"
+    stop_postgres
 }
 trap cleanup EXIT
 
@@ -39,7 +48,7 @@ binary="$(swift build -c release --show-bin-path)/ListServer"
 start_replica() {
     local name=$1
     launch_server "$WORK/$name.log" 0 "$binary" --threads 1 --seed 42 --latency-min-ms 300 --latency-max-ms 300 \
-        --data-path :memory:
+        --data-url "$postgres_url"
     echo "$launched_pid" >"$WORK/$name.pid"
     ports+=("$launched_port")
 }
@@ -84,7 +93,10 @@ start_nginx() { # $1 dir, $2 port
     return 1
 }
 
-echo "== three replicas (seed 42, store latency 300 ms, one loop each)"
+start_postgres lists
+# start_postgres chained its stop onto the EXIT trap; cleanup stops it too (idempotent), after the replicas.
+trap cleanup EXIT
+echo "== three replicas (seed 42, store latency 300 ms, one loop each) on PostgreSQL at $postgres_url"
 ports=()
 for name in replica-a replica-b replica-c; do start_replica "$name"; done
 echo "replicas on 127.0.0.1: ${ports[*]}"
@@ -98,6 +110,11 @@ make_nginx_conf "$WORK/nginx-sticky" "$sticky_port" sticky "${ports[@]}"
 start_nginx "$WORK/nginx-sticky" "$sticky_port"
 nginx -v 2>&1
 echo "round-robin nginx on 127.0.0.1:$round_robin_port, sticky nginx on 127.0.0.1:$sticky_port"
+
+# Writes shared through PostgreSQL, the feeds, a reset, and PostgreSQL stopped and started again.
+pg_ctl_command=("$(postgres_bin)/pg_ctl" -D "$postgres_folder/data" -l "$postgres_folder/server.log" -w -t 60)
+((EUID == 0)) && pg_ctl_command=(runuser -u postgres -- "${pg_ctl_command[@]}")
+timeout 300 python3 scripts/scale_out_writes.py "$round_robin_port" "${ports[@]}" -- "${pg_ctl_command[@]}"
 
 # The checks; a replica is stopped half-way through, so the script hands over its pid.
 timeout 300 python3 - "$round_robin_port" "$sticky_port" "$(cat "$WORK/replica-c.pid")" "$WORK/nginx-rr-access.log" \

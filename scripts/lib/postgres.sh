@@ -42,9 +42,12 @@ start_postgres() {
     postgres_port=$(free_port)
     as_postgres_owner "$bin/initdb" -D "$postgres_folder/data" -U postgres -A trust -E UTF8 --no-locale \
         >"$postgres_folder/initdb.log" 2>&1 || { cat "$postgres_folder/initdb.log" >&2; die "initdb failed"; }
-    # The socket goes in the folder too (Debian's default, /var/run/postgresql, may not exist or be writable).
-    as_postgres_owner "$bin/pg_ctl" -D "$postgres_folder/data" -l "$postgres_folder/server.log" -w -t 60 \
-        -o "-p $postgres_port -k $postgres_folder -c listen_addresses=127.0.0.1 -c max_connections=200" start \
+    # In the cluster's own configuration, so that a plain `pg_ctl start` after a stop (the scale-out test's
+    # outage) comes back the same. The socket goes in the folder too (Debian's default, /var/run/postgresql, may
+    # not exist or be writable).
+    printf '%s\n' "port = $postgres_port" "listen_addresses = '127.0.0.1'" \
+        "unix_socket_directories = '$postgres_folder'" "max_connections = 200" >>"$postgres_folder/data/postgresql.conf"
+    as_postgres_owner "$bin/pg_ctl" -D "$postgres_folder/data" -l "$postgres_folder/server.log" -w -t 60 start \
         >/dev/null || { cat "$postgres_folder/server.log" >&2; die "PostgreSQL did not start"; }
     local existing
     existing=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")

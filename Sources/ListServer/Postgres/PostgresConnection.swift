@@ -10,6 +10,9 @@ final class PostgresConnection {
     private let connection: OpaquePointer
     /// The name each SQL text was prepared under.
     private var prepared: [String: String] = [:]
+    /// Set when the connection is left in a state no later call can use (a pipeline cut short by a lost
+    /// connection, which libpq cannot leave): it counts as broken, and is replaced.
+    private var poisoned = false
 
     /// Connects with `url` (a `postgres://` or `postgresql://` URI, or `key=value` pairs, as libpq takes them).
     ///
@@ -41,7 +44,7 @@ final class PostgresConnection {
     deinit { PQfinish(connection) }
 
     /// Whether the connection is unusable: the server went away, or a call found the socket closed.
-    var isBroken: Bool { PQstatus(connection) != CONNECTION_OK }
+    var isBroken: Bool { poisoned || PQstatus(connection) != CONNECTION_OK }
 
     /// Whether a transaction is open (or failed and not rolled back yet).
     var inTransaction: Bool { PQtransactionStatus(connection) != PQTRANS_IDLE }
@@ -112,7 +115,10 @@ final class PostgresConnection {
         guard PQenterPipelineMode(connection) == 1 else {
             throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: isBroken)
         }
-        defer { PQexitPipelineMode(connection) }
+        defer {
+            // Fails when results are still pending: only when the connection broke half-way.
+            if PQexitPipelineMode(connection) != 1 { poisoned = true }
+        }
         var rows: [PostgresRows] = []
         rows.reserveCapacity(statements.count)
         var start = 0
