@@ -5,6 +5,8 @@
  * Build: cc -O2 -Wall -Wextra -o fanout fanout.c
  * Run:   fanout --port PORT --pid SERVER_PID [--subscribers 5000] [--posts 100] [--gap-ms 20] --out RESULT.json
  *               [--epoll-times]   (time arrivals by epoll_wait's return instead of the kernel's stamps)
+ *               [--subscriber-ports P1,P2,...]   (subscriber i on P(i mod n), the POSTs still on PORT: replicas
+ *                                                 sharing a store, Benchmarks/postgres/run.sh)
  *
  * 1. VmRSS of the server (/proc/PID/status) before any subscriber.
  * 2. N connections `GET /items/events`, at most 200 in flight at a time (so the listen backlog never overflows).
@@ -666,8 +668,12 @@ static void on_connected(int index) {
 
 static struct sockaddr_in address;
 
+static int subscriber_ports[64], subscriber_port_count;
+
 static void open_subscriber(int index) {
     struct subscriber *s = &subscribers[index];
+    struct sockaddr_in target = address;
+    if (subscriber_port_count > 0) target.sin_port = htons((uint16_t)subscriber_ports[index % subscriber_port_count]);
     memset(s, 0, sizeof *s);
     s->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (s->fd < 0) die("socket: %s (subscriber %d)", strerror(errno), index);
@@ -676,7 +682,7 @@ static void open_subscriber(int index) {
     ask_for_stamps(s->fd);
     s->state = CONNECTING;
     pending++;
-    if (connect(s->fd, (struct sockaddr *)&address, sizeof address) < 0 && errno != EINPROGRESS) {
+    if (connect(s->fd, (struct sockaddr *)&target, sizeof target) < 0 && errno != EINPROGRESS) {
         close_subscriber(index, strerror(errno));
         return;
     }
@@ -776,7 +782,7 @@ static int poll_once(int timeout_ms, int *status, double *t_out) {
 
 static void usage(void) {
     fprintf(stderr, "usage: fanout --port PORT --pid SERVER_PID [--subscribers 5000] [--posts 100] [--gap-ms 20] "
-                    "--out RESULT.json [--epoll-times]\n");
+                    "--out RESULT.json [--epoll-times] [--subscriber-ports P1,P2,...]\n");
     exit(64);
 }
 
@@ -807,7 +813,12 @@ int main(int argc, char **argv) {
         else if (strcmp(option, "--posts") == 0) posts = atoi(value);
         else if (strcmp(option, "--gap-ms") == 0) gap_ms = atof(value);
         else if (strcmp(option, "--out") == 0) out = value;
-        else usage();
+        else if (strcmp(option, "--subscriber-ports") == 0) {
+            for (const char *part = value; *part && subscriber_port_count < 64; part += strcspn(part, ",")) {
+                if (*part == ',') part++;
+                subscriber_ports[subscriber_port_count++] = atoi(part);
+            }
+        } else usage();
     }
     if (port <= 0 || port > 65535 || pid <= 0 || !out || wanted < 1 || posts < 1 || gap_ms < 0) usage();
 

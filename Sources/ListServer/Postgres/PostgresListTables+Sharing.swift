@@ -10,16 +10,29 @@ extension PostgresListTables {
         commitOpen = false
         return try withConnection { connection throws(PostgresError) in
             if connection.inTransaction { try connection.script("ROLLBACK") }
-            // One round trip: the transaction, the locks, and each list's header as of holding its lock.
+            // One round trip: the transaction, the locks, and for each list as of holding its lock its header, the
+            // item rows written since the copy's position and the changes since (both empty when the copy is
+            // level, as it is whenever this server alone writes: two index lookups that find nothing are cheaper
+            // than a second round trip, held under the lock, whenever it is not).
             let names = Array(positions.keys)
             var statements: [PostgresConnection.Statement] = [.init("BEGIN")]
             for key in Set(names.map(Self.lockKey)).sorted() { statements.append(.init(SQL.lock, [.bigint(key)])) }
-            for name in names { statements.append(.init(SQL.header, [.utf8(name)])) }
+            let firstRead = statements.count
+            for name in names {
+                let list = PostgresValue.utf8(name)
+                let since = PostgresValue.unsigned(positions[name]!.lastSequence)
+                statements.append(.init(SQL.header, [list]))
+                statements.append(.init(SQL.changedItems, [list, since]))
+                statements.append(.init(SQL.changesAndDrops, [list, since]))
+            }
             let results = try connection.pipeline(statements)
             var catchUps: [String: ListCatchUp] = [:]
             for (index, name) in names.enumerated() {
-                let headers = results[results.count - names.count + index]
-                if let catchUp = try Self.catchUp(name, from: positions[name]!, header: headers, on: connection) {
+                let rows = firstRead + 3 * index
+                if let catchUp = try Self.catchUp(
+                    name, from: positions[name]!, header: results[rows], changedItems: results[rows + 1],
+                    changes: results[rows + 2], on: connection)
+                {
                     catchUps[name] = catchUp
                 }
             }
@@ -38,13 +51,15 @@ extension PostgresListTables {
     }
 
     /// What brings a copy of list `name` at `position` level with the database, given its header row (`headers`,
-    /// none when the list has no row); nil when it already is level (or nobody wrote to the list).
+    /// none when the list has no row), the rows of ``SQL/changedItems`` and of ``SQL/changesAndDrops`` after
+    /// `position`; nil when it already is level (or nobody wrote to the list).
     ///
     /// The same version: the item rows written after the copy's last change (`changed_at`), with their images,
     /// and the header. Another version (a reset or a drop since) or a copy ahead of the database (restored from
     /// a backup): the whole list. Either way the changes after the position, for the server's feed.
     static func catchUp(
-        _ name: String, from position: ListPosition, header headers: PostgresRows, on connection: PostgresConnection
+        _ name: String, from position: ListPosition, header headers: PostgresRows, changedItems: PostgresRows,
+        changes rows: PostgresRows, on connection: PostgresConnection
     ) throws(PostgresError) -> ListCatchUp? {
         guard headers.count == 1 else { return nil }
         let header = ListHeader(
@@ -55,10 +70,9 @@ extension PostgresListTables {
         if header.version != position.version || header.lastSequence < position.lastSequence {
             catchUp.stored = try lists(only: name, on: connection)[name]
         } else {
-            catchUp.effects = try changedRows(of: name, after: position.lastSequence, on: connection)
+            catchUp.effects = changedRows(changedItems)
             catchUp.effects.header = header
         }
-        let rows = try connection.execute(SQL.changesAndDrops, [.utf8(name), .unsigned(position.lastSequence)])
         for row in 0..<rows.count {
             let change = try change(in: rows, at: row)
             catchUp.changes.append(change)
@@ -67,12 +81,9 @@ extension PostgresListTables {
         return catchUp
     }
 
-    /// The item rows of `name` written after change `sequence`: written items (with their images) and deletions.
-    private static func changedRows(of name: String, after sequence: UInt64, on connection: PostgresConnection)
-        throws(PostgresError) -> ListEffects
-    {
+    /// The item rows of ``SQL/changedItems``: written items (with their images) and deletions.
+    private static func changedRows(_ rows: PostgresRows) -> ListEffects {
         var effects = ListEffects()
-        let rows = try connection.execute(SQL.changedItems, [.utf8(name), .unsigned(sequence)])
         for row in 0..<rows.count {
             let id = rows.uint64(row, 0)
             if rows.int64(row, 1) != 0 {

@@ -34,6 +34,8 @@ final class PostgresListTables {
     var commitOpen = false
     /// `fail_first` attempts counted on this connection since it last pruned old counts.
     var attemptsSincePrune = 0
+    /// The lists whose changes this connection has pruned once without a lower bound.
+    private var prunedLists: Set<String> = []
 
     init(_ options: Options) {
         self.options = options
@@ -99,8 +101,9 @@ final class PostgresListTables {
         let begun = commitOpen
         commitOpen = false
         var statements: [PostgresConnection.Statement] = begun ? [] : [.init("BEGIN")]
+        var prunedFully: Set<String> = []
         for (name, effects) in batch.lists {
-            appendStatements(of: effects, to: name, into: &statements)
+            appendStatements(of: effects, to: name, into: &statements, prunedFully: &prunedFully)
             if let header = effects.header, !effects.changes.isEmpty {
                 statements.append(
                     .init(SQL.notify, [.text(PostgresNotification.payload(list: name, sequence: header.lastSequence))]))
@@ -127,6 +130,7 @@ final class PostgresListTables {
             // One round trip for the whole batch.
             try connection.pipeline(statements)
         }
+        prunedLists.formUnion(prunedFully)
         if prunesIdempotency {
             commitsSincePrune = 0
             lastPrune = batch.now.milliseconds
@@ -137,7 +141,8 @@ final class PostgresListTables {
 
     /// One list's part of the transaction, in the order the SQLite store writes it.
     private func appendStatements(
-        of effects: ListEffects, to name: String, into statements: inout [PostgresConnection.Statement]
+        of effects: ListEffects, to name: String, into statements: inout [PostgresConnection.Statement],
+        prunedFully: inout Set<String>
     ) {
         let list = PostgresValue.utf8(name)
         if effects.drop {
@@ -188,10 +193,19 @@ final class PostgresListTables {
                     list, .unsigned(header.seed), .unsigned(header.baseCount), .unsigned(header.version),
                     .unsigned(header.nextID), .unsigned(header.lastSequence),
                 ]))
-        // Sequence numbers grow by one per change, so the newest `changesKept` are those above this.
+        // Sequence numbers grow by one per change, so the newest `changesKept` are those above this. Each commit
+        // removes the changes its own pushed out, a bounded range: `sequence <= cut` alone would have every
+        // commit walk the index over all the rows earlier commits deleted and VACUUM has not yet removed (a list
+        // past changes_kept got 5x slower to write within a minute, Benchmarks/postgres/run.sh). The first
+        // commit of each list on this connection also takes whatever an earlier run (perhaps with a larger
+        // changes_kept) left.
         let kept = UInt64(max(options.changesKept, 0))
         if !effects.changes.isEmpty && header.lastSequence > kept {
-            statements.append(.init(SQL.pruneChanges, [list, .unsigned(header.lastSequence - kept)]))
+            let cut = header.lastSequence - kept
+            let pushedOut = UInt64(effects.changes.count)
+            let from = prunedLists.contains(name) ? cut - min(cut, pushedOut) : 0
+            prunedFully.insert(name)
+            statements.append(.init(SQL.pruneChanges, [list, .unsigned(from), .unsigned(cut)]))
         }
     }
 
@@ -264,7 +278,7 @@ final class PostgresListTables {
             ON CONFLICT (name) DO UPDATE SET seed = excluded.seed, base_count = excluded.base_count,
                 version = excluded.version, next_id = excluded.next_id, last_sequence = excluded.last_sequence
             """
-        static let pruneChanges = "DELETE FROM changes WHERE list = $1 AND sequence <= $2"
+        static let pruneChanges = "DELETE FROM changes WHERE list = $1 AND sequence > $2 AND sequence <= $3"
         // A key whose record has expired but is not pruned yet may be used again.
         static let upsertIdempotency = """
             INSERT INTO idempotency (list, key, fingerprint, answer, created_at) VALUES ($1, $2, $3, $4, $5)
