@@ -20,7 +20,11 @@
 #             pgbench pgbench -c CLIENTS -j 2 on the same database running pgbench-writes.sql: per write what a
 #                     POST commits (the list's row locked and advanced, the item row, the change row, a NOTIFY),
 #                     one transaction each, as a server without group commit would.
-#           The target (issue 15): ListServer >= 0.7x pgbench's writes/s, through one and through three replicas.
+#             grouped pgbench -c 2 -j 2 running pgbench-grouped.sql with g = CLIENTS: the same rows for CLIENTS
+#                     writes per transaction, two committers taking turns: group commit by PostgreSQL alone, the
+#                     most this machine's PostgreSQL takes in groups that large (writes/s = transactions/s x g).
+#           The target (issue 15): ListServer >= 0.7x pgbench's writes/s, through one and through three replicas;
+#           the report gives both pgbench scripts.
 #           Checked after each ListServer run: every 201 is an id the database handed out (its list's next_id).
 #   fanout  three replicas; fanout.c holds --subscribers (default 3000) event streams spread over the three,
 #           POSTs --posts (default 100) times through the first, and times each 201 to the event at every
@@ -97,6 +101,18 @@ replicas() {
 }
 stop_replicas() { for pid in "${replica_pids[@]}"; do stop_process "$pid" >/dev/null || true; done; }
 
+# postgres_ticks: the CPU time of the whole PostgreSQL cluster in clock ticks: the postmaster's own and that of its
+# children reaped so far (cutime, cstime: backends of connections that closed), plus its live children's.
+postgres_ticks() {
+    local postmaster line fields total child
+    postmaster=$(head -1 "$postgres_folder/data/postmaster.pid")
+    line=$(proc_stat "$postmaster")
+    read -ra fields <<<"$line"
+    total=$((fields[11] + fields[12] + fields[13] + fields[14]))
+    for child in $(pgrep -P "$postmaster"); do total=$((total + $(cpu_ticks "$child" || echo 0))); done
+    echo "$total"
+}
+
 # created_changes: the ids the default list has handed out (its header's next_id; the changes table is pruned to
 # data.changes_kept, so counting its rows would not do), 10000 before the first write.
 created_changes() {
@@ -110,14 +126,28 @@ listserver_writes() {
     fresh_database "$key"
     replicas "$count" "$threads"
     before=$(created_changes)
+    local pg_before server_before=0 pid
+    pg_before=$(postgres_ticks)
+    for pid in "${replica_pids[@]}"; do server_before=$((server_before + $(cpu_ticks "$pid"))); done
     for ((index = 0; index < count; index++)); do
         wrk -t1 -c"$((clients / count))" -d"${duration}s" -s Benchmarks/writes/writes.lua \
             "http://127.0.0.1:${replica_ports[index]}" -- post >"$out/$key-$index.wrk" 2>&1 &
         pids+=($!)
     done
     for pid in "${pids[@]}"; do wait "$pid"; done
+    local pg_after server_after=0
+    pg_after=$(postgres_ticks)
+    for pid in "${replica_pids[@]}"; do server_after=$((server_after + $(cpu_ticks "$pid"))); done
     sleep 0.5  # the writes still on the wire when wrk stopped
     after=$(created_changes)
+    local writes=0 commits=0
+    for ((index = 0; index < count; index++)); do
+        curl -s --max-time 10 "http://127.0.0.1:${replica_ports[index]}/metrics" >"$out/$key-$index.metrics"
+        writes=$((writes + $(awk '$1 == "listserver_store_commit_writes_total" {printf "%d", $2}' \
+            "$out/$key-$index.metrics")))
+        commits=$((commits + $(awk '$1 == "listserver_store_commit_duration_seconds_count" {printf "%d", $2}' \
+            "$out/$key-$index.metrics")))
+    done
     for ((index = 0; index < count; index++)); do
         local line
         line=$(grep '^BENCH' "$out/$key-$index.wrk") || die "$key: no BENCH line"
@@ -129,24 +159,33 @@ listserver_writes() {
     # Every 201 is a committed row; a few more may have committed with their answers still on the wire.
     ((after - before >= s201 && after - before <= s201 + clients)) ||
         die "$key: $s201 201s but $((after - before)) created changes in the database"
-    python3 -c "print(f'{$s201 / $duration:.0f} {$p99:.1f}')"
+    python3 -c "
+ticks = $(getconf CLK_TCK)
+print(f'{$s201 / $duration:.0f} {$p99:.1f} {$writes / max($commits, 1):.1f}',
+      f'{($server_after - $server_before) / ticks * 1e6 / $s201:.1f} {($pg_after - $pg_before) / ticks * 1e6 / $s201:.1f}')"
 }
 
-# pgbench_writes CLIENTS KEY: pgbench running pgbench-writes.sql; prints writes/s and p99 ms (from its log).
+# pgbench_writes CLIENTS KEY [GROUP]: pgbench running pgbench-writes.sql, or with GROUP pgbench-grouped.sql (two
+# clients, GROUP writes a transaction); prints writes/s and p99 ms of a transaction (from its log).
 pgbench_writes() {
-    local clients=$1 key=$2
+    local clients=$1 key=$2 group=${3:-1} script=pgbench-writes.sql
+    ((group > 1)) && script=pgbench-grouped.sql clients=2
     fresh_database "$key"
     replicas 1 1  # ListServer's tables, made as a server makes them
     stop_replicas
     psql -X -q -d "$run_url" -c "INSERT INTO lists VALUES ('pgbench'::bytea, 1, 10000, 1, 10000, 0)" >/dev/null
-    (cd "$out" && "$pgbench" -n -c "$clients" -j 2 -T "$duration" \
-        -f "$root/Benchmarks/postgres/pgbench-writes.sql" -l --log-prefix="$key" "$run_url" >"$key.pgbench" 2>&1) ||
+    local pg_before pg_after
+    pg_before=$(postgres_ticks)
+    (cd "$out" && "$pgbench" -n -c "$clients" -j 2 -T "$duration" -D g="$group" \
+        -f "$root/Benchmarks/postgres/$script" -l --log-prefix="$key" "$run_url" >"$key.pgbench" 2>&1) ||
         die "$key: pgbench failed: $(tail -3 "$out/$key.pgbench")"
+    pg_after=$(postgres_ticks)
     local tps p99
     tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$out/$key.pgbench" | tail -1)
+    tps=$(python3 -c "print($tps * $group)")
     p99=$(cat "$out/$key".[0-9]* 2>/dev/null | awk '{print $3}' | sort -n | awk '{a[NR]=$1} END {print a[int(NR*0.99)]/1000}')
     rm -f "$out/$key".[0-9]*
-    python3 -c "print(f'{$tps:.0f} {$p99:.1f}')"
+    python3 -c "print(f'{$tps:.0f} {$p99:.1f} -', f'- {($pg_after - $pg_before) / $(getconf CLK_TCK) * 1e6 / ($tps * $duration):.1f}')"
 }
 
 if [[ " $only " == *" writes "* ]]; then
@@ -154,30 +193,50 @@ if [[ " $only " == *" writes "* ]]; then
         echo
         echo "## Durable writes/s: ListServer through one and three replicas, and pgbench, on one PostgreSQL"
         echo
-        echo "| clients | round | one replica writes/s | p99 ms | three replicas writes/s | p99 ms | pgbench writes/s | p99 ms | one ÷ pgbench | three ÷ pgbench |"
-        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        echo "p99 is of a request for ListServer and of a transaction for pgbench (one write, or g = clients writes);"
+        echo "group: ListServer's average writes per commit (/metrics)."
+        echo
+        echo "| clients | round | one replica writes/s | p99 ms | group | three replicas writes/s | p99 ms | group | pgbench, a write a transaction | p99 ms | pgbench, g a transaction | p99 ms | one ÷ pgbench | three ÷ pgbench | one ÷ g | three ÷ g |"
+        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     } >>"$report"
     for clients in $clients_list; do
         for ((round = 1; round <= rounds; round++)); do
             declare -A result=()
-            order=(one three pgbench)
-            for ((turn = 0; turn < (round - 1) % 3; turn++)); do order=("${order[@]:1}" "${order[0]}"); done
+            order=(one three pgbench grouped)
+            for ((turn = 0; turn < (round - 1) % 4; turn++)); do order=("${order[@]:1}" "${order[0]}"); done
             for way in "${order[@]}"; do
                 key="writes-c$clients-r$round-$way"
                 case $way in
                     one) result[$way]=$(listserver_writes 1 "$clients" "$key") ;;
                     three) result[$way]=$(listserver_writes 3 "$clients" "$key") ;;
                     pgbench) result[$way]=$(pgbench_writes "$clients" "$key") ;;
+                    grouped) result[$way]=$(pgbench_writes "$clients" "$key" "$clients") ;;
                 esac
-                log "$key: ${result[$way]} (writes/s, p99 ms)"
+                log "$key: ${result[$way]} (writes/s, p99 ms, ListServer's average group, its CPU µs/write, PostgreSQL's)"
             done
-            read -r one one_p99 <<<"${result[one]}"
-            read -r three three_p99 <<<"${result[three]}"
-            read -r bench bench_p99 <<<"${result[pgbench]}"
-            echo "| $clients | $round | $one | $one_p99 | $three | $three_p99 | $bench | $bench_p99 |" \
-                "$(python3 -c "print(f'{$one / $bench:.2f} | {$three / $bench:.2f}')") |" >>"$report"
+            read -r one one_p99 one_group one_cpu one_pg <<<"${result[one]}"
+            read -r three three_p99 three_group three_cpu three_pg <<<"${result[three]}"
+            read -r bench bench_p99 _ _ bench_pg <<<"${result[pgbench]}"
+            read -r grouped grouped_p99 _ _ grouped_pg <<<"${result[grouped]}"
+            printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$clients" "$round" "$one_cpu" "$one_pg" \
+                "$three_cpu" "$three_pg" "$bench_pg" "$grouped_pg" "$(cut -d' ' -f1 /proc/loadavg)" >>"$out/cpu.md"
+            echo "| $clients | $round | $one | $one_p99 | $one_group | $three | $three_p99 | $three_group | $bench |" \
+                "$bench_p99 | $grouped |" \
+                "$grouped_p99 | $(python3 -c "print(f'{$one / $bench:.2f} | {$three / $bench:.2f} | '
+                    f'{$one / $grouped:.2f} | {$three / $grouped:.2f}')") |" >>"$report"
         done
     done
+fi
+
+if [[ -f $out/cpu.md ]]; then
+    {
+        echo
+        echo "CPU µs per write (utime + stime over the run ÷ writes; PostgreSQL: the whole cluster, backends included):"
+        echo
+        echo "| clients | round | one replica: ListServer | PostgreSQL | three replicas: ListServers | PostgreSQL | pgbench, a write a transaction: PostgreSQL | g a transaction: PostgreSQL | load after |"
+        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        cat "$out/cpu.md"
+    } >>"$report"
 fi
 
 if [[ " $only " == *" fanout "* ]]; then

@@ -128,6 +128,25 @@ struct EndToEndReplicaTests {
         }
     }
 
+    @Test("an image uploaded through one replica is served by the other, byte for byte; deleted there, gone here")
+    func uploadsAreShared() async throws {
+        try await withReplicas { a, b in
+            let file = try EndToEndUploadTests.noisePNG(width: 40, height: 30)
+            let stored = try await EndToEndUploadTests.put(port: a.port, "/items/5/image", file)
+            #expect(stored.status == 201)
+            let served = try await waitUntil("replica B to serve the upload", timeout: .seconds(5)) {
+                try await fetch(port: b.port, "/items/5/image.png")
+            } isDone: { Array($0.body) == file }
+            #expect(served.header("ETag") == stored.header("ETag"))
+            #expect(try await fetch(port: b.port, "/items/5").jsonObject()["width"] as? Int == 40)
+            #expect(try await send(port: b.port, "DELETE", "/items/5/image", contentType: nil).status == 204)
+            try await waitUntil("replica A to serve the generated image again", timeout: .seconds(5)) {
+                try await fetch(port: a.port, "/items/5").jsonObject()["width"] as? Int
+            } isDone: { $0 != 40 }
+            #expect(Array(try await fetch(port: a.port, "/items/5/image.png").body) != file)
+        }
+    }
+
     @Test("fail_first counts a client's attempts across replicas; a failed write is not written; a reset clears")
     func failFirstIsShared() async throws {
         try await withReplicas { a, b in
