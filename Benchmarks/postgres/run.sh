@@ -179,6 +179,7 @@ pgbench_writes() {
     (cd "$out" && "$pgbench" -n -c "$clients" -j 2 -T "$duration" -D g="$group" \
         -f "$root/Benchmarks/postgres/$script" -l --log-prefix="$key" "$run_url" >"$key.pgbench" 2>&1) ||
         die "$key: pgbench failed: $(tail -3 "$out/$key.pgbench")"
+    sleep 1  # pgbench's backends exit when it does: their time counts once the postmaster has reaped them
     pg_after=$(postgres_ticks)
     local tps p99
     tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$out/$key.pgbench" | tail -1)
