@@ -113,7 +113,7 @@ for number in range(30):
             def visible(port=port, location=location):
                 return request(port, "GET", location)[0] == 200
 
-            _, waited = wait_for(f"{location} on replica {port}", visible, timeout=2)
+            _, waited = wait_for(f"{location} on replica {port}", visible, timeout=2, interval=0.001)
             worst = max(worst, waited)
 print(f"   30 writes: every one served by all three replicas; {first_try_stale} of 90 first reads came before "
       f"the replica had heard of the write, the longest wait {worst * 1000:.1f} ms")
@@ -136,7 +136,7 @@ for port in replicas:
     def reset_seen(port=port):
         page = json.loads(request(port, "GET", "/items?limit=1")[2])
         return page.get("version") == 2 and page.get("total") == 10000
-    _, waited = wait_for(f"replica {port} to see the reset", reset_seen, timeout=2)
+    _, waited = wait_for(f"replica {port} to see the reset", reset_seen, timeout=2, interval=0.001)
     print(f"   replica {port}: version 2, 10000 items after {waited * 1000:.1f} ms")
 
 expected_changes = 30 + 1 + 1 + 1  # the creates, the edit, the delete, the reset

@@ -14,5 +14,5 @@ INSERT INTO changes (list, sequence, kind, item_id, label, author, width, height
     SELECT 'pgbench'::bytea, :first_seq + 1 + n, 'created', :first_id + n, convert_to('posted by pgbench ' || n, 'UTF8'),
         convert_to('Ananya Iyer', 'UTF8'), 3000, 2000, convert_to('#31a76e', 'UTF8'), 0, NULL, NULL, NULL, false
     FROM generate_series(0, :g - 1) AS n;
-SELECT pg_notify('listserver_changes_public', :first_seq + :g || ' 706762656e6368');
+SELECT pg_notify('listserver_' || md5(current_schema()), :first_seq + :g || ' 706762656e6368');
 END;

@@ -15,5 +15,5 @@ INSERT INTO changes (list, sequence, kind, item_id, label, author, width, height
         count, dropped)
     VALUES ('pgbench'::bytea, :seq, 'created', :id, convert_to('posted by pgbench ' || :n, 'UTF8'),
         convert_to('Ananya Iyer', 'UTF8'), 3000, 2000, convert_to('#31a76e', 'UTF8'), 0, NULL, NULL, NULL, false);
-SELECT pg_notify('listserver_changes_public', :seq || ' 706762656e6368');
+SELECT pg_notify('listserver_' || md5(current_schema()), :seq || ' 706762656e6368');
 END;

@@ -140,8 +140,8 @@ struct ConfigurationDataTests {
                 == "data.url (--data-url) = <redacted> must be empty, or "
                 + "postgres://[user[:password]@]host[:port]/database[?parameters]: not a postgres:// or postgresql:// URL")
         #expect(error?.description.contains("hunter2") == false)
-        let pool = try await Support.loadError(["--data-pool-size", "0"])
-        #expect(pool?.description == "data.pool_size (--data-pool-size) = 0 must be in 1...64")
+        let pool = try await Support.loadError(["--data-pool-size", "1"])
+        #expect(pool?.description == "data.pool_size (--data-pool-size) = 1 must be in 2...64")
     }
 
     @Test func outOfRangeValuesAreNamed() async throws {

@@ -91,7 +91,7 @@ struct ConfigurationLoadingTests {
         case .dataURL:
             ["postgres://flag:pw@db/lists", "postgresql://env@127.0.0.1:5433/x", "postgres://[::1]/y?sslmode=disable"][
                 variant]
-        case .dataPoolSize: String(1 + variant)
+        case .dataPoolSize: String(5 + variant)
         case .idempotencyTTLSeconds: String(3600 + variant)
         case .changesKept: String(10 + variant)
         case .heartbeatMs: String(1000 + variant)

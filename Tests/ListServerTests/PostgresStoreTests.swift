@@ -69,7 +69,7 @@ struct PostgresStoreTests {
     @Test("replicas starting together migrate the schema once, and all of them serve it")
     func concurrentMigrations() async throws {
         let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
-            for _ in 0..<4 { group.addTask { try await open(poolSize: 1) } }
+            for _ in 0..<4 { group.addTask { try await open(poolSize: 2) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         try await stores[0].commit(Conformance.batch("a", Conformance.effects(header: Conformance.header())))
@@ -94,7 +94,7 @@ struct PostgresStoreTests {
     func unreachableServer() async throws {
         let url = try #require(PostgresURL("postgres://lists:s3cret-pw@127.0.0.1:1/lists?connect_timeout=2"))
         let error = await #expect(throws: PostgresStoreError.self) {
-            try await PostgresStore.open(url: url, poolSize: 1, changesKept: 5, idempotencyTTL: .seconds(60))
+            try await PostgresStore.open(url: url, poolSize: 2, changesKept: 5, idempotencyTTL: .seconds(60))
         }
         let line = try #require(error?.description)
         #expect(line.hasPrefix("data.url postgres://lists:<set>@127.0.0.1:1/lists?connect_timeout=2: "))
@@ -104,7 +104,7 @@ struct PostgresStoreTests {
         let real = try #require(PostgresTestDatabase.url)
         let wrong = try #require(PostgresURL(real.value.replacingOccurrences(of: "://", with: "://nobody-here:pw99@")))
         let refused = await #expect(throws: PostgresStoreError.self) {
-            try await PostgresStore.open(url: wrong, poolSize: 1, changesKept: 5, idempotencyTTL: .seconds(60))
+            try await PostgresStore.open(url: wrong, poolSize: 2, changesKept: 5, idempotencyTTL: .seconds(60))
         }
         #expect(refused?.description.contains("nobody-here") == true)
         #expect(refused?.description.contains("pw99") == false)

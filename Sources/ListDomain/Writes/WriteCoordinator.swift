@@ -243,7 +243,10 @@ public final class WriteCoordinator: Sendable {
                 // Nothing of the group happened, so every answer that came from applying it (a refusal too: a 404
                 // may stand on a delete earlier in the group) is a failure; only replays of stored records stand.
                 // The working states hold the group, so they are dropped: the next group starts from copies of
-                // the registry's.
+                // the registry's. (One exception a store cannot rule out: a database connection lost after COMMIT
+                // was sent, before its answer came. Then the group may have committed after all: with a shared
+                // store the next group's catch-up brings it in, once, and a retry with its Idempotency-Key gets the
+                // first answer; the writes answered 503 here were never acknowledged, so none is lost.)
                 for index in outcomes.indices where !answeredFromStore.contains(index) {
                     outcomes[index] = .failed(error)
                 }

@@ -106,19 +106,30 @@ final class Application: Sendable {
     /// another seed), this one's cache starts over too, as the resetting server's did.
     private static func resetsDetails(_ cache: DetailCache) -> @Sendable (String, [Change]) -> Void {
         { list, changes in
-            guard list == ListRegistry.defaultList else { return }
-            for case .reset(let reset) in changes.map(\.event).suffix(1) {
-                Task { _ = await cache.reset(to: Catalog(seed: reset.seed, count: reset.count)) }
-            }
+            guard list == ListRegistry.defaultList,
+                case .reset(let reset) = changes.last(where: { if case .reset = $0.event { true } else { false } })?
+                    .event
+            else { return }
+            Task { _ = await cache.reset(to: Catalog(seed: reset.seed, count: reset.count)) }
         }
     }
 
     /// Listens for the commits of other servers sharing `store`, and catches this server's copy of each list
     /// up that is behind (a copy at or past the sequence number heard, this server's own commits, is left alone).
+    /// A catch-up that fails (the database restarting) is tried again, backing off from 100 ms to 5 s, for about
+    /// half a minute: an idle list must not stay behind until someone writes to it.
     private static func listen(to store: PostgresStore, for writes: WriteCoordinator) -> PostgresListener {
         PostgresListener(url: store.url, reachability: store.reachability) { [lists = writes.lists] list, sequence in
             guard lists.state(of: list).header.lastSequence < sequence else { return }
-            Task { await writes.refresh(list) }
+            Task {
+                var delay = Duration.milliseconds(100)
+                for _ in 0..<12 {
+                    await writes.refresh(list)
+                    if lists.state(of: list).header.lastSequence >= sequence { return }
+                    try? await Task.sleep(for: delay)
+                    delay = min(delay * 2, .seconds(5))
+                }
+            }
         }
     }
 

@@ -84,8 +84,9 @@ extension SettingKey {
             )
         case .dataPoolSize:
             (
-                "data-pool-size", "LISTSERVER_DATA_POOL_SIZE", 1...64, "n",
-                "Connections to the PostgreSQL store (data.url), each on a thread of its own."
+                "data-pool-size", "LISTSERVER_DATA_POOL_SIZE", 2...64, "n",
+                "Connections to the PostgreSQL store (data.url), each on a thread of its own: one writer, the rest "
+                    + "read."
             )
         case .idempotencyTTLSeconds:
             (

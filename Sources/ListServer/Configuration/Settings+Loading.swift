@@ -85,7 +85,7 @@ extension Settings {
     ///   `data.path`, shared by every replica that names it; empty for SQLite. Secret: shown with its password
     ///   hidden, and not at all in error messages.
     /// - `data.pool_size` (int, default 4; `--data-pool-size`, `LISTSERVER_DATA_POOL_SIZE`): connections to that
-    ///   database, 1...64.
+    ///   database, 2...64 (one for the commits, the others for reads).
     /// - `data.idempotency_ttl_s` (int, default 86400; `--idempotency-ttl-s`, `LISTSERVER_IDEMPOTENCY_TTL_S`): how
     ///   long an `Idempotency-Key` and its first answer are kept, in seconds, 60...31536000.
     /// - `data.changes_kept` (int, default 100000; `--changes-kept`, `LISTSERVER_CHANGES_KEPT`): the recent changes

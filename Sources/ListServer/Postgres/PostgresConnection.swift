@@ -17,12 +17,17 @@ final class PostgresConnection {
     /// Connects with `url` (a `postgres://` or `postgresql://` URI, or `key=value` pairs, as libpq takes them).
     ///
     /// `connect_timeout` bounds how long a host that does not answer holds the calling thread (libpq's default is
-    /// to wait for the kernel, minutes); `application_name` shows the server's connections in `pg_stat_activity`.
-    /// libpq processes the keywords in order and keeps the last value of each, so the URI goes last: one that sets
-    /// them wins.
+    /// to wait for the kernel, minutes); TCP keepalives and `tcp_user_timeout` notice a database host that went
+    /// away within about 10 s (by default the kernel would take two hours, with a replica's writer, and every
+    /// replica waiting for its locks, stuck until then); `application_name` shows the server's connections in
+    /// `pg_stat_activity`. libpq processes the keywords in order and keeps the last value of each, so the URI goes
+    /// last: one that sets them wins.
     init(url: String, connectTimeoutSeconds: Int = 5) throws(PostgresError) {
-        let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
-        let values = [String(connectTimeoutSeconds), "listserver", "UTF8", url]
+        let keywords = [
+            "connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
+            "tcp_user_timeout", "application_name", "client_encoding", "dbname",
+        ]
+        let values = [String(connectTimeoutSeconds), "1", "5", "2", "3", "10000", "listserver", "UTF8", url]
         let connection = Self.withCStrings(keywords) { keywords in
             Self.withCStrings(values) { values in
                 // expand_dbname = 1: the (first) dbname is read as a URI or key=value string.
@@ -52,6 +57,9 @@ final class PostgresConnection {
     /// Waits up to `timeoutMilliseconds` for the socket to have input, then returns the payloads of the
     /// notifications received (`LISTEN`), oldest first; throws when the connection is lost.
     func waitForNotifications(timeoutMilliseconds: Int32) throws(PostgresError) -> [String] {
+        // Notifications that came in with an earlier answer are already read: no wait for those.
+        let waiting = takeNotifications()
+        if !waiting.isEmpty { return waiting }
         var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0 else { throw PostgresError("the connection has no socket", connectionLost: true) }
         let ready = poll(&descriptor, 1, timeoutMilliseconds)
@@ -61,6 +69,11 @@ final class PostgresConnection {
         guard PQconsumeInput(connection) == 1, !isBroken else {
             throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: true)
         }
+        return takeNotifications()
+    }
+
+    /// The payloads of the notifications libpq has read, oldest first.
+    private func takeNotifications() -> [String] {
         var payloads: [String] = []
         while let notification = PQnotifies(connection) {
             payloads.append(String(cString: notification.pointee.extra))
@@ -130,18 +143,18 @@ final class PostgresConnection {
                     PQsendQueryPrepared(
                         connection, names[index], Int32(statement.parameters.count), values, lengths, formats, 1)
                 }
-                guard sent == 1 else {
-                    throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: isBroken)
-                }
+                guard sent == 1 else { throw poison() }
             }
-            guard PQpipelineSync(connection) == 1 else {
-                throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: isBroken)
-            }
+            guard PQpipelineSync(connection) == 1 else { throw poison() }
             var failure: PostgresError?
             for index in start..<end {
                 // Each statement's result, then a null that ends it.
                 let result = PQgetResult(connection)
-                if result != nil && PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                guard let result else {
+                    // No result where one is owed: the connection is gone, and what follows is out of step.
+                    throw poison()
+                }
+                if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
                     PQclear(result)
                 } else if failure == nil {
                     do throws(PostgresError) {
@@ -149,17 +162,24 @@ final class PostgresConnection {
                     } catch {
                         failure = error
                     }
-                } else if let result {
+                } else {
                     PQclear(result)
                 }
                 while let extra = PQgetResult(connection) { PQclear(extra) }
             }
             // The sync's own result.
-            if let sync = PQgetResult(connection) { PQclear(sync) }
+            guard let sync = PQgetResult(connection) else { throw poison() }
+            PQclear(sync)
             if let failure { throw failure }
             start = end
         }
         return rows
+    }
+
+    /// Marks the connection unusable (a pipeline it cannot finish) and returns libpq's error, as lost.
+    private func poison() -> PostgresError {
+        poisoned = true
+        return PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: true)
     }
 
     /// Calls `body` with the binary form of `parameters` as libpq takes them: values (null pointers for NULL),
@@ -206,13 +226,14 @@ final class PostgresConnection {
             // Out of memory, or the connection could not send the query.
             throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: isBroken)
         }
-        let rows = PostgresRows(result)
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return rows
+            return PostgresRows(result)  // owns the result from here
         default:
+            // Read before the result is cleared.
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             var message = String(cString: PQresultErrorMessage(result))
+            PQclear(result)
             if message.isEmpty { message = String(cString: PQerrorMessage(connection)) }
             let statement = sql.split(whereSeparator: \.isWhitespace).prefix(6).joined(separator: " ")
             throw PostgresError("\(message) [in: \(statement) …]", sqlState: state, connectionLost: isBroken)

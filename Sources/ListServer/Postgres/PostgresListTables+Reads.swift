@@ -3,9 +3,15 @@ import ListDomain
 /// The read paths, as in the SQLite store: the whole state at start, idempotency records by key, an uploaded
 /// image, a window of a change feed.
 extension PostgresListTables {
-    /// Every list with a header row, with its written items, their images and its deletions (ascending).
+    /// Every list with a header row, with its written items, their images and its deletions (ascending): its
+    /// three queries in one snapshot (another server may commit meanwhile).
     func load() throws(StoreFailure) -> [String: StoredList] {
-        try withConnection { connection throws(PostgresError) in try Self.lists(only: nil, on: connection) }
+        try withConnection(retrying: true) { connection throws(PostgresError) in
+            try connection.script(SQL.beginSnapshot)
+            let lists = try Self.lists(only: nil, on: connection)
+            try connection.script("COMMIT")
+            return lists
+        }
     }
 
     /// The lists with a header row, or only `name` (then at most one), with their written items, images and
@@ -77,21 +83,28 @@ extension PostgresListTables {
 
     /// The bytes of item `id`'s uploaded image in `list`, if its digest is `digest`.
     func image(of list: String, id: UInt64, digest: UInt128) throws(StoreFailure) -> [UInt8]? {
-        try withConnection { connection throws(PostgresError) in
+        try withConnection(retrying: true) { connection throws(PostgresError) in
             let rows = try connection.execute(
                 SQL.imageBytes, [.utf8(list), .unsigned(id), .bytea(digest.bigEndianBytes)])
             return rows.count > 0 ? rows.bytes(0, 0) : nil
         }
     }
 
-    /// At most `limit` changes of `list` after `sequence`, oldest first, and the oldest sequence number kept.
+    /// At most `limit` changes of `list` after `sequence`, oldest first, and the oldest sequence number kept:
+    /// both from one snapshot, in one round trip. Read one after the other, another server's commit could prune
+    /// changes in between, and the window would start later than the oldest it says is kept: a client would miss
+    /// them without being told to reload.
     func changes(of list: String, after sequence: UInt64, limit: Int) throws(StoreFailure) -> ChangeWindow {
-        try withConnection { connection throws(PostgresError) in
+        try withConnection(retrying: true) { connection throws(PostgresError) in
             var window = ChangeWindow(changes: [], oldestKept: nil)
-            let oldest = try connection.execute(SQL.oldestChange, [.utf8(list)])
+            let results = try connection.pipeline([
+                .init(SQL.beginSnapshot), .init(SQL.oldestChange, [.utf8(list)]),
+                .init(SQL.changes, [.utf8(list), .unsigned(sequence), .int(max(limit, 0))]), .init("COMMIT"),
+            ])
+            let oldest = results[1]
             if oldest.count > 0 { window.oldestKept = oldest.optionalUInt64(0, 0) }
             guard limit > 0 else { return window }
-            let rows = try connection.execute(SQL.changes, [.utf8(list), .unsigned(sequence), .int(limit)])
+            let rows = results[2]
             for row in 0..<rows.count { window.changes.append(try Self.change(in: rows, at: row)) }
             return window
         }
@@ -120,6 +133,8 @@ extension PostgresListTables {
 }
 
 extension PostgresListTables.SQL {
+    /// A read-only transaction whose statements all see one snapshot.
+    static let beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
     static let headers = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists"
     static let header = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists WHERE name = $1"
     // `id # x'8000000000000000'::bigint` (the top bit flipped) orders bigints as the UInt64s they hold.

@@ -8,7 +8,7 @@ extension PostgresListTables {
     /// list that has no row yet, which a row lock could not), and reads what brings each list level.
     func beginCommit(_ positions: [String: ListPosition]) throws(StoreFailure) -> [String: ListCatchUp] {
         commitOpen = false
-        return try withConnection { connection throws(PostgresError) in
+        return try withConnection(retrying: true) { connection throws(PostgresError) in
             if connection.inTransaction { try connection.script("ROLLBACK") }
             // One round trip: the transaction, the locks, and for each list as of holding its lock its header, the
             // item rows written since the copy's position and the changes since (both empty when the copy is

@@ -41,6 +41,11 @@ final class PostgresListTables {
         self.options = options
     }
 
+    /// Set on every connection: a lock waited for more than 5 s (another replica's commit that hangs) fails the
+    /// call; a transaction left idle for 10 s (a replica that stopped between its lock and its commit) is ended
+    /// by PostgreSQL, and its locks with it.
+    static let sessionSettings = "SET lock_timeout = '5s'; SET idle_in_transaction_session_timeout = '10s'"
+
     /// The connection, made now if there is none (or it broke); throws `.unavailable` during a backoff.
     func connected() throws(StoreFailure) -> PostgresConnection {
         if let connection, !connection.isBroken { return connection }
@@ -52,14 +57,18 @@ final class PostgresListTables {
         do throws(PostgresError) {
             let fresh = try PostgresConnection(url: options.url.value)
             if let schema = options.schema {
+                let quoted = PostgresSchema.quoted(schema)
                 do throws(PostgresError) {
-                    try fresh.script("CREATE SCHEMA IF NOT EXISTS \(schema)")
+                    try fresh.script("CREATE SCHEMA IF NOT EXISTS \(quoted)")
                 } catch {
                     // IF NOT EXISTS does not hold against another connection creating it at the same moment.
                     guard error.sqlState == "23505" || error.sqlState == "42P06" else { throw error }
                 }
-                try fresh.script("SET search_path TO \(schema)")
+                try fresh.script("SET search_path TO \(quoted)")
             }
+            // No wait on another server's lock, and no transaction left open by a server that stopped answering,
+            // may hold this one (or the others) for longer: its call fails, and the write answers 503.
+            try fresh.script(Self.sessionSettings)
             connection = fresh
             options.reachability.set(true)
             backoff = .zero
@@ -75,12 +84,23 @@ final class PostgresListTables {
 
     /// Runs `body` on the connection; a PostgreSQL error becomes a ``StoreFailure`` (503, or 507 for a full disk),
     /// and an open transaction it left is rolled back so the connection serves the next job.
-    func withConnection<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(StoreFailure) -> T {
+    ///
+    /// - Parameter retrying: `body` may run twice (a read, or the start of a commit's transaction): when it finds
+    ///   a connection made earlier gone (the database restarted since; libpq learns that only by using it), it
+    ///   runs once more on a new one instead of failing the first job after every restart.
+    func withConnection<T>(retrying: Bool = false, _ body: (PostgresConnection) throws(PostgresError) -> T)
+        throws(StoreFailure) -> T
+    {
+        let reused = connection != nil
         let connection = try connected()
         do throws(PostgresError) {
-            return try body(connection)
+            let result = try body(connection)
+            options.reachability.set(true)
+            return result
         } catch {
             if error.connectionLost {
+                self.connection = nil
+                if retrying && reused { return try withConnection(retrying: false, body) }
                 options.reachability.set(false)
             } else if connection.inTransaction {
                 try? connection.script("ROLLBACK")
@@ -118,10 +138,6 @@ final class PostgresListTables {
                         .bigint(record.createdAt.milliseconds),
                     ]))
         }
-        if prunesIdempotency {
-            let cutoff = batch.now.milliseconds - Int64(options.idempotencyTTL.wholeMilliseconds)
-            statements.append(.init(SQL.pruneIdempotency, [.bigint(cutoff)]))
-        }
         statements.append(.init("COMMIT"))
         try withConnection { connection throws(PostgresError) in
             if begun && !connection.inTransaction {
@@ -129,6 +145,13 @@ final class PostgresListTables {
             }
             // One round trip for the whole batch.
             try connection.pipeline(statements)
+            // Expired records of every list, after the commit and in a transaction of its own: inside the
+            // group's, it would lock rows of lists this server holds no lock on (and could deadlock with another
+            // server reusing expired keys there); a prune that fails is tried again at the next one due.
+            if prunesIdempotency {
+                let cutoff = batch.now.milliseconds - Int64(options.idempotencyTTL.wholeMilliseconds)
+                _ = try? connection.execute(SQL.pruneIdempotency, [.bigint(cutoff)])
+            }
         }
         prunedLists.formUnion(prunedFully)
         if prunesIdempotency {
@@ -198,7 +221,8 @@ final class PostgresListTables {
         // commit walk the index over all the rows earlier commits deleted and VACUUM has not yet removed (a list
         // past changes_kept got 5x slower to write within a minute, Benchmarks/postgres/run.sh). The first
         // commit of each list on this connection also takes whatever an earlier run (perhaps with a larger
-        // changes_kept) left.
+        // changes_kept) left. The ranges meet only while every server keeps the same number: servers with
+        // different data.changes_kept on one database leave some rows until one of them restarts.
         let kept = UInt64(max(options.changesKept, 0))
         if !effects.changes.isEmpty && header.lastSequence > kept {
             let cut = header.lastSequence - kept
@@ -271,7 +295,7 @@ final class PostgresListTables {
                 version, seed, count, dropped)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 <> 0)
             """
-        static let notify = "SELECT pg_notify('\(PostgresNotification.channelPrefix)' || current_schema(), $1)"
+        static let notify = "SELECT pg_notify(\(PostgresNotification.channel), $1)"
         static let upsertHeader = """
             INSERT INTO lists (name, seed, base_count, version, next_id, last_sequence)
             VALUES ($1, $2, $3, $4, $5, $6)

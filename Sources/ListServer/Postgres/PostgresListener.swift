@@ -88,11 +88,10 @@ final class PostgresListener: @unchecked Sendable {
     private func listen() throws(PostgresError) -> PostgresConnection {
         let connection = try PostgresConnection(url: url.value)
         if let schema {
-            try connection.script("SET search_path TO \(schema)")
+            try connection.script("SET search_path TO \(PostgresSchema.quoted(schema))")
         }
-        let current = try connection.execute("SELECT current_schema()")
-        let channel = PostgresNotification.channelPrefix + (current.text(0, 0) ?? "")
-        try connection.script("LISTEN \"\(channel.replacingOccurrences(of: "\"", with: "\"\""))\"")
+        let channel = try connection.execute("SELECT \(PostgresNotification.channel)").text(0, 0) ?? ""
+        try connection.script("LISTEN \(PostgresSchema.quoted(channel))")
         let lists = try connection.execute("SELECT name, last_sequence FROM lists")
         for row in 0..<lists.count {
             onChange(lists.text(row, 0) ?? "", lists.uint64(row, 1))

@@ -2,10 +2,11 @@
 /// change sequence number. The change itself is a row of `changes`; the payload stays a few dozen bytes, far
 /// below PostgreSQL's limit of 8,000.
 struct PostgresNotification: Equatable {
-    /// The channel of the servers whose tables are in schema `schema` is this followed by the schema's name:
+    /// The channel of the servers whose tables are in the connection's current schema, as an SQL expression:
     /// notifications are per database, and servers with tables in different schemas of one database (the tests)
-    /// do not hear each other.
-    static let channelPrefix = "listserver_changes_"
+    /// must not hear each other. The schema's name goes in as an MD5 digest, so the channel is always 43 ASCII
+    /// bytes: `pg_notify` refuses a channel over 63 bytes, which a schema name over 44 would make.
+    static let channel = "'listserver_' || md5(current_schema())"
 
     let list: String
     let sequence: UInt64

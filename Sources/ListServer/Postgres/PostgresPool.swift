@@ -11,7 +11,7 @@ import ListDomain
 ///
 /// Thread 0 is the writer: the coordinator's calls (``Queue/writer``: begin, idempotency lookups, commit) run
 /// there, one after another on one connection, inside the transaction that holds the lists' locks. The other
-/// threads take the reads; a pool of one thread does both, writes first.
+/// threads (at least one) take the reads, never inside that transaction.
 ///
 /// Invariant: each thread's ``PostgresListTables`` is touched only by that thread, which is why the class is
 /// `@unchecked Sendable`; the queues and the flags are guarded by `condition`.
@@ -20,7 +20,7 @@ final class PostgresPool: @unchecked Sendable {
     enum Queue {
         /// Thread 0 only.
         case writer
-        /// Any thread but the writer (any thread at all in a pool of one).
+        /// Any thread but the writer.
         case reader
     }
 
@@ -53,7 +53,6 @@ final class PostgresPool: @unchecked Sendable {
     /// Guarded by `condition`.
     private var writerJobs = Jobs()
     private var readerJobs = Jobs()
-    private let size: Int
     /// Set by ``stop()``: no more jobs are taken, and the threads end when the queue is empty.
     private var isStopping = false
     /// Threads still running; guarded by `condition`.
@@ -61,9 +60,10 @@ final class PostgresPool: @unchecked Sendable {
     /// Callers of ``stop()`` waiting for every thread to end.
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Starts `size` threads named `postgres-0`, `postgres-1`, …, each connecting when its first job comes.
+    /// Starts `size` threads (at least 2) named `postgres-0`, `postgres-1`, …, each connecting when its first job
+    /// comes.
     init(size: Int, options: PostgresListTables.Options) {
-        self.size = size
+        precondition(size >= 2, "a PostgreSQL pool needs a writer and a reader")
         running = size
         for index in 0..<size {
             let name = "postgres-\(index)"
@@ -132,9 +132,7 @@ final class PostgresPool: @unchecked Sendable {
 
     /// The next job thread `index` may take, if any; `condition` held.
     private func nextJob(for index: Int) -> ((PostgresListTables) -> Void)? {
-        if index == 0, let job = writerJobs.take() { return job }
-        if index != 0 || size == 1 { return readerJobs.take() }
-        return nil
+        index == 0 ? writerJobs.take() : readerJobs.take()
     }
 
     /// One thread: takes the oldest job it may and runs it, until stopped and the queues are empty.

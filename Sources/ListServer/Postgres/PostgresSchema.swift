@@ -95,6 +95,11 @@ enum PostgresSchema {
     /// The schema version this build writes: the number of migrations.
     static var version: Int64 { Int64(migrations.count) }
 
+    /// `name` as an SQL identifier, quoted (a schema name given for tests).
+    static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
     /// The advisory lock replicas take around a migration ("List" in ASCII): the second replica to start waits
     /// until the first has migrated, then finds nothing to do.
     static let migrationLock: Int64 = 0x4C69_7374

@@ -38,7 +38,9 @@ package final class PostgresStore: ListStore {
     /// Connects to `url`, brings its schema up to date (once, whichever replica comes first) and starts the pool.
     ///
     /// - Parameters:
-    ///   - poolSize: The number of connections, each on a thread of its own (`data.pool_size`).
+    ///   - poolSize: The number of connections, each on a thread of its own (`data.pool_size`), at least 2: the
+    ///     writer's, whose transaction holds the lists' locks between the calls of a group commit (a read run
+    ///     there meanwhile would run inside it, and a failed one would roll it back), and the readers'.
     ///   - changesKept: How many of each list's most recent changes are kept; older ones are pruned at commit.
     ///   - idempotencyTTL: How long idempotency records are kept.
     ///   - schema: A schema of its own for the tables (tests: an empty store per test in one database); nil for
@@ -50,7 +52,7 @@ package final class PostgresStore: ListStore {
     ) async throws(PostgresStoreError) -> PostgresStore {
         let options = PostgresListTables.Options(
             url: url, changesKept: changesKept, idempotencyTTL: idempotencyTTL, schema: schema)
-        let pool = PostgresPool(size: max(poolSize, 1), options: options)
+        let pool = PostgresPool(size: max(poolSize, 2), options: options)
         do throws(StoreFailure) {
             try await pool.run { tables throws(StoreFailure) in
                 let connection = try tables.connected()
