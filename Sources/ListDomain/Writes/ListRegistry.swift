@@ -13,6 +13,11 @@ public final class ListRegistry: Sendable {
     public let seed: UInt64
     public let baseCount: UInt64
     private let lists: Mutex<[String: ListState]>
+    /// With a store other servers write to: the sequence numbers they reached in lists this server's copy has not
+    /// caught up with yet (`ListRegistry+Heard.swift`), and how many such lists there are (0: the common case,
+    /// one atomic load for a reader to know it).
+    let heard = Mutex<[String: UInt64]>([:])
+    let heardCount = Atomic<Int>(0)
 
     /// A registry of lists with `count` generated items from `seed`, and the stored lists loaded at start.
     public init(seed: UInt64, count: UInt64, stored: [String: StoredList] = [:]) {
@@ -29,7 +34,9 @@ public final class ListRegistry: Sendable {
 
     /// Installs a committed state, and returns the one it replaces (nil for a list that had none).
     func install(_ state: ListState, as name: String) -> ListState? {
-        lists.withLock { $0.updateValue(state, forKey: name) }
+        let replaced = lists.withLock { $0.updateValue(state, forKey: name) }
+        if heardCount.load(ordering: .acquiring) > 0 { caughtUp(name, at: state.header.lastSequence) }
+        return replaced
     }
 
     /// The names of the lists that have state (were written to).

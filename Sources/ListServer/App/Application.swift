@@ -120,7 +120,8 @@ final class Application: Sendable {
     /// half a minute: an idle list must not stay behind until someone writes to it.
     private static func listen(to store: PostgresStore, for writes: WriteCoordinator) -> PostgresListener {
         PostgresListener(url: store.url, reachability: store.reachability) { [lists = writes.lists] list, sequence in
-            guard lists.state(of: list).header.lastSequence < sequence else { return }
+            // Reads of the list wait for the catch-up from now on (Router+Replicas.swift).
+            guard lists.hear(list, sequence: sequence) else { return }
             Task {
                 var delay = Duration.milliseconds(100)
                 for _ in 0..<12 {
@@ -129,6 +130,7 @@ final class Application: Sendable {
                     try? await Task.sleep(for: delay)
                     delay = min(delay * 2, .seconds(5))
                 }
+                lists.forgetHeard(list)
             }
         }
     }

@@ -199,7 +199,10 @@ package struct Router: Sendable {
     }
 
     /// Answers `request`, whose target ``match(_:)`` has already parsed and matched.
-    func route(_ request: HTTPRequest, _ match: Match) -> RouteOutcome {
+    ///
+    /// - Parameter waitingForOthers: Whether a read of a list that another server (sharing the store) has just
+    ///   committed to, beyond this server's copy, first waits for the copy to catch up (``readAfterCatchUp``).
+    func route(_ request: HTTPRequest, _ match: Match, waitingForOthers: Bool = true) -> RouteOutcome {
         let target: RequestTarget
         switch match.target {
         case .success(let parsed):
@@ -207,6 +210,7 @@ package struct Router: Sendable {
         case .failure(let error):
             return finish(.response(error.response()), for: request)  // no controls without a target
         }
+        if waitingForOthers, let waiting = readAfterCatchUp(request, match) { return waiting }
         let answer = match.resource.flatMap { resource in
             Result { () throws(Problem) in try dispatch(request, target: target, resource: resource) }
         }

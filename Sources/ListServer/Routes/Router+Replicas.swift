@@ -1,0 +1,40 @@
+import ListDomain
+
+/// Read-your-writes across replicas that share a store: a read of a list another server has committed to beyond
+/// this server's copy waits, briefly, for the copy to catch up.
+///
+/// The other server's commit reaches this one as a notification (``ListRegistry/hear(_:sequence:)``) about as
+/// soon as the writer's client gets its 201; the catch-up takes a few milliseconds more. A client that sends its
+/// next read to this replica in between would see the list before its own write. So a read of the item routes
+/// (`GET`/`HEAD` of `/items`, `/items/<id>`, its detail and its image) of a list heard to be ahead waits, in a task
+/// (never on the loop), until the copy has caught up, then is answered as usual; after 200 ms, or while the store
+/// is unreachable (the catch-up cannot happen), it is answered from the copy as it is. With nothing heard ahead,
+/// the check is one atomic load.
+extension Router {
+    /// How long a read waits for its list's copy to catch up at most.
+    static let catchUpWait = Duration.milliseconds(200)
+
+    /// The read, deferred until its list's copy has caught up with what other servers committed; nil when it need
+    /// not wait (most requests: not a read of a list, or nothing heard ahead).
+    func readAfterCatchUp(_ request: HTTPRequest, _ match: Match) -> RouteOutcome? {
+        guard request.method == .get || request.method == .head,
+            let resource = try? match.resource.get()
+        else { return nil }
+        switch resource {
+        case .items, .item, .itemDetail, .itemImage: break
+        default: return nil
+        }
+        let lists = writes.lists
+        guard let list = try? Self.listName(request.headers), lists.isBehind(list), writes.store.isReachable else {
+            return nil
+        }
+        return .deferred { [self] in
+            let clock = ContinuousClock()
+            let deadline = clock.now + Self.catchUpWait
+            while lists.isBehind(list) && clock.now < deadline {
+                try? await clock.sleep(for: .milliseconds(1))
+            }
+            return await route(request, match, waitingForOthers: false).awaitedResponse()
+        }
+    }
+}
