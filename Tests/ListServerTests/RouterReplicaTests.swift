@@ -34,9 +34,7 @@ struct RouterReplicaTests {
         let started = ContinuousClock.now
         let answer = await router.respondDeferred("/items?limit=1")
         #expect(answer.status == 200)  // answered from the copy as it is, once the wait is over
-        let waited = ContinuousClock.now - started
-        #expect(waited >= Router.catchUpWait)
-        #expect(waited < .seconds(5))
+        #expect(ContinuousClock.now - started >= Router.catchUpWait)
         router.writes.lists.forgetHeard("")
         #expect(router.respond("/items?limit=1").status == 200)
     }

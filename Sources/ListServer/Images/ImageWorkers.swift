@@ -28,11 +28,9 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     static let largestKeptFrame = 8 << 20
 
     private let condition = NSCondition()
-    /// Jobs not yet taken (a taken one's slot is emptied at once: the job holds what it works on, an upload's
-    /// file among them, and a queue that never runs empty would keep every finished one); guarded by `condition`.
-    private var queue: [Job?] = []
-    /// The index in `queue` of the next job to take (the queue is compacted when it empties); guarded.
-    private var head = 0
+    /// Jobs not yet taken (a taken one is let go at once: the job holds what it works on, an upload's file among
+    /// them); guarded by `condition`.
+    private var queue = FIFOQueue<Job>()
     /// Set by ``stop()``; guarded.
     private var isStopping = false
     /// The most jobs that may wait.
@@ -151,7 +149,7 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     var queuedJobs: Int {
         condition.lock()
         defer { condition.unlock() }
-        return queue.count - head
+        return queue.count
     }
 
     /// Lets the workers finish the queued jobs, then end; later jobs are refused as busy.
@@ -166,7 +164,7 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     private func enqueue(_ job: @escaping Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard !isStopping, queue.count - head < queueLimit else { return false }
+        guard !isStopping, queue.count < queueLimit else { return false }
         queue.append(job)
         condition.signal()
         return true
@@ -184,19 +182,12 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     private func next() -> Job? {
         condition.lock()
         defer { condition.unlock() }
-        while head == queue.count {
+        while queue.isEmpty {
             if isStopping {
                 return nil
             }
             condition.wait()
         }
-        let job = queue[head]
-        queue[head] = nil
-        head += 1
-        if head == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return job
+        return queue.take()
     }
 }

@@ -24,35 +24,11 @@ final class PostgresPool: @unchecked Sendable {
         case reader
     }
 
-    /// Jobs in arrival order; a taken job is let go at once, with what it holds (an uploaded file perhaps).
-    private struct Jobs {
-        private var jobs: [((PostgresListTables) -> Void)?] = []
-        private var head = 0
-
-        var isEmpty: Bool { head == jobs.count }
-
-        mutating func append(_ job: @escaping (PostgresListTables) -> Void) { jobs.append(job) }
-
-        mutating func take() -> ((PostgresListTables) -> Void)? {
-            guard head < jobs.count else { return nil }
-            let job = jobs[head]
-            jobs[head] = nil
-            head += 1
-            if head == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64 && head * 2 >= jobs.count {
-                jobs.removeFirst(head)  // a queue that never empties still stays as long as its backlog
-                head = 0
-            }
-            return job
-        }
-    }
-
     private let condition = NSCondition()
     /// Guarded by `condition`.
-    private var writerJobs = Jobs()
-    private var readerJobs = Jobs()
+    /// Jobs in arrival order; a taken job is let go at once, with what it holds (an uploaded file perhaps).
+    private var writerJobs = FIFOQueue<(PostgresListTables) -> Void>()
+    private var readerJobs = FIFOQueue<(PostgresListTables) -> Void>()
     /// Set by ``stop()``: no more jobs are taken, and the threads end when the queue is empty.
     private var isStopping = false
     /// Threads still running; guarded by `condition`.

@@ -1,0 +1,35 @@
+/// A first-in, first-out queue over an array: appends at the end, takes from a moving head, and lets go of each
+/// element as it is taken (a job holds what it works on: an uploaded file, an image's pixels).
+///
+/// The array is compacted when it empties, and also when the taken slots at its front are at least half of it
+/// (and 64 or more), so a queue that never runs empty stays as long as its backlog, not as long as its history.
+/// The store's and the image workers' job queues, both under their own locks.
+public struct FIFOQueue<Element> {
+    private var slots: [Element?] = []
+    private var head = 0
+
+    public init() {}
+
+    /// The number of elements waiting.
+    public var count: Int { slots.count - head }
+
+    public var isEmpty: Bool { head == slots.count }
+
+    public mutating func append(_ element: Element) { slots.append(element) }
+
+    /// The oldest element, removed; nil when the queue is empty.
+    public mutating func take() -> Element? {
+        guard head < slots.count else { return nil }
+        let element = slots[head]
+        slots[head] = nil
+        head += 1
+        if head == slots.count {
+            slots.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64 && head * 2 >= slots.count {
+            slots.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+}
