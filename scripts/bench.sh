@@ -21,7 +21,9 @@
 #   s4   2^53 items: page 1 against the last full page and the deepest page (limit 20), same server
 #   micro  swift run -c release ListBenchmarks (ns/op of the hot paths)
 #
-# Per run: req/s, p50/p99 latency, errors (socket errors and non-2xx answers), server CPU µs per request
+# Per run: req/s, p50/p99 latency, errors (socket errors and non-2xx answers), the server's hardware counters per
+# request (perf stat -p while wrk runs: user instructions, user and kernel cycles, user branch misses, L1d misses,
+# context switches; left out when perf is missing), server CPU µs per request
 # (utime + stime from /proc/PID/stat around the measured run, divided by the requests wrk completed), peak RSS
 # (VmHWM of the fresh server at the end of the run), and the CPU used by everything else on the machine during
 # the run ("other", % of one core). Each run starts once the machine is quiet (at most 90 s of waiting); above
@@ -87,11 +89,12 @@ if ((skip_build == 0)); then build_all; fi
 listserver="$(cd "$root" && swift build "${listserver_build[@]}" --show-bin-path)/ListServer"
 [[ -x $listserver && -x $baseline ]] || die "ListServer or the baseline is not built (drop --skip-build)"
 raise_file_limit
+check_perf
 trap stop_server EXIT
 
 machine_info >"$out/machine.md"
 cat "$out/machine.md" >&2
-printf 'key\tscenario\tserver\tthreads\tconnections\tseconds\trequests\treq_per_s\tp50_ms\tp99_ms\tsocket_errors\tnon_2xx\tcpu_us_per_req\tpeak_rss_mb\tefficiency\tother_cpu_pct\twrk_cpu_pct\n' >"$out/results.tsv"
+printf 'key\tscenario\tserver\tthreads\tconnections\tseconds\trequests\treq_per_s\tp50_ms\tp99_ms\tsocket_errors\tnon_2xx\tcpu_us_per_req\tpeak_rss_mb\tefficiency\tother_cpu_pct\twrk_cpu_pct\tcounters_per_req\n' >"$out/results.tsv"
 
 servers=(ListServer baseline)
 for step in $only; do

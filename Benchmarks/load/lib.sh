@@ -18,7 +18,7 @@ done
 # Float arithmetic: calc "expression with awk syntax"
 calc() { awk "function max0(x) { return x < 0 ? 0 : x } BEGIN { printf \"%s\", ($1) }"; }
 
-install_missing() { install_missing_packages wrk curl gcc libevent-dev; }
+install_missing() { install_missing_packages wrk curl gcc libevent-dev linux-perf; }
 
 build_all() {
     log "building ListServer (release, static Swift runtime as in the Docker image), ListBenchmarks, the baseline"
@@ -154,15 +154,17 @@ measure() {
             log "  disturbed: other processes used $run_other % of a core; running it again"
         fi
     done
-    local requests rps p50 p99 socket non2xx cpu rss efficiency wrk_cpu
-    IFS=$'\t' read -r requests rps p50 p99 socket non2xx cpu rss efficiency wrk_cpu _ <<<"$best"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$label" "$server_name" \
-        "$(server_threads "$key")" "$connections" "$seconds" "$requests" "$rps" "$p50" "$p99" "$socket" "$non2xx" \
-        "$cpu" "$rss" "$efficiency" "$best_other" "$wrk_cpu" >>"$out/results.tsv"
+    local requests rps p50 p99 socket non2xx cpu rss efficiency wrk_cpu counters
+    IFS=$'\t' read -r requests rps p50 p99 socket non2xx cpu rss efficiency wrk_cpu counters _ <<<"$best"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$label" \
+        "$server_name" "$(server_threads "$key")" "$connections" "$seconds" "$requests" "$rps" "$p50" "$p99" "$socket" \
+        "$non2xx" "$cpu" "$rss" "$efficiency" "$best_other" "$wrk_cpu" "${counters:--}" >>"$out/results.tsv"
     RPS[$key]=$rps CPU[$key]=$cpu P99[$key]=$p99 RSS[$key]=$rss EFF[$key]=$efficiency
     ERRORS[$key]=$((socket + non2xx))
     log "$(printf '%-28s %9s req/s  p50 %8s ms  p99 %8s ms  %6s µs/req  %6s MB  errors %s/%s  eff %s  wrk %s %%  other %s %%' \
         "$key" "$rps" "$p50" "$p99" "$cpu" "$rss" "$socket" "$non2xx" "$efficiency" "$wrk_cpu" "$best_other")"
+    log "$(printf '%-28s per request: instructions:u cycles:u cycles:k branch-misses:u L1d-misses ctx-switches = %s' \
+        "$key" "${counters:--}")"
 }
 
 # Reads results.tsv back into the arrays write_table uses (for --report).
@@ -178,15 +180,65 @@ load_results() {
 
 server_threads() { sed -n 's/.*-t\([0-9]*\)-.*/\1/p' <<<"$1"; }
 
+# The hardware counters perf stat reads from the server during each measured run (issue 16): user instructions and
+# cycles, kernel cycles, user branch misses, L1 data-cache load misses and context switches. Unlike req/s they
+# barely move with the noise of a shared machine. perf_counters=0 (no perf, or counters not allowed) leaves them out.
+perf_events="instructions:u,cycles:u,cycles:k,branch-misses:u,L1-dcache-load-misses,context-switches"
+perf_counters=1
+check_perf() {
+    if ! command -v perf >/dev/null || ! perf stat -x, -e "$perf_events" -- true >/dev/null 2>&1; then
+        log "perf stat is not available: the runs have no CPU counters"
+        perf_counters=0
+    elif perf stat -x, -e instructions:u -- true 2>&1 | grep -q 'not supported'; then
+        # A virtual machine without a virtual PMU ("PMU not available due to virtualization" in dmesg): only the
+        # software counters (context switches) are read; the hardware ones show as "-".
+        log "perf stat: no hardware counters on this machine (no PMU); context switches only"
+    fi
+}
+
+# perf_per_request FILE REQUESTS: the counters in perf stat's CSV FILE divided by REQUESTS, as
+# "instructions_u cycles_u cycles_k branch_misses_u l1d_misses context_switches" (each "-" when not counted).
+perf_per_request() {
+    python3 - "$1" "$2" <<'EOF'
+import sys
+names = ["instructions:u", "cycles:u", "cycles:k", "branch-misses:u", "L1-dcache-load-misses", "context-switches"]
+values = {}
+try:
+    for line in open(sys.argv[1]):
+        fields = line.strip().split(",")
+        if len(fields) > 2 and fields[2] in names and fields[0].replace(".", "", 1).isdigit():
+            values[fields[2]] = float(fields[0])
+except OSError:
+    pass
+requests = float(sys.argv[2])
+out = []
+for name in names:
+    if name not in values:
+        out.append("-")
+    elif name == "context-switches":
+        out.append(f"{values[name] / requests:.3f}")
+    else:
+        out.append(f"{values[name] / requests:.0f}")
+print(" ".join(out))
+EOF
+}
+
 # run_once FILE_KEY CONNECTIONS SECONDS WRK_TIMEOUT MODE [ARGS...]; sets run_line (tab-separated) and run_other.
 run_once() {
     local name=$1 file="$out/$1.wrk.txt" connections=$2 seconds=$3 wrk_timeout=$4
     shift 4
-    local ticks0 busy0 wrk0 start ticks1 busy1 wrk1 end
+    local ticks0 busy0 wrk0 start ticks1 busy1 wrk1 end perf_pid=""
     read_children_ticks
     ticks0=$(cpu_ticks "$server_pid") busy0=$(busy_ticks) wrk0=$children_ticks start=$(date +%s.%N)
+    if ((perf_counters)); then
+        # Counts the server (every thread) for as long as wrk runs.
+        perf stat -x, -o "$out/$name.perf.csv" -e "$perf_events" -p "$server_pid" -- sleep "$seconds" \
+            >/dev/null 2>&1 &
+        perf_pid=$!
+    fi
     timeout --kill-after=5 $((seconds + 30)) wrk -t2 -c"$connections" -d"${seconds}s" --timeout "${wrk_timeout}s" \
         -s "$lua" "http://127.0.0.1:$server_port" -- "$@" >"$file" 2>&1 || die "wrk failed: $(tail -3 "$file")"
+    [[ -n $perf_pid ]] && { wait "$perf_pid" || true; }
     read_children_ticks
     ticks1=$(cpu_ticks "$server_pid") busy1=$(busy_ticks) wrk1=$children_ticks end=$(date +%s.%N)
     is_running "$server_pid" || die "$server_name died during $name: see its log in $out"
@@ -211,7 +263,10 @@ run_once() {
     # Busy ticks of the whole machine not spent in the server or in wrk, per second: % of one core.
     run_other=$(calc "sprintf(\"%.0f\", max0((($busy1 - $busy0) - ($ticks1 - $ticks0) - ($wrk1 - $wrk0)) / ($end - $start)))")
     run_wrk=$(calc "sprintf(\"%.0f\", ($wrk1 - $wrk0) / ($end - $start))")
-    run_line=$(printf '%s\t' "$requests" "$rps" "$p50" "$p99" "$socket" "$non2xx" "$cpu" "$rss" "$efficiency" "$run_wrk")
+    local counters
+    counters=$(perf_per_request "$out/$name.perf.csv" "$requests")
+    run_line=$(printf '%s\t' "$requests" "$rps" "$p50" "$p99" "$socket" "$non2xx" "$cpu" "$rss" "$efficiency" "$run_wrk" \
+        "$counters")
 }
 
 # ---------------------------------------------------------------- byte equality
@@ -311,6 +366,14 @@ write_table() {
     echo "| scenario | server | threads | conns | req/s | p50 ms | p99 ms | errors (socket / non-2xx) | CPU µs/req | peak RSS MB | efficiency | other CPU % |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $8, $9, $10, $11, $12, $13, $14, $15, $16 }' \
+        "$out/results.tsv"
+    echo
+    echo "#### CPU counters per request (perf stat -p on the server while wrk runs)"
+    echo
+    echo "| scenario | server | threads | conns | instructions, user | cycles, user | cycles, kernel | IPC, user | branch misses, user | L1d misses | context switches |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    awk -F'\t' 'NR > 1 && NF >= 18 { split($18, c, " "); ipc = (c[1] != "-" && c[2] > 0) ? sprintf("%.2f", c[1] / c[2]) : "-"
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, c[1], c[2], c[3], ipc, c[4], c[5], c[6] }' \
         "$out/results.tsv"
     echo
     echo "#### Targets (issue 3)"
