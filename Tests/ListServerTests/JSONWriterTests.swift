@@ -28,6 +28,22 @@ struct JSONWriterTests {
         #expect(written { $0.append(integer: value) } == expected)
     }
 
+    /// Every number of digits, at its edges, and a spread of others: as `String(_:)` writes them.
+    @Test func integersAtEveryDigitCount() {
+        var values: [UInt64] = [UInt64.max, UInt64.max - 1]
+        var power: UInt64 = 1
+        for _ in 0..<20 {
+            values += [power - 1, power, power + 1, power / 3 * 5]
+            if power > UInt64.max / 10 { break }
+            power *= 10
+        }
+        var generator = SplitMix64(seed: 99)
+        for _ in 0..<2_000 { values.append(generator.next() >> (generator.next() % 64)) }
+        for value in values {
+            #expect(written { $0.append(integer: value) } == String(value))
+        }
+    }
+
     @Test func integersAppendAfterExistingBytes() {
         #expect(
             written { json in
