@@ -1,5 +1,5 @@
 # ListServer: built with the official Swift image, run on Debian slim with only the runtime libraries of libevent,
-# SQLite, the image codecs (libjpeg-turbo's TurboJPEG, libspng, libwebp) and xxHash.
+# libpq, SQLite, the image codecs (libjpeg-turbo's TurboJPEG, libspng, libwebp) and xxHash.
 #
 #   docker build -t listserver .
 #   docker run --rm -p 8080:8080 listserver

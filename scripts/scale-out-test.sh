@@ -93,9 +93,7 @@ start_nginx() { # $1 dir, $2 port
     return 1
 }
 
-start_postgres lists
-# start_postgres chained its stop onto the EXIT trap; cleanup stops it too (idempotent), after the replicas.
-trap cleanup EXIT
+start_postgres lists  # chained after cleanup on EXIT (cleanup stops it too, after the replicas)
 echo "== three replicas (seed 42, store latency 300 ms, one loop each) on PostgreSQL at $postgres_url"
 ports=()
 for name in replica-a replica-b replica-c; do start_replica "$name"; done

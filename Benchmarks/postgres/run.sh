@@ -67,7 +67,9 @@ mkdir -p "$out"
 cc -O2 -Wall -Wextra -o "$out/fanout" Benchmarks/writes/fanout.c -lm
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 trap 'stop_launched; stop_postgres' EXIT
-start_postgres lists
+# On the work tree's disk, not tmpfs, where an fsync syncs nothing and "durable" would measure memory.
+[[ $(stat -f -c %T "$out") != tmpfs ]] || die "$out is on tmpfs: the durable-write numbers would not be"
+start_postgres lists "$out"
 pgbench=$(postgres_bin)/pgbench
 report="$out/postgres.md"
 {
@@ -150,10 +152,10 @@ listserver_writes() {
     done
     for ((index = 0; index < count; index++)); do
         local line
-        line=$(grep '^BENCH' "$out/$key-$index.wrk") || die "$key: no BENCH line"
+        line=$(grep '^BENCH' "$out/$key-$index.wrk") || { stop_replicas; die "$key: no BENCH line"; }
         s201=$((s201 + $(field s201 "$line")))
         p99=$(python3 -c "print(max($p99, $(field p99_us "$line") / 1000))")
-        (($(field other "$line") == 0)) || die "$key: non-201 answers: $line"
+        (($(field other "$line") == 0)) || { stop_replicas; die "$key: non-201 answers: $line"; }
     done
     stop_replicas
     # Every 201 is a committed row; a few more may have committed with their answers still on the wire.

@@ -27,14 +27,16 @@ struct ListRegistryHeardTests {
     @Test func theHighestSequenceHeardCounts() async throws {
         let fixture = WriteFixture()
         let lists = fixture.lists
-        #expect(lists.hear("", sequence: 1))
-        #expect(lists.hear("", sequence: 3))
-        #expect(lists.hear("", sequence: 2))
+        #expect(lists.hear("", sequence: 1))  // starts a wait: the caller catches the list up
+        #expect(!lists.hear("", sequence: 3))  // raises what it waits for; no second catch-up
+        #expect(!lists.hear("", sequence: 2))
+        #expect(lists.hasHeardAhead)
         _ = await fixture.submit(create("one"))
         _ = await fixture.submit(create("two"))
         #expect(lists.isBehind(""))  // at 2, heard 3
         _ = await fixture.submit(create("three"))
         #expect(!lists.isBehind(""))
+        #expect(!lists.hasHeardAhead)
     }
 
     @Test func aListForgottenIsNotWaitedFor() {

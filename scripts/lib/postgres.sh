@@ -29,14 +29,18 @@ as_postgres_owner() {
     if ((EUID == 0)); then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# start_postgres [DATABASE]: a new cluster with DATABASE (default lists) on a free port of 127.0.0.1; sets
-# postgres_url (postgres://postgres@127.0.0.1:PORT/DATABASE), and stops and removes it when the script exits
-# (chaining any EXIT trap already set). Bounded: 60 s to start.
+# start_postgres [DATABASE [PARENT]]: a new cluster with DATABASE (default lists) on a free port of 127.0.0.1, in
+# a new folder under PARENT (default /tmp; a benchmark passes a folder on a real disk, since on tmpfs an fsync
+# syncs nothing); sets postgres_url (postgres://postgres@127.0.0.1:PORT/DATABASE), and stops and removes it when
+# the script exits (after any EXIT trap already set, which still sees the script's status). Bounded: 60 s to start.
 start_postgres() {
-    local database=${1:-lists} bin
-    install_missing_packages postgresql postgresql-client
+    local database=${1:-lists} parent=${2:-/tmp} bin existing
+    install_missing_packages postgresql postgresql-client python3
     bin=$(postgres_bin)
-    postgres_folder=$(mktemp -d /tmp/listserver-postgres.XXXXXX)
+    postgres_folder=$(mktemp -d "$parent/listserver-postgres.XXXXXX")
+    existing=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
+    # shellcheck disable=SC2064 # expanded now, on purpose: the trap that was set before this one
+    trap "${existing:-:}; stop_postgres" EXIT
     chmod 755 "$postgres_folder"
     if ((EUID == 0)); then chown postgres: "$postgres_folder"; fi
     postgres_port=$(free_port)
@@ -49,10 +53,6 @@ start_postgres() {
         "unix_socket_directories = '$postgres_folder'" "max_connections = 200" >>"$postgres_folder/data/postgresql.conf"
     as_postgres_owner "$bin/pg_ctl" -D "$postgres_folder/data" -l "$postgres_folder/server.log" -w -t 60 start \
         >/dev/null || { cat "$postgres_folder/server.log" >&2; die "PostgreSQL did not start"; }
-    local existing
-    existing=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
-    # shellcheck disable=SC2064 # expanded now, on purpose: the trap that was set before this one
-    trap "stop_postgres; ${existing:-:}" EXIT
     "$bin/psql" -X -q -h 127.0.0.1 -p "$postgres_port" -U postgres -d postgres -c "CREATE DATABASE $database" \
         >/dev/null
     postgres_url="postgres://postgres@127.0.0.1:$postgres_port/$database"

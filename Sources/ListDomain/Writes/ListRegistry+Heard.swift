@@ -9,22 +9,29 @@ import Synchronization
 /// the sequence number forgets it. Readers ask ``isBehind(_:)``: with nothing heard ahead (every server that
 /// writes alone, and nearly always with replicas), one atomic load.
 extension ListRegistry {
-    /// Notes that list `name` reached change `sequence` elsewhere; returns whether this server's copy is behind it
-    /// (then the caller catches it up, ``WriteCoordinator/refresh(_:)``).
+    /// Notes that list `name` reached change `sequence` elsewhere; returns true when this starts a wait (the copy
+    /// is behind, and nothing was heard ahead of it before): then the caller catches the copy up
+    /// (``WriteCoordinator/refresh(_:)``) until ``isBehind(_:)`` says it is level, however many notifications
+    /// come meanwhile (they only raise what it waits for).
     public func hear(_ name: String, sequence: UInt64) -> Bool {
         guard state(of: name).header.lastSequence < sequence else { return false }
-        heard.withLock { heard in
-            if heard[name] == nil { heardCount.add(1, ordering: .releasing) }
+        let started = heard.withLock { heard in
+            let new = heard[name] == nil
+            if new { heardCount.add(1, ordering: .releasing) }
             heard[name] = max(heard[name] ?? 0, sequence)
+            return new
         }
         // Caught up meanwhile (the install came between the look and the note): not behind after all.
         caughtUp(name, at: state(of: name).header.lastSequence)
-        return true
+        return started && isBehind(name)
     }
+
+    /// Whether anything is heard ahead of any list (one atomic load: readers ask this first).
+    public var hasHeardAhead: Bool { heardCount.load(ordering: .acquiring) > 0 }
 
     /// Whether another server is known to have committed to list `name` beyond this server's copy.
     public func isBehind(_ name: String) -> Bool {
-        guard heardCount.load(ordering: .acquiring) > 0 else { return false }
+        guard hasHeardAhead else { return false }
         guard let target = heard.withLock({ $0[name] }) else { return false }
         return state(of: name).header.lastSequence < target
     }

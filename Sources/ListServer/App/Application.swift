@@ -120,13 +120,14 @@ final class Application: Sendable {
     /// half a minute: an idle list must not stay behind until someone writes to it.
     private static func listen(to store: PostgresStore, for writes: WriteCoordinator) -> PostgresListener {
         PostgresListener(url: store.url, reachability: store.reachability) { [lists = writes.lists] list, sequence in
-            // Reads of the list wait for the catch-up from now on (Router+Replicas.swift).
+            // Reads of the list wait for the catch-up from now on (Router+Replicas.swift); one task catches the list
+            // up, to whatever was heard by the time it is level.
             guard lists.hear(list, sequence: sequence) else { return }
             Task {
                 var delay = Duration.milliseconds(100)
                 for _ in 0..<12 {
                     await writes.refresh(list)
-                    if lists.state(of: list).header.lastSequence >= sequence { return }
+                    if !lists.isBehind(list) { return }
                     try? await Task.sleep(for: delay)
                     delay = min(delay * 2, .seconds(5))
                 }

@@ -11,26 +11,28 @@ import ListDomain
 /// is unreachable (the catch-up cannot happen), it is answered from the copy as it is. With nothing heard ahead,
 /// the check is one atomic load.
 extension Router {
-    /// How long a read waits for its list's copy to catch up at most.
-    static let catchUpWait = Duration.milliseconds(200)
-
     /// The read, deferred until its list's copy has caught up with what other servers committed; nil when it need
     /// not wait (most requests: not a read of a list, or nothing heard ahead).
     func readAfterCatchUp(_ request: HTTPRequest, _ match: Match) -> RouteOutcome? {
-        guard request.method == .get || request.method == .head,
+        let lists = writes.lists
+        guard lists.hasHeardAhead, request.method == .get || request.method == .head,
             let resource = try? match.resource.get()
         else { return nil }
+        let list: String?
         switch resource {
-        case .items, .item, .itemDetail, .itemImage: break
-        default: return nil
-        }
-        let lists = writes.lists
-        guard let list = try? Self.listName(request.headers), lists.isBehind(list), writes.store.isReachable else {
+        case .items, .item, .itemDetail:
+            list = try? Self.listName(request.headers)
+        case .itemImage:
+            // `<img>` names its dataset in the query.
+            let query = (try? match.target.get()).flatMap { try? ImageQuery.items(of: $0) } ?? []
+            list = try? Self.listName(request.headers, query: query)
+        default:
             return nil
         }
+        guard let list, lists.isBehind(list), writes.store.isReachable else { return nil }
         return .deferred { [self] in
             let clock = ContinuousClock()
-            let deadline = clock.now + Self.catchUpWait
+            let deadline = clock.now + service.catchUpWait
             while lists.isBehind(list) && clock.now < deadline {
                 try? await clock.sleep(for: .milliseconds(1))
             }

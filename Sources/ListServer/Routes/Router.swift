@@ -69,7 +69,7 @@ package struct PendingResponse: Sendable {
 /// | `GET\|HEAD /items?after=X&order=asc` | a cursor page for chat-like lists (see `Router+Items.swift`) |
 /// | `GET\|HEAD /items/<id>` | the item alone, 404 past the end |
 /// | `GET\|HEAD /items/<id>/detail` | `.deferred`: the detail through the cache, `X-Cache`, `Server-Timing` |
-/// | `GET\|HEAD /healthz`, `/readyz` | `{"status":"ok"}`, `{"status":"ready"}` (see `Router+Health.swift`) |
+/// | `GET\|HEAD /healthz`, `/readyz` | `{"status":"ok"}`, `{"status":"ready","store":"ok"}` (`Router+Health.swift`) |
 /// | `GET\|HEAD /openapi.yaml`, `/openapi.json` | this API's OpenAPI description (see ``openAPIDocument(_:)``) |
 /// | `GET\|HEAD /metrics` | `.deferred`: Prometheus text (see `Router+Metrics.swift`) |
 /// | `POST /admin/reset` | `.deferred`: clears cache and fault counters, maybe a new seed (see `Router+Admin.swift`) |

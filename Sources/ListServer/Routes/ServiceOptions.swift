@@ -10,4 +10,7 @@ package struct ServiceOptions: Sendable, Equatable {
     var picsumEnabled = true
     /// `server.public_url`: the base of absolute URLs; nil takes each request's `Host`.
     var publicURL: String?
+    /// The longest a read waits for its list's copy to catch up with another server's commit
+    /// (`Router+Replicas.swift`); not a setting: tests change it.
+    var catchUpWait: Duration = .milliseconds(200)
 }
