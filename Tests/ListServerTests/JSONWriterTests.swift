@@ -1,3 +1,4 @@
+import Foundation
 import ListDomain
 import Testing
 
@@ -125,10 +126,28 @@ struct JSONWriterTests {
         json.appendNull()
         json.append(raw: "}")
         #expect(json.bytes == Array(#"{"a":null}"#.utf8))
-        let capacity = json.bytes.capacity
         json.reset()
-        #expect(json.bytes.isEmpty)
-        #expect(json.bytes.capacity == capacity)
+        #expect(json.bytes.isEmpty && json.count == 0)
+        json.append(raw: "[")
+        json.append(integer: UInt64(7))
+        json.append(raw: "]")
+        #expect(json.bytes == Array("[7]".utf8))
+    }
+
+    /// A writer that starts small grows as it goes, and keeps every byte.
+    @Test func growsPastItsCapacity() {
+        var json = JSONWriter(capacity: 1)
+        var expected = ""
+        for number in 0..<2_000 as Range<UInt64> {
+            json.append(raw: ",\"key\":")
+            json.append(integer: number * 7919)
+            json.append(string: "é\u{0}")
+            json.append(hex24: UInt32(truncatingIfNeeded: number &* 2654435761))
+            expected += ",\"key\":\(number * 7919)\"é\\u0000\""
+            expected += String(format: "%06x", UInt32(truncatingIfNeeded: number &* 2654435761) & 0xFFFFFF)
+        }
+        #expect(String(decoding: json.bytes, as: UTF8.self) == expected)
+        #expect(json.count == expected.utf8.count)
     }
 
     @Test func itemDetailJSON() throws {

@@ -152,7 +152,7 @@ extension RequestJSONTests {
             }
             json.append(raw: "]")
         case .string(let string): json.append(string: string)
-        case .number(let number): json.bytes += Array(number.literal.utf8)
+        case .number(let number): json.append(encoded: Array(number.literal.utf8))
         case .bool(let bool): json.append(raw: bool ? "true" : "false")
         case .null: json.append(raw: "null")
         }

@@ -9,24 +9,31 @@
 ///
 /// The caller is responsible for the structure (commas, brackets, keys); the writer only guarantees that every
 /// value it writes is a valid JSON value.
-package struct JSONWriter: Sendable {
-    /// The UTF-8 bytes written so far.
-    package var bytes: [UInt8]
+///
+/// The bytes go into a ``ByteBuffer`` (`Memory/`): a literal is one copy, an integer is written in place. Over a
+/// `[UInt8]` the same page cost about 40k instructions more (BENCHMARKS.md, issue 16). Noncopyable, as its buffer.
+package struct JSONWriter: ~Copyable, Sendable {
+    private var buffer: ByteBuffer
+
+    /// The UTF-8 bytes written so far, as an array of their own (a copy: take it once, at the end).
+    package var bytes: [UInt8] { buffer.bytes }
+
+    /// The number of bytes written so far.
+    package var count: Int { buffer.count }
 
     /// Creates an empty writer whose buffer can take `capacity` bytes before it grows.
     package init(capacity: Int = 4096) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        buffer = ByteBuffer(capacity: capacity)
     }
 
     /// Empties the buffer but keeps its storage, so a writer can be reused for the next response.
     package mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        buffer.removeAll()
     }
 
     /// Appends literal JSON text as is: keys, punctuation, `true`, `false`. Nothing is escaped.
     package mutating func append(raw: StaticString) {
-        raw.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        buffer.append(literal: raw)
     }
 
     /// Appends a JSON string: quoted, with `"`, `\` and the control characters U+0000...U+001F escaped.
@@ -35,16 +42,11 @@ package struct JSONWriter: Sendable {
     /// is copied as UTF-8, which RFC 8259 allows. A Swift `String` is always valid Unicode, so the output is
     /// always valid UTF-8.
     package mutating func append(string: String) {
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
         // Most strings need no escape: a scan, then one copy, where appending byte by byte checked the capacity for
         // every byte (labels and authors, twice per item of every page and write).
-        let copied = string.utf8.withContiguousStorageIfAvailable { utf8 in
-            guard !utf8.contains(where: Self.needsEscape) else { return false }
-            bytes.append(contentsOf: utf8)
-            return true
-        }
-        if copied != true { appendEscaping(string) }
-        bytes.append(UInt8(ascii: "\""))
+        if !buffer.append(utf8Of: string, unless: Self.needsEscape) { appendEscaping(string) }
+        buffer.append(UInt8(ascii: "\""))
     }
 
     /// Whether `byte` cannot stand as itself inside a JSON string.
@@ -57,41 +59,27 @@ package struct JSONWriter: Sendable {
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
+                buffer.append(UInt8(ascii: "\\"))
+                buffer.append(byte)
             case 0..<0x20:
                 append(raw: "\\u00")
-                bytes.append(Self.hexDigit(byte >> 4, uppercase: true))
-                bytes.append(Self.hexDigit(byte & 0xF, uppercase: true))
+                buffer.append(Self.hexDigit(byte >> 4, uppercase: true))
+                buffer.append(Self.hexDigit(byte & 0xF, uppercase: true))
             default:
-                bytes.append(byte)
+                buffer.append(byte)
             }
         }
     }
 
     /// Appends an unsigned integer in decimal, without building a `String`.
     package mutating func append(integer value: UInt64) {
-        let start = bytes.count
-        var rest = value
-        repeat {
-            let (quotient, digit) = rest.quotientAndRemainder(dividingBy: 10)
-            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit))
-            rest = quotient
-        } while rest != 0
-        // The digits came out least significant first: reverse them in place.
-        var low = start
-        var high = bytes.count - 1
-        while low < high {
-            bytes.swapAt(low, high)
-            low += 1
-            high -= 1
-        }
+        buffer.append(decimal: value)
     }
 
     /// Appends a signed integer in decimal (a leading `-` for negative values, `Int.min` included).
     package mutating func append(integer value: Int) {
         if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
+            buffer.append(UInt8(ascii: "-"))
         }
         append(integer: UInt64(value.magnitude))
     }
@@ -106,7 +94,7 @@ package struct JSONWriter: Sendable {
             appendNull()
             return
         }
-        bytes.append(contentsOf: value.description.utf8)
+        buffer.append(Array(value.description.utf8))
     }
 
     /// Appends `null`.
@@ -115,18 +103,13 @@ package struct JSONWriter: Sendable {
     }
 
     /// Appends bytes that are already valid JSON (for example a string quoted and escaped in advance).
-    mutating func append(encoded: [UInt8]) {
-        bytes.append(contentsOf: encoded)
+    package mutating func append(encoded: [UInt8]) {
+        buffer.append(encoded)
     }
 
     /// Appends the low 24 bits of `value` as six lower-case hex digits, most significant first.
     mutating func append(hex24 value: UInt32) {
-        var shift: UInt32 = 20
-        while true {
-            bytes.append(Self.hexDigit(UInt8(truncatingIfNeeded: value >> shift) & 0xF, uppercase: false))
-            if shift == 0 { break }
-            shift -= 4
-        }
+        buffer.append(hex: value, digits: 6)
     }
 
     /// The ASCII hex digit for a nibble in 0...15.
