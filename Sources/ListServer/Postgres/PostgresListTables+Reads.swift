@@ -23,10 +23,7 @@ extension PostgresListTables {
         var lists: [String: StoredList] = [:]
         let headers = try connection.execute(name == nil ? SQL.headers : SQL.header, filter)
         for row in 0..<headers.count {
-            let header = ListHeader(
-                seed: headers.uint64(row, 1), baseCount: headers.uint64(row, 2), version: headers.uint64(row, 3),
-                nextID: headers.uint64(row, 4), lastSequence: headers.uint64(row, 5))
-            lists[headers.text(row, 0) ?? ""] = StoredList(header: header)
+            lists[headers.text(row, 0) ?? ""] = StoredList(header: header(in: headers, at: row))
         }
         // Ordered by the unsigned id (the bigint's bits flipped at the top), so deletions come back ascending.
         let items = try connection.execute(name == nil ? SQL.items : SQL.itemsOfList, filter)
@@ -39,27 +36,47 @@ extension PostgresListTables {
                 lists[name]?.deleted.append(id)
                 continue
             }
-            let overrides = ItemOverrides(
-                label: items.text(row, 3), author: items.text(row, 4), width: items.optionalInt(row, 5),
-                height: items.optionalInt(row, 6),
-                color: items.optionalInt(row, 7).map { UInt32(truncatingIfNeeded: $0) },
-                likes: items.optionalInt(row, 8))
-            lists[name]?.written[id] = WrittenItem(overrides: overrides, revision: items.uint64(row, 9))
+            lists[name]?.written[id] = writtenItem(in: items, at: row, from: 3)
         }
         let images = try connection.execute(name == nil ? SQL.imageInfo : SQL.imageInfoOfList, filter)
         for row in 0..<images.count {
             let name = images.text(row, 0) ?? ""
             let id = images.uint64(row, 1)
             // An image always has its item's row (written in the same commit); one without is left out.
-            guard lists[name]?.written[id] != nil,
-                let format = images.text(row, 2).flatMap(ImageFormat.init(rawValue:))
-            else { continue }
-            lists[name]?.written[id]?.image = StoredImage(
-                format: format, width: images.optionalInt(row, 3) ?? 0, height: images.optionalInt(row, 4) ?? 0,
-                byteCount: images.optionalInt(row, 5) ?? 0,
-                digest: UInt128(bigEndianBytes: images.bytes(row, 6)) ?? 0, revision: images.uint64(row, 7))
+            guard lists[name]?.written[id] != nil, let image = storedImage(in: images, at: row, from: 2) else {
+                continue
+            }
+            lists[name]?.written[id]?.image = image
         }
         return lists
+    }
+
+    /// The header in columns 1...5 of `row` (seed, base count, version, next id, last sequence).
+    static func header(in rows: PostgresRows, at row: Int) -> ListHeader {
+        ListHeader(
+            seed: rows.uint64(row, 1), baseCount: rows.uint64(row, 2), version: rows.uint64(row, 3),
+            nextID: rows.uint64(row, 4), lastSequence: rows.uint64(row, 5))
+    }
+
+    /// The written item in the 7 columns of `row` from `first` on: label, author, width, height, colour, likes,
+    /// revision.
+    static func writtenItem(in rows: PostgresRows, at row: Int, from first: Int) -> WrittenItem {
+        let overrides = ItemOverrides(
+            label: rows.text(row, first), author: rows.text(row, first + 1), width: rows.optionalInt(row, first + 2),
+            height: rows.optionalInt(row, first + 3),
+            color: rows.optionalInt(row, first + 4).map { UInt32(truncatingIfNeeded: $0) },
+            likes: rows.optionalInt(row, first + 5))
+        return WrittenItem(overrides: overrides, revision: rows.uint64(row, first + 6))
+    }
+
+    /// The uploaded image in the 6 columns of `row` from `first` on: format, width, height, byte count, digest,
+    /// revision; nil when there is none (NULL, from a join) or its format is unknown.
+    static func storedImage(in rows: PostgresRows, at row: Int, from first: Int) -> StoredImage? {
+        guard let format = rows.text(row, first).flatMap(ImageFormat.init(rawValue:)) else { return nil }
+        return StoredImage(
+            format: format, width: rows.optionalInt(row, first + 1) ?? 0, height: rows.optionalInt(row, first + 2) ?? 0,
+            byteCount: rows.optionalInt(row, first + 3) ?? 0,
+            digest: UInt128(bigEndianBytes: rows.bytes(row, first + 4)) ?? 0, revision: rows.uint64(row, first + 5))
     }
 
     /// The records with these keys created after `now - maxAge`.
@@ -124,7 +141,8 @@ extension PostgresListTables {
         case "deleted":
             event = .deleted(rows.uint64(row, 2))
         case "reset":
-            event = .reset(ListReset(version: rows.uint64(row, 9), seed: rows.uint64(row, 10), count: rows.uint64(row, 11)))
+            event = .reset(
+                ListReset(version: rows.uint64(row, 9), seed: rows.uint64(row, 10), count: rows.uint64(row, 11)))
         case let kind:
             throw PostgresError("change \(sequence) has an unknown kind \(kind ?? "NULL")", sqlState: "XX001")
         }

@@ -62,9 +62,7 @@ extension PostgresListTables {
         changes rows: PostgresRows, on connection: PostgresConnection
     ) throws(PostgresError) -> ListCatchUp? {
         guard headers.count == 1 else { return nil }
-        let header = ListHeader(
-            seed: headers.uint64(0, 1), baseCount: headers.uint64(0, 2), version: headers.uint64(0, 3),
-            nextID: headers.uint64(0, 4), lastSequence: headers.uint64(0, 5))
+        let header = header(in: headers, at: 0)
         guard ListPosition(header) != position else { return nil }
         var catchUp = ListCatchUp()
         if header.version != position.version || header.lastSequence < position.lastSequence {
@@ -90,17 +88,8 @@ extension PostgresListTables {
                 effects.deleted.append(id)
                 continue
             }
-            let overrides = ItemOverrides(
-                label: rows.text(row, 2), author: rows.text(row, 3), width: rows.optionalInt(row, 4),
-                height: rows.optionalInt(row, 5), color: rows.optionalInt(row, 6).map { UInt32(truncatingIfNeeded: $0) },
-                likes: rows.optionalInt(row, 7))
-            var item = WrittenItem(overrides: overrides, revision: rows.uint64(row, 8))
-            if let format = rows.text(row, 9).flatMap(ImageFormat.init(rawValue:)) {
-                item.image = StoredImage(
-                    format: format, width: rows.optionalInt(row, 10) ?? 0, height: rows.optionalInt(row, 11) ?? 0,
-                    byteCount: rows.optionalInt(row, 12) ?? 0,
-                    digest: UInt128(bigEndianBytes: rows.bytes(row, 13)) ?? 0, revision: rows.uint64(row, 14))
-            }
+            var item = writtenItem(in: rows, at: row, from: 2)
+            item.image = storedImage(in: rows, at: row, from: 9)
             effects.written[id] = item
         }
         return effects

@@ -50,26 +50,34 @@ extension Router {
     func countingSharedAttempt(
         controls: RequestControls, request: HTTPRequest, target: RequestTarget, of outcome: RouteOutcome
     ) -> RouteOutcome {
-        let failFirst = controls.failFirst ?? 0
         let list = (try? Self.listName(request.headers)) ?? ""
         let faultInjector = faultInjectors.injector(for: list)
         let client = request.headers["X-Client-Id"] ?? ""
         let resource = Self.faultResource(target)
-        let mix = controls.failMix ?? Self.failFirstDefault
         let store = writes.store
         return .deferred { [self] in
             let counted = try? await store.countAttempt(list: list, client: client, resource: resource)
             let attempt = counted.flatMap { $0 } ?? faultInjector.attempt(client: client, resource: resource)
-            guard attempt <= failFirst, let kind = faultInjector.draw(rate: 1, mix: mix) else {
+            guard let (kind, how) = Self.failFirstFault(controls, attempt: attempt, faultInjector) else {
                 return await outcome.awaitedResponse()
             }
-            let how = "?fail_first=\(failFirst): attempt \(attempt) of this client"
             return await injecting(kind, into: outcome, how: how).awaitedResponse()
         }
     }
 
     /// What `?fail_first` injects without `?fail`: a 503, the answer a retrying client is most likely built for.
     static let failFirstDefault = try! FaultMix(parsing: "503")
+
+    /// The fault of a client's `attempt` (counted from 1) at a `fail_first=N` resource: one drawn from `fail`
+    /// (default 503) for the first N, none after; and what asked for it.
+    static func failFirstFault(_ controls: RequestControls, attempt: UInt64, _ faultInjector: FaultInjector)
+        -> (kind: FaultKind, how: String)?
+    {
+        guard let failFirst = controls.failFirst, attempt <= failFirst,
+            let kind = faultInjector.draw(rate: 1, mix: controls.failMix ?? failFirstDefault)
+        else { return nil }
+        return (kind, "?fail_first=\(failFirst): attempt \(attempt) of this client")
+    }
 
     /// Which fault to inject into a valid data request, if any, and what asked for it (for the problem's detail).
     ///
@@ -89,10 +97,7 @@ extension Router {
             guard failFirst > 0 else { return nil }
             let client = request.headers["X-Client-Id"] ?? ""
             let attempt = faultInjector.attempt(client: client, resource: Self.faultResource(target))
-            guard attempt <= failFirst,
-                let kind = faultInjector.draw(rate: 1, mix: controls.failMix ?? Self.failFirstDefault)
-            else { return nil }
-            return (kind, "?fail_first=\(failFirst): attempt \(attempt) of this client")
+            return Self.failFirstFault(controls, attempt: attempt, faultInjector)
         }
         let rate = controls.failRate ?? (controls.failMix != nil ? 1 : faults.rate)
         guard let kind = faultInjector.draw(rate: rate, mix: controls.failMix ?? faults.mix) else { return nil }
