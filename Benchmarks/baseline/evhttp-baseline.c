@@ -179,7 +179,9 @@ static char *put_item(char *p, uint64_t id) {
     for (int shift = 20; shift >= 0; shift -= 4) *p++ = hex[(color >> shift) & 0xF];
     p = PUT_LITERAL(p, "\",\"likes\":");
     p = put_u64(p, likes);
-    *p++ = '}';
+    p = PUT_LITERAL(p, ",\"image_url\":\"/items/");
+    p = put_u64(p, id);
+    p = PUT_LITERAL(p, "/image\"}");
     return p;
 }
 

@@ -134,6 +134,37 @@ struct JSONWriterTests {
         #expect(json.bytes == Array("[7]".utf8))
     }
 
+    /// Writes into reserved room give the bytes the checked writes give, at every digit count and sign.
+    @Test func reservedWritesMatchCheckedWrites() {
+        var reserved = JSONWriter(capacity: 1)
+        var checked = JSONWriter(capacity: 1)
+        for digits in 0..<20 {
+            let value = digits == 0 ? 0 : UInt64.max / (UInt64(1) << (3 * digits % 64))
+            reserved.reserve(64)
+            reserved.appendReserved(raw: ",\"n\":")
+            reserved.appendReserved(integer: value)
+            reserved.appendReserved(integer: -Int(truncatingIfNeeded: value >> 1))
+            reserved.appendReserved(encoded: Array("\"é\"".utf8))
+            reserved.appendReserved(hex24: UInt32(truncatingIfNeeded: value))
+            checked.append(raw: ",\"n\":")
+            checked.append(integer: value)
+            checked.append(integer: -Int(truncatingIfNeeded: value >> 1))
+            checked.append(encoded: Array("\"é\"".utf8))
+            checked.append(hex24: UInt32(truncatingIfNeeded: value))
+        }
+        #expect(reserved.bytes == checked.bytes)
+    }
+
+    /// A reserved write past the room reserved stops the process rather than write past the buffer.
+    @Test func aReservedWritePastTheRoomTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var json = JSONWriter(capacity: 16)
+            json.reserve(16)
+            json.appendReserved(raw: "0123456789abcdef")
+            json.appendReserved(integer: UInt64(7))
+        }
+    }
+
     /// A writer that starts small grows as it goes, and keeps every byte.
     @Test func growsPastItsCapacity() {
         var json = JSONWriter(capacity: 1)

@@ -73,3 +73,57 @@ struct PageQueryTests {
         #expect(Problem.quoted(long + "yz") == "\"\(long)\"...")
     }
 }
+
+@Suite("Page queries: the plain fast path agrees with the full reading")
+struct PageQueryPlainTests {
+    private let paging = PagingSettings(defaultLimit: 20, maxLimit: 100)
+
+    /// What the full reading makes of `raw`: the query, or the problem's detail.
+    private func fullReading(_ raw: String) -> Result<PageQuery, Problem> {
+        Result { () throws(Problem) in try PageQuery(decoding: RequestTarget("/items" + raw), paging: paging) }
+    }
+
+    @Test(
+        "plain queries read the same both ways",
+        arguments: [
+            "", "?", "?page=3", "?limit=7", "?page=3&limit=7", "?limit=7&page=3", "?page=2&order=desc",
+            "?order=asc&page=1", "?_=1700000000000&page=2&Page=9&foo&limit=100", "?page=9007199254740992&limit=1",
+            "?page=007&limit=020", "?&&page=4&&", "?=5&page=2", "?a.b-c_d~e=f&page=5", "?pagex=3&limit=9",
+        ])
+    func agrees(raw: String) throws {
+        let plain = try #require(PageQuery.plain(try RequestTarget("/items" + raw).query, paging: paging))
+        #expect(try fullReading(raw).get() == plain)
+    }
+
+    @Test(
+        "anything else is left to the full reading, which accepts or refuses it",
+        arguments: [
+            "?page=0", "?page=9007199254740993", "?limit=101", "?limit=0", "?page=", "?page", "?page=1&page=1",
+            "?limit=5&limit=6", "?order=desc", "?order=sideways&page=1", "?order=asc&order=asc&page=1", "?after=5",
+            "?before=5&limit=3", "?page=%31", "?page=1&x=a+b", "?page=1&x=%zz", "?page=1&x=%C3", "?page=-1",
+            "?page=1.5", "?page=18446744073709551616", "?page=1&x=a=b", "?page=1;limit=2", "?page=1&x=é",
+        ])
+    func declines(raw: String) throws {
+        #expect(PageQuery.plain(try RequestTarget("/items" + raw).query, paging: paging) == nil)
+    }
+
+    @Test("random queries of plain and unplain pieces: wherever the fast path answers, the full reading agrees")
+    func randomAgreement() {
+        let pieces = [
+            "page=", "limit=", "order=", "after=", "before=", "1", "20", "0", "asc", "desc", "&", "&", "=", "%31", "+",
+            "x", "_", "9007199254740992", "101", "a",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        var answered = 0
+        for _ in 0..<5_000 {
+            let raw = "?" + (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined()
+            guard let target = try? RequestTarget("/items" + raw), let plain = PageQuery.plain(target.query, paging: paging)
+            else { continue }
+            answered += 1
+            #expect((try? fullReading(raw).get()) == plain, "\(raw)")
+        }
+        #expect(answered > 500)
+    }
+}

@@ -9,4 +9,7 @@ extension AuthorTable {
         json.append(string: name)
         return json.bytes
     }
+
+    /// The longest of ``encoded``.
+    static let maximumEncodedCount = encoded.map(\.count).max() ?? 0
 }

@@ -32,6 +32,7 @@ package struct JSONWriter: ~Copyable, Sendable {
     }
 
     /// Appends literal JSON text as is: keys, punctuation, `true`, `false`. Nothing is escaped.
+    @inline(__always)
     package mutating func append(raw: StaticString) {
         buffer.append(literal: raw)
     }
@@ -105,6 +106,45 @@ package struct JSONWriter: ~Copyable, Sendable {
     /// Appends bytes that are already valid JSON (for example a string quoted and escaped in advance).
     package mutating func append(encoded: [UInt8]) {
         buffer.append(encoded)
+    }
+
+    /// Makes room for `bytes` more bytes, for the `reserved` appends that follow: together they may write that
+    /// many bytes without another capacity check (and trap, rather than grow, past them).
+    package mutating func reserve(_ bytes: Int) {
+        buffer.reserve(bytes)
+    }
+
+    /// ``append(raw:)`` into reserved room.
+    @inline(__always)
+    package mutating func appendReserved(raw: StaticString) {
+        buffer.appendReserved(literal: raw)
+    }
+
+    /// ``append(integer:)`` (at most 20 bytes) into reserved room.
+    @inline(__always)
+    package mutating func appendReserved(integer value: UInt64) {
+        buffer.appendReserved(decimal: value)
+    }
+
+    /// ``append(integer:)`` for a signed integer (at most 21 bytes) into reserved room.
+    @inline(__always)
+    package mutating func appendReserved(integer value: Int) {
+        if value < 0 {
+            buffer.appendReserved(literal: "-")
+        }
+        buffer.appendReserved(decimal: UInt64(value.magnitude))
+    }
+
+    /// ``append(encoded:)`` into reserved room.
+    @inline(__always)
+    package mutating func appendReserved(encoded: [UInt8]) {
+        buffer.appendReserved(encoded)
+    }
+
+    /// ``append(hex24:)`` (6 bytes) into reserved room.
+    @inline(__always)
+    mutating func appendReserved(hex24 value: UInt32) {
+        buffer.appendReserved(hex: value, digits: 6)
     }
 
     /// Appends the low 24 bits of `value` as six lower-case hex digits, most significant first.

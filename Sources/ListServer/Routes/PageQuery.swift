@@ -43,6 +43,16 @@ package struct PageQuery: Sendable, Equatable {
     /// - Throws: A 400 ``Problem``: `invalid-parameter` (with the `parameter` member) for a bad or repeated `page` or
     ///   `limit`, `invalid-request-target` for any other parameter that does not decode.
     package init(target: RequestTarget, paging: PagingSettings) throws(Problem) {
+        if let plain = Self.plain(target.query, paging: paging) {
+            self = plain
+        } else {
+            try self.init(decoding: target, paging: paging)
+        }
+    }
+
+    /// The full reading of ``init(target:paging:)``: every name and value decoded, then the rules applied. The
+    /// common plain query takes ``plain(_:paging:)`` instead, which must agree with this wherever it answers.
+    init(decoding target: RequestTarget, paging: PagingSettings) throws(Problem) {
         let maximumLimit = UInt64(max(paging.maxLimit, 1))
         let pageRule = QueryIntegerRule(name: "page", range: 1...Self.maximumPage)
         let limitRule = QueryIntegerRule(name: "limit", range: 1...maximumLimit)

@@ -44,16 +44,31 @@ struct RequestControls: Sendable, Equatable {
     /// True when the query contains `fail` or `delay_ms` anywhere, or any `%` (a percent-encoded name could spell
     /// one); false means ``init(target:maxDelay:)`` would find no control parameter, so it need not run.
     static func mayBePresent(in target: RequestTarget) -> Bool {
-        guard var utf8 = target.query?.utf8 else { return false }
-        while let first = utf8.first {
-            switch first {
+        // Over the query's bytes by index: every request pays for this scan, and stepping a `Substring.UTF8View`
+        // with `dropFirst()` cost about 80 instructions a byte (callgrind, issue 16).
+        guard let query = target.query else { return false }
+        let bytes = query.utf8.span
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
             case UInt8(ascii: "%"): return true
-            case UInt8(ascii: "f") where utf8.starts(with: "fail".utf8): return true
-            case UInt8(ascii: "d") where utf8.starts(with: "delay_ms".utf8): return true
-            default: utf8 = utf8.dropFirst()
+            case UInt8(ascii: "f") where starts(bytes, at: index, with: "fail"): return true
+            case UInt8(ascii: "d") where starts(bytes, at: index, with: "delay_ms"): return true
+            default: index &+= 1
             }
         }
         return false
+    }
+
+    /// Whether `bytes` holds `word` at `index`.
+    private static func starts(_ bytes: borrowing Span<UInt8>, at index: Int, with word: StaticString) -> Bool {
+        guard bytes.count &- index >= word.utf8CodeUnitCount else { return false }
+        var offset = 0
+        while offset < word.utf8CodeUnitCount {
+            guard bytes[index &+ offset] == word.utf8Start[offset] else { return false }
+            offset &+= 1
+        }
+        return true
     }
 
     /// Reads and validates the control parameters of a request's query.
