@@ -32,10 +32,12 @@ let package = Package(
         .library(name: "ListDomain", targets: ["ListDomain"]),
     ],
     dependencies: [
+        // No traits: the default JSON trait imports the whole of Foundation (JSONSerialization) and with it ICU's
+        // data, most of the binary and the image; ConfigurationFile parses the file itself (issue 16).
         .package(
             url: "https://github.com/apple/swift-configuration",
             from: "1.0.0",
-            traits: [.defaults, "CommandLineArguments"]
+            traits: []
         ),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.12.0"),

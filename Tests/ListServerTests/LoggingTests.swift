@@ -102,7 +102,7 @@ struct LoggingTests {
     @Test("the buffered writer writes every line, in order, once flushed")
     func bufferedWriter() throws {
         let pipe = Pipe()
-        let writer = BufferedLogWriter(handle: pipe.fileHandleForWriting)
+        let writer = BufferedLogWriter(descriptor: pipe.fileHandleForWriting.fileDescriptor)
         for index in 0..<1000 { writer.write("line \(index)\n") }
         writer.flush()
         try pipe.fileHandleForWriting.close()
@@ -114,7 +114,7 @@ struct LoggingTests {
     func droppedLines() throws {
         let pipe = Pipe()
         let writer = BufferedLogWriter(
-            handle: pipe.fileHandleForWriting, capacity: 0, droppedNotice: { "dropped \($0)\n" })
+            descriptor: pipe.fileHandleForWriting.fileDescriptor, capacity: 0, droppedNotice: { "dropped \($0)\n" })
         for _ in 0..<3 { writer.write("never written\n") }
         writer.flush()
         try pipe.fileHandleForWriting.close()

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// What the `ListServer` executable does: reads the configuration, serves until SIGTERM or SIGINT, then drains and
@@ -22,7 +23,7 @@ public enum ServerCommand {
         do {
             app = try await Application.start(settings: settings, accessLogger: Logger(label: "ListServer.access"))
         } catch {
-            FileHandle.standardError.write(Data("ListServer: cannot start: \(error)\n".utf8))
+            FileDescriptorOutput.standardError("ListServer: cannot start: \(error)\n")
             exit(71)  // EX_OSERR
         }
         let signals = SignalWatcher(signals: [SIGTERM, SIGINT]) { count in

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Calls a handler on SIGTERM/SIGINT (with how many signals have arrived so far), on a Dispatch

@@ -1,14 +1,17 @@
 import Configuration
-import Foundation
+import FoundationEssentials
 
-/// The JSON configuration file: read, checked for unknown keys, and served by a `FileProvider<JSONSnapshot>`.
+/// The JSON configuration file: read, checked for unknown keys, and served as an `InMemoryProvider` of its values.
 ///
 /// swift-configuration ignores keys that nobody asks for, so a typo such as `"prot": 9090` would silently leave the
-/// port at its default, and it cannot list a snapshot's keys (`JSONSnapshot` keeps them internal). So this type
-/// parses the file once itself, just for its structure: every leaf must be a key of ``SettingKey``. The file is
-/// therefore read twice at start-up (here and by `FileProvider`); for a file of a few hundred bytes that costs
-/// nothing, and it keeps the values' parsing and typing with the library instead of a second implementation here.
-/// (Handing our bytes to `JSONSnapshot` directly would need a `RawSpan`, i.e. unsafe pointers outside `LibEvent/`.)
+/// port at its default. So this type parses the file itself, with the strict parser that reads request bodies
+/// (``RequestJSON``: duplicate keys, trailing commas and numbers out of range are errors naming the byte), checks
+/// that every leaf is a key of ``SettingKey``, and converts each value to the one type its setting is read as, by the
+/// rules `FileProvider<JSONSnapshot>` applied before (a Boolean read as a number is 1 or 0, a number read as a
+/// Boolean is true unless 0, an integer read as a double is exact or refused; ``LayeredReader`` refuses the first
+/// two from the text kept in ``values``). Anything else is stored as a value of a type no setting is read as, so
+/// reading it fails as a wrong type, naming the file, as it did. `JSONSnapshot` needs swift-configuration's JSON
+/// trait, which imports the whole of Foundation (and its ICU data) for `JSONSerialization` (issue 16).
 struct ConfigurationFile: Sendable {
     /// The path, as given.
     let path: String
@@ -16,11 +19,11 @@ struct ConfigurationFile: Sendable {
     /// The JSON text of every value in the file, keyed by dotted config key: `["http.port": "8080"]`.
     ///
     /// Error messages quote these (`= "8080"` for a string where a number belongs), and a `true` or `false` here
-    /// betrays a Boolean, which `JSONSnapshot` would otherwise read as the integer 1 or 0.
+    /// betrays a Boolean, which the provider serves as the integer 1 or 0 where a number is read.
     let values: [String: String]
 
     /// The provider that serves the file's values to the `ConfigReader`.
-    let provider: FileProvider<JSONSnapshot>
+    let provider: InMemoryProvider
 
     /// Reads and checks the file at `path`.
     ///
@@ -34,44 +37,91 @@ struct ConfigurationFile: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw .file(path, namedBy: namedBy, " cannot be read: \(Self.reason(error))")
+            throw .file(path, namedBy: namedBy, " cannot be read: \(FileErrorReason.of(error))")
         }
-        let object: Any
+        let json: RequestJSON
         do {
-            object = try JSONSerialization.jsonObject(with: data)
+            json = try RequestJSON.parse(Array(data), maxDepth: Self.maximumDepth)
         } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey].map { "\($0)" } ?? "\(error)"
-            throw .file(path, namedBy: namedBy, " is not valid JSON: \(detail)")
+            throw .file(path, namedBy: namedBy, " is not valid JSON: \(error)")
         }
-        guard let dictionary = object as? [String: Any] else {
+        guard case .object(let members) = json else {
             throw .file(path, namedBy: namedBy, ": the top level must be a JSON object")
         }
+        var leaves: [String: RequestJSON] = [:]
+        if let twice = Self.collectLeaves(of: members, prefix: "", into: &leaves) {
+            throw .file(path, namedBy: namedBy, #": "\#(twice)" is given twice"#)
+        }
+        try Self.checkKeys(leaves.keys, path: path, namedBy: namedBy)
         var values: [String: String] = [:]
-        Self.collectValues(of: dictionary, prefix: "", into: &values)
-        try Self.checkKeys(values.keys, path: path, namedBy: namedBy)
-        do {
-            let secrets = Set(SettingKey.allCases.filter(\.isSecret).map(\.name))
-            provider = try await FileProvider<JSONSnapshot>(
-                parsingOptions: .init(secretsSpecifier: .specific(secrets)), filePath: .init(path))
-        } catch {
-            throw .file(path, namedBy: namedBy, ": \(error)")
+        var provided: [AbsoluteConfigKey: ConfigValue] = [:]
+        for (name, leaf) in leaves {
+            values[name] = Self.text(of: leaf)
+            guard let key = SettingKey(rawValue: name), let content = Self.content(of: leaf, as: key.valueKind) else {
+                continue  // null: the key is not in the file, and the next layer decides
+            }
+            provided[key.absoluteKey] = ConfigValue(content, isSecret: key.isSecret)
         }
         self.path = path
         self.values = values
+        provider = InMemoryProvider(name: "file", values: provided)
     }
 
-    /// Flattens nested objects into dotted keys, rendering every other value as JSON text.
-    private static func collectValues(of object: [String: Any], prefix: String, into values: inout [String: String]) {
-        for (name, value) in object {
+    /// Nesting beyond settings' two or three levels is a mistake; deeper than this is refused as not valid.
+    private static let maximumDepth = 16
+
+    /// Flattens nested objects into dotted keys; the first dotted key given twice (`"http.port"` beside
+    /// `"http": {"port"}`), or nil.
+    private static func collectLeaves(
+        of members: [(key: String, value: RequestJSON)], prefix: String, into leaves: inout [String: RequestJSON]
+    ) -> String? {
+        for (name, value) in members {
             let key = prefix + name
-            if let nested = value as? [String: Any] {
-                collectValues(of: nested, prefix: key + ".", into: &values)
-            } else {
-                // Slashes unescaped, so paths and origins read as written: "./data/x.sqlite", not ".\/data\/x.sqlite".
-                let json = try? JSONSerialization.data(
-                    withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
-                values[key] = json.map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
+            if case .object(let nested) = value {
+                if let twice = collectLeaves(of: nested, prefix: key + ".", into: &leaves) { return twice }
+            } else if leaves.updateValue(value, forKey: key) != nil {
+                return key
             }
+        }
+        return nil
+    }
+
+    /// What the provider serves for `value` at a setting read as `kind`; nil for null. A value that cannot be read
+    /// as `kind` becomes bytes, which no setting is read as: the read then fails as a wrong type.
+    private static func content(of value: RequestJSON, as kind: SettingKey.ValueKind) -> ConfigContent? {
+        let unreadable = ConfigContent.bytes([])
+        switch (kind, value) {
+        case (_, .null): return nil
+        case (.string, .string(let text)): return .string(text)
+        case (.integer, .bool(let flag)): return .int(flag ? 1 : 0)
+        case (.integer, .number(let number)):
+            return (number.int ?? Int(exactly: number.double)).map(ConfigContent.int) ?? unreadable
+        case (.double, .bool(let flag)): return .double(flag ? 1 : 0)
+        case (.double, .number(let number)):
+            if let integer = number.int { return Double(exactly: integer).map(ConfigContent.double) ?? unreadable }
+            return .double(number.double)
+        case (.boolean, .bool(let flag)): return .bool(flag)
+        case (.boolean, .number(let number)): return .bool(number.double != 0)
+        default: return unreadable
+        }
+    }
+
+    /// `value` as compact JSON text, as written: numbers by their literal, object keys sorted, slashes unescaped.
+    private static func text(of value: RequestJSON) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let flag): flag ? "true" : "false"
+        case .number(let number): number.literal
+        case .string(let text):
+            {
+                var json = JSONWriter(capacity: text.utf8.count + 2)
+                json.append(string: text)
+                return String(decoding: json.bytes, as: UTF8.self)
+            }()
+        case .array(let elements): "[" + elements.map(text(of:)).joined(separator: ",") + "]"
+        case .object(let members):
+            "{" + members.sorted { $0.key < $1.key }.map { text(of: .string($0.key)) + ":" + text(of: $0.value) }
+                .joined(separator: ",") + "}"
         }
     }
 
@@ -90,15 +140,5 @@ struct ConfigurationFile: Sendable {
         }
         let list = SettingKey.allCases.map(\.name).joined(separator: ", ")
         throw .file(path, namedBy: namedBy, #": unknown key "\#(unknown)"; known keys: \#(list)"#)
-    }
-
-    /// A short reason why a file could not be read: `no such file`, `permission denied`, `is a directory`.
-    private static func reason(_ error: any Error) -> String {
-        switch ((error as? CocoaError)?.underlying as? POSIXError)?.code {
-        case .ENOENT?: "no such file"
-        case .EACCES?: "permission denied"
-        case .EISDIR?: "is a directory"
-        default: "\(error)"
-        }
     }
 }

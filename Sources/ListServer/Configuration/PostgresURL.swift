@@ -17,7 +17,7 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// The URL with the password of its user part replaced by `<set>`, and the value of any `password=` query
     /// parameter too: `postgres://app:<set>@db:5432/lists`.
     package var redacted: String {
-        guard let schemeEnd = value.range(of: "://") else { return "<unreadable>" }
+        guard let schemeEnd = value.firstRange(of: "://") else { return "<unreadable>" }
         var rest = Substring(value[schemeEnd.upperBound...])
         var query: Substring = ""
         if let mark = rest.firstIndex(of: "?") {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Settings {
     /// Parses the command line and loads the settings, or prints why not and exits: what `Main` calls first.
@@ -26,7 +27,7 @@ extension Settings {
             if error.source == .commandLine {
                 CommandLineOptions.exit(withError: ValidationError(error.description))
             }
-            FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
+            FileDescriptorOutput.standardError("Error: \(error.description)\n")
             CommandLineOptions.exit(withError: ExitCode(78))
         }
     }

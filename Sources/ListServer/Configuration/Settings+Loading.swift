@@ -1,5 +1,6 @@
 import Configuration
-import Foundation
+import FoundationEssentials
+import Glibc
 import ListDomain
 import Logging
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `ListServer --health-check`: asks a running server on this machine for `GET /healthz` and reports in one line.
 ///
@@ -36,7 +37,7 @@ enum HealthProbe {
         } else {
             outcome = check(host: settings.host, port: settings.port)
         }
-        FileHandle.standardOutput.write(Data((outcome.line + "\n").utf8))  // unbuffered: written before exit
+        FileDescriptorOutput.standardOutput(outcome.line + "\n")  // unbuffered: written before exit
         exit(outcome.healthy ? 0 : 1)
     }
 

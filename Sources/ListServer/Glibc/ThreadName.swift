@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Names the calling thread as the kernel sees it (`top -H`, `ps -L`, `/proc/<pid>/task/*/comm`, perf and gdb).
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Lowers the calling thread's scheduling priority: image workers run at nice 10, so that when encodes keep every
 /// core busy (a storm of misses for large images) the event loops still get the CPU first and pages stay fast.

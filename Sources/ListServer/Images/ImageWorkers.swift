@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ListDomain
 
 /// The threads that draw, decode, scale and encode images, and check uploads, and the bounded queue in front of them.
@@ -27,7 +28,7 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     /// The largest frame a worker keeps between images: 8 MiB, a 1920x1440 image.
     static let largestKeptFrame = 8 << 20
 
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     /// Jobs not yet taken (a taken one is let go at once: the job holds what it works on, an upload's file among
     /// them); guarded by `condition`.
     private var queue = FIFOQueue<Job>()
@@ -55,14 +56,10 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
         }
         for (index, own) in codecs.enumerated() {
             let name = "image-\(index)"
-            let thread = Thread { [self] in
-                ThreadName.set(name)
+            OSThread.start(name: name) { [self] in
                 ThreadPriority.lower(to: Self.niceness)
                 work(with: own)
             }
-            thread.name = name
-            thread.stackSize = 1 << 20
-            thread.start()
         }
     }
 

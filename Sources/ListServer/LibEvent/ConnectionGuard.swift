@@ -1,5 +1,5 @@
 // swift-format-ignore-file: OrderedImports
-import Foundation  // before CEvent: both define fd_set, and the other order fails to build
+import Glibc  // before CEvent
 import CEvent
 
 /// Stands between one client connection and evhttp: a libevent filter bufferevent that lets evhttp

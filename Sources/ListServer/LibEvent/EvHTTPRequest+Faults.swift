@@ -1,5 +1,5 @@
 // swift-format-ignore-file: OrderedImports
-import Foundation  // before CEvent: both define fd_set, and the other order fails to build
+import Glibc  // before CEvent
 import CEvent
 
 /// Injected wire faults (``WireFault``): answers that go wrong on purpose. Like ``send(_:requestID:closeConnection:buffer:)``
@@ -53,8 +53,8 @@ extension EvHTTPRequest {
 
     /// Makes closing `fd` send a RST, and sends it now.
     private static func abort(_ fd: Int32) {
-        var linger = Foundation.linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Foundation.linger>.size))
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         var unspecified = sockaddr()
         unspecified.sa_family = sa_family_t(AF_UNSPEC)
         _ = connect(fd, &unspecified, socklen_t(MemoryLayout<sockaddr>.size))

@@ -1,5 +1,6 @@
 // swift-format-ignore-file: OrderedImports
-import Foundation
+import FoundationEssentials
+import Glibc
 import CEvent
 
 /// A failed libevent or socket call: the one place C return codes become Swift errors.

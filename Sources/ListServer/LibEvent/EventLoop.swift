@@ -1,5 +1,5 @@
 // swift-format-ignore-file: OrderedImports
-import Foundation  // before CEvent: both define fd_set, and the other order fails to build
+import Glibc  // before CEvent
 import CEvent
 import Synchronization
 
@@ -84,9 +84,8 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
 
     /// Starts the loop on a new thread; the thread keeps the loop alive until `stop()` ends it.
     func start() {
-        let thread = Thread { [self] in
+        OSThread.start(name: name) { [self] in
             threadID.withLock { $0 = pthread_self() }
-            ThreadName.set(name)  // "loop-0": Foundation's `Thread.name` does not reach the kernel on Linux
             event_base_loop(base, 0)
             drain()  // jobs queued while stopping still run, on this thread
             hasFinished.store(true, ordering: .releasing)
@@ -94,9 +93,6 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
                 defer { w = [] }; return w
             }) { waiter.resume() }
         }
-        thread.name = "ListServer \(name)"
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// Ends the loop after the work already queued; safe from any thread.

@@ -1,5 +1,5 @@
 // swift-format-ignore-file: OrderedImports
-import Foundation  // before CEvent: both define fd_set, and the other order fails to build
+import Glibc  // before CEvent
 import CEvent
 
 /// Monotonic milliseconds for connection deadlines.
@@ -9,8 +9,8 @@ enum MonotonicClock {
 
 extension Duration {
     /// As a C `timeval`.
-    var timeval: Foundation.timeval {
+    var timeval: Glibc.timeval {
         let (seconds, attoseconds) = components
-        return Foundation.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
 }

@@ -1,8 +1,7 @@
 import Dispatch
-import Foundation
 import Synchronization
 
-/// Writes log lines to a file handle off the event loops, so that logging never waits for the terminal, the
+/// Writes log lines to a file descriptor off the event loops, so that logging never waits for the terminal, the
 /// pipe or the container runtime behind standard error.
 ///
 /// A line is appended to a buffer under a lock (a copy of its bytes, no system call). The first line into an empty
@@ -20,7 +19,7 @@ final class BufferedLogWriter: Sendable {
     }
 
     private struct Output {
-        let handle: FileHandle
+        let descriptor: Int32
         /// The buffer the next batch is swapped into; keeps its capacity between batches.
         var spare: [UInt8] = []
     }
@@ -32,20 +31,20 @@ final class BufferedLogWriter: Sendable {
     private let batchInterval: Duration
     private let droppedNotice: @Sendable (Int) -> String
 
-    /// Creates a writer for `handle`.
+    /// Creates a writer for `descriptor`.
     ///
     /// - Parameters:
-    ///   - handle: Where lines go; standard error by default.
+    ///   - descriptor: Where lines go; standard error (2) by default.
     ///   - capacity: The most bytes buffered; lines beyond it are dropped.
     ///   - batchInterval: How long the writer lets lines gather before it writes them.
     ///   - droppedNotice: The line (with its newline) that reports lost lines, in the log's format.
     init(
-        handle: FileHandle = .standardError,
+        descriptor: Int32 = 2,
         capacity: Int = 8 << 20,
         batchInterval: Duration = .milliseconds(5),
         droppedNotice: @escaping @Sendable (Int) -> String = { "\($0) log lines dropped: output too slow\n" }
     ) {
-        output = Mutex(Output(handle: handle))
+        output = Mutex(Output(descriptor: descriptor))
         self.capacity = capacity
         self.batchInterval = batchInterval
         self.droppedNotice = droppedNotice
@@ -79,11 +78,11 @@ final class BufferedLogWriter: Sendable {
                 return pending.droppedLines
             }
             if !output.spare.isEmpty {
-                try? output.handle.write(contentsOf: output.spare)
+                FileDescriptorOutput.write(output.spare, to: output.descriptor)
                 output.spare.removeAll(keepingCapacity: true)
             }
             if dropped > 0 {
-                try? output.handle.write(contentsOf: Array(droppedNotice(dropped).utf8))
+                FileDescriptorOutput.write(Array(droppedNotice(dropped).utf8), to: output.descriptor)
             }
         }
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// A swift-log handler that writes one JSON object per line, for log collectors (`log.format` `json`):

@@ -1,5 +1,6 @@
 import CPostgres
-import Foundation
+import FoundationEssentials
+import Glibc
 import Glibc
 import ListDomain
 import Synchronization
@@ -26,7 +27,7 @@ final class PostgresListener: @unchecked Sendable {
     private let reachability: PostgresReachability?
     private let stopped = Atomic(false)
     private let growing = Atomic(false)
-    private let wakeUp = NSCondition()
+    private let wakeUp = ConditionLock()
 
     /// - Parameter reachability: Set false when the connection is lost or cannot be made (the listener is the
     ///   first to notice a database that went away, within 250 ms), true when it is back.
@@ -38,13 +39,9 @@ final class PostgresListener: @unchecked Sendable {
         self.schema = schema
         self.reachability = reachability
         self.onChange = onChange
-        let thread = Thread { [self] in
-            ThreadName.set("postgres-listen")
+        OSThread.start(name: "postgres-listen") { [self] in
             run()
         }
-        thread.name = "postgres-listen"
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// Ends the thread (within 250 ms) and closes its connection.
@@ -77,7 +74,7 @@ final class PostgresListener: @unchecked Sendable {
                 backoff = min(max(backoff * 2, .milliseconds(100)), .seconds(5))
                 wakeUp.lock()
                 if !isStopped {
-                    _ = wakeUp.wait(until: Date(timeIntervalSinceNow: Double(backoff.wholeMilliseconds) / 1000))
+                    wakeUp.wait(timeout: backoff)
                 }
                 wakeUp.unlock()
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ListDomain
 
 /// The threads that make every libpq call of a store (`data.pool_size` of them), each with its own connection,
@@ -24,7 +25,7 @@ final class PostgresPool: @unchecked Sendable {
         case reader
     }
 
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     /// Guarded by `condition`.
     /// Jobs in arrival order; a taken job is let go at once, with what it holds (an uploaded file perhaps).
     private var writerJobs = FIFOQueue<(PostgresListTables) -> Void>()
@@ -43,13 +44,9 @@ final class PostgresPool: @unchecked Sendable {
         running = size
         for index in 0..<size {
             let name = "postgres-\(index)"
-            let thread = Thread { [self] in
-                ThreadName.set(name)  // Foundation's `Thread.name` does not reach the kernel on Linux
+            OSThread.start(name: name) { [self] in
                 work(index: index, with: PostgresListTables(options))
             }
-            thread.name = name
-            thread.stackSize = 1 << 20
-            thread.start()
         }
     }
 

@@ -97,7 +97,7 @@ enum PostgresSchema {
 
     /// `name` as an SQL identifier, quoted (a schema name given for tests).
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        "\"" + name.replacing("\"", with: "\"\"") + "\""
     }
 
     /// The advisory lock replicas take around a migration ("List" in ASCII): the second replica to start waits

@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 import ListDomain
 
 /// A failed SQLite call: the one place SQLite's result codes become Swift errors (GRDB's `ResultCode` plays this

@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The list store's tables on one connection: opening and checking the file here, committing in
 /// `SQLiteListTables+Commit.swift`, reading in `SQLiteListTables+Reads.swift`.
@@ -52,7 +53,7 @@ final class SQLiteListTables {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw failure("cannot create its folder \(folder): \(error.localizedDescription)")
+                throw failure("cannot create its folder \(folder): \(FileErrorReason.of(error))")
             }
         }
         let connection: SQLiteConnection
@@ -128,11 +129,11 @@ final class SQLiteListTables {
 
     /// `SQLITE_CANTOPEN` in words: SQLite's `errno` is that of its last attempt, often not the one that matters.
     private static func cannotOpen(_ path: String) -> String {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
             return "cannot create the file (is its folder writable?)"
         }
-        if isFolder.boolValue { return "cannot open the file: the path is a folder" }
+        if status.st_mode & S_IFMT == S_IFDIR { return "cannot open the file: the path is a folder" }
         return "cannot open the file (can it be read and written, and can its folder take the -wal and -shm files?)"
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ListDomain
 import Synchronization
 
@@ -20,7 +21,7 @@ final class SQLiteStoreThread: TaskExecutor, @unchecked Sendable {
     /// The connection and its statements, once a job has opened them; store thread only.
     private var tables: SQLiteListTables?
 
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     /// Jobs not yet taken by the thread; guarded by `condition`.
     private var queue: [() -> Void] = []
     /// Set by ``stop()``: no more jobs are taken, and the thread ends when the queue is empty.
@@ -34,13 +35,9 @@ final class SQLiteStoreThread: TaskExecutor, @unchecked Sendable {
 
     /// Starts the thread; `name` (at most 15 bytes, Linux's limit) shows in debuggers and `top -H`.
     init(name: String) {
-        let thread = Thread { [self] in
-            ThreadName.set(name)  // Foundation's `Thread.name` does not reach the kernel on Linux
+        OSThread.start(name: name) { [self] in
             run()
         }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// Opens the database at `path` on the thread with `open`; the other calls fail until this has succeeded.
