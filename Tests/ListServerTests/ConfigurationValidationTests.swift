@@ -172,6 +172,19 @@ struct ConfigurationValidationTests {
         #expect(arrayError?.description == "config file \(array) (--config): the top level must be a JSON object")
     }
 
+    @Test func aKeyGivenTwiceIsRefusedNotGuessed() async throws {
+        let duplicate = try temporary.file(#"{"http": {"port": 9090, "port": 9191}}"#)
+        let duplicateError = try await Support.loadError(["--config", duplicate])
+        Self.expectOneLine(duplicateError, naming: "is not valid JSON: byte ")
+        #expect(duplicateError?.description.contains("port") == true)
+        let dotted = try temporary.file(#"{"http.port": 9090, "http": {"port": 9191}}"#)
+        let dottedError = try await Support.loadError(["--config", dotted])
+        #expect(dottedError?.description == #"config file \#(dotted) (--config): "http.port" is given twice"#)
+        let trailingComma = try temporary.file(#"{"http": {"port": 9090,}}"#)
+        Self.expectOneLine(
+            try await Support.loadError(["--config", trailingComma]), naming: "is not valid JSON: byte 23")
+    }
+
     @Test func unknownKeysInTheFileAreNamed() async throws {
         let typo = try temporary.file(#"{"http": {"prot": 9090}}"#)
         let error = try await Support.loadError(["--config", typo])
