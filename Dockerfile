@@ -40,21 +40,31 @@ RUN swift build -c release --static-swift-stdlib -Xlinker -s --product ListServe
     && install -D -m 0755 "$(swift build -c release --static-swift-stdlib -Xlinker -s --show-bin-path)/ListServer" \
         /out/ListServer
 
-# ---- runtime: Debian slim + libevent, libpq, libsqlite3, the codecs and xxHash ----
-# (what `ldd ListServer` lists besides libc)
-FROM debian:bookworm-slim
-
+# ---- runtime files: the binary and exactly the shared libraries it loads, gathered on Debian slim ----
+# (what `ldd ListServer` lists: libc, libstdc++, libevent, libpq and what it needs, SQLite, the codecs, xxHash)
+FROM debian:bookworm-slim AS runtime-files
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 libpq5 \
         libsqlite3-0 libturbojpeg0 libspng0 libwebp7 libxxhash0 \
-    && rm -rf /var/lib/apt/lists/* \
-    && groupadd --system --gid 10001 listserver \
-    && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
-        --shell /usr/sbin/nologin listserver \
-    && install -d -o 10001 -g 10001 -m 0750 /data
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=build /out/ListServer /rootfs/usr/local/bin/ListServer
+# Each library the loader would load, under its own path (links followed), plus the loader itself; an account file
+# that names uid and gid 10001; /data for the volume and /tmp for SQLite's temporary files.
+RUN set -eu; \
+    ldd /rootfs/usr/local/bin/ListServer | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' \
+        | while read -r library; do cp --parents -L "$library" /rootfs/; done; \
+    if ldd /rootfs/usr/local/bin/ListServer | grep 'not found'; then exit 1; fi; \
+    mkdir -p /rootfs/etc /rootfs/tmp /rootfs/data; \
+    chmod 1777 /rootfs/tmp; chown 10001:10001 /rootfs/data; chmod 0750 /rootfs/data; \
+    echo 'listserver:x:10001:10001:ListServer:/nonexistent:/usr/sbin/nologin' >/rootfs/etc/passwd; \
+    echo 'listserver:x:10001:' >/rootfs/etc/group; \
+    printf 'passwd: files\ngroup: files\nhosts: files dns\n' >/rootfs/etc/nsswitch.conf
 
-COPY --from=build /out/ListServer /usr/local/bin/ListServer
+# ---- runtime: nothing but those files (no shell, no package manager: a smaller image with less in it to patch) ----
+FROM scratch
+COPY --from=runtime-files /rootfs/ /
 COPY config/listserver.json /etc/listserver/listserver.json
 ENV LISTSERVER_CONFIG=/etc/listserver/listserver.json
 # Writes are kept in SQLite on a volume: `docker run -v listserver-data:/data …` keeps them across containers.
