@@ -41,7 +41,7 @@ RUN swift build -c release --static-swift-stdlib -Xlinker -s --product ListServe
         /out/ListServer
 
 # ---- runtime files: the binary and exactly the shared libraries it loads, gathered on Debian slim ----
-# (what `ldd ListServer` lists: libc, libstdc++, libevent, libpq and what it needs, SQLite, the codecs, xxHash)
+# (what `ldd ListServer` lists: libc, libstdc++, libevent, SQLite, the codecs, xxHash; and libpq with what it needs)
 FROM debian:bookworm-slim AS runtime-files
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # hadolint ignore=DL3008
@@ -50,12 +50,15 @@ RUN apt-get update \
         libsqlite3-0 libturbojpeg0 libspng0 libwebp7 libxxhash0 \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/ListServer /rootfs/usr/local/bin/ListServer
-# Each library the loader would load, under its own path (links followed), plus the loader itself; an account file
-# that names uid and gid 10001; /data for the volume and /tmp for SQLite's temporary files.
+# Each library the loader would load, under its own path (links followed), plus the loader itself, and libpq with
+# what it needs (the server loads libpq with dlopen when data.url names PostgreSQL, so ldd does not list it); an
+# account file that names uid and gid 10001; /data for the volume and /tmp for SQLite's temporary files.
 RUN set -eu; \
-    ldd /rootfs/usr/local/bin/ListServer | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' \
+    libpq=/usr/lib/x86_64-linux-gnu/libpq.so.5; \
+    { echo "$libpq"; ldd /rootfs/usr/local/bin/ListServer "$libpq"; } \
+        | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $1 !~ /:$/ {print $1}' | sort -u \
         | while read -r library; do cp --parents -L "$library" /rootfs/; done; \
-    if ldd /rootfs/usr/local/bin/ListServer | grep 'not found'; then exit 1; fi; \
+    if ldd /rootfs/usr/local/bin/ListServer "$libpq" | grep 'not found'; then exit 1; fi; \
     mkdir -p /rootfs/etc /rootfs/tmp /rootfs/data; \
     chmod 1777 /rootfs/tmp; chown 10001:10001 /rootfs/data; chmod 0750 /rootfs/data; \
     echo 'listserver:x:10001:10001:ListServer:/nonexistent:/usr/sbin/nologin' >/rootfs/etc/passwd; \

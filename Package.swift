@@ -55,9 +55,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Headers only: libpq is loaded with dlopen when a PostgreSQL store is opened (Postgres/LibPQ.swift), so no
+        // pkg-config (it would add -lpq) and no `link` in the module map.
         .systemLibrary(
             name: "CPostgres",
-            pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
         // The image codecs, each a system library used only by Sources/ListServer/Codecs/.

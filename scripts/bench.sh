@@ -2,7 +2,7 @@
 # scripts/bench.sh: ListServer against a plain C evhttp server, scenario by scenario, on 127.0.0.1 only.
 #
 #   scripts/bench.sh [--quick] [--threads N] [--duration S] [--only "verify s1 s1t s2 s3 s4 micro"]
-#                    [--retries N] [--write-doc] [--skip-build]
+#                    [--retries N] [--write-doc] [--skip-build] [--plain] [--listserver PATH]
 #   scripts/bench.sh --report Benchmarks/results/<time> [--write-doc]   (the table of an earlier run, no load)
 #
 # Installs wrk, curl and libevent-dev with apt when missing; builds ListServer (release, the Swift runtime linked
@@ -12,6 +12,10 @@
 # of threads, and prints a markdown table and the issue's targets with pass or miss. Everything lands in
 # Benchmarks/results/<UTC time>/ (gitignored): wrk's output, server logs, results.tsv, micro.md and table.md;
 # --write-doc also puts table.md into BENCHMARKS.md between its "results" markers.
+#
+# --listserver PATH measures that binary instead (an older build, for a before-and-after in one sitting).
+# --plain measures the build a user gets from scripts/run.sh (`swift build -c release`, the Swift runtime and
+# FoundationEssentials as shared libraries) instead of the Docker image's (the runtime linked in statically).
 #
 # Scenarios (wrk -t2, request lists drawn from fixed seeds, see Benchmarks/load/load.lua):
 #   s1   GET /items?page=<1..500>&limit=20 at 64 and 256 connections
@@ -40,6 +44,8 @@ only="verify s1 s1t s2 s3 s4 micro"
 retries=1
 write_doc=0
 skip_build=0
+plain=0
+listserver_path=""
 report=""
 command_line="scripts/bench.sh${*:+ $*}"
 
@@ -52,6 +58,8 @@ while (($#)); do
     --retries) retries=${2:?--retries needs a number} && shift ;;
     --write-doc) write_doc=1 ;;
     --skip-build) skip_build=1 ;;
+    --plain) plain=1 ;;
+    --listserver) listserver_path=${2:?--listserver needs a path} && shift ;;
     --report) report=${2:?--report needs a results directory} && shift ;;
     -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" && exit 0 ;;
     *) echo "bench.sh: unknown option $1 (see --help)" >&2 && exit 64 ;;
@@ -85,8 +93,10 @@ install_missing
 # (about 5 MB less resident than the shared libraries, BENCHMARKS.md), in a build directory of its own so that it
 # does not relink the usual release build back and forth.
 listserver_build=(-c release --static-swift-stdlib --scratch-path "$root/.build/static")
+((plain == 0)) || listserver_build=(-c release)
 if ((skip_build == 0)); then build_all; fi
 listserver="$(cd "$root" && swift build "${listserver_build[@]}" --show-bin-path)/ListServer"
+[[ -z $listserver_path ]] || listserver=$(realpath "$listserver_path")
 [[ -x $listserver && -x $baseline ]] || die "ListServer or the baseline is not built (drop --skip-build)"
 raise_file_limit
 check_perf

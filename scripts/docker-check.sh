@@ -236,6 +236,11 @@ printf '   %s\n' "${libraries//$'\n'/$'\n'   }"
 ! echo "$libraries" | contains 'not found' || fail "a library is missing in the runtime image"
 ! echo "$libraries" | contains -E 'libswift|libFoundation|libcurl|libicu' || fail "Swift runtime or curl linked dynamically"
 ok "every library it links is in the image; the Swift runtime and Foundation are linked in statically"
+# libpq is loaded with dlopen when data.url names PostgreSQL: it and what it needs must be in the image too.
+libpq=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoint /lib64/ld-linux-x86-64.so.2 \
+    "$IMAGE" --list /usr/lib/x86_64-linux-gnu/libpq.so.5) || fail "libpq.so.5 is not loadable in the image: $libpq"
+! echo "$libpq" | contains 'not found' || fail "a library libpq needs is missing in the image: $libpq"
+ok "libpq.so.5 (loaded for data.url) and the $(echo "$libpq" | grep -c '=>') libraries it needs are in the image"
 layers=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoint /bin/sh "$IMAGE" -c true 2>&1) &&
     fail "the image has a shell ($layers): the runtime stage should be FROM scratch"
 ok "no shell in the image (FROM scratch: the binary, its libraries, the configuration, an account file)"

@@ -21,7 +21,7 @@ calc() { awk "function max0(x) { return x < 0 ? 0 : x } BEGIN { printf \"%s\", (
 install_missing() { install_missing_packages wrk curl gcc libevent-dev linux-perf; }
 
 build_all() {
-    log "building ListServer (release, static Swift runtime as in the Docker image), ListBenchmarks, the baseline"
+    log "building ListServer (swift build ${listserver_build[*]}), ListBenchmarks, the baseline"
     (cd "$root" && swift build "${listserver_build[@]}" --product ListServer &&
         swift build -c release --product ListBenchmarks) \
         >"$out/build.txt" 2>&1 || die "swift build failed: see $out/build.txt"
@@ -46,6 +46,11 @@ machine_info() {
     echo "- tools: $(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); libevent $(pkg-config --modversion libevent_core 2>/dev/null || echo '?'); $(cc --version | head -1)"
     echo "- commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- Sources Package.swift || echo ' (with uncommitted changes to Sources)'), $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- command: \`$command_line\` (each run ${duration} s, wrk -t2, servers with ${threads} threads unless noted)"
+    if [[ -n ${listserver_path:-} ]]; then
+        echo "- ListServer binary: \`$listserver_path\` (given with --listserver)"
+    else
+        echo "- ListServer build: \`swift build ${listserver_build[*]}\`"
+    fi
     echo "- load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 

@@ -23,6 +23,7 @@ final class PostgresConnection {
     /// `pg_stat_activity`. libpq processes the keywords in order and keeps the last value of each, so the URI goes
     /// last: one that sets them wins.
     init(url: String, connectTimeoutSeconds: Int = 5) throws(PostgresError) {
+        try LibPQ.load()
         let keywords = [
             "connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
             "tcp_user_timeout", "application_name", "client_encoding", "dbname",
@@ -31,28 +32,28 @@ final class PostgresConnection {
         let connection = Self.withCStrings(keywords) { keywords in
             Self.withCStrings(values) { values in
                 // expand_dbname = 1: the (first) dbname is read as a URI or key=value string.
-                PQconnectdbParams(keywords, values, 1)
+                LibPQ.api.connectdbParams(keywords, values, 1)
             }
         }
         guard let connection else { throw PostgresError("libpq could not allocate a connection") }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let error = PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: true)
-            PQfinish(connection)
+        guard LibPQ.api.status(connection) == CONNECTION_OK else {
+            let error = PostgresError(LibPQ.text(LibPQ.api.errorMessage(connection)), connectionLost: true)
+            LibPQ.api.finish(connection)
             throw error
         }
         // libpq prints the server's notices ("relation … already exists, skipping") on standard error by default,
         // which is the server's log stream: they are expected and say nothing an operator needs.
-        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        _ = LibPQ.api.setNoticeProcessor(connection, { _, _ in }, nil)
         self.connection = connection
     }
 
-    deinit { PQfinish(connection) }
+    deinit { LibPQ.api.finish(connection) }
 
     /// Whether the connection is unusable: the server went away, or a call found the socket closed.
-    var isBroken: Bool { poisoned || PQstatus(connection) != CONNECTION_OK }
+    var isBroken: Bool { poisoned || LibPQ.api.status(connection) != CONNECTION_OK }
 
     /// Whether a transaction is open (or failed and not rolled back yet).
-    var inTransaction: Bool { PQtransactionStatus(connection) != PQTRANS_IDLE }
+    var inTransaction: Bool { LibPQ.api.transactionStatus(connection) != PQTRANS_IDLE }
 
     /// Waits up to `timeoutMilliseconds` for the socket to have input, then returns the payloads of the
     /// notifications received (`LISTEN`), oldest first; throws when the connection is lost.
@@ -60,14 +61,14 @@ final class PostgresConnection {
         // Notifications that came in with an earlier answer are already read: no wait for those.
         let waiting = takeNotifications()
         if !waiting.isEmpty { return waiting }
-        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        var descriptor = pollfd(fd: LibPQ.api.socket(connection), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0 else { throw PostgresError("the connection has no socket", connectionLost: true) }
         let ready = poll(&descriptor, 1, timeoutMilliseconds)
         if ready < 0 && errno != EINTR {
             throw PostgresError("poll failed: \(String(cString: strerror(errno)))", connectionLost: true)
         }
-        guard PQconsumeInput(connection) == 1, !isBroken else {
-            throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: true)
+        guard LibPQ.api.consumeInput(connection) == 1, !isBroken else {
+            throw PostgresError(LibPQ.text(LibPQ.api.errorMessage(connection)), connectionLost: true)
         }
         return takeNotifications()
     }
@@ -75,16 +76,16 @@ final class PostgresConnection {
     /// The payloads of the notifications libpq has read, oldest first.
     private func takeNotifications() -> [String] {
         var payloads: [String] = []
-        while let notification = PQnotifies(connection) {
+        while let notification = LibPQ.api.notifies(connection) {
             payloads.append(String(cString: notification.pointee.extra))
-            PQfreemem(notification)
+            LibPQ.api.freemem(notification)
         }
         return payloads
     }
 
     /// Runs `sql`, which may hold several statements and no parameters (migrations, `BEGIN`, `SET …`).
     func script(_ sql: String) throws(PostgresError) {
-        _ = try check(PQexec(connection, sql), sql: sql)
+        _ = try check(LibPQ.api.exec(connection, sql), sql: sql)
     }
 
     /// Runs the single statement `sql` with `parameters` (`$1`, `$2`, …), prepared on first use; the rows it
@@ -93,7 +94,7 @@ final class PostgresConnection {
     func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresRows {
         let name = try preparedName(sql, parameters)
         let result = Self.withParameters(parameters) { values, lengths, formats in
-            PQexecPrepared(connection, name, Int32(parameters.count), values, lengths, formats, 1)
+            LibPQ.api.execPrepared(connection, name, Int32(parameters.count), values, lengths, formats, 1)
         }
         return try check(result, sql: sql)
     }
@@ -125,12 +126,12 @@ final class PostgresConnection {
         var names: [String] = []
         names.reserveCapacity(statements.count)
         for statement in statements { names.append(try preparedName(statement.sql, statement.parameters)) }
-        guard PQenterPipelineMode(connection) == 1 else {
-            throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: isBroken)
+        guard LibPQ.api.enterPipelineMode(connection) == 1 else {
+            throw PostgresError(LibPQ.text(LibPQ.api.errorMessage(connection)), connectionLost: isBroken)
         }
         defer {
             // Fails when results are still pending: only when the connection broke half-way.
-            if PQexitPipelineMode(connection) != 1 { poisoned = true }
+            if LibPQ.api.exitPipelineMode(connection) != 1 { poisoned = true }
         }
         var rows: [PostgresRows] = []
         rows.reserveCapacity(statements.count)
@@ -140,22 +141,22 @@ final class PostgresConnection {
             for index in start..<end {
                 let statement = statements[index]
                 let sent = Self.withParameters(statement.parameters) { values, lengths, formats in
-                    PQsendQueryPrepared(
+                    LibPQ.api.sendQueryPrepared(
                         connection, names[index], Int32(statement.parameters.count), values, lengths, formats, 1)
                 }
                 guard sent == 1 else { throw poison() }
             }
-            guard PQpipelineSync(connection) == 1 else { throw poison() }
+            guard LibPQ.api.pipelineSync(connection) == 1 else { throw poison() }
             var failure: PostgresError?
             for index in start..<end {
                 // Each statement's result, then a null that ends it.
-                let result = PQgetResult(connection)
+                let result = LibPQ.api.getResult(connection)
                 guard let result else {
                     // No result where one is owed: the connection is gone, and what follows is out of step.
                     throw poison()
                 }
-                if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
-                    PQclear(result)
+                if LibPQ.api.resultStatus(result) == PGRES_PIPELINE_ABORTED {
+                    LibPQ.api.clear(result)
                 } else if failure == nil {
                     do throws(PostgresError) {
                         rows.append(try check(result, sql: statements[index].sql))
@@ -163,13 +164,13 @@ final class PostgresConnection {
                         failure = error
                     }
                 } else {
-                    PQclear(result)
+                    LibPQ.api.clear(result)
                 }
-                while let extra = PQgetResult(connection) { PQclear(extra) }
+                while let extra = LibPQ.api.getResult(connection) { LibPQ.api.clear(extra) }
             }
             // The sync's own result.
-            guard let sync = PQgetResult(connection) else { throw poison() }
-            PQclear(sync)
+            guard let sync = LibPQ.api.getResult(connection) else { throw poison() }
+            LibPQ.api.clear(sync)
             if let failure { throw failure }
             start = end
         }
@@ -179,7 +180,7 @@ final class PostgresConnection {
     /// Marks the connection unusable (a pipeline it cannot finish) and returns libpq's error, as lost.
     private func poison() -> PostgresError {
         poisoned = true
-        return PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: true)
+        return PostgresError(LibPQ.text(LibPQ.api.errorMessage(connection)), connectionLost: true)
     }
 
     /// Calls `body` with the binary form of `parameters` as libpq takes them: values (null pointers for NULL),
@@ -214,7 +215,7 @@ final class PostgresConnection {
         if let name = prepared[sql] { return name }
         let name = "s\(prepared.count)"
         let types = parameters.map(\.typeOID)
-        let result = PQprepare(connection, name, sql, Int32(types.count), types)
+        let result = LibPQ.api.prepare(connection, name, sql, Int32(types.count), types)
         _ = try check(result, sql: sql)
         prepared[sql] = name
         return name
@@ -224,17 +225,17 @@ final class PostgresConnection {
     private func check(_ result: OpaquePointer?, sql: String) throws(PostgresError) -> PostgresRows {
         guard let result else {
             // Out of memory, or the connection could not send the query.
-            throw PostgresError(String(cString: PQerrorMessage(connection)), connectionLost: isBroken)
+            throw PostgresError(LibPQ.text(LibPQ.api.errorMessage(connection)), connectionLost: isBroken)
         }
-        switch PQresultStatus(result) {
+        switch LibPQ.api.resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return PostgresRows(result)  // owns the result from here
         default:
             // Read before the result is cleared.
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            var message = String(cString: PQresultErrorMessage(result))
-            PQclear(result)
-            if message.isEmpty { message = String(cString: PQerrorMessage(connection)) }
+            let state = LibPQ.api.resultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            var message = LibPQ.text(LibPQ.api.resultErrorMessage(result))
+            LibPQ.api.clear(result)
+            if message.isEmpty { message = LibPQ.text(LibPQ.api.errorMessage(connection)) }
             let statement = sql.split(whereSeparator: \.isWhitespace).prefix(6).joined(separator: " ")
             throw PostgresError("\(message) [in: \(statement) …]", sqlState: state, connectionLost: isBroken)
         }

@@ -12,22 +12,22 @@ final class PostgresRows {
         self.result = result
     }
 
-    deinit { PQclear(result) }
+    deinit { LibPQ.api.clear(result) }
 
     /// The number of rows.
-    var count: Int { Int(PQntuples(result)) }
+    var count: Int { Int(LibPQ.api.ntuples(result)) }
 
     /// The number of rows the statement changed (`INSERT`, `UPDATE`, `DELETE`), 0 for others.
-    var affected: Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
+    var affected: Int { Int(LibPQ.text(LibPQ.api.cmdTuples(result))) ?? 0 }
 
     func isNull(_ row: Int, _ column: Int) -> Bool {
-        PQgetisnull(result, Int32(row), Int32(column)) != 0
+        LibPQ.api.getisnull(result, Int32(row), Int32(column)) != 0
     }
 
     /// A `bigint` column; 0 for NULL.
     func int64(_ row: Int, _ column: Int) -> Int64 {
-        guard !isNull(row, column), PQgetlength(result, Int32(row), Int32(column)) == 8,
-            let value = PQgetvalue(result, Int32(row), Int32(column))
+        guard !isNull(row, column), LibPQ.api.getlength(result, Int32(row), Int32(column)) == 8,
+            let value = LibPQ.api.getvalue(result, Int32(row), Int32(column))
         else { return 0 }
         return UnsafeRawPointer(value).loadUnaligned(as: Int64.self).bigEndian
     }
@@ -58,8 +58,8 @@ final class PostgresRows {
     }
 
     private func rawBytes(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer {
-        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
-        guard let value = PQgetvalue(result, Int32(row), Int32(column)) else {
+        let length = Int(LibPQ.api.getlength(result, Int32(row), Int32(column)))
+        guard let value = LibPQ.api.getvalue(result, Int32(row), Int32(column)) else {
             return UnsafeRawBufferPointer(start: nil, count: 0)
         }
         return UnsafeRawBufferPointer(start: value, count: length)

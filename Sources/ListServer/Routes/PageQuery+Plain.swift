@@ -95,13 +95,7 @@ extension PageQuery {
     }
 
     private static func equals(_ bytes: borrowing Span<UInt8>, _ start: Int, _ end: Int, _ name: StaticString) -> Bool {
-        guard end &- start == name.utf8CodeUnitCount else { return false }
-        var index = 0
-        while index < name.utf8CodeUnitCount {
-            guard bytes[start &+ index] == name.utf8Start[index] else { return false }
-            index &+= 1
-        }
-        return true
+        HTTPBytes.equals(copy bytes, start..<end, name)
     }
 
     /// `bytes[start..<end]` as a plain decimal integer (one or more digits, fitting 64 bits), or nil.

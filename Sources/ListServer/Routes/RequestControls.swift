@@ -62,13 +62,7 @@ struct RequestControls: Sendable, Equatable {
 
     /// Whether `bytes` holds `word` at `index`.
     private static func starts(_ bytes: borrowing Span<UInt8>, at index: Int, with word: StaticString) -> Bool {
-        guard bytes.count &- index >= word.utf8CodeUnitCount else { return false }
-        var offset = 0
-        while offset < word.utf8CodeUnitCount {
-            guard bytes[index &+ offset] == word.utf8Start[offset] else { return false }
-            offset &+= 1
-        }
-        return true
+        HTTPBytes.equals(copy bytes, index..<(index &+ word.utf8CodeUnitCount), word)
     }
 
     /// Reads and validates the control parameters of a request's query.
