@@ -46,13 +46,8 @@ package struct JSONWriter: ~Copyable, Sendable {
         buffer.append(UInt8(ascii: "\""))
         // Most strings need no escape: a scan, then one copy, where appending byte by byte checked the capacity for
         // every byte (labels and authors, twice per item of every page and write).
-        if !buffer.append(utf8Of: string, unless: Self.needsEscape) { appendEscaping(string) }
+        if !buffer.append(jsonSafeUTF8Of: string) { appendEscaping(string) }
         buffer.append(UInt8(ascii: "\""))
-    }
-
-    /// Whether `byte` cannot stand as itself inside a JSON string.
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20
     }
 
     /// The characters of `string`, escaped as JSON needs (without the quotes).
