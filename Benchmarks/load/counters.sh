@@ -3,6 +3,7 @@
 # the machine has no hardware counters (this VM's perf: "PMU not available due to virtualization"), for issue 16.
 #
 #   Benchmarks/load/counters.sh [--requests N] [--keep DIR] [--listserver PATH]
+#   Benchmarks/load/counters.sh --clients C [--seconds S] [--keep DIR] [--listserver PATH]
 #
 # Each server (ListServer as bench.sh builds it, release with the Swift runtime static; the C evhttp baseline)
 # runs under callgrind with its cache and branch simulators (--cache-sim=yes --branch-sim=yes), 2 loops, scenario
@@ -15,7 +16,10 @@
 #   - L1 data misses, reads and writes (D1mr + D1mw, from the simulated 32 kB L1d: likewise a model).
 # Sequential requests leave out what concurrency adds (and the kernel, which callgrind cannot count); they give a
 # count that does not move with the load of a shared machine. valgrind 3.19 cannot read the DWARF of Swift 6.3
-# binaries, so ListServer runs as a copy without debug info. --keep DIR keeps both callgrind outputs there for
+# binaries, so ListServer runs as a copy without debug info. With --clients C, the measured requests come from
+# wrk instead (-t2, C connections, S seconds, default 10, the pages of scenario 1), and every count is divided by the
+# requests wrk completed: how the loops batch under concurrency then counts too (valgrind runs one thread at a
+# time, so the batching is valgrind's, not the CPU's; the count moves by a percent or two between runs). --keep DIR keeps both callgrind outputs there for
 # callgrind_annotate (for example `--show=Bcm,Bim --sort=Bcm`). Installs valgrind, gcc, libevent-dev and python3
 # with apt when missing. About two minutes.
 set -euo pipefail
@@ -23,10 +27,15 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/scripts/lib/common.sh"
 listserver="$root/.build/static/x86_64-unknown-linux-gnu/release/ListServer"
 requests=5000
+declare -A served  # requests counted, by server
+clients=0
+seconds=10
 keep=""
 while (($#)); do
     case $1 in
         --requests) requests=$2; shift 2 ;;
+        --clients) clients=$2; shift 2 ;;
+        --seconds) seconds=$2; shift 2 ;;
         --keep) keep=$2; shift 2 ;;
         --listserver) listserver=$2; shift 2 ;;
         *) die "usage: $0 [--requests N] [--keep DIR] [--listserver PATH]" ;;
@@ -34,6 +43,7 @@ while (($#)); do
 done
 [[ -x $listserver ]] || die "no ListServer at $listserver (build it as bench.sh does, or pass --listserver)"
 install_missing_packages valgrind gcc libevent-dev python3
+((clients == 0)) || install_missing_packages wrk
 
 work=$(mktemp -d /tmp/counters.XXXXXX)
 trap 'stop_launched; rm -rf "$work"' EXIT
@@ -82,7 +92,19 @@ count() {
     python3 "$work/pages.py" "$port" 500 >/dev/null || die "$name: the warm-up failed (see $work/$name.log)"
     callgrind_control -i on "$pid" >/dev/null 2>&1
     local answered
-    answered=$(python3 "$work/pages.py" "$port" "$requests") || die "$name: the requests failed"
+    if ((clients == 0)); then
+        answered=$(python3 "$work/pages.py" "$port" "$requests") || die "$name: the requests failed"
+    else
+        timeout $((seconds + 60)) wrk -t2 -c"$clients" -d"${seconds}s" --timeout 30s \
+            -s "$root/Benchmarks/load/load.lua" "http://127.0.0.1:$port" -- pages 500 >"$work/$name.wrk" 2>&1 ||
+            die "$name: wrk failed (see $work/$name.wrk)"
+        requests=$(sed -n 's/^BENCH //p' "$work/$name.wrk" | python3 -c '
+import json, sys
+bench = json.load(sys.stdin)
+sys.exit("errors: %s" % bench) if bench["status"] or bench["connect"] or bench["read"] or bench["timeout"] else print(bench["requests"])')
+        answered=$requests
+    fi
+    served[$name]=$requests
     callgrind_control -i off "$pid" >/dev/null 2>&1
     kill "$pid"
     wait "$pid" 2>/dev/null || true
@@ -113,7 +135,7 @@ count() {
 # top NAME EVENT: the 8 functions of NAME's count with the most of EVENT (Bcm, D1mr...), per request.
 top() {
     callgrind_annotate --show="$2" --sort="$2" --show-percs=no "$work/$1.out" 2>/dev/null |
-        awk -v n="$requests" -v name="$1" -v event="$2" '
+        awk -v n="${served[$1]}" -v name="$1" -v event="$2" '
             /file:function/ { listing = 1; next }
             listing && $1 ~ /^[0-9,]+$/ && shown < 8 {
                 x = $1; gsub(",", "", x); symbol = $2; sub(/^[^:]*:/, "", symbol)
@@ -121,8 +143,13 @@ top() {
             }'
 }
 
-echo "Per GET /items?page=<1..500>&limit=20 (user space, callgrind with its cache and branch models), $requests" \
-    "sequential requests on one connection after 500:"
+if ((clients == 0)); then
+    echo "Per GET /items?page=<1..500>&limit=20 (user space, callgrind with its cache and branch models), $requests" \
+        "sequential requests on one connection after 500:"
+else
+    echo "Per GET /items?page=<1..500>&limit=20 (user space, callgrind with its cache and branch models), wrk -t2" \
+        "-c$clients for $seconds s after 500 sequential requests, divided by the requests wrk completed:"
+fi
 echo
 echo "| server | counter | in all | the server's own code (and the Swift runtime) | libc | libevent |"
 echo "|---|---|---:|---:|---:|---:|"
