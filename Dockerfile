@@ -10,7 +10,7 @@
 # (flag > environment > file > default). Mount your own file over it to change several keys at once.
 # scripts/docker-check.sh builds and checks this file unchanged with podman (README, "Docker").
 
-# ---- build: a stripped release binary with the Swift standard library and Foundation linked statically ----
+# ---- build: a stripped release binary with the Swift standard library and FoundationEssentials linked statically ----
 FROM swift:6.3-bookworm AS build
 
 # libevent's, libpq's, SQLite's, the image codecs' and xxHash's headers and pkg-config files (the CEvent, CPostgres,
@@ -54,7 +54,7 @@ COPY --from=build /out/ListServer /rootfs/usr/local/bin/ListServer
 # what it needs (the server loads libpq with dlopen when data.url names PostgreSQL, so ldd does not list it); an
 # account file that names uid and gid 10001; /data for the volume and /tmp for SQLite's temporary files.
 RUN set -eu; \
-    libpq=/usr/lib/x86_64-linux-gnu/libpq.so.5; \
+    libpq=$(dpkg -L libpq5 | grep '/libpq\.so\.5$'); \
     { echo "$libpq"; ldd /rootfs/usr/local/bin/ListServer "$libpq"; } \
         | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $1 !~ /:$/ {print $1}' | sort -u \
         | while read -r library; do cp --parents -L "$library" /rootfs/; done; \

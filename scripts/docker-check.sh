@@ -230,15 +230,20 @@ ok "HEALTHCHECK $(inspect '{{json .Config.Healthcheck.Test}}')"
 inspect '{{json .Config.Env}}' | contains 'LISTSERVER_CONFIG=/etc/listserver/listserver.json' || fail "ENV"
 ok "ENV LISTSERVER_CONFIG=/etc/listserver/listserver.json"
 # The image has no shell and no ldd (FROM scratch): the dynamic loader lists what it loads.
-libraries=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoint /lib64/ld-linux-x86-64.so.2 \
+case $(uname -m) in
+x86_64) loader=/lib64/ld-linux-x86-64.so.2 triplet=x86_64-linux-gnu ;;
+aarch64) loader=/lib/ld-linux-aarch64.so.1 triplet=aarch64-linux-gnu ;;
+*) fail "no loader path known for $(uname -m)" ;;
+esac
+libraries=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoint "$loader" \
     "$IMAGE" --list /usr/local/bin/ListServer)
 printf '   %s\n' "${libraries//$'\n'/$'\n'   }"
 ! echo "$libraries" | contains 'not found' || fail "a library is missing in the runtime image"
 ! echo "$libraries" | contains -E 'libswift|libFoundation|libcurl|libicu' || fail "Swift runtime or curl linked dynamically"
 ok "every library it links is in the image; the Swift runtime and Foundation are linked in statically"
 # libpq is loaded with dlopen when data.url names PostgreSQL: it and what it needs must be in the image too.
-libpq=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoint /lib64/ld-linux-x86-64.so.2 \
-    "$IMAGE" --list /usr/lib/x86_64-linux-gnu/libpq.so.5) || fail "libpq.so.5 is not loadable in the image: $libpq"
+libpq=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoint "$loader" \
+    "$IMAGE" --list "/usr/lib/$triplet/libpq.so.5") || fail "libpq.so.5 is not loadable in the image: $libpq"
 ! echo "$libpq" | contains 'not found' || fail "a library libpq needs is missing in the image: $libpq"
 ok "libpq.so.5 (loaded for data.url) and the $(echo "$libpq" | grep -c '=>') libraries it needs are in the image"
 layers=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoint /bin/sh "$IMAGE" -c true 2>&1) &&

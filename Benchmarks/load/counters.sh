@@ -38,7 +38,7 @@ while (($#)); do
         --seconds) seconds=$2; shift 2 ;;
         --keep) keep=$2; shift 2 ;;
         --listserver) listserver=$2; shift 2 ;;
-        *) die "usage: $0 [--requests N] [--keep DIR] [--listserver PATH]" ;;
+        *) die "usage: $0 [--requests N | --clients C [--seconds S]] [--keep DIR] [--listserver PATH]" ;;
     esac
 done
 [[ -x $listserver ]] || die "no ListServer at $listserver (build it as bench.sh does, or pass --listserver)"

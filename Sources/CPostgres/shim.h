@@ -6,7 +6,11 @@
 // libc's declarations belong to Swift's Glibc module, not to this one (see CEvent's shim): libpq-fe.h includes
 // <stdio.h>.
 #pragma clang module import SwiftGlibc
-#include <postgresql/libpq-fe.h>
+#if __has_include(<postgresql/libpq-fe.h>)
+#include <postgresql/libpq-fe.h>  // Debian's libpq-dev
+#else
+#include <libpq-fe.h>  // distributions that put it in /usr/include
+#endif
 
 // The functions ListServer calls, as pointer types: libpq is not linked but loaded with dlopen when a PostgreSQL
 // store is opened (Postgres/LibPQ.swift), so a server on SQLite never loads it and the ~20 libraries it needs (TLS,

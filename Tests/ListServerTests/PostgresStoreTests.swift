@@ -1,6 +1,6 @@
 import Foundation
 import ListDomain
-import ListServer
+@testable import ListServer
 import Testing
 
 /// The PostgreSQL store against a real server: the store-agnostic checklist the SQLite store passes, unchanged,
@@ -125,6 +125,14 @@ struct PostgresStoreTests {
         #expect(PostgresURL("mysql://a@b/c") == nil)
         #expect(PostgresURL("postgres://") == nil)
         #expect(PostgresURL("/var/lib/lists.sqlite") == nil)
+    }
+
+    @Test("a schema name is quoted as one identifier, quotes doubled even when a combining mark follows them")
+    func identifierQuoting() {
+        #expect(PostgresSchema.quoted("lists") == "\"lists\"")
+        #expect(PostgresSchema.quoted("a\"b") == "\"a\"\"b\"")
+        #expect(PostgresSchema.quoted("x\"\u{301}; drop") == "\"x\"\"\u{301}; drop\"")
+        #expect(Array(PostgresSchema.quoted("\"\u{301}").unicodeScalars.map(\.value)) == [0x22, 0x22, 0x22, 0x301, 0x22])
     }
 }
 

@@ -1,7 +1,6 @@
 import CPostgres
 import FoundationEssentials
 import Glibc
-import Glibc
 import ListDomain
 import Synchronization
 

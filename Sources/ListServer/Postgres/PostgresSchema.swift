@@ -97,7 +97,16 @@ enum PostgresSchema {
 
     /// `name` as an SQL identifier, quoted (a schema name given for tests).
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacing("\"", with: "\"\"") + "\""
+        // By Unicode scalar, not by Character: a quote followed by a combining mark is one Character, and would
+        // otherwise be left single and end the identifier early.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in name.unicodeScalars {
+            if scalar == "\"" { quoted.append("\"") }
+            quoted.append(scalar)
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 
     /// The advisory lock replicas take around a migration ("List" in ASCII): the second replica to start waits
