@@ -11,5 +11,16 @@ extension ListBenchmarks {
             }
             return checksum
         }
+        harness.measure("ImageRenderer.render into a reused frame, 600x400 (as an image worker draws)", iterations: 2_000) {
+            count in
+            var checksum: UInt64 = 0
+            var frame: [UInt8] = []
+            for index in 0..<count {
+                let spec = ImageSpec(id: UInt64(index % 10_000), width: 600, height: 400, color: 0x3F7A59)
+                ImageRenderer.render(spec, into: &frame)
+                checksum &+= UInt64(frame[360_000])
+            }
+            return checksum
+        }
     }
 }
