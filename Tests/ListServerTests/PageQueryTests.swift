@@ -119,7 +119,8 @@ struct PageQueryPlainTests {
             let raw = "?" + (0..<Int.random(in: 0...8, using: &generator)).map { _ in
                 pieces.randomElement(using: &generator)!
             }.joined()
-            guard let target = try? RequestTarget("/items" + raw), let plain = PageQuery.plain(target.query, paging: paging)
+            guard let target = try? RequestTarget("/items" + raw),
+                let plain = PageQuery.plain(target.query, paging: paging)
             else { continue }
             answered += 1
             #expect((try? fullReading(raw).get()) == plain, "\(raw)")

@@ -61,8 +61,8 @@ struct LayeredReader: Sendable {
     }
 
     /// The number `read` finds for `key`, and the layer it came from; the wrong-type error when it finds none it
-    /// can parse, or a Boolean in the file (JSONSnapshot reads a Boolean as 1 or 0; one where a number belongs is a
-    /// mistake).
+    /// can parse, or a Boolean in the file (``ConfigurationFile`` serves a Boolean as 1 or 0, as JSONSnapshot did; one
+    /// where a number belongs is a mistake).
     private func number<Value>(
         _ key: SettingKey, _ read: (ConfigKey) throws -> Value
     ) throws(ConfigurationError) -> (value: Value, source: ConfigurationSource) {
@@ -89,7 +89,8 @@ struct LayeredReader: Sendable {
         }
         let source = source(of: key)
         if case .file = source, !["true", "false"].contains(file?.values[key.name]) {
-            // JSONSnapshot reads any number as a Boolean; a number where true or false belongs is a mistake.
+            // The file serves any number as a Boolean (as JSONSnapshot did); a number where true or false belongs is a
+            // mistake.
             throw .wrongType(key, from: source, value: rawText(of: key))
         }
         return value

@@ -134,10 +134,11 @@ extension Settings {
     /// and cannot describe or reject one. swift-configuration then does what it is built for, the layering: the flags
     /// that were given become an `InMemoryProvider` on top; the environment is an `EnvironmentVariablesProvider`
     /// behind a `KeyMappingProvider` that maps each key to the variable of the table (the provider's own encoding
-    /// would make `STORE_LATENCY_MIN_MS` of `store.latency.min_ms`); the file is a `FileProvider<JSONSnapshot>`
-    /// (after ``ConfigurationFile`` checks it for unknown keys); and the defaults, taken from ``defaults``, are an
-    /// `InMemoryProvider` at the bottom. Because the bottom layer has every key, each read is a `required…` read,
-    /// which throws on a value of the wrong type; `int(forKey:default:)` would silently return the default instead.
+    /// would make `STORE_LATENCY_MIN_MS` of `store.latency.min_ms`); the file is an `InMemoryProvider` of the
+    /// values ``ConfigurationFile`` parsed, checked for unknown keys and converted; and the defaults, taken from
+    /// ``defaults``, are an `InMemoryProvider` at the bottom. Because the bottom layer has every key, each read is a
+    /// `required…` read, which throws on a value of the wrong type; `int(forKey:default:)` would silently return the
+    /// default instead.
     ///
     /// - Parameters:
     ///   - options: The parsed command line.
