@@ -19,9 +19,9 @@
 # binaries, so ListServer runs as a copy without debug info. With --clients C, the measured requests come from
 # wrk instead (-t2, C connections, S seconds, default 10, the pages of scenario 1), and every count is divided by the
 # requests wrk completed: how the loops batch under concurrency then counts too (valgrind runs one thread at a
-# time, so the batching is valgrind's, not the CPU's; the count moves by a percent or two between runs). --keep DIR keeps both callgrind outputs there for
-# callgrind_annotate (for example `--show=Bcm,Bim --sort=Bcm`). Installs valgrind, gcc, libevent-dev and python3
-# with apt when missing. About two minutes.
+# time, so the batching is valgrind's, not the CPU's; the count moves by a percent or two between runs).
+# --keep DIR keeps both callgrind outputs there for callgrind_annotate (for example `--show=Bcm,Bim --sort=Bcm`).
+# Installs valgrind, gcc, libevent-dev and python3 with apt when missing. About two minutes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/scripts/lib/common.sh"
@@ -50,37 +50,8 @@ trap 'stop_launched; rm -rf "$work"' EXIT
 build_baseline "$work/evhttp-baseline"
 cp "$listserver" "$work/ListServer"
 strip --strip-debug "$work/ListServer"
-
-# pages.py PORT N: N sequential page requests on one connection (pages 1..500 round-robin); prints the 200s.
-cat >"$work/pages.py" <<'PY'
-import socket, sys, time
-port, count = int(sys.argv[1]), int(sys.argv[2])
-deadline = time.monotonic() + 120  # servers start slowly under valgrind
-while True:
-    try:
-        connection = socket.create_connection(("127.0.0.1", port))
-        break
-    except OSError:
-        if time.monotonic() > deadline: sys.exit("no server on port %d" % port)
-        time.sleep(0.1)
-ok, buffer = 0, b""
-for index in range(count):
-    connection.sendall(b"GET /items?page=%d&limit=20 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % (index % 500 + 1))
-    while True:
-        end = buffer.find(b"\r\n\r\n")
-        if end >= 0:
-            head = buffer[:end].decode("latin-1")
-            length = int(next(line.split(":", 1)[1] for line in head.split("\r\n")
-                              if line.lower().startswith("content-length:")))
-            if len(buffer) >= end + 4 + length:
-                ok += head.startswith("HTTP/1.1 200")
-                buffer = buffer[end + 4 + length:]
-                break
-        data = connection.recv(65536)
-        if not data: sys.exit("the server closed the connection")
-        buffer += data
-print(ok)
-PY
+# N sequential requests on one keep-alive connection; prints how many got the expected status.
+keepalive="$root/Benchmarks/load/keepalive.py"
 
 # count NAME PORT COMMAND...: callgrind over the measured requests; prints the table rows.
 count() {
@@ -89,11 +60,11 @@ count() {
     valgrind --tool=callgrind --instr-atstart=no --cache-sim=yes --branch-sim=yes \
         --callgrind-out-file="$work/$name.out" "$@" >"$work/$name.log" 2>&1 &
     local pid=$!
-    python3 "$work/pages.py" "$port" 500 >/dev/null || die "$name: the warm-up failed (see $work/$name.log)"
+    python3 "$keepalive" pages "$port" 500 >/dev/null || die "$name: the warm-up failed (see $work/$name.log)"
     callgrind_control -i on "$pid" >/dev/null 2>&1
     local answered
     if ((clients == 0)); then
-        answered=$(python3 "$work/pages.py" "$port" "$requests") || die "$name: the requests failed"
+        answered=$(python3 "$keepalive" pages "$port" "$requests") || die "$name: the requests failed"
     else
         timeout $((seconds + 60)) wrk -t2 -c"$clients" -d"${seconds}s" --timeout 30s \
             -s "$root/Benchmarks/load/load.lua" "http://127.0.0.1:$port" -- pages 500 >"$work/$name.wrk" 2>&1 ||
@@ -101,8 +72,10 @@ count() {
         requests=$(sed -n 's/^BENCH //p' "$work/$name.wrk" | python3 -c '
 import json, sys
 bench = json.load(sys.stdin)
-sys.exit("errors: %s" % bench) if bench["status"] or bench["connect"] or bench["read"] or bench["timeout"] else print(bench["requests"])')
-        answered=$requests
+errors = [key for key in ("status", "connect", "read", "timeout") if bench[key]]
+sys.exit("errors: " + ", ".join(errors)) if errors else print(bench["requests"])') ||
+            die "$name: wrk saw errors (see $work/$name.wrk)"
+        answered=$requests  # wrk's errors, 503s included, are checked above
     fi
     served[$name]=$requests
     callgrind_control -i off "$pid" >/dev/null 2>&1

@@ -57,40 +57,8 @@ cc -O2 -Wall -Wextra -o "$work/writes-server" "$root/Benchmarks/sqlite/writes-se
     die "cannot build writes-server.c"
 cp "$listserver" "$work/ListServer"
 strip --strip-debug "$work/ListServer"
-
-# posts PORT N: N sequential POSTs on one connection; prints how many were answered 201.
-cat > "$work/posts.py" <<'PY'
-import socket, sys, time
-port, count = int(sys.argv[1]), int(sys.argv[2])
-deadline = time.monotonic() + 120  # servers start slowly under valgrind
-while True:
-    try:
-        connection = socket.create_connection(("127.0.0.1", port))
-        break
-    except OSError:
-        if time.monotonic() > deadline: sys.exit("no server on port %d" % port)
-        time.sleep(0.1)
-body = b'{"label":"posted by wrk 1 12345"}'  # writes.lua's shape: writes-server.c takes only a label
-request = (b"POST /items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-           % len(body) + body)
-created, buffer = 0, b""
-for _ in range(count):
-    connection.sendall(request)
-    while True:
-        end = buffer.find(b"\r\n\r\n")
-        if end >= 0:
-            head = buffer[:end].decode("latin-1")
-            length = int(next(line.split(":", 1)[1] for line in head.split("\r\n")
-                              if line.lower().startswith("content-length:")))
-            if len(buffer) >= end + 4 + length:
-                created += head.startswith("HTTP/1.1 201")
-                buffer = buffer[end + 4 + length:]
-                break
-        data = connection.recv(65536)
-        if not data: sys.exit("the server closed the connection")
-        buffer += data
-print(created)
-PY
+# N sequential requests on one keep-alive connection; prints how many got the expected status.
+keepalive="$root/Benchmarks/load/keepalive.py"
 
 # count NAME PORT COMMAND...: callgrind over the measured POSTs; prints the per-write table rows (and, with
 # --clients, the per-thread rows after the table, in threads.md).
@@ -102,11 +70,11 @@ count() {
     valgrind --tool=callgrind --instr-atstart=no "${threads[@]}" --callgrind-out-file="$work/$name.out" "$@" \
         > "$work/$name.log" 2>&1 &
     local pid=$!
-    python3 "$work/posts.py" "$port" 200 > /dev/null || die "$name: the warm-up failed (see $work/$name.log)"
+    python3 "$keepalive" posts "$port" 200 > /dev/null || die "$name: the warm-up failed (see $work/$name.log)"
     callgrind_control -i on "$pid" > /dev/null 2>&1
     local created
     if ((clients == 0)); then
-        created=$(python3 "$work/posts.py" "$port" "$posts") || die "$name: the POSTs failed"
+        created=$(python3 "$keepalive" posts "$port" "$posts") || die "$name: the POSTs failed"
     else
         WRK_THREADS=2 timeout $((seconds + 60)) wrk -t2 -c"$clients" -d"${seconds}s" --timeout 30s \
             -s "$root/Benchmarks/writes/writes.lua" "http://127.0.0.1:$port" -- post > "$work/$name.wrk" 2>&1 ||
