@@ -34,21 +34,21 @@ extension PageQuery {
             if end > start {
                 let nameEnd = equals < 0 ? end : equals
                 let valueStart = equals < 0 ? end : equals &+ 1
-                switch Self.parameter(bytes, start, nameEnd) {
+                switch Self.parameter(bytes, start..<nameEnd) {
                 case .page:
                     guard !seen.contains(.page),
-                        let page = Self.decimal(bytes, valueStart, end), (1...Self.maximumPage).contains(page)
+                        let page = Self.decimal(bytes, valueStart..<end), (1...Self.maximumPage).contains(page)
                     else { return nil }
                     seen.insert(.page)
                     result.page = page
                 case .limit:
                     guard !seen.contains(.limit),
-                        let limit = Self.decimal(bytes, valueStart, end), (1...maximumLimit).contains(limit)
+                        let limit = Self.decimal(bytes, valueStart..<end), (1...maximumLimit).contains(limit)
                     else { return nil }
                     seen.insert(.limit)
                     result.limit = limit
                 case .order:
-                    guard !seen.contains(.order), let order = Self.listOrder(bytes, valueStart, end) else { return nil }
+                    guard !seen.contains(.order), let order = Self.listOrder(bytes, valueStart..<end) else { return nil }
                     seen.insert(.order)
                     result.order = order
                 case .cursor:
@@ -85,39 +85,30 @@ extension PageQuery {
         }
     }
 
-    /// The parameter named by `bytes[start..<end]`, or nil for any other name.
-    private static func parameter(_ bytes: borrowing Span<UInt8>, _ start: Int, _ end: Int) -> Parameter? {
-        if equals(bytes, start, end, "page") { return .page }
-        if equals(bytes, start, end, "limit") { return .limit }
-        if equals(bytes, start, end, "order") { return .order }
-        if equals(bytes, start, end, "after") || equals(bytes, start, end, "before") { return .cursor }
+    /// The parameter named by `bytes[name]`, or nil for any other name.
+    private static func parameter(_ bytes: Span<UInt8>, _ name: Range<Int>) -> Parameter? {
+        if HTTPBytes.equals(bytes, name, "page") { return .page }
+        if HTTPBytes.equals(bytes, name, "limit") { return .limit }
+        if HTTPBytes.equals(bytes, name, "order") { return .order }
+        if HTTPBytes.equals(bytes, name, "after") || HTTPBytes.equals(bytes, name, "before") { return .cursor }
         return nil
     }
 
-    private static func equals(_ bytes: borrowing Span<UInt8>, _ start: Int, _ end: Int, _ name: StaticString) -> Bool {
-        HTTPBytes.equals(copy bytes, start..<end, name)
-    }
-
-    /// `bytes[start..<end]` as a plain decimal integer (one or more digits, fitting 64 bits), or nil.
-    private static func decimal(_ bytes: borrowing Span<UInt8>, _ start: Int, _ end: Int) -> UInt64? {
-        guard end > start else { return nil }
-        var value: UInt64 = 0
-        var index = start
-        while index < end {
-            let digit = bytes[index] &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
-            index &+= 1
+    /// `bytes[value]` as a plain decimal integer (one or more digits, fitting 64 bits: as `UInt64(plainDecimal:)`
+    /// reads it, a digit at a time with the same step), or nil.
+    private static func decimal(_ bytes: Span<UInt8>, _ value: Range<Int>) -> UInt64? {
+        guard !value.isEmpty else { return nil }
+        var number: UInt64 = 0
+        for index in value {
+            guard let next = number.appendingDecimalDigit(bytes[index]) else { return nil }
+            number = next
         }
-        return value
+        return number
     }
 
-    private static func listOrder(_ bytes: borrowing Span<UInt8>, _ start: Int, _ end: Int) -> ListOrder? {
-        if equals(bytes, start, end, "asc") { return .asc }
-        if equals(bytes, start, end, "desc") { return .desc }
+    private static func listOrder(_ bytes: Span<UInt8>, _ value: Range<Int>) -> ListOrder? {
+        if HTTPBytes.equals(bytes, value, "asc") { return .asc }
+        if HTTPBytes.equals(bytes, value, "desc") { return .desc }
         return nil
     }
 }

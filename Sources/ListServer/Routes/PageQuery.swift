@@ -173,14 +173,21 @@ extension UInt64 {
         var value: UInt64 = 0
         var sawDigit = false
         for byte in text.utf8 {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
+            guard let next = value.appendingDecimalDigit(byte) else { return nil }
+            value = next
             sawDigit = true
         }
         guard sawDigit else { return nil }
         self = value
+    }
+
+    /// `self * 10` plus the value of the ASCII digit `byte`; nil for any other byte, or past `UInt64.max`.
+    @inline(__always)
+    func appendingDecimalDigit(_ byte: UInt8) -> UInt64? {
+        let digit = byte &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        let (times10, overflow1) = multipliedReportingOverflow(by: 10)
+        let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
+        return overflow1 || overflow2 ? nil : sum
     }
 }

@@ -61,8 +61,8 @@ struct RequestControls: Sendable, Equatable {
     }
 
     /// Whether `bytes` holds `word` at `index`.
-    private static func starts(_ bytes: borrowing Span<UInt8>, at index: Int, with word: StaticString) -> Bool {
-        HTTPBytes.equals(copy bytes, index..<(index &+ word.utf8CodeUnitCount), word)
+    private static func starts(_ bytes: Span<UInt8>, at index: Int, with word: StaticString) -> Bool {
+        HTTPBytes.equals(bytes, index..<(index &+ word.utf8CodeUnitCount), word)
     }
 
     /// Reads and validates the control parameters of a request's query.
