@@ -53,10 +53,8 @@ package struct ByteBuffer: ~Copyable, @unchecked Sendable {
     /// A literal's UTF-8 bytes, in one copy.
     @inline(__always)
     package mutating func append(literal: StaticString) {
-        let length = literal.utf8CodeUnitCount
-        reserve(length)
-        (base + count).update(from: literal.utf8Start, count: length)
-        count &+= length
+        reserve(literal.utf8CodeUnitCount)
+        copyIn(literal.utf8Start, literal.utf8CodeUnitCount)
     }
 
     /// A literal's UTF-8 bytes, in one copy, into room made by ``reserve(_:)``: a trap, not a growth, if there is
@@ -64,20 +62,15 @@ package struct ByteBuffer: ~Copyable, @unchecked Sendable {
     /// per field kept `base` and `count` in memory across a possible reallocation: about 2k instructions a page).
     @inline(__always)
     package mutating func appendReserved(literal: StaticString) {
-        let length = literal.utf8CodeUnitCount
-        precondition(count &+ length <= capacity, "ByteBuffer: a reserved write past the reserved room")
-        (base + count).update(from: literal.utf8Start, count: length)
-        count &+= length
+        copyIn(literal.utf8Start, literal.utf8CodeUnitCount)
     }
 
     /// `bytes`, in one copy, into room made by ``reserve(_:)`` (a trap if there is none).
     @inline(__always)
     package mutating func appendReserved(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { buffer in
-            precondition(count &+ buffer.count <= capacity, "ByteBuffer: a reserved write past the reserved room")
             guard let source = buffer.baseAddress else { return }
-            (base + count).update(from: source, count: buffer.count)
-            count &+= buffer.count
+            copyIn(source, buffer.count)
         }
     }
 
@@ -89,8 +82,16 @@ package struct ByteBuffer: ~Copyable, @unchecked Sendable {
     private mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard let source = buffer.baseAddress, !buffer.isEmpty else { return }
         reserve(buffer.count)
-        (base + count).update(from: source, count: buffer.count)
-        count &+= buffer.count
+        copyIn(source, buffer.count)
+    }
+
+    /// Copies `length` bytes from `source` past ``count``, into room already made: every copy in goes through here,
+    /// and one past the room traps rather than overruns.
+    @inline(__always)
+    private mutating func copyIn(_ source: UnsafePointer<UInt8>, _ length: Int) {
+        precondition(count &+ length <= capacity, "ByteBuffer: a reserved write past the reserved room")
+        (base + count).update(from: source, count: length)
+        count &+= length
     }
 
     /// `string`'s UTF-8 bytes, in one copy, when none of them needs escaping inside a JSON string (`"`, `\`, a
