@@ -246,8 +246,8 @@ libpq=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoi
     "$IMAGE" --list "/usr/lib/$triplet/libpq.so.5") || fail "libpq.so.5 is not loadable in the image: $libpq"
 ! echo "$libpq" | contains 'not found' || fail "a library libpq needs is missing in the image: $libpq"
 ok "libpq.so.5 (loaded for data.url) and the $(echo "$libpq" | grep -c '=>') libraries it needs are in the image"
-layers=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoint /bin/sh "$IMAGE" -c true 2>&1) &&
-    fail "the image has a shell ($layers): the runtime stage should be FROM scratch"
+shell=$("${PODMAN[@]}" run --rm "${BUILD_LIMITS[@]}" --no-healthcheck --entrypoint /bin/sh "$IMAGE" -c true 2>&1) &&
+    fail "the image has a shell ($shell): the runtime stage should be FROM scratch"
 ok "no shell in the image (FROM scratch: the binary, its libraries, the configuration, an account file)"
 
 say "podman run -d -p 127.0.0.1:PORT:8080"
