@@ -32,6 +32,7 @@ public enum ServerCommand {
             Task { await app.shutdown() }
         }
         logger.info("listening on \(app.address) \(settings.summary)")  // once SIGTERM drains: the line means ready
+        StartUpPages.release()  // start-up's code, mapped all over the binary, is not run again
         await app.waitUntilStopped()
         signals.cancel()
         logger.info("stopped")
