@@ -22,5 +22,16 @@ extension ListBenchmarks {
             }
             return checksum
         }
+        harness.measure("ImageRenderer.renderPlanes into a reused frame, 600x400 (4:2:0 planes, as JPEGs are drawn)", iterations: 2_000) {
+            count in
+            var checksum: UInt64 = 0
+            var frame: [UInt8] = []
+            for index in 0..<count {
+                let spec = ImageSpec(id: UInt64(index % 10_000), width: 600, height: 400, color: 0x3F7A59)
+                ImageRenderer.renderPlanes(spec, into: &frame)
+                checksum &+= UInt64(frame[180_000])
+            }
+            return checksum
+        }
     }
 }

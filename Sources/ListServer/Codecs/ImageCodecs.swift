@@ -19,6 +19,11 @@ final class ImageCodecs: @unchecked Sendable {
         }
     }
 
+    /// `image` as a JPEG file (``ImageRenderer/renderPlanes(_:into:)`` draws such planes).
+    func encodeJPEG(_ image: YCbCrImage) throws(ImageCodecError) -> [UInt8] {
+        try jpeg.encode(image)
+    }
+
     /// The pixels of an image file of `format`.
     func decode(_ bytes: [UInt8], as format: ImageFormat) throws(ImageCodecError) -> RGBImage {
         switch format {

@@ -40,6 +40,21 @@ final class JPEGCodec {
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
+    /// `image` as a JPEG file, from its 4:2:0 planes: no colour conversion or chroma averaging left to do, and the
+    /// same file ``encode(_:)-(RGBImage)`` makes of the same picture's RGB pixels.
+    func encode(_ image: YCbCrImage) throws(ImageCodecError) -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let status = image.planes.withUnsafeBufferPointer { planes in
+            tjCompressFromYUV(
+                compressor, planes.baseAddress, Int32(image.width), 1, Int32(image.height),
+                Int32(TJSAMP_420.rawValue), &output, &size, Self.quality, 0)
+        }
+        defer { tjFree(output) }
+        guard status == 0, let output else { throw failure(compressor) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
     /// The width and height a JPEG file declares, read from its header without decoding; nil when `bytes` is not
     /// a JPEG file TurboJPEG can read.
     func dimensions(of bytes: [UInt8]) -> (width: Int, height: Int)? {

@@ -76,6 +76,15 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
                     if worker.frame.count > Self.largestKeptFrame { worker.frame = [] }
                 }
                 do throws(ImageCodecError) {
+                    if format == .jpeg, ImageRenderer.drawsPlanes(spec) {
+                        // Drawn as the encoder's planes: TurboJPEG's colour conversion skipped, the same file.
+                        ImageRenderer.renderPlanes(spec, into: &worker.frame)
+                        let planes = YCbCrImage(width: spec.width, height: spec.height, planes: worker.frame)
+                        let bytes = try worker.codecs.encodeJPEG(planes)
+                        let encoded = EncodedImage(bytes: bytes, encodeDuration: start.duration(to: clock.now))
+                        continuation.resume(returning: .success(encoded))
+                        return
+                    }
                     let image: RGBImage
                     if let upload = spec.upload, let source {
                         let decoded = try worker.codecs.decode(source, as: upload.image.format)
