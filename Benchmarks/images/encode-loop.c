@@ -80,6 +80,10 @@ int main(int argc, char **argv) {
         if (planes) {
             image_t *image = &images[i];
             image->planes = malloc(tjBufSizeYUV2(image->width, 1, image->height, TJSAMP_420));
+            if (!image->planes) {
+                fprintf(stderr, "encode-loop: out of memory\n");
+                return 71;
+            }
             if (tjEncodeYUV3(handle, image->pixels, image->width, 0, image->height, TJPF_RGB, image->planes, 1,
                              TJSAMP_420, 0)) {
                 fprintf(stderr, "encode-loop: %s\n", tjGetErrorStr2(handle));

@@ -49,15 +49,16 @@ measure() {
     local pid=$launched_pid port=$launched_port
     sleep 2
     idle=$(rss "$pid")
-    python3 "$keepalive" pages "$port" "$requests" >/dev/null
+    python3 "$keepalive" pages "$port" "$requests" >/dev/null || die "$name: the page requests failed"
     sleep 1
     pages=$(rss "$pid")
     if [[ $name != baseline ]]; then
         local base="http://127.0.0.1:$port"
-        curl -fs -o /dev/null "$base/items/7/detail"
-        curl -fs -o /dev/null "$base/items/7/image?w=600&h=400"
-        curl -fs -o /dev/null -H 'Content-Type: application/json' -d '{"label":"footprint"}' "$base/items"
-        curl -fs -o /dev/null "$base/items/changes?since=0"
+        curl -fs -o /dev/null "$base/items/7/detail" || die "$name: GET /items/7/detail failed"
+        curl -fs -o /dev/null "$base/items/7/image?w=600&h=400" || die "$name: GET /items/7/image failed"
+        curl -fs -o /dev/null -H 'Content-Type: application/json' -d '{"label":"footprint"}' "$base/items" ||
+            die "$name: POST /items failed"
+        curl -fs -o /dev/null "$base/items/changes?since=0" || die "$name: GET /items/changes failed"
         sleep 1
         every=$(rss "$pid")
     fi

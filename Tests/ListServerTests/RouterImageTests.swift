@@ -84,11 +84,10 @@ struct RouterImageTests {
                 #expect(response.body == fromRGB, "\(target)")
                 continue
             }
-            // Past the right or bottom edge, TurboJPEG fills the last 16x16 block out with copies of the planes'
-            // last samples, where from RGB it averages copies of the last pixels: the padding, which no decoder
-            // shows, may differ, and through the block's transform the visible pixels of that last block by a few
-            // levels (and the two pixels before it, which the decoder's chroma upsampling mixes with it); nothing
-            // else.
+            // Past the image's edge TurboJPEG fills the last 16x16 block out with copies of the planes' last
+            // samples, where from RGB it averages copies of the last pixels: the padding, which no decoder shows,
+            // may differ, and through the block's transform the visible pixels of that last block by a few levels
+            // (and the two pixels before it, which the decoder's chroma upsampling mixes with it); nothing else.
             let served = try codecs.decode(response.body, as: .jpeg)
             let reference = try codecs.decode(fromRGB, as: .jpeg)
             var worst = 0

@@ -3,8 +3,10 @@
 /// TurboJPEG spends about a quarter of a 600x400 encode turning RGB into luma and chroma and averaging the chroma
 /// down (Benchmarks/images). The generated image is made of runs of one colour (a background per row, the digits'
 /// squares), so its planes can be written directly: each run's samples computed once and stored as runs, with
-/// libjpeg's exact arithmetic (``YCbCrImage/Sample``, ``YCbCrImage/downsampled(_:column:)``), so that the JPEG is
-/// byte for byte the one TurboJPEG makes from ``render(_:into:)``'s pixels (a test holds them to it).
+/// libjpeg's exact arithmetic (``YCbCrImage/Sample``, ``YCbCrImage/downsampled(_:column:)``): the planes TurboJPEG
+/// makes of ``render(_:into:)``'s pixels, sample for sample (a test holds them to it), so the JPEG is the same picture
+/// (and the same file when both sides are multiples of 16: past the edge TurboJPEG pads planes and pixels
+/// differently).
 extension ImageRenderer {
     /// Whether ``renderPlanes(_:into:)`` draws `spec`: not with blur, which mixes colours across runs.
     public static func drawsPlanes(_ spec: ImageSpec) -> Bool {

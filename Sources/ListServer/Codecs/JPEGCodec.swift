@@ -40,8 +40,9 @@ final class JPEGCodec {
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
-    /// `image` as a JPEG file, from its 4:2:0 planes: no colour conversion or chroma averaging left to do, and the
-    /// same file ``encode(_:)-(RGBImage)`` makes of the same picture's RGB pixels.
+    /// `image` as a JPEG file, from its 4:2:0 planes: no colour conversion or chroma averaging left to do. The same
+    /// picture ``encode(_:)-(RGBImage)`` makes of its RGB pixels; the same file too when both sides are multiples of
+    /// 16 (elsewhere TurboJPEG fills the last block out from the planes' last samples, not from the last pixels).
     func encode(_ image: YCbCrImage) throws(ImageCodecError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0

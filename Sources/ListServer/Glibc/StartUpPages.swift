@@ -7,15 +7,21 @@ import Glibc
 /// the file at each such fault: an idle server kept 11 MB of its binary mapped that it would not run again. Once the
 /// server listens, ``release()`` drops this process's mappings of the file pages of every read-only mapping of a
 /// file (`madvise(MADV_DONTNEED)`); the pages stay in the page cache, and whatever runs later (the request path)
-/// maps them again on first use, from memory, without reading the disk.
+/// maps them again on first use, from memory (unless memory pressure has evicted them since: then from the disk, as
+/// after any eviction). What it lowers is the process's RSS; the page cache, which a container's cgroup is charged
+/// for too, holds those pages as before until the kernel needs the room.
 ///
 /// Only pages that are the file's own bytes are dropped, in mappings that cannot be written: `/proc/self/pagemap`
 /// tells a file page from private memory, so the RELRO part of an object (relocated at load time, then made
-/// read-only: private memory the file cannot give back) is never touched, and no other thread can turn a file page
-/// into private memory under it. Without `/proc` it does nothing.
+/// read-only: private memory the file cannot give back) is never touched. Mappings are read, checked and dropped
+/// one after another, so it must run while nothing maps, unmaps or re-protects memory in the meantime: the server
+/// calls it once, right after start-up (nothing in this process unmaps a file or makes one writable later).
+/// Without `/proc` it does nothing.
 enum StartUpPages {
-    /// Drops the pages described above; returns how many bytes it dropped. Safe to call at any time, from any
-    /// thread.
+    /// Pages whose pagemap entries are read at a time.
+    private static let chunk = 4096
+
+    /// Drops the pages described above; returns how many bytes it dropped.
     @discardableResult
     static func release() -> Int {
         guard let maps = readWhole("/proc/self/maps") else { return 0 }
@@ -43,25 +49,37 @@ enum StartUpPages {
         return (start, end)
     }
 
-    /// Drops every run of resident file pages between `start` and `end`; returns the bytes dropped.
+    /// Drops every run of resident file pages between `start` and `end`, a chunk of pages at a time; returns the
+    /// bytes dropped. A pagemap read that comes back short leaves the rest of the mapping alone.
     private static func dropFilePages(from start: UInt, to end: UInt, page: UInt, pagemap: Int32) -> Int {
-        let count = Int((end - start) / page)
-        guard count > 0 else { return 0 }
-        var entries = [UInt64](repeating: 0, count: count)
-        let wanted = count * MemoryLayout<UInt64>.size
-        let got = entries.withUnsafeMutableBytes { pread(pagemap, $0.baseAddress, wanted, off_t(start / page) * 8) }
-        guard got == wanted else { return 0 }
+        var dropped = 0
+        var first = start
+        var entries = [UInt64](repeating: 0, count: chunk)
+        while first < end {
+            let count = min(chunk, Int((end - first) / page))
+            guard count > 0 else { break }
+            let wanted = count * MemoryLayout<UInt64>.size
+            let got = entries.withUnsafeMutableBytes { pread(pagemap, $0.baseAddress, wanted, off_t(first / page) * 8) }
+            guard got == wanted else { break }
+            dropped += dropRuns(of: entries[0..<count], from: first, page: page)
+            first += UInt(count) * page
+        }
+        return dropped
+    }
+
+    /// Drops the runs of resident file pages among `entries`, the pagemap entries of the pages from `start`.
+    private static func dropRuns(of entries: ArraySlice<UInt64>, from start: UInt, page: UInt) -> Int {
         // Bit 63: present; bit 61: a file page (or shared memory), not private memory.
         let filePage: UInt64 = 1 << 63 | 1 << 61
         var dropped = 0
         var index = 0
-        while index < count {
+        while index < entries.count {
             guard entries[index] & filePage == filePage else {
                 index += 1
                 continue
             }
             var last = index
-            while last + 1 < count, entries[last + 1] & filePage == filePage { last += 1 }
+            while last + 1 < entries.count, entries[last + 1] & filePage == filePage { last += 1 }
             let address = start + UInt(index) * page
             let length = (last - index + 1) * Int(page)
             if madvise(UnsafeMutableRawPointer(bitPattern: address), length, MADV_DONTNEED) == 0 { dropped += length }

@@ -77,7 +77,7 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
                 }
                 do throws(ImageCodecError) {
                     if format == .jpeg, ImageRenderer.drawsPlanes(spec) {
-                        // Drawn as the encoder's planes: TurboJPEG's colour conversion skipped, the same file.
+                        // Drawn as the encoder's planes: TurboJPEG's colour conversion skipped, the same picture.
                         ImageRenderer.renderPlanes(spec, into: &worker.frame)
                         let planes = YCbCrImage(width: spec.width, height: spec.height, planes: worker.frame)
                         let bytes = try worker.codecs.encodeJPEG(planes)

@@ -128,8 +128,14 @@ struct EntityTag: Sendable, Equatable {
         }
     }
 
-    /// The tag of an item's image: 5 for a generated one (its size, colour, effects and format follow), 6 for an
-    /// upload (its digest instead of the colour: the same file gives the same tag in every dataset and replica).
+    /// How generated images are drawn and encoded, as part of their tags: raised whenever the bytes served for the
+    /// same image change, so that a strong tag never names two files (servers of two builds behind one balancer
+    /// among them). 2: JPEGs drawn as 4:2:0 planes (the same picture, but not always the same file as before).
+    static let generatedImageRevision: UInt64 = 2
+
+    /// The tag of an item's image: 5 for a generated one (the drawing revision, its size, colour, effects and format
+    /// follow), 6 for an upload (its digest instead of the colour: the same file gives the same tag in every dataset
+    /// and replica).
     init(image spec: ImageSpec, format: ImageFormat, version: UInt64) {
         let effects = UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0)
         let formatIndex = UInt64(ImageFormat.allCases.firstIndex(of: format)!)
@@ -140,8 +146,8 @@ struct EntityTag: Sendable, Equatable {
                 UInt64(truncatingIfNeeded: digest >> 64), UInt64(truncatingIfNeeded: digest), effects, formatIndex)
         } else {
             self.init(
-                version: version, 5, spec.id, UInt64(spec.width), UInt64(spec.height), UInt64(spec.color), effects,
-                formatIndex)
+                version: version, 5, Self.generatedImageRevision, spec.id, UInt64(spec.width), UInt64(spec.height),
+                UInt64(spec.color), effects, formatIndex)
         }
     }
 }
