@@ -11,25 +11,25 @@ extension ListBenchmarks {
             }
             return checksum
         }
-        harness.measure("ImageRenderer.render into a reused frame, 600x400 (as an image worker draws)", iterations: 2_000) {
-            count in
+        measureReusedFrame(
+            &harness, "ImageRenderer.render into a reused frame, 600x400 (as an image worker draws)", probe: 360_000
+        ) { spec, frame in ImageRenderer.render(spec, into: &frame) }
+        measureReusedFrame(
+            &harness, "ImageRenderer.renderPlanes into a reused frame, 600x400 (4:2:0 planes, as JPEGs are drawn)",
+            probe: 180_000
+        ) { spec, frame in ImageRenderer.renderPlanes(spec, into: &frame) }
+    }
+
+    /// Drawing 600x400 images of changing ids into one frame, as an image worker does; `probe` is a byte read back.
+    private static func measureReusedFrame(
+        _ harness: inout Harness, _ name: String, probe: Int, draw: (ImageSpec, inout [UInt8]) -> Void
+    ) {
+        harness.measure(name, iterations: 2_000) { count in
             var checksum: UInt64 = 0
             var frame: [UInt8] = []
             for index in 0..<count {
-                let spec = ImageSpec(id: UInt64(index % 10_000), width: 600, height: 400, color: 0x3F7A59)
-                ImageRenderer.render(spec, into: &frame)
-                checksum &+= UInt64(frame[360_000])
-            }
-            return checksum
-        }
-        harness.measure("ImageRenderer.renderPlanes into a reused frame, 600x400 (4:2:0 planes, as JPEGs are drawn)", iterations: 2_000) {
-            count in
-            var checksum: UInt64 = 0
-            var frame: [UInt8] = []
-            for index in 0..<count {
-                let spec = ImageSpec(id: UInt64(index % 10_000), width: 600, height: 400, color: 0x3F7A59)
-                ImageRenderer.renderPlanes(spec, into: &frame)
-                checksum &+= UInt64(frame[180_000])
+                draw(ImageSpec(id: UInt64(index % 10_000), width: 600, height: 400, color: 0x3F7A59), &frame)
+                checksum &+= UInt64(frame[probe])
             }
             return checksum
         }
