@@ -8,7 +8,8 @@
 /// (and the same file when both sides are multiples of 16: past the edge TurboJPEG pads planes and pixels
 /// differently).
 extension ImageRenderer {
-    /// Whether ``renderPlanes(_:into:)`` draws `spec`: not with blur, which mixes colours across runs.
+    /// Whether ``renderPlanes(_:into:)`` draws `spec`: a generated image without blur (blur mixes colours across
+    /// runs; an upload is decoded pixels, not runs).
     public static func drawsPlanes(_ spec: ImageSpec) -> Bool {
         spec.blur == 0 && spec.upload == nil
     }
