@@ -31,9 +31,9 @@ extension ImageRenderer {
         if planes.count != count {
             planes = [UInt8](repeating: 0, count: count)
         }
-        let lumaWidth = (width + 1) & ~1
+        let lumaWidth = YCbCrImage.lumaSide(width)
         let chromaWidth = lumaWidth / 2
-        let chromaHeight = ((height + 1) & ~1) / 2
+        let chromaHeight = YCbCrImage.lumaSide(height) / 2
         let cbStart = lumaWidth * chromaHeight * 2
         let crStart = cbStart + chromaWidth * chromaHeight
         let text = TextRuns(spec)
@@ -46,7 +46,9 @@ extension ImageRenderer {
         for row in 0..<(2 * chromaHeight) {
             let source = min(row, height - 1)
             let paper = sample(background(spec.color, row: source, of: height)).y
-            drawLuma(&span, at: row * lumaWidth, width: width, paper: paper, ink: ink.y, runs: text.runs(row: source))
+            drawLuma(
+                &span, at: row * lumaWidth, width: width, lumaWidth: lumaWidth, paper: paper, ink: ink.y,
+                runs: text.runs(row: source))
         }
         var bytes = span.mutableBytes
         for pair in 0..<chromaHeight {
@@ -64,9 +66,9 @@ extension ImageRenderer {
 
     /// One row of the luma plane: paper, the inked runs, and an odd width's padding column repeating the last.
     private static func drawLuma(
-        _ span: inout MutableSpan<UInt8>, at start: Int, width: Int, paper: Int, ink: Int, runs: [Range<Int>]
+        _ span: inout MutableSpan<UInt8>, at start: Int, width: Int, lumaWidth: Int, paper: Int, ink: Int,
+        runs: [Range<Int>]
     ) {
-        let lumaWidth = (width + 1) & ~1
         fill(&span, at: start, count: lumaWidth, repeating: UInt8(paper))
         for run in runs {
             fill(&span, at: start + run.lowerBound, count: run.count, repeating: UInt8(ink))

@@ -21,18 +21,21 @@ public struct YCbCrImage: Sendable, Equatable {
     }
 
     /// Columns of the luma plane: the width rounded up to even.
-    public var lumaWidth: Int { (width + 1) & ~1 }
+    public var lumaWidth: Int { Self.lumaSide(width) }
     /// Rows of the luma plane: the height rounded up to even.
-    public var lumaHeight: Int { (height + 1) & ~1 }
+    public var lumaHeight: Int { Self.lumaSide(height) }
     /// Columns of each chroma plane.
     public var chromaWidth: Int { lumaWidth / 2 }
     /// Rows of each chroma plane.
     public var chromaHeight: Int { lumaHeight / 2 }
 
+    /// A side of the luma plane for an image side of `pixels`: rounded up to even.
+    static func lumaSide(_ pixels: Int) -> Int { (pixels + 1) & ~1 }
+
     /// The bytes of the three planes of a `width`×`height` image.
     public static func byteCount(width: Int, height: Int) -> Int {
-        let lumaWidth = (width + 1) & ~1
-        let lumaHeight = (height + 1) & ~1
+        let lumaWidth = lumaSide(width)
+        let lumaHeight = lumaSide(height)
         return lumaWidth * lumaHeight + 2 * (lumaWidth / 2) * (lumaHeight / 2)
     }
 

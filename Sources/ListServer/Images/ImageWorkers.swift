@@ -76,26 +76,7 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
                     if worker.frame.count > Self.largestKeptFrame { worker.frame = [] }
                 }
                 do throws(ImageCodecError) {
-                    if format == .jpeg, ImageRenderer.drawsPlanes(spec) {
-                        // Drawn as the encoder's planes: TurboJPEG's colour conversion skipped, the same picture.
-                        ImageRenderer.renderPlanes(spec, into: &worker.frame)
-                        let planes = YCbCrImage(width: spec.width, height: spec.height, planes: worker.frame)
-                        let bytes = try worker.codecs.encodeJPEG(planes)
-                        let encoded = EncodedImage(bytes: bytes, encodeDuration: start.duration(to: clock.now))
-                        continuation.resume(returning: .success(encoded))
-                        return
-                    }
-                    let image: RGBImage
-                    if let upload = spec.upload, let source {
-                        let decoded = try worker.codecs.decode(source, as: upload.image.format)
-                        var scaled = try worker.codecs.scaled(decoded, toCover: spec.width, spec.height)
-                        ImageRenderer.applyEffects(of: spec, to: &scaled.pixels)
-                        image = scaled
-                    } else {
-                        ImageRenderer.render(spec, into: &worker.frame)
-                        image = RGBImage(width: spec.width, height: spec.height, pixels: worker.frame)
-                    }
-                    let bytes = try worker.codecs.encode(image, as: format)
+                    let bytes = try Self.file(of: spec, as: format, from: source, with: &worker)
                     let encoded = EncodedImage(bytes: bytes, encodeDuration: start.duration(to: clock.now))
                     continuation.resume(returning: .success(encoded))
                 } catch {
@@ -107,6 +88,30 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// `spec`'s image as a file of `format`, made on a worker: a generated JPEG without blur drawn as the
+    /// encoder's planes (TurboJPEG's colour conversion skipped, the same picture), any other generated image drawn
+    /// as RGB, an upload decoded from `source` and scaled; the effects applied; then encoded.
+    private static func file(
+        of spec: ImageSpec, as format: ImageFormat, from source: [UInt8]?, with worker: inout WorkerState
+    ) throws(ImageCodecError) -> [UInt8] {
+        if format == .jpeg, ImageRenderer.drawsPlanes(spec) {
+            ImageRenderer.renderPlanes(spec, into: &worker.frame)
+            return try worker.codecs.encodeJPEG(
+                YCbCrImage(width: spec.width, height: spec.height, planes: worker.frame))
+        }
+        let image: RGBImage
+        if let upload = spec.upload, let source {
+            let decoded = try worker.codecs.decode(source, as: upload.image.format)
+            var scaled = try worker.codecs.scaled(decoded, toCover: spec.width, spec.height)
+            ImageRenderer.applyEffects(of: spec, to: &scaled.pixels)
+            image = scaled
+        } else {
+            ImageRenderer.render(spec, into: &worker.frame)
+            image = RGBImage(width: spec.width, height: spec.height, pixels: worker.frame)
+        }
+        return try worker.codecs.encode(image, as: format)
     }
 
     /// Checks an upload on a worker: the header's size first (nothing is decoded for a file that declares too
