@@ -2,7 +2,13 @@ import CSpng
 import Glibc
 import ListDomain
 
-/// PNG through libspng: 8-bit truecolour, zlib's default compression, libspng's adaptive filters.
+/// PNG through libspng: 8-bit truecolour, zlib's default compression, each row filtered by `Sub` or `Up`, whichever
+/// libspng's heuristic prefers.
+///
+/// Not all five filters: trying `Average` and `Paeth` on every row too made a 5000x5000 generated image 3x slower to
+/// encode (2.0-2.2 s against 0.6-0.7 s of CPU, a C probe over the server's own pixels with libspng 0.7.3) for files
+/// 0-2 % smaller (86,182 against 87,640 bytes; blurred, 425,562 against 420,799, larger); a gradient and flat digits
+/// are what `Sub` and `Up` are for.
 enum PNGCodec {
     /// `image` as a PNG file.
     static func encode(_ image: RGBImage) throws(ImageCodecError) -> [UInt8] {
@@ -11,6 +17,9 @@ enum PNGCodec {
         }
         defer { spng_ctx_free(context) }
         try check(spng_set_option(context, SPNG_ENCODE_TO_BUFFER, 1))
+        try check(
+            spng_set_option(
+                context, SPNG_FILTER_CHOICE, Int32(SPNG_FILTER_CHOICE_SUB.rawValue | SPNG_FILTER_CHOICE_UP.rawValue)))
         var header = spng_ihdr(
             width: UInt32(image.width), height: UInt32(image.height), bit_depth: 8,
             color_type: UInt8(SPNG_COLOR_TYPE_TRUECOLOR.rawValue), compression_method: 0, filter_method: 0,

@@ -131,7 +131,8 @@ struct EntityTag: Sendable, Equatable {
     /// How generated images are drawn and encoded, as part of their tags: raised whenever the bytes served for the
     /// same image change, so that a strong tag never names two files (servers of two builds behind one balancer
     /// among them). 2: JPEGs drawn as 4:2:0 planes (the same picture, but not always the same file as before).
-    static let generatedImageRevision: UInt64 = 2
+    /// 3: PNGs filtered by `Sub` or `Up` only (the same pixels in another file).
+    static let generatedImageRevision: UInt64 = 3
 
     /// The tag of an item's image: 5 for a generated one (the drawing revision, its size, colour, effects and format
     /// follow), 6 for an upload (its digest instead of the colour: the same file gives the same tag in every dataset
