@@ -111,7 +111,7 @@ extension ListState {
             header.version += 1
             if let seed { header.seed = seed }
             header.nextID = header.baseCount
-            written = [:]
+            written = WrittenItems(denseFrom: header.baseCount)
             deleted = DeletedIDs()
             effects.wipe = true
             effects.written = [:]
@@ -137,7 +137,7 @@ extension ListState {
         if effects.drop {
             self = fresh()
         } else if effects.wipe {
-            written = [:]
+            written = WrittenItems(denseFrom: header.baseCount)
             deleted = DeletedIDs()
         }
         for (id, item) in effects.written { written[id] = item }

@@ -16,14 +16,14 @@ public struct ListState: Sendable, Equatable {
     /// A list nobody wrote to: `count` generated items from `seed`, version 1.
     public init(seed: UInt64, count: UInt64) {
         header = ListHeader(seed: seed, baseCount: count, version: 1, nextID: count, lastSequence: 0)
-        written = WrittenItems()
+        written = WrittenItems(denseFrom: count)
         deleted = DeletedIDs()
     }
 
     /// A list as the store loaded it.
     public init(_ stored: StoredList) {
         header = stored.header
-        written = WrittenItems(stored.written)
+        written = WrittenItems(stored.written, denseFrom: stored.header.baseCount)
         deleted = DeletedIDs(sorted: stored.deleted)
     }
 

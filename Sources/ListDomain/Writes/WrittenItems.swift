@@ -1,25 +1,50 @@
-/// The items of a list with written fields, by id: a dictionary split into buckets, so that a write copies one
-/// bucket rather than the whole table.
+/// The items of a list with written fields, by id: created items in chunks of consecutive ids, the generated items
+/// clients changed in a dictionary split into buckets.
 ///
-/// Readers hold copies of a list's state, so a write may find the table shared, and copy-on-write would copy all
-/// of it: with 20,000 written items that made each commit copy 20,000 entries, and write throughput halved as the
-/// table grew (seen by the crash test). With 256 buckets such a write copies the outer array (256 references) and
-/// one bucket (1/256 of the items). (The ``WriteCoordinator`` keeps a copy of its own, so that a write finds the
-/// table shared only while a reader happens to hold the copy it changes.)
+/// `POST /items` hands out ids one after another from the end of the generated catalog, so the items it writes are
+/// kept by position: from `denseBase` (the catalog's size) on, in chunks of ``chunkSize`` slots. Writing one is a
+/// store into a slot, with no hashing and no table that rehashes as it grows. Kept in dictionaries (the bucketed
+/// table below, before this split), every created item cost two dictionary insertions (the coordinator keeps two
+/// copies of a list), about 650 bytes of memory, and writes grew slower as the list grew: 51 µs of server CPU a
+/// write in the first 100,000 created, 64 µs past 300,000 (wrk, 64 clients, `synchronous=normal`; 48.5–50 µs at
+/// every size with nothing kept, BENCHMARKS.md).
+///
+/// Readers hold copies of a list's state, so a write may find a table shared, and copy-on-write would copy all of
+/// it. Chunks and buckets bound that: such a write copies the outer array (references) and one chunk or bucket.
+/// (The ``WriteCoordinator`` keeps a copy of its own, so that a write finds a table shared only while a reader
+/// happens to hold the copy it changes.)
 public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral {
-    /// The number of buckets: a power of two, picked by the id's low bits mixed.
+    /// The number of buckets of the sparse part: a power of two, picked by the id's low bits mixed.
     static let bucketCount = 256
+    /// Slots per chunk of the dense part: a power of two.
+    static let chunkSize = 256
+    /// The most chunks the dense part spans (2^28 ids past `denseBase`); ids beyond go to the sparse part, so
+    /// that ids handed out by growth, however many, never make the outer array unreasonably large.
+    static let maximumChunks = 1 << 20
 
-    /// Empty until the first item is written (then ``bucketCount`` buckets): every page of a list nobody wrote to
-    /// starts from a fresh state, and allocating (and freeing) 256 buckets for each made such pages 10–20 % slower
-    /// (BENCHMARKS.md, scenario 1 without writes).
+    /// Ids below `denseBase` or past the dense span; empty until such an item is written (then ``bucketCount``
+    /// buckets): every page of a list nobody wrote to starts from a fresh state, and allocating (and freeing) 256
+    /// buckets for each made such pages 10–20 % slower (BENCHMARKS.md, scenario 1 without writes).
     private var buckets: [[UInt64: WrittenItem]] = []
+    /// Ids from `denseBase` on, by position; a chunk no written item falls in is nil.
+    private var chunks: [[WrittenItem?]?] = []
+    /// The first id of the dense part: the size of the generated catalog, where created ids start.
+    private let denseBase: UInt64
     public private(set) var count = 0
 
-    public init() {}
+    /// No items; ids from `denseBase` on (a list's created items) are kept by position.
+    public init(denseFrom denseBase: UInt64) {
+        self.denseBase = denseBase
+    }
 
-    public init(_ items: [UInt64: WrittenItem]) {
-        self.init()
+    /// No items, every id kept in the dictionary (tests, and values compared with a list's).
+    public init() {
+        self.init(denseFrom: .max)
+    }
+
+    /// `items`, with ids from `denseBase` on kept by position.
+    public init(_ items: [UInt64: WrittenItem], denseFrom denseBase: UInt64 = .max) {
+        self.init(denseFrom: denseBase)
         for (id, item) in items { self[id] = item }
     }
 
@@ -31,24 +56,76 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
     public var isEmpty: Bool { count == 0 }
 
     public subscript(id: UInt64) -> WrittenItem? {
-        get { buckets.isEmpty ? nil : buckets[Self.bucket(of: id)][id] }
-        set {
-            if buckets.isEmpty {
-                guard newValue != nil else { return }
-                buckets = Array(repeating: [:], count: Self.bucketCount)
+        get {
+            if let (chunk, slot) = position(of: id) {
+                return chunk < chunks.count ? chunks[chunk]?[slot] : nil
             }
-            let bucket = Self.bucket(of: id)
-            if let newValue {
-                if buckets[bucket].updateValue(newValue, forKey: id) == nil { count += 1 }
-            } else if buckets[bucket].removeValue(forKey: id) != nil {
-                count -= 1
+            return buckets.isEmpty ? nil : buckets[Self.bucket(of: id)][id]
+        }
+        set {
+            if let (chunk, slot) = position(of: id) {
+                setDense(newValue, chunk: chunk, slot: slot)
+            } else {
+                setSparse(newValue, id: id)
             }
         }
     }
 
     /// Every item, as one dictionary (tests, and the store's view).
     public var all: [UInt64: WrittenItem] {
-        buckets.reduce(into: [:]) { all, bucket in all.merge(bucket) { first, _ in first } }
+        var all: [UInt64: WrittenItem] = [:]
+        all.reserveCapacity(count)
+        forEach { id, item in all[id] = item }
+        return all
+    }
+
+    /// Calls `body` with every item, the dense part's in id order first.
+    public func forEach(_ body: (UInt64, WrittenItem) -> Void) {
+        for chunk in chunks.indices {
+            guard let slots = chunks[chunk] else { continue }
+            for slot in slots.indices {
+                if let item = slots[slot] { body(denseBase + UInt64(chunk * Self.chunkSize + slot), item) }
+            }
+        }
+        for bucket in buckets.indices {
+            for (id, item) in buckets[bucket] { body(id, item) }
+        }
+    }
+
+    /// The chunk and slot of `id` in the dense part; nil for an id the sparse part keeps.
+    private func position(of id: UInt64) -> (chunk: Int, slot: Int)? {
+        guard id >= denseBase else { return nil }
+        let offset = id - denseBase
+        guard offset < UInt64(Self.chunkSize * Self.maximumChunks) else { return nil }
+        let index = Int(truncatingIfNeeded: offset)
+        return (index / Self.chunkSize, index % Self.chunkSize)
+    }
+
+    private mutating func setDense(_ item: WrittenItem?, chunk: Int, slot: Int) {
+        if chunk >= chunks.count {
+            guard item != nil else { return }
+            chunks.append(contentsOf: repeatElement(nil, count: chunk - chunks.count + 1))
+        }
+        if chunks[chunk] == nil {
+            guard item != nil else { return }
+            chunks[chunk] = [WrittenItem?](repeating: nil, count: Self.chunkSize)
+        }
+        let had = chunks[chunk]![slot] != nil
+        chunks[chunk]![slot] = item
+        count += (item == nil ? 0 : 1) - (had ? 1 : 0)
+    }
+
+    private mutating func setSparse(_ item: WrittenItem?, id: UInt64) {
+        if buckets.isEmpty {
+            guard item != nil else { return }
+            buckets = Array(repeating: [:], count: Self.bucketCount)
+        }
+        let bucket = Self.bucket(of: id)
+        if let item {
+            if buckets[bucket].updateValue(item, forKey: id) == nil { count += 1 }
+        } else if buckets[bucket].removeValue(forKey: id) != nil {
+            count -= 1
+        }
     }
 
     /// Ids are consecutive integers; mixing spreads them over the buckets evenly.
@@ -56,7 +133,13 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
         Int(truncatingIfNeeded: SplitMix64.mix(id) & UInt64(bucketCount - 1))
     }
 
+    /// The same items, however each side keeps them.
     public static func == (lhs: WrittenItems, rhs: WrittenItems) -> Bool {
-        lhs.count == rhs.count && (lhs.count == 0 || lhs.buckets == rhs.buckets)
+        guard lhs.count == rhs.count else { return false }
+        var equal = true
+        lhs.forEach { id, item in
+            if equal && rhs[id] != item { equal = false }
+        }
+        return equal
     }
 }

@@ -1,0 +1,70 @@
+import Testing
+
+@testable import ListDomain
+
+@Suite("WrittenItems")
+struct WrittenItemsTests {
+    private func item(_ label: String, _ revision: UInt64) -> WrittenItem {
+        WrittenItem(overrides: ItemOverrides(label: label), revision: revision)
+    }
+
+    @Test("created ids by position and patched generated ids by hash hold the same as a dictionary")
+    func actsLikeADictionary() {
+        let base: UInt64 = 10_000
+        var items = WrittenItems(denseFrom: base)
+        var expected: [UInt64: WrittenItem] = [:]
+        var random = SplitMix64(seed: 12)
+        // Generated ids below the base, created ids past it (several chunks, with gaps), and ids past the dense span.
+        let far = base + UInt64(WrittenItems.chunkSize * WrittenItems.maximumChunks)
+        let candidates: [ClosedRange<UInt64>] = [0...(base - 1), base...(base + 2_000), far...(far + 10)]
+        for step in 0..<5_000 {
+            let range = candidates[Int(random.next() % 3)]
+            let id = UInt64.random(in: range, using: &random)
+            if random.next() % 4 == 0 {
+                items[id] = nil
+                expected[id] = nil
+            } else {
+                let written = item("label \(step)", UInt64(step))
+                items[id] = written
+                expected[id] = written
+            }
+            #expect(items[id] == expected[id])
+        }
+        #expect(items.count == expected.count)
+        #expect(items.all == expected)
+        #expect(items == WrittenItems(expected))
+        #expect(items == WrittenItems(expected, denseFrom: base))
+        #expect(WrittenItems(expected) == items)
+        for id in [base - 1, base, base + 255, base + 256, base + 5_000, far, far + 11] {
+            #expect(items[id] == expected[id], "id \(id)")
+        }
+    }
+
+    @Test("removing every item leaves an empty table equal to a new one")
+    func emptiesAgain() {
+        var items = WrittenItems(denseFrom: 100)
+        for id in UInt64(0)..<1_000 { items[id] = item("x", id) }
+        #expect(items.count == 1_000)
+        for id in UInt64(0)..<1_000 { items[id] = nil }
+        #expect(items.isEmpty && items.all.isEmpty)
+        #expect(items == WrittenItems())
+        // Clearing what was never written changes nothing.
+        items[5_000_000] = nil
+        items[3] = nil
+        #expect(items.isEmpty)
+    }
+
+    @Test("a copy is untouched by writes to the original, in a shared chunk and bucket alike")
+    func copiesAreValues() {
+        var items = WrittenItems(denseFrom: 100)
+        items[5] = item("generated", 1)
+        items[100] = item("created", 2)
+        let copy = items
+        items[5] = item("changed", 3)
+        items[101] = item("next", 4)
+        items[100] = nil
+        #expect(copy[5] == item("generated", 1) && copy[100] == item("created", 2) && copy[101] == nil)
+        #expect(copy.count == 2 && items.count == 2)
+        #expect(copy != items)
+    }
+}
