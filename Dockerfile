@@ -13,14 +13,14 @@
 # ---- build: a stripped release binary with the Swift standard library and FoundationEssentials linked statically ----
 FROM swift:6.3-bookworm AS build
 
-# libevent's, libpq's, SQLite's, the image codecs' and xxHash's headers and pkg-config files (the CEvent, CPostgres,
-# CSQLite, CTurboJPEG, CSpng, CWebP and CXXHash system library targets); apt versions
+# libevent's, jemalloc's, libpq's, SQLite's, the image codecs' and xxHash's headers and pkg-config files (the CEvent,
+# CJemalloc, CPostgres, CSQLite, CTurboJPEG, CSpng, CWebP and CXXHash system library targets); apt versions
 # follow the base image's Debian release, so they are not pinned (a pinned version disappears from the mirror at the
 # next point release).
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-dev libpq-dev libsqlite3-dev libturbojpeg0-dev \
-        libspng-dev libwebp-dev libxxhash-dev pkg-config \
+    && apt-get install -y --no-install-recommends libevent-dev libjemalloc-dev libpq-dev libsqlite3-dev \
+        libturbojpeg0-dev libspng-dev libwebp-dev libxxhash-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -41,12 +41,13 @@ RUN swift build -c release --static-swift-stdlib -Xlinker -s --product ListServe
         /out/ListServer
 
 # ---- runtime files: the binary and exactly the shared libraries it loads, gathered on Debian slim ----
-# (what `ldd ListServer` lists: libc, libstdc++, libevent, SQLite, the codecs, xxHash; and libpq with what it needs)
+# (what `ldd ListServer` lists: libc, libstdc++, libevent, jemalloc, SQLite, the codecs, xxHash; and libpq with what
+# it needs)
 FROM debian:bookworm-slim AS runtime-files
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 libpq5 \
+    && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 libjemalloc2 libpq5 \
         libsqlite3-0 libturbojpeg0 libspng0 libwebp7 libxxhash0 \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/ListServer /rootfs/usr/local/bin/ListServer

@@ -9,7 +9,7 @@ import PackageDescription
 /// - `CSQLite`: the system SQLite 3 (Debian `libsqlite3-dev`), with a shim header; its room is `SQLite/`.
 /// - `CPostgres`: libpq, PostgreSQL's C client (Debian `libpq-dev`); its room is `Postgres/`.
 /// - `CTurboJPEG`, `CSpng`, `CWebP`: the image codecs; their room is `Codecs/`. `CXXHash`: xxHash, whose room is
-///   `Digest/`.
+///   `Digest/`. `CJemalloc`: jemalloc, linked as the process's malloc; its room, `Allocator/`, reads its statistics.
 /// - `ListDomain`: pure Swift, no dependencies: item generation, the slow store, the detail cache.
 /// - `ListServer`: the server as a library: HTTP on evhttp, the routes, configuration, observability.
 /// - `ListServerMain`: the `ListServer` executable, a `Main.swift` over the library.
@@ -77,6 +77,12 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // jemalloc, the process's malloc (linked, it replaces glibc's); its room is Sources/ListServer/Allocator/.
+        .systemLibrary(
+            name: "CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"])]
+        ),
         // xxHash's XXH3, used only by Sources/ListServer/Digest/.
         .systemLibrary(
             name: "CXXHash",
@@ -88,6 +94,7 @@ let package = Package(
             name: "ListServer",
             dependencies: [
                 "CEvent",
+                "CJemalloc",
                 "CPostgres",
                 "CSQLite",
                 "CSpng",

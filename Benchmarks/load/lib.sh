@@ -18,7 +18,7 @@ done
 # Float arithmetic: calc "expression with awk syntax"
 calc() { awk "function max0(x) { return x < 0 ? 0 : x } BEGIN { printf \"%s\", ($1) }"; }
 
-install_missing() { install_missing_packages wrk curl gcc libevent-dev linux-perf; }
+install_missing() { install_missing_packages "${build_packages[@]}" wrk curl gcc linux-perf; }
 
 build_all() {
     log "building ListServer (swift build ${listserver_build[*]}), ListBenchmarks, the baseline"

@@ -9,7 +9,7 @@
 #                                                   no .build of its own; implies --skip-build, asks swift nothing)
 #   Benchmarks/writes/run.sh --report Benchmarks/results/<time>-writes     (the tables of an earlier run, no load)
 #
-# Installs wrk, curl, gcc, libsqlite3-dev, libevent-dev and python3 (the report) with apt when missing; builds
+# Installs what ListServer builds against, wrk, curl, gcc and python3 (the report) with apt when missing; builds
 # ListServer as bench.sh does (release, Swift runtime linked statically, in .build/static),
 # Benchmarks/sqlite/inserts.c (cc -O2 -lsqlite3), Benchmarks/sqlite/writes-server.c (cc -O2 -levent -lsqlite3),
 # Benchmarks/writes/fanout.c (cc -O2) and the C evhttp baseline. Every server is fresh, on a port the kernel
@@ -112,7 +112,7 @@ two53=9007199254740992
 
 prepare() {
     log "results in ${out#"$root"/}"
-    install_missing_packages wrk curl gcc libsqlite3-dev libevent-dev python3
+    install_missing_packages "${build_packages[@]}" wrk curl gcc python3
 
     # Builds: ListServer as bench.sh builds it, the baseline, inserts.c, writes-server.c.
 

@@ -71,7 +71,17 @@ struct EndToEndMetricsTests {
             #expect(after.durationBucket(detail, le: "+Inf") == 2)
             #expect(after["listserver_http_request_duration_seconds_sum{route=\"\(detail)\"}"] >= 0.3)
             #expect(after.durationCount("/items") == 3)
+            // jemalloc's view of the server's memory: some megabytes held, in more resident pages.
+            #expect(after["listserver_allocator_allocated_bytes"] > 100_000)
+            #expect(after["listserver_allocator_resident_bytes"] >= after["listserver_allocator_allocated_bytes"])
         }
+    }
+
+    @Test("jemalloc, not glibc, answers malloc in the server's process")
+    func jemallocServesMalloc() throws {
+        let version = try #require(Allocator.version)
+        #expect(version.hasPrefix("5."))
+        #expect(Allocator.servesMalloc)
     }
 
     @Test("under concurrent load every request is counted exactly once, on both loops")

@@ -23,7 +23,8 @@ script_name=$(basename "$0")
 launched_pids=()
 # The Debian packages ListServer builds against (scripts/install-deps.sh installs them).
 # shellcheck disable=SC2034 # read by the scripts that source this file
-build_packages=(libevent-dev libpq-dev libsqlite3-dev libturbojpeg0-dev libspng-dev libwebp-dev libxxhash-dev pkg-config)
+build_packages=(libevent-dev libjemalloc-dev libpq-dev libsqlite3-dev libturbojpeg0-dev libspng-dev libwebp-dev
+    libxxhash-dev pkg-config)
 
 # ---------------------------------------------------------------- messages
 

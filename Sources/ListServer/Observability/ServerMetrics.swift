@@ -14,6 +14,7 @@ import Synchronization
 /// | `listserver_http_connections_open` | gauge | | client connections open now |
 /// | `listserver_http_requests_rejected_total` | counter | `status` | request heads refused by the limits |
 /// | `listserver_detail_cache_*` | counters, gauges | | ``DetailCache/statistics`` at scrape time |
+/// | `listserver_allocator_allocated_bytes`, `…_resident_bytes` | gauges | | ``Allocator/statistics()`` at scrape time |
 ///
 /// Each series is made once through the registry, with its `# HELP` text, and wrapped in the swift-metrics type that
 /// records it (`Counter`, `Timer`, `Meter`): the code that records sees only swift-metrics, and the registry
@@ -48,6 +49,8 @@ final class ServerMetrics: Sendable {
 
     private let inFlight: Meter
     private let openConnections: Meter
+    private let allocated: Meter
+    private let resident: Meter
     private let cache: CacheSeries
     private let images: ImageSeries
     /// The write path's series (`ServerMetrics+Writes.swift`).
@@ -73,6 +76,15 @@ final class ServerMetrics: Sendable {
             Self.descriptor("http", "requests_in_flight", help: "Requests received, not yet answered."))
         openConnections = Self.meter(
             registry, factory, Self.descriptor("http", "connections_open", help: "Client connections open now."))
+        allocated = Self.meter(
+            registry, factory,
+            Self.descriptor(
+                "allocator", "allocated", unit: "bytes", help: "Bytes of memory the server holds (jemalloc's count)."))
+        resident = Self.meter(
+            registry, factory,
+            Self.descriptor(
+                "allocator", "resident", unit: "bytes",
+                help: "Bytes of physical memory in the allocator's pages (its share of the resident set)."))
         cache = CacheSeries(registry: registry, factory: factory)
         images = ImageSeries(registry: registry, factory: factory)
         writes = WriteSeries(registry: registry)
@@ -127,6 +139,10 @@ final class ServerMetrics: Sendable {
         }
         inFlight.set(requests)
         openConnections.set(connections)
+        if let memory = Allocator.statistics() {
+            allocated.set(memory.allocated)
+            resident.set(memory.resident)
+        }
         cache.update(statistics)
         if let imageStatistics { images.update(imageStatistics) }
         return registry.emitToBuffer()
