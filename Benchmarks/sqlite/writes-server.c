@@ -324,7 +324,9 @@ static char *put_item_json(char *p, const write_t *write) {
     p = stpcpy(p, f->color);
     p = PUT_LITERAL(p, "\",\"likes\":");
     p = put_u64(p, f->likes);
-    *p++ = '}';
+    p = PUT_LITERAL(p, ",\"image_url\":\"/items/");
+    p = put_u64(p, write->id);
+    p = PUT_LITERAL(p, "/image\"}");
     return p;
 }
 
@@ -643,7 +645,7 @@ static void add_headers(worker_t *w, struct evhttp_request *req, const char *cac
     evhttp_add_header(headers, "Access-Control-Allow-Origin", "*");
     evhttp_add_header(headers, "Access-Control-Expose-Headers",
                       "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, "
-                      "Idempotent-Replayed");
+                      "Idempotent-Replayed, Content-Disposition, Picsum-ID");
     evhttp_add_header(headers, "X-Request-Id", request_id);
 }
 
