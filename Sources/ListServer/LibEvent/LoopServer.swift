@@ -153,8 +153,8 @@ final class LoopServer: @unchecked Sendable {
             }
         case .pending(let pending):
             let token = track(request, exchange, requestID)
-            pending.start { [self] response in
-                loop.execute { [self] in finish(token, with: pending.finish(response)) }
+            pending.start { [self] make in
+                loop.execute { [self] in finish(token, with: pending.finish(make)) }
             }
         }
     }

@@ -45,19 +45,23 @@ extension Router {
         return submit(operation, method: .delete)
     }
 
-    /// Queues the write and answers once its group is committed (the answer is made on the committing thread).
+    /// Queues the write and answers once its group is committed (the answer is made where it is taken: on the
+    /// loop, not on the committing thread).
     func submit(_ operation: WriteOperation, method: HTTPMethod) -> RouteOutcome {
         let writes = self.writes
         let metrics = observability.metrics
         return .pending(
             PendingResponse { respond in
                 writes.submit(operation) { outcome in
-                    let response = Self.writeResponse(outcome, list: writes.lists.state(of: operation.list))
-                    if let metrics {
-                        let replayed = if case .replayed = outcome { true } else { false }
-                        metrics.writes.recordWrite(method: method.name, status: response.status, replayed: replayed)
+                    respond {
+                        let response = Self.writeResponse(outcome, list: writes.lists.state(of: operation.list))
+                        if let metrics {
+                            let replayed = if case .replayed = outcome { true } else { false }
+                            metrics.writes.recordWrite(
+                                method: method.name, status: response.status, replayed: replayed)
+                        }
+                        return response
                     }
-                    respond(response)
                 }
             })
     }
