@@ -5,7 +5,7 @@
 #                    [--retries N] [--write-doc] [--skip-build] [--plain] [--listserver PATH]
 #   scripts/bench.sh --report Benchmarks/results/<time> [--write-doc]   (the table of an earlier run, no load)
 #
-# Installs what ListServer builds against, wrk, curl and linux-perf with apt when missing; builds ListServer
+# Installs what ListServer builds against, wrk, curl, gcc and linux-perf with apt when missing; builds ListServer
 # (release, the Swift runtime linked statically as in the Docker image) from this repository and
 # Benchmarks/baseline/evhttp-baseline.c with cc -O2;
 # checks that both servers send the same bytes for a sample of URLs (and stops if they do not); then runs every

@@ -51,7 +51,11 @@ else
     name=$listserver
 fi
 # The environment applies to the server alone (not to wrk): a wrapper that sets it and runs the server.
-printf '#!/bin/sh\nexec env %s "%s" "$@"\n' "${environment[*]}" "$binary" >"$work/server"
+{
+    printf '#!/usr/bin/env bash\nexec env'
+    printf ' %q' "${environment[@]}" "$binary"
+    printf ' "$@"\n'
+} >"$work/server"
 chmod +x "$work/server"
 launch_server "$work/server.log" 0 "$work/server" "${arguments[@]}"
 pid=$launched_pid port=$launched_port
@@ -60,16 +64,17 @@ threads=2
 echo "$name${environment[*]:+ with ${environment[*]}}: $runs runs of ${seconds} s, $clients connections, synchronous=$sync"
 written=0
 for run in $(seq 1 "$runs"); do
-    ticks0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+    ticks0=$(cpu_ticks "$pid")
     result=$(WRK_THREADS=$threads timeout --kill-after=5 $((seconds + 30)) wrk -t"$threads" -c"$clients" \
         -d"${seconds}s" --timeout 10s -s "$root/Benchmarks/writes/writes.lua" "http://127.0.0.1:$port" -- post 2>&1) ||
         die "wrk failed: $result"
-    ticks1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
-    s201=$(grep -o '"s201":[0-9]*' <<<"$result" | cut -d: -f2)
+    ticks1=$(cpu_ticks "$pid")
+    s201=$(grep -o '"s201":[0-9]*' <<<"$result" | cut -d: -f2) || s201=0
     ((s201 > 0)) || die "no 201 in run $run: $result"
     written=$((written + s201))
     rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
-    awk -v run="$run" -v n="$s201" -v s="$seconds" -v t=$((ticks1 - ticks0)) -v w="$written" -v rss="$rss" \
+    awk -v run="$run" -v n="$s201" -v s="$seconds" -v t=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" \
+        -v w="$written" -v rss="$rss" \
         'BEGIN { printf "run %d: %6.0f writes/s  %5.1f µs/write  %7d items written  VmRSS %6.1f MB\n",
-                 run, n / s, t * 1e4 / n, w, rss / 1024 }'
+                 run, n / s, t * 1e6 / hz / n, w, rss / 1024 }'
 done

@@ -134,17 +134,29 @@ struct EntityTag: Sendable, Equatable {
     /// 3: PNGs filtered by `Sub` or `Up` only (the same pixels in another file).
     static let generatedImageRevision: UInt64 = 3
 
+    /// How uploads are re-encoded (scaled, with effects or in another format), as part of those variants' tags,
+    /// for the same reason; an upload served as stored is its own file and its tag has none. 1: PNGs filtered by
+    /// `Sub` or `Up` only (session 11; the tags before had no revision).
+    static let reencodedUploadRevision: UInt64 = 1
+
     /// The tag of an item's image: 5 for a generated one (the drawing revision, its size, colour, effects and format
     /// follow), 6 for an upload (its digest instead of the colour: the same file gives the same tag in every dataset
-    /// and replica).
+    /// and replica; a re-encoded variant adds ``reencodedUploadRevision``).
     init(image spec: ImageSpec, format: ImageFormat, version: UInt64) {
         let effects = UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0)
         let formatIndex = UInt64(ImageFormat.allCases.firstIndex(of: format)!)
         if let upload = spec.upload {
             let digest = upload.image.digest
-            self.init(
-                version: version, 6, spec.id, UInt64(spec.width), UInt64(spec.height),
-                UInt64(truncatingIfNeeded: digest >> 64), UInt64(truncatingIfNeeded: digest), effects, formatIndex)
+            if spec.isStoredUpload(as: format) {
+                self.init(
+                    version: version, 6, spec.id, UInt64(spec.width), UInt64(spec.height),
+                    UInt64(truncatingIfNeeded: digest >> 64), UInt64(truncatingIfNeeded: digest), effects, formatIndex)
+            } else {
+                self.init(
+                    version: version, 6, spec.id, UInt64(spec.width), UInt64(spec.height),
+                    UInt64(truncatingIfNeeded: digest >> 64), UInt64(truncatingIfNeeded: digest), effects, formatIndex,
+                    Self.reencodedUploadRevision)
+            }
         } else {
             self.init(
                 version: version, 5, Self.generatedImageRevision, spec.id, UInt64(spec.width), UInt64(spec.height),

@@ -7,8 +7,9 @@ package enum RouteOutcome: Sendable {
     /// A response that needs the detail cache, the store or the change feed; the LibEvent layer runs the closure
     /// in a task on the loop.
     case deferred(@Sendable () async -> HTTPResponse)
-    /// A response that comes back through a callback, on whatever thread finishes it (a write, once its group is
-    /// committed): like `.deferred`, without a task per request. The LibEvent layer hands it to the loop.
+    /// A response that comes back through a callback, on whatever thread finishes the work (a write, once its group
+    /// is committed), as a function that makes it: like `.deferred`, without a task per request. The LibEvent layer
+    /// calls that function on the loop.
     case pending(PendingResponse)
     /// `GET /items/events`: an event stream the LibEvent layer opens and keeps fed (see ``EventStreamRequest``).
     case stream(EventStreamRequest)
