@@ -7,11 +7,11 @@ import CJemalloc
 /// Why not glibc's malloc: the server's work crosses threads (a write is parsed on a loop, committed on the store's
 /// thread, answered on the loop again), so memory allocated on one thread is freed on another, and the items a list
 /// keeps are long-lived small blocks among short-lived ones. glibc's per-thread caches hold 7 blocks per size, the
-/// rest goes through locked arenas, and its heap fragments as the written items accumulate: the server's CPU per
-/// write rose from 43 to 62 µs over 400,000 writes (wrk, 64 clients, `synchronous=normal`), where with jemalloc it
-/// stayed at 38–41 µs, and pages cost 21 µs instead of 23 (BENCHMARKS.md, "The allocator"). mimalloc 2.0 (Debian's)
-/// measured in between (43–51 µs). jemalloc is Debian's package (5.3), which Redis and Valkey ship for the same
-/// reasons; it costs about 1.4 MB of idle memory.
+/// rest goes through locked arenas, and its heap fragments as the written items accumulate: on one binary, the
+/// server's CPU per write rose from 42 to 62 µs over 420,000 writes with glibc (wrk, 64 clients,
+/// `synchronous=normal`), 41 to 48 µs with jemalloc preloaded, 43 to 54 µs with mimalloc 2.0 (Debian's), and pages
+/// cost 21 µs instead of 23 (`Benchmarks/writes/growth.sh`; BENCHMARKS.md, issue 12 in session 11). jemalloc is
+/// Debian's package (5.3), which Redis and Valkey ship for the same reasons; it costs about 2 MB of idle memory.
 enum Allocator {
     /// What the allocator holds, in bytes, as of now.
     struct Statistics: Sendable, Equatable {
