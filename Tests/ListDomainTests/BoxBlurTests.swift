@@ -41,8 +41,7 @@ struct BoxBlurTests {
         for window in [1, 2, 3, 5, 11, 31, 101, 381, 1023, 4095] {
             let mean = WindowMean(window: window)
             var mismatches = 0
-            for sum in 0...(255 * window)
-            where Int(mean(sum)) != (sum + window / 2) / window || mean(UInt32(sum)) != mean(sum) {
+            for sum in 0...(255 * window) where Int(mean(UInt32(sum))) != (sum + window / 2) / window {
                 mismatches += 1
             }
             #expect(mismatches == 0, "window \(window)")

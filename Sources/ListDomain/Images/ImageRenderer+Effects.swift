@@ -63,14 +63,14 @@ extension ImageRenderer {
     ) {
         precondition(source.count == width * 3 && target.count == width * 3)
         let last = width - 1
-        var red = 0
-        var green = 0
-        var blue = 0
+        var red: UInt32 = 0
+        var green: UInt32 = 0
+        var blue: UInt32 = 0
         for x in -radius...radius {
             let at = min(max(x, 0), last) &* 3
-            red &+= Int(source[at])
-            green &+= Int(source[at &+ 1])
-            blue &+= Int(source[at &+ 2])
+            red &+= UInt32(source[at])
+            green &+= UInt32(source[at &+ 1])
+            blue &+= UInt32(source[at &+ 2])
         }
         /// Writes pixel `x` and slides the window past it: the pixel at `entering` comes in, the one at `leaving`
         /// goes out.
@@ -82,9 +82,9 @@ extension ImageRenderer {
             target[out &+ 2] = mean(blue)
             let enter = entering &* 3
             let leave = leaving &* 3
-            red = red &+ Int(source[enter]) &- Int(source[leave])
-            green = green &+ Int(source[enter &+ 1]) &- Int(source[leave &+ 1])
-            blue = blue &+ Int(source[enter &+ 2]) &- Int(source[leave &+ 2])
+            red = red &+ UInt32(source[enter]) &- UInt32(source[leave])
+            green = green &+ UInt32(source[enter &+ 1]) &- UInt32(source[leave &+ 1])
+            blue = blue &+ UInt32(source[enter &+ 2]) &- UInt32(source[leave &+ 2])
         }
         // Pixels whose window reaches past neither end: radius ..< width - radius - 1.
         let inner = min(radius, width)..<max(min(radius, width), width &- radius &- 1)
@@ -152,24 +152,17 @@ extension ImageRenderer {
 /// whenever `n * window < 2^32`, and `n < 256 * window` here, so windows up to 4,095 qualify (a blur's is at most
 /// 381: strength 10 at 5000 pixels). A test holds it to the division for every sum of several windows.
 struct WindowMean {
-    let window: Int
     private let half: UInt32
     private let reciprocal: UInt64
 
     init(window: Int) {
         precondition((1...4095).contains(window), "a blur window of \(window) pixels")
-        self.window = window
         half = UInt32(window / 2)
         reciprocal = UInt64(((1 << 32) + window - 1) / window)
     }
 
-    /// The mean of `window` bytes whose sum is `sum`, rounded half up.
-    @inline(__always)
-    func callAsFunction(_ sum: Int) -> UInt8 {
-        UInt8(truncatingIfNeeded: (UInt64(truncatingIfNeeded: sum &+ window >> 1) &* reciprocal) >> 32)
-    }
-
-    /// The same for a column sum.
+    /// The mean of `window` bytes whose sum is `sum` (32 bits hold a window's: at most 255 x 4,095), rounded half
+    /// up. The running sums wrap as they add and take away, and are exact again once both are done.
     @inline(__always)
     func callAsFunction(_ sum: UInt32) -> UInt8 {
         UInt8(truncatingIfNeeded: (UInt64(sum &+ half) &* reciprocal) >> 32)

@@ -20,35 +20,23 @@ public struct ItemOverrides: Sendable, Equatable, Hashable {
 
     public var width: Int? {
         get { value(storedWidth, Self.widthBit) }
-        set {
-            storedWidth = newValue ?? 0
-            present = Self.marking(present, Self.widthBit, newValue != nil)
-        }
+        set { set(newValue, \.storedWidth, Self.widthBit) }
     }
 
     public var height: Int? {
         get { value(storedHeight, Self.heightBit) }
-        set {
-            storedHeight = newValue ?? 0
-            present = Self.marking(present, Self.heightBit, newValue != nil)
-        }
+        set { set(newValue, \.storedHeight, Self.heightBit) }
     }
 
     /// The colour as 0xRRGGBB.
     public var color: UInt32? {
         get { value(storedColor, Self.colorBit) }
-        set {
-            storedColor = newValue ?? 0
-            present = Self.marking(present, Self.colorBit, newValue != nil)
-        }
+        set { set(newValue, \.storedColor, Self.colorBit) }
     }
 
     public var likes: Int? {
         get { value(storedLikes, Self.likesBit) }
-        set {
-            storedLikes = newValue ?? 0
-            present = Self.marking(present, Self.likesBit, newValue != nil)
-        }
+        set { set(newValue, \.storedLikes, Self.likesBit) }
     }
 
     private static let widthBit: UInt8 = 1
@@ -60,8 +48,12 @@ public struct ItemOverrides: Sendable, Equatable, Hashable {
         present & bit != 0 ? stored : nil
     }
 
-    private static func marking(_ present: UInt8, _ bit: UInt8, _ isSet: Bool) -> UInt8 {
-        isSet ? present | bit : present & ~bit
+    /// Sets a number and its bit, or clears both.
+    private mutating func set<Value: BinaryInteger>(
+        _ value: Value?, _ stored: WritableKeyPath<Self, Value>, _ bit: UInt8
+    ) {
+        self[keyPath: stored] = value ?? 0
+        present = value == nil ? present & ~bit : present | bit
     }
 
     public init(
