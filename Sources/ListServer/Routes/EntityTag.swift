@@ -147,16 +147,10 @@ struct EntityTag: Sendable, Equatable {
         let formatIndex = UInt64(ImageFormat.allCases.firstIndex(of: format)!)
         if let upload = spec.upload {
             let digest = upload.image.digest
-            if spec.isStoredUpload(as: format) {
-                self.init(
-                    version: version, 6, spec.id, UInt64(spec.width), UInt64(spec.height),
-                    UInt64(truncatingIfNeeded: digest >> 64), UInt64(truncatingIfNeeded: digest), effects, formatIndex)
-            } else {
-                self.init(
-                    version: version, 6, spec.id, UInt64(spec.width), UInt64(spec.height),
-                    UInt64(truncatingIfNeeded: digest >> 64), UInt64(truncatingIfNeeded: digest), effects, formatIndex,
-                    Self.reencodedUploadRevision)
-            }
+            let stored = EntityTag(
+                version: version, 6, spec.id, UInt64(spec.width), UInt64(spec.height),
+                UInt64(truncatingIfNeeded: digest >> 64), UInt64(truncatingIfNeeded: digest), effects, formatIndex)
+            self = spec.isStoredUpload(as: format) ? stored : stored.adding(Self.reencodedUploadRevision)
         } else {
             self.init(
                 version: version, 5, Self.generatedImageRevision, spec.id, UInt64(spec.width), UInt64(spec.height),
