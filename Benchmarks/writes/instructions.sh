@@ -18,7 +18,8 @@
 # wrk saw. Groups then depend on how valgrind, which runs one thread at a time, interleaves the server's threads,
 # so the per-write count moves by a few per cent between runs (the sequential count does not); it is the number
 # that matters where many clients write, because per-group costs shrink and per-request costs stay. The outputs
-# are per thread (callgrind --separate-threads), and the report splits the server's count by thread too.
+# are per thread (callgrind --separate-threads), and the report splits the server's count by thread too: at one
+# sequential client every thread's count is on the write's path, so the split says where its latency goes.
 # Installs valgrind, gcc, libsqlite3-dev, libevent-dev and python3 with apt when missing. Slow: about a minute.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,9 +66,7 @@ keepalive="$root/Benchmarks/load/keepalive.py"
 count() {
     local name=$1 port=$2
     shift 2
-    local threads=()
-    ((clients == 0)) || threads=(--separate-threads=yes)
-    valgrind --tool=callgrind --instr-atstart=no "${threads[@]}" --callgrind-out-file="$work/$name.out" "$@" \
+    valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --callgrind-out-file="$work/$name.out" "$@" \
         > "$work/$name.log" 2>&1 &
     local pid=$!
     python3 "$keepalive" posts "$port" 200 > /dev/null || die "$name: the warm-up failed (see $work/$name.log)"

@@ -3,6 +3,7 @@
 # what the write path cost the read path), on 127.0.0.1 only, with C programs doing the same work side by side.
 #
 #   Benchmarks/writes/run.sh [--only "writes growth fanout deep s1"] [--duration S] [--rounds N] [--write-rounds N]
+#                            [--points "full/1 full/16 full/64 normal/1 normal/16 normal/64"]   (the writes step's)
 #                            [--old-binary PATH]
 #                            [--subscribers N] [--posts N] [--deletions N] [--skip-build]   (skips the Swift build only)
 #                            [--listserver PATH]   (this ListServer binary, e.g. main's from a git worktree that has
@@ -64,6 +65,7 @@ only="writes growth fanout deep s1"
 duration=8
 rounds=3
 write_rounds=3
+points="full/1 full/16 full/64 normal/1 normal/16 normal/64"
 old_binary=""
 subscribers=5000
 posts=100
@@ -79,6 +81,7 @@ while (($#)); do
     --duration) duration=${2:?--duration needs seconds} && shift ;;
     --rounds) rounds=${2:?--rounds needs a number} && shift ;;
     --write-rounds) write_rounds=${2:?--write-rounds needs a number} && shift ;;
+    --points) points=${2:?--points needs a list such as "normal/1 full/16"} && shift ;;
     --old-binary) old_binary=${2:?--old-binary needs a path} && shift ;;
     --subscribers) subscribers=${2:?--subscribers needs a number} && shift ;;
     --posts) posts=${2:?--posts needs a number} && shift ;;
@@ -199,6 +202,7 @@ step_writes() {
     local sync clients round c_rate c_upper c_cpu c_upper_cpu
     for sync in full normal; do
         for clients in 1 16 64; do
+            [[ " $points " == *" $sync/$clients "* ]] || continue
             for ((round = 1; round <= write_rounds; round++)); do
                 writes_run "$sync" "$clients" "$round"
             done
