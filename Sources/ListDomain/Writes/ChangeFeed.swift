@@ -54,12 +54,11 @@ public final class ChangeFeed: Sendable {
     func publish(_ changes: [Change], of list: String, dropped: Bool) {
         let (listeners, woken) = state.withLock { state -> ([Listener], [(Waiter, [Change])]) in
             if dropped { state.recent[list] = nil }
-            // In place: a copy out of the dictionary and back would copy the whole window on every commit.
-            state.recent[list, default: []].append(contentsOf: changes)
-            let count = state.recent[list]!.count
-            if count > 2 * recentCapacity { state.recent[list]!.removeFirst(count - recentCapacity) }
+            // In place, and with one lookup of the name (each hashes it): a copy out of the dictionary and back
+            // would copy the whole window on every commit.
+            Self.append(changes, to: &state.recent[list, default: []], keeping: recentCapacity)
             var woken: [(Waiter, [Change])] = []
-            if !changes.isEmpty, let waiting = state.waiters.removeValue(forKey: list) {
+            if !changes.isEmpty, !state.waiters.isEmpty, let waiting = state.waiters.removeValue(forKey: list) {
                 for waiter in waiting.values {
                     woken.append((waiter, Array(changes.filter { $0.sequence > waiter.after }.prefix(waiter.limit))))
                 }
@@ -68,6 +67,12 @@ public final class ChangeFeed: Sendable {
         }
         for (waiter, changes) in woken { waiter.continuation.resume(returning: changes) }
         for listener in listeners { listener(list, changes, dropped) }
+    }
+
+    /// Appends `changes` to a list's recent ones, dropping the oldest once there are twice `capacity`.
+    private static func append(_ changes: [Change], to recent: inout [Change], keeping capacity: Int) {
+        recent.append(contentsOf: changes)
+        if recent.count > 2 * capacity { recent.removeFirst(recent.count - capacity) }
     }
 
     /// The changes of `list` after sequence number `after`, at most `limit`; when there are none yet, waits up to
