@@ -49,12 +49,16 @@ extension Router {
     /// loop, not on the committing thread).
     func submit(_ operation: WriteOperation, method: HTTPMethod) -> RouteOutcome {
         let writes = self.writes
+        // The closures that cross to the committing thread and back hold the registry, not the coordinator: its
+        // committing task's weak reference gives the coordinator a side table, which makes every retain of it a
+        // slower one, on a cache line both threads write (about 0.1 µs each, several a write).
+        let lists = writes.lists
         let metrics = observability.metrics
         return .pending(
             PendingResponse { respond in
                 writes.submit(operation) { outcome in
                     respond {
-                        let response = Self.writeResponse(outcome, list: writes.lists.state(of: operation.list))
+                        let response = Self.writeResponse(outcome, list: lists.state(of: operation.list))
                         if let metrics {
                             let replayed = if case .replayed = outcome { true } else { false }
                             metrics.writes.recordWrite(
