@@ -152,19 +152,32 @@ final class LoopServer: @unchecked Sendable {
                 finish(token, with: response)
             }
         case .pending(let pending):
-            let token = track(request, exchange, requestID)
+            // The work is started before the request is noted, so a write reaches the committing thread sooner;
+            // its answer cannot come first, as `execute` queues it for later, never runs it inline.
+            let token = takeToken()
             pending.start { [self] make in
                 loop.execute { [self] in finish(token, with: pending.finish(make)) }
             }
+            track(request, exchange, requestID, as: token)
         }
     }
 
     /// Notes a request that is not answered yet, under a new token.
     private func track(_ request: EvHTTPRequest, _ exchange: RequestExchange, _ requestID: String) -> UInt64 {
-        let token = nextToken
-        nextToken &+= 1
-        pending[token] = PendingRequest(request: request, exchange: exchange, requestID: requestID)
+        let token = takeToken()
+        track(request, exchange, requestID, as: token)
         return token
+    }
+
+    /// Notes a request that is not answered yet, under `token` (from ``takeToken()``).
+    private func track(_ request: EvHTTPRequest, _ exchange: RequestExchange, _ requestID: String, as token: UInt64) {
+        pending[token] = PendingRequest(request: request, exchange: exchange, requestID: requestID)
+    }
+
+    /// A token no request in flight has.
+    private func takeToken() -> UInt64 {
+        defer { nextToken &+= 1 }
+        return nextToken
     }
 
     /// Sends a deferred answer (or holds it, if it is delayed or faulty), unless shutdown already answered that
