@@ -15,7 +15,10 @@ final class EventStream: @unchecked Sendable {
     var held: [Change]?
     /// Set when the connection went away (the close callback ran): the request must not be touched again.
     var closed = false
-    weak var server: LoopServer?
+    /// The server whose table holds the stream. Not weak, for the reason ``LoopServerReference`` gives: the stream
+    /// is in that table until its connection closes, and connections close no later than the server's `deinit`
+    /// (which frees evhttp, and with it every connection, while the server is still whole).
+    unowned(unsafe) let server: LoopServer
 
     init(request: EvHTTPRequest, list: String, token: UInt64, lastSent: UInt64, server: LoopServer) {
         self.request = request
@@ -224,5 +227,5 @@ extension LoopServer {
 private func loopServerStreamClosed(_ connection: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
     guard let context else { return }
     let stream = Unmanaged<EventStream>.fromOpaque(context).takeRetainedValue()
-    stream.server?.streamClosed(stream)
+    stream.server.streamClosed(stream)
 }
