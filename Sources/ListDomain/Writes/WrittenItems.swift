@@ -129,7 +129,7 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
 
     private mutating func setSparse(_ item: WrittenItem?, id: UInt64) {
         if buckets.isEmpty {
-            guard item != nil else { return }
+            guard Self.holds(item) else { return }
             buckets = Array(repeating: [:], count: Self.bucketCount)
         }
         let bucket = Self.bucket(of: id)
