@@ -141,12 +141,42 @@ struct ItemBodyTests {
             let value = String(decoding: json.bytes, as: UTF8.self)
             let body = field == "label" ? "{\"label\":\(value)}" : "{\"label\":\"x\",\"author\":\(value)}"
             let limit = field == "label" ? 500 : 100
-            let expected = ItemBodyError(
-                field: field,
-                reason: "field \"\(field)\": expected a string of 1 to \(limit) characters, got \(count)")
-            #expect(try rejection(body, ItemBody.creation) == (valid ? nil : expected), "\(unit) × \(count)")
-            #expect(try rejection(body, ItemBody.patch) == (valid ? nil : expected), "\(unit) × \(count)")
+            let maxBytes = field == "label" ? 2_000 : 400
+            // The byte limit is checked first: 500 family emoji are 500 Characters but 9,000 bytes.
+            let expected =
+                text.utf8.count > maxBytes
+                ? ItemBodyError(
+                    field: field,
+                    reason: "field \"\(field)\": expected at most \(maxBytes) bytes of UTF-8, got \(text.utf8.count)")
+                : valid
+                    ? nil
+                    : ItemBodyError(
+                        field: field,
+                        reason: "field \"\(field)\": expected a string of 1 to \(limit) characters, got \(count)")
+            #expect(try rejection(body, ItemBody.creation) == expected, "\(unit) × \(count)")
+            #expect(try rejection(body, ItemBody.patch) == expected, "\(unit) × \(count)")
         }
+    }
+
+    @Test(
+        "label and author are bounded in bytes too: one Character of 30,000 combining marks is refused, naming the field",
+        arguments: [("label", 2_000), ("author", 400)])
+    func byteLimits(field: String, maxBytes: Int) throws {
+        func body(_ text: String) -> String {
+            field == "label" ? "{\"label\":\"\(text)\"}" : "{\"label\":\"x\",\"author\":\"\(text)\"}"
+        }
+        let huge = "e" + String(repeating: "\u{301}", count: 30_000)  // one Character, 60,001 bytes
+        #expect(huge.count == 1)
+        let expected = ItemBodyError(
+            field: field, reason: "field \"\(field)\": expected at most \(maxBytes) bytes of UTF-8, got 60001")
+        #expect(try rejection(body(huge), ItemBody.creation) == expected)
+        #expect(try rejection(body(huge), ItemBody.patch) == expected)
+        // Exactly at the limit in bytes (and within the Characters): accepted; one byte more: refused.
+        let atLimit = "e" + String(repeating: "\u{301}", count: (maxBytes - 1) / 2)
+        #expect(atLimit.utf8.count == maxBytes - (maxBytes - 1) % 2)
+        #expect(try rejection(body(atLimit), ItemBody.creation) == nil)
+        let over = String(repeating: "a", count: maxBytes + 1)
+        #expect(try rejection(body(over), ItemBody.creation)?.field == field)
     }
 
     @Test("strings with U+0000 are refused, escaped or not")

@@ -77,8 +77,13 @@ public struct ItemOverrides: Sendable, Equatable, Hashable {
     public enum Limits {
         /// `label`: 1 to 500 characters (grapheme clusters).
         public static let labelLength = 1...500
+        /// `label`: at most 2,000 bytes of UTF-8 too. Characters alone do not bound the memory a text holds: one
+        /// grapheme cluster may be "e" and 30,000 combining marks (60 KB), and a page of 100 such labels was 6.4 MB.
+        public static let labelBytes = 2_000
         /// `author`: 1 to 100 characters.
         public static let authorLength = 1...100
+        /// `author`: at most 400 bytes of UTF-8 (four a character, as ``labelBytes`` allows a label).
+        public static let authorBytes = 400
         /// `width` and `height`, in pixels.
         public static let dimension = 1...100_000
         /// `likes`.

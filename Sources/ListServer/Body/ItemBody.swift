@@ -60,8 +60,8 @@ package enum ItemBody {
     ) throws(ItemBodyError) {
         typealias Limits = ItemOverrides.Limits
         switch field {
-        case .label: overrides.label = try text(value, field, Limits.labelLength)
-        case .author: overrides.author = try text(value, field, Limits.authorLength)
+        case .label: overrides.label = try text(value, field, Limits.labelLength, maxBytes: Limits.labelBytes)
+        case .author: overrides.author = try text(value, field, Limits.authorLength, maxBytes: Limits.authorBytes)
         case .width: overrides.width = try integer(value, field, Limits.dimension)
         case .height: overrides.height = try integer(value, field, Limits.dimension)
         case .color: overrides.color = try color(value, field)
@@ -127,9 +127,9 @@ package enum ItemBody {
         }
     }
 
-    /// A string whose length in Characters is in `length`, without U+0000.
+    /// A string whose length in Characters is in `length` and in UTF-8 bytes at most `maxBytes`, without U+0000.
     private static func text(
-        _ value: RequestJSON, _ field: Field, _ length: ClosedRange<Int>
+        _ value: RequestJSON, _ field: Field, _ length: ClosedRange<Int>, maxBytes: Int
     ) throws(ItemBodyError) -> String {
         func expected() -> String { "a string of \(length.lowerBound) to \(length.upperBound) characters" }
         guard case .string(let string) = value else {
@@ -138,6 +138,11 @@ package enum ItemBody {
         let utf8 = string.utf8.span
         if utf8.indices.contains(where: { utf8[$0] == 0 }) {
             throw ItemBodyError(field: field.rawValue, reason: "field \"\(field.rawValue)\": U+0000 is not allowed")
+        }
+        if utf8.count > maxBytes {
+            throw ItemBodyError(
+                field: field.rawValue,
+                reason: "field \"\(field.rawValue)\": expected at most \(maxBytes) bytes of UTF-8, got \(utf8.count)")
         }
         // Characters (grapheme clusters), as `Limits` counts them: "e" + U+0301 is one. Every Character has at
         // least one byte, so a non-empty string of at most `upperBound` bytes fits without counting.
