@@ -115,6 +115,18 @@ struct RouterErrorTests {
         try expectProblem(router.respond(target, method: .post), status: 400, type: "invalid-request-target")
     }
 
+    @Test(
+        "a query that does not decode is 400 on every route, the event stream and routes that read no query included",
+        arguments: [
+            "/items/events?dataset=%00", "/items/events?dataset=%zz", "/items/events?since=%FF", "/healthz?x=%zz",
+            "/readyz?%00", "/openapi.json?v=%C3", "/items/1?a=%4", "/items/1/detail?x=%zz", "/items/1/image?cb=%00",
+            "/v2/list?page=%zz", "/?x=%zz", "/items/changes?x=%00", "/items?page=1&x=%zz", "/items/1?x=%FF%FE",
+        ])
+    func undecodableQuery(target: String) throws {
+        let json = try expectProblem(router.respond(target), status: 400, type: "invalid-request-target")
+        #expect((json["detail"] as? String)?.contains("%") == true, "the detail quotes what did not decode")
+    }
+
     @Test("only 405 and 503 problems carry extra headers besides those every response has")
     func problemHeaders() {
         let expected: HTTPHeaders = [

@@ -111,6 +111,18 @@ package struct RequestTarget: Sendable, Equatable {
         return items
     }
 
+    /// The 400 for a query with a name or value that does not decode (`%zz`, `%00`, bytes that are not UTF-8), or nil.
+    /// Only an escape can fail to decode, so a query without `%` costs one scan.
+    var undecodableQueryProblem: Problem? {
+        guard let query, query.utf8.contains(UInt8(ascii: "%")) else { return nil }
+        do {
+            _ = try queryItems()
+            return nil
+        } catch {
+            return error.problem
+        }
+    }
+
     /// `target` after a leading `http://` or `https://` (scheme in any case), or nil when it has neither.
     private static func droppingHTTPScheme(_ target: Substring) -> Substring? {
         for scheme in ["http://", "https://"] {

@@ -77,7 +77,7 @@ extension Router {
     /// `?dataset=` names the dataset as `X-Dataset` does, for browsers' `EventSource`, which sends no header of its
     /// own choosing (both given: they must agree).
     func eventStream(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
-        let query = (try? target.queryItems()) ?? []
+        let query = try ImageQuery.items(of: target)  // a query that does not decode is a 400, not the default list
         let list = try Self.listName(headers, query: query)
         var after: UInt64?
         if let lastEventID = headers["Last-Event-ID"] {

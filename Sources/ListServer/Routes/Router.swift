@@ -357,6 +357,16 @@ package struct Router: Sendable {
             }
         }
 
+        /// Whether the route for `method` decodes its whole query itself, so that a query that does not decode is
+        /// already its 400 (with the parameter named).
+        func decodesItsQuery(_ method: HTTPMethod) -> Bool {
+            switch self {
+            case .items, .itemImage(_, _): method == .get || method == .head
+            case .changes, .events, .picsumList, .picsumImage: true
+            default: false
+            }
+        }
+
         /// Whether `method` is answered by the resource's own route (OPTIONS is answered for every resource).
         func routes(_ method: HTTPMethod) -> Bool {
             switch (self, method) {
@@ -404,6 +414,12 @@ package struct Router: Sendable {
                 detail: "\(Problem.quoted(request.method.name)) is not allowed on \(Problem.quoted(target.path)); "
                     + "use \(resource.allowedMethods)",
                 headers: ["Allow": resource.allowedMethods])
+        }
+        // A query that does not decode is a 400 on every route. Those that read their query check it as they read it
+        // (and name the parameter); the others, here (a stream that ignored `?dataset=%00` served the default list):
+        // one byte scan when the query has no escape at all.
+        if !resource.decodesItsQuery(request.method), let problem = target.undecodableQueryProblem {
+            throw problem
         }
         switch resource {
         case .items where request.method == .post:
