@@ -82,6 +82,33 @@ struct RequestHeadRequestLineTests {
     }
 
     @Test(
+        "an authority evhttp would not parse gets 400 (absolute-form, or a path starting with //)",
+        arguments: [
+            "http://[x/items", "http://[]/", "http://[v1.x/", "http://[V1.x]/", "http://[v.x]/", "http://[vg.x]/",
+            "http://[v1]/", "http://[fe80::1%25eth0]/", "http://[::1::2]/",
+            "http://[\(String(repeating: "0:", count: 30))1]/",
+            "http://h:65536/", "http://h:99999999999999999999/", "http://h:p/", "http://a:b:1/", "http://a%4/",
+            "http://a%/", "http://a%zz/", "http://a|b/", "http://u%4@h/", "http://u[@h/", "http://u@v@h/", "//[x/",
+            "//h:70000/a", "//a%g1/", "https://a^b?x",
+        ])
+    func invalidAuthorities(target: String) throws {
+        let rejection = try #require(HeadFeeder.rejection(Self.head("GET \(target) HTTP/1.1"), status: 400))
+        #expect(rejection.problem.detail.hasPrefix("the authority"), "\(rejection.problem.detail)")
+    }
+
+    @Test(
+        "an authority evhttp parses passes",
+        arguments: [
+            "http://h/", "http://h:/", "http://h:0000080/", "http://h:65535/", "http:///x", "http://[::1]/",
+            "http://[::ffff:127.0.0.1]:80/", "http://[v1.x:y]/", "http://[v1f.]/", "http://u:p@h:1/", "http://@h/",
+            "http://%41%42/", "http://a!$&'()*+,;=b/", "http://h?q", "http://h#f", "//h/items", "//items", "//",
+            "http://u%41@h/",
+        ])
+    func validAuthorities(target: String) {
+        HeadFeeder.head(Self.head("GET \(target) HTTP/1.1"))
+    }
+
+    @Test(
         "a target byte outside visible ASCII gets 400 naming the byte", arguments: [0x00, 0x09, 0x1F, 0x7F, 0x80, 0xFF])
     func invalidTargetBytes(byte: UInt8) throws {
         let bytes = Array("GET /ab".utf8) + [byte] + Array("c HTTP/1.1\r\nHost: x\r\n\r\n".utf8)

@@ -54,11 +54,13 @@ enum OpenAPIDocument {
               into the data paths on its own, reproducibly from `faults.seed` and the order requests arrive in; never into
               `/items/changes`, `/items/events`, `/healthz`, `/readyz`, `/metrics`, `/openapi.*` or `/admin/*`.
             - Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on
-              `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).
+              every path every query parameter must percent-decode to UTF-8 without `%00` (else 400
+              `invalid-request-target`).
             - The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of
               the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or
-              repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`
-              or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,
+              repeated `Host`, a target whose authority is not `[userinfo@]host[:port]`, a path starting with `//` whose
+              first segment is no such authority), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`,
+              `ExpectationFailed`, `HeaderFieldsTooLarge` or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,
               HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with
               `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,
               `Connection: close`), and open event streams end (reconnect).
@@ -176,6 +178,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -254,6 +258,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '415':
                   $ref: '#/components/responses/UnsupportedMediaType'
                 '422':
@@ -293,6 +299,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -337,6 +345,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -416,6 +426,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '415':
                   $ref: '#/components/responses/UnsupportedMediaType'
                 '422':
@@ -464,6 +476,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '422':
                   $ref: '#/components/responses/IdempotencyKeyReused'
                 '429':
@@ -507,6 +521,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -571,6 +587,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -659,6 +677,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -747,6 +767,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '415':
                   $ref: '#/components/responses/UnsupportedMediaType'
                 '422':
@@ -790,6 +812,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '422':
                   $ref: '#/components/responses/IdempotencyKeyReused'
                 '429':
@@ -903,6 +927,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -966,6 +992,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -1030,6 +1058,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -1105,6 +1135,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -1182,6 +1214,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -1254,6 +1288,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -1326,6 +1362,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -1397,6 +1435,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -1467,6 +1507,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '429':
                   $ref: '#/components/responses/TooManyRequests'
                 '431':
@@ -1546,6 +1588,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -1624,6 +1668,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -1662,6 +1708,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -1711,6 +1759,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -1756,6 +1806,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -1801,6 +1853,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -1853,6 +1907,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -1912,6 +1968,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -2002,6 +2060,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -2059,6 +2119,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ContentTooLarge'
                 '414':
                   $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -3014,12 +3076,12 @@ enum OpenAPIDocument {
               properties:
                 label:
                   type: string
-                  description: The text of the line, 1-500 characters, without U+0000.
+                  description: The text of the line, 1-500 characters and at most 2,000 bytes of UTF-8, without U+0000.
                   minLength: 1
                   pattern: '^[^\u0000]*$'
                 author:
                   type: [string, 'null']
-                  description: Who wrote it, 1-100 characters, without U+0000.
+                  description: Who wrote it, 1-100 characters and at most 400 bytes of UTF-8, without U+0000.
                   minLength: 1
                   pattern: '^[^\u0000]*$'
                 width:
@@ -3081,12 +3143,16 @@ enum OpenAPIDocument {
               properties:
                 label:
                   type: [string, 'null']
-                  description: The text of the line, 1-500 characters, without U+0000; `null` for `Line <id>` again.
+                  description: >-
+                    The text of the line, 1-500 characters and at most 2,000 bytes of UTF-8, without U+0000; `null` for
+                    `Line <id>` again.
                   minLength: 1
                   pattern: '^[^\u0000]*$'
                 author:
                   type: [string, 'null']
-                  description: Who wrote it, 1-100 characters, without U+0000; `null` for the generated author.
+                  description: >-
+                    Who wrote it, 1-100 characters and at most 400 bytes of UTF-8, without U+0000; `null` for the generated
+                    author.
                   minLength: 1
                   pattern: '^[^\u0000]*$'
                 width:
@@ -4930,6 +4996,23 @@ enum OpenAPIDocument {
                             const: urn:listserver:problem:request-timeout
                           status:
                             const: 408
+            ExpectationFailed:
+              description: >-
+                An HTTP/1.1 `Expect` field other than `100-continue` (the first `Expect` field counts; `100-continue` itself
+                is met with `100 Continue`).
+              headers:
+                Connection:
+                  $ref: '#/components/headers/ConnectionClose'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:expectation-failed
+                          status:
+                            const: 417
             LengthRequired:
               description: '`Transfer-Encoding: chunked`: the API only takes bodies with a `Content-Length`.'
               headers:
@@ -5037,7 +5120,7 @@ enum OpenAPIDocument {
             "title": "ListServer",
             "version": "1.0.0",
             "summary": "Paged, generated list items clients can write, their change feed, a slow, cached detail store and images.",
-            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`; clients can add,\nchange and delete items, and only those writes are stored, laid over the generated list. A detail comes from\na slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any request to be slow or to\nfail, to rehearse a flaky network.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents, the event stream of\n  `/items/events`, the images, Picsum's redirects and the bodiless 204s excepted); every error is an RFC 9457\n  `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body; `/items/events` excepted (a stream has no end to measure: `HEAD` there is 405).\n- Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`\n  (`no-store` on the event stream), `X-Request-Id` (the request's own when it is 1-128 visible ASCII\n  characters, else one the server made up; the access log line has it too) and, with CORS on\n  (`cors.allow_origin`, `*` by default), `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.\n  With a list of origins configured, a listed `Origin` is echoed in `Access-Control-Allow-Origin`, other\n  origins get no CORS fields, and every response says `Vary: Origin`.\n- `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with\n  `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,\n  `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.\n- A documented path asked for with a method it does not document is answered 405 (response\n  `MethodNotAllowed`) with `Allow` listing the methods it documents: `GET, HEAD, POST, OPTIONS` on `/items`,\n  `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` on\n  `/items/{id}/image`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any\n  other path is 404 (response `NotFound`), whatever the method.\n- `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths\n  (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included) `fail`, `fail_rate` and `fail_first` inject\n  faults (see the parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per\n  operation, a fault can be `reset` (the connection is reset, no response), `truncated` (the full\n  `Content-Length` but only half the body, then the connection closes) or `hang` (no answer for\n  `faults.hang_ms`, 10 s by default, then the connection closes). On a write, a 500, 503 or 429 replaces the\n  write (nothing is written), while `reset`, `truncated` and `hang` act after the commit: the write went\n  through but the client never hears of it, which is exactly the case `Idempotency-Key` is for. A malformed\n  control parameter is 400 `invalid-parameter` on any path. With `faults.rate` > 0 the server injects faults\n  into the data paths on its own, reproducibly from `faults.seed` and the order requests arrive in; never into\n  `/items/changes`, `/items/events`, `/healthz`, `/readyz`, `/metrics`, `/openapi.*` or `/admin/*`.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  `/items` every query parameter must percent-decode to UTF-8 without `%00` (else 400).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`, `HeaderFieldsTooLarge`\n  or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`), and open event streams end (reconnect).\n\nWrites, datasets and the change feed:\n\n- `POST /items` adds an item at the end of the list, `PATCH /items/{id}` changes some of its fields (a JSON\n  merge patch; `null` returns a field to its generated value) and `DELETE /items/{id}` removes it. Ids come\n  from one sequence shared with growth and are never reused (until a reset). A write is answered only once it\n  is durable (`data.path`, a SQLite file, `./data/listserver.sqlite` by default, synced as `data.synchronous`\n  says, `full` or `normal`; `:memory:` keeps nothing across restarts; or, with `data.url`, a PostgreSQL\n  database that several servers share as replicas of one list: a write through one is served by all within\n  milliseconds, and their change feeds agree); readers never see a write that could still be lost. When the\n  store cannot take it, the answer is 503 `store-unavailable` (with `Retry-After`) or 507 `store-full`, and\n  nothing was written.\n- Pages count live items only: after a delete, page P still holds the next `limit` live items, `total`,\n  `X-Total-Count` and `Link` count live items, and cursors step over the gap. A page's `ETag` changes when an\n  item on it changes; an item's `ETag` changes with every write to it. `If-Match` with the `ETag` a client\n  showed the user makes `PATCH` and `DELETE` fail with 412 instead of overwriting someone else's change.\n- `Idempotency-Key` on a write makes it safe to retry: a retry with the same key and the same request gets the\n  first answer again, with `Idempotent-Replayed: true`, and writes nothing. Keys are kept at least\n  `data.idempotency_ttl_s` (24 h by default), across restarts.\n- `X-Dataset: <name>` on any `/items` request (and on `POST /admin/reset`) names an isolated dataset: its own\n  copy of the generated list with its own writes, id sequence, change feed, idempotency keys and `fail_first`\n  counts, so parallel UI tests do not see each other's writes. Without it, requests share the default list.\n  A dataset exists from its first use until `DELETE /admin/datasets/{name}`.\n- Every change to a list (a created, updated or deleted item, an item added by growth, a reset) gets the next\n  sequence number of its list, from 1. `GET /items/changes` pages through them (and long-polls for the next\n  ones with `wait_ms`); `GET /items/events` pushes them as Server-Sent Events. The last `data.changes_kept`\n  changes of each list (100000 by default) are kept; a client that fell further behind gets 410\n  `changes-expired` (or an `expired` event), reloads the list, and continues from the sequence number it is\n  given.\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1,\n`events.max_wait_ms` 30000, `events.heartbeat_ms` 15000, `data.idempotency_ttl_s` 86400, `data.changes_kept`\n100000).\n"
+            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`; clients can add,\nchange and delete items, and only those writes are stored, laid over the generated list. A detail comes from\na slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any request to be slow or to\nfail, to rehearse a flaky network.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents, the event stream of\n  `/items/events`, the images, Picsum's redirects and the bodiless 204s excepted); every error is an RFC 9457\n  `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body; `/items/events` excepted (a stream has no end to measure: `HEAD` there is 405).\n- Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`\n  (`no-store` on the event stream), `X-Request-Id` (the request's own when it is 1-128 visible ASCII\n  characters, else one the server made up; the access log line has it too) and, with CORS on\n  (`cors.allow_origin`, `*` by default), `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.\n  With a list of origins configured, a listed `Origin` is echoed in `Access-Control-Allow-Origin`, other\n  origins get no CORS fields, and every response says `Vary: Origin`.\n- `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with\n  `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,\n  `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.\n- A documented path asked for with a method it does not document is answered 405 (response\n  `MethodNotAllowed`) with `Allow` listing the methods it documents: `GET, HEAD, POST, OPTIONS` on `/items`,\n  `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` on\n  `/items/{id}/image`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any\n  other path is 404 (response `NotFound`), whatever the method.\n- `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths\n  (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included) `fail`, `fail_rate` and `fail_first` inject\n  faults (see the parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per\n  operation, a fault can be `reset` (the connection is reset, no response), `truncated` (the full\n  `Content-Length` but only half the body, then the connection closes) or `hang` (no answer for\n  `faults.hang_ms`, 10 s by default, then the connection closes). On a write, a 500, 503 or 429 replaces the\n  write (nothing is written), while `reset`, `truncated` and `hang` act after the commit: the write went\n  through but the client never hears of it, which is exactly the case `Idempotency-Key` is for. A malformed\n  control parameter is 400 `invalid-parameter` on any path. With `faults.rate` > 0 the server injects faults\n  into the data paths on its own, reproducibly from `faults.seed` and the order requests arrive in; never into\n  `/items/changes`, `/items/events`, `/healthz`, `/readyz`, `/metrics`, `/openapi.*` or `/admin/*`.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  every path every query parameter must percent-decode to UTF-8 without `%00` (else 400\n  `invalid-request-target`).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`, a target whose authority is not `[userinfo@]host[:port]`, a path starting with `//` whose\n  first segment is no such authority), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`,\n  `ExpectationFailed`, `HeaderFieldsTooLarge` or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`), and open event streams end (reconnect).\n\nWrites, datasets and the change feed:\n\n- `POST /items` adds an item at the end of the list, `PATCH /items/{id}` changes some of its fields (a JSON\n  merge patch; `null` returns a field to its generated value) and `DELETE /items/{id}` removes it. Ids come\n  from one sequence shared with growth and are never reused (until a reset). A write is answered only once it\n  is durable (`data.path`, a SQLite file, `./data/listserver.sqlite` by default, synced as `data.synchronous`\n  says, `full` or `normal`; `:memory:` keeps nothing across restarts; or, with `data.url`, a PostgreSQL\n  database that several servers share as replicas of one list: a write through one is served by all within\n  milliseconds, and their change feeds agree); readers never see a write that could still be lost. When the\n  store cannot take it, the answer is 503 `store-unavailable` (with `Retry-After`) or 507 `store-full`, and\n  nothing was written.\n- Pages count live items only: after a delete, page P still holds the next `limit` live items, `total`,\n  `X-Total-Count` and `Link` count live items, and cursors step over the gap. A page's `ETag` changes when an\n  item on it changes; an item's `ETag` changes with every write to it. `If-Match` with the `ETag` a client\n  showed the user makes `PATCH` and `DELETE` fail with 412 instead of overwriting someone else's change.\n- `Idempotency-Key` on a write makes it safe to retry: a retry with the same key and the same request gets the\n  first answer again, with `Idempotent-Replayed: true`, and writes nothing. Keys are kept at least\n  `data.idempotency_ttl_s` (24 h by default), across restarts.\n- `X-Dataset: <name>` on any `/items` request (and on `POST /admin/reset`) names an isolated dataset: its own\n  copy of the generated list with its own writes, id sequence, change feed, idempotency keys and `fail_first`\n  counts, so parallel UI tests do not see each other's writes. Without it, requests share the default list.\n  A dataset exists from its first use until `DELETE /admin/datasets/{name}`.\n- Every change to a list (a created, updated or deleted item, an item added by growth, a reset) gets the next\n  sequence number of its list, from 1. `GET /items/changes` pages through them (and long-polls for the next\n  ones with `wait_ms`); `GET /items/events` pushes them as Server-Sent Events. The last `data.changes_kept`\n  changes of each list (100000 by default) are kept; a client that fell further behind gets 410\n  `changes-expired` (or an `expired` event), reloads the list, and continues from the sequence number it is\n  given.\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1,\n`events.max_wait_ms` 30000, `events.heartbeat_ms` 15000, `data.idempotency_ttl_s` 86400, `data.changes_kept`\n100000).\n"
           },
           "servers": [
             {
@@ -5148,6 +5231,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -5234,6 +5320,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -5323,6 +5412,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "415": {
                     "$ref": "#/components/responses/UnsupportedMediaType"
                   },
@@ -5388,6 +5480,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -5463,6 +5558,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -5541,6 +5639,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -5647,6 +5748,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "415": {
                     "$ref": "#/components/responses/UnsupportedMediaType"
                   },
@@ -5737,6 +5841,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "422": {
                     "$ref": "#/components/responses/IdempotencyKeyReused"
                   },
@@ -5805,6 +5912,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -5900,6 +6010,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -5999,6 +6112,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -6061,6 +6177,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -6163,6 +6282,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -6268,6 +6390,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -6380,6 +6505,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "415": {
                     "$ref": "#/components/responses/UnsupportedMediaType"
                   },
@@ -6473,6 +6601,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "422": {
                     "$ref": "#/components/responses/IdempotencyKeyReused"
                   },
@@ -6541,6 +6672,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -6640,6 +6774,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -6743,6 +6880,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -6808,6 +6948,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -6880,6 +7023,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -6956,6 +7102,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -7012,6 +7161,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -7081,6 +7233,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -7154,6 +7309,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -7216,6 +7374,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -7285,6 +7446,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -7358,6 +7522,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -7420,6 +7587,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -7510,6 +7680,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -7604,6 +7777,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -7669,6 +7845,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -7762,6 +7941,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -7859,6 +8041,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -7927,6 +8112,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -8005,6 +8193,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -8087,6 +8278,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -8152,6 +8346,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -8233,6 +8430,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -8318,6 +8518,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -8386,6 +8589,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -8461,6 +8667,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -8540,6 +8749,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -8602,6 +8814,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -8680,6 +8895,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
@@ -8762,6 +8980,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "429": {
                     "$ref": "#/components/responses/TooManyRequests"
                   },
@@ -8828,6 +9049,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -8891,6 +9115,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -8951,6 +9178,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9001,6 +9231,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -9062,6 +9295,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9113,6 +9349,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9161,6 +9400,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9205,6 +9447,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -9257,6 +9502,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9305,6 +9553,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9349,6 +9600,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -9401,6 +9655,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9449,6 +9706,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9493,6 +9753,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -9545,6 +9808,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9593,6 +9859,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9637,6 +9906,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -9688,6 +9960,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -9743,6 +10018,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9794,6 +10072,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9844,6 +10125,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -9913,6 +10197,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -9978,6 +10265,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -10042,6 +10332,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -10120,6 +10413,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -10173,6 +10469,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -10237,6 +10536,9 @@ enum OpenAPIDocument {
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
                   },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
@@ -10293,6 +10595,9 @@ enum OpenAPIDocument {
                   },
                   "414": {
                     "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -11322,7 +11627,7 @@ enum OpenAPIDocument {
                 "properties": {
                   "label": {
                     "type": "string",
-                    "description": "The text of the line, 1-500 characters, without U+0000.",
+                    "description": "The text of the line, 1-500 characters and at most 2,000 bytes of UTF-8, without U+0000.",
                     "minLength": 1,
                     "pattern": "^[^\\u0000]*$"
                   },
@@ -11331,7 +11636,7 @@ enum OpenAPIDocument {
                       "string",
                       "null"
                     ],
-                    "description": "Who wrote it, 1-100 characters, without U+0000.",
+                    "description": "Who wrote it, 1-100 characters and at most 400 bytes of UTF-8, without U+0000.",
                     "minLength": 1,
                     "pattern": "^[^\\u0000]*$"
                   },
@@ -11431,7 +11736,7 @@ enum OpenAPIDocument {
                       "string",
                       "null"
                     ],
-                    "description": "The text of the line, 1-500 characters, without U+0000; `null` for `Line <id>` again.",
+                    "description": "The text of the line, 1-500 characters and at most 2,000 bytes of UTF-8, without U+0000; `null` for `Line <id>` again.",
                     "minLength": 1,
                     "pattern": "^[^\\u0000]*$"
                   },
@@ -11440,7 +11745,7 @@ enum OpenAPIDocument {
                       "string",
                       "null"
                     ],
-                    "description": "Who wrote it, 1-100 characters, without U+0000; `null` for the generated author.",
+                    "description": "Who wrote it, 1-100 characters and at most 400 bytes of UTF-8, without U+0000; `null` for the generated author.",
                     "minLength": 1,
                     "pattern": "^[^\\u0000]*$"
                   },
@@ -14371,6 +14676,35 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "ExpectationFailed": {
+                "description": "An HTTP/1.1 `Expect` field other than `100-continue` (the first `Expect` field counts; `100-continue` itself is met with `100 Continue`).",
+                "headers": {
+                  "Connection": {
+                    "$ref": "#/components/headers/ConnectionClose"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:expectation-failed"
+                            },
+                            "status": {
+                              "const": 417
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
               "LengthRequired": {
                 "description": "`Transfer-Encoding: chunked`: the API only takes bodies with a `Content-Length`.",
                 "headers": {
@@ -14552,5 +14886,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xB1C519C1185F4DE2
+    static let yamlFNV1a64: UInt64 = 0x4581329694F5F400
 }

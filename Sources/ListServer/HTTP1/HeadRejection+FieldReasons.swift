@@ -48,6 +48,13 @@ extension HeadRejection {
             detail: "header line \(HTTPBytes.quoted(line)) has no colon; a field is \"Name: value\"")
     }
 
+    /// 417: an HTTP/1.1 `Expect` other than `100-continue`, the only expectation the server meets (RFC 9110 §10.1.1).
+    static func expectationFailed(_ value: some Collection<UInt8>) -> Self {
+        Self(
+            .expectationFailed,
+            detail: "Expect \(HTTPBytes.quoted(value)) cannot be met; the only expectation is \"100-continue\"")
+    }
+
     /// 400: a control character other than HTAB in a field value.
     static func controlInValue(_ name: some Collection<UInt8>, byte: UInt8) -> Self {
         Self(

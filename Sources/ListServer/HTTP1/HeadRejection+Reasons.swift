@@ -94,6 +94,17 @@ extension HeadRejection {
                 """)
     }
 
+    /// 400: an absolute-form target, or a path starting with `//`, whose authority is not `[userinfo@]host[:port]`
+    /// as evhttp parses it (``TargetAuthority``).
+    static func invalidTargetAuthority(_ target: some Collection<UInt8>, authority: some Collection<UInt8>) -> Self {
+        Self(
+            .malformedRequest,
+            detail: """
+                the authority \(HTTPBytes.quoted(authority)) of request target \(HTTPBytes.quoted(target)) is not \
+                [userinfo@]host[:port] (RFC 3986 §3.2); a path may not start with "//"
+                """)
+    }
+
     /// 400: a byte outside 0x21...0x7E in the request-target.
     static func invalidTargetByte(_ target: some Collection<UInt8>, byte: UInt8, offset: Int) -> Self {
         Self(

@@ -69,6 +69,7 @@ package struct HeadRejection: Sendable, Equatable {
         case 411: "Length Required"
         case 413: "Content Too Large"
         case 414: "URI Too Long"
+        case 417: "Expectation Failed"
         case 431: "Request Header Fields Too Large"
         case 501: "Not Implemented"
         case 503: "Service Unavailable"

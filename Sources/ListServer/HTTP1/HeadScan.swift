@@ -19,6 +19,10 @@ package struct RequestHead: Sendable, Equatable {
     /// lines, and the empty line that ends the head, with every line ending (CRLF or LF).
     package let headLength: Int
 
+    /// The bytes of the empty lines before the request line (part of ``headLength``): dropped, not passed on, since
+    /// evhttp would read an empty line as an empty request line and answer it with its own HTML 400.
+    package let skippedBytes: Int
+
     /// The body's length in bytes, from `Content-Length`; 0 when there is none (the scanner rejects chunked bodies,
     /// so a request without `Content-Length` has no body, RFC 9112 §6.3).
     package let bodyLength: Int

@@ -90,6 +90,9 @@ extension RequestHeadScanner {
             guard !hasContentLength else { return reject(.repeatedContentLength()) }
             guard !hasTransferEncoding else { return reject(.lengthAndTransferEncoding()) }
             hasContentLength = true
+        case 6 where HTTPBytes.equalsIgnoringCase(bytes, name, "expect"):
+            expectCount += 1
+            fieldKind = expectCount == 1 && isHTTP11 ? .expect : .other
         case 17 where HTTPBytes.equalsIgnoringCase(bytes, name, "transfer-encoding"):
             fieldKind = .transferEncoding
             guard isHTTP11 else { return reject(.transferEncodingInHTTP10()) }
@@ -114,6 +117,14 @@ extension RequestHeadScanner {
                 return reject(.unsupportedTransferCoding(bytes.copied(value)))
             }
             isChunked = true
+        case .expect:
+            // evhttp strips spaces (not tabs) before a value, then compares it with "100-continue"; anything else
+            // it answers 417 in HTML, so the scanner answers first.
+            var index = nameEnd + 1
+            while index < value.lowerBound && bytes[index] == HTTPBytes.space { index += 1 }
+            guard index == value.lowerBound, HTTPBytes.equalsIgnoringCase(bytes, value, "100-continue") else {
+                return reject(.expectationFailed(bytes.copied(nameEnd + 1..<max(value.upperBound, nameEnd + 1))))
+            }
         case .host, .other:
             break
         }
@@ -163,6 +174,7 @@ extension RequestHeadScanner {
             .complete(
                 RequestHead(
                     headLength: index + 1,
+                    skippedBytes: requestLineStart,
                     bodyLength: contentLength,
                     method: method,
                     keepAliveDefault: isHTTP11,

@@ -13,6 +13,7 @@ extension RequestHeadScanner {
         case .start:
             if HTTPBytes.isToken(byte) {
                 lineStart = index
+                requestLineStart = index
                 state = .method
             } else if byte == HTTPBytes.cr {
                 state = .afterLeadingCR
@@ -124,6 +125,20 @@ extension RequestHeadScanner {
             }
             if offset < schemePrefixLength {
                 return reject(.invalidTargetForm(bytes.copied(targetStart..<index)))
+            }
+            // An authority evhttp could not parse would get its HTML 400: absolute-form, or a path starting with
+            // `//`, which evhttp reads as a network-path reference (TargetAuthority).
+            let authorityStart =
+                schemePrefixLength > 0
+                ? targetStart + schemePrefixLength
+                : offset >= 2 && bytes[targetStart + 1] == UInt8(ascii: "/") ? targetStart + 2 : nil
+            if let authorityStart {
+                let authorityEnd = TargetAuthority.end(of: bytes, from: authorityStart, to: index)
+                guard TargetAuthority.isValid(bytes, authorityStart..<authorityEnd) else {
+                    return reject(
+                        .invalidTargetAuthority(
+                            bytes.copied(targetStart..<index), authority: bytes.copied(authorityStart..<authorityEnd)))
+                }
             }
             versionStart = index + 1
             state = .version

@@ -37,6 +37,10 @@
 ///   `Transfer-Encoding` with `Content-Length`, twice, or in HTTP/1.0 → 400; exactly `chunked` (any case) → 411, as RFC 9112 §6.3 lets a server demand a length; any other coding or
 ///   list of codings → 400.
 /// - `Host`: exactly one in HTTP/1.1, at most one in HTTP/1.0; missing or repeated → 400.
+/// - `Expect` (HTTP/1.1; the first field only): anything but `100-continue` (any case, after spaces) → 417, which
+///   evhttp would otherwise answer in HTML.
+/// - The authority of an absolute-form target, or of a path starting with `//`, that evhttp could not parse → 400
+///   (``TargetAuthority``).
 ///
 /// Problems are reported as early as the bytes show them, in the order the bytes arrive, except those that need the
 /// whole head: a missing `Host` and then a chunked body are checked last. The result never depends on how the bytes
@@ -73,7 +77,7 @@ package struct RequestHeadScanner: Sendable {
 
     /// The header fields whose values the scanner reads; others are only checked for syntax.
     enum FieldKind: UInt8, Sendable {
-        case other, contentLength, transferEncoding, host
+        case other, contentLength, transferEncoding, host, expect
     }
 
     /// The limits enforced.
@@ -92,6 +96,9 @@ package struct RequestHeadScanner: Sendable {
     var leadingEmptyLines = 0
     /// The offset of the request line's first byte, then of the current header line's first byte.
     var lineStart = 0
+    /// The offset of the request line's first byte: the empty lines before it (evhttp would take one for an empty
+    /// request line and answer its own HTML 400) are dropped before the head is passed on.
+    var requestLineStart = 0
     /// The offset of the request-target's first byte.
     var targetStart = 0
     /// The length of the target's scheme prefix: 0 for origin-form, 7 for `http://`, 8 for `https://`.
@@ -122,6 +129,8 @@ package struct RequestHeadScanner: Sendable {
     var isChunked = false
     /// `Host` fields seen so far.
     var hostCount = 0
+    /// `Expect` fields seen so far: only the first counts, as for evhttp.
+    var expectCount = 0
     /// The largest `Content-Length` this request may have: ``HTTPLimits/maxBodyBytes``, or
     /// ``HTTPLimits/maxUploadBytes`` once the request line is an image upload.
     var bodyLimit: Int

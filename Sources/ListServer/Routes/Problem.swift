@@ -45,6 +45,8 @@ package struct Problem: Error, Sendable, Equatable {
         case notImplemented
         /// 505: an HTTP version other than 1.0 and 1.1.
         case versionNotSupported
+        /// 417: an `Expect` field other than `100-continue`.
+        case expectationFailed
         /// 400: the body of an admin request is not the JSON it takes.
         case invalidBody
         /// 401: an admin request without the bearer token `admin.token` requires (sent with `WWW-Authenticate`).
@@ -102,6 +104,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .lengthRequired: 411
             case .bodyTooLarge: 413
             case .requestLineTooLong: 414
+            case .expectationFailed: 417
             case .headersTooLarge: 431
             case .notImplemented: 501
             case .shuttingDown: 503
@@ -127,6 +130,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .headersTooLarge: "urn:listserver:problem:headers-too-large"
             case .notImplemented: "urn:listserver:problem:not-implemented"
             case .versionNotSupported: "urn:listserver:problem:version-not-supported"
+            case .expectationFailed: "urn:listserver:problem:expectation-failed"
             case .invalidBody: "urn:listserver:problem:invalid-body"
             case .unauthorized: "urn:listserver:problem:unauthorized"
             case .forbidden: "urn:listserver:problem:forbidden"
@@ -163,6 +167,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .headersTooLarge: "Request header fields too large"
             case .notImplemented: "Method not implemented"
             case .versionNotSupported: "HTTP version not supported"
+            case .expectationFailed: "Expectation failed"
             case .invalidBody: "Invalid request body"
             case .unauthorized: "Unauthorized"
             case .forbidden: "Forbidden"
