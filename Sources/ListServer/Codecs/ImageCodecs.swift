@@ -3,6 +3,10 @@ import ListDomain
 /// The codecs one thread uses: the only way into the Codecs/ room, which alone imports TurboJPEG, libspng and
 /// libwebp. Not thread-safe (the JPEG handles are per thread): each image worker owns one, made before the worker
 /// starts and handed to it (hence `@unchecked Sendable`: it crosses to that one thread once, and only it uses it).
+///
+/// No error leaves a codec in a state the next image would meet: TurboJPEG's handles are the only codec state kept
+/// between images, and ``JPEGCodec`` replaces one that failed; libspng gets a new context for every image, and
+/// libwebp's simple API keeps none.
 final class ImageCodecs: @unchecked Sendable {
     private let jpeg: JPEGCodec
 

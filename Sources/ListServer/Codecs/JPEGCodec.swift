@@ -7,11 +7,17 @@ import ListDomain
 ///
 /// A TurboJPEG handle must not be used by two threads at once, and making one allocates libjpeg's state, so each
 /// image worker keeps one codec for its whole life (``ImageCodecs``).
+///
+/// A handle that met an error is replaced before it is used again. libjpeg-turbo 2.1 leaves a decompressor that
+/// failed on a file (junk after the JPEG magic bytes: "Unsupported marker type 0x3c") in a state where every later
+/// file fails the same way; one broken upload made its worker refuse every valid JPEG, and fail every resize of a
+/// stored one, until a restart. Making a handle costs microseconds; an error is rare, and a new handle is the one
+/// state TurboJPEG documents as clean.
 final class JPEGCodec {
     /// The quality factor, 1...100.
     static let quality: Int32 = 85
 
-    private let compressor: tjhandle
+    private var compressor: tjhandle
     private var decompressor: tjhandle?
 
     init() throws(ImageCodecError) {
@@ -36,7 +42,7 @@ final class JPEGCodec {
                 &output, &size, Int32(TJSAMP_420.rawValue), Self.quality, 0)
         }
         defer { tjFree(output) }
-        guard status == 0, let output else { throw failure(compressor) }
+        guard status == 0, let output else { throw compressionFailed() }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
@@ -52,7 +58,7 @@ final class JPEGCodec {
                 Int32(TJSAMP_420.rawValue), &output, &size, Self.quality, 0)
         }
         defer { tjFree(output) }
-        guard status == 0, let output else { throw failure(compressor) }
+        guard status == 0, let output else { throw compressionFailed() }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
@@ -60,6 +66,15 @@ final class JPEGCodec {
     /// a JPEG file TurboJPEG can read.
     func dimensions(of bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard let handle = try? decompressorHandle() else { return nil }
+        guard let dimensions = headerDimensions(of: bytes, handle: handle) else {
+            discardDecompressor()
+            return nil
+        }
+        return dimensions
+    }
+
+    /// ``dimensions(of:)`` with `handle`, which is left as the failure left it (its error still readable).
+    private func headerDimensions(of bytes: [UInt8], handle: tjhandle) -> (width: Int, height: Int)? {
         var width: Int32 = 0
         var height: Int32 = 0
         var subsampling: Int32 = 0
@@ -76,7 +91,9 @@ final class JPEGCodec {
     /// a pass over the image, so a few kilobytes of scans could take minutes of CPU).
     func decode(_ bytes: [UInt8]) throws(ImageCodecError) -> RGBImage {
         let handle = try decompressorHandle()
-        guard let (width, height) = dimensions(of: bytes) else { throw failure(handle) }
+        guard let (width, height) = headerDimensions(of: bytes, handle: handle) else {
+            throw decompressionFailed(handle)
+        }
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         let status = bytes.withUnsafeBufferPointer { input in
             pixels.withUnsafeMutableBufferPointer { output in
@@ -85,7 +102,7 @@ final class JPEGCodec {
                     Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
             }
         }
-        guard status == 0 else { throw failure(handle) }
+        guard status == 0 else { throw decompressionFailed(handle) }
         return RGBImage(width: width, height: height, pixels: pixels)
     }
 
@@ -98,7 +115,25 @@ final class JPEGCodec {
         return handle
     }
 
-    private func failure(_ handle: tjhandle) -> ImageCodecError {
-        ImageCodecError(codec: "TurboJPEG", message: String(cString: tjGetErrorStr2(handle)))
+    /// The error of the decompressor `handle`, which is then let go: the next file gets a new one.
+    private func decompressionFailed(_ handle: tjhandle) -> ImageCodecError {
+        let error = ImageCodecError(codec: "TurboJPEG", message: String(cString: tjGetErrorStr2(handle)))
+        discardDecompressor()
+        return error
+    }
+
+    private func discardDecompressor() {
+        if let decompressor { tjDestroy(decompressor) }
+        decompressor = nil
+    }
+
+    /// The compressor's error; the compressor is replaced by a new one (kept if none can be made, to fail again).
+    private func compressionFailed() -> ImageCodecError {
+        let error = ImageCodecError(codec: "TurboJPEG", message: String(cString: tjGetErrorStr2(compressor)))
+        if let fresh = tjInitCompress() {
+            tjDestroy(compressor)
+            compressor = fresh
+        }
+        return error
     }
 }
