@@ -31,7 +31,10 @@ struct ConfigurationCommandLineTests {
         .imageLatencyMedianMs: "--image-latency-median-ms", .imageLatencySpread: "--image-latency-spread",
         .imageCacheBytes: "--image-cache-bytes", .imageWorkers: "--image-workers",
         .imageQueueLimit: "--image-queue-limit", .imageMaxUploadBytes: "--image-max-upload-bytes",
-        .picsumEnabled: "--picsum", .publicURL: "--public-url",
+        .picsumEnabled: "--picsum", .publicURL: "--public-url", .bodyTimeoutMs: "--body-timeout-ms",
+        .minBodyRate: "--min-body-rate", .reservedConnections: "--reserved-connections",
+        .maxDatasets: "--max-datasets", .datasetTTLSeconds: "--dataset-ttl-s",
+        .eventBufferedBytes: "--event-buffered-bytes", .adminAllowedOrigins: "--admin-allowed-origins",
     ]
 
     @Test func theFlagsAreExactlyThoseOfTheTable() throws {

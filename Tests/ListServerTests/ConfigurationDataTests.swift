@@ -19,7 +19,10 @@ struct ConfigurationDataTests {
         #expect(defaults.changesKept == 100_000)
         #expect(defaults.heartbeatMs == 15_000)
         #expect(defaults.maxWaitMs == 30_000)
-        #expect(defaults.eventBufferBytes == 1_048_576)
+        #expect(defaults.eventBufferBytes == 262_144)
+        #expect(defaults.eventBufferedBytes == 67_108_864)
+        #expect(defaults.maxDatasets == 10_000)
+        #expect(defaults.datasetTTLSeconds == 604_800)
         #expect(defaults.text(of: .dataPath) == "./data/listserver.sqlite")
         #expect(defaults.text(of: .dataSynchronous) == "full")
     }
@@ -34,7 +37,8 @@ struct ConfigurationDataTests {
         #expect(DataSynchronous.allCases == [.full, .normal])
         let expected: [SettingKey: ClosedRange<Int>] = [
             .idempotencyTTLSeconds: 60...31_536_000, .changesKept: 1...100_000_000, .heartbeatMs: 100...3_600_000,
-            .maxWaitMs: 0...3_600_000, .eventBufferBytes: 4_096...1_073_741_824,
+            .maxWaitMs: 0...3_600_000, .eventBufferBytes: 4_096...1_073_741_824, .maxDatasets: 1...1_000_000,
+            .datasetTTLSeconds: 0...315_360_000, .eventBufferedBytes: 65_536...17_179_869_184,
         ]
         for (key, range) in expected {
             #expect(key.bounds == range, "\(key.name)")
@@ -48,9 +52,10 @@ struct ConfigurationDataTests {
         let first = try #require(names.firstIndex(of: "data.path"))
         #expect(names[first - 1] == "paging.max_limit")
         #expect(
-            Array(names[first..<first + 9]) == [
+            Array(names[first..<first + 12]) == [
                 "data.path", "data.synchronous", "data.url", "data.pool_size", "data.idempotency_ttl_s",
-                "data.changes_kept", "events.heartbeat_ms", "events.max_wait_ms", "events.max_buffer_bytes",
+                "data.changes_kept", "data.max_datasets", "data.dataset_ttl_s", "events.heartbeat_ms",
+                "events.max_wait_ms", "events.max_buffer_bytes", "events.max_buffered_bytes",
             ])
     }
 

@@ -43,6 +43,10 @@ struct ConfigurationLoadingTests {
         .imageWorkers: "LISTSERVER_IMAGE_WORKERS", .imageQueueLimit: "LISTSERVER_IMAGE_QUEUE_LIMIT",
         .imageMaxUploadBytes: "LISTSERVER_IMAGE_MAX_UPLOAD_BYTES",
         .picsumEnabled: "LISTSERVER_PICSUM", .publicURL: "LISTSERVER_PUBLIC_URL",
+        .bodyTimeoutMs: "LISTSERVER_BODY_TIMEOUT_MS", .minBodyRate: "LISTSERVER_MIN_BODY_RATE",
+        .reservedConnections: "LISTSERVER_RESERVED_CONNECTIONS", .maxDatasets: "LISTSERVER_MAX_DATASETS",
+        .datasetTTLSeconds: "LISTSERVER_DATASET_TTL_S", .eventBufferedBytes: "LISTSERVER_EVENT_BUFFERED_BYTES",
+        .adminAllowedOrigins: "LISTSERVER_ADMIN_ALLOWED_ORIGINS",
     ]
 
     /// A valid value for every key, in three variants so layers can be told apart: each differs from the default
@@ -61,6 +65,13 @@ struct ConfigurationLoadingTests {
         case .headerTimeoutMs: String(1500 + variant)
         case .idleTimeoutMs: String(2500 + variant)
         case .writeTimeoutMs: String(3500 + variant)
+        case .bodyTimeoutMs: String(4500 + variant)
+        case .minBodyRate: String(variant)
+        case .reservedConnections: String(2 + variant)
+        case .maxDatasets: String(100 + variant)
+        case .datasetTTLSeconds: String(variant)
+        case .eventBufferedBytes: String(1_000_000 + variant)
+        case .adminAllowedOrigins: ["https://a.example", "*", "http://localhost:3000,https://b.example:8443"][variant]
         case .itemCount: String(500 + variant)
         case .seed: String(7 + variant)
         case .latencyMinMs: String(10 + variant)
@@ -240,7 +251,8 @@ struct ConfigurationLoadingTests {
                 "http.host=0.0.0.0 http.port=9090 http.threads=6 http.max_request_line_bytes=8192 "
                     + "http.max_header_bytes=16384 http.max_header_count=100 http.max_body_bytes=65536 "
                     + "http.max_connections=10000 http.header_timeout_ms=10000 http.idle_timeout_ms=60000 "
-                    + "http.write_timeout_ms=30000 items.count=10000"))
+                    + "http.write_timeout_ms=30000 http.body_timeout_ms=10000 http.min_body_rate=8192 "
+                    + "http.reserved_connections=16 items.count=10000"))
         #expect(
             summary.contains(
                 "items.seed=42 items.latency_ms=0 items.grow_every_ms=0 store.latency.distribution=uniform "
@@ -249,11 +261,14 @@ struct ConfigurationLoadingTests {
         #expect(
             summary.hasSuffix(
                 "paging.default_limit=20 paging.max_limit=100 data.path=./data/listserver.sqlite "
-                    + "data.synchronous=full data.url=<none> data.pool_size=4 data.idempotency_ttl_s=86400 data.changes_kept=100000 "
-                    + "events.heartbeat_ms=15000 events.max_wait_ms=30000 events.max_buffer_bytes=1048576 "
+                    + "data.synchronous=full data.url=<none> data.pool_size=4 data.idempotency_ttl_s=86400 "
+                    + "data.changes_kept=100000 data.max_datasets=10000 data.dataset_ttl_s=604800 "
+                    + "events.heartbeat_ms=15000 events.max_wait_ms=30000 events.max_buffer_bytes=262144 "
+                    + "events.max_buffered_bytes=67108864 "
                     + "delay.max_ms=30000 faults.rate=0 "
                     + "faults.kinds=500,503,429,reset,truncated,hang faults.seed=1 faults.hang_ms=10000 "
-                    + "faults.retry_after_s=1 admin.token=<none> cors.allow_origin=* shutdown.grace_ms=8000 "
+                    + "faults.retry_after_s=1 admin.token=<none> admin.allowed_origins= cors.allow_origin=* "
+                    + "shutdown.grace_ms=8000 "
                     + "metrics.enabled=true log.level=info log.format=text log.access=true config=none"))
         for key in SettingKey.allCases {
             #expect(summary.contains("\(key.name)="))

@@ -39,6 +39,72 @@ struct RouterAdminTests {
         }
     }
 
+    @Test(
+        "a web page of another origin cannot reset or drop, whatever its Content-Type; nothing changes",
+        arguments: [
+            ["Origin": "https://evil.example", "Content-Type": "text/plain"], ["Origin": "null"],
+            ["Origin": "http://localhost:3000", "Host": "localhost:8080"], ["Sec-Fetch-Site": "cross-site"],
+            ["Origin": "https://localhost:8080", "Host": "localhost:9090"],
+        ] as [HTTPHeaders])
+    func crossSiteRefused(headers: HTTPHeaders) async throws {
+        let router = RouterFixture.router()
+        let version = uint64(router.respond("/items?limit=1").jsonObject?["version"])
+        var fields = headers
+        if fields["Host"] == nil { fields.add("Host", "127.0.0.1:8080") }
+        let reset = await router.answer(Self.reset(body: "{}", headers: fields))
+        #expect(reset.status == 403)
+        #expect(reset.jsonObject?["type"] as? String == "urn:listserver:problem:forbidden")
+        #expect((reset.jsonObject?["detail"] as? String)?.contains("admin endpoints refuse") == true)
+        let drop = await router.answer(
+            HTTPRequest(method: .delete, target: "/admin/datasets/run-1", headers: fields, fromLoopback: true))
+        #expect(drop.status == 403)
+        #expect(uint64(router.respond("/items?limit=1").jsonObject?["version"]) == version, "nothing was reset")
+        // The preflight of such a page gets no CORS fields, so a browser never sends the request.
+        var preflight = fields
+        preflight.add("Access-Control-Request-Method", "POST")
+        if preflight["Origin"] == nil { preflight.add("Origin", "https://evil.example") }
+        let options = router.respond("/admin/reset", method: .options, headers: preflight)
+        #expect(options.status == 204)
+        #expect(options.headers["Access-Control-Allow-Methods"] == nil)
+    }
+
+    @Test(
+        "the server's own origin, a listed origin and clients without Origin (curl, the generated client) get in",
+        arguments: [
+            [:], ["Origin": "http://127.0.0.1:8080"], ["Origin": "http://LOCALHOST:8080", "Host": "localhost:8080"],
+            ["Origin": "https://lists.example", "Host": "lists.example:443"], ["Origin": "https://dash.example"],
+            ["Origin": "https://proxy.example", "Sec-Fetch-Site": "cross-site"], ["Sec-Fetch-Site": "same-origin"],
+            ["Origin": "http://example.com", "Host": "example.com:80"],
+        ] as [HTTPHeaders])
+    func ownOriginAllowed(headers: HTTPHeaders) async throws {
+        var service = ServiceOptions()
+        service.adminOrigin = AdminOrigin(
+            allowed: try CORSOrigins(parsing: "https://dash.example"), publicURL: "https://proxy.example/lists")
+        let router = RouterFixture.router(service: service)
+        var fields = headers
+        if fields["Host"] == nil { fields.add("Host", "127.0.0.1:8080") }
+        let reset = await router.answer(Self.reset(headers: fields))
+        #expect(reset.status == 200, "\(reset.text)")
+        var preflight = fields
+        preflight.add("Access-Control-Request-Method", "POST")
+        if preflight["Origin"] != nil {
+            #expect(
+                router.respond("/admin/reset", method: .options, headers: preflight).headers[
+                    "Access-Control-Allow-Methods"] != nil)
+        }
+    }
+
+    @Test("admin.allowed_origins = * lets every origin in, the token and loopback rules still apply")
+    func anyOrigin() async throws {
+        var service = ServiceOptions()
+        service.adminOrigin = AdminOrigin(allowed: .any, publicURL: nil)
+        let router = RouterFixture.router(service: service)
+        #expect(await router.answer(Self.reset(headers: ["Origin": "https://evil.example"])).status == 200)
+        #expect(
+            await router.answer(Self.reset(headers: ["Origin": "https://a.example"], fromLoopback: false)).status == 403
+        )
+    }
+
     @Test("a reset bumps the version, clears the cache and switches the seed when given")
     func resetEffects() async throws {
         let router = RouterFixture.router()

@@ -32,13 +32,16 @@ extension Settings {
 }
 
 extension ServiceOptions {
-    /// The options `settings` configure: `cors.allow_origin`, `items.latency_ms` and `admin.token`.
+    /// The options `settings` configure: `cors.allow_origin`, `items.latency_ms`, `admin.token`,
+    /// `admin.allowed_origins`, `picsum.enabled` and `server.public_url`.
     init(_ settings: Settings) {
+        let publicURL = settings.publicURL.text.isEmpty ? nil : settings.publicURL.text
         self.init(
             cors: settings.corsAllowOrigin == .none ? nil : CORSPolicy(origins: settings.corsAllowOrigin),
             pageLatency: .milliseconds(settings.pageLatencyMs),
-            adminToken: settings.adminToken, picsumEnabled: settings.picsumEnabled,
-            publicURL: settings.publicURL.text.isEmpty ? nil : settings.publicURL.text)
+            adminToken: settings.adminToken,
+            adminOrigin: AdminOrigin(allowed: settings.adminAllowedOrigins, publicURL: publicURL),
+            picsumEnabled: settings.picsumEnabled, publicURL: publicURL)
     }
 }
 

@@ -48,6 +48,15 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.writeTimeoutMs.flagName), help: help(.writeTimeoutMs))
     var writeTimeoutMs: Int?
 
+    @Option(name: .customLong(SettingKey.bodyTimeoutMs.flagName), help: help(.bodyTimeoutMs))
+    var bodyTimeoutMs: Int?
+
+    @Option(name: .customLong(SettingKey.minBodyRate.flagName), help: help(.minBodyRate))
+    var minBodyRate: Int?
+
+    @Option(name: .customLong(SettingKey.reservedConnections.flagName), help: help(.reservedConnections))
+    var reservedConnections: Int?
+
     @Option(name: .customLong(SettingKey.itemCount.flagName), help: help(.itemCount))
     var itemCount: Int?
 
@@ -142,6 +151,12 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.changesKept.flagName), help: help(.changesKept))
     var changesKept: Int?
 
+    @Option(name: .customLong(SettingKey.maxDatasets.flagName), help: help(.maxDatasets))
+    var maxDatasets: Int?
+
+    @Option(name: .customLong(SettingKey.datasetTTLSeconds.flagName), help: help(.datasetTTLSeconds))
+    var datasetTTLSeconds: Int?
+
     @Option(name: .customLong(SettingKey.heartbeatMs.flagName), help: help(.heartbeatMs))
     var heartbeatMs: Int?
 
@@ -150,6 +165,9 @@ struct CommandLineOptions: ParsableCommand {
 
     @Option(name: .customLong(SettingKey.eventBufferBytes.flagName), help: help(.eventBufferBytes))
     var eventBufferBytes: Int?
+
+    @Option(name: .customLong(SettingKey.eventBufferedBytes.flagName), help: help(.eventBufferedBytes))
+    var eventBufferedBytes: Int?
 
     @Option(name: .customLong(SettingKey.maxDelayMs.flagName), help: help(.maxDelayMs))
     var maxDelayMs: Int?
@@ -176,6 +194,9 @@ struct CommandLineOptions: ParsableCommand {
 
     @Option(name: .customLong(SettingKey.corsAllowOrigin.flagName), help: help(.corsAllowOrigin))
     var corsAllowOrigin: String?
+
+    @Option(name: .customLong(SettingKey.adminAllowedOrigins.flagName), help: help(.adminAllowedOrigins))
+    var adminAllowedOrigins: String?
 
     @Option(name: .customLong(SettingKey.shutdownGraceMs.flagName), help: help(.shutdownGraceMs))
     var shutdownGraceMs: Int?
@@ -216,7 +237,7 @@ struct CommandLineOptions: ParsableCommand {
         let strings: [(SettingKey, String?)] = [
             (.host, host), (.logLevel, logLevel), (.logFormat, logFormat), (.latencyDistribution, latencyDistribution),
             (.imageLatencyDistribution, imageLatencyDistribution), (.faultKinds, faultKinds), (.adminToken, adminToken),
-            (.corsAllowOrigin, corsAllowOrigin),
+            (.corsAllowOrigin, corsAllowOrigin), (.adminAllowedOrigins, adminAllowedOrigins),
             (.dataPath, dataPath), (.dataSynchronous, dataSynchronous), (.dataURL, dataURL), (.publicURL, publicURL),
         ]
         let booleans: [(SettingKey, Bool?)] = [
@@ -230,6 +251,7 @@ struct CommandLineOptions: ParsableCommand {
             (.maxRequestLineBytes, maxRequestLineBytes), (.maxHeaderBytes, maxHeaderBytes),
             (.maxHeaderCount, maxHeaderCount), (.maxBodyBytes, maxBodyBytes), (.maxConnections, maxConnections),
             (.headerTimeoutMs, headerTimeoutMs), (.idleTimeoutMs, idleTimeoutMs), (.writeTimeoutMs, writeTimeoutMs),
+            (.bodyTimeoutMs, bodyTimeoutMs), (.minBodyRate, minBodyRate), (.reservedConnections, reservedConnections),
             (.itemCount, itemCount), (.seed, seed), (.pageLatencyMs, pageLatencyMs), (.growEveryMs, growEveryMs),
             (.latencyMinMs, latencyMinMs), (.latencyMaxMs, latencyMaxMs), (.latencyFixedMs, latencyFixedMs),
             (.latencyMedianMs, latencyMedianMs), (.cacheCapacity, cacheCapacity),
@@ -239,7 +261,9 @@ struct CommandLineOptions: ParsableCommand {
             (.imageMaxUploadBytes, imageMaxUploadBytes),
             (.defaultLimit, defaultLimit), (.maxLimit, maxLimit),
             (.idempotencyTTLSeconds, idempotencyTTLSeconds), (.changesKept, changesKept),
+            (.maxDatasets, maxDatasets), (.datasetTTLSeconds, datasetTTLSeconds),
             (.heartbeatMs, heartbeatMs), (.maxWaitMs, maxWaitMs), (.eventBufferBytes, eventBufferBytes),
+            (.eventBufferedBytes, eventBufferedBytes),
             (.maxDelayMs, maxDelayMs),
             (.faultSeed, faultSeed), (.hangMs, hangMs), (.retryAfterSeconds, retryAfterSeconds),
             (.shutdownGraceMs, shutdownGraceMs),

@@ -40,6 +40,18 @@ package struct HTTPLimits: Sendable, Equatable {
 
     /// `http.write_timeout_ms`: how long a client may take to read a response before it is dropped.
     var writeTimeout = Duration.milliseconds(30_000)
+
+    /// `http.body_timeout_ms`: how long a client has for a whole request body, from the end of its head; past it the
+    /// client gets 408 and the connection is closed.
+    var bodyTimeout = Duration.milliseconds(10_000)
+
+    /// `http.min_body_rate`: the slowest a body may arrive, in bytes a second, on average since its head, once its
+    /// first second is over; slower gets 408 and the connection is closed. 0: no minimum.
+    var minBodyRate = 8_192
+
+    /// `http.reserved_connections`: connections accepted beyond ``maxConnections``, for `/healthz`, `/readyz`,
+    /// `/metrics` and `/admin/*` alone, so that a probe or an operator gets in while clients hold every other one.
+    var reservedConnections = 16
 }
 
 extension Duration {

@@ -52,6 +52,23 @@ extension SettingKey {
                 "write-timeout-ms", "LISTSERVER_WRITE_TIMEOUT_MS", 100...3_600_000, "ms",
                 "Time a client may take to read a response before it is dropped."
             )
+        case .bodyTimeoutMs:
+            (
+                "body-timeout-ms", "LISTSERVER_BODY_TIMEOUT_MS", 100...3_600_000, "ms",
+                "Time a client has to send a whole request body after its head; then 408 and close."
+            )
+        case .minBodyRate:
+            (
+                "min-body-rate", "LISTSERVER_MIN_BODY_RATE", 0...1_073_741_824, "bytes/s",
+                "Slowest a request body may arrive after its first second, on average since its head; slower gets 408 "
+                    + "and close (0: no minimum)."
+            )
+        case .reservedConnections:
+            (
+                "reserved-connections", "LISTSERVER_RESERVED_CONNECTIONS", 0...10_000, "n",
+                "Connections beyond http.max_connections kept for /healthz, /readyz, /metrics and /admin/*; any other "
+                    + "request on one gets 503."
+            )
         case .itemCount:
             ("item-count", "LISTSERVER_ITEM_COUNT", 0...(1 << 53), "n", "Number of items in the list.")
         case .seed:
@@ -98,6 +115,16 @@ extension SettingKey {
                 "changes-kept", "LISTSERVER_CHANGES_KEPT", 1...100_000_000, "n",
                 "How many recent changes per dataset the change feed keeps for replay."
             )
+        case .maxDatasets:
+            (
+                "max-datasets", "LISTSERVER_MAX_DATASETS", 1...1_000_000, "n",
+                "Most datasets (X-Dataset names with writes) kept at once; a write that would make one more gets 507."
+            )
+        case .datasetTTLSeconds:
+            (
+                "dataset-ttl-s", "LISTSERVER_DATASET_TTL_S", 0...315_360_000, "s",
+                "A dataset nobody used for this long is removed with everything written to it (0: never)."
+            )
         case .heartbeatMs:
             (
                 "heartbeat-ms", "LISTSERVER_HEARTBEAT_MS", 100...3_600_000, "ms",
@@ -112,6 +139,11 @@ extension SettingKey {
             (
                 "event-buffer-bytes", "LISTSERVER_EVENT_BUFFER_BYTES", 4_096...1_073_741_824, "bytes",
                 "Unsent bytes an event-stream subscriber may fall behind by before it is dropped."
+            )
+        case .eventBufferedBytes:
+            (
+                "event-buffered-bytes", "LISTSERVER_EVENT_BUFFERED_BYTES", 65_536...17_179_869_184, "bytes",
+                "Unsent event-stream bytes all subscribers together may hold; past it the slowest are dropped first."
             )
         case .shutdownGraceMs:
             (
@@ -258,6 +290,11 @@ extension SettingKey {
             (
                 "cors-allow-origin", "LISTSERVER_CORS_ALLOW_ORIGIN", nil, "origins",
                 "Origins allowed to read answers in a browser (CORS); empty sends no CORS headers at all."
+            )
+        case .adminAllowedOrigins:
+            (
+                "admin-allowed-origins", "LISTSERVER_ADMIN_ALLOWED_ORIGINS", nil, "origins",
+                "Web origins besides the server's own whose pages may call the admin endpoints; * for any."
             )
         }
     }

@@ -18,6 +18,9 @@ enum SettingKey: String, CaseIterable, Sendable {
     case headerTimeoutMs = "http.header_timeout_ms"
     case idleTimeoutMs = "http.idle_timeout_ms"
     case writeTimeoutMs = "http.write_timeout_ms"
+    case bodyTimeoutMs = "http.body_timeout_ms"
+    case minBodyRate = "http.min_body_rate"
+    case reservedConnections = "http.reserved_connections"
     case itemCount = "items.count"
     case seed = "items.seed"
     case pageLatencyMs = "items.latency_ms"
@@ -49,9 +52,12 @@ enum SettingKey: String, CaseIterable, Sendable {
     case dataPoolSize = "data.pool_size"
     case idempotencyTTLSeconds = "data.idempotency_ttl_s"
     case changesKept = "data.changes_kept"
+    case maxDatasets = "data.max_datasets"
+    case datasetTTLSeconds = "data.dataset_ttl_s"
     case heartbeatMs = "events.heartbeat_ms"
     case maxWaitMs = "events.max_wait_ms"
     case eventBufferBytes = "events.max_buffer_bytes"
+    case eventBufferedBytes = "events.max_buffered_bytes"
     case maxDelayMs = "delay.max_ms"
     case faultRate = "faults.rate"
     case faultKinds = "faults.kinds"
@@ -59,6 +65,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case hangMs = "faults.hang_ms"
     case retryAfterSeconds = "faults.retry_after_s"
     case adminToken = "admin.token"
+    case adminAllowedOrigins = "admin.allowed_origins"
     case corsAllowOrigin = "cors.allow_origin"
     case shutdownGraceMs = "shutdown.grace_ms"
     case metricsEnabled = "metrics.enabled"
@@ -122,7 +129,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     var valueKind: ValueKind {
         switch self {
         case .host, .logLevel, .logFormat, .latencyDistribution, .imageLatencyDistribution, .faultKinds, .adminToken,
-            .corsAllowOrigin, .dataPath, .dataSynchronous, .dataURL, .publicURL:
+            .corsAllowOrigin, .adminAllowedOrigins, .dataPath, .dataSynchronous, .dataURL, .publicURL:
             .string
         case .metricsEnabled, .accessLog, .picsumEnabled: .boolean
         case .latencySpread, .imageLatencySpread, .faultRate: .double
@@ -156,6 +163,7 @@ enum SettingKey: String, CaseIterable, Sendable {
         case .faultKinds: "a comma-separated list of kind[:weight]"
         case .adminToken: "empty or \(AdminToken.lengths) visible ASCII characters (0x21...0x7E)"
         case .corsAllowOrigin: "*, empty, or a comma-separated list of http(s)://host[:port]"
+        case .adminAllowedOrigins: "empty, *, or a comma-separated list of http(s)://host[:port]"
         case .metricsEnabled, .accessLog, .picsumEnabled: "true or false"
         case .publicURL: "empty, or http(s)://host[:port] with an optional path"
         default:

@@ -222,9 +222,12 @@ extension Settings {
             dataPoolSize: try reader.int(.dataPoolSize),
             idempotencyTTLSeconds: try reader.int(.idempotencyTTLSeconds),
             changesKept: try reader.int(.changesKept),
+            maxDatasets: try reader.int(.maxDatasets),
+            datasetTTLSeconds: try reader.int(.datasetTTLSeconds),
             heartbeatMs: try reader.int(.heartbeatMs),
             maxWaitMs: try reader.int(.maxWaitMs),
             eventBufferBytes: try reader.int(.eventBufferBytes),
+            eventBufferedBytes: try reader.int(.eventBufferedBytes),
             maxDelayMs: try reader.int(.maxDelayMs),
             faultRate: try reader.double(.faultRate),
             faultKinds: try reader.parsed(.faultKinds, FaultMix.init(parsing:)),
@@ -232,6 +235,7 @@ extension Settings {
             hangMs: try reader.int(.hangMs),
             retryAfterSeconds: try reader.int(.retryAfterSeconds),
             adminToken: try reader.parsed(.adminToken, AdminToken.init(parsing:)),
+            adminAllowedOrigins: try reader.parsed(.adminAllowedOrigins, CORSOrigins.init(parsing:)),
             corsAllowOrigin: try reader.parsed(.corsAllowOrigin, CORSOrigins.init(parsing:)),
             shutdownGrace: .milliseconds(try reader.int(.shutdownGraceMs)),
             metricsEnabled: try reader.bool(.metricsEnabled),
@@ -287,7 +291,10 @@ extension Settings {
             maxConnections: try reader.int(.maxConnections),
             headerTimeout: .milliseconds(try reader.int(.headerTimeoutMs)),
             idleTimeout: .milliseconds(try reader.int(.idleTimeoutMs)),
-            writeTimeout: .milliseconds(try reader.int(.writeTimeoutMs))
+            writeTimeout: .milliseconds(try reader.int(.writeTimeoutMs)),
+            bodyTimeout: .milliseconds(try reader.int(.bodyTimeoutMs)),
+            minBodyRate: try reader.int(.minBodyRate),
+            reservedConnections: try reader.int(.reservedConnections)
         )
     }
 

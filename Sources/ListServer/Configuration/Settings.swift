@@ -107,6 +107,12 @@ struct Settings: Sendable, Equatable {
     /// `data.changes_kept`: how many recent changes per dataset the change feed keeps for replay.
     var changesKept = 100_000
 
+    /// `data.max_datasets`: the most datasets (named lists with writes) kept at once.
+    var maxDatasets = 10_000
+
+    /// `data.dataset_ttl_s`: how long a dataset nobody uses is kept, in seconds; 0 keeps it for ever.
+    var datasetTTLSeconds = 604_800
+
     /// `events.heartbeat_ms`: the interval of the comment line that keeps an idle event stream open, in
     /// milliseconds.
     var heartbeatMs = 15_000
@@ -115,8 +121,12 @@ struct Settings: Sendable, Equatable {
     var maxWaitMs = 30_000
 
     /// `events.max_buffer_bytes`: how many unsent bytes an event-stream subscriber may fall behind by before it is
-    /// dropped.
-    var eventBufferBytes = 1_048_576
+    /// dropped: what a burst of events needs (256 KiB is some 1,000 changes of a full item).
+    var eventBufferBytes = 262_144
+
+    /// `events.max_buffered_bytes`: how many unsent bytes all event-stream subscribers together may hold; past it
+    /// the slowest are dropped first.
+    var eventBufferedBytes = 67_108_864
 
     /// `delay.max_ms`: the largest `?delay_ms` a request may ask for, in milliseconds.
     var maxDelayMs = 30_000
@@ -139,6 +149,10 @@ struct Settings: Sendable, Equatable {
     /// `admin.token`: the secret the admin endpoints require; without one they accept loopback clients only.
     /// Never printed: ``summary`` shows `<set>` or `<none>`.
     var adminToken = AdminToken.none
+
+    /// `admin.allowed_origins`: the web origins, besides the server's own, whose pages may call the admin endpoints
+    /// (`.none`: only its own; `.any`: every one).
+    var adminAllowedOrigins = CORSOrigins.none
 
     /// `cors.allow_origin`: which browser origins may read the answers.
     var corsAllowOrigin = CORSOrigins.any
@@ -175,6 +189,9 @@ struct Settings: Sendable, Equatable {
         case .headerTimeoutMs: .int(limits.headerTimeout.wholeMilliseconds)
         case .idleTimeoutMs: .int(limits.idleTimeout.wholeMilliseconds)
         case .writeTimeoutMs: .int(limits.writeTimeout.wholeMilliseconds)
+        case .bodyTimeoutMs: .int(limits.bodyTimeout.wholeMilliseconds)
+        case .minBodyRate: .int(limits.minBodyRate)
+        case .reservedConnections: .int(limits.reservedConnections)
         case .itemCount: .int(Int(clamping: itemCount))
         case .seed: .int(Int(clamping: seed))
         case .pageLatencyMs: .int(pageLatencyMs)
@@ -206,9 +223,12 @@ struct Settings: Sendable, Equatable {
         case .dataPoolSize: .int(dataPoolSize)
         case .idempotencyTTLSeconds: .int(idempotencyTTLSeconds)
         case .changesKept: .int(changesKept)
+        case .maxDatasets: .int(maxDatasets)
+        case .datasetTTLSeconds: .int(datasetTTLSeconds)
         case .heartbeatMs: .int(heartbeatMs)
         case .maxWaitMs: .int(maxWaitMs)
         case .eventBufferBytes: .int(eventBufferBytes)
+        case .eventBufferedBytes: .int(eventBufferedBytes)
         case .maxDelayMs: .int(maxDelayMs)
         case .faultRate: .double(faultRate)
         case .faultKinds: .string(faultKinds.text)
@@ -217,6 +237,7 @@ struct Settings: Sendable, Equatable {
         case .retryAfterSeconds: .int(retryAfterSeconds)
         case .adminToken: .string(adminToken.value)
         case .corsAllowOrigin: .string(corsAllowOrigin.text)
+        case .adminAllowedOrigins: .string(adminAllowedOrigins.text)
         case .shutdownGraceMs: .int(shutdownGrace.wholeMilliseconds)
         case .metricsEnabled: .bool(metricsEnabled)
         case .logLevel: .string(logging.level.rawValue)

@@ -4121,7 +4121,10 @@ enum OpenAPIDocument {
                           status:
                             const: 401
             Forbidden:
-              description: No `admin.token` is configured, and the client is not on a loopback address.
+              description: >-
+                No `admin.token` is configured, and the client is not on a loopback address; or (whatever the token) the
+                request comes from a web page of another origin: an `Origin` that is neither the server's own nor in
+                `admin.allowed_origins`, or `Sec-Fetch-Site: cross-site` without `Origin`.
               headers:
                 Cache-Control:
                   $ref: '#/components/headers/NoCache'
@@ -13270,7 +13273,7 @@ enum OpenAPIDocument {
                 }
               },
               "Forbidden": {
-                "description": "No `admin.token` is configured, and the client is not on a loopback address.",
+                "description": "No `admin.token` is configured, and the client is not on a loopback address; or (whatever the token) the request comes from a web page of another origin: an `Origin` that is neither the server's own nor in `admin.allowed_origins`, or `Sec-Fetch-Site: cross-site` without `Origin`.",
                 "headers": {
                   "Cache-Control": {
                     "$ref": "#/components/headers/NoCache"
@@ -14886,5 +14889,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x4581329694F5F400
+    static let yamlFNV1a64: UInt64 = 0x042A3B4E3BB81600
 }

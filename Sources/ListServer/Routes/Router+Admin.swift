@@ -11,8 +11,10 @@ extension Router {
     /// the default list, stays). Answers 200
     /// `{"version":V,"seed":S,"count":N,"cleared":{"details":D,"fault_counters":F}}`.
     ///
-    /// Access: with `admin.token` configured, `Authorization: Bearer <token>` is required (compared in constant
-    /// time; 401 with `WWW-Authenticate: Bearer` otherwise); without one, only loopback clients are let in (403).
+    /// Access: a web page of another origin than the server's own (or `admin.allowed_origins`) is refused 403
+    /// (``AdminOrigin``); with `admin.token` configured, `Authorization: Bearer <token>` is required (compared in
+    /// constant time; 401 with `WWW-Authenticate: Bearer` otherwise); without one, only loopback clients are let in
+    /// (403).
     ///
     /// - Throws: 401/403 as above; 400 `invalid-body` for a body that is not that JSON.
     func adminReset(_ request: HTTPRequest) throws(Problem) -> RouteOutcome {
@@ -48,8 +50,12 @@ extension Router {
         }
     }
 
-    /// Lets the request in, or throws 401 (token configured, not given or wrong) or 403 (no token, not loopback).
+    /// Lets the request in, or throws 403 (a web page of another origin: ``AdminOrigin``), 401 (token configured, not
+    /// given or wrong) or 403 (no token, not loopback).
     func authorizeAdmin(_ request: HTTPRequest) throws(Problem) {
+        if let refusal = service.adminOrigin.refusal(request.headers) {
+            throw Problem(.forbidden, detail: refusal)
+        }
         guard service.adminToken.isSet else {
             guard request.fromLoopback else {
                 throw Problem(

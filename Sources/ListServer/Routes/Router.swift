@@ -336,6 +336,14 @@ package struct Router: Sendable {
             }
         }
 
+        /// Whether this is an admin endpoint (``Router/authorizeAdmin(_:)``).
+        var isAdmin: Bool {
+            switch self {
+            case .adminReset, .adminDataset: true
+            default: false
+            }
+        }
+
         /// Whether this is one of Lorem Picsum's routes (off with `picsum.enabled` false).
         var isPicsum: Bool {
             switch self {
@@ -465,10 +473,12 @@ package struct Router: Sendable {
         }
     }
 
-    /// `OPTIONS` on a known resource: 204 with `Allow`, plus the preflight fields for a CORS preflight.
+    /// `OPTIONS` on a known resource: 204 with `Allow`, plus the preflight fields for a CORS preflight (none for an
+    /// admin endpoint asked from an origin ``AdminOrigin`` refuses, so the browser never sends the request).
     private func options(_ resource: Resource, _ request: HTTPRequest) -> HTTPResponse {
         var headers: HTTPHeaders = ["Allow": resource.allowedMethods]
-        if let cors = service.cors, CORSPolicy.isPreflight(request) {
+        let refused = resource.isAdmin && service.adminOrigin.refusal(request.headers) != nil
+        if let cors = service.cors, CORSPolicy.isPreflight(request), !refused {
             for (name, value) in cors.preflightHeaders(request: request) {
                 headers.add(name, value)
             }
