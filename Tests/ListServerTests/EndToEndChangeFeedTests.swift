@@ -30,8 +30,9 @@ struct EndToEndChangeFeedTests {
     func longPoll() async throws {
         try await withServer { app in
             async let waiting = fetch(port: app.port, "/items/changes?since=0&wait_ms=10000")
-            try await waitUntil("the long-poll to wait", describe: { "\($0) waiting" },
-                                observe: { app.writes.feed.waitingCount }, isDone: { $0 == 1 })
+            try await waitUntil(
+                "the long-poll to wait", describe: { "\($0) waiting" },
+                observe: { app.writes.feed.waitingCount }, isDone: { $0 == 1 })
             _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"wake"}"#)
             let answer = try await waiting.jsonObject()
             #expect((answer["changes"] as? [[String: Any]])?.count == 1)
@@ -104,7 +105,9 @@ struct EndToEndChangeFeedTests {
 struct EndToEndGrowthTests {
     @Test("items.grow_every_ms adds generated items at the end, each a created change, sharing ids with POST")
     func growth() async throws {
-        try await withServer(configure: { $0.growEveryMs = 20; $0.itemCount = 10 }) { app in
+        try await withServer(configure: {
+            $0.growEveryMs = 20; $0.itemCount = 10
+        }) { app in
             try await waitUntil(
                 "the list to grow", describe: { "last sequence \($0)" },
                 observe: { app.writes.lists.state(of: "").header.lastSequence }, isDone: { $0 >= 3 })
@@ -115,7 +118,8 @@ struct EndToEndGrowthTests {
             let items = try #require(changes["changes"] as? [[String: Any]])
             #expect(items.map { $0["kind"] as? String } == ["created", "created", "created"])
             #expect(items.map { ($0["item"] as? [String: Any])?["id"] as? Int } == [10, 11, 12])
-            #expect(items.map { ($0["item"] as? [String: Any])?["label"] as? String } == ["Line 10", "Line 11", "Line 12"])
+            #expect(
+                items.map { ($0["item"] as? [String: Any])?["label"] as? String } == ["Line 10", "Line 11", "Line 12"])
         }
     }
 }
@@ -138,6 +142,45 @@ struct EndToEndEventStreamLimitTests {
             let events = try await offPool { try stream.readEvents(1) }
             #expect(events.first?["event"] == "created")
             #expect(stream.heartbeatsSeen >= 3)
+        }
+    }
+
+    @Test(
+        "past events.max_buffered_bytes for all subscribers the one furthest behind is dropped, a reader is not")
+    func sharedBudget() async throws {
+        try await withServer(configure: {
+            $0.threads = 1  // one loop: its share is the whole budget
+            $0.eventBufferBytes = 64 << 20  // so the shared bound is what drops the stalled one
+            $0.eventBufferedBytes = 65_536
+        }) { app in
+            let stalled = try RawHTTPConnection(port: app.port, receiveBuffer: 4096)
+            try stalled.request("GET", "/items/events")
+            _ = try await offPool { try stalled.readStreamHead() }
+            let reader = try RawHTTPConnection(port: app.port)
+            try reader.request("GET", "/items/events")
+            _ = try await offPool { try reader.readStreamHead() }
+            let count = 400
+            // The reader reads as the writes go on, on a thread of its own.
+            async let received = offPool { try reader.readEvents(count) }
+            let label = String(repeating: "🎉", count: 480)  // about 2 KB an event: 800 KB in all
+            try await offPool {
+                let connection = try RawHTTPConnection(port: app.port)
+                for _ in 0..<count {
+                    let body = #"{"label":"\#(label)"}"#
+                    try connection.write(
+                        "POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                            + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+                    #expect(try connection.readResponse().status == 201)
+                }
+            }
+            let events = try await received
+            #expect(events.count == count)
+            #expect(events.compactMap { $0["id"].flatMap(Int.init) } == Array(1...count), "in order, none missed")
+            // The stalled one was closed long before its own 64 MiB bound: what it was sent ends in the end of
+            // the stream, not a timeout.
+            let (bytes, error) = await (try? offPool { stalled.readUntilClosed() }) ?? ([], -1)
+            #expect(error == 0 || error == ECONNRESET)
+            #expect(bytes.count < 1 << 20)
         }
     }
 

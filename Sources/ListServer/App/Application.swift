@@ -77,6 +77,7 @@ final class Application: Sendable {
         events.heartbeat = .milliseconds(settings.heartbeatMs)
         events.maxWait = .milliseconds(settings.maxWaitMs)
         events.maxBufferBytes = settings.eventBufferBytes
+        events.maxBufferedBytes = settings.eventBufferedBytes
         let router = Router(
             writes: writes, events: events, cache: cache, images: images, paging: settings.paging,
             observability: observability,

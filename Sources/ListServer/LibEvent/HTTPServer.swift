@@ -39,7 +39,7 @@ final class HTTPServer: Sendable {
                 servers.append(
                     try LoopServer(
                         loop: loop, loopIndex: index, router: router, limits: limits, connectionLimit: share,
-                        uploadBudget: uploadBudget, listeningFD: fd))
+                        uploadBudget: uploadBudget, loopCount: threads, listeningFD: fd))
             }
         } catch {
             for fd in fds.dropFirst(servers.count + 1) { close(fd) }

@@ -15,6 +15,9 @@ final class EventStream: @unchecked Sendable {
     var held: [Change]?
     /// Set when the connection went away (the close callback ran): the request must not be touched again.
     var closed = false
+    /// What the stream had not sent when last measured (after its last write), counted in the loop's
+    /// ``LoopServer/streamBacklog``.
+    var backlog = 0
     /// The server whose table holds the stream. Not weak, for the reason ``LoopServerReference`` gives: the stream
     /// is in that table until its connection closes, and connections close no later than the server's `deinit`
     /// (which frees evhttp, and with it every connection, while the server is still whole).
@@ -34,8 +37,10 @@ final class EventStream: @unchecked Sendable {
 ///
 /// The feed hands each commit's changes to every loop once (``ChangeFeed/addListener(_:)``); the loop encodes each
 /// change once and writes the same bytes to each of its streams of that list. A subscriber that stops reading is
-/// dropped once what it has not read passes `events.max_buffer_bytes`. Streams are not requests in flight: a drain
-/// ends them at once (clients reconnect elsewhere) and does not wait for them.
+/// dropped once what it has not read passes `events.max_buffer_bytes`, and when what all of the loop's subscribers
+/// have not read would pass the loop's share of `events.max_buffered_bytes`, those furthest behind are dropped first
+/// (1,000 subscribers that never read held 1 MiB each, 1.5 GB, before there was a shared bound). Streams are not
+/// requests in flight: a drain ends them at once (clients reconnect elsewhere) and does not wait for them.
 extension LoopServer {
     /// Starts answering `request` with an event stream.
     func openStream(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) {
@@ -54,8 +59,9 @@ extension LoopServer {
         }
         // Told when the connection goes (the client left, the stream was dropped, or evhttp is freed).
         evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
-        request.addHeaders(of: HTTPResponse(status: 200, headers: stream.headers), requestID: requestID,
-                           closeConnection: false)
+        request.addHeaders(
+            of: HTTPResponse(status: 200, headers: stream.headers), requestID: requestID,
+            closeConnection: false)
         evhttp_send_reply_start(request.raw, 200, "OK")
         write(Array("retry: \(stream.settings.retry.wholeMilliseconds)\n\n".utf8), to: open)
         startHeartbeats(every: stream.settings.heartbeat)
@@ -128,11 +134,8 @@ extension LoopServer {
     /// the socket sends on its next write event) never counts against a client that reads.
     private func write(_ bytes: [UInt8], to stream: EventStream) {
         guard streams[stream.token] != nil, let bufferevent = stream.request.connectionBufferevent else { return }
-        var unsent = evbuffer_get_length(bufferevent_get_output(bufferevent))
-        if let underlying = bufferevent_get_underlying(bufferevent) {
-            unsent += evbuffer_get_length(bufferevent_get_output(underlying))
-        }
-        if unsent > router.events.maxBufferBytes {
+        measureBacklog(of: stream, bufferevent)
+        if stream.backlog > router.events.maxBufferBytes || !makeRoom(for: bytes.count, writing: stream) {
             drop(stream)
             return
         }
@@ -142,13 +145,48 @@ extension LoopServer {
         evhttp_send_reply_chunk(stream.request.raw, replyBuffer)
         guardian?.holdsOutput = false
         bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
+        // The flush wrote to the kernel what it would take: what is left is what the stream holds here.
+        measureBacklog(of: stream, bufferevent)
+    }
+
+    /// Brings `stream`'s ``EventStream/backlog`` (and the loop's total) up to date: the bytes queued in its
+    /// connection's buffers that the kernel has not taken yet.
+    private func measureBacklog(of stream: EventStream, _ bufferevent: OpaquePointer) {
+        var unsent = evbuffer_get_length(bufferevent_get_output(bufferevent))
+        if let underlying = bufferevent_get_underlying(bufferevent) {
+            unsent += evbuffer_get_length(bufferevent_get_output(underlying))
+        }
+        streamBacklog += unsent - stream.backlog
+        stream.backlog = unsent
+    }
+
+    /// Makes room in the loop's share of `events.max_buffered_bytes` for `count` more bytes, dropping the streams
+    /// furthest behind first; false when `writing` is itself one to drop (it then must not be written to).
+    ///
+    /// Only when the total as last measured would pass the share are the other streams measured again (they may
+    /// have sent since), so a loop whose subscribers read pays one comparison per write.
+    private func makeRoom(for count: Int, writing: EventStream) -> Bool {
+        guard streamBacklog + count > streamBudget else { return true }
+        for other in streams.values {
+            if let bufferevent = other.request.connectionBufferevent { measureBacklog(of: other, bufferevent) }
+        }
+        while streamBacklog + count > streamBudget {
+            guard let furthest = streams.values.max(by: { $0.backlog < $1.backlog }), furthest.backlog > 0 else {
+                return true  // nothing held here: the bytes go to the kernel, which may take them
+            }
+            if furthest === writing { return false }
+            drop(furthest)
+        }
+        return true
     }
 
     /// Ends a stream cleanly (the terminating chunk); the connection stays for further requests. The chunk is
     /// pushed to the kernel at once (the guard's output filter writes synchronously), so a drain that frees evhttp
     /// right after cannot discard it.
     func end(_ stream: EventStream) {
-        guard streams.removeValue(forKey: stream.token) != nil, !stream.closed else { return }
+        let wasOpen = streams[stream.token] != nil
+        forget(stream)
+        guard wasOpen, !stream.closed else { return }
         if let bufferevent = stream.request.connectionBufferevent {
             connections[bufferevent]?.streaming = false
         }
@@ -166,7 +204,7 @@ extension LoopServer {
     /// inside an evhttp callback for the same connection (a replay written while the stream opens), which must not
     /// see its connection freed under it.
     private func drop(_ stream: EventStream) {
-        streams[stream.token] = nil  // nothing more is written to it
+        forget(stream)  // nothing more is written to it
         loop.execute {
             guard !stream.closed, let connection = evhttp_request_get_connection(stream.request.raw) else { return }
             // The close callback marks the stream closed and releases its reference; evhttp frees the request.
@@ -177,11 +215,18 @@ extension LoopServer {
     /// The connection of `stream` went away. When the client left, evhttp has detached the streamed request from
     /// the connection without freeing it (a reply in progress belongs to its sender): it is freed here.
     fileprivate func streamClosed(_ stream: EventStream) {
-        streams[stream.token] = nil
+        forget(stream)
         stream.closed = true
         if evhttp_request_get_connection(stream.request.raw) == nil {
             evhttp_request_free(stream.request.raw)
         }
+    }
+
+    /// Takes `stream` out of the loop's table and its backlog out of the loop's total.
+    private func forget(_ stream: EventStream) {
+        guard streams.removeValue(forKey: stream.token) != nil else { return }
+        streamBacklog -= stream.backlog
+        stream.backlog = 0
     }
 
     /// Ends every stream (shutdown: clients reconnect elsewhere).

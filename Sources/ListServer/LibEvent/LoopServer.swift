@@ -54,14 +54,19 @@ final class LoopServer: @unchecked Sendable {
     var nextStreamToken: UInt64 = 0
     /// The next heartbeat of the open streams, while any is open.
     var heartbeat: LoopTimer?
+    /// What this loop's streams may hold unsent, together: its share of `events.max_buffered_bytes`.
+    let streamBudget: Int
+    /// The unsent bytes of this loop's streams as last measured (each stream's ``EventStream/backlog``, summed).
+    var streamBacklog = 0
 
     /// Creates the evhttp on the loop's base and starts accepting on `listeningFD` (which it now owns).
     /// Call before the loop thread starts, or on it. `loopIndex` tells this loop's request ids apart.
     init(
         loop: EventLoop, loopIndex: Int = 0, router: Router, limits: HTTPLimits, connectionLimit: Int,
-        uploadBudget: UploadBudget? = nil, listeningFD: Int32
+        uploadBudget: UploadBudget? = nil, loopCount: Int = 1, listeningFD: Int32
     ) throws(EventError) {
         self.loop = loop
+        streamBudget = max(1, router.events.maxBufferedBytes / max(1, loopCount))
         self.uploadBudget = uploadBudget ?? UploadBudget(limits: limits)
         requestIDs = RequestIDGenerator(loopIndex: loopIndex)
         self.router = router

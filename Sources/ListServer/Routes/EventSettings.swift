@@ -5,7 +5,10 @@ package struct EventSettings: Sendable, Equatable {
     /// The longest `wait_ms` a long-poll may ask for (`events.max_wait_ms`).
     package var maxWait: Duration = .seconds(30)
     /// The unsent bytes a subscriber may fall behind by before it is dropped (`events.max_buffer_bytes`).
-    package var maxBufferBytes = 1 << 20
+    package var maxBufferBytes = 256 << 10
+    /// The unsent bytes all subscribers together may hold (`events.max_buffered_bytes`), shared evenly by the event
+    /// loops; past a loop's share, its subscribers furthest behind are dropped first.
+    package var maxBufferedBytes = 64 << 20
     /// The `retry:` a stream starts with: how long a browser waits before it reconnects.
     package var retry: Duration = .seconds(2)
 
