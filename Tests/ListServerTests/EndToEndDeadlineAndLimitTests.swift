@@ -75,28 +75,40 @@ struct EndToEndDeadlineAndLimitTests {
         }
     }
 
-    @Test("past the connection limit new clients wait; when others close, they are served")
+    @Test("past the limit the reserve answers 503 server-busy, then clients wait; when others close, they are served")
     func connectionLimit() async throws {
         try await withServer(configure: {
-            $0.limits.maxConnections = 10; $0.threads = 1
+            $0.limits.maxConnections = 10; $0.limits.reservedConnections = 1; $0.threads = 1
         }) { app in
             let port = app.port
-            let served = try await offPool { () -> (Bool, Int) in
-                var held = try (0..<10).map { _ in try RawHTTPConnection(port: port, timeout: 5) }
+            let (held, busy, answeredWhileFull) = try await offPool {
+                () -> ([RawHTTPConnection], RawHTTPConnection.Response, Bool) in
+                let held = try (0..<10).map { _ in try RawHTTPConnection(port: port, timeout: 5) }
                 for connection in held {  // make sure each is accepted and in use
                     try connection.request("GET", "/items/1")
                     _ = try connection.readResponse()
                 }
+                // The eleventh is the reserve's: it serves probes and admins, and tells others to come back.
+                let reserve = try RawHTTPConnection(port: port, timeout: 5)
+                try reserve.request("GET", "/items/2")
+                let busy = try reserve.readResponse()
                 let waiting = try RawHTTPConnection(port: port, timeout: 1)
                 try waiting.request("GET", "/items/2")
-                let answeredWhileFull = (try? waiting.readResponse()) != nil
-                held.removeAll()  // closes them
-                let late = try RawHTTPConnection(port: port, timeout: 5)
-                try late.request("GET", "/items/3")
-                return (answeredWhileFull, try late.readResponse().status)
+                // Past the limit no page is served: the reserve (freed as the 503 closed its connection) says busy
+                // again, or the client waits in the listen backlog.
+                return (held, busy, (try? waiting.readResponse())?.status == 200)
             }
-            #expect(served.0 == false, "a connection past the limit was served")
-            #expect(served.1 == 200)
+            #expect(busy.status == 503)
+            #expect(busy.header("Retry-After") == "1")
+            #expect(answeredWhileFull == false, "a connection past the limit and the reserve was served")
+            for connection in held { connection.hangUp() }
+            try await waitUntil("the server sees them close") {
+                app.openConnections
+            } isDone: {
+                $0 <= 1
+            }
+            let late = try await fetch(port: port, "/items/3")
+            #expect(late.status == 200)
         }
     }
 }

@@ -72,7 +72,7 @@ struct EndToEndUploadTests {
         }
     }
 
-    @Test("large uploads in flight are bounded: past the budget a head is refused 503 before its body is read")
+    @Test("large uploads take the budget byte by byte: heads that send nothing hold nothing, sent bytes do")
     func uploadBudget() async throws {
         let configure: @Sendable (inout Settings) -> Void = {
             $0.limits.maxUploadBytes = 100_000
@@ -93,27 +93,41 @@ struct EndToEndUploadTests {
             }
         }
         try await withServer(configure: configure) { app throws in
-            // Heads whose bodies do not come: each holds its reservation, until the budget is full.
-            let holding = try await offPool {
+            // Eight heads declaring the largest upload, sending nothing: they take nothing, so another large upload
+            // still gets to the route (400: it is no image), however long they stay.
+            let idle = try await offPool {
                 try (0..<UploadBudget.uploadsInFlight).map { _ in
                     let connection = try RawHTTPConnection(port: app.port)
                     try connection.write(head + "Content-Length: 100000\r\n\r\n")
                     return connection
                 }
             }
-            // The probe sends its body: until the server has read the eight heads above, it is taken (its reservation
-            // returned when it closes) and answered 400 (no image), not left waiting for a body.
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await status(port: app.port, length: 5_000, body: String(repeating: "x", count: 5_000)) == 400)
+            // Eight that send all but one byte of it: now the budget is held, by the bytes that came.
+            let holding = try await offPool {
+                try (0..<UploadBudget.uploadsInFlight).map { _ in
+                    let connection = try RawHTTPConnection(port: app.port)
+                    try connection.write(
+                        head + "Content-Length: 100000\r\n\r\n" + String(repeating: "y", count: 99_999))
+                    return connection
+                }
+            }
             try await waitUntil("the budget is full") {
                 try await status(port: app.port, length: 1_001, body: String(repeating: "x", count: 1_001))
-            } isDone: { $0 == 503 }
+            } isDone: {
+                $0 == 503
+            }
             // A small upload (within http.max_body_bytes) does not count: it gets to the route.
             #expect(try await status(port: app.port, length: 5, body: "hello") == 400)
-            // One leaves: its reservation comes back, and a new upload's head is taken.
+            // One leaves: what it took comes back, and a new upload's bytes are taken.
             holding[0].shutDown()
             try await waitUntil("a reservation is returned") {
                 try await status(port: app.port, length: 5_000, body: String(repeating: "x", count: 5_000))
-            } isDone: { $0 == 400 }  // not an image: the route answered
-            withExtendedLifetime(holding) {}
+            } isDone: {
+                $0 == 400
+            }  // not an image: the route answered
+            withExtendedLifetime((idle, holding)) {}
         }
     }
 }

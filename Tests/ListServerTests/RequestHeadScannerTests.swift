@@ -13,7 +13,7 @@ struct RequestHeadScannerTests {
             head
                 == RequestHead(
                     headLength: text.utf8.count, skippedBytes: 0, bodyLength: 0, method: .get, keepAliveDefault: true,
-                    isHTTP11: true))
+                    isHTTP11: true, targetRange: 4..<17))
     }
 
     @Test("HTTP/1.0 needs no Host and does not keep the connection alive by default")

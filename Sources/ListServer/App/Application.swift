@@ -197,6 +197,12 @@ final class Application: Sendable {
     /// The port actually bound.
     var port: Int { server.port }
 
+    /// The client connections open now, on every loop (tests watch it).
+    var openConnections: Int { server.openConnections }
+
+    /// The bytes of large uploads received and not yet answered (``UploadBudget``; tests watch it).
+    var uploadsInUse: Int { server.uploadBudget.inUse }
+
     /// `host:port` as bound, IPv6 in brackets.
     var address: String {
         server.host.contains(":") ? "[\(server.host)]:\(server.port)" : "\(server.host):\(server.port)"

@@ -3505,6 +3505,8 @@ enum OpenAPIDocument {
                     - urn:listserver:problem:store-unavailable
                     - urn:listserver:problem:store-full
                     - urn:listserver:problem:shutting-down
+                    - urn:listserver:problem:server-busy
+                    - urn:listserver:problem:expectation-failed
                     - urn:listserver:problem:malformed-request
                     - urn:listserver:problem:not-implemented
                 title:
@@ -4248,8 +4250,10 @@ enum OpenAPIDocument {
                             const: 429
             ServiceUnavailable:
               description: |
-                `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)
-                while the server drains.
+                `injected-fault` (an injected 503, with `Retry-After`), `shutting-down` (with `Connection: close`)
+                while the server drains, or `server-busy` (with `Retry-After` and `Connection: close`): every one of
+                `http.max_connections` is in use, and the request came on a connection of the reserve, which serves only
+                `/healthz`, `/readyz`, `/metrics` and `/admin/*`.
               headers:
                 Retry-After:
                   $ref: '#/components/headers/Retry-After'
@@ -4275,6 +4279,7 @@ enum OpenAPIDocument {
                             enum:
                               - urn:listserver:problem:injected-fault
                               - urn:listserver:problem:shutting-down
+                              - urn:listserver:problem:server-busy
                           status:
                             const: 503
             DetailUnavailable:
@@ -4306,6 +4311,7 @@ enum OpenAPIDocument {
                             enum:
                               - urn:listserver:problem:injected-fault
                               - urn:listserver:problem:shutting-down
+                              - urn:listserver:problem:server-busy
                           status:
                             const: 503
             PicsumList:
@@ -4539,6 +4545,7 @@ enum OpenAPIDocument {
                               - urn:listserver:problem:store-unavailable
                               - urn:listserver:problem:injected-fault
                               - urn:listserver:problem:shutting-down
+                              - urn:listserver:problem:server-busy
                           status:
                             const: 503
             ImageStored:
@@ -4668,6 +4675,7 @@ enum OpenAPIDocument {
                               - urn:listserver:problem:store-unavailable
                               - urn:listserver:problem:injected-fault
                               - urn:listserver:problem:shutting-down
+                              - urn:listserver:problem:server-busy
                           status:
                             const: 503
             InvalidWrite:
@@ -4904,6 +4912,7 @@ enum OpenAPIDocument {
                               - urn:listserver:problem:store-unavailable
                               - urn:listserver:problem:injected-fault
                               - urn:listserver:problem:shutting-down
+                              - urn:listserver:problem:server-busy
                           status:
                             const: 503
                   example:
@@ -4938,6 +4947,7 @@ enum OpenAPIDocument {
                             enum:
                               - urn:listserver:problem:store-unavailable
                               - urn:listserver:problem:shutting-down
+                              - urn:listserver:problem:server-busy
                           status:
                             const: 503
                   example:
@@ -4985,7 +4995,9 @@ enum OpenAPIDocument {
                           status:
                             const: 503
             RequestTimeout:
-              description: The request head did not arrive within `http.header_timeout_ms`.
+              description: >-
+                The request head did not arrive within `http.header_timeout_ms`, or its body not within
+                `http.body_timeout_ms` of the head (or slower than `http.min_body_rate` after its first second).
               headers:
                 Connection:
                   $ref: '#/components/headers/ConnectionClose'
@@ -12282,6 +12294,8 @@ enum OpenAPIDocument {
                       "urn:listserver:problem:store-unavailable",
                       "urn:listserver:problem:store-full",
                       "urn:listserver:problem:shutting-down",
+                      "urn:listserver:problem:server-busy",
+                      "urn:listserver:problem:expectation-failed",
                       "urn:listserver:problem:malformed-request",
                       "urn:listserver:problem:not-implemented"
                     ]
@@ -13487,7 +13501,7 @@ enum OpenAPIDocument {
                 }
               },
               "ServiceUnavailable": {
-                "description": "`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)\nwhile the server drains.\n",
+                "description": "`injected-fault` (an injected 503, with `Retry-After`), `shutting-down` (with `Connection: close`)\nwhile the server drains, or `server-busy` (with `Retry-After` and `Connection: close`): every one of\n`http.max_connections` is in use, and the request came on a connection of the reserve, which serves only\n`/healthz`, `/readyz`, `/metrics` and `/admin/*`.\n",
                 "headers": {
                   "Retry-After": {
                     "$ref": "#/components/headers/Retry-After"
@@ -13523,7 +13537,8 @@ enum OpenAPIDocument {
                             "type": {
                               "enum": [
                                 "urn:listserver:problem:injected-fault",
-                                "urn:listserver:problem:shutting-down"
+                                "urn:listserver:problem:shutting-down",
+                                "urn:listserver:problem:server-busy"
                               ]
                             },
                             "status": {
@@ -13573,7 +13588,8 @@ enum OpenAPIDocument {
                             "type": {
                               "enum": [
                                 "urn:listserver:problem:injected-fault",
-                                "urn:listserver:problem:shutting-down"
+                                "urn:listserver:problem:shutting-down",
+                                "urn:listserver:problem:server-busy"
                               ]
                             },
                             "status": {
@@ -13931,7 +13947,8 @@ enum OpenAPIDocument {
                                 "urn:listserver:problem:image-busy",
                                 "urn:listserver:problem:store-unavailable",
                                 "urn:listserver:problem:injected-fault",
-                                "urn:listserver:problem:shutting-down"
+                                "urn:listserver:problem:shutting-down",
+                                "urn:listserver:problem:server-busy"
                               ]
                             },
                             "status": {
@@ -14121,7 +14138,8 @@ enum OpenAPIDocument {
                                 "urn:listserver:problem:image-busy",
                                 "urn:listserver:problem:store-unavailable",
                                 "urn:listserver:problem:injected-fault",
-                                "urn:listserver:problem:shutting-down"
+                                "urn:listserver:problem:shutting-down",
+                                "urn:listserver:problem:server-busy"
                               ]
                             },
                             "status": {
@@ -14499,7 +14517,8 @@ enum OpenAPIDocument {
                               "enum": [
                                 "urn:listserver:problem:store-unavailable",
                                 "urn:listserver:problem:injected-fault",
-                                "urn:listserver:problem:shutting-down"
+                                "urn:listserver:problem:shutting-down",
+                                "urn:listserver:problem:server-busy"
                               ]
                             },
                             "status": {
@@ -14555,7 +14574,8 @@ enum OpenAPIDocument {
                             "type": {
                               "enum": [
                                 "urn:listserver:problem:store-unavailable",
-                                "urn:listserver:problem:shutting-down"
+                                "urn:listserver:problem:shutting-down",
+                                "urn:listserver:problem:server-busy"
                               ]
                             },
                             "status": {
@@ -14651,7 +14671,7 @@ enum OpenAPIDocument {
                 }
               },
               "RequestTimeout": {
-                "description": "The request head did not arrive within `http.header_timeout_ms`.",
+                "description": "The request head did not arrive within `http.header_timeout_ms`, or its body not within `http.body_timeout_ms` of the head (or slower than `http.min_body_rate` after its first second).",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/ConnectionClose"
@@ -14889,5 +14909,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x042A3B4E3BB81600
+    static let yamlFNV1a64: UInt64 = 0x7CC9DB1FE0E995B2
 }

@@ -26,12 +26,35 @@ extension HeadRejection {
         Self(.headersTooLarge, detail: "the request has more than \(limit) header fields")
     }
 
-    /// 503: an upload larger than `http.max_body_bytes` while `limit` such uploads' worth of bytes are already
-    /// being received or handled (``UploadBudget``); its body is not read.
+    /// 503: an upload larger than `http.max_body_bytes` whose bytes, as they arrive, do not fit in what is left of
+    /// the ``UploadBudget`` (`limit` such uploads' worth of bytes being received or handled); the rest of its body
+    /// is not read.
     static func uploadsBusy(limit: Int) -> Self {
         Self(
             .imageBusy,
             detail: "\(limit) large uploads' worth of bytes are being received or handled; retry shortly",
+            headers: ["Retry-After": "1"])
+    }
+
+    /// 408: the body did not arrive within `http.body_timeout_ms` of its head, or came slower than
+    /// `http.min_body_rate` once its first second was over.
+    static func bodyTimeout(limits: HTTPLimits, received: Int, declared: Int, tooSlow: Bool) -> Self {
+        Self(
+            .requestTimeout,
+            detail: tooSlow
+                ? "the request body came slower than \(limits.minBodyRate) bytes a second (\(received) of \(declared) "
+                    + "bytes); send it faster"
+                : "the request body did not arrive within \(limits.bodyTimeout.wholeMilliseconds) ms of its head "
+                    + "(\(received) of \(declared) bytes)")
+    }
+
+    /// 503: a request on a connection of the reserve (``HTTPLimits/reservedConnections``), which serves only
+    /// `/healthz`, `/readyz`, `/metrics` and `/admin/*` while `http.max_connections` are open.
+    static func serverBusy(limit: Int) -> Self {
+        Self(
+            .serverBusy,
+            detail: "all \(limit) connections (http.max_connections) are in use; this one serves only /healthz, "
+                + "/readyz, /metrics and /admin/*; retry shortly",
             headers: ["Retry-After": "1"])
     }
 

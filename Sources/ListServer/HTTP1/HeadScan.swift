@@ -36,4 +36,8 @@ package struct RequestHead: Sendable, Equatable {
 
     /// Whether the request line says `HTTP/1.1` (otherwise it says `HTTP/1.0`).
     package let isHTTP11: Bool
+
+    /// Where the request-target is among the head's bytes (offsets from its first byte): the filter reads it on a
+    /// connection of the reserve, which serves only a few paths.
+    package var targetRange: Range<Int> = 0..<0
 }

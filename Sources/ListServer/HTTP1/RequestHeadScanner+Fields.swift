@@ -178,6 +178,7 @@ extension RequestHeadScanner {
                     bodyLength: contentLength,
                     method: method,
                     keepAliveDefault: isHTTP11,
-                    isHTTP11: isHTTP11)))
+                    isHTTP11: isHTTP11,
+                    targetRange: targetStart..<targetEnd)))
     }
 }

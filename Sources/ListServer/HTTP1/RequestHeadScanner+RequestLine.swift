@@ -140,6 +140,7 @@ extension RequestHeadScanner {
                             bytes.copied(targetStart..<index), authority: bytes.copied(authorityStart..<authorityEnd)))
                 }
             }
+            targetEnd = index
             versionStart = index + 1
             state = .version
             if method == .put, schemePrefixLength == 0, Self.isUploadTarget(bytes, targetStart..<index) {

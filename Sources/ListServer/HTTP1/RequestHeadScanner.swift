@@ -101,6 +101,8 @@ package struct RequestHeadScanner: Sendable {
     var requestLineStart = 0
     /// The offset of the request-target's first byte.
     var targetStart = 0
+    /// The offset just past the request-target's last byte.
+    var targetEnd = 0
     /// The length of the target's scheme prefix: 0 for origin-form, 7 for `http://`, 8 for `https://`.
     var schemePrefixLength = 0
     /// The offset of the HTTP version's first byte.

@@ -13,8 +13,13 @@ import CEvent
 /// server answers the marker with the rejection's problem+json and `Connection: close`. That keeps
 /// answers in order on pipelined connections with no second writer on the socket.
 ///
-/// Deadlines (head, idle) are checked by the loop's periodic sweep, not per-request timers, so a
-/// request costs no timer operations. Loop thread only.
+/// Deadlines (head, body, idle) are checked by the loop's periodic sweep, not per-request timers, so a
+/// request costs no timer operations. A body that misses its deadline (`http.body_timeout_ms`, or
+/// `http.min_body_rate` once its first second is over) is answered 408 straight on the socket, since
+/// evhttp is reading it, and the connection closed; a large upload takes from the shared
+/// ``UploadBudget`` byte by byte as its body arrives, not what its head declares, so heads that send
+/// nothing hold nothing. A connection of the reserve (``HTTPLimits/reservedConnections``) serves only
+/// ``isReservedTarget(_:)``. Loop thread only.
 final class ConnectionGuard {
     /// What the connection is doing, for the sweep's deadlines.
     enum Phase: Equatable {
@@ -26,6 +31,9 @@ final class ConnectionGuard {
         case busy
         /// Rejected: the marker is queued, everything else the client sends is dropped.
         case rejected
+        /// A body failed (too slow, or no room in the upload budget): its answer went straight to the socket, the
+        /// connection is being closed, and everything else the client sends is dropped.
+        case closing
     }
 
     /// The request line evhttp gets in place of a rejected head. It can only be recognised together
@@ -43,6 +51,14 @@ final class ConnectionGuard {
     private(set) var pendingRejection: HeadRejection?
     private var scanner: RequestHeadScanner
     private var bodyRemaining = 0
+    /// When the body being received started (its head was complete), and how many of its bytes have come since.
+    private var bodyStarted: Int64 = 0
+    private var bodyReceived = 0
+    /// Whether the body being received is a large upload, which takes from ``uploadBudget`` as its bytes come.
+    private var takesUploadBudget = false
+    /// Whether the connection was accepted into the reserve, past `http.max_connections` (until an ordinary one
+    /// is free when its next head comes).
+    private(set) var isReserved: Bool
     /// Whether the body being received is dropped rather than passed on (see where a head completes).
     private var dropsBody = false
     /// Whether the connection carries an event stream: evhttp keeps reading while it writes one (to see the
@@ -54,9 +70,10 @@ final class ConnectionGuard {
     private var reservedUpload = 0
     private unowned let server: LoopServer
 
-    init(server: LoopServer, limits: HTTPLimits, uploadBudget: UploadBudget, now: Int64) {
+    init(server: LoopServer, limits: HTTPLimits, uploadBudget: UploadBudget, now: Int64, reserved: Bool = false) {
         self.server = server
         self.limits = limits
+        isReserved = reserved
         self.uploadBudget = uploadBudget
         scanner = RequestHeadScanner(limits: limits)
         phase = .idle(since: now)
@@ -138,12 +155,22 @@ final class ConnectionGuard {
                 let dropped = min(available, bodyRemaining)
                 evbuffer_drain(source, dropped)
                 bodyRemaining -= dropped
+                bodyReceived += dropped
                 continue
             case .busy where bodyRemaining > 0:
-                let moved = evbuffer_remove_buffer(source, destination, min(available, bodyRemaining))
+                let chunk = min(available, bodyRemaining)
+                guard takeUploadBudget(chunk) else {
+                    failBody(.uploadsBusy(limit: UploadBudget.uploadsInFlight))
+                    return BEV_OK
+                }
+                let moved = evbuffer_remove_buffer(source, destination, chunk)
                 guard moved > 0 else { return BEV_ERROR }
                 bodyRemaining -= Int(moved)
+                bodyReceived += Int(moved)
                 continue
+            case .closing:
+                evbuffer_drain(source, available)
+                return BEV_OK
             case .idle, .busy:
                 phase = .head(since: now)
             case .head:
@@ -159,20 +186,18 @@ final class ConnectionGuard {
                 return BEV_NEED_MORE
             case .complete(let head):
                 scanner.reset()
-                // Only an upload may pass http.max_body_bytes (the scanner saw to that); such a body is held in
-                // memory until it is answered, so it must fit the budget before a byte of it is read.
-                if head.bodyLength > limits.maxBodyBytes {
-                    // A connection holds one reservation: an upload behind another whose answer the sweep has not
-                    // seen yet takes the place of the earlier one (a client pipelining uploads counts as one).
-                    releaseUpload()
-                    guard uploadBudget.reserve(head.bodyLength) else {
-                        reject(
-                            .uploadsBusy(limit: UploadBudget.uploadsInFlight), source: source,
-                            destination: destination)
-                        return BEV_OK
-                    }
-                    reservedUpload = head.bodyLength
+                if isReserved && !Self.isReservedTarget(UnsafeRawBufferPointer(start: bytes, count: window), head)
+                    && !server.leaveReserve(self)
+                {
+                    reject(.serverBusy(limit: limits.maxConnections), source: source, destination: destination)
+                    return BEV_OK
                 }
+                // Only an upload may pass http.max_body_bytes (the scanner saw to that); such a body is held in
+                // memory until it is answered, so each of its bytes must fit the budget before it is read. A
+                // connection holds one reservation: an upload behind another whose answer the sweep has not seen
+                // yet takes the place of the earlier one (a client pipelining uploads counts as one).
+                releaseUpload()
+                takesUploadBudget = head.bodyLength > limits.maxBodyBytes
                 // evhttp reads no body for HEAD and TRACE (libevent 2.1's evhttp_method_may_have_body), so one
                 // passed on would be parsed as the next request: evhttp's own HTML 400 and a closed connection
                 // (schemathesis found it). Such a body has no meaning (RFC 9110 §9.3.2): it is dropped here.
@@ -181,6 +206,13 @@ final class ConnectionGuard {
                 // holds (the usual request), libevent relinks its chains instead of copying the head's bytes out
                 // of a chain it keeps for the body (callgrind: 850 instructions fewer a POST than two calls).
                 let bodyHere = dropsBody ? 0 : min(available - head.headLength, head.bodyLength)
+                guard takeUploadBudget(bodyHere) else {
+                    reject(
+                        .uploadsBusy(limit: UploadBudget.uploadsInFlight), source: source, destination: destination)
+                    return BEV_OK
+                }
+                bodyStarted = now
+                bodyReceived = bodyHere
                 // Empty lines before the request line go: evhttp would read one as an empty request line and
                 // answer its own HTML 400.
                 if head.skippedBytes > 0 { evbuffer_drain(source, head.skippedBytes) }
@@ -203,6 +235,60 @@ final class ConnectionGuard {
         _ = Self.marker.withUnsafeBytes { evbuffer_add(destination, $0.baseAddress, $0.count) }
     }
 
+    /// Ends a body evhttp is reading: `rejection` goes straight to the socket (evhttp, waiting for the body, has no
+    /// request to answer yet; nothing else is queued for the client, or the answer is left out), the upload budget
+    /// taken is returned at once, and evhttp is told the client went away, which frees the connection.
+    ///
+    /// The bytes the client sent that are still waiting are read and dropped first (a bounded amount): closing a
+    /// socket with unread input sends a reset, which could make the client lose the answer.
+    private func failBody(_ rejection: HeadRejection) {
+        releaseUpload()
+        phase = .closing
+        bodyRemaining = 0
+        guard let bufferevent, let socket else { return }
+        let socketInput = bufferevent_get_input(socket)
+        evbuffer_drain(socketInput, evbuffer_get_length(socketInput))
+        let fd = bufferevent_getfd(socket)
+        if fd >= 0 {
+            if evbuffer_get_length(bufferevent_get_output(socket)) == 0 && outputIsEmpty {
+                rejection.wireBytes.withUnsafeBytes { bytes in
+                    _ = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+            }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16_384) { scratch in
+                for _ in 0..<16 where recv(fd, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT)) > 0 {}
+            }
+            shutdown(fd, Int32(SHUT_WR))
+        }
+        // Deferred: this may run inside the filter's own callback, which must not see the bufferevent freed.
+        bufferevent_trigger_event(bufferevent, Int16(BEV_EVENT_EOF), Int32(BEV_TRIG_DEFER_CALLBACKS.rawValue))
+    }
+
+    /// Takes `bytes` of the upload budget for a large upload's body; true at once for any other body.
+    private func takeUploadBudget(_ bytes: Int) -> Bool {
+        guard takesUploadBudget, bytes > 0 else { return true }
+        guard uploadBudget.reserve(bytes) else { return false }
+        reservedUpload += bytes
+        return true
+    }
+
+    /// The paths a connection of the reserve serves: `/healthz`, `/readyz`, `/metrics` and `/admin/…`, with or
+    /// without a query, in origin-form.
+    static func isReservedTarget(_ bytes: UnsafeRawBufferPointer, _ head: RequestHead) -> Bool {
+        let target = bytes[head.targetRange]
+        func isPath(_ path: StaticString, prefixOnly: Bool = false) -> Bool {
+            let path = UnsafeRawBufferPointer(start: path.utf8Start, count: path.utf8CodeUnitCount)
+            guard target.starts(with: path) else { return false }
+            if prefixOnly { return true }
+            let rest = target.dropFirst(path.count)
+            return rest.isEmpty || rest.first == UInt8(ascii: "?")
+        }
+        return isPath("/healthz") || isPath("/readyz") || isPath("/metrics") || isPath("/admin/", prefixOnly: true)
+    }
+
+    /// Counts the connection as an ordinary one from now on (its loop has made room for it).
+    func leftReserve() { isReserved = false }
+
     /// Hands over the rejection owed for the marker request (once).
     func takeRejection() -> HeadRejection? {
         defer { pendingRejection = nil }
@@ -224,6 +310,8 @@ final class ConnectionGuard {
         switch phase {
         case .busy where streaming:
             break  // answering for as long as the stream lasts; heartbeats show it alive
+        case .busy where bodyRemaining > 0:
+            checkBodyDeadline(now: now)
         case .busy:
             // evhttp reads again once it has answered: from then on the connection is idle.
             if evhttpReading && bodyRemaining == 0 && outputIsEmpty {
@@ -231,21 +319,42 @@ final class ConnectionGuard {
                 releaseUpload()
             }
         case .idle(let since):
-            if now - since >= Int64(limits.idleTimeout.wholeMilliseconds) && evhttpReading && outputIsEmpty {
+            if now - since >= deadline(limits.idleTimeout) && evhttpReading && outputIsEmpty {
                 // Closed quietly, as an idle keep-alive connection should be.
                 bufferevent_trigger_event(bufferevent, Int16(BEV_EVENT_EOF), 0)
             }
         case .head(let since):
-            if now - since >= Int64(limits.headerTimeout.wholeMilliseconds) {
+            if now - since >= deadline(limits.headerTimeout) {
                 let input = bufferevent_get_input(bufferevent)
                 let socketInput = bufferevent_get_input(bufferevent_get_underlying(bufferevent))
                 reject(HeadRejection.requestTimeout(limits: limits), source: socketInput!, destination: input!)
                 // If evhttp waits for a head, wake it; if it is busy, it reads the marker when done.
                 if evhttpReading { bufferevent_trigger(bufferevent, Int16(EV_READ), 0) }
             }
-        case .rejected:
+        case .rejected, .closing:
             break
         }
+    }
+
+    /// A head or idle deadline in milliseconds: at most a second on a connection of the reserve, whose clients (a
+    /// probe, an operator's curl) send at once, so that nobody holds a reserved connection by sending nothing.
+    private func deadline(_ timeout: Duration) -> Int64 {
+        Int64(isReserved ? min(timeout.wholeMilliseconds, 1000) : timeout.wholeMilliseconds)
+    }
+
+    /// Fails the body being received when it is late: not all there `http.body_timeout_ms` after its head, or,
+    /// once its first second is over, behind `http.min_body_rate` on average since its head.
+    private func checkBodyDeadline(now: Int64) {
+        let elapsed = now - bodyStarted
+        let timedOut = elapsed >= Int64(limits.bodyTimeout.wholeMilliseconds)
+        let tooSlow =
+            limits.minBodyRate > 0 && elapsed > 1000
+            && Int64(bodyReceived) * 1000 < Int64(limits.minBodyRate) * (elapsed - 1000)
+        guard timedOut || tooSlow else { return }
+        failBody(
+            .bodyTimeout(
+                limits: limits, received: bodyReceived, declared: bodyReceived + bodyRemaining,
+                tooSlow: tooSlow && !timedOut))
     }
 
     private var outputIsEmpty: Bool {

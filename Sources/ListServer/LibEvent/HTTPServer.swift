@@ -13,6 +13,11 @@ final class HTTPServer: Sendable {
     /// The address the sockets are bound to, as configured.
     let host: String
     private let servers: [LoopServer]
+    /// What large uploads hold, across every loop.
+    let uploadBudget: UploadBudget
+
+    /// The client connections open now, summed over the loops.
+    var openConnections: Int { servers.reduce(0) { $0 + $1.connectionCount.value.load(ordering: .relaxed) } }
 
     /// Binds `threads` sockets on `host:port` and starts one loop thread per socket.
     /// `limits.maxConnections` is shared out evenly: each loop takes at most its share.
@@ -46,13 +51,14 @@ final class HTTPServer: Sendable {
             throw error
         }
         for server in servers { server.loop.start() }
-        return HTTPServer(host: host, port: boundPort, servers: servers)
+        return HTTPServer(host: host, port: boundPort, servers: servers, uploadBudget: uploadBudget)
     }
 
-    private init(host: String, port: Int, servers: [LoopServer]) {
+    private init(host: String, port: Int, servers: [LoopServer], uploadBudget: UploadBudget) {
         self.host = host
         self.port = port
         self.servers = servers
+        self.uploadBudget = uploadBudget
     }
 
     /// Stops accepting, lets every request in flight finish (at most `grace`, then 503), and

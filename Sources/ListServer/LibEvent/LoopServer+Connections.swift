@@ -12,29 +12,50 @@ struct AcceptPause: OptionSet {
     static let resources = AcceptPause(rawValue: 2)
 }
 
-/// Connections: one `ConnectionGuard` each, the connection limit, accept errors, and the sweep that
-/// enforces head and idle deadlines. Loop thread only.
+/// Connections: one `ConnectionGuard` each, the connection limit and its reserve, accept errors, and the sweep
+/// that enforces head, body and idle deadlines. Loop thread only.
+///
+/// A loop accepts its share of `http.max_connections`, then its share of `http.reserved_connections` more, which
+/// serve only `/healthz`, `/readyz`, `/metrics` and `/admin/*`: clients that hold every ordinary connection (40
+/// stalled bodies with `--max-connections 40` kept `/healthz` from answering for 72 s) cannot keep a probe or an
+/// operator out. Only when the reserve is full too does it stop accepting.
 extension LoopServer {
     /// evhttp asks for a bufferevent for a new connection: it gets a guarded one.
     func newConnection() -> OpaquePointer? {
+        let reserved = connections.count - reservedConnections >= connectionLimit
         let guardian = ConnectionGuard(
-            server: self, limits: limits, uploadBudget: uploadBudget, now: MonotonicClock.milliseconds())
+            server: self, limits: limits, uploadBudget: uploadBudget, now: MonotonicClock.milliseconds(),
+            reserved: reserved)
         let context = Unmanaged.passRetained(guardian).toOpaque()  // released when the filter is freed
         guard let bufferevent = guardian.makeBufferevent(base: loop.base, context: context) else {
             Unmanaged<ConnectionGuard>.fromOpaque(context).release()
             return nil  // evhttp falls back to a bufferevent of its own for this one connection
         }
         connections[bufferevent] = guardian
+        if reserved { reservedConnections += 1 }
+        connectionCount.value.store(connections.count, ordering: .relaxed)
         observer.connectionsChanged(to: connections.count)
-        if connections.count >= connectionLimit { pauseAccepting(.connectionLimit) }
+        if connections.count >= connectionLimit + reserveLimit { pauseAccepting(.connectionLimit) }
         return bufferevent
     }
 
     /// A guarded connection was freed by evhttp.
     func connectionClosed(_ bufferevent: OpaquePointer) {
-        connections[bufferevent] = nil
+        if let guardian = connections.removeValue(forKey: bufferevent), guardian.isReserved {
+            reservedConnections -= 1
+        }
+        connectionCount.value.store(connections.count, ordering: .relaxed)
         observer.connectionsChanged(to: connections.count)
-        if connections.count < connectionLimit { resumeAccepting(.connectionLimit) }
+        if connections.count < connectionLimit + reserveLimit { resumeAccepting(.connectionLimit) }
+    }
+
+    /// Makes a connection of the reserve an ordinary one, if an ordinary one is free now (others closed since it
+    /// was accepted); false when none is.
+    func leaveReserve(_ guardian: ConnectionGuard) -> Bool {
+        guard guardian.isReserved, connections.count - reservedConnections < connectionLimit else { return false }
+        reservedConnections -= 1
+        guardian.leftReserve()
+        return true
     }
 
     /// The rejection owed to the connection of a marker request, if that connection was rejected.
@@ -71,7 +92,7 @@ extension LoopServer {
     /// Starts the periodic check of connection deadlines: often enough that a deadline is kept to
     /// within a quarter of the shortest one (at most every second, at least every 10 ms).
     func startSweeping() {
-        let shortest = min(limits.headerTimeout, limits.idleTimeout)
+        let shortest = min(limits.headerTimeout, limits.idleTimeout, limits.bodyTimeout)
         let interval = max(.milliseconds(10), min(.seconds(1), shortest / 4))
         var time = interval.timeval
         let context = Unmanaged.passUnretained(self).toOpaque()

@@ -37,6 +37,12 @@ final class LoopServer: @unchecked Sendable {
     var connections: [OpaquePointer: ConnectionGuard] = [:]
     /// This loop's share of `http.max_connections`.
     let connectionLimit: Int
+    /// This loop's share of `http.reserved_connections`: accepted past ``connectionLimit``, for probes and admins.
+    let reserveLimit: Int
+    /// How many of the open connections are from the reserve.
+    var reservedConnections = 0
+    /// How many connections are open, readable from any thread (``HTTPServer/openConnections``).
+    let connectionCount = StreamCount()
     /// Why accepting is paused, if it is.
     var acceptPause: AcceptPause = []
     var sweepTimer: OpaquePointer?
@@ -66,6 +72,7 @@ final class LoopServer: @unchecked Sendable {
         uploadBudget: UploadBudget? = nil, loopCount: Int = 1, listeningFD: Int32
     ) throws(EventError) {
         self.loop = loop
+        reserveLimit = (limits.reservedConnections + max(1, loopCount) - 1) / max(1, loopCount)
         streamBudget = max(1, router.events.maxBufferedBytes / max(1, loopCount))
         self.uploadBudget = uploadBudget ?? UploadBudget(limits: limits)
         requestIDs = RequestIDGenerator(loopIndex: loopIndex)
@@ -208,7 +215,7 @@ private func loopServerRequestCallback(_ request: OpaquePointer?, _ context: Uns
     Unmanaged<LoopServer>.fromOpaque(context).takeUnretainedValue().handle(request)
 }
 
-/// The number of a loop's open streams, readable from any thread.
+/// The number of a loop's open streams (or connections), readable from any thread.
 final class StreamCount: Sendable {
     let value = Atomic<Int>(0)
 }

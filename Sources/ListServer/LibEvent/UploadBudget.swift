@@ -4,9 +4,12 @@ import Synchronization
 /// hold (evhttp keeps a whole body until the request is answered, the route copies it, the store binds it).
 ///
 /// A body over `http.max_body_bytes` is only allowed on `PUT /items/<id>/image` (up to `image.max_upload_bytes`),
-/// and such a request reserves its `Content-Length` here when its head is complete; when the budget cannot take it,
-/// the head is refused 503 `image-busy` with `Retry-After` and the body is never read. The reservation is returned
-/// once the connection has answered (its next head starts), or closes. Smaller bodies are bounded by
+/// and such a request takes its bytes from here as they arrive, before the connection passes them on: what a head
+/// declares holds nothing until it is sent (eight heads declaring 10 MiB and sending nothing held the whole budget,
+/// and every other large upload got 503, for as long as they stayed open). When the budget cannot take bytes that
+/// arrive, the upload is answered 503 `image-busy` with `Retry-After` (from the head, if they came with it; else
+/// straight on the socket) and its connection closed. What an upload took is returned once the connection has
+/// answered (its next head starts), or closes, or its body misses its deadline. Smaller bodies are bounded by
 /// `http.max_body_bytes` per connection and do not count. The capacity is ``uploadsInFlight`` uploads of the
 /// largest size.
 final class UploadBudget: Sendable {

@@ -47,6 +47,9 @@ package struct Problem: Error, Sendable, Equatable {
         case versionNotSupported
         /// 417: an `Expect` field other than `100-continue`.
         case expectationFailed
+        /// 503: every connection is in use, and this one, from the reserve for probes and operators, serves only
+        /// `/healthz`, `/readyz`, `/metrics` and `/admin/*` (sent with `Retry-After` and `Connection: close`).
+        case serverBusy
         /// 400: the body of an admin request is not the JSON it takes.
         case invalidBody
         /// 401: an admin request without the bearer token `admin.token` requires (sent with `WWW-Authenticate`).
@@ -92,7 +95,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .preconditionFailed: 412
             case .unsupportedMediaType: 415
             case .idempotencyKeyReused: 422
-            case .storeUnavailable, .imageBusy: 503
+            case .storeUnavailable, .imageBusy, .serverBusy: 503
             case .imageFailed: 500
             case .storeFull: 507
             case .unauthorized: 401
@@ -131,6 +134,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .notImplemented: "urn:listserver:problem:not-implemented"
             case .versionNotSupported: "urn:listserver:problem:version-not-supported"
             case .expectationFailed: "urn:listserver:problem:expectation-failed"
+            case .serverBusy: "urn:listserver:problem:server-busy"
             case .invalidBody: "urn:listserver:problem:invalid-body"
             case .unauthorized: "urn:listserver:problem:unauthorized"
             case .forbidden: "urn:listserver:problem:forbidden"
@@ -168,6 +172,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .notImplemented: "Method not implemented"
             case .versionNotSupported: "HTTP version not supported"
             case .expectationFailed: "Expectation failed"
+            case .serverBusy: "Server busy"
             case .invalidBody: "Invalid request body"
             case .unauthorized: "Unauthorized"
             case .forbidden: "Forbidden"
