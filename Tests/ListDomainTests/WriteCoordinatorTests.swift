@@ -42,6 +42,24 @@ struct WriteCoordinatorTests {
         #expect(try await fixture.memory.load()[""].map(ListState.init) == state)
     }
 
+    @Test("lists written long ago lose their spare, and a write to one goes on from the list as it is")
+    func manyListsThenAnOldOne() async throws {
+        let fixture = WriteFixture()
+        let listCount = 2 * WriteCoordinator.sparesKept + 10
+        for index in 0..<listCount {
+            #expect(createdItem(await fixture.submit(createOperation("first", list: "list-\(index)")))?.id == base)
+        }
+        // list-0's spare was forgotten long ago: the write copies the registry's state, as for a first write.
+        let second = try #require(createdItem(await fixture.submit(createOperation("second", list: "list-0"))))
+        #expect(second.id == base + 1)
+        let state = fixture.lists.state(of: "list-0")
+        #expect(state.item(base)?.label == "first" && state.item(base + 1)?.label == "second")
+        #expect(state.header.lastSequence == 2)
+        // And again (now from its spare), the same as a list that never lost one.
+        #expect(createdItem(await fixture.submit(createOperation("third", list: "list-0")))?.id == base + 2)
+        #expect(fixture.lists.state(of: "list-0").header.lastSequence == 3)
+    }
+
     @Test func concurrentWritesAllSucceedInFewerCommits() async throws {
         let fixture = WriteFixture()
         let count = 100

@@ -40,6 +40,29 @@ struct WrittenItemsTests {
         }
     }
 
+    @Test("a small table is small: chunks end at their last written slot, and the sparse part is one table at first")
+    func growsWithWhatItHolds() {
+        var items = WrittenItems(denseFrom: 1_000)
+        items[1_000] = item("first created", 1)
+        #expect(items.allocatedSlots == (dense: 1, buckets: 0))
+        for id in UInt64(1_001)..<1_256 { items[id] = item("created", id) }
+        #expect(items.allocatedSlots == (dense: 256, buckets: 0))
+        items[1_256] = item("next chunk", 1)
+        #expect(items.allocatedSlots == (dense: 257, buckets: 0))
+        items[3] = item("a generated one, patched", 2)
+        #expect(items.allocatedSlots == (dense: 257, buckets: 1))
+        for id in UInt64(10)..<UInt64(10 + WrittenItems.bucketThreshold) { items[id] = item("patched", id) }
+        #expect(items.allocatedSlots.buckets == WrittenItems.bucketCount)
+        // Split or not, every item reads back.
+        #expect(items[3] == item("a generated one, patched", 2))
+        #expect((10..<UInt64(10 + WrittenItems.bucketThreshold)).allSatisfy { items[$0] == item("patched", $0) })
+        #expect(items.count == 257 + 1 + WrittenItems.bucketThreshold)
+        // A slot past the end of its chunk reads as nothing, and clearing it allocates nothing.
+        #expect(items[1_300] == nil)
+        items[1_300] = nil
+        #expect(items.allocatedSlots.dense == 257)
+    }
+
     @Test("removing every item leaves an empty table equal to a new one")
     func emptiesAgain() {
         var items = WrittenItems(denseFrom: 100)

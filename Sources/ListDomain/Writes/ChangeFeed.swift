@@ -18,8 +18,9 @@ public final class ChangeFeed: Sendable {
     private struct State {
         /// The most recent changes of each list, oldest first: up to twice `recentCapacity`, so that the oldest
         /// are dropped (a move of the rest) once every `recentCapacity` changes instead of on every commit; only
-        /// the last `recentCapacity` are the window (``ChangeFeed/recentWindow(_:)``).
-        var recent: [String: [Change]] = [:]
+        /// the last `recentCapacity` are the window (``ChangeFeed/recentWindow(_:)``). Kept for the lists
+        /// committed to most recently (``windowsKept``); the others' are read from the store.
+        var recent = RecencyTable<[Change]>(capacity: ChangeFeed.windowsKept)
         var listeners: [Listener] = []
         /// Long-polls waiting for a change, by list and token.
         var waiters: [String: [UInt64: Waiter]] = [:]
@@ -28,6 +29,8 @@ public final class ChangeFeed: Sendable {
 
     /// How many recent changes per list are kept in memory (older ones are read from the store).
     public let recentCapacity: Int
+    /// How many lists keep a window of recent changes in memory.
+    static let windowsKept = 256
     private let state: Mutex<State>
     private let store: any ListStore
     private let lists: ListRegistry
@@ -53,10 +56,10 @@ public final class ChangeFeed: Sendable {
     /// after each commit, in commit order.
     func publish(_ changes: [Change], of list: String, dropped: Bool) {
         let (listeners, woken) = state.withLock { state -> ([Listener], [(Waiter, [Change])]) in
-            if dropped { state.recent[list] = nil }
+            if dropped { state.recent.set(nil, for: list) }
             // In place, and with one lookup of the name (each hashes it): a copy out of the dictionary and back
             // would copy the whole window on every commit.
-            Self.append(changes, to: &state.recent[list, default: []], keeping: recentCapacity)
+            state.recent.modify(list, default: []) { Self.append(changes, to: &$0, keeping: recentCapacity) }
             var woken: [(Waiter, [Change])] = []
             if !changes.isEmpty, !state.waiters.isEmpty, let waiting = state.waiters.removeValue(forKey: list) {
                 for waiter in waiting.values {

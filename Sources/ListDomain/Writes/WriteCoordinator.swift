@@ -38,8 +38,12 @@ public final class WriteCoordinator: Sendable {
     private let idempotencyTTL: Duration
     private let wallClock: @Sendable () -> WallTime
     private let queue = CommitQueue<Waiting>()
-    /// By list name; touched only by the committing task (the lock is never contended).
-    private let spares = Mutex<[String: Spare]>([:])
+    /// By list name, for the lists written to most recently (others are copied from the registry again when next
+    /// written); touched only by the committing task (the lock is never contended).
+    private let spares = Mutex(RecencyTable<Spare>(capacity: WriteCoordinator.sparesKept))
+    /// How many lists keep a spare: beyond the lists in use at once, each spare only held memory (a few hundred
+    /// bytes for every dataset ever written, its last commit's effects among them).
+    package static let sparesKept = 256
     private let statistics = Mutex(WriteStatistics())
     /// Set by ``refuseQueued(_:)``: every later write fails with it.
     private let refusal = Mutex<StoreFailure?>(nil)
@@ -308,7 +312,7 @@ public final class WriteCoordinator: Sendable {
             for (name, catchUp) in catchUps {
                 if let stored = catchUp.stored {
                     // Reset or dropped elsewhere: the list as stored, built anew; the next group copies it.
-                    spares[name] = nil
+                    spares.set(nil, for: name)
                     _ = lists.install(ListState(stored), as: name)
                     continue
                 }
@@ -321,7 +325,7 @@ public final class WriteCoordinator: Sendable {
                 }
                 state.catchUp(with: catchUp.effects, fresh: lists.fresh())
                 let replaced = lists.install(state, as: name)
-                spares[name] = Spare(state: replaced ?? lists.fresh(), behind: catchUp.effects)
+                spares.set(Spare(state: replaced ?? lists.fresh(), behind: catchUp.effects), for: name)
             }
         }
         for (name, catchUp) in catchUps {
@@ -360,7 +364,7 @@ public final class WriteCoordinator: Sendable {
             for list in touched.indices {
                 let name = touched[list].name
                 guard touched[list].changed else {
-                    spares[name] = Spare(state: touched[list].state, behind: nil)
+                    spares.set(Spare(state: touched[list].state, behind: nil), for: name)
                     continue
                 }
                 let replaced = lists.install(touched[list].state, as: name)
@@ -370,7 +374,7 @@ public final class WriteCoordinator: Sendable {
                 // and would otherwise stay in memory until the list's next commit.
                 var behind = touched[list].effects
                 behind.images = [:]
-                spares[name] = Spare(state: before ?? lists.fresh(), behind: behind)
+                spares.set(Spare(state: before ?? lists.fresh(), behind: behind), for: name)
             }
         }
     }

@@ -11,22 +11,31 @@
 ///
 /// Readers hold copies of a list's state, so a write may find a table shared, and copy-on-write would copy all of
 /// it. Chunks and buckets bound that: such a write copies the outer array (references) and one chunk or bucket.
+///
+/// Both grow with what they hold, so a small list costs little: a chunk is as long as its last written slot (up to
+/// ``chunkSize``, growing as an array does), and the sparse part is one dictionary until it holds
+/// ``bucketThreshold`` items, then ``bucketCount``. A dataset with one created item allocated a whole chunk of 256
+/// slots, about 21 KB, and 10,000 such datasets (a week of UI tests, one each) held 231 MB.
 /// (The ``WriteCoordinator`` keeps a copy of its own, so that a write finds a table shared only while a reader
 /// happens to hold the copy it changes.)
 public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral {
-    /// The number of buckets of the sparse part: a power of two, picked by the id's low bits mixed.
+    /// The number of buckets of the sparse part once it is large: a power of two, picked by the id's low bits mixed.
     static let bucketCount = 256
+    /// How many items the sparse part holds in one dictionary before it is split into ``bucketCount``.
+    static let bucketThreshold = 64
     /// Slots per chunk of the dense part: a power of two.
     static let chunkSize = 256
     /// The most chunks the dense part spans (2^28 ids past `denseBase`); ids beyond go to the sparse part, so
     /// that ids handed out by growth, however many, never make the outer array unreasonably large.
     static let maximumChunks = 1 << 20
 
-    /// Ids below `denseBase` or past the dense span; empty until such an item is written (then ``bucketCount``
-    /// buckets): every page of a list nobody wrote to starts from a fresh state, and allocating (and freeing) 256
-    /// buckets for each made such pages 10–20 % slower (BENCHMARKS.md, scenario 1 without writes).
+    /// Ids below `denseBase` or past the dense span; empty until such an item is written (then one bucket, and
+    /// ``bucketCount`` past ``bucketThreshold`` items): every page of a list nobody wrote to starts from a fresh
+    /// state, and allocating (and freeing) 256 buckets for each made such pages 10–20 % slower (BENCHMARKS.md,
+    /// scenario 1 without writes).
     private var buckets: [[UInt64: WrittenItem]] = []
-    /// Ids from `denseBase` on, by position; a chunk no written item falls in is nil.
+    /// Ids from `denseBase` on, by position; a chunk no written item falls in is nil, and a chunk ends after the
+    /// last slot written so far.
     private var chunks: [[WrittenItem?]?] = []
     /// The first id of the dense part: the size of the generated catalog, where created ids start.
     private let denseBase: UInt64
@@ -58,9 +67,10 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
     public subscript(id: UInt64) -> WrittenItem? {
         get {
             if let (chunk, slot) = position(of: id) {
-                return chunk < chunks.count ? chunks[chunk]?[slot] : nil
+                guard chunk < chunks.count, let slots = chunks[chunk], slot < slots.count else { return nil }
+                return slots[slot]
             }
-            return buckets.isEmpty ? nil : buckets[Self.bucket(of: id)][id]
+            return buckets.isEmpty ? nil : buckets[bucket(of: id)][id]
         }
         set {
             if let (chunk, slot) = position(of: id) {
@@ -77,6 +87,12 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
         all.reserveCapacity(count)
         forEach { id, item in all[id] = item }
         return all
+    }
+
+    /// The slots of the dense part and the dictionaries of the sparse part the table holds: what its memory grows
+    /// with, besides the items themselves (tests check that it grows with them).
+    var allocatedSlots: (dense: Int, buckets: Int) {
+        (chunks.reduce(0) { $0 + ($1?.count ?? 0) }, buckets.count)
     }
 
     /// Calls `body` with every item, the dense part's in id order first.
@@ -113,7 +129,13 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
         }
         if case .none = chunks[chunk] {
             guard adds else { return }
-            chunks[chunk] = [WrittenItem?](repeating: nil, count: Self.chunkSize)
+            chunks[chunk] = []
+        }
+        if slot >= chunks[chunk]!.count {
+            guard adds else { return }
+            // Room up to this slot: ids are handed out one after another, so this is nearly always one more slot,
+            // and the array's own growth (doubling) keeps that amortized.
+            chunks[chunk]!.append(contentsOf: repeatElement(nil, count: slot - chunks[chunk]!.count + 1))
         }
         swap(&item, &chunks[chunk]![slot])  // `item` is now what the slot held
         count += (adds ? 1 : 0) - (Self.holds(item) ? 1 : 0)
@@ -130,9 +152,14 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
     private mutating func setSparse(_ item: WrittenItem?, id: UInt64) {
         if buckets.isEmpty {
             guard Self.holds(item) else { return }
+            buckets = [[:]]
+        } else if buckets.count == 1 && buckets[0].count >= Self.bucketThreshold && Self.holds(item) {
+            // Large enough to split: each bucket is a table a shared copy's write copies on its own.
+            let all = buckets[0]
             buckets = Array(repeating: [:], count: Self.bucketCount)
+            for (id, item) in all { buckets[bucket(of: id)][id] = item }
         }
-        let bucket = Self.bucket(of: id)
+        let bucket = bucket(of: id)
         if let item {
             if buckets[bucket].updateValue(item, forKey: id) == nil { count += 1 }
         } else if buckets[bucket].removeValue(forKey: id) != nil {
@@ -140,9 +167,10 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
         }
     }
 
-    /// Ids are consecutive integers; mixing spreads them over the buckets evenly.
-    private static func bucket(of id: UInt64) -> Int {
-        Int(truncatingIfNeeded: SplitMix64.mix(id) & UInt64(bucketCount - 1))
+    /// The bucket of `id`: the only one while there is one; else ids, consecutive integers, mixed so they spread
+    /// over the buckets evenly.
+    private func bucket(of id: UInt64) -> Int {
+        buckets.count == 1 ? 0 : Int(truncatingIfNeeded: SplitMix64.mix(id) & UInt64(Self.bucketCount - 1))
     }
 
     /// The same items, however each side keeps them.
