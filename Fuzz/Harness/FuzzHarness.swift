@@ -125,7 +125,12 @@ enum FuzzHarness {
     /// A blocking wait, which the server never does: this is the fuzzer's own target, whose synchronous entry
     /// point libFuzzer calls on its own thread.
     static func answer(_ request: HTTPRequest, router: Router) -> HTTPResponse {
-        switch router.route(request) {
+        answer(router.route(request))
+    }
+
+    /// The response `outcome` comes to, waited for on this thread.
+    private static func answer(_ outcome: RouteOutcome) -> HTTPResponse {
+        switch outcome {
         case .response(let response):
             return response
         case .deferred(let work):
@@ -134,6 +139,16 @@ enum FuzzHarness {
             return waitFor { await pending.response() }
         case .stream(let stream):
             return HTTPResponse(status: 200, headers: stream.headers)  // the head an event stream starts with
+        case .after:
+            let settled = Mutex<RouteOutcome?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                let outcome = await outcome.settled()
+                settled.withLock { $0 = outcome }
+                done.signal()
+            }
+            done.wait()
+            return answer(settled.withLock { $0 }!)
         }
     }
 

@@ -177,7 +177,8 @@ struct OpenAPIConformanceTests {
             .init(template: "/openapi.json", target: "/openapi.json", status: 200),
             .init(template: "/openapi.json", target: "/openapi.json?x=%zz", status: 400),
             .init(template: "/openapi.yaml", target: "/openapi.yaml", status: 200),
-        ] + optionsCases + changesCases + eventsCases + writeCases + uploadCases + datasetCases + storeFailureCases
+        ] + optionsCases + changesCases + eventsCases + writeCases + uploadCases + datasetListCases + datasetCases
+        + storeFailureCases
         + resetCases + changesAfterResetCases
 
     /// Images: each format by extension, `format` and `Accept`; a miss then a hit; 304; the 400s and 404s.
@@ -288,6 +289,7 @@ struct OpenAPIConformanceTests {
         ("/healthz", "/healthz"), ("/readyz", "/readyz"), ("/openapi.json", "/openapi.json"),
         ("/openapi.yaml", "/openapi.yaml"), ("/admin/reset", "/admin/reset"), ("/items/changes", "/items/changes"),
         ("/items/events", "/items/events"), ("/admin/datasets/{name}", "/admin/datasets/bad%20name"),
+        ("/admin/datasets", "/admin/datasets"),
         ("/", "/"), ("/app/{file}", "/app/app.js"),
     ].flatMap { template, target in
         [
@@ -505,6 +507,18 @@ struct OpenAPIConformanceTests {
             status: 204),
     ]
 
+    /// `GET /admin/datasets`: listed (after the writes to `ui-test-42`), a bad parameter, without the token, from
+    /// another host, and a store that cannot be read.
+    static let datasetListCases: [ConformanceCase] = [
+        .init(template: "/admin/datasets", target: "/admin/datasets", status: 200),
+        .init(template: "/admin/datasets", target: "/admin/datasets?after=ui&limit=1", status: 200),
+        .init(template: "/admin/datasets", target: "/admin/datasets?limit=0", status: 400),
+        .init(template: "/admin/datasets", target: "/admin/datasets?after=bad%20name", status: 400),
+        .init(template: "/admin/datasets", target: "/admin/datasets", fromLoopback: false, status: 403),
+        .init(template: "/admin/datasets", target: "/admin/datasets", router: .adminToken, status: 401),
+        .init(template: "/admin/datasets", target: "/admin/datasets", router: .unreadableStore, status: 503),
+    ]
+
     /// Every write, reset and drop on a store that cannot commit: 503 (an I/O error) or 507 (a full disk).
     static let storeFailureCases: [ConformanceCase] = [
         (ConformanceRouter.unavailableStore, 503), (.fullStore, 507),
@@ -583,7 +597,8 @@ struct OpenAPIConformanceTests {
             ("/items/{id}/image", "options"), ("/items/{id}/image.{format}", "options"), ("/healthz", "options"),
             ("/readyz", "options"), ("/openapi.json", "options"), ("/openapi.yaml", "options"),
             ("/admin/reset", "options"), ("/items/changes", "get"), ("/items/changes", "options"),
-            ("/items/events", "options"), ("/admin/datasets/{name}", "options"), ("/v2/list", "options"),
+            ("/items/events", "options"), ("/admin/datasets/{name}", "options"), ("/admin/datasets", "options"),
+            ("/v2/list", "options"),
             ("/id/{id}/info", "options"), ("/seed/{seed}/info", "options"), ("/id/{id}/{size}", "options"),
             ("/id/{id}/{width}/{height}", "options"), ("/seed/{seed}/{size}", "options"),
             ("/seed/{seed}/{width}/{height}", "options"), ("/{size}", "options"), ("/{width}/{height}", "options"),
@@ -634,12 +649,7 @@ struct OpenAPIConformanceTests {
 
     /// Routes `request` on `router`, awaiting deferred work.
     static func answer(_ request: HTTPRequest, router: Router) async -> HTTPResponse {
-        switch router.route(request) {
-        case .response(let response): response
-        case .deferred(let work): await router.awaitHeld(work)
-        case .pending(let pending): await router.awaitHeld { await pending.response() }
-        case .stream(let stream): HTTPResponse(status: 200, headers: stream.headers)
-        }
+        await router.answer(request)
     }
 
     /// One router of each kind, shared by the cases that run in one test.
@@ -682,11 +692,13 @@ struct OpenAPIConformanceTests {
                 store: store, stored: [ListRegistry.defaultList: StoredList(header: header)])
         }
 
-        /// A router whose store fails every commit (far more than any test makes) with `failure`.
+        /// A router whose store fails every commit (far more than any test makes) with `failure`; dataset
+        /// `ui-test-42` has been written to (a drop of one that never was writes nothing, so cannot fail).
         private static func failing(_ failure: StoreFailure) -> Router {
             let store = MemoryListStore()
             store.failNextCommits(1_000, with: failure)
-            return RouterFixture.router(store: store)
+            let header = ListHeader(seed: 42, baseCount: 10_000, version: 1, nextID: 10_001, lastSequence: 1)
+            return RouterFixture.router(store: store, stored: ["ui-test-42": StoredList(header: header)])
         }
 
         subscript(kind: ConformanceRouter) -> Router {

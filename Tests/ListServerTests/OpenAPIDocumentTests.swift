@@ -50,7 +50,8 @@ struct OpenAPIDocumentTests {
         }
         #expect(
             spec.paths == [
-                "/", "/admin/datasets/{name}", "/admin/reset", "/app/{file}", "/healthz", "/id/{id}/info", "/id/{id}/{size}",
+                "/", "/admin/datasets", "/admin/datasets/{name}", "/admin/reset", "/app/{file}", "/healthz",
+                "/id/{id}/info", "/id/{id}/{size}",
                 "/id/{id}/{width}/{height}", "/items", "/items/changes", "/items/events", "/items/{id}",
                 "/items/{id}/detail", "/items/{id}/image", "/items/{id}/image.{format}", "/openapi.json",
                 "/openapi.yaml", "/readyz", "/seed/{seed}/info", "/seed/{seed}/{size}", "/seed/{seed}/{width}/{height}",

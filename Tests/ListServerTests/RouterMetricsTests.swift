@@ -30,11 +30,12 @@ struct RouterMetricsTests {
         let match = router.match(request)
         let exchange = observer.begin(request, route: match.label)
         let response: HTTPResponse
-        switch router.route(request, match) {
+        switch await router.route(request, match).settled() {
         case .response(let answer): response = answer
         case .deferred(let work): response = await work()
         case .pending(let pending): response = await pending.response()
         case .stream(let stream): response = HTTPResponse(status: 200, headers: stream.headers)
+        case .after: response = HTTPResponse(status: 0)  // settled above
         }
         observer.end(exchange, response)
         return response
@@ -174,7 +175,8 @@ struct RouterMetricsTests {
             ("/items", RouteLabel.items), ("/items?page=2&limit=5", .items), ("/items/42", .item),
             ("/items/abc?x=1", .item), ("/items/42/detail", .itemDetail), ("/items/42/detail?_=1", .itemDetail),
             ("/healthz", .healthz), ("/readyz", .readyz), ("/metrics", .metrics), ("/metrics?x", .metrics),
-            ("/openapi.yaml", .openAPI), ("/openapi.json", .openAPI), ("/", .webApp), ("/app/app.js", .webApp), ("/app/x/y", .other), ("/items/", .other),
+            ("/openapi.yaml", .openAPI), ("/openapi.json", .openAPI), ("/", .webApp), ("/app/app.js", .webApp),
+            ("/app/x/y", .other), ("/items/", .other),
             ("/items//detail", .other), ("/items/1/", .other), ("/items/1/details", .other), ("/itemsx", .other),
             ("/items/1/detail/x", .other), ("/nope", .other), ("*", .other), ("", .other),
             ("/%69tems/%34%32", .item), ("/items%2F42", .other), ("/items/%zz", .other),
@@ -183,7 +185,8 @@ struct RouterMetricsTests {
             ("/admin", .other), ("/admin/reset/x", .other), ("/items/changes", .changes),
             ("/items/changes?since=3", .changes), ("/items/events", .events), ("/items/events/", .other),
             ("/admin/datasets/ui-1", .adminDataset),
-            ("/admin/datasets/bad%20name", .adminDataset), ("/admin/datasets/", .other), ("/admin/datasets", .other),
+            ("/admin/datasets/bad%20name", .adminDataset), ("/admin/datasets/", .other),
+            ("/admin/datasets", .adminDatasets), ("/admin/datasets?after=a", .adminDatasets),
         ])
     func routeLabels(target: String, expected: RouteLabel) {
         for method in [HTTPMethod.get, .post, .options, .delete] {
@@ -195,7 +198,8 @@ struct RouterMetricsTests {
     func everyResourceHasALabel() {
         let resources: [Router.Resource] = [
             .items, .item("1"), .itemDetail("1"), .probe(ready: false), .probe(ready: true), .openAPI(.yaml),
-            .metrics, .adminReset, .adminDataset("ui-1"), .changes, .events, .itemImage("1", fileExtension: "png"),
+            .metrics, .adminReset, .adminDataset("ui-1"), .adminDatasets, .changes, .events,
+            .itemImage("1", fileExtension: "png"),
             .picsumList, .picsumInfo(.id("1")), .picsumImage(.random, sizes: ["2"]), .webApp("app.js"),
         ]
         let labels = resources.map { RouteLabel($0) }

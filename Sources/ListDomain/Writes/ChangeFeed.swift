@@ -6,7 +6,9 @@ import Synchronization
 /// Listeners are the server's event loops (one each), which fan a change out to their own streams: a change is
 /// handed over once per loop, whatever the number of subscribers.
 public final class ChangeFeed: Sendable {
-    /// What a listener is told: the list, its new changes (in order), and whether the list was dropped first.
+    /// What a listener is told: the list, its new changes (in order), and whether the list was dropped first. No
+    /// changes and dropped: the list was removed with every row (an idle dataset expired), and its feed starts over
+    /// from sequence number 0, so a stream of it ends (its client reconnects and is told to reload).
     public typealias Listener = @Sendable (_ list: String, _ changes: [Change], _ dropped: Bool) -> Void
 
     private struct Waiter {
@@ -59,7 +61,9 @@ public final class ChangeFeed: Sendable {
             if dropped { state.recent.set(nil, for: list) }
             // In place, and with one lookup of the name (each hashes it): a copy out of the dictionary and back
             // would copy the whole window on every commit.
-            state.recent.modify(list, default: []) { Self.append(changes, to: &$0, keeping: recentCapacity) }
+            if !changes.isEmpty {
+                state.recent.modify(list, default: []) { Self.append(changes, to: &$0, keeping: recentCapacity) }
+            }
             var woken: [(Waiter, [Change])] = []
             if !changes.isEmpty, !state.waiters.isEmpty, let waiting = state.waiters.removeValue(forKey: list) {
                 for waiter in waiting.values {

@@ -25,17 +25,21 @@ public struct ListCatchUp: Sendable, Equatable {
     /// The changes after the copy's position, oldest first, as far as the store keeps them. A `reset` change of a
     /// drop is marked in ``droppedAt``.
     public var changes: [Change]
+    /// Whether the list has no rows any more (another server expired it): the copy goes, and the list is one nobody
+    /// wrote to from now on.
+    public var removed = false
     /// The sequence numbers of `reset` changes that were drops (`DELETE /admin/datasets/<name>`): the feed forgets
     /// the list's earlier changes there, as the store did.
     public var droppedAt: Set<UInt64>
 
     public init(
         stored: StoredList? = nil, effects: ListEffects = ListEffects(), changes: [Change] = [],
-        droppedAt: Set<UInt64> = []
+        droppedAt: Set<UInt64> = [], removed: Bool = false
     ) {
         self.stored = stored
         self.effects = effects
         self.changes = changes
         self.droppedAt = droppedAt
+        self.removed = removed
     }
 }

@@ -13,8 +13,12 @@ extension ListRegistry {
     /// is behind, and nothing was heard ahead of it before): then the caller catches the copy up
     /// (``WriteCoordinator/refresh(_:)``) until ``isBehind(_:)`` says it is level, however many notifications
     /// come meanwhile (they only raise what it waits for).
+    ///
+    /// A list stored but not in memory is left as it is: it is read whole on its first use (after a reconnection
+    /// the listener tells every list, and catching each up would load them all at start).
     public func hear(_ name: String, sequence: UInt64) -> Bool {
-        guard state(of: name).header.lastSequence < sequence else { return false }
+        guard !needsLoading(name) else { return false }
+        guard (loadedState(of: name)?.header.lastSequence ?? 0) < sequence else { return false }
         let started = heard.withLock { heard in
             let new = heard[name] == nil
             if new { heardCount.add(1, ordering: .releasing) }
@@ -22,7 +26,7 @@ extension ListRegistry {
             return new
         }
         // Caught up meanwhile (the install came between the look and the note): not behind after all.
-        caughtUp(name, at: state(of: name).header.lastSequence)
+        caughtUp(name, at: loadedState(of: name)?.header.lastSequence ?? 0)
         return started && isBehind(name)
     }
 
@@ -33,7 +37,7 @@ extension ListRegistry {
     public func isBehind(_ name: String) -> Bool {
         guard hasHeardAhead else { return false }
         guard let target = heard.withLock({ $0[name] }) else { return false }
-        return state(of: name).header.lastSequence < target
+        return (loadedState(of: name)?.header.lastSequence ?? 0) < target
     }
 
     /// Forgets what was heard of list `name` (its catch-up failed for good: reads no longer wait for it).

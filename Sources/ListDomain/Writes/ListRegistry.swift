@@ -5,42 +5,192 @@ import Synchronization
 /// A list nobody wrote to is not stored anywhere: reading it gives the generated list of the configured seed and
 /// count. Readers take a copy of a list's state (``state(of:)``, one uncontended lock and a few retains) and answer
 /// from it; only the ``WriteCoordinator`` installs new states, after their commit.
+///
+/// Stored lists are loaded on first use: the registry starts with the names the store has (``needsLoading(_:)``
+/// says which are not in memory yet), and the coordinator reads a list's rows the first time a request names it, so
+/// start-up time and memory do not grow with the datasets on disk. It also notes when each dataset was last used
+/// (read or written), to a coarse clock the server moves on (``advanceClock(to:)``), for the store to keep
+/// (``takeUses()``) and idle datasets to expire.
 public final class ListRegistry: Sendable {
     /// The name of the shared default list, which requests without `X-Dataset` use.
     public static let defaultList = ""
 
+    /// A list in memory, and when it was last used.
+    struct Entry {
+        var state: ListState
+        /// Milliseconds since 1970, to the registry's coarse clock.
+        var lastUsed: Int64
+    }
+
+    /// What the lock guards.
+    struct Contents {
+        /// The lists in memory.
+        var loaded: [String: Entry] = [:]
+        /// Stored lists not in memory yet.
+        var stored: Set<String> = []
+        /// Datasets used since the last ``takeUses()``.
+        var used: Set<String> = []
+    }
+
     /// The seed and count of a list nobody wrote to.
     public let seed: UInt64
     public let baseCount: UInt64
-    private let lists: Mutex<[String: ListState]>
+    private let contents: Mutex<Contents>
+    /// How many stored lists are not in memory (0, the common case once each was used: one atomic load for a
+    /// request to know it needs no loading).
+    private let unloadedCount = Atomic<Int>(0)
+    /// The coarse wall clock uses are noted with, in milliseconds.
+    private let clock: Atomic<Int64>
     /// With a store other servers write to: the sequence numbers they reached in lists this server's copy has not
     /// caught up with yet (`ListRegistry+Heard.swift`), and how many such lists there are (0: the common case,
     /// one atomic load for a reader to know it).
     let heard = Mutex<[String: UInt64]>([:])
     let heardCount = Atomic<Int>(0)
 
-    /// A registry of lists with `count` generated items from `seed`, and the stored lists loaded at start.
-    public init(seed: UInt64, count: UInt64, stored: [String: StoredList] = [:]) {
+    /// A registry of lists with `count` generated items from `seed`, the `stored` lists in memory, and the lists
+    /// named `unloaded` on disk (loaded on first use).
+    public init(
+        seed: UInt64, count: UInt64, stored: [String: StoredList] = [:], unloaded: some Sequence<String> = [],
+        now: WallTime = WallTime(milliseconds: 0)
+    ) {
         precondition(count <= Catalog.maximumCount, "Catalog count \(count) exceeds 2^53")
         self.seed = seed
         baseCount = count
-        lists = Mutex(stored.mapValues(ListState.init))
+        clock = Atomic(now.milliseconds)
+        var contents = Contents()
+        contents.loaded = stored.mapValues { Entry(state: ListState($0), lastUsed: now.milliseconds) }
+        contents.stored = Set(unloaded).subtracting(stored.keys)
+        unloadedCount.store(contents.stored.count, ordering: .relaxed)
+        self.contents = Mutex(contents)
     }
 
-    /// The list's state as of now.
+    /// The list's state as of now; a read of a dataset counts as a use.
+    ///
+    /// A stored list not in memory yet reads as a list nobody wrote to: callers load it first (``needsLoading(_:)``,
+    /// ``WriteCoordinator/load(_:)``).
     public func state(of name: String) -> ListState {
-        lists.withLock { $0[name] } ?? fresh()
+        if name.isEmpty {
+            return contents.withLock { $0.loaded[name]?.state } ?? fresh()
+        }
+        let now = clock.load(ordering: .relaxed)
+        return contents.withLock { contents -> ListState? in
+            guard let entry = contents.loaded[name] else { return nil }
+            if entry.lastUsed < now {
+                contents.loaded[name]!.lastUsed = now
+                contents.used.insert(name)
+            }
+            return entry.state
+        } ?? fresh()
+    }
+
+    /// The state of list `name` if it is in memory, without counting a use (the registry's own bookkeeping).
+    func loadedState(of name: String) -> ListState? {
+        contents.withLock { $0.loaded[name]?.state }
+    }
+
+    /// Whether any stored list is not in memory yet (one atomic load).
+    public var hasUnloaded: Bool { unloadedCount.load(ordering: .relaxed) > 0 }
+
+    /// Whether list `name` is stored but not in memory: it must be loaded before it is read.
+    public func needsLoading(_ name: String) -> Bool {
+        guard unloadedCount.load(ordering: .relaxed) > 0 else { return false }
+        return contents.withLock { $0.stored.contains(name) }
+    }
+
+    /// Whether list `name` has state: in memory, or stored.
+    public func exists(_ name: String) -> Bool {
+        contents.withLock { $0.loaded[name] != nil || $0.stored.contains(name) }
+    }
+
+    /// How many datasets (every list but the default) have state, in memory or stored.
+    public var datasetCount: Int {
+        contents.withLock { contents in
+            contents.loaded.count - (contents.loaded[Self.defaultList] == nil ? 0 : 1)
+                + contents.stored.count - (contents.stored.contains(Self.defaultList) ? 1 : 0)
+        }
     }
 
     /// Installs a committed state, and returns the one it replaces (nil for a list that had none).
-    func install(_ state: ListState, as name: String) -> ListState? {
-        let replaced = lists.withLock { $0.updateValue(state, forKey: name) }
+    ///
+    /// - Parameter used: Whether this server's client used the list (a write); a list read from the store, or
+    ///   brought level with other servers' writes, keeps the last use it had (none, for a list new to memory).
+    func install(_ state: ListState, as name: String, used: Bool = true) -> ListState? {
+        let now = clock.load(ordering: .relaxed)
+        let replaced = contents.withLock { contents in
+            if contents.stored.remove(name) != nil { unloadedCount.subtract(1, ordering: .relaxed) }
+            if used && !name.isEmpty { contents.used.insert(name) }
+            let lastUsed = used ? now : contents.loaded[name]?.lastUsed ?? 0
+            return contents.loaded.updateValue(Entry(state: state, lastUsed: lastUsed), forKey: name)?.state
+        }
         if heardCount.load(ordering: .acquiring) > 0 { caughtUp(name, at: state.header.lastSequence) }
         return replaced
     }
 
-    /// The names of the lists that have state (were written to).
-    public var names: [String] { lists.withLock { Array($0.keys) } }
+    /// Forgets list `name` entirely: it was removed from the store (expired), and reads as a list nobody wrote to.
+    func remove(_ name: String) {
+        contents.withLock { contents in
+            contents.loaded[name] = nil
+            contents.used.remove(name)
+            if contents.stored.remove(name) != nil { unloadedCount.subtract(1, ordering: .relaxed) }
+        }
+        forgetHeard(name)
+    }
+
+    /// Notes that list `name` is stored (another server wrote it), to be loaded on first use; nothing changes for a
+    /// list in memory.
+    public func noteStored(_ name: String) {
+        contents.withLock { contents in
+            guard contents.loaded[name] == nil, contents.stored.insert(name).inserted else { return }
+            unloadedCount.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Forgets that list `name` is stored, if it is not in memory (another server removed it).
+    public func forgetStored(_ name: String) {
+        contents.withLock { contents in
+            if contents.stored.remove(name) != nil { unloadedCount.subtract(1, ordering: .relaxed) }
+        }
+    }
+
+    /// Whether list `name` is in memory.
+    public func isLoaded(_ name: String) -> Bool {
+        contents.withLock { $0.loaded[name] != nil }
+    }
+
+    /// When dataset `name` was last used, to the coarse clock; nil for a list not in memory.
+    public func lastUse(of name: String) -> WallTime? {
+        contents.withLock { $0.loaded[name].map { WallTime(milliseconds: $0.lastUsed) } }
+    }
+
+    /// The datasets used since the last call, with when: for the store to keep.
+    public func takeUses() -> [String: WallTime] {
+        contents.withLock { contents in
+            defer { contents.used = [] }
+            var uses: [String: WallTime] = [:]
+            for name in contents.used {
+                if let entry = contents.loaded[name] { uses[name] = WallTime(milliseconds: entry.lastUsed) }
+            }
+            return uses
+        }
+    }
+
+    /// The coarse clock uses are noted with: the wall clock as of the server's last pass (``advanceClock(to:)``).
+    public var clockNow: WallTime { WallTime(milliseconds: clock.load(ordering: .relaxed)) }
+
+    /// Moves the clock uses are noted with to `now` (never back): the server does this every few seconds, so a
+    /// read does not read the clock.
+    public func advanceClock(to now: WallTime) {
+        var current = clock.load(ordering: .relaxed)
+        while current < now.milliseconds {
+            let (exchanged, original) = clock.compareExchange(
+                expected: current, desired: now.milliseconds, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    /// The names of the lists in memory.
+    public var names: [String] { contents.withLock { Array($0.loaded.keys) } }
 
     /// A list nobody wrote to.
     func fresh() -> ListState { ListState(seed: seed, count: baseCount) }

@@ -126,6 +126,12 @@ extension ListState {
             effects = ListEffects()
             effects.drop = true
             return .success(.dropped)
+        case .expire:
+            // Every row goes, the header too (`removesList`); the coordinator forgets the list once committed.
+            self = ListState(seed: header.seed, count: header.baseCount)
+            effects = ListEffects()
+            effects.drop = true
+            return .success(.expired(true))
         }
     }
 

@@ -1,17 +1,43 @@
 /// Where a server keeps what was written: the lists' writes, their change feeds and the idempotency records.
 ///
 /// Only writes are stored, a sparse overlay over the generated lists; a list nobody wrote to has no rows. The
-/// server holds every list's state in memory (``ListState``) and the store is where that state is made durable:
-/// it is loaded once at start (``load()``), and every group of writes is committed as one transaction
-/// (``commit(_:)``) before any of them is answered.
+/// server holds the state of the lists in use in memory (``ListState``) and the store is where that state is made
+/// durable: at start only the names of the stored lists are read (``listNames()``), a list's rows on its first use
+/// (``loadList(_:)``), and every group of writes is committed as one transaction (``commit(_:)``) before any of
+/// them is answered. A dataset nobody uses expires: the store keeps when each list was last used
+/// (``recordUse(_:now:)``) and names the idle ones (``idleLists(before:limit:)``), and a commit removes them.
 ///
-/// Implementations (SQLite now, PostgreSQL later) pass the same tests. Every method may be called from any task;
+/// Implementations (SQLite, PostgreSQL, and ``MemoryListStore`` for tests) pass the same tests. Every method may be
+/// called from any task;
 /// none may block the caller's thread (an implementation runs its blocking calls on a thread of its own and
 /// resumes the caller from there). Calls to ``commit(_:)`` never overlap: the ``WriteCoordinator`` makes them one
 /// at a time.
 public protocol ListStore: AnyObject, Sendable {
-    /// Every list that has rows, by name, as the last commit left it.
-    func load() async throws(StoreFailure) -> [String: StoredList]
+    /// The name of every list that has rows, as the last commit left them.
+    func listNames() async throws(StoreFailure) -> [String]
+
+    /// The rows of list `name` as the last commit left them; nil when it has none.
+    ///
+    /// `nonisolated(nonsending)` for the reason ``commit(_:)`` gives: the coordinator loads a list on the committing
+    /// task before its first write.
+    nonisolated(nonsending) func loadList(_ name: String) async throws(StoreFailure) -> StoredList?
+
+    /// What each dataset (every list but the default) holds and when it was last used, by name after `after`
+    /// (nil: from the first), at most `limit`, in name order.
+    func datasetSummaries(after: String?, limit: Int) async throws(StoreFailure) -> [DatasetSummary]
+
+    /// Keeps when these lists were last used (a list that has no rows gets none: this never makes one), and gives
+    /// `now` to every list whose last use was never recorded (a list created since the last call, or one from
+    /// before the store kept uses), so that it expires its time-to-live after now.
+    func recordUse(_ uses: [String: WallTime], now: WallTime) async throws(StoreFailure)
+
+    /// The datasets (never the default list) whose last use recorded is at or before `cutoff`, at most `limit`,
+    /// least recently used first.
+    func idleLists(before cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String]
+
+    /// How many datasets (never the default list) hold writes: items handed out past the base count, written or
+    /// deleted. A dataset dropped (or reset) since its last write holds none, though its header row stays.
+    nonisolated(nonsending) func datasetsHoldingWrites() async throws(StoreFailure) -> Int
 
     /// The idempotency records with these keys, written less than `maxAge` before `now`; older ones are as good as
     /// gone (and may be pruned at any time).
@@ -74,6 +100,16 @@ public protocol ListStore: AnyObject, Sendable {
 }
 
 extension ListStore {
+    /// Every list that has rows, by name (``listNames()``, then ``loadList(_:)`` for each): what tests and tools
+    /// read; the server loads lists on first use.
+    public func load() async throws(StoreFailure) -> [String: StoredList] {
+        var lists: [String: StoredList] = [:]
+        for name in try await listNames() {
+            if let list = try await loadList(name) { lists[name] = list }
+        }
+        return lists
+    }
+
     public var preferredExecutor: (any TaskExecutor)? { nil }
 
     public var isShared: Bool { false }
@@ -103,6 +139,28 @@ public struct StoredList: Sendable, Equatable {
         self.header = header
         self.written = written
         self.deleted = deleted
+    }
+}
+
+/// What a dataset holds, for `GET /admin/datasets`.
+public struct DatasetSummary: Sendable, Equatable {
+    public var name: String
+    /// Its live items: handed-out ids less deleted ones.
+    public var liveCount: UInt64
+    /// Items with written fields (created or changed, not deleted).
+    public var writtenCount: UInt64
+    /// About how many bytes its rows take: the written fields' text and a fixed cost per row, its uploads' files,
+    /// and its kept changes.
+    public var bytes: UInt64
+    /// When it was last used, as recorded; nil while none is.
+    public var lastUsed: WallTime?
+
+    public init(name: String, liveCount: UInt64, writtenCount: UInt64, bytes: UInt64, lastUsed: WallTime?) {
+        self.name = name
+        self.liveCount = liveCount
+        self.writtenCount = writtenCount
+        self.bytes = bytes
+        self.lastUsed = lastUsed
     }
 }
 
@@ -153,7 +211,8 @@ public struct CommitBatch: Sendable, Equatable {
 /// deletions, images, changes), then the header.
 public struct ListEffects: Sendable, Equatable {
     /// Whether the list goes away entirely first (`DELETE /admin/datasets/<name>`): its items, uploads, changes
-    /// and idempotency records. The header and the `reset` change that follow keep its version and sequence going.
+    /// and idempotency records. The header and the `reset` change that follow keep its version and sequence going;
+    /// with no header after it, the list is removed for good (``removesList``).
     public var drop = false
     /// Whether every written item, deletion, upload and idempotency record goes first (a reset); changes stay.
     public var wipe = false
@@ -169,6 +228,9 @@ public struct ListEffects: Sendable, Equatable {
     public var header: ListHeader?
 
     public init() {}
+
+    /// Whether the list goes away with every row, its header too: an idle dataset expired (a drop keeps its header).
+    public var removesList: Bool { drop && header == nil }
 
     /// Whether these effects change nothing (equal to `ListEffects()`), field by field without building one.
     public var isEmpty: Bool {

@@ -10,6 +10,10 @@ public final class MemoryListStore: ListStore {
         var idempotency: [IdempotencyKey: IdempotencyRecord] = [:]
         /// Uploaded images' bytes, by list and id, with their digests.
         var images: [String: [UInt64: (digest: UInt128, bytes: [UInt8])]] = [:]
+        /// When each list was last used, as recorded (a list without an entry: never recorded).
+        var lastUsed: [String: WallTime] = [:]
+        /// Lists loaded one by one (``loadList(_:)``), in order: tests check what a server loads, and when.
+        var loads: [String] = []
         var failures: [StoreFailure] = []
         var commits = 0
         var closed = false
@@ -31,10 +35,71 @@ public final class MemoryListStore: ListStore {
     /// How many commits succeeded.
     public var commitCount: Int { contents.withLock { $0.commits } }
 
-    public func load() async throws(StoreFailure) -> [String: StoredList] {
+    public func listNames() async throws(StoreFailure) -> [String] {
         try contents.withLock { contents throws(StoreFailure) in
             try Self.checkOpen(contents)
-            return contents.lists
+            return Array(contents.lists.keys)
+        }
+    }
+
+    public nonisolated(nonsending) func loadList(_ name: String) async throws(StoreFailure) -> StoredList? {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            contents.loads.append(name)
+            return contents.lists[name]
+        }
+    }
+
+    /// The lists ``loadList(_:)`` read, in order.
+    public var loadedLists: [String] { contents.withLock { $0.loads } }
+
+    public func datasetSummaries(after: String?, limit: Int) async throws(StoreFailure) -> [DatasetSummary] {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            let names = contents.lists.keys.filter { name in !name.isEmpty && (after.map { name > $0 } ?? true) }
+                .sorted().prefix(limit)
+            return names.map { name in
+                let list = contents.lists[name]!
+                let text = list.written.values.reduce(0) { total, item in
+                    total + (item.overrides.label?.utf8.count ?? 0) + (item.overrides.author?.utf8.count ?? 0)
+                        + (item.image?.byteCount ?? 0)
+                }
+                return DatasetSummary(
+                    name: name, liveCount: list.header.nextID - UInt64(list.deleted.count),
+                    writtenCount: UInt64(list.written.count),
+                    bytes: UInt64(text + 48 * (list.written.count + list.deleted.count + 1)),
+                    lastUsed: contents.lastUsed[name])
+            }
+        }
+    }
+
+    public func recordUse(_ uses: [String: WallTime], now: WallTime) async throws(StoreFailure) {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            for (name, time) in uses where contents.lists[name] != nil {
+                contents.lastUsed[name] = max(contents.lastUsed[name] ?? time, time)
+            }
+            for name in contents.lists.keys where contents.lastUsed[name] == nil { contents.lastUsed[name] = now }
+        }
+    }
+
+    public nonisolated(nonsending) func datasetsHoldingWrites() async throws(StoreFailure) -> Int {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            return contents.lists.filter { name, list in
+                !name.isEmpty
+                    && (list.header.nextID != list.header.baseCount || !list.written.isEmpty || !list.deleted.isEmpty)
+            }.count
+        }
+    }
+
+    public func idleLists(before cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String] {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            let idle = contents.lastUsed.filter {
+                !$0.key.isEmpty && contents.lists[$0.key] != nil && $0.value <= cutoff
+            }
+            return idle.sorted { $0.value < $1.value }.prefix(limit).map(\.key)
         }
     }
 
@@ -65,6 +130,7 @@ public final class MemoryListStore: ListStore {
                     contents.changes[name] = nil
                     contents.idempotency = contents.idempotency.filter { $0.key.list != name }
                     contents.images[name] = nil
+                    contents.lastUsed[name] = nil
                 }
                 guard let header = effects.header else { continue }
                 var list = contents.lists[name] ?? StoredList(header: header)

@@ -52,17 +52,22 @@ public final class WriteCoordinator: Sendable {
     /// Told the changes other servers made, once this server's copy of their list has them (a shared store):
     /// the server resets its detail cache when another server reset the default list.
     private let remoteChangeObserver: (@Sendable (String, [Change]) -> Void)?
+    /// `data.max_datasets`: a write that would give one more dataset state is refused past this many.
+    public let maxDatasets: Int
 
     /// - Parameters:
     ///   - wallClock: The time stored with idempotency records; tests pass their own.
     ///   - commitObserver: Told each successful commit's duration and number of writes.
     ///   - remoteChangeObserver: Told the changes other servers made to a shared store, by list.
+    ///   - maxDatasets: `data.max_datasets`: how many datasets (lists but the default) may have state.
     public init(
         lists: ListRegistry, feed: ChangeFeed, store: any ListStore, idempotencyTTL: Duration,
         wallClock: @escaping @Sendable () -> WallTime,
         commitObserver: (@Sendable (Duration, Int) -> Void)? = nil,
-        remoteChangeObserver: (@Sendable (String, [Change]) -> Void)? = nil
+        remoteChangeObserver: (@Sendable (String, [Change]) -> Void)? = nil,
+        maxDatasets: Int = .max
     ) {
+        self.maxDatasets = maxDatasets
         self.commitObserver = commitObserver
         self.remoteChangeObserver = remoteChangeObserver
         self.lists = lists
@@ -172,6 +177,13 @@ public final class WriteCoordinator: Sendable {
 
     /// Applies, commits and answers one group.
     private nonisolated(nonsending) func commit(_ group: [Waiting], _ scratch: inout Scratch) async {
+        do throws(StoreFailure) {
+            try await loadLists(of: group)
+        } catch {
+            var failed = group.map { _ in WriteOutcome?.some(.failed(error)) }
+            answer(group, &failed)
+            return
+        }
         if store.isShared {
             do throws(StoreFailure) {
                 try await catchUp(group)
@@ -202,6 +214,8 @@ public final class WriteCoordinator: Sendable {
         var batch = CommitBatch(now: now)
         var claimed: [IdempotencyKey: IdempotencyRecord] = [:]
         var answeredFromStore: Set<Int> = []  // answered from a stored record: true whatever this group does
+        var created: [String] = []  // datasets this group gives state that had none (data.max_datasets)
+        let datasets = await datasetsCounted(for: group)
         // By index, here and below: `for element in array` copies each element, every reference in it retained
         // and released again (a list state holds about fifteen).
         for index in group.indices where outcomes[index] == nil {
@@ -215,6 +229,10 @@ public final class WriteCoordinator: Sendable {
                 continue
             }
             let list = touched.firstIndex { $0.name == operation.list }!
+            if let settled = settledWithoutApplying(operation, datasets: datasets, created: &created) {
+                outcomes[index] = settled
+                continue
+            }
             switch touched[list].apply(operation) {
             case .failure(let rejection):
                 outcomes[index] = .rejected(rejection)
@@ -291,6 +309,84 @@ public final class WriteCoordinator: Sendable {
         answer(group, &outcomes)
     }
 
+    /// The outcome of `operation` when it is settled without applying it to its list: a write that would make one
+    /// dataset too many (507), a drop of a dataset that has no state (nothing to forget: nothing is written), an
+    /// expiry of a list used since it was found idle. Nil when it is to be applied. A write that gives a dataset
+    /// state it had none of is noted in `created`, so the group counts it.
+    private func settledWithoutApplying(
+        _ operation: WriteOperation, datasets: Int, created: inout [String]
+    ) -> WriteOutcome? {
+        let name = operation.list
+        guard name != ListRegistry.defaultList, !created.contains(name), !lists.exists(name) else {
+            if case .expire(let cutoff) = operation.action, let used = lists.lastUse(of: name), used > cutoff {
+                return .done(.expired(false))
+            }
+            return nil
+        }
+        switch operation.action {
+        case .drop: return .done(.dropped)
+        case .expire: return .done(.expired(false))
+        case .grow(0): return nil
+        default:
+            guard datasets + created.count < maxDatasets else {
+                return .rejected(.tooManyDatasets(maxDatasets))
+            }
+            created.append(name)
+            return nil
+        }
+    }
+
+    /// How many datasets count against `data.max_datasets` for this group: those with state, unless the group's
+    /// new ones would pass the cap by that count; then those that hold writes, as the store counts them (a dropped
+    /// dataset keeps a header row, so that none of its tags or feed positions ever names something in a new one,
+    /// but holds nothing: it frees its place). A store that cannot count leaves the count with state.
+    private nonisolated(nonsending) func datasetsCounted(for group: [Waiting]) async -> Int {
+        let count = lists.datasetCount
+        guard maxDatasets != .max else { return count }
+        var new: Set<String> = []
+        for index in group.indices {
+            let operation = group[index].operation
+            switch operation.action {
+            case .drop, .expire, .grow(0): continue
+            default:
+                if operation.list != ListRegistry.defaultList && !lists.exists(operation.list) {
+                    new.insert(operation.list)
+                }
+            }
+        }
+        guard !new.isEmpty, count + new.count > maxDatasets else { return count }
+        return (try? await store.datasetsHoldingWrites()) ?? count
+    }
+
+    /// Reads from the store the lists the group writes to that are stored but not in memory yet, and installs them
+    /// (a list's first use since the server started); a failure fails the whole group, before anything applies.
+    private nonisolated(nonsending) func loadLists(of group: [Waiting]) async throws(StoreFailure) {
+        for index in group.indices where lists.needsLoading(group[index].operation.list) {
+            if case .expire = group[index].operation.action { continue }  // removes every row: needs none of them
+            let name = group[index].operation.list
+            guard lists.needsLoading(name) else { continue }  // an earlier write of the group named it too
+            let stored = try await store.loadList(name)
+            if let stored {
+                _ = lists.install(ListState(stored), as: name, used: false)  // the read that wants it is the use
+            } else {
+                lists.remove(name)  // gone meanwhile (another server expired it)
+            }
+        }
+    }
+
+    /// Reads list `list` from the store if it is stored but not in memory yet, in a group of its own: what a read of
+    /// a dataset does before its first answer. Afterwards ``ListRegistry/needsLoading(_:)`` is false unless the
+    /// store failed.
+    public func load(_ list: String) async {
+        guard lists.needsLoading(list) else { return }
+        _ = await submit(WriteOperation(list: list, action: .grow(0)))
+    }
+
+    /// Removes dataset `list` with every row it has, unless it was used after `idleBefore`; whether it was removed.
+    public func expire(_ list: String, idleBefore cutoff: WallTime) async -> Bool {
+        await submit(WriteOperation(list: list, action: .expire(idleBefore: cutoff))) == .done(.expired(true))
+    }
+
     /// A shared store: locks the lists the group writes to, and brings the registry's copies of those that other
     /// servers wrote to since level with the store, publishing what they wrote to this server's feed (so its
     /// subscribers see every change of the list, in order, whichever server made it).
@@ -310,10 +406,16 @@ public final class WriteCoordinator: Sendable {
         guard !catchUps.isEmpty else { return }
         spares.withLock { spares in
             for (name, catchUp) in catchUps {
+                if catchUp.removed {
+                    // Expired elsewhere: a list nobody wrote to from now on (the group applies to it as such).
+                    spares.set(nil, for: name)
+                    lists.remove(name)
+                    continue
+                }
                 if let stored = catchUp.stored {
                     // Reset or dropped elsewhere: the list as stored, built anew; the next group copies it.
                     spares.set(nil, for: name)
-                    _ = lists.install(ListState(stored), as: name)
+                    _ = lists.install(ListState(stored), as: name, used: false)
                     continue
                 }
                 var state: ListState
@@ -324,11 +426,15 @@ public final class WriteCoordinator: Sendable {
                     state = lists.state(of: name)  // a copy, the first time only: from now on there is a spare
                 }
                 state.catchUp(with: catchUp.effects, fresh: lists.fresh())
-                let replaced = lists.install(state, as: name)
+                let replaced = lists.install(state, as: name, used: false)  // another server's writes
                 spares.set(Spare(state: replaced ?? lists.fresh(), behind: catchUp.effects), for: name)
             }
         }
         for (name, catchUp) in catchUps {
+            if catchUp.removed {
+                feed.publish([], of: name, dropped: true)  // its streams end
+                continue
+            }
             publish(catchUp, of: name, after: positions[name]?.lastSequence ?? 0)
             remoteChangeObserver?(name, catchUp.changes)
         }
@@ -358,13 +464,19 @@ public final class WriteCoordinator: Sendable {
     }
 
     /// Installs the states the group changed in the registry, after their commit; the states they replace become
-    /// the spares, and the lists the group left as they were (every write to them refused) keep theirs.
+    /// the spares, and the lists the group left as they were (every write to them refused) keep theirs. A list the
+    /// group removed (expired) leaves the registry.
     private func install(_ touched: [Touched]) {
         spares.withLock { spares in
             for list in touched.indices {
                 let name = touched[list].name
                 guard touched[list].changed else {
                     spares.set(Spare(state: touched[list].state, behind: nil), for: name)
+                    continue
+                }
+                if touched[list].effects.removesList {  // expired: no state, in memory or stored, from now on
+                    lists.remove(name)
+                    spares.set(nil, for: name)
                     continue
                 }
                 let replaced = lists.install(touched[list].state, as: name)

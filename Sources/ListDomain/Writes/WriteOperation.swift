@@ -24,6 +24,9 @@ public final class WriteOperation: Sendable {
         case reset(seed: UInt64?)
         /// `DELETE /admin/datasets/<name>`: the list forgotten, as if never written to.
         case drop
+        /// An idle dataset removed with every row it has, unless it was used after `idleBefore` (the expiry of
+        /// `data.dataset_ttl_s`).
+        case expire(idleBefore: WallTime)
     }
 
     /// The list (dataset) written to; "" is the shared default.
@@ -101,6 +104,8 @@ public enum WriteResult: Sendable, Equatable {
     case reset(ListReset)
     /// The list was dropped.
     case dropped
+    /// Whether an idle list was removed (false: it was used since it was found idle, and stays).
+    case expired(Bool)
 }
 
 /// The answer to one ``WriteOperation``.
@@ -127,4 +132,6 @@ public enum WriteRejection: Error, Sendable, Equatable {
     case keyReused(String)
     /// The list has ``Catalog/maximumCount`` ids already.
     case listFull
+    /// The write would make one dataset more than `data.max_datasets` (the limit).
+    case tooManyDatasets(Int)
 }

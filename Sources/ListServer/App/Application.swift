@@ -19,6 +19,8 @@ final class Application: Sendable {
     /// The threads that draw and encode images; stopped after the server.
     private let imageWorkers: ImageWorkers
     private let growth: Task<Void, Never>?
+    /// Keeps datasets' last uses and expires idle ones (``DatasetLifecycle``).
+    private let lifecycle: Task<Void, Never>
     /// Hears the commits of other servers sharing a PostgreSQL store; nil with SQLite.
     private let listener: PostgresListener?
 
@@ -41,7 +43,13 @@ final class Application: Sendable {
         let store = try await openStore(settings)
         let lists: ListRegistry
         do {
-            lists = ListRegistry(seed: settings.seed, count: settings.itemCount, stored: try await store.load())
+            // Only the default list is read now; a dataset's rows on its first use, so start-up costs the same
+            // with 10,000 datasets on disk as with none.
+            let names = try await store.listNames()
+            let defaultList = try await store.loadList(ListRegistry.defaultList)
+            lists = ListRegistry(
+                seed: settings.seed, count: settings.itemCount,
+                stored: defaultList.map { [ListRegistry.defaultList: $0] } ?? [:], unloaded: names, now: WallTime.now())
         } catch {
             await store.close()
             throw error
@@ -71,7 +79,8 @@ final class Application: Sendable {
         let writes = WriteCoordinator(
             lists: lists, feed: feed, store: store,
             idempotencyTTL: .seconds(settings.idempotencyTTLSeconds), wallClock: { WallTime.now() },
-            commitObserver: commitObserver, remoteChangeObserver: Self.resetsDetails(cache))
+            commitObserver: commitObserver, remoteChangeObserver: Self.resetsDetails(cache),
+            maxDatasets: settings.maxDatasets)
         let listener = (store as? PostgresStore).map { Self.listen(to: $0, for: writes) }
         var events = EventSettings()
         events.heartbeat = .milliseconds(settings.heartbeatMs)
@@ -99,9 +108,13 @@ final class Application: Sendable {
         let growth =
             settings.growEveryMs > 0
             ? grow(writes, every: .milliseconds(settings.growEveryMs), whenever: mayGrow) : nil
+        let lifecycle = DatasetLifecycle.start(
+            writes: writes, ttl: .seconds(settings.datasetTTLSeconds), wallClock: { WallTime.now() },
+            expired: { [faults = router.faultInjectors] name in faults.drop(name) })
         return Application(
             settings: settings, cache: cache, images: images, observability: observability, writes: writes,
-            store: store, server: server, imageWorkers: imageWorkers, listener: listener, growth: growth)
+            store: store, server: server, imageWorkers: imageWorkers, listener: listener, growth: growth,
+            lifecycle: lifecycle)
     }
 
     /// The detail cache serves the default list's catalog: when another server resets that list (perhaps to
@@ -122,6 +135,15 @@ final class Application: Sendable {
     /// half a minute: an idle list must not stay behind until someone writes to it.
     private static func listen(to store: PostgresStore, for writes: WriteCoordinator) -> PostgresListener {
         PostgresListener(url: store.url, reachability: store.reachability) { [lists = writes.lists] list, sequence in
+            guard let sequence else {
+                // Removed elsewhere (expired): a copy in memory goes at its catch-up, which finds no rows.
+                if lists.isLoaded(list) {
+                    Task { await writes.refresh(list) }
+                } else {
+                    lists.forgetStored(list)
+                }
+                return
+            }
             // Reads of the list wait for the catch-up from now on (Router+Replicas.swift); one task catches the list
             // up, to whatever was heard by the time it is level.
             guard lists.hear(list, sequence: sequence) else { return }
@@ -156,8 +178,9 @@ final class Application: Sendable {
     private init(
         settings: Settings, cache: DetailCache, images: ImageCache, observability: Observability,
         writes: WriteCoordinator, store: any ListStore, server: HTTPServer, imageWorkers: ImageWorkers,
-        listener: PostgresListener?, growth: Task<Void, Never>?
+        listener: PostgresListener?, growth: Task<Void, Never>?, lifecycle: Task<Void, Never>
     ) {
+        self.lifecycle = lifecycle
         self.listener = listener
         self.images = images
         self.imageWorkers = imageWorkers
@@ -212,6 +235,7 @@ final class Application: Sendable {
     /// the store once the last write has been answered.
     func shutdown(grace: Duration? = nil) async {
         growth?.cancel()
+        lifecycle.cancel()
         await server.shutdown(grace: grace ?? settings.shutdownGrace)
         imageWorkers.stop()
         listener?.stop()

@@ -40,6 +40,7 @@ extension ServiceOptions {
             cors: settings.corsAllowOrigin == .none ? nil : CORSPolicy(origins: settings.corsAllowOrigin),
             pageLatency: .milliseconds(settings.pageLatencyMs),
             adminToken: settings.adminToken,
+            datasetTTL: .seconds(settings.datasetTTLSeconds),
             adminOrigin: AdminOrigin(allowed: settings.adminAllowedOrigins, publicURL: publicURL),
             picsumEnabled: settings.picsumEnabled, publicURL: publicURL)
     }

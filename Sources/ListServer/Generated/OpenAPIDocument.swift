@@ -2077,6 +2077,84 @@ enum OpenAPIDocument {
               description: '204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.'
               parameters: *optionsParameters
               responses: *optionsResponses
+          /admin/datasets:
+            description: 'Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, OPTIONS`).'
+            get:
+              tags: [admin]
+              operationId: listDatasets
+              summary: The datasets, what each holds and when it was last used
+              description: |
+                The datasets that have writes (every list but the default), by name after `after`, at most `limit` (default
+                100, at most 1,000): each with its live `items`, its `written` items, about how many `bytes` the store
+                holds for it, and when it was last read or written (`last_used_ms`, ms since 1970 to the minute or so,
+                null until first recorded; `idle_s`, how long ago). `count` is how many datasets there are, `next_after`
+                the `after` of the next page (null at the end), `max_datasets` and `ttl_s` the limits (`data.max_datasets`,
+                `data.dataset_ttl_s`): a dataset idle for `ttl_s` is removed. Access as for the other admin endpoints.
+              security:
+                - adminToken: []
+                - {}
+              parameters: &listDatasetsParameters
+                - name: after
+                  in: query
+                  description: List the datasets whose names come after this one (the `next_after` of the page before).
+                  schema:
+                    type: string
+                    pattern: '^[A-Za-z0-9._-]{1,64}$'
+                - name: limit
+                  in: query
+                  description: The most datasets listed, 1-1000 (default 100).
+                  schema:
+                    type: integer
+                    minimum: 1
+                    maximum: 1000
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &listDatasetsResponses
+                '200':
+                  $ref: '#/components/responses/DatasetList'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/StoreUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [admin]
+              operationId: headDatasets
+              summary: The status and headers of the dataset list
+              description: As `GET /admin/datasets`, without the body.
+              security:
+                - adminToken: []
+                - {}
+              parameters: *listDatasetsParameters
+              responses: *listDatasetsResponses
+            options:
+              tags: [admin]
+              operationId: optionsDatasets
+              summary: The methods of the dataset list, and the CORS preflight
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters:
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
           /admin/datasets/{name}:
             description: 'Methods other than DELETE and OPTIONS get 405 (`MethodNotAllowed`, `Allow: DELETE, OPTIONS`).'
             delete:
@@ -2085,8 +2163,9 @@ enum OpenAPIDocument {
               summary: Forget a dataset
               description: |
                 Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its idempotency
-                keys and its `fail_first` counts. 204, no body, whether the dataset was used or not; the next request naming it
-                starts from the generated list again. Its version and change sequence go on (one header row stays): its feed
+                keys and its `fail_first` counts. 204, no body, whether the dataset was used or not (one that was never
+                written to has nothing to forget, and nothing is written); the next request naming it starts from the
+                generated list again. Its version and change sequence go on (one header row stays): its feed
                 gets a `reset` change, which its open event streams deliver, so no `ETag` or feed position of the old dataset
                 names anything in the new one (a client further back than the reset gets 410 or `expired` and reloads). A UI
                 test suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400
@@ -3504,6 +3583,7 @@ enum OpenAPIDocument {
                     - urn:listserver:problem:injected-fault
                     - urn:listserver:problem:store-unavailable
                     - urn:listserver:problem:store-full
+                    - urn:listserver:problem:dataset-limit
                     - urn:listserver:problem:shutting-down
                     - urn:listserver:problem:server-busy
                     - urn:listserver:problem:expectation-failed
@@ -3816,6 +3896,64 @@ enum OpenAPIDocument {
                         id: 250031
                         data: {"last_sequence":250031}
 
+            DatasetList:
+              description: The datasets, what each holds and when it was last used.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    additionalProperties: false
+                    required: [datasets, count, next_after, limit, max_datasets, ttl_s]
+                    properties:
+                      datasets:
+                        type: array
+                        items:
+                          type: object
+                          additionalProperties: false
+                          required: [name, items, written, bytes, last_used_ms, idle_s]
+                          properties:
+                            name:
+                              type: string
+                            items:
+                              type: integer
+                              minimum: 0
+                            written:
+                              type: integer
+                              minimum: 0
+                            bytes:
+                              type: integer
+                              minimum: 0
+                            last_used_ms:
+                              type: [integer, 'null']
+                            idle_s:
+                              type: [integer, 'null']
+                              minimum: 0
+                      count:
+                        type: integer
+                        minimum: 0
+                      next_after:
+                        type: [string, 'null']
+                      limit:
+                        type: integer
+                      max_datasets:
+                        type: integer
+                      ttl_s:
+                        type: integer
+                  example:
+                    {"datasets": [{"name": "run-42", "items": 10001, "written": 1, "bytes": 174,
+                      "last_used_ms": 1795500000000, "idle_s": 61}], "count": 1, "next_after": null, "limit": 100,
+                     "max_datasets": 10000, "ttl_s": 604800}
             DatasetDeleted:
               description: 'The dataset is forgotten (or was never used): no body.'
               headers:
@@ -4954,7 +5092,10 @@ enum OpenAPIDocument {
                     {"type": "urn:listserver:problem:store-unavailable", "title": "Store unavailable", "status": 503,
                      "detail": "the changes could not be read: disk I/O error"}
             StoreFull:
-              description: The store's disk is full (`store-full`); nothing was written. Retry once space is freed.
+              description: >-
+                The store's disk is full (`store-full`): nothing was written, retry once space is freed. Or the write would
+                give one more dataset state than `data.max_datasets` allows (`dataset-limit`): nothing was written; drop
+                finished datasets (`DELETE /admin/datasets/{name}`), wait for idle ones to expire, or reuse one.
               headers:
                 Cache-Control:
                   $ref: '#/components/headers/NoCache'
@@ -4973,7 +5114,9 @@ enum OpenAPIDocument {
                       - $ref: '#/components/schemas/Problem'
                       - properties:
                           type:
-                            const: urn:listserver:problem:store-full
+                            enum:
+                              - urn:listserver:problem:store-full
+                              - urn:listserver:problem:dataset-limit
                           status:
                             const: 507
                   example:
@@ -10500,6 +10643,221 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/admin/datasets": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, OPTIONS`).",
+              "get": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "listDatasets",
+                "summary": "The datasets, what each holds and when it was last used",
+                "description": "The datasets that have writes (every list but the default), by name after `after`, at most `limit` (default\n100, at most 1,000): each with its live `items`, its `written` items, about how many `bytes` the store\nholds for it, and when it was last read or written (`last_used_ms`, ms since 1970 to the minute or so,\nnull until first recorded; `idle_s`, how long ago). `count` is how many datasets there are, `next_after`\nthe `after` of the next page (null at the end), `max_datasets` and `ttl_s` the limits (`data.max_datasets`,\n`data.dataset_ttl_s`): a dataset idle for `ttl_s` is removed. Access as for the other admin endpoints.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "name": "after",
+                    "in": "query",
+                    "description": "List the datasets whose names come after this one (the `next_after` of the page before).",
+                    "schema": {
+                      "type": "string",
+                      "pattern": "^[A-Za-z0-9._-]{1,64}$"
+                    }
+                  },
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "description": "The most datasets listed, 1-1000 (default 100).",
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 1000
+                    }
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/DatasetList"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/StoreUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "headDatasets",
+                "summary": "The status and headers of the dataset list",
+                "description": "As `GET /admin/datasets`, without the body.",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "name": "after",
+                    "in": "query",
+                    "description": "List the datasets whose names come after this one (the `next_after` of the page before).",
+                    "schema": {
+                      "type": "string",
+                      "pattern": "^[A-Za-z0-9._-]{1,64}$"
+                    }
+                  },
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "description": "The most datasets listed, 1-1000 (default 100).",
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 1000
+                    }
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/DatasetList"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/StoreUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "optionsDatasets",
+                "summary": "The methods of the dataset list, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
             "/admin/datasets/{name}": {
               "description": "Methods other than DELETE and OPTIONS get 405 (`MethodNotAllowed`, `Allow: DELETE, OPTIONS`).",
               "delete": {
@@ -10508,7 +10866,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "deleteDataset",
                 "summary": "Forget a dataset",
-                "description": "Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its idempotency\nkeys and its `fail_first` counts. 204, no body, whether the dataset was used or not; the next request naming it\nstarts from the generated list again. Its version and change sequence go on (one header row stays): its feed\ngets a `reset` change, which its open event streams deliver, so no `ETag` or feed position of the old dataset\nnames anything in the new one (a client further back than the reset gets 410 or `expired` and reloads). A UI\ntest suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400\n`invalid-header`.\n\nAccess as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is required\n(401 otherwise); without one, only loopback clients are let in (403 otherwise). 503 `store-unavailable` (with\n`Retry-After`) or 507 `store-full` when the store cannot take it: nothing was forgotten.\n",
+                "description": "Forgets the dataset named `name` (as sent in `X-Dataset`), durably: its writes, its change feed, its idempotency\nkeys and its `fail_first` counts. 204, no body, whether the dataset was used or not (one that was never\nwritten to has nothing to forget, and nothing is written); the next request naming it starts from the\ngenerated list again. Its version and change sequence go on (one header row stays): its feed\ngets a `reset` change, which its open event streams deliver, so no `ETag` or feed position of the old dataset\nnames anything in the new one (a client further back than the reset gets 410 or `expired` and reloads). A UI\ntest suite calls this when it is done with its dataset. A `name` that is not a valid dataset name is 400\n`invalid-header`.\n\nAccess as for `POST /admin/reset`: with `admin.token` configured, `Authorization: Bearer <token>` is required\n(401 otherwise); without one, only loopback clients are let in (403 otherwise). 503 `store-unavailable` (with\n`Retry-After`) or 507 `store-full` when the store cannot take it: nothing was forgotten.\n",
                 "security": [
                   {
                     "adminToken": []
@@ -12293,6 +12651,7 @@ enum OpenAPIDocument {
                       "urn:listserver:problem:injected-fault",
                       "urn:listserver:problem:store-unavailable",
                       "urn:listserver:problem:store-full",
+                      "urn:listserver:problem:dataset-limit",
                       "urn:listserver:problem:shutting-down",
                       "urn:listserver:problem:server-busy",
                       "urn:listserver:problem:expectation-failed",
@@ -12804,6 +13163,125 @@ enum OpenAPIDocument {
                         "summary": "GET /items/events with Last-Event-ID: 12, long after change 12 stopped being kept",
                         "value": "retry: 2000\n\nevent: expired\nid: 250031\ndata: {\"last_sequence\":250031}\n\n"
                       }
+                    }
+                  }
+                }
+              },
+              "DatasetList": {
+                "description": "The datasets, what each holds and when it was last used.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": [
+                        "datasets",
+                        "count",
+                        "next_after",
+                        "limit",
+                        "max_datasets",
+                        "ttl_s"
+                      ],
+                      "properties": {
+                        "datasets": {
+                          "type": "array",
+                          "items": {
+                            "type": "object",
+                            "additionalProperties": false,
+                            "required": [
+                              "name",
+                              "items",
+                              "written",
+                              "bytes",
+                              "last_used_ms",
+                              "idle_s"
+                            ],
+                            "properties": {
+                              "name": {
+                                "type": "string"
+                              },
+                              "items": {
+                                "type": "integer",
+                                "minimum": 0
+                              },
+                              "written": {
+                                "type": "integer",
+                                "minimum": 0
+                              },
+                              "bytes": {
+                                "type": "integer",
+                                "minimum": 0
+                              },
+                              "last_used_ms": {
+                                "type": [
+                                  "integer",
+                                  "null"
+                                ]
+                              },
+                              "idle_s": {
+                                "type": [
+                                  "integer",
+                                  "null"
+                                ],
+                                "minimum": 0
+                              }
+                            }
+                          }
+                        },
+                        "count": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "next_after": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "limit": {
+                          "type": "integer"
+                        },
+                        "max_datasets": {
+                          "type": "integer"
+                        },
+                        "ttl_s": {
+                          "type": "integer"
+                        }
+                      }
+                    },
+                    "example": {
+                      "datasets": [
+                        {
+                          "name": "run-42",
+                          "items": 10001,
+                          "written": 1,
+                          "bytes": 174,
+                          "last_used_ms": 1795500000000,
+                          "idle_s": 61
+                        }
+                      ],
+                      "count": 1,
+                      "next_after": null,
+                      "limit": 100,
+                      "max_datasets": 10000,
+                      "ttl_s": 604800
                     }
                   }
                 }
@@ -14595,7 +15073,7 @@ enum OpenAPIDocument {
                 }
               },
               "StoreFull": {
-                "description": "The store's disk is full (`store-full`); nothing was written. Retry once space is freed.",
+                "description": "The store's disk is full (`store-full`): nothing was written, retry once space is freed. Or the write would give one more dataset state than `data.max_datasets` allows (`dataset-limit`): nothing was written; drop finished datasets (`DELETE /admin/datasets/{name}`), wait for idle ones to expire, or reuse one.",
                 "headers": {
                   "Cache-Control": {
                     "$ref": "#/components/headers/NoCache"
@@ -14623,7 +15101,10 @@ enum OpenAPIDocument {
                         {
                           "properties": {
                             "type": {
-                              "const": "urn:listserver:problem:store-full"
+                              "enum": [
+                                "urn:listserver:problem:store-full",
+                                "urn:listserver:problem:dataset-limit"
+                              ]
                             },
                             "status": {
                               "const": 507
@@ -14909,5 +15390,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x7CC9DB1FE0E995B2
+    static let yamlFNV1a64: UInt64 = 0xAC8D55EF4D87A6F1
 }

@@ -114,6 +114,12 @@ extension LoopServer {
     /// Hands a commit's changes to this loop's streams of `list` (called on the loop thread).
     func deliver(_ changes: [Change], of list: String, dropped: Bool) {
         guard !streams.isEmpty else { return }
+        if changes.isEmpty && dropped {
+            // The list was removed (an idle dataset expired) and its sequence numbers start over: its streams end,
+            // and a client that reconnects with its Last-Event-ID is told to reload.
+            for stream in Array(streams.values) where stream.list == list { end(stream) }
+            return
+        }
         // A dropped dataset's feed goes on with a `reset` change, like a reset's: its streams see it and stay.
         let events = changes.map { ($0.sequence, $0.serverSentEvent) }
         for stream in Array(streams.values) where stream.list == list {

@@ -148,7 +148,14 @@ final class LoopServer: @unchecked Sendable {
             observer.rejected(exchange, rejection)
             return
         }
-        switch router.route(httpRequest, match) {
+        dispatch(router.route(httpRequest, match), request, exchange, requestID)
+    }
+
+    /// Answers, holds, streams or tracks a request as its route's outcome says.
+    private func dispatch(
+        _ outcome: RouteOutcome, _ request: EvHTTPRequest, _ exchange: RequestExchange, _ requestID: String
+    ) {
+        switch outcome {
         case .response(let response) where response.isPlain:
             request.send(response, requestID: requestID, buffer: replyBuffer)
             observer.end(exchange, response)
@@ -171,6 +178,19 @@ final class LoopServer: @unchecked Sendable {
                 loop.execute { [self] in finish(token, with: pending.finish(make)) }
             }
             track(request, exchange, requestID, as: token)
+        case .after(let next):
+            // Tracked meanwhile, so a drain waits for it (or answers it 503 at its deadline, which ends it here).
+            let token = track(request, exchange, requestID)
+            Task.immediate(executorPreference: loop) { [self] in
+                let outcome = await next()
+                guard let waiting = pending.removeValue(forKey: token) else { return }
+                if draining {
+                    sendWhileDraining(Self.shuttingDown, to: waiting.request, requestID: waiting.requestID)
+                    observer.end(waiting.exchange, Self.shuttingDown)
+                    return
+                }
+                dispatch(outcome, waiting.request, waiting.exchange, waiting.requestID)
+            }
         }
     }
 

@@ -3,14 +3,22 @@ import ListDomain
 /// The read paths, as in the SQLite store: the whole state at start, idempotency records by key, an uploaded
 /// image, a window of a change feed.
 extension PostgresListTables {
-    /// Every list with a header row, with its written items, their images and its deletions (ascending): its
-    /// three queries in one snapshot (another server may commit meanwhile).
-    func load() throws(StoreFailure) -> [String: StoredList] {
+    /// The name of every list with a header row.
+    func listNames() throws(StoreFailure) -> [String] {
+        try withConnection(retrying: true) { connection throws(PostgresError) in
+            let rows = try connection.execute(SQL.names)
+            return (0..<rows.count).map { rows.text($0, 0) ?? "" }
+        }
+    }
+
+    /// List `name` with its written items, their images and its deletions (ascending), nil when it has no header
+    /// row: its three queries in one snapshot (another server may commit meanwhile).
+    func loadList(_ name: String) throws(StoreFailure) -> StoredList? {
         try withConnection(retrying: true) { connection throws(PostgresError) in
             try connection.script(SQL.beginSnapshot)
-            let lists = try Self.lists(only: nil, on: connection)
+            let lists = try Self.lists(only: name, on: connection)
             try connection.script("COMMIT")
-            return lists
+            return lists[name]
         }
     }
 
@@ -153,6 +161,7 @@ extension PostgresListTables {
 extension PostgresListTables.SQL {
     /// A read-only transaction whose statements all see one snapshot.
     static let beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    static let names = "SELECT name FROM lists"
     static let headers = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists"
     static let header = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists WHERE name = $1"
     // `id # x'8000000000000000'::bigint` (the top bit flipped) orders bigints as the UInt64s they hold.

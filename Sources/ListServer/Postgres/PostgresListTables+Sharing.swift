@@ -56,12 +56,16 @@ extension PostgresListTables {
     ///
     /// The same version: the item rows written after the copy's last change (`changed_at`), with their images,
     /// and the header. Another version (a reset or a drop since) or a copy ahead of the database (restored from
-    /// a backup): the whole list. Either way the changes after the position, for the server's feed.
+    /// a backup): the whole list. Either way the changes after the position, for the server's feed. No header row
+    /// for a copy that was written to (another server expired the list): ``ListCatchUp/removed``.
     static func catchUp(
         _ name: String, from position: ListPosition, header headers: PostgresRows, changedItems: PostgresRows,
         changes rows: PostgresRows, on connection: PostgresConnection
     ) throws(PostgresError) -> ListCatchUp? {
-        guard headers.count == 1 else { return nil }
+        guard headers.count == 1 else {
+            let neverWritten = position == ListPosition(version: 1, lastSequence: 0)
+            return neverWritten ? nil : ListCatchUp(removed: true)
+        }
         let header = header(in: headers, at: 0)
         guard ListPosition(header) != position else { return nil }
         var catchUp = ListCatchUp()

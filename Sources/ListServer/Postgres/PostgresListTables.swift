@@ -127,6 +127,8 @@ final class PostgresListTables {
             if let header = effects.header, !effects.changes.isEmpty {
                 statements.append(
                     .init(SQL.notify, [.text(PostgresNotification.payload(list: name, sequence: header.lastSequence))]))
+            } else if effects.removesList {
+                statements.append(.init(SQL.notify, [.text(PostgresNotification.payload(list: name, sequence: nil))]))
             }
         }
         for (key, record) in batch.idempotency {

@@ -19,8 +19,9 @@ import Synchronization
 /// The thread waits in `poll` on the connection's socket (at most 250 ms, to see ``stop()``), and between
 /// connection attempts on a condition variable, with a backoff from 100 ms to 5 s: it is not an event loop.
 final class PostgresListener: @unchecked Sendable {
-    /// Told `(list, sequence)` for every change notification and every list after a (re)connection.
-    private let onChange: @Sendable (String, UInt64) -> Void
+    /// Told `(list, sequence)` for every change notification and every list after a (re)connection; the sequence
+    /// is nil when the list was removed (an idle dataset expired on some server).
+    private let onChange: @Sendable (String, UInt64?) -> Void
     private let url: PostgresURL
     private let schema: String?
     private let reachability: PostgresReachability?
@@ -32,7 +33,7 @@ final class PostgresListener: @unchecked Sendable {
     ///   first to notice a database that went away, within 250 ms), true when it is back.
     init(
         url: PostgresURL, schema: String? = nil, reachability: PostgresReachability? = nil,
-        onChange: @escaping @Sendable (String, UInt64) -> Void
+        onChange: @escaping @Sendable (String, UInt64?) -> Void
     ) {
         self.url = url
         self.schema = schema

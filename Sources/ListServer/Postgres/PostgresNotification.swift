@@ -9,12 +9,15 @@ struct PostgresNotification: Equatable {
     static let channel = "'listserver_' || md5(current_schema())"
 
     let list: String
-    let sequence: UInt64
+    /// The sequence number the list reached; nil when it was removed (an idle dataset expired).
+    let sequence: UInt64?
 
-    /// `"<sequence> <list name as hex>"`: a list name may hold any character (hex keeps the payload plain ASCII,
-    /// which `NOTIFY` needs).
-    static func payload(list: String, sequence: UInt64) -> String {
-        var text = String(sequence) + " "
+    /// `"<sequence> <list name as hex>"`, or `"x <list name as hex>"` for a removal (a build from before removals
+    /// ignores it: its sequence does not parse): a list name may hold any character (hex keeps the payload plain
+    /// ASCII, which `NOTIFY` needs).
+    static func payload(list: String, sequence: UInt64?) -> String {
+        var text = sequence.map(String.init) ?? "x"
+        text += " "
         for byte in list.utf8 {
             text.append(Self.hexDigits[Int(byte >> 4)])
             text.append(Self.hexDigits[Int(byte & 0xF)])
@@ -25,7 +28,10 @@ struct PostgresNotification: Equatable {
     /// The notification `payload` holds, or nil for one that is not ours.
     init?(payload: String) {
         let parts = payload.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, let sequence = UInt64(parts[0]), parts[1].utf8.count % 2 == 0 else { return nil }
+        guard parts.count == 2, parts[0] == "x" || UInt64(parts[0]) != nil, parts[1].utf8.count % 2 == 0 else {
+            return nil
+        }
+        let sequence = UInt64(parts[0])
         var bytes: [UInt8] = []
         var high: UInt8?
         for character in parts[1].utf8 {

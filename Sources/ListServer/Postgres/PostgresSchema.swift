@@ -89,7 +89,13 @@ enum PostgresSchema {
             bytes bytea NOT NULL,
             PRIMARY KEY (list, id)
         );
+        """,
+        // 2: when each list was last used (ms since 1970; 0: not recorded yet), as in the SQLite store's
+        // migration 3, for idle datasets to expire.
         """
+        ALTER TABLE lists ADD COLUMN last_used bigint NOT NULL DEFAULT 0;
+        CREATE INDEX lists_by_last_used ON lists (last_used);
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -79,8 +79,28 @@ package final class PostgresStore: ListStore {
 
     // MARK: ListStore
 
-    package func load() async throws(StoreFailure) -> [String: StoredList] {
-        try await pool.run { tables throws(StoreFailure) in try tables.load() }
+    package func listNames() async throws(StoreFailure) -> [String] {
+        try await pool.run { tables throws(StoreFailure) in try tables.listNames() }
+    }
+
+    package nonisolated(nonsending) func loadList(_ name: String) async throws(StoreFailure) -> StoredList? {
+        try await pool.run { tables throws(StoreFailure) in try tables.loadList(name) }
+    }
+
+    package func datasetSummaries(after: String?, limit: Int) async throws(StoreFailure) -> [DatasetSummary] {
+        try await pool.run { tables throws(StoreFailure) in try tables.datasetSummaries(after: after, limit: limit) }
+    }
+
+    package func recordUse(_ uses: [String: WallTime], now: WallTime) async throws(StoreFailure) {
+        try await pool.run { tables throws(StoreFailure) in try tables.recordUse(uses, now: now) }
+    }
+
+    package nonisolated(nonsending) func datasetsHoldingWrites() async throws(StoreFailure) -> Int {
+        try await pool.run { tables throws(StoreFailure) in try tables.datasetsHoldingWrites() }
+    }
+
+    package func idleLists(before cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String] {
+        try await pool.run { tables throws(StoreFailure) in try tables.idleLists(before: cutoff, limit: limit) }
     }
 
     package nonisolated(nonsending) func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration)

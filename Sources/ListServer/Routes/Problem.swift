@@ -76,6 +76,8 @@ package struct Problem: Error, Sendable, Equatable {
         case storeUnavailable
         /// 507: the store's disk is full (nothing was written).
         case storeFull
+        /// 507: the write would give one dataset more than `data.max_datasets` (nothing was written).
+        case datasetLimit
         /// 503: every image worker is busy and the queue in front of them is full (retry after `Retry-After`).
         case imageBusy
         /// 500: a codec could not encode an image.
@@ -97,7 +99,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .idempotencyKeyReused: 422
             case .storeUnavailable, .imageBusy, .serverBusy: 503
             case .imageFailed: 500
-            case .storeFull: 507
+            case .storeFull, .datasetLimit: 507
             case .unauthorized: 401
             case .forbidden: 403
             case .notFound: 404
@@ -147,6 +149,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .idempotencyKeyReused: "urn:listserver:problem:idempotency-key-reused"
             case .storeUnavailable: "urn:listserver:problem:store-unavailable"
             case .storeFull: "urn:listserver:problem:store-full"
+            case .datasetLimit: "urn:listserver:problem:dataset-limit"
             case .imageBusy: "urn:listserver:problem:image-busy"
             case .imageFailed: "urn:listserver:problem:image-failed"
             case .invalidImage: "urn:listserver:problem:invalid-image"
@@ -185,6 +188,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .idempotencyKeyReused: "Idempotency key reused"
             case .storeUnavailable: "Store unavailable"
             case .storeFull: "Insufficient storage"
+            case .datasetLimit: "Too many datasets"
             case .imageBusy: "Image workers busy"
             case .imageFailed: "Image could not be encoded"
             case .invalidImage: "Invalid image"

@@ -25,6 +25,8 @@ enum RouteLabel: Int, CaseIterable, Sendable {
     case adminReset
     /// `/admin/datasets/{name}`
     case adminDataset
+    /// `/admin/datasets`
+    case adminDatasets
     /// `/items/changes`
     case changes
     /// `/items/events`
@@ -53,6 +55,7 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .openAPI: "/openapi"
         case .adminReset: "/admin/reset"
         case .adminDataset: "/admin/datasets/{name}"
+        case .adminDatasets: "/admin/datasets"
         case .changes: "/items/changes"
         case .events: "/items/events"
         case .picsumList: "/v2/list"
@@ -78,6 +81,7 @@ enum RouteLabel: Int, CaseIterable, Sendable {
         case .metrics: self = .metrics
         case .adminReset: self = .adminReset
         case .adminDataset: self = .adminDataset
+        case .adminDatasets: self = .adminDatasets
         case .changes: self = .changes
         case .events: self = .events
         case .webApp: self = .webApp

@@ -174,6 +174,8 @@ extension RouteOutcome {
             return .pending(pending.map(transform))
         case .stream:
             return self  // an event stream has no single response to hold or cut
+        case .after(let next):
+            return .after { await next().mapResponse(transform) }
         }
     }
 
@@ -191,6 +193,7 @@ extension RouteOutcome {
         case .pending(let pending): await pending.response()
         case .stream:
             Problem(.storeUnavailable, detail: "an event stream cannot be answered with one response").response()
+        case .after(let next): await next().awaitedResponse()
         }
     }
 }

@@ -108,6 +108,12 @@ extension Router {
             ).response()
         case .rejected(.listFull):
             return Problem(.listFull, detail: "the list has 2^53 ids; no new item fits").response()
+        case .rejected(.tooManyDatasets(let limit)):
+            return Problem(
+                .datasetLimit,
+                detail: "\(limit) datasets (data.max_datasets) have writes already; this write would make one more. "
+                    + "Drop finished ones (DELETE /admin/datasets/<name>) or reuse one"
+            ).response()
         case .failed(let failure):
             switch failure.kind {
             case .full:
@@ -140,7 +146,7 @@ extension Router {
             return HTTPResponse(status: status, headers: headers, body: json.bytes)
         case .imageStored(let revision, let created):
             return storedImageResponse(revision, created: created)
-        case .deleted, .dropped, .grew, .reset, .imageRemoved:
+        case .deleted, .dropped, .grew, .reset, .imageRemoved, .expired:
             return HTTPResponse(status: 204)
         }
     }

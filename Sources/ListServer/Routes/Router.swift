@@ -13,6 +13,16 @@ package enum RouteOutcome: Sendable {
     case pending(PendingResponse)
     /// `GET /items/events`: an event stream the LibEvent layer opens and keeps fed (see ``EventStreamRequest``).
     case stream(EventStreamRequest)
+    /// A request that can be routed only once something is done: a dataset read from the store on its first use
+    /// (`Router+Loading.swift`). The LibEvent layer awaits the closure in a task on the loop and handles the
+    /// outcome it returns as if the request had been routed then (a stream or a write alike).
+    case after(@Sendable () async -> RouteOutcome)
+
+    /// The outcome once what ``after(_:)`` waits for is done (itself for every other case).
+    package func settled() async -> RouteOutcome {
+        guard case .after(let next) = self else { return self }
+        return await next().settled()
+    }
 }
 
 /// A response delivered later through a callback (see ``RouteOutcome/pending(_:)``).
@@ -212,6 +222,7 @@ package struct Router: Sendable {
         case .failure(let error):
             return finish(.response(error.response()), for: request)  // no controls without a target
         }
+        if let loading = routeAfterLoading(request, match) { return loading }
         if waitingForOthers, let waiting = readAfterCatchUp(request, match) { return waiting }
         let answer = match.resource.flatMap { resource in
             Result { () throws(Problem) in try dispatch(request, target: target, resource: resource) }
@@ -244,6 +255,8 @@ package struct Router: Sendable {
         case adminReset
         /// `/admin/datasets/<name>`, with the name still unchecked.
         case adminDataset(String)
+        /// `/admin/datasets`: the datasets, listed.
+        case adminDatasets
         /// `/items/changes`: the change feed as JSON (long-poll).
         case changes
         /// `/items/events`: the change feed as Server-Sent Events.
@@ -303,6 +316,10 @@ package struct Router: Sendable {
                 self = .adminReset
                 return
             }
+            if segments == ["admin", "datasets"] {
+                self = .adminDatasets
+                return
+            }
             if segments.count == 3, segments[0] == "admin", segments[1] == "datasets", !segments[2].isEmpty {
                 self = .adminDataset(segments[2])
                 return
@@ -339,7 +356,7 @@ package struct Router: Sendable {
         /// Whether this is an admin endpoint (``Router/authorizeAdmin(_:)``).
         var isAdmin: Bool {
             switch self {
-            case .adminReset, .adminDataset: true
+            case .adminReset, .adminDataset, .adminDatasets: true
             default: false
             }
         }
@@ -454,6 +471,8 @@ package struct Router: Sendable {
             return try eventStream(target, headers: request.headers)
         case .adminDataset(let name):
             return try dropDataset(name, request)
+        case .adminDatasets:
+            return try listDatasets(request, target: target)
         case .picsumList:
             return .response(try picsumList(target, headers: request.headers))
         case .picsumInfo(let pick):
@@ -504,6 +523,8 @@ package struct Router: Sendable {
         case .stream(var stream):
             Self.decorate(&stream.headers, cors: service.cors, origin: origin)
             return .stream(stream)
+        case .after(let next):
+            return .after(next)  // what it routes to is decorated then
         }
     }
 

@@ -6,6 +6,8 @@ package struct ServiceOptions: Sendable, Equatable {
     var pageLatency: Duration = .zero
     /// `admin.token`: the bearer token admin endpoints require; with none, loopback clients get in without one.
     var adminToken = AdminToken.none
+    /// `data.dataset_ttl_s`: how long an idle dataset is kept (shown by `GET /admin/datasets`; zero: for ever).
+    var datasetTTL: Duration = .zero
     /// `admin.allowed_origins` (and the server's own origin): which web pages may call the admin endpoints.
     var adminOrigin = AdminOrigin(allowed: .none, publicURL: nil)
     /// `picsum.enabled`: whether Lorem Picsum's routes are served (404 otherwise).

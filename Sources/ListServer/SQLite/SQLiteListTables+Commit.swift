@@ -48,6 +48,7 @@ extension SQLiteListTables {
         } else {
             commitsSincePrune += 1
         }
+        for (name, effects) in batch.lists where effects.removesList { forgetName(name) }
     }
 
     /// One list's part of the transaction.

@@ -1,17 +1,32 @@
 import CSQLite
 import ListDomain
 
-/// The read paths: the whole state at start, idempotency records by key, an uploaded image, a window of a change
-/// feed.
+/// The read paths: the names of the lists at start, a list on its first use, idempotency records by key, an
+/// uploaded image, a window of a change feed.
 extension SQLiteListTables {
-    /// Every list with a header row, with its written items and its deletions (ascending).
+    /// The name of every list with a header row.
+    func listNames() throws(StoreFailure) -> [String] {
+        do throws(SQLiteError) {
+            return try connection.withStatement(SQL.names) { statement throws(SQLiteError) in
+                var names: [String] = []
+                while try statement.step() { names.append(statement.text(at: 0) ?? "") }
+                return names
+            }
+        } catch {
+            throw error.storeFailure
+        }
+    }
+
+    /// List `name` with its written items (and their images) and its deletions (ascending); nil when it has no
+    /// header row.
     ///
-    /// Two queries: the headers, then every item row of every list in primary-key order, which is the order the
-    /// `WITHOUT ROWID` table is stored in, so 100,000 deletions come back without a sort.
-    func load() throws(StoreFailure) -> [String: StoredList] {
+    /// Three queries, each a range of a primary key: the header, the list's item rows in id order (the order the
+    /// `WITHOUT ROWID` table stores them in, so 100,000 deletions come back without a sort), its images.
+    func loadList(_ listName: String) throws(StoreFailure) -> StoredList? {
         do throws(SQLiteError) {
             var lists: [String: StoredList] = [:]
-            try connection.withStatement(SQL.headers) { statement throws(SQLiteError) in
+            try connection.withStatement(SQL.header) { statement throws(SQLiteError) in
+                try statement.bind(listName, at: 1)
                 while try statement.step() {
                     let header = ListHeader(
                         seed: statement.uint64(at: 1), baseCount: statement.uint64(at: 2),
@@ -20,7 +35,9 @@ extension SQLiteListTables {
                     lists[statement.text(at: 0) ?? ""] = StoredList(header: header)
                 }
             }
-            try connection.withStatement(SQL.items) { statement throws(SQLiteError) in
+            guard lists[listName] != nil else { return nil }
+            try connection.withStatement(SQL.itemsOfList) { statement throws(SQLiteError) in
+                try statement.bind(listName, at: 1)
                 var name = ""
                 var current: StoredList?
                 while try statement.step() {
@@ -46,7 +63,8 @@ extension SQLiteListTables {
                 }
                 if let finished = current { lists[name] = Self.sorted(finished) }
             }
-            try connection.withStatement(SQL.imageInfo) { statement throws(SQLiteError) in
+            try connection.withStatement(SQL.imageInfoOfList) { statement throws(SQLiteError) in
+                try statement.bind(listName, at: 1)
                 while try statement.step() {
                     let name = statement.text(at: 0) ?? ""
                     let id = statement.uint64(at: 1)
@@ -60,7 +78,7 @@ extension SQLiteListTables {
                         digest: UInt128(bigEndianBytes: statement.blob(at: 6)) ?? 0, revision: statement.uint64(at: 7))
                 }
             }
-            return lists
+            return lists[listName]
         } catch {
             throw error.storeFailure
         }
@@ -163,16 +181,19 @@ extension SQLiteListTables {
 }
 
 extension SQLiteListTables.SQL {
-    static let headers: StaticString = "SELECT name, seed, base_count, version, next_id, last_sequence FROM lists"
-    static let items: StaticString = """
+    static let names: StaticString = "SELECT name FROM lists"
+    static let header: StaticString = """
+        SELECT name, seed, base_count, version, next_id, last_sequence FROM lists WHERE name = ?1
+        """
+    static let itemsOfList: StaticString = """
         SELECT list, id, deleted, label, author, width, height, color, likes, revision
-        FROM items ORDER BY list, id
+        FROM items WHERE list = ?1 ORDER BY id
         """
     static let idempotencyRecord: StaticString = """
         SELECT fingerprint, answer, created_at FROM idempotency WHERE list = ?1 AND key = ?2 AND created_at > ?3
         """
-    static let imageInfo: StaticString = """
-        SELECT list, id, format, width, height, byte_count, digest, revision FROM images
+    static let imageInfoOfList: StaticString = """
+        SELECT list, id, format, width, height, byte_count, digest, revision FROM images WHERE list = ?1
         """
     static let imageBytes: StaticString = "SELECT bytes FROM images WHERE list = ?1 AND id = ?2 AND digest = ?3"
     static let oldestChange: StaticString = "SELECT min(sequence) FROM changes WHERE list = ?1"

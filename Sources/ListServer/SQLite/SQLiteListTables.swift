@@ -30,6 +30,12 @@ final class SQLiteListTables {
     /// per dataset ever written to, which the store holds rows for anyway.
     private var keptNames: [String: SQLiteKeptText] = [:]
 
+    /// Lets go of the text of list `name`, which a commit has just removed (an expired dataset). Its statements
+    /// may still point at it, but each of them binds every parameter before every step, so none reads it again.
+    func forgetName(_ name: String) {
+        keptNames[name] = nil
+    }
+
     /// `name` as text the commit's statements bind in place.
     func keptName(_ name: String) -> SQLiteKeptText {
         if let kept = keptNames[name] { return kept }

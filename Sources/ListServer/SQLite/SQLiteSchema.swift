@@ -83,6 +83,13 @@ enum SQLiteSchema {
             UNIQUE (list, id)
         );
         """,
+        // 3: when each list was last used (ms since 1970; 0: not recorded yet, which the next use record stamps
+        // with its time), for idle datasets to expire (`data.dataset_ttl_s`). Kept apart from the commit path: a
+        // commit's header upsert leaves it alone (the writes benchmarks' C baselines run the same statements).
+        """
+        ALTER TABLE lists ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX lists_by_last_used ON lists (last_used);
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -44,7 +44,27 @@ final class GatedListStore: ListStore {
         release()
     }
 
-    func load() async throws(StoreFailure) -> [String: StoredList] { try await inner.load() }
+    func listNames() async throws(StoreFailure) -> [String] { try await inner.listNames() }
+
+    nonisolated(nonsending) func loadList(_ name: String) async throws(StoreFailure) -> StoredList? {
+        try await inner.loadList(name)
+    }
+
+    func datasetSummaries(after: String?, limit: Int) async throws(StoreFailure) -> [DatasetSummary] {
+        try await inner.datasetSummaries(after: after, limit: limit)
+    }
+
+    func recordUse(_ uses: [String: WallTime], now: WallTime) async throws(StoreFailure) {
+        try await inner.recordUse(uses, now: now)
+    }
+
+    nonisolated(nonsending) func datasetsHoldingWrites() async throws(StoreFailure) -> Int {
+        try await inner.datasetsHoldingWrites()
+    }
+
+    func idleLists(before cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String] {
+        try await inner.idleLists(before: cutoff, limit: limit)
+    }
 
     nonisolated(nonsending) func idempotencyRecords(_ keys: [IdempotencyKey], now: WallTime, maxAge: Duration)
         async throws(StoreFailure)

@@ -17,7 +17,7 @@ struct ListStoreConformance {
     /// The checks, for a parameterized test to run them all.
     enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case stateSurvivesReopening, wipeAndDrop, changesRoundTripAndPrune, changeWindows, idempotencyRecordsAndExpiry
-        case closedStoreFails, uploadsRoundTrip
+        case closedStoreFails, uploadsRoundTrip, listsByName, usesAndIdleLists, removal
 
         /// Whether the check closes the store and opens it again, expecting the same contents (an in-memory
         /// store cannot).
@@ -38,6 +38,9 @@ struct ListStoreConformance {
         case .idempotencyRecordsAndExpiry: try await idempotencyRecordsAndExpiry()
         case .closedStoreFails: try await closedStoreFails()
         case .uploadsRoundTrip: try await uploadsRoundTrip()
+        case .listsByName: try await listsByName()
+        case .usesAndIdleLists: try await usesAndIdleLists()
+        case .removal: try await removal()
         }
     }
 

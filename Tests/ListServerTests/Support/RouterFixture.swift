@@ -67,7 +67,7 @@ extension Router {
         switch route(HTTPRequest(method: method, target: target, headers: headers, body: body)) {
         case .response(let response):
             return response
-        case .deferred, .pending, .stream:
+        case .deferred, .pending, .stream, .after:
             Issue.record("\(method.name) \(target) was deferred; expected a synchronous response")
             return HTTPResponse(status: 0)
         }
@@ -75,11 +75,12 @@ extension Router {
 
     /// Routes `request` and awaits the answer, deferred or not.
     func answer(_ request: HTTPRequest) async -> HTTPResponse {
-        switch route(request) {
+        switch await route(request).settled() {
         case .response(let response): response
         case .deferred(let work): await awaitHeld(work)
         case .pending(let pending): await awaitHeld { await pending.response() }
         case .stream(let stream): HTTPResponse(status: 200, headers: stream.headers)
+        case .after: HTTPResponse(status: 0)  // settled above
         }
     }
 
@@ -105,7 +106,7 @@ extension Router {
     func respondDeferred(
         _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: [UInt8] = []
     ) async -> HTTPResponse {
-        switch route(HTTPRequest(method: method, target: target, headers: headers, body: body)) {
+        switch await route(HTTPRequest(method: method, target: target, headers: headers, body: body)).settled() {
         case .response(let response):
             Issue.record("\(method.name) \(target) answered at once (\(response.status)); expected .deferred")
             return response
@@ -116,6 +117,8 @@ extension Router {
         case .stream(let stream):
             Issue.record("\(method.name) \(target) opened an event stream; expected .deferred")
             return HTTPResponse(status: 200, headers: stream.headers)
+        case .after:
+            return HTTPResponse(status: 0)  // settled above
         }
     }
 }

@@ -1,0 +1,113 @@
+import Foundation
+import ListDomain
+import Testing
+
+@testable import ListServer
+
+/// Datasets on a real server over a real file: read on first use after a restart, listed, capped, expired.
+@Suite("End to end: the life of a dataset")
+struct EndToEndDatasetLifecycleTests {
+    /// `POST /items` of `label` to `dataset`; the new item's id.
+    static func create(_ port: Int, _ dataset: String, _ label: String) async throws -> RawHTTPConnection.Response {
+        try await send(
+            port: port, "POST", "/items", json: #"{"label":"\#(label)"}"#, headers: ["X-Dataset: \(dataset)"])
+    }
+
+    /// The labels of the items after id 9999 (the written ones) of `dataset`.
+    static func written(_ port: Int, _ dataset: String) async throws -> [String] {
+        let page = try await fetch(port: port, "/items?after=9999&limit=100", headers: ["X-Dataset: \(dataset)"])
+        return (try page.jsonObject()["items"] as? [[String: Any]] ?? []).compactMap { $0["label"] as? String }
+    }
+
+    @Test("after a restart nothing is read until a request names a dataset; then it is all there, streams included")
+    func firstUseAfterRestart() async throws {
+        try await withTemporaryFolder { folder in
+            let configure: @Sendable (inout Settings) -> Void = { $0.dataPath = folder + "/lists.sqlite" }
+            try await withServer(configure: configure) { app throws in
+                for name in ["run-1", "run-2", "run-3"] {
+                    #expect(try await Self.create(app.port, name, "in \(name)").status == 201)
+                }
+            }
+            try await withServer(configure: configure) { app throws in
+                let lists = app.writes.lists
+                #expect(lists.needsLoading("run-1") && lists.needsLoading("run-2") && lists.needsLoading("run-3"))
+                #expect(try await Self.written(app.port, "run-1") == ["in run-1"])
+                #expect(!lists.needsLoading("run-1") && lists.needsLoading("run-2"))
+                // An event stream naming a dataset not read yet: it is read first, then the stream is live.
+                let stream = try RawHTTPConnection(port: app.port)
+                try stream.request("GET", "/items/events?dataset=run-2")
+                #expect(try await offPool { try stream.readStreamHead() }.status == 200)
+                #expect(try await Self.create(app.port, "run-2", "live").status == 201)
+                let events = try await offPool { try stream.readEvents(1) }
+                #expect(events.first?["event"] == "created" && events.first?["id"] == "2")
+                // A write reads its dataset first too: its id goes on after the stored one.
+                let third = try await Self.create(app.port, "run-3", "second")
+                #expect(try third.jsonObject()["id"] as? Int == 10_001)
+                #expect(!lists.hasUnloaded)
+            }
+        }
+    }
+
+    @Test("GET /admin/datasets lists what each dataset holds, by pages; past data.max_datasets a write is 507")
+    func listAndCap() async throws {
+        try await withServer(configure: { $0.maxDatasets = 3 }) { app throws in
+            let port = app.port
+            for name in ["c", "a", "b"] { #expect(try await Self.create(port, name, "x").status == 201) }
+            #expect(try await Self.create(port, "a", "y").status == 201)
+            let refused = try await Self.create(port, "d", "one too many")
+            #expect(refused.status == 507)
+            #expect(refused.header("Content-Type") == "application/problem+json")
+            let problem = try refused.jsonObject()
+            #expect(problem["type"] as? String == "urn:listserver:problem:dataset-limit")
+            #expect((problem["detail"] as? String)?.contains("data.max_datasets") == true)
+            let toDefault = try await send(
+                port: port, "POST", "/items", json: #"{"label":"the default list is no dataset"}"#)
+            #expect(toDefault.status == 201)
+
+            let listed = try await fetch(port: port, "/admin/datasets").jsonObject()
+            let datasets = try #require(listed["datasets"] as? [[String: Any]])
+            #expect(datasets.map { $0["name"] as? String } == ["a", "b", "c"])
+            #expect(datasets.first?["items"] as? Int == 10_002 && datasets.first?["written"] as? Int == 2)
+            #expect((datasets.first?["bytes"] as? Int ?? 0) > 0)
+            #expect(listed["count"] as? Int == 3 && listed["max_datasets"] as? Int == 3)
+            #expect(listed["next_after"] is NSNull)
+            let page = try await fetch(port: port, "/admin/datasets?after=a&limit=1").jsonObject()
+            #expect((page["datasets"] as? [[String: Any]])?.map { $0["name"] as? String } == ["b"])
+            #expect(page["next_after"] as? String == "b")
+            // Dropping one makes room (its header row stays, for its tags and feed positions, but it holds nothing).
+            #expect(try await send(port: port, "DELETE", "/admin/datasets/c", contentType: nil).status == 204)
+            #expect(try await Self.create(port, "d", "now it fits").status == 201)
+        }
+    }
+
+    @Test("a dataset idle for data.dataset_ttl_s goes, with its rows; one in use stays")
+    func expiry() async throws {
+        try await withTemporaryFolder { folder in
+            let configure: @Sendable (inout Settings) -> Void = {
+                $0.dataPath = folder + "/lists.sqlite"
+                $0.datasetTTLSeconds = 1  // swept every second; idle between 2 and 3 s, it goes
+            }
+            try await withServer(configure: configure) { app throws in
+                let port = app.port
+                #expect(try await Self.create(port, "idle", "forgotten").status == 201)
+                #expect(try await Self.create(port, "busy", "kept").status == 201)
+                let clock = ContinuousClock()
+                let start = clock.now
+                while clock.now - start < .seconds(8), app.writes.lists.exists("idle") {
+                    #expect(try await Self.written(port, "busy") == ["kept"])
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                #expect(!app.writes.lists.exists("idle"), "still there after 8 s")
+                #expect(try await Self.written(port, "idle").isEmpty)
+                #expect(try await Self.written(port, "busy") == ["kept"])
+                let listed = try await fetch(port: port, "/admin/datasets").jsonObject()
+                #expect((listed["datasets"] as? [[String: Any]])?.map { $0["name"] as? String } == ["busy"])
+            }
+            // Durably: a restart finds only the one in use.
+            try await withServer(configure: configure) { app throws in
+                #expect(try await Self.written(app.port, "idle").isEmpty)
+                #expect(try await Self.written(app.port, "busy") == ["kept"])
+            }
+        }
+    }
+}
