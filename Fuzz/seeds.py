@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus Fuzz/corpus/ (run from anywhere; the files are committed, so only after editing this).
+"""Writes the seed corpora Fuzz/corpus*/ (run from anywhere; the files are committed, so only after editing this).
+
+Fuzz/corpus-jpeg/, -png/ and -webp/ also hold small valid files the server's own encoders made
+(`curl 'http://127.0.0.1:8080/items/2/image.jpg?w=40&h=24'` and the like), which this script does not write.
 
 Each seed is one fuzz input: a selector byte, then the payload (see Fuzz/Harness/FuzzInput.swift):
 0x00 request-target, 0x01 method byte + target + LF + "Name: value" lines, 0x02 raw request head; +0x10 routes
@@ -100,8 +103,42 @@ seeds += [bytes([HEAD]) + h.encode("latin-1") for h in heads]
 seeds += [bytes([HEAD | HUGE]) + h.encode("latin-1") for h in heads[:3]]
 seeds += [bytes([HEAD | SMALL]) + h.encode("latin-1") for h in heads if len(h) < 400]
 
-corpus = pathlib.Path(__file__).resolve().parent / "corpus"
-corpus.mkdir(exist_ok=True)
-for seed in seeds:
-    (corpus / hashlib.sha1(seed).hexdigest()).write_bytes(seed)
-print(f"{len(seeds)} seeds in {corpus}")
+# The entries fuzzed on their own (LISTSERVER_FUZZ_ENTRY): no selector byte, the whole input is the payload.
+bodies = [
+    '{"label":"Running late"}', '{"label":"x","author":"Nadia Benali","width":1600,"height":1200,"likes":0}',
+    '{"label":"x","color":"#F4A261"}', '{"label":null}', '{"likes":1.5e3}', '{"width":1500.0}', '{"id":1}',
+    '{"label":"a","label":"b"}', '{"label":"\\u0000"}', '{"label":"e\\u0301"}', '{"label":"\\ud83c\\udf89"}',
+    '{"label":"\\ud83c"}', '{"color":"#ggg000"}', '{"likes":-1}', '{"width":1e400}', '[1,2]', '{"a":{"b":{}}}',
+    '{}', '', ' ', 'null', '{"label":"' + "\u0301" * 300 + '"}', '{"label":"' + "x" * 600 + '"}',
+    '{"author":"' + "🎉" * 101 + '"}', '{"label":"x",}', '{"label":"x" "author":"y"}', '\ufeff{"label":"bom"}',
+]
+patches = [
+    '{}', '{"label":"edited"}', '{"label":null}', '{"author":null,"likes":5}', '{"width":10,"height":20}',
+    '{"color":"#000000"}', '{"color":null,"label":"x","author":"y","width":1,"height":1,"likes":0}',
+    '{"likes":1000000000}', '{"likes":1000000001}', '{"id":100}', '{"image_url":"/x"}',
+]
+junk_images = {
+    "jpeg": [b"\xff\xd8\xff<html><body>not a photo</body></html>", b"\xff\xd8\xff", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00",
+             b"", b"\x89PNG\r\n\x1a\n"],
+    "png": [b"\x89PNG\r\n\x1a\n" + b"A" * 64, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xff\xff\xff\x00\x00\x00\x01\x08\x02\x00\x00\x00",
+            b"", b"\xff\xd8\xff"],
+    "webp": [b"RIFF\x10\x00\x00\x00WEBPVP8 " + b"B" * 40, b"RIFF\xff\xff\xff\xffWEBP", b"", b"RIFF"],
+}
+
+here = pathlib.Path(__file__).resolve().parent
+
+
+def write(folder, items):
+    path = here / folder
+    path.mkdir(exist_ok=True)
+    for item in items:
+        (path / hashlib.sha1(item).hexdigest()).write_bytes(item)
+    print(f"{len(items)} seeds in {path}")
+
+
+write("corpus", seeds)
+write("corpus-json", [b.encode("utf-8") for b in bodies])
+write("corpus-patch", [p.encode("utf-8") for p in patches])
+# Valid files of each format (made by the server's own encoders, committed beside these) and junk.
+for image_format, junk in junk_images.items():
+    write(f"corpus-{image_format}", junk)

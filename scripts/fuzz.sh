@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Fuzzes the pure-Swift request pipeline (target and query parsing, routing, raw heads) with libFuzzer and
-# AddressSanitizer for a bounded time; exits non-zero if the fuzzer finds a crash, a hang or a broken check.
+# Fuzzes with libFuzzer and AddressSanitizer, each target for a bounded time: the pure-Swift request pipeline
+# (target and query parsing, routing, raw heads), then the write bodies (the strict JSON parser and the item fields;
+# the merge patch applied to a list) and the uploaded image files (JPEG, PNG, WebP, inspected as an upload is, on one
+# set of codecs that must still decode a valid file after every input). Exits non-zero if the fuzzer finds a crash, a
+# hang or a broken check in any of them.
 #
-#   scripts/fuzz.sh [seconds]          (default 60)
+#   scripts/fuzz.sh [seconds]          (default 60, for each target: six targets, six times as long in all)
+#   FUZZ_TARGETS="json jpeg" scripts/fuzz.sh 30    (only these; pipeline, json, patch, jpeg, png, webp)
 #
 # Environment: FUZZ_CONFIGURATION=release builds optimised (about 3x the executions per second, a build that takes
 # twice as long). One fuzzing process: the machines this runs on have few cores, shared with other builds.
 #
 # The fuzzer is the ListServerFuzz target (Fuzz/Harness/, whose FuzzEntry.swift defines LLVMFuzzerTestOneInput),
 # built with -DLISTSERVER_LIBFUZZER, which leaves out the @main that replays files in a plain build, so libFuzzer's
-# main runs. Seeds: Fuzz/corpus/ (committed, read only; Fuzz/seeds.py writes them).
-# New inputs go to .build-fuzz/corpus/ and persist between runs; crashes to .build-fuzz/artifacts/.
+# main runs. Seeds: Fuzz/corpus/ and Fuzz/corpus-TARGET/ (committed, read only; Fuzz/seeds.py writes them). New
+# inputs go to .build-fuzz/corpus-TARGET/ and persist between runs; crashes to .build-fuzz/artifacts/.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -19,7 +23,7 @@ cd "$root"
 seconds=${1:-60}
 configuration=${FUZZ_CONFIGURATION:-debug}
 scratch=.build-fuzz
-mkdir -p "$scratch/corpus" "$scratch/artifacts"
+mkdir -p "$scratch/artifacts"
 
 # Build flags, and why each is there:
 # - --sanitize=fuzzer --sanitize=address link libFuzzer and ASan. SwiftPM passes them to the compiler as two
@@ -43,20 +47,38 @@ fuzzer="$scratch/$configuration/ListServerFuzz"
 # (scripts/soak.sh, RSS over time) would not. -timeout makes one input that runs 10 s a failure (a hang).
 # SWIFT_BACKTRACE=enable=no: on a crash the Swift runtime's backtracer would run first, trip ASan in its own
 # memory reader, and leave a swift-backtrace process holding the output pipe; libFuzzer and ASan print the stack.
-log="$scratch/fuzz-last.log"
-status=0
-SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 timeout --kill-after=30 $((seconds + 120)) "$fuzzer" \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -detect_leaks=0 \
-    -dict=Fuzz/http.dict -artifact_prefix="$scratch/artifacts/" -print_final_stats=1 \
-    "$scratch/corpus" Fuzz/corpus 2>&1 | tee "$log" | grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE)' || status=${PIPESTATUS[0]}
+#
+# fuzz TARGET: one target for $seconds. The pipeline reads a selector byte (Fuzz/Harness/FuzzInput.swift) and
+# its seeds from Fuzz/corpus/; every other target is named by LISTSERVER_FUZZ_ENTRY, takes whole inputs, and has
+# seeds of its own in Fuzz/corpus-TARGET/. Image files get room for a small photo.
+failed=0
+fuzz() {
+    local target=$1 entry="" seeds=Fuzz/corpus max_len=4096 dict=(-dict=Fuzz/http.dict)
+    if [[ $target != pipeline ]]; then
+        entry=$target seeds=Fuzz/corpus-$target dict=()
+    fi
+    case $target in jpeg | png | webp) max_len=65536 ;; esac
+    mkdir -p "$scratch/corpus-$target"
+    local log="$scratch/fuzz-$target.log" status=0
+    echo "fuzz.sh: $target for $seconds s" >&2
+    LISTSERVER_FUZZ_ENTRY=$entry SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 \
+        timeout --kill-after=30 $((seconds + 120)) "$fuzzer" \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -detect_leaks=0 \
+        "${dict[@]}" -artifact_prefix="$scratch/artifacts/$target-" -print_final_stats=1 \
+        "$scratch/corpus-$target" "$seeds" 2>&1 | tee "$log" |
+        grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE)' || status=${PIPESTATUS[0]}
+    local done_line
+    done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)
+    [[ -z $done_line ]] || echo "fuzz.sh: $target: $done_line"
+    if [[ $status -ne 0 ]]; then
+        echo "fuzz.sh: $target: the fuzzer failed (status $status); log: $log" >&2
+        grep -o -E "$scratch/artifacts/$target-[a-z]+-[0-9a-f]+" "$log" | sort -u | while read -r artifact; do
+            echo "fuzz.sh: reproduce with: LISTSERVER_FUZZ_ENTRY=$entry $fuzzer $artifact" >&2
+        done
+        failed=1
+    fi
+}
 
-done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)
-[[ -z $done_line ]] || echo "fuzz.sh: $done_line"
-if [[ $status -ne 0 ]]; then
-    echo "fuzz.sh: the fuzzer failed (status $status); log: $log" >&2
-    grep -o -E "$scratch/artifacts/[a-z]+-[0-9a-f]+" "$log" | sort -u | while read -r artifact; do
-        echo "fuzz.sh: reproduce with: $fuzzer $artifact" >&2
-    done
-    exit 1
-fi
-echo "fuzz.sh: no crash in $seconds s" >&2
+for target in ${FUZZ_TARGETS:-pipeline json patch jpeg png webp}; do fuzz "$target"; done
+if [[ $failed -ne 0 ]]; then exit 1; fi
+echo "fuzz.sh: no crash in $seconds s per target" >&2

@@ -12,6 +12,6 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func listServerFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    FuzzHarness.run(FuzzInput(bytes))
+    FuzzHarness.run(FuzzInput(bytes, entry: FuzzHarness.forcedEntry))
     return 0
 }

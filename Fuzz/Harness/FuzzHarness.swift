@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ListDomain
 import ListServer
 import Synchronization
@@ -47,8 +48,17 @@ enum FuzzHarness {
                 rest = rest.dropFirst(head.headLength + head.bodyLength)
                 if rest.isEmpty { break }
             }
+        case .json:
+            FuzzBodies.checkJSON(Array(input.payload))
+        case .patch:
+            FuzzBodies.checkPatch(Array(input.payload))
+        case .image(let format):
+            FuzzImages.check(Array(input.payload), as: format)
         }
     }
+
+    /// The entry `LISTSERVER_FUZZ_ENTRY` names for every input, if it names one.
+    static let forcedEntry = FuzzInput.Entry(named: ProcessInfo.processInfo.environment["LISTSERVER_FUZZ_ENTRY"])
 
     /// The strict head scanner: every promise of ``HeadScanProperties`` (offered whole, after a reset and byte by
     /// byte), and a rejection's response keeps a response's promises.

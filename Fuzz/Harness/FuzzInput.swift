@@ -1,3 +1,5 @@
+import ListDomain
+
 /// One fuzz input, decoded from libFuzzer's bytes: `selector` then the payload.
 ///
 /// The selector byte's low nibble, modulo 3, picks the entry; bit 4 picks the catalog, bit 5 the head limits:
@@ -11,6 +13,10 @@
 /// | `+0x20` | | scans heads with small limits (request line 80 bytes, head 300, 6 fields, body 1000) |
 ///
 /// An empty input is the target entry with an empty payload.
+///
+/// The other entries, a body or a file each, are fuzzed on their own (`scripts/fuzz.sh` runs each with a corpus of its
+/// own): the environment variable `LISTSERVER_FUZZ_ENTRY` names one (`json`, `patch`, `jpeg`, `png`, `webp`), and then
+/// the whole input is its payload, without a selector byte.
 struct FuzzInput: Sendable {
     /// What the payload is fed to.
     enum Entry: Sendable {
@@ -21,6 +27,24 @@ struct FuzzInput: Sendable {
         /// A raw request head through ``RequestHeadScanner`` (whole and byte by byte); a head it accepts is then
         /// split into a request value (``FuzzText/naiveHead(_:)``) and routed, as evhttp would after the scanner.
         case head
+        /// A write's body: the strict JSON parser and the item fields (``FuzzBodies/checkJSON(_:)``).
+        case json
+        /// A `PATCH` body applied to a list as a merge patch (``FuzzBodies/checkPatch(_:)``).
+        case patch
+        /// An uploaded file of this format, inspected as an upload is (``FuzzImages``).
+        case image(ImageFormat)
+
+        /// The entry `LISTSERVER_FUZZ_ENTRY` names, or nil for the request pipeline (the selector byte's).
+        init?(named name: String?) {
+            switch name {
+            case "json": self = .json
+            case "patch": self = .patch
+            case "jpeg": self = .image(.jpeg)
+            case "png": self = .image(.png)
+            case "webp": self = .image(.webp)
+            default: return nil
+            }
+        }
     }
 
     let entry: Entry
@@ -30,7 +54,14 @@ struct FuzzInput: Sendable {
     let smallLimits: Bool
     let payload: ArraySlice<UInt8>
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: [UInt8], entry forced: Entry? = nil) {
+        if let forced {
+            entry = forced
+            hugeCatalog = false
+            smallLimits = false
+            payload = bytes[...]
+            return
+        }
         let selector = bytes.first ?? 0
         switch (selector & 0x0F) % 3 {
         case 0: entry = .target

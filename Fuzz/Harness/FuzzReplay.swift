@@ -12,7 +12,8 @@
             var count = 0
             for path in CommandLine.arguments.dropFirst() {
                 for file in try inputs(at: path) {
-                    FuzzHarness.run(FuzzInput(Array(try Data(contentsOf: URL(fileURLWithPath: file)))))
+                    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+                    FuzzHarness.run(FuzzInput(bytes, entry: FuzzHarness.forcedEntry))
                     count += 1
                 }
             }

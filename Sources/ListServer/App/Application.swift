@@ -108,6 +108,7 @@ final class Application: Sendable {
         let growth =
             settings.growEveryMs > 0
             ? grow(writes, every: .milliseconds(settings.growEveryMs), whenever: mayGrow) : nil
+        Allocator.releaseFreedPages()  // what start-up freed (the store's check of its file) goes back now
         let lifecycle = DatasetLifecycle.start(
             writes: writes, ttl: .seconds(settings.datasetTTLSeconds), wallClock: { WallTime.now() },
             expired: { [faults = router.faultInjectors] name in faults.drop(name) })

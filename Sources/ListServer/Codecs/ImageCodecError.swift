@@ -1,9 +1,9 @@
 /// A codec that refused: the one shape every codec failure of the Codecs/ room takes on its way out.
-struct ImageCodecError: Error, CustomStringConvertible, Equatable {
+package struct ImageCodecError: Error, CustomStringConvertible, Equatable {
     /// Which library said so: `TurboJPEG`, `libspng`, `libwebp`.
     let codec: String
     /// What it said.
     let message: String
 
-    var description: String { "\(codec): \(message)" }
+    package var description: String { "\(codec): \(message)" }
 }

@@ -1,4 +1,4 @@
-import ListDomain
+package import ListDomain
 
 /// The codecs one thread uses: the only way into the Codecs/ room, which alone imports TurboJPEG, libspng and
 /// libwebp. Not thread-safe (the JPEG handles are per thread): each image worker owns one, made before the worker
@@ -7,15 +7,15 @@ import ListDomain
 /// No error leaves a codec in a state the next image would meet: TurboJPEG's handles are the only codec state kept
 /// between images, and ``JPEGCodec`` replaces one that failed; libspng gets a new context for every image, and
 /// libwebp's simple API keeps none.
-final class ImageCodecs: @unchecked Sendable {
+package final class ImageCodecs: @unchecked Sendable {
     private let jpeg: JPEGCodec
 
-    init() throws(ImageCodecError) {
+    package init() throws(ImageCodecError) {
         jpeg = try JPEGCodec()
     }
 
     /// `image` encoded as `format`.
-    func encode(_ image: RGBImage, as format: ImageFormat) throws(ImageCodecError) -> [UInt8] {
+    package func encode(_ image: RGBImage, as format: ImageFormat) throws(ImageCodecError) -> [UInt8] {
         switch format {
         case .jpeg: try jpeg.encode(image)
         case .png: try PNGCodec.encode(image)
@@ -29,7 +29,7 @@ final class ImageCodecs: @unchecked Sendable {
     }
 
     /// The pixels of an image file of `format`.
-    func decode(_ bytes: [UInt8], as format: ImageFormat) throws(ImageCodecError) -> RGBImage {
+    package func decode(_ bytes: [UInt8], as format: ImageFormat) throws(ImageCodecError) -> RGBImage {
         switch format {
         case .jpeg: try jpeg.decode(bytes)
         case .png: try PNGCodec.decode(bytes)

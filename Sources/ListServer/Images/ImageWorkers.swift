@@ -122,38 +122,13 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
         typealias Outcome = CheckedContinuation<Result<ImageUpload, UploadRejection>, Never>
         let result = await withCheckedContinuation { (continuation: Outcome) in
             let queued = enqueue { worker in
-                continuation.resume(returning: Self.inspect(bytes, as: format, with: worker.codecs))
+                continuation.resume(returning: UploadInspection.inspect(bytes, as: format, with: worker.codecs))
             }
             if !queued {
                 continuation.resume(returning: .failure(.busy))
             }
         }
         return try result.get()
-    }
-
-    private static func inspect(_ bytes: [UInt8], as format: ImageFormat, with codecs: ImageCodecs)
-        -> Result<ImageUpload, UploadRejection>
-    {
-        guard let size = codecs.dimensions(of: bytes, as: format) else {
-            return .failure(.unreadable("its \(format.rawValue.uppercased()) header cannot be read"))
-        }
-        guard ImageSpec.allows(width: size.width, height: size.height) else {
-            return .failure(.tooLarge(width: size.width, height: size.height))
-        }
-        let decoded: RGBImage
-        do throws(ImageCodecError) {
-            decoded = try codecs.decode(bytes, as: format)
-        } catch {
-            return .failure(.unreadable(error.description))
-        }
-        guard decoded.width == size.width, decoded.height == size.height else {
-            let declared = "\(size.width)x\(size.height)"
-            return .failure(.unreadable("its header says \(declared) but it decodes to \(decoded.width)x\(decoded.height)"))
-        }
-        return .success(
-            ImageUpload(
-                format: format, width: size.width, height: size.height, digest: ContentDigest.of(bytes),
-                bytes: bytes))
     }
 
     /// Jobs waiting for a worker now.

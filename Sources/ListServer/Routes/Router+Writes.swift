@@ -9,7 +9,7 @@ import ListDomain
 /// pass. A retried request with an `Idempotency-Key` gets the first answer again, with `Idempotent-Replayed: true`.
 extension Router {
     /// The deepest a write's body may nest: an item is one flat object.
-    static let writeBodyDepth = 2
+    package static let writeBodyDepth = 2
 
     /// `POST /items`: a new item at the end of the list; 201 with `Location`, `ETag` and the item.
     func createItem(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> RouteOutcome {
