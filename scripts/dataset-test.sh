@@ -4,8 +4,11 @@
 #   - a restart on that file answers its first page within 1 s of its start, with an RSS within 2 MB of a server
 #     started on an empty file (datasets are read on first use, not at start);
 #   - at data.max_datasets a write to a new dataset is 507 dataset-limit, to an old one 201;
-#   - with data.dataset_ttl_s 2, every dataset but one read all along expires, durably.
-# Bounded: about a minute and a half once built. Usage: scripts/dataset-test.sh   (DATASET_TEST_BINARY=path skips
+#   - with data.dataset_ttl_s 2, every dataset but one read all along expires, durably;
+#   - 40 datasets filled to data.max_dataset_bytes (4 MiB; 507 dataset-full past it) with data.max_memory_bytes
+#     16 MiB: one holds at most twice what it counts, all of them grow what the server holds by at most 32 MiB
+#     (about 90 MiB without the budget), and each reads back whole.
+# Bounded: about two minutes once built. Usage: scripts/dataset-test.sh   (DATASET_TEST_BINARY=path skips
 # the build)
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
@@ -73,4 +76,9 @@ listed = json.load(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/admin
 assert [d["name"] for d in listed["datasets"]] == ["run-7"], listed
 print("dataset_test: after a restart only run-7 is left: the expiry was durable")
 PY
+stop_launched
+
+launch_server "$work/memory.log" 0 "$binary" --data-path "$work/memory.sqlite" "${common[@]}" \
+    --max-dataset-bytes 4194304 --max-memory-bytes 16777216
+timeout 300 python3 scripts/dataset_test.py memory "$launched_port" "$launched_pid" 40 16777216
 echo "dataset-test: PASSED"

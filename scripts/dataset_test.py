@@ -8,6 +8,11 @@
     dataset_test.py cap PORT                       a write to a new dataset is 507 dataset-limit, to an old one 201
     dataset_test.py expiry PORT BUSY SECONDS       reading BUSY all along, every other dataset expires within
                                                    SECONDS; BUSY stays with its item
+    dataset_test.py memory PORT PID COUNT BUDGET   COUNT datasets filled with 1,900-byte labels until 507
+                                                   dataset-full: one full dataset holds at most twice what it
+                                                   counts (data.max_dataset_bytes, BUDGET / 4), the memory held
+                                                   grows by at most 2 x BUDGET (data.max_memory_bytes) over all
+                                                   of them, and every dataset reads back whole
 
 Standard library only; every socket is to 127.0.0.1; every wait is bounded. Exits 1 on the first broken promise.
 """
@@ -71,6 +76,79 @@ def create(client, first, count):
         status, _ = client.request("POST", "/items", body, [f"X-Dataset: run-{index}"])
         if status != 201:
             fail(f"the write to run-{index} got {status}")
+
+
+def fill(client, dataset):
+    """Writes 1,900-byte labels to DATASET until 507 dataset-full: how many it took."""
+    written = 0
+    while True:
+        label = f"{written} " + "\U0001F600" * 475  # 1,900 bytes of UTF-8 in 475 characters
+        status, body = client.request("POST", "/items", json.dumps({"label": label}).encode(),
+                                      [f"X-Dataset: {dataset}"])
+        if status == 507:
+            if b"dataset-full" not in body:
+                fail(f"{dataset}: a 507 that is not dataset-full: {body[:200]!r}")
+            return written
+        if status != 201:
+            fail(f"{dataset}: a write got {status}: {body[:200]!r}")
+        written += 1
+        if written > 1_000_000:
+            fail(f"{dataset} never filled up")
+
+
+def metrics(client):
+    """The unlabelled series of /metrics: {name: value}."""
+    status, body = client.request("GET", "/metrics")
+    if status != 200:
+        fail(f"/metrics got {status}")
+    values = {}
+    for line in body.decode().splitlines():
+        if line and not line.startswith("#") and "{" not in line:
+            name, _, value = line.partition(" ")
+            values[name] = float(value)
+    return values
+
+
+def memory(port, pid, count, budget):
+    """Fills COUNT datasets; the memory held (jemalloc's allocated bytes: freed pages go back to the system over
+    jemalloc's 10 s decay, so the RSS lags) must stay within 2 x the budget, where without one it is COUNT times
+    what one full dataset holds."""
+    client = Client(port)
+    fill(client, "warm-up")
+    time.sleep(0.5)
+    before = metrics(client)["listserver_allocator_allocated_bytes"]
+    items = [fill(client, "full-0")]
+    one = metrics(client)["listserver_allocator_allocated_bytes"] - before
+    print(f"dataset_test: memory: one dataset full after {items[0]} writes of 1,900-byte labels holds "
+          f"{one / 2**20:.1f} MiB ({budget // 4 / 2**20:.1f} MiB counted)")
+    started = time.monotonic()
+    for index in range(1, count):
+        items.append(fill(client, f"full-{index}"))
+    seconds = time.monotonic() - started
+    after = metrics(client)
+    grown = after["listserver_allocator_allocated_bytes"] - before
+    print(f"dataset_test: memory: {count} full datasets ({sum(items)} writes in {seconds:.1f} s) against a budget "
+          f"of {budget >> 20} MiB: {grown / 2**20:.1f} MiB more held ({count * one / 2**20:.0f} MiB without a "
+          f"budget); {after['listserver_datasets_memory_bytes'] / 2**20:.1f} MiB counted in memory, "
+          f"{after['listserver_datasets_evictions_total']:.0f} evictions, RSS {rss_kib(pid) >> 10} MiB")
+    if after["listserver_datasets_evictions_total"] < count / 2:
+        fail("fewer than half the datasets left memory")
+    for index in range(count):
+        status, body = client.request("GET", "/items?after=9999&limit=1", headers=[f"X-Dataset: full-{index}"])
+        total = None
+        if status == 200:
+            total = json.loads(body).get("total")
+        if status != 200 or total != 10_000 + items[index]:
+            fail(f"full-{index} reads back {status} with {total} items, not {10_000 + items[index]}")
+        status, body = client.request("GET", f"/items/{10_000 + items[index] - 1}",
+                                      headers=[f"X-Dataset: full-{index}"])
+        if status != 200 or not json.loads(body)["label"].startswith(f"{items[index] - 1} "):
+            fail(f"full-{index}'s last item reads back {status}: {body[:80]!r}")
+    print(f"dataset_test: memory: all {count} datasets read back whole (those out of memory read again)")
+    if one > 2 * (budget // 4):
+        fail(f"a full dataset holds {one:.0f} bytes, over twice the {budget // 4} it counts")
+    if grown > 2 * budget:
+        fail(f"the memory held grew by {grown:.0f} bytes, over 2 x data.max_memory_bytes")
 
 
 def main():
@@ -140,6 +218,8 @@ def main():
             fail(f"the datasets left are {names[:5]}")
         print(f"dataset_test: expiry: every idle dataset gone {time.monotonic() - started:.1f} s after the start; "
               f"{busy}, read all along, stays")
+    elif mode == "memory":
+        memory(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     else:
         fail(f"unknown mode {mode}")
 

@@ -97,7 +97,7 @@ replicas() {
     replica_ports=() replica_pids=()
     for ((index = 0; index < $1; index++)); do
         launch_server "$out/replica-$index.log" 0 "$listserver" --threads "$2" --no-access-log \
-            --data-url "$run_url"
+            --data-url "$run_url" --max-dataset-bytes 17179869184 --max-memory-bytes 17179869184
         replica_ports+=("$launched_port") replica_pids+=("$launched_pid")
     done
 }

@@ -47,7 +47,9 @@ if ((c_server)); then
 else
     [[ -x $listserver ]] || die "no ListServer at $listserver (build it as bench.sh does, or pass --listserver)"
     binary=$listserver
-    arguments=(--threads 2 --no-access-log --data-path "$work/growth.sqlite" --data-synchronous "$sync")
+    # A million items in one list: more than a shared server lets one dataset hold by default.
+    arguments=(--threads 2 --no-access-log --data-path "$work/growth.sqlite" --data-synchronous "$sync"
+        --max-dataset-bytes 17179869184 --max-memory-bytes 17179869184)
     name=$listserver
 fi
 # The environment applies to the server alone (not to wrk): a wrapper that sets it and runs the server.

@@ -177,7 +177,9 @@ start_listserver() {
     local name=$1 binary=$2
     shift 2
     server_starts=$((server_starts + 1))
-    launch_server "$out/server-$server_starts-$name.log" 0 "$binary" --threads 2 --no-access-log "$@"
+    # The runs write millions of items into one list: more than a shared server lets one dataset hold.
+    launch_server "$out/server-$server_starts-$name.log" 0 "$binary" --threads 2 --no-access-log \
+        --max-dataset-bytes 17179869184 --max-memory-bytes 17179869184 "$@"
     server_pid=$launched_pid server_port=$launched_port server_name=$name
 }
 

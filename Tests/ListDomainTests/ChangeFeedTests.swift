@@ -167,6 +167,32 @@ struct ChangeFeedTests {
             try await fixture.feed.changes(of: "", after: 6, limit: 10) == .changes(Array(later[1...]), nextSince: 9))
     }
 
+    /// The windows of recent changes hold their items' text: together they stay within `windowBytes`, the lists
+    /// written least recently losing theirs first, and a list without one is answered from the store, the same.
+    @Test func theWindowsStayWithinTheirBytes() async throws {
+        let fixture = WriteFixture(windowBytes: 100_000)
+        let label = String(repeating: "x", count: 1_000)
+        var written: [String: [Change]] = [:]
+        for list in ["a", "b", "c"] {
+            for index in 0..<40 {
+                let outcome = await fixture.submit(createOperation("\(index) \(label)", list: list))
+                guard let item = createdItem(outcome) else {
+                    Issue.record("write failed: \(outcome)")
+                    return
+                }
+                let sequence = fixture.lists.state(of: list).header.lastSequence
+                written[list, default: []].append(Change(sequence: sequence, event: .created(item)))
+            }
+            // 40 changes of about 1,100 bytes each: two lists' windows fit, three do not.
+            #expect(fixture.feed.windowBytesInUse <= 100_000)
+            #expect(fixture.feed.windowBytesInUse >= 40 * 1_000)
+        }
+        for list in ["a", "b", "c"] {
+            let page = try await fixture.feed.changes(of: list, after: 0, limit: 100)
+            #expect(page == .changes(written[list]!, nextSince: 40), "\(list)")
+        }
+    }
+
     /// A feed that never heard a commit (as after a restart) answers from the store what the live one answers
     /// from memory.
     @Test func memoryAndStoreGiveTheSameAnswers() async throws {

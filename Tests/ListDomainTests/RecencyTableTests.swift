@@ -33,4 +33,27 @@ struct RecencyTableTests {
         table.removeAll { name, _ in name == "c" }
         #expect(table["c"] == nil && table["d"] == [5])
     }
+
+    @Test("past its weight it forgets the least recent entries, the newest too if it alone weighs more")
+    func shedsWeight() {
+        var table = RecencyTable<[Int]>(capacity: 100, maxWeight: 9, weigh: \.count)
+        table.set([1, 2, 3], for: "a")
+        table.set([1, 2, 3], for: "b")
+        table.modify("c", default: []) { $0 += [1, 2, 3] }
+        #expect(table.weight == 9 && table.count == 3)
+        table.modify("a", default: []) { $0.append(4) }  // a is the newest now: b goes, the least recent
+        #expect(table.weight == 7 && table["b"] == nil && table["a"] == [1, 2, 3, 4] && table["c"] == [1, 2, 3])
+        table.set([1, 2, 3, 4, 5, 6, 7], for: "d")  // 14: c, then a go
+        #expect(table.weight == 7 && table.count == 1 && table["d"]?.count == 7)
+        table.set([5], for: "d")  // a replaced entry no longer weighs what it did
+        #expect(table.weight == 1)
+        _ = table.removeValue(forKey: "d")
+        #expect(table.weight == 0)
+        table.set(Array(repeating: 0, count: 11), for: "e")
+        #expect(table.count == 0 && table.weight == 0, "alone over the weight, it is not kept")
+        table.set([1], for: "f")
+        table.set([1, 2], for: "g")
+        table.removeAll { name, _ in name == "f" }
+        #expect(table.weight == 2)
+    }
 }

@@ -34,6 +34,7 @@ struct ConfigurationCommandLineTests {
         .picsumEnabled: "--picsum", .publicURL: "--public-url", .bodyTimeoutMs: "--body-timeout-ms",
         .minBodyRate: "--min-body-rate", .reservedConnections: "--reserved-connections",
         .maxDatasets: "--max-datasets", .datasetTTLSeconds: "--dataset-ttl-s",
+        .maxDatasetBytes: "--max-dataset-bytes", .maxMemoryBytes: "--max-memory-bytes",
         .eventBufferedBytes: "--event-buffered-bytes", .adminAllowedOrigins: "--admin-allowed-origins",
     ]
 

@@ -23,6 +23,8 @@ struct ConfigurationDataTests {
         #expect(defaults.eventBufferedBytes == 67_108_864)
         #expect(defaults.maxDatasets == 10_000)
         #expect(defaults.datasetTTLSeconds == 604_800)
+        #expect(defaults.maxDatasetBytes == 33_554_432)
+        #expect(defaults.maxMemoryBytes == 134_217_728)
         #expect(defaults.text(of: .dataPath) == "./data/listserver.sqlite")
         #expect(defaults.text(of: .dataSynchronous) == "full")
     }
@@ -39,6 +41,7 @@ struct ConfigurationDataTests {
             .idempotencyTTLSeconds: 60...31_536_000, .changesKept: 1...100_000_000, .heartbeatMs: 100...3_600_000,
             .maxWaitMs: 0...3_600_000, .eventBufferBytes: 4_096...1_073_741_824, .maxDatasets: 1...1_000_000,
             .datasetTTLSeconds: 0...315_360_000, .eventBufferedBytes: 65_536...17_179_869_184,
+            .maxDatasetBytes: 65_536...1_099_511_627_776, .maxMemoryBytes: 1_048_576...1_099_511_627_776,
         ]
         for (key, range) in expected {
             #expect(key.bounds == range, "\(key.name)")
@@ -52,9 +55,10 @@ struct ConfigurationDataTests {
         let first = try #require(names.firstIndex(of: "data.path"))
         #expect(names[first - 1] == "paging.max_limit")
         #expect(
-            Array(names[first..<first + 12]) == [
+            Array(names[first..<first + 14]) == [
                 "data.path", "data.synchronous", "data.url", "data.pool_size", "data.idempotency_ttl_s",
-                "data.changes_kept", "data.max_datasets", "data.dataset_ttl_s", "events.heartbeat_ms",
+                "data.changes_kept", "data.max_datasets", "data.dataset_ttl_s", "data.max_dataset_bytes",
+                "data.max_memory_bytes", "events.heartbeat_ms",
                 "events.max_wait_ms", "events.max_buffer_bytes", "events.max_buffered_bytes",
             ])
     }
@@ -143,7 +147,8 @@ struct ConfigurationDataTests {
         #expect(
             error?.description
                 == "data.url (--data-url) = <redacted> must be empty, or "
-                + "postgres://[user[:password]@]host[:port]/database[?parameters]: not a postgres:// or postgresql:// URL")
+                + "postgres://[user[:password]@]host[:port]/database[?parameters]: not a postgres:// or postgresql:// URL"
+        )
         #expect(error?.description.contains("hunter2") == false)
         let pool = try await Support.loadError(["--data-pool-size", "1"])
         #expect(pool?.description == "data.pool_size (--data-pool-size) = 1 must be in 2...64")

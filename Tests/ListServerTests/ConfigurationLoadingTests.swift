@@ -47,6 +47,7 @@ struct ConfigurationLoadingTests {
         .reservedConnections: "LISTSERVER_RESERVED_CONNECTIONS", .maxDatasets: "LISTSERVER_MAX_DATASETS",
         .datasetTTLSeconds: "LISTSERVER_DATASET_TTL_S", .eventBufferedBytes: "LISTSERVER_EVENT_BUFFERED_BYTES",
         .adminAllowedOrigins: "LISTSERVER_ADMIN_ALLOWED_ORIGINS",
+        .maxDatasetBytes: "LISTSERVER_MAX_DATASET_BYTES", .maxMemoryBytes: "LISTSERVER_MAX_MEMORY_BYTES",
     ]
 
     /// A valid value for every key, in three variants so layers can be told apart: each differs from the default
@@ -70,6 +71,8 @@ struct ConfigurationLoadingTests {
         case .reservedConnections: String(2 + variant)
         case .maxDatasets: String(100 + variant)
         case .datasetTTLSeconds: String(variant)
+        case .maxDatasetBytes: String(1_000_000 + variant)
+        case .maxMemoryBytes: String(200_000_000 + variant)
         case .eventBufferedBytes: String(1_000_000 + variant)
         case .adminAllowedOrigins: ["https://a.example", "*", "http://localhost:3000,https://b.example:8443"][variant]
         case .itemCount: String(500 + variant)
@@ -263,7 +266,7 @@ struct ConfigurationLoadingTests {
                 "paging.default_limit=20 paging.max_limit=100 data.path=./data/listserver.sqlite "
                     + "data.synchronous=full data.url=<none> data.pool_size=4 data.idempotency_ttl_s=86400 "
                     + "data.changes_kept=100000 data.max_datasets=10000 data.dataset_ttl_s=604800 "
-                    + "events.heartbeat_ms=15000 events.max_wait_ms=30000 events.max_buffer_bytes=262144 "
+                    + "data.max_dataset_bytes=33554432 data.max_memory_bytes=134217728 events.heartbeat_ms=15000 events.max_wait_ms=30000 events.max_buffer_bytes=262144 "
                     + "events.max_buffered_bytes=67108864 "
                     + "delay.max_ms=30000 faults.rate=0 "
                     + "faults.kinds=500,503,429,reset,truncated,hang faults.seed=1 faults.hang_ms=10000 "

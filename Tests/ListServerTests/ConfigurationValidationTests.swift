@@ -78,6 +78,15 @@ struct ConfigurationValidationTests {
         #expect(zero?.description == "paging.default_limit (--default-limit) = 0 must be in 1...paging.max_limit")
     }
 
+    @Test func oneDatasetMayNotTakeMoreMemoryThanAllOfThem() async throws {
+        let error = try await Support.loadError(["--max-memory-bytes", "16777216"])
+        #expect(
+            error?.description
+                == "data.max_dataset_bytes (default) = 33554432 must be <= data.max_memory_bytes (16777216)")
+        let both = try await Support.load(["--max-memory-bytes", "16777216", "--max-dataset-bytes", "16777216"])
+        #expect(both.maxDatasetBytes == 16_777_216)
+    }
+
     @Test(arguments: [
         "127.0.0.1", "0.0.0.0", "255.255.255.255", "::", "::1", "2001:db8::8a2e:370:7334",
         "1:2:3:4:5:6:7:8", "::ffff:192.0.2.1", "fe80::", "1::", "localhost", "LocalHost",
@@ -206,7 +215,8 @@ struct ConfigurationValidationTests {
         #expect(file.values["cors.allow_origin"] == #""https://a.example""#)
         let error = try await Support.loadError(["--config", path])
         #expect(
-            error?.description == #"items.seed (file \#(path)) = ["a/b"] must be an integer in 0...9223372036854775807"#)
+            error?.description == #"items.seed (file \#(path)) = ["a/b"] must be an integer in 0...9223372036854775807"#
+        )
     }
 
     @Test func dottedKeysInTheFileAreKnownKeysToo() async throws {

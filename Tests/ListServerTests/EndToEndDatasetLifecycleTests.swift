@@ -85,7 +85,9 @@ struct EndToEndDatasetLifecycleTests {
         try await withTemporaryFolder { folder in
             let configure: @Sendable (inout Settings) -> Void = {
                 $0.dataPath = folder + "/lists.sqlite"
-                $0.datasetTTLSeconds = 1  // swept every second; idle between 2 and 3 s, it goes
+                // Swept every second; idle for 3 to 4 s, it goes (busy is read every 0.2 s: it stays even when
+                // a loaded machine stalls the test for a second or so).
+                $0.datasetTTLSeconds = 2
             }
             try await withServer(configure: configure) { app throws in
                 let port = app.port
@@ -93,11 +95,11 @@ struct EndToEndDatasetLifecycleTests {
                 #expect(try await Self.create(port, "busy", "kept").status == 201)
                 let clock = ContinuousClock()
                 let start = clock.now
-                while clock.now - start < .seconds(8), app.writes.lists.exists("idle") {
+                while clock.now - start < .seconds(12), app.writes.lists.exists("idle") {
                     #expect(try await Self.written(port, "busy") == ["kept"])
                     try await Task.sleep(for: .milliseconds(200))
                 }
-                #expect(!app.writes.lists.exists("idle"), "still there after 8 s")
+                #expect(!app.writes.lists.exists("idle"), "still there after 12 s")
                 #expect(try await Self.written(port, "idle").isEmpty)
                 #expect(try await Self.written(port, "busy") == ["kept"])
                 let listed = try await fetch(port: port, "/admin/datasets").jsonObject()
@@ -107,6 +109,59 @@ struct EndToEndDatasetLifecycleTests {
             try await withServer(configure: configure) { app throws in
                 #expect(try await Self.written(app.port, "idle").isEmpty)
                 #expect(try await Self.written(app.port, "busy") == ["kept"])
+            }
+        }
+    }
+
+    @Test("a dataset at data.max_dataset_bytes is 507 dataset-full; past data.max_memory_bytes datasets leave memory")
+    func memoryBounds() async throws {
+        let configure: @Sendable (inout Settings) -> Void = {
+            $0.maxDatasetBytes = 65_536
+            $0.maxMemoryBytes = 1_048_576
+        }
+        try await withServer(configure: configure) { app throws in
+            let port = app.port
+            let lists = app.writes.lists
+            let long = String(repeating: "😀", count: 475)  // 1,900 bytes of UTF-8 in 475 characters
+            // Twenty datasets filled to their bound: 1.3 MB in all, over the memory budget.
+            var labels: [String: [String]] = [:]
+            for dataset in (0..<20).map({ "full-\($0)" }) {
+                while true {
+                    let label = "\(labels[dataset, default: []].count) \(long)"
+                    let response = try await Self.create(port, dataset, label)
+                    guard response.status == 201 else {
+                        #expect(response.status == 507)
+                        #expect(response.header("Content-Type") == "application/problem+json")
+                        let problem = try response.jsonObject()
+                        #expect(problem["type"] as? String == "urn:listserver:problem:dataset-full")
+                        #expect((problem["detail"] as? String)?.contains("data.max_dataset_bytes") == true)
+                        break
+                    }
+                    labels[dataset, default: []].append(label)
+                }
+                #expect(labels[dataset, default: []].count >= 10, "\(dataset) took only a few items")
+            }
+            // Nothing used since the clock's last move but one may leave: move it twice, then write once more.
+            let now = lists.clockNow.milliseconds
+            lists.advanceClock(to: WallTime(milliseconds: now + 1_000))
+            lists.advanceClock(to: WallTime(milliseconds: now + 2_000))
+            #expect(try await Self.create(port, "another", "short").status == 201)
+            #expect(lists.memoryInUse <= 1_048_576)
+            let left = labels.keys.filter { lists.needsLoading($0) }.sorted()
+            #expect(left.count >= 2, "only \(left) left memory")
+            let metrics = try await EndToEndMetricsTests.scrape(port)
+            #expect(metrics["listserver_datasets_evictions_total"] == Double(left.count))
+            #expect(metrics["listserver_datasets_out_of_memory"] == Double(left.count))
+            #expect(metrics["listserver_datasets_in_memory"] == Double(21 - left.count), "the full ones and another")
+            #expect(metrics["listserver_datasets_memory_bytes"] == Double(lists.memoryInUse))
+            #expect(metrics["listserver_datasets_memory_budget_bytes"] == 1_048_576)
+            // A write reads its dataset again first, and finds it full.
+            let away = try #require(left.first)
+            #expect(try await Self.create(port, away, "still full").status == 507)
+            #expect(!lists.needsLoading(away))
+            // Every dataset reads back as written, from memory or read again from the store.
+            for (dataset, written) in labels {
+                #expect(try await Self.written(port, dataset) == written, "\(dataset)")
             }
         }
     }

@@ -15,6 +15,24 @@ public struct Change: Sendable, Equatable {
     }
 }
 
+extension Change {
+    /// About how many bytes of memory the change holds: its own and its item's text beyond what a string keeps
+    /// inline (15 bytes), for the feed's bound on its windows.
+    var approximateBytes: Int {
+        switch event {
+        case .created(let item), .updated(let item):
+            MemoryLayout<Change>.stride + Self.heapBytes(item.label) + Self.heapBytes(item.author)
+        case .deleted, .reset:
+            MemoryLayout<Change>.stride
+        }
+    }
+
+    private static func heapBytes(_ text: String) -> Int {
+        let count = text.utf8.count
+        return count > 15 ? count + 32 : 0
+    }
+}
+
 /// What a change did.
 public enum ChangeEvent: Sendable, Equatable {
     /// An item was added at the end (by `POST /items` or by growth): the item as it then was.

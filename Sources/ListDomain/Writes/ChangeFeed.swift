@@ -17,12 +17,18 @@ public final class ChangeFeed: Sendable {
         let continuation: CheckedContinuation<[Change], Never>
     }
 
+    /// A list's most recent changes, oldest first, and about how many bytes they hold.
+    private struct Window {
+        var changes: [Change] = []
+        var bytes = 0
+    }
+
     private struct State {
-        /// The most recent changes of each list, oldest first: up to twice `recentCapacity`, so that the oldest
-        /// are dropped (a move of the rest) once every `recentCapacity` changes instead of on every commit; only
-        /// the last `recentCapacity` are the window (``ChangeFeed/recentWindow(_:)``). Kept for the lists
-        /// committed to most recently (``windowsKept``); the others' are read from the store.
-        var recent = RecencyTable<[Change]>(capacity: ChangeFeed.windowsKept)
+        /// The most recent changes of each list: up to twice `recentCapacity`, so that the oldest are dropped (a
+        /// move of the rest) once every `recentCapacity` changes instead of on every commit; only the last
+        /// `recentCapacity` are the window (``ChangeFeed/recentWindow(_:)``). Kept for the lists committed to most
+        /// recently (``windowsKept``), within ``windowBytes`` together; the others' are read from the store.
+        var recent: RecencyTable<Window>
         var listeners: [Listener] = []
         /// Long-polls waiting for a change, by list and token.
         var waiters: [String: [UInt64: Waiter]] = [:]
@@ -33,21 +39,33 @@ public final class ChangeFeed: Sendable {
     public let recentCapacity: Int
     /// How many lists keep a window of recent changes in memory.
     static let windowsKept = 256
+    /// The most bytes the windows hold together (a change holds its item, text included: 256 windows of 2,048
+    /// changes with 2,000-byte labels were a gigabyte).
+    public let windowBytes: Int
     private let state: Mutex<State>
     private let store: any ListStore
     private let lists: ListRegistry
     private let clock: any Clock<Duration>
 
+    /// - Parameters:
+    ///   - recentCapacity: How many recent changes of a list memory answers for.
+    ///   - windowBytes: The most the windows of recent changes may hold together; the least recently written
+    ///     lists' go first.
     public init(
-        store: any ListStore, lists: ListRegistry, recentCapacity: Int = 1024,
+        store: any ListStore, lists: ListRegistry, recentCapacity: Int = 1024, windowBytes: Int = .max,
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.store = store
         self.lists = lists
         self.recentCapacity = recentCapacity
+        self.windowBytes = windowBytes
         self.clock = clock
-        state = Mutex(State())
+        state = Mutex(
+            State(recent: RecencyTable(capacity: Self.windowsKept, maxWeight: windowBytes, weigh: { $0.bytes })))
     }
+
+    /// What the windows of recent changes hold now, about, in bytes.
+    public var windowBytesInUse: Int { state.withLock { $0.recent.weight } }
 
     /// Adds a listener for every list's changes from now on.
     public func addListener(_ listener: @escaping Listener) {
@@ -62,7 +80,9 @@ public final class ChangeFeed: Sendable {
             // In place, and with one lookup of the name (each hashes it): a copy out of the dictionary and back
             // would copy the whole window on every commit.
             if !changes.isEmpty {
-                state.recent.modify(list, default: []) { Self.append(changes, to: &$0, keeping: recentCapacity) }
+                state.recent.modify(list, default: Window()) {
+                    Self.append(changes, to: &$0, keeping: recentCapacity)
+                }
             }
             var woken: [(Waiter, [Change])] = []
             if !changes.isEmpty, !state.waiters.isEmpty, let waiting = state.waiters.removeValue(forKey: list) {
@@ -77,9 +97,14 @@ public final class ChangeFeed: Sendable {
     }
 
     /// Appends `changes` to a list's recent ones, dropping the oldest once there are twice `capacity`.
-    private static func append(_ changes: [Change], to recent: inout [Change], keeping capacity: Int) {
-        recent.append(contentsOf: changes)
-        if recent.count > 2 * capacity { recent.removeFirst(recent.count - capacity) }
+    private static func append(_ changes: [Change], to recent: inout Window, keeping capacity: Int) {
+        recent.changes.append(contentsOf: changes)
+        recent.bytes += changes.reduce(0) { $0 + $1.approximateBytes }
+        if recent.changes.count > 2 * capacity {
+            let dropped = recent.changes.count - capacity
+            recent.bytes -= recent.changes.prefix(dropped).reduce(0) { $0 + $1.approximateBytes }
+            recent.changes.removeFirst(dropped)
+        }
     }
 
     /// The changes of `list` after sequence number `after`, at most `limit`; when there are none yet, waits up to
@@ -124,8 +149,8 @@ public final class ChangeFeed: Sendable {
 
     /// The last `recentCapacity` of a list's recent changes: what memory answers for (never more than the store
     /// keeps, which is at least `recentCapacity`).
-    private func recentWindow(_ recent: [Change]?) -> ArraySlice<Change>? {
-        recent?.suffix(recentCapacity)
+    private func recentWindow(_ recent: Window?) -> ArraySlice<Change>? {
+        recent?.changes.suffix(recentCapacity)
     }
 
     /// Waits for the next changes of `list` after `after`, or `wait`, whichever comes first.

@@ -10,7 +10,9 @@ import Synchronization
 /// says which are not in memory yet), and the coordinator reads a list's rows the first time a request names it, so
 /// start-up time and memory do not grow with the datasets on disk. It also notes when each dataset was last used
 /// (read or written), to a coarse clock the server moves on (``advanceClock(to:)``), for the store to keep
-/// (``takeUses()``) and idle datasets to expire.
+/// (``takeUses()``) and idle datasets to expire. And it holds the lists in memory to a budget
+/// (`ListRegistry+Memory.swift`): past it, the datasets used least recently leave memory, to be read again on
+/// their next use.
 public final class ListRegistry: Sendable {
     /// The name of the shared default list, which requests without `X-Dataset` use.
     public static let defaultList = ""
@@ -20,6 +22,10 @@ public final class ListRegistry: Sendable {
         var state: ListState
         /// Milliseconds since 1970, to the registry's coarse clock.
         var lastUsed: Int64
+        /// When it was put in memory (read from the store, or written), to the same clock.
+        var installedAt: Int64
+        /// What it counts against ``memoryBudget``: both copies the server keeps of it.
+        var bytes: Int
     }
 
     /// What the lock guards.
@@ -30,17 +36,26 @@ public final class ListRegistry: Sendable {
         var stored: Set<String> = []
         /// Datasets used since the last ``takeUses()``.
         var used: Set<String> = []
+        /// The sum of the entries' ``Entry/bytes``.
+        var loadedBytes = 0
+        /// The last uses of datasets that left memory before ``takeUses()`` took them.
+        var evictedUses: [String: Int64] = [:]
+        /// How many lists left memory for the budget so far.
+        var evictions = 0
     }
 
     /// The seed and count of a list nobody wrote to.
     public let seed: UInt64
     public let baseCount: UInt64
-    private let contents: Mutex<Contents>
+    /// `data.max_memory_bytes`: what the lists in memory may hold, both copies of each counted.
+    public let memoryBudget: Int
+    let contents: Mutex<Contents>
     /// How many stored lists are not in memory (0, the common case once each was used: one atomic load for a
     /// request to know it needs no loading).
-    private let unloadedCount = Atomic<Int>(0)
-    /// The coarse wall clock uses are noted with, in milliseconds.
+    let unloadedCount = Atomic<Int>(0)
+    /// The coarse wall clock uses are noted with, in milliseconds, and its value before its last move.
     private let clock: Atomic<Int64>
+    let previousTick = Atomic<Int64>(.min)
     /// With a store other servers write to: the sequence numbers they reached in lists this server's copy has not
     /// caught up with yet (`ListRegistry+Heard.swift`), and how many such lists there are (0: the common case,
     /// one atomic load for a reader to know it).
@@ -49,16 +64,24 @@ public final class ListRegistry: Sendable {
 
     /// A registry of lists with `count` generated items from `seed`, the `stored` lists in memory, and the lists
     /// named `unloaded` on disk (loaded on first use).
+    ///
+    /// - Parameter memoryBudget: `data.max_memory_bytes` (see `ListRegistry+Memory.swift`); no bound by default.
     public init(
         seed: UInt64, count: UInt64, stored: [String: StoredList] = [:], unloaded: some Sequence<String> = [],
-        now: WallTime = WallTime(milliseconds: 0)
+        now: WallTime = WallTime(milliseconds: 0), memoryBudget: Int = .max
     ) {
         precondition(count <= Catalog.maximumCount, "Catalog count \(count) exceeds 2^53")
         self.seed = seed
         baseCount = count
+        self.memoryBudget = memoryBudget
         clock = Atomic(now.milliseconds)
         var contents = Contents()
-        contents.loaded = stored.mapValues { Entry(state: ListState($0), lastUsed: now.milliseconds) }
+        contents.loaded = stored.mapValues { stored in
+            let state = ListState(stored)
+            return Entry(
+                state: state, lastUsed: now.milliseconds, installedAt: now.milliseconds, bytes: Self.cost(of: state))
+        }
+        contents.loadedBytes = contents.loaded.values.reduce(0) { $0 + $1.bytes }
         contents.stored = Set(unloaded).subtracting(stored.keys)
         unloadedCount.store(contents.stored.count, ordering: .relaxed)
         self.contents = Mutex(contents)
@@ -120,7 +143,11 @@ public final class ListRegistry: Sendable {
             if contents.stored.remove(name) != nil { unloadedCount.subtract(1, ordering: .relaxed) }
             if used && !name.isEmpty { contents.used.insert(name) }
             let lastUsed = used ? now : contents.loaded[name]?.lastUsed ?? 0
-            return contents.loaded.updateValue(Entry(state: state, lastUsed: lastUsed), forKey: name)?.state
+            let entry = Entry(state: state, lastUsed: lastUsed, installedAt: now, bytes: Self.cost(of: state))
+            contents.loadedBytes += entry.bytes
+            let replaced = contents.loaded.updateValue(entry, forKey: name)
+            contents.loadedBytes -= replaced?.bytes ?? 0
+            return replaced?.state
         }
         if heardCount.load(ordering: .acquiring) > 0 { caughtUp(name, at: state.header.lastSequence) }
         return replaced
@@ -129,8 +156,9 @@ public final class ListRegistry: Sendable {
     /// Forgets list `name` entirely: it was removed from the store (expired), and reads as a list nobody wrote to.
     func remove(_ name: String) {
         contents.withLock { contents in
-            contents.loaded[name] = nil
+            contents.loadedBytes -= contents.loaded.removeValue(forKey: name)?.bytes ?? 0
             contents.used.remove(name)
+            contents.evictedUses[name] = nil
             if contents.stored.remove(name) != nil { unloadedCount.subtract(1, ordering: .relaxed) }
         }
         forgetHeard(name)
@@ -157,20 +185,37 @@ public final class ListRegistry: Sendable {
         contents.withLock { $0.loaded[name] != nil }
     }
 
-    /// When dataset `name` was last used, to the coarse clock; nil for a list not in memory.
+    /// When dataset `name` was last used, to the coarse clock, as far as this server knows; nil for a list not in
+    /// memory nor used since the store was last told.
     public func lastUse(of name: String) -> WallTime? {
-        contents.withLock { $0.loaded[name].map { WallTime(milliseconds: $0.lastUsed) } }
+        contents.withLock { ($0.loaded[name]?.lastUsed ?? $0.evictedUses[name]).map { WallTime(milliseconds: $0) } }
     }
 
     /// The datasets used since the last call, with when: for the store to keep.
     public func takeUses() -> [String: WallTime] {
         contents.withLock { contents in
-            defer { contents.used = [] }
-            var uses: [String: WallTime] = [:]
+            defer {
+                contents.used = []
+                contents.evictedUses = [:]
+            }
+            var uses = contents.evictedUses.mapValues { WallTime(milliseconds: $0) }
             for name in contents.used {
                 if let entry = contents.loaded[name] { uses[name] = WallTime(milliseconds: entry.lastUsed) }
             }
             return uses
+        }
+    }
+
+    /// Gives back uses ``takeUses()`` took that the store could not keep, for the next pass.
+    public func restoreUses(_ uses: [String: WallTime]) {
+        contents.withLock { contents in
+            for (name, use) in uses {
+                if contents.loaded[name] != nil {
+                    contents.used.insert(name)
+                } else {
+                    contents.evictedUses[name] = max(contents.evictedUses[name] ?? .min, use.milliseconds)
+                }
+            }
         }
     }
 
@@ -184,7 +229,10 @@ public final class ListRegistry: Sendable {
         while current < now.milliseconds {
             let (exchanged, original) = clock.compareExchange(
                 expected: current, desired: now.milliseconds, ordering: .relaxed)
-            if exchanged { return }
+            if exchanged {
+                previousTick.store(current, ordering: .relaxed)
+                return
+            }
             current = original
         }
     }

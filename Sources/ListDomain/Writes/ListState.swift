@@ -34,6 +34,10 @@ public struct ListState: Sendable, Equatable {
     /// Pages of such a list take the generated fast path.
     public var isPristine: Bool { written.isEmpty && deleted.isEmpty }
 
+    /// About how many bytes of memory one copy of the list holds: its written items and their text, its deleted ids,
+    /// and the rest of the value. Kept as writes go (O(1)), for the memory bounds.
+    public var approximateBytes: Int { 192 + written.approximateBytes + deleted.count * 8 }
+
     /// The number of live items.
     public var liveCount: UInt64 { header.nextID - UInt64(deleted.count) }
 

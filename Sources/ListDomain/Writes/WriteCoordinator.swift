@@ -54,20 +54,24 @@ public final class WriteCoordinator: Sendable {
     private let remoteChangeObserver: (@Sendable (String, [Change]) -> Void)?
     /// `data.max_datasets`: a write that would give one more dataset state is refused past this many.
     public let maxDatasets: Int
+    /// `data.max_dataset_bytes`: a write that would make a list hold more (both copies counted) is refused.
+    public let maxDatasetBytes: Int
 
     /// - Parameters:
     ///   - wallClock: The time stored with idempotency records; tests pass their own.
     ///   - commitObserver: Told each successful commit's duration and number of writes.
     ///   - remoteChangeObserver: Told the changes other servers made to a shared store, by list.
     ///   - maxDatasets: `data.max_datasets`: how many datasets (lists but the default) may have state.
+    ///   - maxDatasetBytes: `data.max_dataset_bytes`: how much memory one list's writes may take.
     public init(
         lists: ListRegistry, feed: ChangeFeed, store: any ListStore, idempotencyTTL: Duration,
         wallClock: @escaping @Sendable () -> WallTime,
         commitObserver: (@Sendable (Duration, Int) -> Void)? = nil,
         remoteChangeObserver: (@Sendable (String, [Change]) -> Void)? = nil,
-        maxDatasets: Int = .max
+        maxDatasets: Int = .max, maxDatasetBytes: Int = .max
     ) {
         self.maxDatasets = maxDatasets
+        self.maxDatasetBytes = maxDatasetBytes
         self.commitObserver = commitObserver
         self.remoteChangeObserver = remoteChangeObserver
         self.lists = lists
@@ -229,7 +233,9 @@ public final class WriteCoordinator: Sendable {
                 continue
             }
             let list = touched.firstIndex { $0.name == operation.list }!
-            if let settled = settledWithoutApplying(operation, datasets: datasets, created: &created) {
+            if let settled = settledWithoutApplying(
+                operation, datasets: datasets, listBytes: ListRegistry.cost(of: touched[list].state), created: &created)
+            {
                 outcomes[index] = settled
                 continue
             }
@@ -307,15 +313,38 @@ public final class WriteCoordinator: Sendable {
             feed.publish(touched[list].effects.changes, of: touched[list].name, dropped: touched[list].effects.drop)
         }
         answer(group, &outcomes)
+        // Over the memory budget: the datasets used least recently leave memory (stored, read again when next
+        // used), and so do their second copies. Never one this group touched.
+        let evicted = lists.evictOverBudget(keeping: touched.lazy.map(\.name))
+        if !evicted.isEmpty {
+            spares.withLock { spares in for name in evicted { spares.set(nil, for: name) } }
+        }
     }
+
+    /// The most a write of an item can add to a list, both copies counted: an item with the longest texts, its
+    /// slot and an upload's description. A delete adds at most a deleted id.
+    static let largestWriteBytes =
+        2 * (WrittenItems.entryBytes + ItemOverrides.Limits.labelBytes + ItemOverrides.Limits.authorBytes + 2 * 32 + 64)
+    static let deleteBytes = 2 * 8
 
     /// The outcome of `operation` when it is settled without applying it to its list: a write that would make one
     /// dataset too many (507), a drop of a dataset that has no state (nothing to forget: nothing is written), an
     /// expiry of a list used since it was found idle. Nil when it is to be applied. A write that gives a dataset
     /// state it had none of is noted in `created`, so the group counts it.
     private func settledWithoutApplying(
-        _ operation: WriteOperation, datasets: Int, created: inout [String]
+        _ operation: WriteOperation, datasets: Int, listBytes: Int, created: inout [String]
     ) -> WriteOutcome? {
+        // Room for what the write could add at most, both copies counted: a full list still takes deletes (of
+        // created items, they free their text) until its deleted ids fill it too.
+        if maxDatasetBytes != .max {
+            let adding: Int
+            switch operation.action {
+            case .create, .update, .putImage: adding = Self.largestWriteBytes
+            case .delete: adding = Self.deleteBytes
+            default: adding = 0
+            }
+            if adding > 0 && listBytes + adding > maxDatasetBytes { return .rejected(.datasetFull(maxDatasetBytes)) }
+        }
         let name = operation.list
         guard name != ListRegistry.defaultList, !created.contains(name), !lists.exists(name) else {
             if case .expire(let cutoff) = operation.action, let used = lists.lastUse(of: name), used > cutoff {

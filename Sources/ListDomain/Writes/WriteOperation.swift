@@ -134,4 +134,6 @@ public enum WriteRejection: Error, Sendable, Equatable {
     case listFull
     /// The write would make one dataset more than `data.max_datasets` (the limit).
     case tooManyDatasets(Int)
+    /// The list holds as much as `data.max_dataset_bytes` (the limit) lets it: nothing that would add to it fits.
+    case datasetFull(Int)
 }

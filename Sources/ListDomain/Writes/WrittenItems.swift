@@ -40,6 +40,15 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
     /// The first id of the dense part: the size of the generated catalog, where created ids start.
     private let denseBase: UInt64
     public private(set) var count = 0
+    /// About how many bytes of memory the table holds: its slots, its dictionaries' entries, and the text of its
+    /// items that does not fit in a string's own 16 bytes (kept as writes go, for `data.max_dataset_bytes` and
+    /// `data.max_memory_bytes`).
+    public private(set) var approximateBytes = 0
+
+    /// The bytes a slot of the dense part takes (a `WrittenItem?`), and an entry of the sparse part (the item, its
+    /// key and the dictionary's share).
+    static let slotBytes = 80
+    static let entryBytes = 112
 
     /// No items; ids from `denseBase` on (a list's created items) are kept by position.
     public init(denseFrom denseBase: UInt64) {
@@ -123,6 +132,7 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
     private mutating func setDense(_ item: WrittenItem?, chunk: Int, slot: Int) {
         var item = item
         let adds = Self.holds(item)
+        let textAdded = Self.textBytes(item)
         if chunk >= chunks.count {
             guard adds else { return }
             chunks.append(contentsOf: repeatElement(nil, count: chunk - chunks.count + 1))
@@ -135,10 +145,25 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
             guard adds else { return }
             // Room up to this slot: ids are handed out one after another, so this is nearly always one more slot,
             // and the array's own growth (doubling) keeps that amortized.
-            chunks[chunk]!.append(contentsOf: repeatElement(nil, count: slot - chunks[chunk]!.count + 1))
+            let added = slot - chunks[chunk]!.count + 1
+            chunks[chunk]!.append(contentsOf: repeatElement(nil, count: added))
+            approximateBytes += added * Self.slotBytes
         }
         swap(&item, &chunks[chunk]![slot])  // `item` is now what the slot held
         count += (adds ? 1 : 0) - (Self.holds(item) ? 1 : 0)
+        approximateBytes += textAdded - Self.textBytes(item)
+    }
+
+    /// The bytes `item`'s text takes beyond the strings' own (a string of up to 15 bytes is kept inline), and its
+    /// upload's description.
+    private static func textBytes(_ item: WrittenItem?) -> Int {
+        heapBytes(item?.overrides.label?.utf8.count) + heapBytes(item?.overrides.author?.utf8.count)
+            + (item?.image == nil ? 0 : 64)
+    }
+
+    private static func heapBytes(_ count: Int?) -> Int {
+        guard let count, count > 15 else { return 0 }
+        return count + 32
     }
 
     /// Whether `item` is an item, without copying it (as `item != nil` does).
@@ -161,9 +186,15 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
         }
         let bucket = bucket(of: id)
         if let item {
-            if buckets[bucket].updateValue(item, forKey: id) == nil { count += 1 }
-        } else if buckets[bucket].removeValue(forKey: id) != nil {
+            let replaced = buckets[bucket].updateValue(item, forKey: id)
+            if replaced == nil {
+                count += 1
+                approximateBytes += Self.entryBytes
+            }
+            approximateBytes += Self.textBytes(item) - Self.textBytes(replaced)
+        } else if let removed = buckets[bucket].removeValue(forKey: id) {
             count -= 1
+            approximateBytes -= Self.entryBytes + Self.textBytes(removed)
         }
     }
 

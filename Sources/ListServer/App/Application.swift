@@ -49,7 +49,8 @@ final class Application: Sendable {
             let defaultList = try await store.loadList(ListRegistry.defaultList)
             lists = ListRegistry(
                 seed: settings.seed, count: settings.itemCount,
-                stored: defaultList.map { [ListRegistry.defaultList: $0] } ?? [:], unloaded: names, now: WallTime.now())
+                stored: defaultList.map { [ListRegistry.defaultList: $0] } ?? [:], unloaded: names, now: WallTime.now(),
+                memoryBudget: settings.maxMemoryBytes)
         } catch {
             await store.close()
             throw error
@@ -75,12 +76,15 @@ final class Application: Sendable {
         }
         // The feed's memory window never reaches further back than the store keeps (data.changes_kept): a replay
         // from memory and one from the store then agree on what is "no longer kept".
-        let feed = ChangeFeed(store: store, lists: lists, recentCapacity: min(1024, settings.changesKept))
+        // The windows of recent changes get a quarter of what the lists may take (32 MiB by default).
+        let feed = ChangeFeed(
+            store: store, lists: lists, recentCapacity: min(1024, settings.changesKept),
+            windowBytes: settings.maxMemoryBytes / 4)
         let writes = WriteCoordinator(
             lists: lists, feed: feed, store: store,
             idempotencyTTL: .seconds(settings.idempotencyTTLSeconds), wallClock: { WallTime.now() },
             commitObserver: commitObserver, remoteChangeObserver: Self.resetsDetails(cache),
-            maxDatasets: settings.maxDatasets)
+            maxDatasets: settings.maxDatasets, maxDatasetBytes: settings.maxDatasetBytes)
         let listener = (store as? PostgresStore).map { Self.listen(to: $0, for: writes) }
         var events = EventSettings()
         events.heartbeat = .milliseconds(settings.heartbeatMs)

@@ -3,21 +3,25 @@ import ListDomain
 /// The life of datasets after their writes: when each was last used goes to the store, and those nobody used for
 /// `data.dataset_ttl_s` are removed with everything written to them, durably, in the background.
 ///
-/// A task wakes every ``interval(ttl:)``: it moves the registry's coarse clock on (reads note their use against it
-/// without reading a clock), hands the uses since the last pass to the store, asks the store which datasets are
+/// A task wakes every second to move the registry's coarse clock on (reads note their use against it without
+/// reading a clock; the memory budget lets a dataset leave memory only once untouched for a tick). Every
+/// ``interval(ttl:)`` it also hands the uses since the last pass to the store, asks the store which datasets are
 /// idle, and expires each through the ``WriteCoordinator`` (one group commit each, queued with the writes like any
 /// other: nothing waits for the sweep). The coordinator expires a dataset only if it was not used since it was
-/// found idle. A use is noted to the clock of the last pass, so it may look up to one interval older than it is: a
-/// dataset expires between `ttl + interval` and `ttl + 2 · interval` after its last use.
+/// found idle. A use is noted to the clock's last tick, so it may look up to a second older than it is, and the
+/// sweep comes an interval at most after the time-to-live: a dataset expires between `ttl + interval` and
+/// `ttl + 2 · interval + 1 s` after its last use.
 ///
 /// With several servers on one PostgreSQL store each sweeps; a use on one reaches the store within an interval,
 /// and the others see it there before they expire anything.
 enum DatasetLifecycle {
-    /// How often the sweep runs: a tenth of the time-to-live, between 1 and 60 seconds (60 with no expiry, for the
-    /// last uses `GET /admin/datasets` shows).
+    /// How often the registry's clock moves on.
+    static let tick = Duration.seconds(1)
+
+    /// How often the sweep runs: a tenth of the time-to-live, between 1 and 10 seconds.
     static func interval(ttl: Duration) -> Duration {
-        guard ttl > .zero else { return .seconds(60) }
-        return min(max(ttl / 10, .seconds(1)), .seconds(60))
+        guard ttl > .zero else { return .seconds(10) }
+        return min(max(ttl / 10, .seconds(1)), .seconds(10))
     }
 
     /// The most datasets one pass expires (the next pass takes the rest).
@@ -33,9 +37,16 @@ enum DatasetLifecycle {
         expired: @escaping @Sendable (String) -> Void
     ) -> Task<Void, Never> {
         let interval = interval(ttl: ttl)
+        let ticksPerSweep = max(1, Int(interval / tick))
         return Task {
+            var ticks = 0
             while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
+                do { try await Task.sleep(for: tick) } catch { return }
+                ticks += 1
+                guard ticks % ticksPerSweep == 0 else {
+                    writes.lists.advanceClock(to: wallClock())
+                    continue
+                }
                 for name in await sweep(writes: writes, ttl: ttl, interval: interval, now: wallClock()) {
                     expired(name)
                 }
@@ -47,10 +58,12 @@ enum DatasetLifecycle {
     static func sweep(writes: WriteCoordinator, ttl: Duration, interval: Duration, now: WallTime) async -> [String] {
         let lists = writes.lists
         lists.advanceClock(to: now)
+        let uses = lists.takeUses()
         do {
-            try await writes.store.recordUse(lists.takeUses(), now: now)
+            try await writes.store.recordUse(uses, now: now)
         } catch {
-            return []  // uses of loaded lists are in memory still, where an expiry looks first
+            lists.restoreUses(uses)  // for the next pass; an expiry looks in memory first meanwhile
+            return []
         }
         guard ttl > .zero else { return [] }
         let cutoff = WallTime(milliseconds: now.milliseconds - Int64((ttl + interval).wholeMilliseconds))

@@ -157,6 +157,12 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.datasetTTLSeconds.flagName), help: help(.datasetTTLSeconds))
     var datasetTTLSeconds: Int?
 
+    @Option(name: .customLong(SettingKey.maxDatasetBytes.flagName), help: help(.maxDatasetBytes))
+    var maxDatasetBytes: Int?
+
+    @Option(name: .customLong(SettingKey.maxMemoryBytes.flagName), help: help(.maxMemoryBytes))
+    var maxMemoryBytes: Int?
+
     @Option(name: .customLong(SettingKey.heartbeatMs.flagName), help: help(.heartbeatMs))
     var heartbeatMs: Int?
 
@@ -262,6 +268,7 @@ struct CommandLineOptions: ParsableCommand {
             (.defaultLimit, defaultLimit), (.maxLimit, maxLimit),
             (.idempotencyTTLSeconds, idempotencyTTLSeconds), (.changesKept, changesKept),
             (.maxDatasets, maxDatasets), (.datasetTTLSeconds, datasetTTLSeconds),
+            (.maxDatasetBytes, maxDatasetBytes), (.maxMemoryBytes, maxMemoryBytes),
             (.heartbeatMs, heartbeatMs), (.maxWaitMs, maxWaitMs), (.eventBufferBytes, eventBufferBytes),
             (.eventBufferedBytes, eventBufferedBytes),
             (.maxDelayMs, maxDelayMs),

@@ -125,6 +125,16 @@ extension SettingKey {
                 "dataset-ttl-s", "LISTSERVER_DATASET_TTL_S", 0...315_360_000, "s",
                 "A dataset nobody used for this long is removed with everything written to it (0: never)."
             )
+        case .maxDatasetBytes:
+            (
+                "max-dataset-bytes", "LISTSERVER_MAX_DATASET_BYTES", 65_536...1_099_511_627_776, "bytes",
+                "Memory one list's writes may take, both copies counted; a create, patch or upload past it gets 507."
+            )
+        case .maxMemoryBytes:
+            (
+                "max-memory-bytes", "LISTSERVER_MAX_MEMORY_BYTES", 1_048_576...1_099_511_627_776, "bytes",
+                "Memory the lists in memory may take; past it the least recently used datasets leave memory."
+            )
         case .heartbeatMs:
             (
                 "heartbeat-ms", "LISTSERVER_HEARTBEAT_MS", 100...3_600_000, "ms",

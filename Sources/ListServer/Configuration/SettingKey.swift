@@ -54,6 +54,8 @@ enum SettingKey: String, CaseIterable, Sendable {
     case changesKept = "data.changes_kept"
     case maxDatasets = "data.max_datasets"
     case datasetTTLSeconds = "data.dataset_ttl_s"
+    case maxDatasetBytes = "data.max_dataset_bytes"
+    case maxMemoryBytes = "data.max_memory_bytes"
     case heartbeatMs = "events.heartbeat_ms"
     case maxWaitMs = "events.max_wait_ms"
     case eventBufferBytes = "events.max_buffer_bytes"

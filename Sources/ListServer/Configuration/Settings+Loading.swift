@@ -224,6 +224,8 @@ extension Settings {
             changesKept: try reader.int(.changesKept),
             maxDatasets: try reader.int(.maxDatasets),
             datasetTTLSeconds: try reader.int(.datasetTTLSeconds),
+            maxDatasetBytes: try reader.int(.maxDatasetBytes),
+            maxMemoryBytes: try reader.int(.maxMemoryBytes),
             heartbeatMs: try reader.int(.heartbeatMs),
             maxWaitMs: try reader.int(.maxWaitMs),
             eventBufferBytes: try reader.int(.eventBufferBytes),
@@ -261,6 +263,7 @@ extension Settings {
             median: (.imageLatencyMedianMs, settings.imageLatencyMedianMs),
             max: (.imageLatencyMaxMs, settings.imageLatencyMaxMs), reader)
         try requireAtMost(.defaultLimit, settings.paging.defaultLimit, .maxLimit, settings.paging.maxLimit, reader)
+        try requireAtMost(.maxDatasetBytes, settings.maxDatasetBytes, .maxMemoryBytes, settings.maxMemoryBytes, reader)
         try requireAtMost(
             .maxRequestLineBytes, settings.limits.maxRequestLineBytes,
             .maxHeaderBytes, settings.limits.maxHeaderBytes, reader)

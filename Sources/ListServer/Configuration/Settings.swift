@@ -113,6 +113,13 @@ struct Settings: Sendable, Equatable {
     /// `data.dataset_ttl_s`: how long a dataset nobody uses is kept, in seconds; 0 keeps it for ever.
     var datasetTTLSeconds = 604_800
 
+    /// `data.max_dataset_bytes`: the memory one list's writes may take, both copies counted (32 MiB: some 100,000
+    /// items with short labels).
+    var maxDatasetBytes = 33_554_432
+
+    /// `data.max_memory_bytes`: the memory the lists in memory may take together (128 MiB).
+    var maxMemoryBytes = 134_217_728
+
     /// `events.heartbeat_ms`: the interval of the comment line that keeps an idle event stream open, in
     /// milliseconds.
     var heartbeatMs = 15_000
@@ -225,6 +232,8 @@ struct Settings: Sendable, Equatable {
         case .changesKept: .int(changesKept)
         case .maxDatasets: .int(maxDatasets)
         case .datasetTTLSeconds: .int(datasetTTLSeconds)
+        case .maxDatasetBytes: .int(maxDatasetBytes)
+        case .maxMemoryBytes: .int(maxMemoryBytes)
         case .heartbeatMs: .int(heartbeatMs)
         case .maxWaitMs: .int(maxWaitMs)
         case .eventBufferBytes: .int(eventBufferBytes)

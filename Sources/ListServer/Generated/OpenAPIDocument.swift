@@ -3584,6 +3584,7 @@ enum OpenAPIDocument {
                     - urn:listserver:problem:store-unavailable
                     - urn:listserver:problem:store-full
                     - urn:listserver:problem:dataset-limit
+                    - urn:listserver:problem:dataset-full
                     - urn:listserver:problem:shutting-down
                     - urn:listserver:problem:server-busy
                     - urn:listserver:problem:expectation-failed
@@ -5095,7 +5096,9 @@ enum OpenAPIDocument {
               description: >-
                 The store's disk is full (`store-full`): nothing was written, retry once space is freed. Or the write would
                 give one more dataset state than `data.max_datasets` allows (`dataset-limit`): nothing was written; drop
-                finished datasets (`DELETE /admin/datasets/{name}`), wait for idle ones to expire, or reuse one.
+                finished datasets (`DELETE /admin/datasets/{name}`), wait for idle ones to expire, or reuse one. Or the list
+                holds what `data.max_dataset_bytes` allows (`dataset-full`): no create, patch or upload is written; deletes
+                still go, and free what they delete.
               headers:
                 Cache-Control:
                   $ref: '#/components/headers/NoCache'
@@ -5117,6 +5120,7 @@ enum OpenAPIDocument {
                             enum:
                               - urn:listserver:problem:store-full
                               - urn:listserver:problem:dataset-limit
+                              - urn:listserver:problem:dataset-full
                           status:
                             const: 507
                   example:
@@ -12652,6 +12656,7 @@ enum OpenAPIDocument {
                       "urn:listserver:problem:store-unavailable",
                       "urn:listserver:problem:store-full",
                       "urn:listserver:problem:dataset-limit",
+                      "urn:listserver:problem:dataset-full",
                       "urn:listserver:problem:shutting-down",
                       "urn:listserver:problem:server-busy",
                       "urn:listserver:problem:expectation-failed",
@@ -15073,7 +15078,7 @@ enum OpenAPIDocument {
                 }
               },
               "StoreFull": {
-                "description": "The store's disk is full (`store-full`): nothing was written, retry once space is freed. Or the write would give one more dataset state than `data.max_datasets` allows (`dataset-limit`): nothing was written; drop finished datasets (`DELETE /admin/datasets/{name}`), wait for idle ones to expire, or reuse one.",
+                "description": "The store's disk is full (`store-full`): nothing was written, retry once space is freed. Or the write would give one more dataset state than `data.max_datasets` allows (`dataset-limit`): nothing was written; drop finished datasets (`DELETE /admin/datasets/{name}`), wait for idle ones to expire, or reuse one. Or the list holds what `data.max_dataset_bytes` allows (`dataset-full`): no create, patch or upload is written; deletes still go, and free what they delete.",
                 "headers": {
                   "Cache-Control": {
                     "$ref": "#/components/headers/NoCache"
@@ -15103,7 +15108,8 @@ enum OpenAPIDocument {
                             "type": {
                               "enum": [
                                 "urn:listserver:problem:store-full",
-                                "urn:listserver:problem:dataset-limit"
+                                "urn:listserver:problem:dataset-limit",
+                                "urn:listserver:problem:dataset-full"
                               ]
                             },
                             "status": {
@@ -15390,5 +15396,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xAC8D55EF4D87A6F1
+    static let yamlFNV1a64: UInt64 = 0x7968AEEB6EF37F44
 }

@@ -15,6 +15,7 @@ import Synchronization
 /// | `listserver_http_requests_rejected_total` | counter | `status` | request heads refused by the limits |
 /// | `listserver_detail_cache_*` | counters, gauges | | ``DetailCache/statistics`` at scrape time |
 /// | `listserver_allocator_allocated_bytes`, `…_resident_bytes` | gauges | | ``Allocator/statistics()`` at scrape time |
+/// | `listserver_datasets_*` | gauges, counter | | ``ListMemoryStatistics`` at scrape time (`+Datasets.swift`) |
 ///
 /// Each series is made once through the registry, with its `# HELP` text, and wrapped in the swift-metrics type that
 /// records it (`Counter`, `Timer`, `Meter`): the code that records sees only swift-metrics, and the registry
@@ -53,6 +54,7 @@ final class ServerMetrics: Sendable {
     private let resident: Meter
     private let cache: CacheSeries
     private let images: ImageSeries
+    private let datasets: DatasetSeries
     /// The write path's series (`ServerMetrics+Writes.swift`).
     let writes: WriteSeries
 
@@ -87,6 +89,7 @@ final class ServerMetrics: Sendable {
                 help: "Bytes of physical memory in the allocator's pages (its share of the resident set)."))
         cache = CacheSeries(registry: registry, factory: factory)
         images = ImageSeries(registry: registry, factory: factory)
+        datasets = DatasetSeries(registry: registry, factory: factory)
         writes = WriteSeries(registry: registry)
         for status in Self.rejectionStatuses { _ = rejectionCounter(status: status) }
     }
@@ -128,9 +131,11 @@ final class ServerMetrics: Sendable {
     /// - Parameters:
     ///   - statistics: The detail cache's counters now.
     ///   - imageStatistics: The image cache's counters now; nil leaves its series as they are.
-    func exposition(cache statistics: DetailCacheStatistics, images imageStatistics: ImageCacheStatistics? = nil)
-        -> [UInt8]
-    {
+    ///   - lists: The lists in memory now; nil leaves their series as they are.
+    func exposition(
+        cache statistics: DetailCacheStatistics, images imageStatistics: ImageCacheStatistics? = nil,
+        lists: ListMemoryStatistics? = nil
+    ) -> [UInt8] {
         let (requests, connections) = loops.withLock { loops in
             loops.reduce(into: (0, 0)) { sums, loop in
                 sums.0 += loop.inFlight.load(ordering: .relaxed)
@@ -145,6 +150,7 @@ final class ServerMetrics: Sendable {
         }
         cache.update(statistics)
         if let imageStatistics { images.update(imageStatistics) }
+        if let lists { datasets.update(lists) }
         return registry.emitToBuffer()
     }
 

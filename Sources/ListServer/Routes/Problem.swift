@@ -78,6 +78,8 @@ package struct Problem: Error, Sendable, Equatable {
         case storeFull
         /// 507: the write would give one dataset more than `data.max_datasets` (nothing was written).
         case datasetLimit
+        /// 507: the list holds what `data.max_dataset_bytes` allows (nothing was written).
+        case datasetFull
         /// 503: every image worker is busy and the queue in front of them is full (retry after `Retry-After`).
         case imageBusy
         /// 500: a codec could not encode an image.
@@ -99,7 +101,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .idempotencyKeyReused: 422
             case .storeUnavailable, .imageBusy, .serverBusy: 503
             case .imageFailed: 500
-            case .storeFull, .datasetLimit: 507
+            case .storeFull, .datasetLimit, .datasetFull: 507
             case .unauthorized: 401
             case .forbidden: 403
             case .notFound: 404
@@ -150,6 +152,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .storeUnavailable: "urn:listserver:problem:store-unavailable"
             case .storeFull: "urn:listserver:problem:store-full"
             case .datasetLimit: "urn:listserver:problem:dataset-limit"
+            case .datasetFull: "urn:listserver:problem:dataset-full"
             case .imageBusy: "urn:listserver:problem:image-busy"
             case .imageFailed: "urn:listserver:problem:image-failed"
             case .invalidImage: "urn:listserver:problem:invalid-image"
@@ -189,6 +192,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .storeUnavailable: "Store unavailable"
             case .storeFull: "Insufficient storage"
             case .datasetLimit: "Too many datasets"
+            case .datasetFull: "Dataset full"
             case .imageBusy: "Image workers busy"
             case .imageFailed: "Image could not be encoded"
             case .invalidImage: "Invalid image"

@@ -14,13 +14,14 @@ extension Router {
         }
         let cache = self.cache
         let images = self.images
+        let lists = writes.lists
         return .deferred {
             let statistics = await cache.statistics
             let imageStatistics = images?.statistics
             return HTTPResponse(
                 status: 200,
                 headers: ["Content-Type": ServerMetrics.contentType, "Cache-Control": "no-store"],
-                body: metrics.exposition(cache: statistics, images: imageStatistics))
+                body: metrics.exposition(cache: statistics, images: imageStatistics, lists: lists.memoryStatistics))
         }
     }
 }

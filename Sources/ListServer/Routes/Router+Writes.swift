@@ -108,6 +108,13 @@ extension Router {
             ).response()
         case .rejected(.listFull):
             return Problem(.listFull, detail: "the list has 2^53 ids; no new item fits").response()
+        case .rejected(.datasetFull(let limit)):
+            return Problem(
+                .datasetFull,
+                detail: "the list holds as much as data.max_dataset_bytes (\(limit) bytes, both copies in memory "
+                    + "counted) allows; delete items, reset it (POST /admin/reset), drop it (DELETE /admin/datasets/<name>), "
+                    + "or use another dataset"
+            ).response()
         case .rejected(.tooManyDatasets(let limit)):
             return Problem(
                 .datasetLimit,

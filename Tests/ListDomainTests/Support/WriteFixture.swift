@@ -26,12 +26,14 @@ final class WriteFixture: Sendable {
     /// - Parameters:
     ///   - holding: Whether commits start held at the gate.
     ///   - changesKept, recentCapacity: How many changes the store and the feed's memory window keep.
-    init(holding: Bool = false, changesKept: Int = 100_000, recentCapacity: Int = 1024) {
+    ///   - windowBytes: What the feed's windows of recent changes may hold together.
+    init(holding: Bool = false, changesKept: Int = 100_000, recentCapacity: Int = 1024, windowBytes: Int = .max) {
         memory = MemoryListStore(changesKept: changesKept)
         store = GatedListStore(memory, holding: holding)
         lists = ListRegistry(seed: Self.seed, count: Self.baseCount)
         clock = TestClock()
-        feed = ChangeFeed(store: store, lists: lists, recentCapacity: recentCapacity, clock: clock)
+        feed = ChangeFeed(
+            store: store, lists: lists, recentCapacity: recentCapacity, windowBytes: windowBytes, clock: clock)
         let wallTime = wallTime
         coordinator = WriteCoordinator(
             lists: lists, feed: feed, store: store, idempotencyTTL: .seconds(60),
