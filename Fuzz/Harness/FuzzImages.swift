@@ -9,7 +9,7 @@ import ListServer
 /// decoder in a failed state (TurboJPEG did, until a restart) breaks this check at once.
 enum FuzzImages {
     /// The codecs every input goes through, as one image worker's.
-    nonisolated(unsafe) static let codecs: ImageCodecs = {
+    static let codecs: ImageCodecs = {
         do { return try ImageCodecs() } catch { fatalError("the image codecs cannot be set up: \(error)") }
     }()
 

@@ -95,4 +95,21 @@ struct RouterFaultTests {
         let bad = router.respond("/healthz?delay_ms=abc")
         #expect(bad.status == 400 && bad.jsonObject?["parameter"] as? String == "delay_ms")
     }
+
+    @Test("a dataset counts fail_first for the pairs it saw last, the default list for many more")
+    func failFirstCountsAreBounded() {
+        let registry = FaultInjectorRegistry(FaultInjector(seed: 1), seed: 1)
+        let dataset = registry.injector(for: "run-1")
+        #expect(dataset.attempt(client: "c", resource: "/items/0") == 1)
+        #expect(dataset.attempt(client: "c", resource: "/items/0") == 2)
+        for id in 1...FaultInjectorRegistry.pairsPerDataset {
+            _ = dataset.attempt(client: "c", resource: "/items/\(id)")
+        }
+        #expect(dataset.attempt(client: "c", resource: "/items/0") == 1, "the oldest pair was forgotten")
+        let shared = registry.injector(for: ListRegistry.defaultList)
+        for id in 0...FaultInjectorRegistry.pairsPerDataset {
+            _ = shared.attempt(client: "c", resource: "/items/\(id)")
+        }
+        #expect(shared.attempt(client: "c", resource: "/items/0") == 2, "the default list keeps 100,000 pairs")
+    }
 }

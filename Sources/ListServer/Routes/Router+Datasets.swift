@@ -72,9 +72,13 @@ extension Router {
 
 /// A ``FaultInjector`` per dataset, so `fail_first` counts and fault sequences are the dataset's own.
 ///
-/// Bounded: at most ``capacity`` datasets keep counters; past that, the least recently created are forgotten.
+/// Bounded: at most ``capacity`` datasets keep counters, each for the ``pairsPerDataset`` (client, resource) pairs
+/// seen last; past that, the least recently created datasets' are forgotten. With the default list's 100,000
+/// pairs that is at most about 45 MB, where 1,024 datasets of 100,000 pairs each could have taken 12 GB.
 final class FaultInjectorRegistry: Sendable {
     static let capacity = 1024
+    /// The (client, resource) pairs whose `fail_first` attempts a dataset counts: a UI test run uses a handful.
+    static let pairsPerDataset = 256
 
     /// The default dataset's injector (`faults.seed`).
     let shared: FaultInjector
@@ -91,7 +95,7 @@ final class FaultInjectorRegistry: Sendable {
         if name == ListRegistry.defaultList { return shared }
         return named.withLock { named in
             if let injector = named.injectors[name] { return injector }
-            let injector = FaultInjector(seed: seed)
+            let injector = FaultInjector(seed: seed, failFirstCapacity: Self.pairsPerDataset)
             named.injectors[name] = injector
             named.order.append(name)
             if named.order.count > Self.capacity {
