@@ -35,6 +35,7 @@ struct ConfigurationCommandLineTests {
         .minBodyRate: "--min-body-rate", .reservedConnections: "--reserved-connections",
         .maxDatasets: "--max-datasets", .datasetTTLSeconds: "--dataset-ttl-s",
         .maxDatasetBytes: "--max-dataset-bytes", .maxMemoryBytes: "--max-memory-bytes",
+        .maxOutputBytes: "--max-output-bytes",
         .eventBufferedBytes: "--event-buffered-bytes", .adminAllowedOrigins: "--admin-allowed-origins",
     ]
 

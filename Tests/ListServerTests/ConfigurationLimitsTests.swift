@@ -17,10 +17,11 @@ struct ConfigurationLimitsTests {
         #expect(limits.maxHeaderBytes == 16_384)
         #expect(limits.maxHeaderCount == 100)
         #expect(limits.maxBodyBytes == 65_536)
-        #expect(limits.maxConnections == 10_000)
+        #expect(limits.maxConnections == 2_048)  // 10,000 until the worst case had to stay within 1 GB (issue 30)
         #expect(limits.headerTimeout == .seconds(10))
         #expect(limits.idleTimeout == .seconds(60))
         #expect(limits.writeTimeout == .seconds(30))
+        #expect(limits.maxOutputBytes == 67_108_864)
         #expect(Settings.defaults.shutdownGrace == .seconds(8))
     }
 
@@ -29,6 +30,7 @@ struct ConfigurationLimitsTests {
             .maxRequestLineBytes: 64...1_048_576, .maxHeaderBytes: 256...1_048_576, .maxHeaderCount: 1...1000,
             .maxBodyBytes: 0...16_777_216, .maxConnections: 1...1_000_000, .headerTimeoutMs: 100...3_600_000,
             .idleTimeoutMs: 100...3_600_000, .writeTimeoutMs: 100...3_600_000, .shutdownGraceMs: 0...600_000,
+            .maxOutputBytes: 1_048_576...17_179_869_184,
         ]
         for (key, range) in expected {
             #expect(key.bounds == range, "\(key.name)")

@@ -48,6 +48,7 @@ struct ConfigurationLoadingTests {
         .datasetTTLSeconds: "LISTSERVER_DATASET_TTL_S", .eventBufferedBytes: "LISTSERVER_EVENT_BUFFERED_BYTES",
         .adminAllowedOrigins: "LISTSERVER_ADMIN_ALLOWED_ORIGINS",
         .maxDatasetBytes: "LISTSERVER_MAX_DATASET_BYTES", .maxMemoryBytes: "LISTSERVER_MAX_MEMORY_BYTES",
+        .maxOutputBytes: "LISTSERVER_MAX_OUTPUT_BYTES",
     ]
 
     /// A valid value for every key, in three variants so layers can be told apart: each differs from the default
@@ -69,6 +70,7 @@ struct ConfigurationLoadingTests {
         case .bodyTimeoutMs: String(4500 + variant)
         case .minBodyRate: String(variant)
         case .reservedConnections: String(2 + variant)
+        case .maxOutputBytes: String(2_000_000 + variant)
         case .maxDatasets: String(100 + variant)
         case .datasetTTLSeconds: String(variant)
         case .maxDatasetBytes: String(1_000_000 + variant)
@@ -253,9 +255,9 @@ struct ConfigurationLoadingTests {
             summary.hasPrefix(
                 "http.host=0.0.0.0 http.port=9090 http.threads=6 http.max_request_line_bytes=8192 "
                     + "http.max_header_bytes=16384 http.max_header_count=100 http.max_body_bytes=65536 "
-                    + "http.max_connections=10000 http.header_timeout_ms=10000 http.idle_timeout_ms=60000 "
+                    + "http.max_connections=2048 http.header_timeout_ms=10000 http.idle_timeout_ms=60000 "
                     + "http.write_timeout_ms=30000 http.body_timeout_ms=10000 http.min_body_rate=8192 "
-                    + "http.reserved_connections=16 items.count=10000"))
+                    + "http.reserved_connections=16 http.max_output_bytes=67108864 items.count=10000"))
         #expect(
             summary.contains(
                 "items.seed=42 items.latency_ms=0 items.grow_every_ms=0 store.latency.distribution=uniform "

@@ -101,6 +101,44 @@ struct EndToEndBodyDeadlineTests {
         }
     }
 
+    @Test("bodies over 8 KiB share the budget too: stalled ones fill it, one more is 503, a small write goes on")
+    func largeBodiesShareTheBudget() async throws {
+        try await withServer(configure: {
+            $0.limits.maxUploadBytes = 20_000  // a budget of 160,000 bytes
+            $0.limits.minBodyRate = 0
+        }) { app in
+            let port = app.port
+            let head =
+                "POST /items HTTP/1.1\r\n\(Self.host)Content-Type: application/json\r\nContent-Length: 40000\r\n\r\n"
+            // Five JSON bodies of 40,000 bytes (within http.max_body_bytes), 30,000 sent each: 150,000 bytes held.
+            let stalled = try await offPool {
+                try (0..<5).map { _ in
+                    let connection = try RawHTTPConnection(port: port)
+                    try connection.write(head + String(repeating: " ", count: 30_000))
+                    return connection
+                }
+            }
+            try await waitUntil("the budget is taken", describe: { "\($0) bytes" }, observe: { app.uploadsInUse }) {
+                $0 >= 150_000
+            }
+            let refused = try await offPool { () -> RawHTTPConnection.Response in
+                let connection = try RawHTTPConnection(port: port)
+                try connection.write(head + String(repeating: " ", count: 20_000))
+                return try connection.readResponse()
+            }
+            #expect(refused.status == 503)
+            #expect(refused.header("Retry-After") == "1")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("urn:listserver:problem:server-busy"))
+            // A write of a few hundred bytes does not count, and goes on.
+            let small = try await send(port: port, "POST", "/items", json: #"{"label":"small"}"#)
+            #expect(small.status == 201)
+            for connection in stalled { connection.hangUp() }
+            try await waitUntil("the budget is returned", describe: { "\($0) bytes" }, observe: { app.uploadsInUse }) {
+                $0 == 0
+            }
+        }
+    }
+
     @Test("with every connection held by stalled bodies, /healthz, /metrics and admin get in; other paths get 503")
     func reserve() async throws {
         try await withServer(configure: {

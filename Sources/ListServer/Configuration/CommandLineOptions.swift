@@ -57,6 +57,9 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.reservedConnections.flagName), help: help(.reservedConnections))
     var reservedConnections: Int?
 
+    @Option(name: .customLong(SettingKey.maxOutputBytes.flagName), help: help(.maxOutputBytes))
+    var maxOutputBytes: Int?
+
     @Option(name: .customLong(SettingKey.itemCount.flagName), help: help(.itemCount))
     var itemCount: Int?
 
@@ -258,6 +261,7 @@ struct CommandLineOptions: ParsableCommand {
             (.maxHeaderCount, maxHeaderCount), (.maxBodyBytes, maxBodyBytes), (.maxConnections, maxConnections),
             (.headerTimeoutMs, headerTimeoutMs), (.idleTimeoutMs, idleTimeoutMs), (.writeTimeoutMs, writeTimeoutMs),
             (.bodyTimeoutMs, bodyTimeoutMs), (.minBodyRate, minBodyRate), (.reservedConnections, reservedConnections),
+            (.maxOutputBytes, maxOutputBytes),
             (.itemCount, itemCount), (.seed, seed), (.pageLatencyMs, pageLatencyMs), (.growEveryMs, growEveryMs),
             (.latencyMinMs, latencyMinMs), (.latencyMaxMs, latencyMaxMs), (.latencyFixedMs, latencyFixedMs),
             (.latencyMedianMs, latencyMedianMs), (.cacheCapacity, cacheCapacity),

@@ -29,7 +29,7 @@ package struct HTTPLimits: Sendable, Equatable {
     var largestBody: Int { max(maxBodyBytes, maxUploadBytes) }
 
     /// `http.max_connections`: the most client connections open at once.
-    var maxConnections = 10_000
+    var maxConnections = 2_048
 
     /// `http.header_timeout_ms`: how long a client has for a whole request head, from its first byte (or from the
     /// end of the previous response); past it the client gets 408 and the connection is closed.
@@ -52,6 +52,10 @@ package struct HTTPLimits: Sendable, Equatable {
     /// `http.reserved_connections`: connections accepted beyond ``maxConnections``, for `/healthz`, `/readyz`,
     /// `/metrics` and `/admin/*` alone, so that a probe or an operator gets in while clients hold every other one.
     var reservedConnections = 16
+
+    /// `http.max_output_bytes`: what the answers queued on all connections and not yet taken by the kernel may
+    /// hold together (each loop keeps its share); past it, the connection furthest behind is closed.
+    var maxOutputBytes = 67_108_864
 }
 
 extension Duration {

@@ -69,6 +69,12 @@ extension SettingKey {
                 "Connections beyond http.max_connections kept for /healthz, /readyz, /metrics and /admin/*; any other "
                     + "request on one gets 503."
             )
+        case .maxOutputBytes:
+            (
+                "max-output-bytes", "LISTSERVER_MAX_OUTPUT_BYTES", 1_048_576...17_179_869_184, "bytes",
+                "Answer bytes the clients have not read yet, all connections together; past it the connection "
+                    + "furthest behind is closed."
+            )
         case .itemCount:
             ("item-count", "LISTSERVER_ITEM_COUNT", 0...(1 << 53), "n", "Number of items in the list.")
         case .seed:

@@ -21,6 +21,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case bodyTimeoutMs = "http.body_timeout_ms"
     case minBodyRate = "http.min_body_rate"
     case reservedConnections = "http.reserved_connections"
+    case maxOutputBytes = "http.max_output_bytes"
     case itemCount = "items.count"
     case seed = "items.seed"
     case pageLatencyMs = "items.latency_ms"

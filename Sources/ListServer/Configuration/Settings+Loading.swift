@@ -297,7 +297,8 @@ extension Settings {
             writeTimeout: .milliseconds(try reader.int(.writeTimeoutMs)),
             bodyTimeout: .milliseconds(try reader.int(.bodyTimeoutMs)),
             minBodyRate: try reader.int(.minBodyRate),
-            reservedConnections: try reader.int(.reservedConnections)
+            reservedConnections: try reader.int(.reservedConnections),
+            maxOutputBytes: try reader.int(.maxOutputBytes)
         )
     }
 

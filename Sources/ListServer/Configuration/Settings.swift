@@ -199,6 +199,7 @@ struct Settings: Sendable, Equatable {
         case .bodyTimeoutMs: .int(limits.bodyTimeout.wholeMilliseconds)
         case .minBodyRate: .int(limits.minBodyRate)
         case .reservedConnections: .int(limits.reservedConnections)
+        case .maxOutputBytes: .int(limits.maxOutputBytes)
         case .itemCount: .int(Int(clamping: itemCount))
         case .seed: .int(Int(clamping: seed))
         case .pageLatencyMs: .int(pageLatencyMs)

@@ -4390,9 +4390,11 @@ enum OpenAPIDocument {
             ServiceUnavailable:
               description: |
                 `injected-fault` (an injected 503, with `Retry-After`), `shutting-down` (with `Connection: close`)
-                while the server drains, or `server-busy` (with `Retry-After` and `Connection: close`): every one of
-                `http.max_connections` is in use, and the request came on a connection of the reserve, which serves only
-                `/healthz`, `/readyz`, `/metrics` and `/admin/*`.
+                while the server drains, or `server-busy` (with `Retry-After`): every one of `http.max_connections` is in
+                use, and the request came on a connection of the reserve, which serves only `/healthz`, `/readyz`,
+                `/metrics` and `/admin/*` (with `Connection: close`); or a body over 8 KiB found the budget of bodies being
+                received full (with `Connection: close`); or the answer, over 16 KiB, would pass `http.max_output_bytes` of
+                answers the clients have not read, and this connection has the most of them unread.
               headers:
                 Retry-After:
                   $ref: '#/components/headers/Retry-After'
@@ -13984,7 +13986,7 @@ enum OpenAPIDocument {
                 }
               },
               "ServiceUnavailable": {
-                "description": "`injected-fault` (an injected 503, with `Retry-After`), `shutting-down` (with `Connection: close`)\nwhile the server drains, or `server-busy` (with `Retry-After` and `Connection: close`): every one of\n`http.max_connections` is in use, and the request came on a connection of the reserve, which serves only\n`/healthz`, `/readyz`, `/metrics` and `/admin/*`.\n",
+                "description": "`injected-fault` (an injected 503, with `Retry-After`), `shutting-down` (with `Connection: close`)\nwhile the server drains, or `server-busy` (with `Retry-After`): every one of `http.max_connections` is in\nuse, and the request came on a connection of the reserve, which serves only `/healthz`, `/readyz`,\n`/metrics` and `/admin/*` (with `Connection: close`); or a body over 8 KiB found the budget of bodies being\nreceived full (with `Connection: close`); or the answer, over 16 KiB, would pass `http.max_output_bytes` of\nanswers the clients have not read, and this connection has the most of them unread.\n",
                 "headers": {
                   "Retry-After": {
                     "$ref": "#/components/headers/Retry-After"
@@ -15396,5 +15398,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x7968AEEB6EF37F44
+    static let yamlFNV1a64: UInt64 = 0x6C3B683201C4C11F
 }

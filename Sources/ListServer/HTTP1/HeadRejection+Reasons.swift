@@ -36,6 +36,15 @@ extension HeadRejection {
             headers: ["Retry-After": "1"])
     }
 
+    /// 503: a request body over ``UploadBudget/freeBodyBytes`` (not an upload) whose bytes, as they arrive, do not
+    /// fit in what is left of the ``UploadBudget`` (`capacity` bytes of bodies being received or handled).
+    static func bodiesBusy(capacity: Int) -> Self {
+        Self(
+            .serverBusy,
+            detail: "\(capacity) bytes of request bodies are being received or handled; retry shortly",
+            headers: ["Retry-After": "1"])
+    }
+
     /// 408: the body did not arrive within `http.body_timeout_ms` of its head, or came slower than
     /// `http.min_body_rate` once its first second was over.
     static func bodyTimeout(limits: HTTPLimits, received: Int, declared: Int, tooSlow: Bool) -> Self {

@@ -54,8 +54,10 @@ final class ConnectionGuard {
     /// When the body being received started (its head was complete), and how many of its bytes have come since.
     private var bodyStarted: Int64 = 0
     private var bodyReceived = 0
-    /// Whether the body being received is a large upload, which takes from ``uploadBudget`` as its bytes come.
+    /// Whether the body being received takes from ``uploadBudget`` as its bytes come (one over its free size).
     private var takesUploadBudget = false
+    /// Whether the body being received is an upload (over `http.max_body_bytes`).
+    private var isUpload = false
     /// Whether the connection was accepted into the reserve, past `http.max_connections` (until an ordinary one
     /// is free when its next head comes).
     private(set) var isReserved: Bool
@@ -64,6 +66,9 @@ final class ConnectionGuard {
     /// Whether the connection carries an event stream: evhttp keeps reading while it writes one (to see the
     /// client leave), which the sweep would otherwise take for an idle keep-alive connection and close.
     var streaming = false
+    /// The bytes of answers queued on the connection and not yet taken by the kernel, as last measured or since
+    /// added: its part of the loop's share of `http.max_output_bytes` (`LoopServer+Output.swift`).
+    var outputBacklog = 0
     private let limits: HTTPLimits
     private let uploadBudget: UploadBudget
     /// What the request being handled took from ``uploadBudget`` (a large upload), returned when it is done.
@@ -160,7 +165,7 @@ final class ConnectionGuard {
             case .busy where bodyRemaining > 0:
                 let chunk = min(available, bodyRemaining)
                 guard takeUploadBudget(chunk) else {
-                    failBody(.uploadsBusy(limit: UploadBudget.uploadsInFlight))
+                    failBody(budgetRejection)
                     return BEV_OK
                 }
                 let moved = evbuffer_remove_buffer(source, destination, chunk)
@@ -192,12 +197,13 @@ final class ConnectionGuard {
                     reject(.serverBusy(limit: limits.maxConnections), source: source, destination: destination)
                     return BEV_OK
                 }
-                // Only an upload may pass http.max_body_bytes (the scanner saw to that); such a body is held in
-                // memory until it is answered, so each of its bytes must fit the budget before it is read. A
-                // connection holds one reservation: an upload behind another whose answer the sweep has not seen
-                // yet takes the place of the earlier one (a client pipelining uploads counts as one).
+                // A body is held in memory until it is answered, so each byte of one over the budget's free size
+                // (or of any upload: only an upload may pass http.max_body_bytes, the scanner saw to that) must fit
+                // the budget before it is read. A connection holds one reservation: a body behind another whose answer the sweep
+                // has not seen yet takes the place of the earlier one (a client pipelining counts as one).
                 releaseUpload()
-                takesUploadBudget = head.bodyLength > limits.maxBodyBytes
+                takesUploadBudget = head.bodyLength > min(UploadBudget.freeBodyBytes, limits.maxBodyBytes)
+                isUpload = head.bodyLength > limits.maxBodyBytes
                 // evhttp reads no body for HEAD and TRACE (libevent 2.1's evhttp_method_may_have_body), so one
                 // passed on would be parsed as the next request: evhttp's own HTML 400 and a closed connection
                 // (schemathesis found it). Such a body has no meaning (RFC 9110 §9.3.2): it is dropped here.
@@ -207,8 +213,7 @@ final class ConnectionGuard {
                 // of a chain it keeps for the body (callgrind: 850 instructions fewer a POST than two calls).
                 let bodyHere = dropsBody ? 0 : min(available - head.headLength, head.bodyLength)
                 guard takeUploadBudget(bodyHere) else {
-                    reject(
-                        .uploadsBusy(limit: UploadBudget.uploadsInFlight), source: source, destination: destination)
+                    reject(budgetRejection, source: source, destination: destination)
                     return BEV_OK
                 }
                 bodyStarted = now
@@ -264,7 +269,13 @@ final class ConnectionGuard {
         bufferevent_trigger_event(bufferevent, Int16(BEV_EVENT_EOF), Int32(BEV_TRIG_DEFER_CALLBACKS.rawValue))
     }
 
-    /// Takes `bytes` of the upload budget for a large upload's body; true at once for any other body.
+    /// The answer to a body the budget has no room for.
+    private var budgetRejection: HeadRejection {
+        isUpload
+            ? .uploadsBusy(limit: UploadBudget.uploadsInFlight) : .bodiesBusy(capacity: uploadBudget.capacity)
+    }
+
+    /// Takes `bytes` of the upload budget for a large body; true at once for any other body.
     private func takeUploadBudget(_ bytes: Int) -> Bool {
         guard takesUploadBudget, bytes > 0 else { return true }
         guard uploadBudget.reserve(bytes) else { return false }
@@ -355,6 +366,21 @@ final class ConnectionGuard {
             .bodyTimeout(
                 limits: limits, received: bodyReceived, declared: bodyReceived + bodyRemaining,
                 tooSlow: tooSlow && !timedOut))
+    }
+
+    /// The bytes queued on the connection that the kernel has not taken yet: in the filter, and under it.
+    var unsentBytes: Int {
+        guard let bufferevent else { return 0 }
+        return evbuffer_get_length(bufferevent_get_output(bufferevent))
+            + evbuffer_get_length(bufferevent_get_output(bufferevent_get_underlying(bufferevent)))
+    }
+
+    /// Closes the connection because its client does not read what it was sent: evhttp is told the client went
+    /// away (deferred, as a body's failure is), which frees the connection and what it queued.
+    func dropUnread() {
+        guard let bufferevent, phase != .closing else { return }
+        phase = .closing
+        bufferevent_trigger_event(bufferevent, Int16(BEV_EVENT_EOF), Int32(BEV_TRIG_DEFER_CALLBACKS.rawValue))
     }
 
     private var outputIsEmpty: Bool {

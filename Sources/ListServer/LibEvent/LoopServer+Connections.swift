@@ -13,7 +13,8 @@ struct AcceptPause: OptionSet {
 }
 
 /// Connections: one `ConnectionGuard` each, the connection limit and its reserve, accept errors, and the sweep
-/// that enforces head, body and idle deadlines. Loop thread only.
+/// that enforces head, body and idle deadlines (and measures what answers the clients have not read yet, for
+/// `LoopServer+Output.swift`). Loop thread only.
 ///
 /// A loop accepts its share of `http.max_connections`, then its share of `http.reserved_connections` more, which
 /// serve only `/healthz`, `/readyz`, `/metrics` and `/admin/*`: clients that hold every ordinary connection (40
@@ -41,8 +42,9 @@ extension LoopServer {
 
     /// A guarded connection was freed by evhttp.
     func connectionClosed(_ bufferevent: OpaquePointer) {
-        if let guardian = connections.removeValue(forKey: bufferevent), guardian.isReserved {
-            reservedConnections -= 1
+        if let guardian = connections.removeValue(forKey: bufferevent) {
+            if guardian.isReserved { reservedConnections -= 1 }
+            forgetOutput(of: guardian)
         }
         connectionCount.value.store(connections.count, ordering: .relaxed)
         observer.connectionsChanged(to: connections.count)
@@ -103,6 +105,7 @@ extension LoopServer {
     func sweep() {
         let now = MonotonicClock.milliseconds()
         for guardian in connections.values { guardian.sweep(now: now) }
+        measureOutput()
     }
 }
 

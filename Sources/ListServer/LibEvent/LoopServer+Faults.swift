@@ -52,11 +52,13 @@ extension LoopServer {
     func answer(_ token: UInt64, with response: HTTPResponse) {
         guard let entry = pending.removeValue(forKey: token) else { return }
         entry.timer?.cancel()
+        var response = response
         if draining {
             sendWhileDraining(response, to: entry.request, requestID: entry.requestID)
         } else if response.fault == .truncated {
             entry.request.sendTruncated(response, requestID: entry.requestID, buffer: replyBuffer)
         } else {
+            response = admitted(response, for: entry.request)
             entry.request.send(response, requestID: entry.requestID, buffer: replyBuffer)
         }
         observer.end(entry.exchange, response)

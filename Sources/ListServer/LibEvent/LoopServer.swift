@@ -64,6 +64,15 @@ final class LoopServer: @unchecked Sendable {
     let streamBudget: Int
     /// The unsent bytes of this loop's streams as last measured (each stream's ``EventStream/backlog``, summed).
     var streamBacklog = 0
+    /// What this loop's connections may hold of answers not yet taken by the kernel: its share of
+    /// `http.max_output_bytes` (`LoopServer+Output.swift`).
+    let outputBudget: Int
+    /// What they hold, as last measured plus what was sent since (each ``ConnectionGuard/outputBacklog``, summed).
+    var responseBacklog = 0 {
+        didSet { observer.outputChanged(unsent: responseBacklog, dropped: droppedForOutput) }
+    }
+    /// How many connections were closed for not reading their answers.
+    var droppedForOutput = 0
 
     /// Creates the evhttp on the loop's base and starts accepting on `listeningFD` (which it now owns).
     /// Call before the loop thread starts, or on it. `loopIndex` tells this loop's request ids apart.
@@ -74,6 +83,7 @@ final class LoopServer: @unchecked Sendable {
         self.loop = loop
         reserveLimit = (limits.reservedConnections + max(1, loopCount) - 1) / max(1, loopCount)
         streamBudget = max(1, router.events.maxBufferedBytes / max(1, loopCount))
+        outputBudget = max(1, limits.maxOutputBytes / max(1, loopCount))
         self.uploadBudget = uploadBudget ?? UploadBudget(limits: limits)
         requestIDs = RequestIDGenerator(loopIndex: loopIndex)
         self.router = router
@@ -157,6 +167,7 @@ final class LoopServer: @unchecked Sendable {
     ) {
         switch outcome {
         case .response(let response) where response.isPlain:
+            let response = admitted(response, for: request)
             request.send(response, requestID: requestID, buffer: replyBuffer)
             observer.end(exchange, response)
         case .response(let response):

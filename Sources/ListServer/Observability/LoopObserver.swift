@@ -90,6 +90,13 @@ final class LoopObserver {
         gauges?.connections.store(count, ordering: .relaxed)
     }
 
+    /// This loop's connections now hold `bytes` of answers their clients have not read, and it has closed `dropped`
+    /// connections so far for not reading.
+    func outputChanged(unsent bytes: Int, dropped: Int) {
+        gauges?.unsentOutput.store(bytes, ordering: .relaxed)
+        gauges?.droppedUnread.store(dropped, ordering: .relaxed)
+    }
+
     /// The counter for `route` and `status`, made and kept on first use.
     private func requestCounter(_ metrics: ServerMetrics, _ route: RouteLabel, _ status: Int) -> Metrics.Counter {
         guard (0..<Self.statusSlots).contains(status) else {

@@ -12,6 +12,8 @@ import Synchronization
 /// | `listserver_http_request_duration_seconds` | histogram | `route` | from evhttp's callback to the reply |
 /// | `listserver_http_requests_in_flight` | gauge | | requests received and not yet answered |
 /// | `listserver_http_connections_open` | gauge | | client connections open now |
+/// | `listserver_http_output_unsent_bytes` | gauge | | answers queued, not yet taken by the kernel |
+/// | `listserver_http_connections_dropped_unread_total` | counter | | connections closed for not reading answers |
 /// | `listserver_http_requests_rejected_total` | counter | `status` | request heads refused by the limits |
 /// | `listserver_detail_cache_*` | counters, gauges | | ``DetailCache/statistics`` at scrape time |
 /// | `listserver_allocator_allocated_bytes`, `…_resident_bytes` | gauges | | ``Allocator/statistics()`` at scrape time |
@@ -50,6 +52,10 @@ final class ServerMetrics: Sendable {
 
     private let inFlight: Meter
     private let openConnections: Meter
+    private let unsentOutput: Meter
+    private let droppedUnread: Metrics.Counter
+    /// What was added to ``droppedUnread`` so far.
+    private let droppedUnreadAdded = Mutex<UInt64>(0)
     private let allocated: Meter
     private let resident: Meter
     private let cache: CacheSeries
@@ -78,6 +84,16 @@ final class ServerMetrics: Sendable {
             Self.descriptor("http", "requests_in_flight", help: "Requests received, not yet answered."))
         openConnections = Self.meter(
             registry, factory, Self.descriptor("http", "connections_open", help: "Client connections open now."))
+        unsentOutput = Self.meter(
+            registry, factory,
+            Self.descriptor(
+                "http", "output_unsent", unit: "bytes",
+                help: "Bytes of answers (event streams aside) queued for clients, not yet taken by the kernel."))
+        droppedUnread = Self.counter(
+            registry, factory,
+            Self.descriptor(
+                "http", "connections_dropped_unread", unit: "total",
+                help: "Connections closed because their clients did not read their answers (http.max_output_bytes)."))
         allocated = Self.meter(
             registry, factory,
             Self.descriptor(
@@ -136,14 +152,18 @@ final class ServerMetrics: Sendable {
         cache statistics: DetailCacheStatistics, images imageStatistics: ImageCacheStatistics? = nil,
         lists: ListMemoryStatistics? = nil
     ) -> [UInt8] {
-        let (requests, connections) = loops.withLock { loops in
-            loops.reduce(into: (0, 0)) { sums, loop in
+        let (requests, connections, unsent, dropped) = loops.withLock { loops in
+            loops.reduce(into: (0, 0, 0, 0)) { sums, loop in
                 sums.0 += loop.inFlight.load(ordering: .relaxed)
                 sums.1 += loop.connections.load(ordering: .relaxed)
+                sums.2 += loop.unsentOutput.load(ordering: .relaxed)
+                sums.3 += loop.droppedUnread.load(ordering: .relaxed)
             }
         }
         inFlight.set(requests)
         openConnections.set(connections)
+        unsentOutput.set(unsent)
+        droppedUnreadAdded.withLock { CacheSeries.advance(droppedUnread, from: &$0, to: UInt64(dropped)) }
         if let memory = Allocator.statistics() {
             allocated.set(memory.allocated)
             resident.set(memory.resident)
@@ -189,7 +209,10 @@ final class LoopGauges: Sendable {
     let inFlight = Atomic<Int>(0)
     /// Connections this loop holds open.
     let connections = Atomic<Int>(0)
-    private let padding: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
+    /// Bytes of answers this loop's clients have not read yet, and connections it closed for that so far.
+    let unsentOutput = Atomic<Int>(0)
+    let droppedUnread = Atomic<Int>(0)
+    private let padding: (Int, Int, Int, Int) = (0, 0, 0, 0)
 
     /// Adds `delta` to ``inFlight``; loop thread only (one writer, so no read-modify-write instruction is needed).
     func addInFlight(_ delta: Int) {
