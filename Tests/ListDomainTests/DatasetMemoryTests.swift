@@ -101,8 +101,8 @@ struct DatasetMemoryTests {
         await fill("b")
         await fill("c")
         #expect(lists.memoryInUse > 3 * 80_000 && lists.memoryInUse <= 340_000)
-        // The clock moves twice more; then b is read. A dataset leaves only once untouched since the clock's last
-        // move but one: a (used at 1 s) and c (at 2 s) may; a is the least recently used.
+        // The clock moves twice more; then b is read. Every dataset put in memory before the clock's last move but
+        // one may leave; a (used at 1 s) is the least recently used, then c (2 s), then b (read at 4 s).
         lists.advanceClock(to: WallTime(milliseconds: 3_000))
         lists.advanceClock(to: WallTime(milliseconds: 4_000))
         _ = lists.state(of: "b")
@@ -127,13 +127,13 @@ struct DatasetMemoryTests {
         #expect(lists.state(of: "a").item(Self.baseCount)?.label == "a 0 " + Self.label(1_000))
     }
 
-    @Test("datasets in use stay in memory even over the budget; the default list never leaves")
+    @Test("datasets just put in memory stay even over the budget; the default list never leaves")
     func nothingInUseLeaves() async {
         let fixture = Bounded(memoryBudget: 50_000)
         for name in [ListRegistry.defaultList, "a", "b"] {
             for _ in 0..<30 { _ = await fixture.create(name, Self.label(1_000)) }
         }
-        // Nothing is untouched since the clock's last move but one: all stay, over the budget.
+        // Everything was put in memory since the clock's last move but one: all stay, over the budget.
         #expect(fixture.lists.memoryInUse > 50_000)
         #expect(fixture.lists.isLoaded("a") && fixture.lists.isLoaded("b"))
         fixture.lists.advanceClock(to: WallTime(milliseconds: 2_000))
@@ -141,6 +141,22 @@ struct DatasetMemoryTests {
         _ = await fixture.create("b", "one more")
         #expect(!fixture.lists.isLoaded("a") && fixture.lists.isLoaded("b"))
         #expect(fixture.lists.isLoaded(ListRegistry.defaultList))
+    }
+}
+
+extension DatasetMemoryTests {
+    @Test("a read finds its list in memory, learns it is out (stored, not in memory), or reads a list never written")
+    func readsInOneLook() async {
+        let fixture = Bounded(memoryBudget: 1)  // nothing fits: a dataset may leave at the next commit
+        _ = await fixture.create("a", "kept")
+        #expect(fixture.lists.stateInMemory(of: "a")?.item(Self.baseCount)?.label == "kept")
+        fixture.lists.advanceClock(to: WallTime(milliseconds: 2_000))
+        fixture.lists.advanceClock(to: WallTime(milliseconds: 3_000))
+        _ = await fixture.create("b", "elsewhere")
+        #expect(fixture.lists.stateInMemory(of: "a") == nil, "out of memory: the caller loads it")
+        #expect(fixture.lists.stateInMemory(of: "never") == ListState(seed: Self.seed, count: Self.baseCount))
+        await fixture.coordinator.load("a")
+        #expect(fixture.lists.stateInMemory(of: "a")?.item(Self.baseCount)?.label == "kept")
     }
 }
 

@@ -115,29 +115,38 @@ struct WrittenItemsTests {
     @Test("the memory a table holds follows its writes: slots, entries and long text, back down when removed")
     func approximateBytes() {
         #expect(WrittenItems.slotBytes == MemoryLayout<WrittenItem?>.stride)
+        #expect(WrittenItems.chunkEntryBytes == MemoryLayout<[WrittenItem?]?>.stride)
         let base: UInt64 = 1_000
         var items = WrittenItems(denseFrom: base)
         #expect(items.approximateBytes == 0)
-        // A created item: its slot; a label of up to 15 bytes lives inside the string.
+        // A created item: its slot, and the chunk table's entry; a label of up to 15 bytes lives inside the string.
+        let first = WrittenItems.slotBytes + WrittenItems.chunkEntryBytes
+        #expect(items.growthBytes(at: base) == first)
         items[base] = item("short", 1)
-        #expect(items.approximateBytes == WrittenItems.slotBytes)
+        #expect(items.approximateBytes == first)
+        #expect(items.growthBytes(at: base) == 0 && items.growthBytes(at: base + 1) == WrittenItems.slotBytes)
         let long = String(repeating: "é", count: 500)  // 1,000 UTF-8 bytes
         items[base] = item(long, 2)
-        #expect(items.approximateBytes == WrittenItems.slotBytes + 1_000 + 32)
+        #expect(items.approximateBytes == first + 1_000 + 32)
         items[base] = nil  // the slot stays (ids are never reused); the text goes
-        #expect(items.approximateBytes == WrittenItems.slotBytes)
+        #expect(items.approximateBytes == first)
         // A patched generated item: an entry of the sparse part, and its text, both gone when it is removed.
         var patched = item(long, 3)
         patched.overrides.author = String(repeating: "a", count: 16)
         patched.image = StoredImage(format: .png, width: 2, height: 3, byteCount: 40, digest: 7, revision: 9)
+        #expect(items.growthBytes(at: 7) == WrittenItems.entryBytes)
         items[7] = patched
-        #expect(items.approximateBytes == WrittenItems.slotBytes + WrittenItems.entryBytes + 1_032 + 48 + 64)
+        #expect(items.approximateBytes == first + WrittenItems.entryBytes + 1_032 + 48 + 64)
+        #expect(items.growthBytes(at: 7) == 0)
         items[7] = item("short", 4)
-        #expect(items.approximateBytes == WrittenItems.slotBytes + WrittenItems.entryBytes)
+        #expect(items.approximateBytes == first + WrittenItems.entryBytes)
         items[7] = nil
-        #expect(items.approximateBytes == WrittenItems.slotBytes)
-        // Many created items: a slot each.
+        #expect(items.approximateBytes == first)
+        // An id far past the last one (the list grew meanwhile): the slots before it and the chunks up to it.
+        let far = base + UInt64(3 * WrittenItems.chunkSize + 9)
+        #expect(items.growthBytes(at: far) == 3 * WrittenItems.chunkEntryBytes + 10 * WrittenItems.slotBytes)
+        // Many created items: a slot each, and an entry for each chunk they fill.
         for id in (base + 1)...(base + 1_000) { items[id] = item("x", id) }
-        #expect(items.approximateBytes == 1_001 * WrittenItems.slotBytes)
+        #expect(items.approximateBytes == 1_001 * WrittenItems.slotBytes + 4 * WrittenItems.chunkEntryBytes)
     }
 }

@@ -115,7 +115,12 @@ public final class ChangeFeed: Sendable {
     public func changes(of list: String, after: UInt64, limit: Int, wait: Duration = .zero)
         async throws(StoreFailure) -> ChangePage
     {
-        let last = lists.state(of: list).header.lastSequence
+        // A list that left memory since the request was routed (the memory budget) would read as unwritten: the
+        // client is told to retry, and its route reads the list again.
+        guard let state = lists.stateInMemory(of: list) else {
+            throw StoreFailure(.unavailable, "dataset \"\(list)\" is being read from the store; retry")
+        }
+        let last = state.header.lastSequence
         guard after <= last else { return .expired(lastSequence: last) }
         if after < last {
             let page = try await kept(of: list, after: after, limit: limit, last: last)
@@ -163,10 +168,14 @@ public final class ChangeFeed: Sendable {
         var timeout: Task<Void, Never>?
         let changes = await withCheckedContinuation { continuation in
             let missed = state.withLock { state -> [Change]? in
-                // A commit between the check and now: answer with it at once.
+                // A commit between the check and now: answer with it at once, if the window holds every change
+                // since `after`; else (the window was let go for its bytes, and started again) at once with none,
+                // and the client's next poll reads them from the store.
                 if let recent = recentWindow(state.recent[list]), let newest = recent.last, newest.sequence > after {
+                    guard let first = recent.first, first.sequence <= after + 1 else { return [] }
                     return Array(recent.filter { $0.sequence > after }.prefix(limit))
                 }
+                if (lists.loadedState(of: list)?.header.lastSequence ?? 0) > after { return [] }
                 state.waiters[list, default: [:]][token] = Waiter(
                     after: after, limit: limit, continuation: continuation)
                 return nil

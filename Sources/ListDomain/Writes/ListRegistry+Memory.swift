@@ -4,14 +4,14 @@
 /// one), about, as its writes go (``ListState/approximateBytes``). When a group commit leaves the lists over the
 /// budget, the datasets used least recently leave memory until they are a tenth under it: they stay stored, and are
 /// read again on their next use, as at start. The default list never leaves, nor does a list the group itself
-/// wrote, nor one used or put in memory since the clock's last move but one (the server moves it every second): a
-/// request checks its dataset is in memory (``needsLoading(_:)``) and reads it in one synchronous call on its loop,
-/// and a response to a write reads the list it just wrote, so neither finds its list gone unless its thread stood
-/// still for a whole second in between.
+/// wrote, nor one put in memory (read from the store, or written) since the clock's last move but one (the server
+/// moves it every second), so that a request whose dataset was just read for it finds it when routed again. Any
+/// other may go at any moment, however recently read: every read finds its list or learns it is out in one look
+/// under the registry's lock (``stateInMemory(of:)``), and a request whose list went out is loaded and routed
+/// again.
 ///
-/// The budget is soft: datasets used within the last two seconds stay even over it, so memory may pass it by what
-/// clients wrote to them in that time, until a later commit finds them idle. One list alone is held to
-/// `data.max_dataset_bytes` by the coordinator.
+/// So the budget is passed only by what the last one or two seconds read into memory (loads are one at a time,
+/// among the commits) or wrote; one list alone is held to `data.max_dataset_bytes` by the coordinator.
 extension ListRegistry {
     /// What `state` counts against the budget: both copies.
     static func cost(of state: ListState) -> Int { 2 * state.approximateBytes }
@@ -34,12 +34,12 @@ extension ListRegistry {
     func evictOverBudget(keeping: some Sequence<String>) -> [String] {
         guard memoryBudget != .max else { return [] }
         let before = previousTick.load(ordering: .relaxed)
-        return contents.withLock { contents -> [String] in
+        let evicted = contents.withLock { contents -> [String] in
             guard contents.loadedBytes > memoryBudget else { return [] }
             let kept = Set(keeping)
             let target = memoryBudget - memoryBudget / 10
             let candidates = contents.loaded.filter { name, entry in
-                name != Self.defaultList && !kept.contains(name) && max(entry.lastUsed, entry.installedAt) < before
+                name != Self.defaultList && !kept.contains(name) && entry.installedAt < before
             }.sorted { $0.value.lastUsed < $1.value.lastUsed }
             var evicted: [String] = []
             for (name, entry) in candidates {
@@ -53,6 +53,9 @@ extension ListRegistry {
             contents.evictions += evicted.count
             return evicted
         }
+        // Read again from the store when next used, with every other server's writes: nothing to catch up.
+        for name in evicted { forgetHeard(name) }
+        return evicted
     }
 }
 

@@ -106,6 +106,28 @@ public final class ListRegistry: Sendable {
         } ?? fresh()
     }
 
+    /// The list's state for a read, which counts as a use; nil when the list is stored but not in memory (never read
+    /// since the start, or taken out for the memory budget): the caller has it loaded, then reads again. One look
+    /// under the lock, so a list cannot leave memory between the check and the read.
+    public func stateInMemory(of name: String) -> ListState? {
+        if name.isEmpty {  // the default list never leaves memory, and its use is not noted
+            return contents.withLock { $0.loaded[name]?.state } ?? fresh()
+        }
+        let now = clock.load(ordering: .relaxed)
+        let found = contents.withLock { contents -> ListState?? in
+            guard let entry = contents.loaded[name] else { return contents.stored.contains(name) ? .some(nil) : nil }
+            if entry.lastUsed < now {
+                contents.loaded[name]!.lastUsed = now
+                contents.used.insert(name)
+            }
+            return .some(entry.state)
+        }
+        switch found {
+        case .some(let state): return state
+        case .none: return fresh()
+        }
+    }
+
     /// The state of list `name` if it is in memory, without counting a use (the registry's own bookkeeping).
     func loadedState(of name: String) -> ListState? {
         contents.withLock { $0.loaded[name]?.state }
@@ -210,7 +232,8 @@ public final class ListRegistry: Sendable {
     public func restoreUses(_ uses: [String: WallTime]) {
         contents.withLock { contents in
             for (name, use) in uses {
-                if contents.loaded[name] != nil {
+                if let entry = contents.loaded[name] {
+                    contents.loaded[name]!.lastUsed = max(entry.lastUsed, use.milliseconds)
                     contents.used.insert(name)
                 } else {
                     contents.evictedUses[name] = max(contents.evictedUses[name] ?? .min, use.milliseconds)

@@ -234,7 +234,7 @@ public final class WriteCoordinator: Sendable {
             }
             let list = touched.firstIndex { $0.name == operation.list }!
             if let settled = settledWithoutApplying(
-                operation, datasets: datasets, listBytes: ListRegistry.cost(of: touched[list].state), created: &created)
+                operation, datasets: datasets, list: touched[list].state, created: &created)
             {
                 outcomes[index] = settled
                 continue
@@ -321,29 +321,36 @@ public final class WriteCoordinator: Sendable {
         }
     }
 
-    /// The most a write of an item can add to a list, both copies counted: an item with the longest texts, its
-    /// slot and an upload's description. A delete adds at most a deleted id.
-    static let largestWriteBytes =
-        2 * (WrittenItems.entryBytes + ItemOverrides.Limits.labelBytes + ItemOverrides.Limits.authorBytes + 2 * 32 + 64)
-    static let deleteBytes = 2 * 8
+    /// The most the text of one written item can hold (``WrittenItems/approximateBytes`` counts it so): the longest
+    /// label and author, and an upload's description.
+    static let largestTextBytes = ItemOverrides.Limits.labelBytes + ItemOverrides.Limits.authorBytes + 2 * 32 + 64
+
+    /// The most `action` can add to `list`'s ``ListState/approximateBytes``: the item's room (its slot, and the
+    /// slots and chunks before it when the list grew since the last create; or an entry for a generated item) and
+    /// the longest text; a deleted id for a delete.
+    static func largestGrowth(of action: WriteOperation.Action, to list: ListState) -> Int {
+        switch action {
+        case .create: list.written.growthBytes(at: list.header.nextID) + largestTextBytes
+        case .update(let id, _), .putImage(let id, _): list.written.growthBytes(at: id) + largestTextBytes
+        case .delete: 8
+        default: 0
+        }
+    }
 
     /// The outcome of `operation` when it is settled without applying it to its list: a write that would make one
     /// dataset too many (507), a drop of a dataset that has no state (nothing to forget: nothing is written), an
     /// expiry of a list used since it was found idle. Nil when it is to be applied. A write that gives a dataset
     /// state it had none of is noted in `created`, so the group counts it.
     private func settledWithoutApplying(
-        _ operation: WriteOperation, datasets: Int, listBytes: Int, created: inout [String]
+        _ operation: WriteOperation, datasets: Int, list: ListState, created: inout [String]
     ) -> WriteOutcome? {
-        // Room for what the write could add at most, both copies counted: a full list still takes deletes (of
-        // created items, they free their text) until its deleted ids fill it too.
+        // Room for what the write could add at most, both copies counted: a full list still takes deletes until
+        // their ids (8 bytes each) fill it too; a delete frees the text of an item with a long one.
         if maxDatasetBytes != .max {
-            let adding: Int
-            switch operation.action {
-            case .create, .update, .putImage: adding = Self.largestWriteBytes
-            case .delete: adding = Self.deleteBytes
-            default: adding = 0
+            let adding = Self.largestGrowth(of: operation.action, to: list)
+            if adding > 0 && ListRegistry.cost(of: list) + 2 * adding > maxDatasetBytes {
+                return .rejected(.datasetFull(maxDatasetBytes))
             }
-            if adding > 0 && listBytes + adding > maxDatasetBytes { return .rejected(.datasetFull(maxDatasetBytes)) }
         }
         let name = operation.list
         guard name != ListRegistry.defaultList, !created.contains(name), !lists.exists(name) else {

@@ -49,6 +49,8 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
     /// key and the dictionary's share).
     static let slotBytes = 80
     static let entryBytes = 112
+    /// The bytes an entry of the chunk table takes (a chunk's array reference, or nil).
+    static let chunkEntryBytes = 8
 
     /// No items; ids from `denseBase` on (a list's created items) are kept by position.
     public init(denseFrom denseBase: UInt64) {
@@ -117,6 +119,19 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
         }
     }
 
+    /// What writing an item at `id` adds to ``approximateBytes`` besides the item's text: the slots up to it (and
+    /// the chunk table's room for a new chunk), or a new entry of the sparse part; 0 where the id has a place.
+    public func growthBytes(at id: UInt64) -> Int {
+        guard let (chunk, slot) = position(of: id) else {
+            let present = buckets.isEmpty ? false : buckets[bucket(of: id)][id] != nil
+            return present ? 0 : Self.entryBytes
+        }
+        guard chunk < chunks.count else {
+            return (chunk - chunks.count + 1) * Self.chunkEntryBytes + (slot + 1) * Self.slotBytes
+        }
+        return max(0, slot + 1 - (chunks[chunk]?.count ?? 0)) * Self.slotBytes
+    }
+
     /// The chunk and slot of `id` in the dense part; nil for an id the sparse part keeps.
     private func position(of id: UInt64) -> (chunk: Int, slot: Int)? {
         guard id >= denseBase else { return nil }
@@ -135,6 +150,7 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
         let textAdded = Self.textBytes(item)
         if chunk >= chunks.count {
             guard adds else { return }
+            approximateBytes += (chunk - chunks.count + 1) * Self.chunkEntryBytes
             chunks.append(contentsOf: repeatElement(nil, count: chunk - chunks.count + 1))
         }
         if case .none = chunks[chunk] {

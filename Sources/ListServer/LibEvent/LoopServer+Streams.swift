@@ -42,16 +42,28 @@ final class EventStream: @unchecked Sendable {
 /// (1,000 subscribers that never read held 1 MiB each, 1.5 GB, before there was a shared bound). Streams are not
 /// requests in flight: a drain ends them at once (clients reconnect elsewhere) and does not wait for them.
 extension LoopServer {
-    /// Starts answering `request` with an event stream.
-    func openStream(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) {
-        guard let connection = evhttp_request_get_connection(request.raw) else { return }
+    /// Starts answering `request` with an event stream; returns the answer's status and header fields.
+    func openStream(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) -> HTTPResponse {
+        let opened = HTTPResponse(status: 200, headers: stream.headers)
+        guard let connection = evhttp_request_get_connection(request.raw) else { return opened }
         let token = nextStreamToken
         nextStreamToken &+= 1
         let open = EventStream(request: request, list: stream.list, token: token, lastSent: 0, server: self)
         // Counted (``streamCount``) before the list is read: a commit whose changes the feed did not hand this loop
         // (it had no stream then) is one this read already sees, so the stream owes nothing from it.
         streams[token] = open
-        let lastSequence = router.lists.state(of: stream.list).header.lastSequence
+        guard let state = router.lists.stateInMemory(of: stream.list) else {
+            // The list left memory since the route read it (the memory budget): no stream rather than one of a
+            // list that looks unwritten; EventSource reconnects, and its route reads the list again.
+            streams[token] = nil
+            let busy = Problem(
+                .storeUnavailable, detail: "dataset \(Problem.quoted(stream.list)) is being read from the store",
+                headers: ["Retry-After": "1"]
+            ).response()
+            request.send(busy, requestID: requestID, buffer: replyBuffer)
+            return busy
+        }
+        let lastSequence = state.header.lastSequence
         open.lastSent = stream.after ?? lastSequence
         if let bufferevent = request.connectionBufferevent {
             connections[bufferevent]?.streaming = true
@@ -59,9 +71,7 @@ extension LoopServer {
         }
         // Told when the connection goes (the client left, the stream was dropped, or evhttp is freed).
         evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
-        request.addHeaders(
-            of: HTTPResponse(status: 200, headers: stream.headers), requestID: requestID,
-            closeConnection: false)
+        request.addHeaders(of: opened, requestID: requestID, closeConnection: false)
         evhttp_send_reply_start(request.raw, 200, "OK")
         write(Array("retry: \(stream.settings.retry.wholeMilliseconds)\n\n".utf8), to: open)
         startHeartbeats(every: stream.settings.heartbeat)
@@ -71,6 +81,7 @@ extension LoopServer {
             write(Self.expiredEvent(last: lastSequence), to: open)
             open.lastSent = lastSequence
         }
+        return opened
     }
 
     /// Sends the kept changes after `after`, holding live ones meanwhile, then the held ones not yet sent.

@@ -173,8 +173,7 @@ final class LoopServer: @unchecked Sendable {
         case .response(let response):
             hold(response, for: track(request, exchange, requestID))
         case .stream(let stream):
-            openStream(request, stream, requestID: requestID)
-            observer.end(exchange, HTTPResponse(status: 200, headers: stream.headers))
+            observer.end(exchange, openStream(request, stream, requestID: requestID))
         case .deferred(let work):
             let token = track(request, exchange, requestID)
             Task.immediate(executorPreference: loop) { [self] in

@@ -210,6 +210,10 @@ package struct Problem: Error, Sendable, Equatable {
     var parameter: String?
     /// Header fields the response needs besides `Content-Type` (`Allow` on a 405, `Retry-After` on a 503).
     var headers: HTTPHeaders
+    /// A dataset the request found out of memory as it read it (`Router+Loading.swift`): the router reads it from
+    /// the store and routes the request again rather than answer this problem, which is what a request gets when
+    /// the dataset is still not in memory after that.
+    var datasetToLoad: String?
 
     /// Creates a problem.
     ///

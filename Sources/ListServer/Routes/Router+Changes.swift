@@ -18,12 +18,14 @@ extension Router {
     ///   sequence number the problem names.
     func changes(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
         let list = try Self.listName(headers)
+        _ = try readableState(of: list)  // in memory (a use), or loaded first; the feed reads it in a moment
         var since: UInt64 = 0
         var limit = Self.defaultChangesLimit
         var wait: UInt64 = 0
         let items: [QueryItem]
         do { items = try target.queryItems() } catch {
-            throw Problem(.invalidRequestTarget, detail: "the query \(Problem.quoted(error.raw)) \(error.reason.phrase)")
+            throw Problem(
+                .invalidRequestTarget, detail: "the query \(Problem.quoted(error.raw)) \(error.reason.phrase)")
         }
         for item in items {
             switch item.name {
@@ -83,7 +85,8 @@ extension Router {
         if let lastEventID = headers["Last-Event-ID"] {
             guard let id = UInt64(plainDecimal: lastEventID) else {
                 throw Problem(
-                    .invalidHeader, detail: "Last-Event-ID must be a change sequence number, got "
+                    .invalidHeader,
+                    detail: "Last-Event-ID must be a change sequence number, got "
                         + Problem.quoted(lastEventID))
             }
             after = id
@@ -97,6 +100,7 @@ extension Router {
             // nginx and similar proxies would otherwise buffer the stream.
             "X-Accel-Buffering": "no",
         ]
+        _ = try readableState(of: list)  // in memory (a use), or loaded first
         return .stream(EventStreamRequest(list: list, after: after, headers: streamHeaders, settings: events))
     }
 }

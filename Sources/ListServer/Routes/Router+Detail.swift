@@ -20,7 +20,7 @@ extension Router {
     /// - Returns: `.deferred`, whose closure never throws.
     /// - Throws: A ``Problem`` for a bad id (400) or one past the end (404), answered without starting a task.
     func detail(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
-        let state = lists.state(of: try Self.listName(headers))
+        let state = try readableState(of: try Self.listName(headers))
         let catalog = state.catalog
         let id = try itemID(rawID, in: state)
         let bypassCache = Self.requestsFreshDetail(headers)

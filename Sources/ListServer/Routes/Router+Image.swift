@@ -26,7 +26,7 @@ extension Router {
         // decode is their 400, after the id's, as before).
         let items = Result { () throws(Problem) in try ImageQuery.items(of: target) }
         let list = try Self.listName(headers, query: (try? items.get()) ?? [])
-        let state = lists.state(of: list)
+        let state = try readableState(of: list)
         let id = try itemID(rawID, in: state)
         guard let item = state.item(id) else {
             throw Problem(.notFound, detail: "item \(id) was deleted")

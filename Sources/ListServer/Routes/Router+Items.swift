@@ -25,7 +25,7 @@ extension Router {
     /// - Throws: A 400 ``Problem`` for a bad parameter, or a query that does not decode.
     func itemsPage(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let request = try PageQuery(target: target, paging: paging)
-        let state = lists.state(of: try Self.listName(headers))
+        let state = try readableState(of: try Self.listName(headers))
         var response: HTTPResponse
         if let position = request.cursor {
             response = cursorPage(position, order: request.order, limit: request.limit, state: state, headers: headers)
@@ -140,7 +140,7 @@ extension Router {
     /// - Throws: A ``Problem``: 400 for an id that is not a plain decimal integer or overflows, 404 past the end or
     ///   for a deleted item.
     func item(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
-        let state = lists.state(of: try Self.listName(headers))
+        let state = try readableState(of: try Self.listName(headers))
         let id = try itemID(rawID, in: state)
         let tag = EntityTag(item: state.itemRevision(id))
         if let notModified = Self.notModified(tag, headers) {

@@ -15,7 +15,7 @@ extension Router {
     /// `GET /v2/list?page=&limit=`: a bare JSON array of Picsum objects, with Picsum's `Link` header.
     func picsumList(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let root = try publicRoot(headers)
-        let state = lists.state(of: try Self.listName(headers))
+        let state = try readableState(of: try Self.listName(headers))
         var page: UInt64 = 1
         var limit = Self.picsumDefaultLimit
         for item in try Self.picsumQuery(target) {
@@ -23,7 +23,8 @@ extension Router {
             switch item.name {
             case "page": page = UInt64(plainDecimal: item.value).flatMap { $0 >= 1 ? $0 : nil } ?? 1
             case "limit":
-                limit = UInt64(plainDecimal: item.value).flatMap { $0 >= 1 ? min($0, Self.picsumMaxLimit) : nil }
+                limit =
+                    UInt64(plainDecimal: item.value).flatMap { $0 >= 1 ? min($0, Self.picsumMaxLimit) : nil }
                     ?? Self.picsumDefaultLimit
             default: continue
             }
@@ -65,7 +66,7 @@ extension Router {
     /// `GET /id/<id>/info`, `GET /seed/<seed>/info`: the item as one Picsum object.
     func picsumInfo(_ pick: PicsumPick, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let root = try publicRoot(headers)
-        let state = lists.state(of: try Self.listName(headers))
+        let state = try readableState(of: try Self.listName(headers))
         let item = try picsumItem(pick, in: state)
         var json = JSONWriter(capacity: 256)
         Self.writePicsumObject(item, root: root, into: &json)

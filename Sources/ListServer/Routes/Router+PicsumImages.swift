@@ -31,7 +31,7 @@ extension Router {
         let height = segments.count > 1 ? try Self.picsumSize(segments[1], name: "height") : width
         let (grayscale, blur) = try Self.picsumEffects(target)
         let list = try Self.listName(headers)
-        let state = lists.state(of: list)
+        let state = try readableState(of: list)
         let item = try picsumItem(pick, in: state)
         let own = ImageSpec.fitted(width: item.width, height: item.height)
         let size = (width: width == 0 ? own.width : width, height: height == 0 ? own.height : height)

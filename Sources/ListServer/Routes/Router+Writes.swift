@@ -112,8 +112,8 @@ extension Router {
             return Problem(
                 .datasetFull,
                 detail: "the list holds as much as data.max_dataset_bytes (\(limit) bytes, both copies in memory "
-                    + "counted) allows; delete items, reset it (POST /admin/reset), drop it (DELETE /admin/datasets/<name>), "
-                    + "or use another dataset"
+                    + "counted) allows; delete items with long text, reset it (POST /admin/reset), drop it "
+                    + "(DELETE /admin/datasets/<name>), or use another dataset"
             ).response()
         case .rejected(.tooManyDatasets(let limit)):
             return Problem(

@@ -179,7 +179,8 @@ package struct Router: Sendable {
             lists: lists, feed: ChangeFeed(store: store, lists: lists), store: store, idempotencyTTL: .seconds(86_400),
             wallClock: WallTime.now)
         self.init(
-            writes: writes, cache: cache, images: images, paging: paging, observability: observability, service: service,
+            writes: writes, cache: cache, images: images, paging: paging, observability: observability,
+            service: service,
             faults: faults)
     }
 
@@ -212,9 +213,14 @@ package struct Router: Sendable {
 
     /// Answers `request`, whose target ``match(_:)`` has already parsed and matched.
     ///
-    /// - Parameter waitingForOthers: Whether a read of a list that another server (sharing the store) has just
-    ///   committed to, beyond this server's copy, first waits for the copy to catch up (``readAfterCatchUp``).
-    func route(_ request: HTTPRequest, _ match: Match, waitingForOthers: Bool = true) -> RouteOutcome {
+    /// - Parameters:
+    ///   - waitingForOthers: Whether a read of a list that another server (sharing the store) has just committed
+    ///     to, beyond this server's copy, first waits for the copy to catch up (``readAfterCatchUp``).
+    ///   - retried: Whether this is the second try of a request whose list had left memory as it was read
+    ///     (``routeAgainAfterLoading(_:_:_:retried:)``).
+    func route(_ request: HTTPRequest, _ match: Match, waitingForOthers: Bool = true, retried: Bool = false)
+        -> RouteOutcome
+    {
         let target: RequestTarget
         switch match.target {
         case .success(let parsed):
@@ -227,6 +233,7 @@ package struct Router: Sendable {
         let answer = match.resource.flatMap { resource in
             Result { () throws(Problem) in try dispatch(request, target: target, resource: resource) }
         }
+        if let again = routeAgainAfterLoading(answer, request, match, retried: retried) { return again }
         // `?delay_ms`, `?fail=…` and configured faults (Router+Faults.swift): a byte scan of the query when there
         // are none.
         let outcome = applyingControls(of: request, target: target, resource: try? match.resource.get(), to: answer)
