@@ -104,22 +104,23 @@ struct EndToEndBodyDeadlineTests {
     @Test("bodies over 8 KiB share the budget too: stalled ones fill it, one more is 503, a small write goes on")
     func largeBodiesShareTheBudget() async throws {
         try await withServer(configure: {
-            $0.limits.maxUploadBytes = 20_000  // a budget of 160,000 bytes
+            $0.limits.maxBodyBytes = 40_000
+            $0.limits.maxUploadBytes = 20_000  // a budget of 8 × 40,000 bytes: eight of the largest bodies
             $0.limits.minBodyRate = 0
         }) { app in
             let port = app.port
             let head =
                 "POST /items HTTP/1.1\r\n\(Self.host)Content-Type: application/json\r\nContent-Length: 40000\r\n\r\n"
-            // Five JSON bodies of 40,000 bytes (within http.max_body_bytes), 30,000 sent each: 150,000 bytes held.
+            // Eight JSON bodies of 40,000 bytes (within http.max_body_bytes), 39,000 sent each: 312,000 bytes held.
             let stalled = try await offPool {
-                try (0..<5).map { _ in
+                try (0..<8).map { _ in
                     let connection = try RawHTTPConnection(port: port)
-                    try connection.write(head + String(repeating: " ", count: 30_000))
+                    try connection.write(head + String(repeating: " ", count: 39_000))
                     return connection
                 }
             }
             try await waitUntil("the budget is taken", describe: { "\($0) bytes" }, observe: { app.uploadsInUse }) {
-                $0 >= 150_000
+                $0 >= 312_000
             }
             let refused = try await offPool { () -> RawHTTPConnection.Response in
                 let connection = try RawHTTPConnection(port: port)

@@ -5025,8 +5025,10 @@ enum OpenAPIDocument {
             WriteUnavailable:
               description: |
                 Nothing was written: `store-unavailable` (the store could not take the write; with `Retry-After`),
-                `injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)
-                while the server drains. Retry after `Retry-After` seconds, with the same `Idempotency-Key`.
+                `injected-fault` (an injected 503, with `Retry-After`), `shutting-down` (with `Connection: close`)
+                while the server drains, or `server-busy` (with `Retry-After` and `Connection: close`): a body over
+                8 KiB found the budget of bodies being received full. Retry after `Retry-After` seconds, with the same
+                `Idempotency-Key`.
               headers:
                 Retry-After:
                   $ref: '#/components/headers/Retry-After'
@@ -5099,8 +5101,8 @@ enum OpenAPIDocument {
                 The store's disk is full (`store-full`): nothing was written, retry once space is freed. Or the write would
                 give one more dataset state than `data.max_datasets` allows (`dataset-limit`): nothing was written; drop
                 finished datasets (`DELETE /admin/datasets/{name}`), wait for idle ones to expire, or reuse one. Or the list
-                holds what `data.max_dataset_bytes` allows (`dataset-full`): no create, patch or upload is written; deletes
-                still go, and free what they delete.
+                holds what `data.max_dataset_bytes` allows (`dataset-full`): no create, patch or upload is written; deletes,
+                `POST /admin/reset` and `DELETE /admin/datasets/{name}` still go.
               headers:
                 Cache-Control:
                   $ref: '#/components/headers/NoCache'
@@ -14965,7 +14967,7 @@ enum OpenAPIDocument {
                 }
               },
               "WriteUnavailable": {
-                "description": "Nothing was written: `store-unavailable` (the store could not take the write; with `Retry-After`),\n`injected-fault` (an injected 503, with `Retry-After`), or `shutting-down` (with `Connection: close`)\nwhile the server drains. Retry after `Retry-After` seconds, with the same `Idempotency-Key`.\n",
+                "description": "Nothing was written: `store-unavailable` (the store could not take the write; with `Retry-After`),\n`injected-fault` (an injected 503, with `Retry-After`), `shutting-down` (with `Connection: close`)\nwhile the server drains, or `server-busy` (with `Retry-After` and `Connection: close`): a body over\n8 KiB found the budget of bodies being received full. Retry after `Retry-After` seconds, with the same\n`Idempotency-Key`.\n",
                 "headers": {
                   "Retry-After": {
                     "$ref": "#/components/headers/Retry-After"
@@ -15080,7 +15082,7 @@ enum OpenAPIDocument {
                 }
               },
               "StoreFull": {
-                "description": "The store's disk is full (`store-full`): nothing was written, retry once space is freed. Or the write would give one more dataset state than `data.max_datasets` allows (`dataset-limit`): nothing was written; drop finished datasets (`DELETE /admin/datasets/{name}`), wait for idle ones to expire, or reuse one. Or the list holds what `data.max_dataset_bytes` allows (`dataset-full`): no create, patch or upload is written; deletes still go, and free what they delete.",
+                "description": "The store's disk is full (`store-full`): nothing was written, retry once space is freed. Or the write would give one more dataset state than `data.max_datasets` allows (`dataset-limit`): nothing was written; drop finished datasets (`DELETE /admin/datasets/{name}`), wait for idle ones to expire, or reuse one. Or the list holds what `data.max_dataset_bytes` allows (`dataset-full`): no create, patch or upload is written; deletes, `POST /admin/reset` and `DELETE /admin/datasets/{name}` still go.",
                 "headers": {
                   "Cache-Control": {
                     "$ref": "#/components/headers/NoCache"
@@ -15398,5 +15400,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x6C3B683201C4C11F
+    static let yamlFNV1a64: UInt64 = 0x4A77FEA63AF36C8C
 }

@@ -69,6 +69,10 @@ final class ConnectionGuard {
     /// The bytes of answers queued on the connection and not yet taken by the kernel, as last measured or since
     /// added: its part of the loop's share of `http.max_output_bytes` (`LoopServer+Output.swift`).
     var outputBacklog = 0
+    /// What the last sweep found unsent, and whether it found the same the sweep before (nothing taken since: the
+    /// client does not read).
+    var outputBacklogAtSweep = 0
+    var outputStuck = false
     private let limits: HTTPLimits
     private let uploadBudget: UploadBudget
     /// What the request being handled took from ``uploadBudget`` (a large upload), returned when it is done.

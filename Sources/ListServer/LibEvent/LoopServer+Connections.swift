@@ -105,7 +105,7 @@ extension LoopServer {
     func sweep() {
         let now = MonotonicClock.milliseconds()
         for guardian in connections.values { guardian.sweep(now: now) }
-        measureOutput()
+        sweepOutput()
     }
 }
 

@@ -6,15 +6,19 @@ import CEvent
 ///
 /// An answer goes into its connection's buffers whole, and stays there, in the process, until the kernel takes
 /// it; a client that asks and never reads holds its answer until `http.write_timeout_ms` drops it. A thousand such
-/// clients asking for an upload of 10 MiB each would hold 10 GB. So the loop keeps a count of what its connections
-/// hold unsent (``ConnectionGuard/outputBacklog``: measured when an answer is sent and at every sweep, plus what was
-/// sent since), and an answer that would take it past the share first closes the connections furthest behind,
-/// as the event streams' budget does with subscribers: a client that reads has little or nothing unsent (the
-/// kernel takes it), so those closed are the ones that do not read. An answer whose own connection is the furthest
-/// behind gets 503 `server-busy` instead. evhttp takes a connection's next request only once the answer before it
-/// has left the process, so a connection holds one answer at most here (the kernel holds up to `tcp_wmem` more:
-/// about 3 MB of pages were seen in a socket whose client read nothing). Answers of up to ``untrackedBytes`` go out unchecked: problems, probes,
-/// items and small pages cost the check nothing, and their connections at most that each.
+/// clients asking for an upload of 10 MiB each would hold 10 GB. evhttp takes a connection's next request only once
+/// the answer before it has left the process, so a connection holds one answer at most here (the kernel holds more,
+/// up to `tcp_wmem`: about 3 MB of pages were seen in a socket whose client read nothing).
+///
+/// So the loop keeps a count of what its connections hold unsent (``ConnectionGuard/outputBacklog``: measured when
+/// an answer is sent and at every sweep, plus what was sent since). A connection is *stuck* when two sweeps in a
+/// row find the same bytes unsent: its client takes nothing. While the count is over the share, the sweep closes
+/// stuck connections, those holding most first, as the event streams' budget drops subscribers; and an answer that
+/// would take the count past the share first closes stuck ones the same way. A client that reads, however slowly,
+/// is never closed for this: when only such clients hold the share, the answer gets 503 `server-busy` with
+/// `Retry-After` instead. An answer larger than the whole share goes out only while nothing else is held (else
+/// 503): it never closes others. Answers of up to ``untrackedBytes`` go out unchecked: problems, probes, items and
+/// small pages cost the check nothing, and their connections at most that each.
 extension LoopServer {
     /// The largest answer sent without a look at the budget.
     static let untrackedBytes = 16_384
@@ -27,11 +31,11 @@ extension LoopServer {
             let connection = connections[bufferevent]
         else { return response }
         measure(connection)
-        if responseBacklog + count > outputBudget && !makeRoom(for: count, sending: connection) {
+        guard fits(count) || makeRoom(for: count) else {
             return Problem(
                 .serverBusy,
-                detail: "the server holds \(responseBacklog) bytes of answers its clients have not read, and this "
-                    + "connection has the most of them unread (http.max_output_bytes); read, then retry",
+                detail: "the server holds \(responseBacklog) bytes of answers its clients are still reading "
+                    + "(http.max_output_bytes), and this one is \(count) bytes; retry shortly",
                 headers: ["Retry-After": "1"]
             ).response()
         }
@@ -40,14 +44,19 @@ extension LoopServer {
         return response
     }
 
-    /// Brings every connection's backlog up to date (the sweep: what the kernel took since goes out of the count).
-    func measureOutput() {
+    /// The sweep: brings every connection's backlog up to date (what the kernel took since goes out of the count),
+    /// notes which are stuck, and closes stuck ones while the loop holds more than its share.
+    func sweepOutput() {
         var total = 0
         for connection in connections.values {
-            connection.outputBacklog = unsent(connection)
-            total += connection.outputBacklog
+            let unsent = unsent(connection)
+            connection.outputStuck = unsent > 0 && unsent == connection.outputBacklogAtSweep
+            connection.outputBacklogAtSweep = unsent
+            connection.outputBacklog = unsent
+            total += unsent
         }
         responseBacklog = total  // once: each change tells the loop's gauges
+        while responseBacklog > outputBudget, closeStuckConnection() {}
     }
 
     /// A connection closed: what it held unsent goes out of the count.
@@ -56,19 +65,31 @@ extension LoopServer {
         connection.outputBacklog = 0
     }
 
-    /// Closes the connections furthest behind until `count` more bytes fit; false when `sending` is itself the
-    /// furthest behind. True when nothing is held at all, however large the answer: the kernel may take it.
-    private func makeRoom(for count: Int, sending: ConnectionGuard) -> Bool {
-        measureOutput()
-        while responseBacklog + count > outputBudget {
-            guard let furthest = connections.values.max(by: { $0.outputBacklog < $1.outputBacklog }),
-                furthest.outputBacklog > 0
-            else { return true }
-            if furthest === sending { return false }
-            furthest.dropUnread()
-            forgetOutput(of: furthest)  // freed with the connection, on this turn of the loop
-            droppedForOutput += 1
+    /// Whether `count` more bytes fit the share: within it, or, for an answer larger than the share, alone.
+    private func fits(_ count: Int) -> Bool {
+        responseBacklog + count <= max(outputBudget, count)
+    }
+
+    /// Closes stuck connections, those holding most first, until `count` more bytes fit; false when they do not
+    /// fit even so.
+    private func makeRoom(for count: Int) -> Bool {
+        for connection in connections.values { measure(connection) }
+        while !fits(count) {
+            guard closeStuckConnection() else { return false }
         }
+        return true
+    }
+
+    /// Closes the stuck connection holding most unsent; false when none is stuck.
+    private func closeStuckConnection() -> Bool {
+        guard
+            let furthest = connections.values.filter({ $0.outputStuck && $0.outputBacklog > 0 })
+                .max(by: { $0.outputBacklog < $1.outputBacklog })
+        else { return false }
+        furthest.dropUnread()
+        furthest.outputStuck = false
+        forgetOutput(of: furthest)  // freed with the connection, on this turn of the loop
+        droppedForOutput += 1
         return true
     }
 

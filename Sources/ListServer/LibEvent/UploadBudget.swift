@@ -14,7 +14,7 @@ import Synchronization
 /// misses its deadline. The bodies of nearly every write (JSON of a few hundred bytes) are under ``freeBodyBytes``
 /// and do not count: each connection holds at most that many bytes of them. Before smaller bodies counted, 10,000
 /// connections sending 64 KiB bodies slowly could hold 640 MB. The capacity is ``uploadsInFlight`` uploads of the
-/// largest size.
+/// largest size (the largest body, should `http.max_body_bytes` be the larger).
 final class UploadBudget: Sendable {
     /// How many uploads of `image.max_upload_bytes` may be in flight at once.
     static let uploadsInFlight = 8
@@ -25,7 +25,7 @@ final class UploadBudget: Sendable {
     private let used = Atomic<Int>(0)
 
     init(limits: HTTPLimits) {
-        capacity = Self.uploadsInFlight * limits.maxUploadBytes
+        capacity = Self.uploadsInFlight * limits.largestBody
     }
 
     /// Takes `bytes` from the budget; false (nothing taken) when that would pass the capacity.
