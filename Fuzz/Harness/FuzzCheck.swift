@@ -77,7 +77,9 @@ enum FuzzCheck {
     /// A problem body: a JSON object whose `status` is the response's, in printable ASCII only (client values
     /// are quoted with escapes, so nothing a client sends reaches a log or console raw).
     static func problemBody(_ response: HTTPResponse) {
-        require(response.body.allSatisfy { (0x20...0x7E).contains($0) }, "a problem body with a non-printable byte")
+        require(
+            response.body.allSatisfy { (0x20...0x7E).contains($0) },
+            "a problem body with a non-printable byte: \(response.body.map { String($0, radix: 16) })")
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         require(object != nil, "a problem body that is not a JSON object")
         require((object?["status"] as? NSNumber)?.intValue == response.status, "a problem whose status differs")

@@ -94,6 +94,8 @@ struct RequestHeadRequestLineTests {
     func invalidAuthorities(target: String) throws {
         let rejection = try #require(HeadFeeder.rejection(Self.head("GET \(target) HTTP/1.1"), status: 400))
         #expect(rejection.problem.detail.hasPrefix("the authority"), "\(rejection.problem.detail)")
+        // Problem bodies are printable ASCII: client bytes are quoted with escapes, and our words stay ASCII.
+        #expect(rejection.response.body.allSatisfy { (0x20...0x7E).contains($0) }, "\(rejection.problem.detail)")
     }
 
     @Test(

@@ -133,7 +133,7 @@ extension HeadRejection {
             .malformedRequest,
             detail: """
                 the authority \(HTTPBytes.quoted(authority)) of request target \(HTTPBytes.quoted(target)) is not \
-                [userinfo@]host[:port] (RFC 3986 §3.2); a path may not start with "//"
+                [userinfo@]host[:port] (RFC 3986 section 3.2); a path may not start with "//"
                 """)
     }
 

@@ -237,7 +237,7 @@ final class PostgresConnection {
             LibPQ.api.clear(result)
             if message.isEmpty { message = LibPQ.text(LibPQ.api.errorMessage(connection)) }
             let statement = sql.split(whereSeparator: \.isWhitespace).prefix(6).joined(separator: " ")
-            throw PostgresError("\(message) [in: \(statement) …]", sqlState: state, connectionLost: isBroken)
+            throw PostgresError("\(message) [in: \(statement) ...]", sqlState: state, connectionLost: isBroken)
         }
     }
 
