@@ -72,6 +72,37 @@ struct EndToEndChangeFeedTests {
         }
     }
 
+    @Test(
+        """
+        SSE: small events and events of over 2 KB (shared by every subscriber) arrive whole and in order, \
+        chunked over HTTP/1.1 and as they are over HTTP/1.0
+        """)
+    func eventFraming() async throws {
+        try await withServer { app in
+            let chunked = try RawHTTPConnection(port: app.port)
+            try chunked.request("GET", "/items/events")
+            let chunkedHead = try await offPool { try chunked.readStreamHead() }
+            #expect(chunkedHead.header("Transfer-Encoding") == "chunked")
+            let plain = try RawHTTPConnection(port: app.port)
+            try plain.write("GET /items/events HTTP/1.0\r\nHost: x\r\n\r\n")
+            let plainHead = try await offPool { try plain.readStreamHead() }
+            #expect(plainHead.status == 200 && plainHead.header("Transfer-Encoding") == nil)
+            let large = String(repeating: "🎉", count: 500)  // 2,000 bytes: the event is over 2 KB
+            for label in ["small", large, "after"] {
+                _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"\#(label)"}"#)
+            }
+            for (stream, isChunked) in [(chunked, true), (plain, false)] {
+                let events = try await offPool { try stream.readEvents(3, chunked: isChunked) }
+                #expect(events.map { $0["id"] } == ["1", "2", "3"])
+                let labels = events.compactMap { event in
+                    event["data"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }?[
+                        "label"] as? String
+                }
+                #expect(labels == ["small", large, "after"], "chunked: \(isChunked)")
+            }
+        }
+    }
+
     @Test("SSE: a Last-Event-ID beyond the feed gets one expired event, then live changes")
     func expiredEvent() async throws {
         try await withServer { app in

@@ -88,12 +88,6 @@ final class ConnectionGuard {
         phase = .idle(since: now)
     }
 
-    /// Set while an event-stream chunk is added: evhttp adds its size line, its data and its CRLF one by one, and
-    /// each add calls the output filter, which wrote each to the kernel, three TCP segments per event per
-    /// subscriber (seen with strace: three `writev`s). Held, the bytes wait in the filter's buffer, and the flush
-    /// that follows the chunk writes them in one `writev`.
-    var holdsOutput = false
-
     /// Creates the socket bufferevent (evhttp sets its fd) and the filter over it.
     /// - Parameter context: the unretained pointer the filter callbacks get (`self`, retained by the caller).
     func makeBufferevent(base: OpaquePointer, context: UnsafeMutableRawPointer) -> OpaquePointer? {
@@ -125,7 +119,6 @@ final class ConnectionGuard {
     /// so evhttp does not consider the answer written before it is.
     func filterOutput(source: OpaquePointer, destination: OpaquePointer) -> bufferevent_filter_result {
         if evbuffer_get_length(destination) > 0 { return BEV_NEED_MORE }  // called again once it drains
-        if holdsOutput { return BEV_NEED_MORE }  // the flush after the chunk writes it
         let fd = socket.map { bufferevent_getfd($0) } ?? -1
         var failed = fd < 0
         while !failed && evbuffer_get_length(source) > 0 {

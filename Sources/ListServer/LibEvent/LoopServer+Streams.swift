@@ -15,6 +15,9 @@ final class EventStream: @unchecked Sendable {
     var held: [Change]?
     /// Set when the connection went away (the close callback ran): the request must not be touched again.
     var closed = false
+    /// How events go on the wire, fixed when the reply starts: as chunks (HTTP/1.1), or as they are (HTTP/1.0,
+    /// whose body ends with the connection). Only GET opens a stream, so there is always a body.
+    var chunked = true
     /// What the stream had not sent when last measured (after its last write), counted in the loop's
     /// ``LoopServer/streamBacklog``.
     var backlog = 0
@@ -73,12 +76,14 @@ extension LoopServer {
         evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
         request.addHeaders(of: opened, requestID: requestID, closeConnection: false)
         evhttp_send_reply_start(request.raw, 200, "OK")
-        write(Array("retry: \(stream.settings.retry.wholeMilliseconds)\n\n".utf8), to: open)
+        // evhttp chose chunking as it started the reply; the events are framed here as it would frame them.
+        open.chunked = evhttp_find_header(evhttp_request_get_output_headers(request.raw), "Transfer-Encoding") != nil
+        write(EventFrame(Array("retry: \(stream.settings.retry.wholeMilliseconds)\n\n".utf8)), to: open)
         startHeartbeats(every: stream.settings.heartbeat)
         if let after = stream.after, after < lastSequence {
             replay(open, after: after)
         } else if let after = stream.after, after > lastSequence {
-            write(Self.expiredEvent(last: lastSequence), to: open)
+            write(EventFrame(Self.expiredEvent(last: lastSequence)), to: open)
             open.lastSent = lastSequence
         }
         return opened
@@ -101,11 +106,11 @@ extension LoopServer {
                 guard streams[stream.token] != nil else { return }
                 switch page {
                 case .expired(let last):
-                    write(Self.expiredEvent(last: last), to: stream)
+                    write(EventFrame(Self.expiredEvent(last: last)), to: stream)
                     stream.lastSent = last
                 case .changes(let changes, _):
                     for change in changes where change.sequence > stream.lastSent {
-                        write(change.serverSentEvent, to: stream)
+                        write(EventFrame(change.serverSentEvent), to: stream)
                         stream.lastSent = change.sequence
                     }
                     position = stream.lastSent
@@ -116,7 +121,7 @@ extension LoopServer {
             guard streams[stream.token] != nil, let held = stream.held else { return }
             stream.held = nil
             for change in held where change.sequence > stream.lastSent {
-                write(change.serverSentEvent, to: stream)
+                write(EventFrame(change.serverSentEvent), to: stream)
                 stream.lastSent = change.sequence
             }
         }
@@ -132,35 +137,40 @@ extension LoopServer {
             return
         }
         // A dropped dataset's feed goes on with a `reset` change, like a reset's: its streams see it and stay.
-        let events = changes.map { ($0.sequence, $0.serverSentEvent) }
+        let events = changes.map { ($0.sequence, EventFrame($0.serverSentEvent)) }
         for stream in Array(streams.values) where stream.list == list {
             if stream.held != nil {
                 stream.held! += changes
                 continue
             }
-            for (sequence, bytes) in events where sequence > stream.lastSent {
-                write(bytes, to: stream)
+            for (sequence, frame) in events where sequence > stream.lastSent {
+                write(frame, to: stream)
                 stream.lastSent = sequence
             }
         }
     }
 
-    /// Writes one chunk, unless the client has fallen too far behind: then the stream is dropped instead.
+    /// Writes one event, unless the client has fallen too far behind: then the stream is dropped instead.
     ///
-    /// The backlog is measured before the chunk is added, so what one commit adds in one turn of the loop (which
+    /// The backlog is measured before the event is added, so what one commit adds in one turn of the loop (which
     /// the socket sends on its next write event) never counts against a client that reads.
-    private func write(_ bytes: [UInt8], to stream: EventStream) {
+    ///
+    /// The framed chunk goes straight into the connection's output, as one piece, where `evhttp_send_reply_chunk`
+    /// would add a size line, the data and a CRLF one by one (three `writev`s per event, seen with strace) from a
+    /// fresh buffer per call (whose chain, sized to a power of two, nearly doubled what a stream held). evhttp keeps
+    /// no count of a reply's chunks, so bytes added beside it are sent as its own; `evhttp_send_reply_end` adds
+    /// the last chunk after them.
+    private func write(_ frame: EventFrame, to stream: EventStream) {
         guard streams[stream.token] != nil, let bufferevent = stream.request.connectionBufferevent else { return }
         measureBacklog(of: stream, bufferevent)
-        if stream.backlog > router.events.maxBufferBytes || !makeRoom(for: bytes.count, writing: stream) {
+        let count = frame.count(chunked: stream.chunked)
+        if stream.backlog > router.events.maxBufferBytes || !makeRoom(for: count, writing: stream)
+            || !frame.append(to: bufferevent_get_output(bufferevent), chunked: stream.chunked)
+        {
             drop(stream)
             return
         }
-        bytes.withUnsafeBytes { raw in _ = evbuffer_add(replyBuffer, raw.baseAddress, raw.count) }
-        let guardian = connections[bufferevent]
-        guardian?.holdsOutput = true  // the chunk's three pieces go out in one write (ConnectionGuard.holdsOutput)
-        evhttp_send_reply_chunk(stream.request.raw, replyBuffer)
-        guardian?.holdsOutput = false
+        // The guard's filter moves output towards the socket only when pushed (EvHTTPRequest.send).
         bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
         // The flush wrote to the kernel what it would take: what is left is what the stream holds here.
         measureBacklog(of: stream, bufferevent)
@@ -259,7 +269,7 @@ extension LoopServer {
         heartbeat = loop.schedule(after: interval) { [self] in
             heartbeat = nil
             guard !streams.isEmpty, !draining else { return }
-            let beat = Array(":\n\n".utf8)
+            let beat = EventFrame(Array(":\n\n".utf8))
             for stream in Array(streams.values) { write(beat, to: stream) }
             startHeartbeats(every: interval)
         }

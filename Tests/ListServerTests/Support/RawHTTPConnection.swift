@@ -128,7 +128,8 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Reads Server-Sent Events (after ``readStreamHead()``) until `count` of them have come; comments
     /// (heartbeats) and the `retry:` block are skipped. Each event is its fields: `event`, `id`, `data`.
-    func readEvents(_ count: Int) throws -> [[String: String]] {
+    /// `chunked` false reads an HTTP/1.0 stream, whose body is the events as they are.
+    func readEvents(_ count: Int, chunked: Bool = true) throws -> [[String: String]] {
         var events: [[String: String]] = []
         while events.count < count {
             if let end = streamText.range(of: "\n\n") {
@@ -144,7 +145,14 @@ final class RawHTTPConnection: @unchecked Sendable {
                 continue
             }
             guard !streamEnded else { throw TestFailure("the stream ended after \(events.count) events") }
-            try readChunk()
+            if chunked {
+                try readChunk()
+            } else if !buffer.isEmpty {
+                streamText += String(decoding: buffer, as: UTF8.self)
+                buffer = []
+            } else if try !fill() {
+                streamEnded = true
+            }
         }
         return events
     }
