@@ -87,11 +87,18 @@ struct EndToEndChangeFeedTests {
             try plain.write("GET /items/events HTTP/1.0\r\nHost: x\r\n\r\n")
             let plainHead = try await offPool { try plain.readStreamHead() }
             #expect(plainHead.status == 200 && plainHead.header("Transfer-Encoding") == nil)
-            let large = String(repeating: "🎉", count: 500)  // 2,000 bytes: the event is over 2 KB
+            // Persistent HTTP/1.0 is framed by length: evhttp would say Content-Length: 0 and then send events.
+            let keepAlive = try RawHTTPConnection(port: app.port)
+            try keepAlive.write("GET /items/events HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n")
+            let keepAliveHead = try await offPool { try keepAlive.readStreamHead() }
+            #expect(keepAliveHead.header("Content-Length") == nil && keepAliveHead.header("Transfer-Encoding") == nil)
+            let large = String(repeating: "🎉", count: 500)  // 2,000 bytes, and an author of 400: an event of 2.5 KB
             for label in ["small", large, "after"] {
-                _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"\#(label)"}"#)
+                let author = label == large ? String(repeating: "🎉", count: 100) : "a"
+                _ = try await send(
+                    port: app.port, "POST", "/items", json: #"{"label":"\#(label)","author":"\#(author)"}"#)
             }
-            for (stream, isChunked) in [(chunked, true), (plain, false)] {
+            for (stream, isChunked) in [(chunked, true), (plain, false), (keepAlive, false)] {
                 let events = try await offPool { try stream.readEvents(3, chunked: isChunked) }
                 #expect(events.map { $0["id"] } == ["1", "2", "3"])
                 let labels = events.compactMap { event in

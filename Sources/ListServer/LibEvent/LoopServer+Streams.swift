@@ -75,6 +75,7 @@ extension LoopServer {
         // Told when the connection goes (the client left, the stream was dropped, or evhttp is freed).
         evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
         request.addHeaders(of: opened, requestID: requestID, closeConnection: false)
+        dropKeepAlive(request)
         evhttp_send_reply_start(request.raw, 200, "OK")
         // evhttp chose chunking as it started the reply; the events are framed here as it would frame them.
         open.chunked = evhttp_find_header(evhttp_request_get_output_headers(request.raw), "Transfer-Encoding") != nil
@@ -137,8 +138,10 @@ extension LoopServer {
             return
         }
         // A dropped dataset's feed goes on with a `reset` change, like a reset's: its streams see it and stay.
+        let followers = streams.values.filter { $0.list == list }
+        guard !followers.isEmpty else { return }  // nothing to frame for a list no stream here follows
         let events = changes.map { ($0.sequence, EventFrame($0.serverSentEvent)) }
-        for stream in Array(streams.values) where stream.list == list {
+        for stream in followers {
             if stream.held != nil {
                 stream.held! += changes
                 continue
@@ -147,6 +150,17 @@ extension LoopServer {
                 write(frame, to: stream)
                 stream.lastSent = sequence
             }
+        }
+    }
+
+    /// An HTTP/1.0 request with `Connection: keep-alive` would get `Content-Length: 0` from evhttp (which frames
+    /// a persistent HTTP/1.0 answer by its length, and the stream's buffer is empty as it starts), and the events
+    /// after a body its client thinks has ended. Without the field evhttp adds no length and closes the connection
+    /// when the stream ends; on HTTP/1.1 the field changes nothing (persistence is the default, chunks frame it).
+    private func dropKeepAlive(_ request: EvHTTPRequest) {
+        let fields = evhttp_request_get_input_headers(request.raw)
+        if let value = evhttp_find_header(fields, "Connection"), strcasecmp(value, "keep-alive") == 0 {
+            evhttp_remove_header(fields, "Connection")
         }
     }
 
@@ -170,7 +184,8 @@ extension LoopServer {
             drop(stream)
             return
         }
-        // The guard's filter moves output towards the socket only when pushed (EvHTTPRequest.send).
+        // Adding ran the guard's output filter, which wrote what the kernel would take; the flush is what every
+        // answer gets (EvHTTPRequest.send) and finds nothing more to move.
         bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
         // The flush wrote to the kernel what it would take: what is left is what the stream holds here.
         measureBacklog(of: stream, bufferevent)
@@ -207,7 +222,8 @@ extension LoopServer {
         return true
     }
 
-    /// Ends a stream cleanly (the terminating chunk); the connection stays for further requests. The chunk is
+    /// Ends a stream cleanly (the terminating chunk); an HTTP/1.1 connection stays for further requests, an HTTP/1.0
+    /// one closes (its stream's end is the connection's). The chunk is
     /// pushed to the kernel at once (the guard's output filter writes synchronously), so a drain that frees evhttp
     /// right after cannot discard it.
     func end(_ stream: EventStream) {
