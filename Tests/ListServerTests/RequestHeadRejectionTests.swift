@@ -77,7 +77,7 @@ struct RequestHeadRejectionTests {
             #expect(response.version == "HTTP/1.1")
             #expect(response.status == kind.status)
             #expect(rejection.status == kind.status)
-            #expect(response.reason == HeadRejection.reasonPhrase(for: kind.status))
+            #expect(response.reason == HTTPReasonPhrase.of(kind.status))
             #expect(response.reason != "Error")
             #expect(response.values("Content-Type") == ["application/problem+json"])
             #expect(response.values("Content-Length") == [String(response.body.count)])

@@ -16,9 +16,10 @@ package struct HeadRejection: Sendable, Equatable {
     /// ``response`` as a complete HTTP/1.1 response: status line, `Content-Type: application/problem+json`,
     /// `Content-Length`, any `Allow`, `Connection: close`, the empty line, and the problem+json body. No `Date`.
     ///
-    /// The server does not send these bytes (evhttp writes the answer to the marker request); the tests and the
+    /// Made when asked for: evhttp writes the answer to the marker request that stands for most rejections; these
+    /// bytes go to the socket only for a body that misses its deadline (`ConnectionGuard`), and the tests and the
     /// fuzzer parse them to check that every rejection is a valid response.
-    package let wireBytes: [UInt8]
+    package var wireBytes: [UInt8] { Self.serialize(problem.response()) }
 
     /// Creates a rejection.
     ///
@@ -31,7 +32,6 @@ package struct HeadRejection: Sendable, Equatable {
         allHeaders.add("Connection", "close")
         problem = Problem(kind, detail: detail, headers: allHeaders)
         status = kind.status
-        wireBytes = Self.serialize(problem.response())
     }
 
     /// The response as the router's layer would send it: problem+json with `Connection: close` (and `Allow` on a
@@ -50,31 +50,12 @@ package struct HeadRejection: Sendable, Equatable {
     /// order, the empty line, the body.
     private static func serialize(_ response: HTTPResponse) -> [UInt8] {
         let contentType = response.headers["Content-Type"] ?? MediaType.problemJSON
-        var head = "HTTP/1.1 \(response.status) \(reasonPhrase(for: response.status))\r\n"
+        var head = "HTTP/1.1 \(response.status) \(HTTPReasonPhrase.of(response.status))\r\n"
         head += "Content-Type: \(contentType)\r\nContent-Length: \(response.body.count)\r\n"
         for (name, value) in response.headers where !HTTPHeaders.namesMatch(name, "Content-Type") {
             head += "\(name): \(value)\r\n"
         }
         head += "\r\n"
         return Array(head.utf8) + response.body
-    }
-
-    /// The reason phrase of the status line (RFC 9110 §15), for every status a problem can have.
-    static func reasonPhrase(for status: Int) -> String {
-        switch status {
-        case 400: "Bad Request"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 408: "Request Timeout"
-        case 411: "Length Required"
-        case 413: "Content Too Large"
-        case 414: "URI Too Long"
-        case 417: "Expectation Failed"
-        case 431: "Request Header Fields Too Large"
-        case 501: "Not Implemented"
-        case 503: "Service Unavailable"
-        case 505: "HTTP Version Not Supported"
-        default: "Error"
-        }
     }
 }

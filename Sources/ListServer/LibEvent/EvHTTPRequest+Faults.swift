@@ -37,7 +37,7 @@ extension EvHTTPRequest {
         evhttp_add_header(evhttp_request_get_output_headers(raw), "Content-Length", String(response.body.count))
         let connection = connectionBufferevent
         // With a Content-Length, evhttp sends the body as it comes, not chunked.
-        evhttp_send_reply_start(raw, Int32(response.status), Self.reasonPhrase(response.status))
+        evhttp_send_reply_start(raw, Int32(response.status), HTTPReasonPhrase.of(response.status))
         if evhttp_request_get_command(raw) != EVHTTP_REQ_HEAD {
             response.body.withUnsafeBytes { bytes in
                 _ = evbuffer_add(buffer, bytes.baseAddress, bytes.count / 2)

@@ -136,7 +136,7 @@ struct EvHTTPRequest: @unchecked Sendable {
             }
         }
         let connection = connectionBufferevent  // before sending: the request may be freed by it
-        evhttp_send_reply(raw, Int32(response.status), Self.reasonPhrase(response.status), buffer)
+        evhttp_send_reply(raw, Int32(response.status), HTTPReasonPhrase.of(response.status), buffer)
         // evhttp queued the answer before enabling writes, which is when the connection guard's filter
         // would have moved it; push it through now (for a connection without a guard this is a no-op).
         if let connection { bufferevent_flush(connection, Int16(EV_WRITE), BEV_NORMAL) }
@@ -158,20 +158,6 @@ struct EvHTTPRequest: @unchecked Sendable {
         }
         if closeConnection {
             evhttp_add_header(output, "Connection", "close")
-        }
-    }
-
-    /// The reason phrase for the statuses evhttp's own table lacks (it would say "Client Error"); nil lets evhttp
-    /// choose, which it does correctly for every other status ListServer sends.
-    static func reasonPhrase(_ status: Int) -> String? {
-        switch status {
-        case 412: "Precondition Failed"
-        case 415: "Unsupported Media Type"
-        case 422: "Unprocessable Content"
-        case 429: "Too Many Requests"
-        case 431: "Request Header Fields Too Large"
-        case 507: "Insufficient Storage"
-        default: nil
         }
     }
 }
