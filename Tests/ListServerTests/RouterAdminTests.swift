@@ -135,7 +135,10 @@ struct RouterAdminTests {
 
     @Test(
         "a body that is not {\"seed\": S} is a 400 that says what it takes",
-        arguments: [#"{"sed": 7}"#, #"{"seed": -1}"#, #"{"seed": 1.5}"#, #"{"seed": "7"}"#, "[7]", "seed=7", "{"])
+        arguments: [
+            #"{"sed": 7}"#, #"{"seed": -1}"#, #"{"seed": 1.5}"#, #"{"seed": "7"}"#, "[7]", "seed=7", "{",
+            #"{"seed": 1, "seed": 2}"#, #"{"seed": 9223372036854775808}"#, #"{"seed": {"x": 1}}"#,
+        ])
     func badBody(body: String) async {
         let response = await RouterFixture.router().answer(Self.reset(body: body))
         #expect(response.status == 400)

@@ -1,10 +1,8 @@
-import FoundationEssentials
-
 /// The body of `POST /admin/reset`: empty, `{}`, or `{"seed": S}` with S in 0...Int64.max (as `items.seed`).
 ///
-/// Decoded with Foundation's `JSONDecoder`: this is a rare admin request, so a full, well-tested JSON parser is
-/// worth more here than the speed of the hand-written writers on the list path. Unknown members are refused, so a
-/// typo such as `{"sed": 7}` is a 400 rather than a silent reset without a new seed.
+/// Read with the parser every request body goes through (``RequestJSON``): strict (a duplicate member is refused)
+/// and telling where a body goes wrong. Unknown members are refused, so a typo such as `{"sed": 7}` is a 400
+/// rather than a silent reset without a new seed.
 struct ResetRequestBody: Sendable, Equatable {
     /// The new seed, or nil to keep the current one.
     var seed: UInt64?
@@ -17,50 +15,38 @@ struct ResetRequestBody: Sendable, Equatable {
             seed = nil
             return
         }
+        let json: RequestJSON
         do {
-            seed = try JSONDecoder().decode(Members.self, from: Data(body)).seed
-        } catch let error as Members.UnknownMember {
-            throw Problem(
-                .invalidBody,
-                detail:
-                    "unknown member \(Problem.quoted(error.name)) in the reset body; it takes {\"seed\": S} or nothing")
+            json = try RequestJSON.parse(body, maxDepth: 1)
         } catch {
-            throw Problem(
-                .invalidBody,
-                detail: "the reset body must be empty or a JSON object {\"seed\": S} with S an integer in "
-                    + "0...\(Int64.max)")
+            throw Self.invalid("the reset body is not valid JSON: \(error.reason) at byte \(error.offset)")
+        }
+        guard case .object(let members) = json else { throw Self.invalid("the reset body must be a JSON object") }
+        seed = nil
+        for (key, value) in members {
+            guard key == "seed" else {
+                throw Problem(
+                    .invalidBody,
+                    detail: "unknown member \(Problem.quoted(key)) in the reset body; it takes {\"seed\": S} or nothing"
+                )
+            }
+            switch value {
+            case .null:
+                seed = nil
+            case .number(let number):
+                guard let value = number.int, value >= 0 else { throw Self.invalid("seed is \(number)") }
+                seed = UInt64(value)
+            default:
+                throw Self.invalid("seed is not a number")
+            }
         }
     }
 
-    /// The JSON object, checked member by member.
-    private struct Members: Decodable {
-        struct UnknownMember: Error {
-            let name: String
-        }
-
-        struct Key: CodingKey {
-            let stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
-        let seed: UInt64?
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Key.self)
-            if let unknown = container.allKeys.first(where: { $0.stringValue != "seed" }) {
-                throw UnknownMember(name: unknown.stringValue)
-            }
-            let value = try container.decodeIfPresent(Int64.self, forKey: Key(stringValue: "seed"))
-            guard let value else {
-                seed = nil
-                return
-            }
-            guard value >= 0 else {
-                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "negative seed"))
-            }
-            seed = UInt64(value)
-        }
+    /// 400 `invalid-body`: `what`, and what the body may be.
+    private static func invalid(_ what: String) -> Problem {
+        Problem(
+            .invalidBody,
+            detail: "\(what); the reset body must be empty or a JSON object {\"seed\": S} with S an integer in "
+                + "0...\(Int64.max)")
     }
 }
