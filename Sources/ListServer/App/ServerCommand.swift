@@ -13,8 +13,9 @@ public enum ServerCommand {
     /// start, and returns once a signal has drained it.
     public static func run() async {
         signal(SIGPIPE, SIG_IGN)
-        let settings = await Settings.loadOrExit()  // --help, or one line naming the bad key and exit 64/78
-        if CommandLineOptions.parseOrExit().healthCheck {
+        let options = CommandLineOptions.parseOrExit()  // --help, or a usage error and exit 64
+        let settings = await Settings.loadOrExit(options: options)  // or one line naming the bad key and exit 64/78
+        if options.healthCheck {
             HealthProbe.run(settings: settings)  // a separate, short-lived process: probe, print one line, exit 0/1
         }
         let logOutput = LogOutput.bootstrap(settings.logging)  // log.format, log.level: every Logger from here on
