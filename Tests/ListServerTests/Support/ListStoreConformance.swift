@@ -1,7 +1,7 @@
 import ListDomain
 import Testing
 
-/// The ``ListStore`` contract as a checklist any store runs: SQLite's tests now, PostgreSQL's later.
+/// The ``ListStore`` contract as a checklist a store runs: SQLite's tests and PostgreSQL's run it alike.
 ///
 /// Each check starts from an empty store that `open` gives (and that `open` gives again, with the same contents,
 /// after the store is closed: a file reopened, a database reconnected), commits through the protocol alone and
