@@ -77,7 +77,7 @@ struct EndToEndImageTests {
             #expect(text["listserver_image_cache_entries"] == 1)
             #expect(text["listserver_image_cache_bytes"] == Double(miss.body.count))
             #expect(text["listserver_image_cache_capacity_bytes"] == Double(64 << 20))
-            #expect(text.requests("/items/{id}/image", 200) == 2)
+            #expect(text.requests("/items/{id}/image.{format}", 200) == 2)
         }
     }
 

@@ -74,7 +74,7 @@ struct RouterMetricsTests {
             #expect(text.samples[#"listserver_http_requests_rejected_total{status="\#(status)"}"#] == 0)
         }
         #expect(text.requests("/items", 200) == 1)
-        for route in RouteLabel.allCases where route != .items {
+        for route in RouteLabel.all where route.route != .items {
             #expect(text.samples[#"listserver_http_request_duration_seconds_count{route="\#(route.template)"}"#] == 0)
         }
         let buckets = text.samples.keys.filter {
@@ -129,8 +129,8 @@ struct RouterMetricsTests {
         let second = LoopObserver(metrics: metrics, accessLog: nil)
         first.connectionsChanged(to: 3)
         second.connectionsChanged(to: 4)
-        let waiting = first.begin(HTTPRequest(method: .get, target: "/items/1/detail"), route: .itemDetail)
-        _ = second.begin(HTTPRequest(method: .get, target: "/items/2/detail"), route: .itemDetail)
+        let waiting = first.begin(HTTPRequest(method: .get, target: "/items/1/detail"), route: RouteLabel(route: .itemDetail))
+        _ = second.begin(HTTPRequest(method: .get, target: "/items/2/detail"), route: RouteLabel(route: .itemDetail))
         var text = try await scrape()
         #expect(text["listserver_http_connections_open"] == 7)
         #expect(text["listserver_http_requests_in_flight"] == 2)
@@ -159,7 +159,7 @@ struct RouterMetricsTests {
         #expect(router.respond("/metrics", method: .delete).headers["Allow"] == "GET, HEAD, OPTIONS")
         #expect(router.respond("/metrics", method: .options).status == 204)
         #expect(await router.respondDeferred("/metrics", method: .head).status == 200)
-        let plain = RouterFixture.router()
+        let plain = RouterFixture.router(metrics: false)
         let missing = plain.respond("/metrics")
         #expect(missing.status == 404)
         #expect(missing.headers["Content-Type"] == "application/problem+json")
@@ -170,40 +170,48 @@ struct RouterMetricsTests {
     }
 
     @Test(
-        "requests are counted under a fixed set of route templates",
+        "requests are counted under their route's template, or other",
         arguments: [
-            ("/items", RouteLabel.items), ("/items?page=2&limit=5", .items), ("/items/42", .item),
+            ("/items", Route.items), ("/items?page=2&limit=5", .items), ("/items/42", .item),
             ("/items/abc?x=1", .item), ("/items/42/detail", .itemDetail), ("/items/42/detail?_=1", .itemDetail),
+            ("/items/42/image", .itemImage), ("/items/42/image.webp?w=10", .itemImageFile),
             ("/healthz", .healthz), ("/readyz", .readyz), ("/metrics", .metrics), ("/metrics?x", .metrics),
-            ("/openapi.yaml", .openAPI), ("/openapi.json", .openAPI), ("/", .webApp), ("/app/app.js", .webApp),
-            ("/app/x/y", .other), ("/items/", .other),
-            ("/items//detail", .other), ("/items/1/", .other), ("/items/1/details", .other), ("/itemsx", .other),
-            ("/items/1/detail/x", .other), ("/nope", .other), ("*", .other), ("", .other),
-            ("/%69tems/%34%32", .item), ("/items%2F42", .other), ("/items/%zz", .other),
-            ("http://example.com/items/1/detail?x", .itemDetail), ("HTTP://h", .webApp),
-            (ConnectionGuard.markerTarget, .other), ("/admin/reset", .adminReset), ("/admin/reset?x", .adminReset),
-            ("/admin", .other), ("/admin/reset/x", .other), ("/items/changes", .changes),
-            ("/items/changes?since=3", .changes), ("/items/events", .events), ("/items/events/", .other),
+            ("/openapi.yaml", .openAPIYAML), ("/openapi.json", .openAPIJSON), ("/", .app), ("/app/app.js", .appFile),
+            ("/app/x/y", nil), ("/items/", nil),
+            ("/items//detail", nil), ("/items/1/", nil), ("/items/1/details", nil), ("/itemsx", nil),
+            ("/items/1/detail/x", nil), ("/nope", nil), ("*", nil), ("", nil),
+            ("/%69tems/%34%32", .item), ("/items%2F42", nil), ("/items/%zz", nil),
+            ("http://example.com/items/1/detail?x", .itemDetail), ("HTTP://h", .app),
+            (ConnectionGuard.markerTarget, nil), ("/admin/reset", .adminReset), ("/admin/reset?x", .adminReset),
+            ("/admin", nil), ("/admin/reset/x", nil), ("/items/changes", .changes),
+            ("/items/changes?since=3", .changes), ("/items/events", .events), ("/items/events/", nil),
             ("/admin/datasets/ui-1", .adminDataset),
-            ("/admin/datasets/bad%20name", .adminDataset), ("/admin/datasets/", .other),
+            ("/admin/datasets/bad%20name", .adminDataset), ("/admin/datasets/", nil),
             ("/admin/datasets", .adminDatasets), ("/admin/datasets?after=a", .adminDatasets),
+            ("/v2/list", .picsumList), ("/id/3/info", .picsumIDInfo), ("/seed/s/info", .picsumSeedInfo),
+            ("/id/3/200", .picsumIDSquare), ("/id/3/200/300.jpg", .picsumIDSized), ("/seed/s/200", .picsumSeedSquare),
+            ("/seed/s/2/3", .picsumSeedSized), ("/200.webp", .picsumSquare), ("/200/300", .picsumSized),
         ])
-    func routeLabels(target: String, expected: RouteLabel) {
+    func routeLabels(target: String, expected: Route?) {
         for method in [HTTPMethod.get, .post, .options, .delete] {
-            #expect(router.match(HTTPRequest(method: method, target: target)).label == expected, "\(method.name)")
+            let label = router.match(HTTPRequest(method: method, target: target)).label
+            #expect(label.route == expected, "\(method.name)")
+            #expect(label.template == expected?.facts.template ?? "other")
         }
     }
 
-    @Test("every resource the router serves has a label of its own; only unknown paths count as other")
-    func everyResourceHasALabel() {
+    @Test("every route has a resource that names it: each is reachable and counted under its own template")
+    func everyRouteHasAResource() {
         let resources: [Router.Resource] = [
-            .items, .item("1"), .itemDetail("1"), .probe(ready: false), .probe(ready: true), .openAPI(.yaml),
-            .metrics, .adminReset, .adminDataset("ui-1"), .adminDatasets, .changes, .events,
-            .itemImage("1", fileExtension: "png"),
-            .picsumList, .picsumInfo(.id("1")), .picsumImage(.random, sizes: ["2"]), .webApp("app.js"),
+            .items, .item("1"), .itemDetail("1"), .itemImage("1", fileExtension: nil),
+            .itemImage("1", fileExtension: "png"), .probe(ready: false), .probe(ready: true), .openAPI(.yaml),
+            .openAPI(.json), .metrics, .adminReset, .adminDataset("ui-1"), .adminDatasets, .changes, .events,
+            .picsumList, .picsumInfo(.id("1")), .picsumInfo(.seed("s")), .picsumImage(.id("1"), sizes: ["2"]),
+            .picsumImage(.id("1"), sizes: ["2", "3"]), .picsumImage(.seed("s"), sizes: ["2"]),
+            .picsumImage(.seed("s"), sizes: ["2", "3"]), .picsumImage(.random, sizes: ["2"]),
+            .picsumImage(.random, sizes: ["2", "3"]), .appIndex, .webApp("app.js"),
         ]
-        let labels = resources.map { RouteLabel($0) }
-        #expect(!labels.contains(.other))
-        #expect(Set(labels).count == RouteLabel.allCases.count - 1, "one label per resource")
+        #expect(Set(resources.map(\.route)) == Set(Route.allCases), "one resource per route")
+        #expect(Set(RouteLabel.all.map(\.template)).count == Route.allCases.count + 1, "templates are distinct")
     }
 }

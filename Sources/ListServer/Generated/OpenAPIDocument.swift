@@ -2004,6 +2004,57 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
               responses: *optionsPathResponses
+          /metrics:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`); all get 404 if metrics are off.
+            get:
+              tags: [health]
+              operationId: getMetrics
+              summary: Prometheus metrics
+              description: |
+                The server's metrics in the Prometheus text format 0.0.4: requests by route template and status, their
+                durations, connections, unread answers, the detail and image caches, datasets, the write path and memory.
+                The README's "Metrics and logs" lists every series. 404 when `metrics.enabled` is false.
+                Other query parameters are ignored; a malformed `delay_ms` is 400.
+              parameters: &getMetricsParameters
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getMetricsResponses
+                '200':
+                  $ref: '#/components/responses/Metrics'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [health]
+              operationId: headMetrics
+              summary: The status and headers of the metrics
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getMetricsParameters
+              responses: *getMetricsResponses
+            options:
+              tags: [health]
+              operationId: optionsMetrics
+              summary: The methods of the metrics
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
           /admin/reset:
             description: 'Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`, `Allow: POST, OPTIONS`).'
             post:
@@ -4121,6 +4172,27 @@ enum OpenAPIDocument {
                   schema:
                     $ref: '#/components/schemas/Health'
                   example: {"status": "ok"}
+            Metrics:
+              description: The metrics, in the Prometheus text format.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/ProbeCacheControl'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                text/plain:
+                  schema:
+                    type: string
+                    description: 'Prometheus text format 0.0.4: `Content-Type: text/plain; version=0.0.4; charset=utf-8`.'
+                  example: |
+                    # TYPE listserver_http_requests_total counter
+                    listserver_http_requests_total{route="/items",status="200"} 3
             Readiness:
               description: The server takes traffic.
               headers:
@@ -10514,6 +10586,165 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/metrics": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`); all get 404 if metrics are off.",
+              "get": {
+                "tags": [
+                  "health"
+                ],
+                "operationId": "getMetrics",
+                "summary": "Prometheus metrics",
+                "description": "The server's metrics in the Prometheus text format 0.0.4: requests by route template and status, their\ndurations, connections, unread answers, the detail and image caches, datasets, the write path and memory.\nThe README's \"Metrics and logs\" lists every series. 404 when `metrics.enabled` is false.\nOther query parameters are ignored; a malformed `delay_ms` is 400.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/Metrics"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "health"
+                ],
+                "operationId": "headMetrics",
+                "summary": "The status and headers of the metrics",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/Metrics"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "health"
+                ],
+                "operationId": "optionsMetrics",
+                "summary": "The methods of the metrics",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
             "/admin/reset": {
               "description": "Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`, `Allow: POST, OPTIONS`).",
               "post": {
@@ -13550,6 +13781,35 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "Metrics": {
+                "description": "The metrics, in the Prometheus text format.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/ProbeCacheControl"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "text/plain": {
+                    "schema": {
+                      "type": "string",
+                      "description": "Prometheus text format 0.0.4: `Content-Type: text/plain; version=0.0.4; charset=utf-8`."
+                    },
+                    "example": "# TYPE listserver_http_requests_total counter\nlistserver_http_requests_total{route=\"/items\",status=\"200\"} 3\n"
+                  }
+                }
+              },
               "Readiness": {
                 "description": "The server takes traffic.",
                 "headers": {
@@ -15400,5 +15660,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x4A77FEA63AF36C8C
+    static let yamlFNV1a64: UInt64 = 0xC28A36F113AC0472
 }

@@ -24,7 +24,7 @@ struct AccessLog: Sendable {
         let method = request?.method.name ?? "-"
         let path = request?.target ?? "-"
         let bytes = request?.method == .head ? 0 : response.body.count
-        let cache = exchange.route == .itemDetail ? response.headers["X-Cache"] ?? "-" : "-"
+        let cache = exchange.route.route == .itemDetail ? response.headers["X-Cache"] ?? "-" : "-"
         write(
             method: method, path: path, status: response.status, bytes: bytes, elapsed: elapsed, cache: cache,
             requestID: Self.requestID(of: exchange), fault: response.fault.map(Self.name), rejection: nil)

@@ -47,7 +47,7 @@ final class ServerMetrics: Sendable {
     /// The factory the swift-metrics wrappers report `destroy()` to.
     private let factory: PrometheusMetricsFactory
 
-    /// Request durations, by ``RouteLabel/rawValue``.
+    /// Request durations, by ``RouteLabel/index``.
     let durations: [Metrics.Timer]
 
     private let inFlight: Meter
@@ -73,7 +73,7 @@ final class ServerMetrics: Sendable {
         let durationName = Self.descriptor(
             "http", "request_duration", unit: "seconds",
             help: "Time from receiving a request to handing its answer to the connection, by route.")
-        durations = RouteLabel.allCases.map { [registry, factory] route in
+        durations = RouteLabel.all.map { [registry, factory] route in
             let labels = [("route", route.template)]
             let histogram = registry.makeDurationHistogram(
                 descriptor: durationName, labels: labels, buckets: Self.durationBuckets)

@@ -13,7 +13,7 @@ struct CORSPolicy: Sendable, Equatable {
         "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, "
         + "Content-Disposition, Picsum-ID"
     /// The methods a preflight allows: every method some route answers.
-    static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
+    static let allowedMethods = Route.allMethods
     /// The request fields a preflight allows: those the API reads.
     static let allowedHeaders =
         "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, Pragma, "

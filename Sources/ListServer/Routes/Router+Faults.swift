@@ -34,7 +34,7 @@ extension Router {
             }
         }
         guard case .success(var outcome) = answer else { return answer.outcome.delayed(by: controls.delay) }
-        if resource?.isData == true {
+        if resource?.route.facts.data == true {
             if let failFirst = controls.failFirst, failFirst > 0, writes.store.isShared {
                 outcome = countingSharedAttempt(controls: controls, request: request, target: target, of: outcome)
             } else if let (kind, how) = chooseFault(controls: controls, request: request, target: target) {
@@ -144,17 +144,6 @@ extension Router {
         ).response()
     }
 
-}
-
-extension Router.Resource {
-    /// Whether this is a data endpoint (`/items`, `/items/<id>`, `/items/<id>/detail`, `/items/<id>/image…`), the
-    /// only ones faults are injected into (writes included: a 5xx instead of the write, a cut connection after it).
-    var isData: Bool {
-        switch self {
-        case .items, .item, .itemDetail, .itemImage, .picsumList, .picsumInfo, .picsumImage: true
-        default: false
-        }
-    }
 }
 
 extension RouteOutcome {

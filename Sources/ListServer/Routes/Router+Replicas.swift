@@ -18,16 +18,15 @@ extension Router {
         guard lists.hasHeardAhead, request.method == .get || request.method == .head,
             let resource = try? match.resource.get()
         else { return nil }
+        let facts = resource.route.facts
+        guard facts.catchesUp else { return nil }
         let list: String?
-        switch resource {
-        case .items, .item, .itemDetail:
-            list = try? Self.listName(request.headers)
-        case .itemImage:
+        if facts.datasetQuery {
             // `<img>` names its dataset in the query.
             let query = (try? match.target.get()).flatMap { try? ImageQuery.items(of: $0) } ?? []
             list = try? Self.listName(request.headers, query: query)
-        default:
-            return nil
+        } else {
+            list = try? Self.listName(request.headers)
         }
         guard let list, lists.isBehind(list), writes.store.isReachable else { return nil }
         return .deferred { [self] in

@@ -1,6 +1,6 @@
 package import ListDomain
 
-/// What the router answers: a response at once, or work to await (only `/items/<id>/detail` awaits).
+/// What the router answers: a response at once, work to await, a stream, or a route to take once something is done.
 package enum RouteOutcome: Sendable {
     /// The complete response, computed synchronously.
     case response(HTTPResponse)
@@ -75,17 +75,11 @@ package struct PendingResponse: Sendable {
 
 /// Maps requests to responses: the whole HTTP API on plain values, with no sockets, locks or Foundation.
 ///
-/// | Route | Answer |
-/// |---|---|
-/// | `GET\|HEAD /items?page=P&limit=L` | a page, `X-Total-Count`, RFC 8288 `Link` (see ``itemsPage(_:headers:)``) |
-/// | `GET\|HEAD /items?after=X&order=asc` | a cursor page for chat-like lists (see `Router+Items.swift`) |
-/// | `GET\|HEAD /items/<id>` | the item alone, 404 past the end |
-/// | `GET\|HEAD /items/<id>/detail` | `.deferred`: the detail through the cache, `X-Cache`, `Server-Timing` |
-/// | `GET\|HEAD /healthz`, `/readyz` | `{"status":"ok"}`, `{"status":"ready","store":"ok"}` (`Router+Health.swift`) |
-/// | `GET\|HEAD /openapi.yaml`, `/openapi.json` | this API's OpenAPI description (see ``openAPIDocument(_:)``) |
-/// | `GET\|HEAD /metrics` | `.deferred`: Prometheus text (see `Router+Metrics.swift`) |
-/// | `POST /admin/reset` | `.deferred`: clears cache and fault counters, maybe a new seed (see `Router+Admin.swift`) |
-/// | `OPTIONS` any of these | 204 with `Allow`, and the CORS preflight fields when it is a preflight |
+/// The routes, their methods and what else is true of each are one table, ``Route`` (the README's "Routes" lists
+/// it). ``match(_:)`` finds a target's ``Resource`` in one pass over its segments; ``route(_:_:waitingForOthers:retried:)``
+/// checks the method against the route's facts and hands the request to the handler for its resource
+/// (`Router+Items.swift`, `Router+Detail.swift`, ...), whose answer is a ``RouteOutcome``: a response now, deferred
+/// or pending work, a stream, or a request to route again once its dataset is read.
 ///
 /// Every error is an RFC 9457 ``Problem`` (`application/problem+json`): 400 for a bad request-target, parameter or
 /// id; 404 for an unknown path or an id past the end; 405 with `Allow` for a known path with a method it does not
@@ -194,7 +188,7 @@ package struct Router: Sendable {
         let resource: Result<Resource, Problem>
 
         /// The route the request counts under in `/metrics`.
-        var label: RouteLabel { RouteLabel(try? resource.get()) }
+        var label: RouteLabel { RouteLabel(route: (try? resource.get())?.route) }
     }
 
     /// Parses `request`'s target and finds the resource it names.
@@ -256,7 +250,9 @@ package struct Router: Sendable {
         case openAPI(OpenAPIFormat)
         /// `/metrics`
         case metrics
-        /// `/` (`index.html`) or `/app/<file>`: the browser app, with the file name still unchecked.
+        /// `/`: the browser app's page.
+        case appIndex
+        /// `/app/<file>`: a file of the browser app, with the name still unchecked.
         case webApp(String)
         /// `/admin/reset`
         case adminReset
@@ -308,7 +304,7 @@ package struct Router: Sendable {
                 return
             }
             if segments == [""] {
-                self = .webApp("index.html")
+                self = .appIndex
                 return
             }
             if segments.count == 2, segments[0] == "app", !segments[1].isEmpty {
@@ -360,55 +356,37 @@ package struct Router: Sendable {
             }
         }
 
-        /// Whether this is an admin endpoint (``Router/authorizeAdmin(_:)``).
-        var isAdmin: Bool {
+        /// The route (the path template) this resource is at.
+        var route: Route {
             switch self {
-            case .adminReset, .adminDataset, .adminDatasets: true
-            default: false
-            }
-        }
-
-        /// Whether this is one of Lorem Picsum's routes (off with `picsum.enabled` false).
-        var isPicsum: Bool {
-            switch self {
-            case .picsumList, .picsumInfo, .picsumImage: true
-            default: false
-            }
-        }
-
-        /// The value of `Allow`: the methods this resource answers.
-        var allowedMethods: String {
-            switch self {
-            case .adminReset: "POST, OPTIONS"
-            case .adminDataset: "DELETE, OPTIONS"
-            case .items: "GET, HEAD, POST, OPTIONS"
-            case .item: "GET, HEAD, PATCH, DELETE, OPTIONS"
-            case .itemImage(_, fileExtension: nil): "GET, HEAD, PUT, DELETE, OPTIONS"
-            case .events: "GET, OPTIONS"
-            default: "GET, HEAD, OPTIONS"
-            }
-        }
-
-        /// Whether the route for `method` decodes its whole query itself, so that a query that does not decode is
-        /// already its 400 (with the parameter named).
-        func decodesItsQuery(_ method: HTTPMethod) -> Bool {
-            switch self {
-            case .items, .itemImage(_, _): method == .get || method == .head
-            case .changes, .events, .picsumList, .picsumImage: true
-            default: false
-            }
-        }
-
-        /// Whether `method` is answered by the resource's own route (OPTIONS is answered for every resource).
-        func routes(_ method: HTTPMethod) -> Bool {
-            switch (self, method) {
-            case (.adminReset, .post), (.adminDataset, .delete), (.items, .post), (.item, .patch), (.item, .delete),
-                (.events, .get), (.itemImage(_, fileExtension: nil), .put),
-                (.itemImage(_, fileExtension: nil), .delete):
-                true
-            case (.adminReset, _), (.adminDataset, _), (.events, _): false
-            case (_, .get), (_, .head): true
-            default: false
+            case .items: .items
+            case .item: .item
+            case .itemDetail: .itemDetail
+            case .itemImage(_, fileExtension: nil): .itemImage
+            case .itemImage: .itemImageFile
+            case .probe(let ready): ready ? .readyz : .healthz
+            case .openAPI(.json): .openAPIJSON
+            case .openAPI(.yaml): .openAPIYAML
+            case .metrics: .metrics
+            case .appIndex: .app
+            case .webApp: .appFile
+            case .adminReset: .adminReset
+            case .adminDataset: .adminDataset
+            case .adminDatasets: .adminDatasets
+            case .changes: .changes
+            case .events: .events
+            case .picsumList: .picsumList
+            case .picsumInfo(.seed): .picsumSeedInfo
+            case .picsumInfo: .picsumIDInfo  // `/info` is only ever under `/id` or `/seed`
+            case .picsumImage(let pick, let sizes):
+                switch (pick, sizes.count) {
+                case (.id, 1): .picsumIDSquare
+                case (.id, _): .picsumIDSized
+                case (.seed, 1): .picsumSeedSquare
+                case (.seed, _): .picsumSeedSized
+                case (.random, 1): .picsumSquare
+                case (.random, _): .picsumSized
+                }
             }
         }
     }
@@ -424,34 +402,40 @@ package struct Router: Sendable {
         else {
             throw Problem(.notFound, detail: "there is no resource at \(Problem.quoted(target.path))")
         }
-        if resource == .metrics, observability.metrics == nil {
+        switch resource.route.facts.gate {
+        case .metrics where observability.metrics == nil:
             throw Self.metricsDisabled
-        }
-        if resource.isPicsum, !service.picsumEnabled {
+        case .picsum where !service.picsumEnabled:
             throw Problem(
                 .notFound, detail: "there is no resource at \(Problem.quoted(target.path)) (picsum.enabled is false)")
+        default:
+            return resource
         }
-        return resource
     }
 
     private func dispatch(_ request: HTTPRequest, target: RequestTarget, resource: Resource) throws(Problem)
         -> RouteOutcome
     {
+        let facts = resource.route.facts
         if request.method == .options {
-            return .response(options(resource, request))
+            return .response(options(facts, request))
         }
-        guard resource.routes(request.method) else {
+        guard facts.methods.contains(request.method) else {
             throw Problem(
                 .methodNotAllowed,
                 detail: "\(Problem.quoted(request.method.name)) is not allowed on \(Problem.quoted(target.path)); "
-                    + "use \(resource.allowedMethods)",
-                headers: ["Allow": resource.allowedMethods])
+                    + "use \(facts.allow)",
+                headers: ["Allow": facts.allow])
         }
         // A query that does not decode is a 400 on every route. Those that read their query check it as they read it
         // (and name the parameter); the others, here (a stream that ignored `?dataset=%00` served the default list):
         // one byte scan when the query has no escape at all.
-        if !resource.decodesItsQuery(request.method), let problem = target.undecodableQueryProblem {
+        let decodesItsQuery = facts.decodesQuery && (request.method == .get || request.method == .head)
+        if !decodesItsQuery, let problem = target.undecodableQueryProblem {
             throw problem
+        }
+        if facts.admin {
+            try authorizeAdmin(request)  // before the handler reads anything (Router+Admin.swift)
         }
         switch resource {
         case .items where request.method == .post:
@@ -490,6 +474,8 @@ package struct Router: Sendable {
             return .response(Self.probeResponse(ready: ready, storeReachable: !ready || writes.store.isReachable))
         case .openAPI(let format):
             return .response(Self.openAPIDocument(format))
+        case .appIndex:
+            return .response(try Self.webAsset("index.html", headers: request.headers))
         case .webApp(let name):
             return .response(try Self.webAsset(name, headers: request.headers))
         case .metrics:
@@ -501,9 +487,9 @@ package struct Router: Sendable {
 
     /// `OPTIONS` on a known resource: 204 with `Allow`, plus the preflight fields for a CORS preflight (none for an
     /// admin endpoint asked from an origin ``AdminOrigin`` refuses, so the browser never sends the request).
-    private func options(_ resource: Resource, _ request: HTTPRequest) -> HTTPResponse {
-        var headers: HTTPHeaders = ["Allow": resource.allowedMethods]
-        let refused = resource.isAdmin && service.adminOrigin.refusal(request.headers) != nil
+    private func options(_ facts: Route.Facts, _ request: HTTPRequest) -> HTTPResponse {
+        var headers: HTTPHeaders = ["Allow": facts.allow]
+        let refused = facts.admin && service.adminOrigin.refusal(request.headers) != nil
         if let cors = service.cors, CORSPolicy.isPreflight(request), !refused {
             for (name, value) in cors.preflightHeaders(request: request) {
                 headers.add(name, value)

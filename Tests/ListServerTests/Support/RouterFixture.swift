@@ -23,19 +23,23 @@ enum RouterFixture {
         ImageCache(encoder: imageWorkers, latency: .none, capacityBytes: 8 << 20, clock: clock)
     }
 
-    /// A router over a catalog of `count` items whose store sleeps `latency` on `clock` (instant by default).
+    /// A router over a catalog of `count` items whose store sleeps `latency` on `clock` (instant by default), with
+    /// every route on (`/metrics` too, unless `metrics` is false).
     static func router(
         count: UInt64 = 10_000,
         paging: PagingSettings = defaultPaging,
         latency: Duration = .milliseconds(250),
         clock: ImmediateClock = ImmediateClock(),
-        service: ServiceOptions = ServiceOptions()
+        service: ServiceOptions = ServiceOptions(),
+        metrics: Bool = true
     ) -> Router {
         let catalog = Catalog(seed: 42, count: count)
         let store = SlowStore(catalog: catalog, latency: .uniform(min: latency, max: latency), clock: clock)
         return Router(
             catalog: catalog, cache: DetailCache(store: store, capacity: 100), images: imageCache(clock: clock),
-            paging: paging, service: service)
+            paging: paging,
+            observability: metrics ? Observability(metrics: ServerMetrics(), accessLog: nil) : .disabled,
+            service: service)
     }
 
     /// A router over a list of `count` generated items whose writes and change feed go to `store`, which the test

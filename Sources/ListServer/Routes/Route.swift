@@ -1,0 +1,122 @@
+/// Every route the server answers, one case per path template: the one table of what is true of a route.
+///
+/// ``facts`` is the table. The path's template is the route's path in `openapi.yaml` and its `route` label in
+/// `/metrics`; its methods make `Allow` (on 405 and `OPTIONS`) and the methods a CORS preflight allows; its flags
+/// say whether it is admin-only, a stream, a data endpoint (faults and replica catch-up), whether it reads
+/// `?dataset=` and whether it decodes its own query. `RouteTableTests` walks it against `openapi.yaml` both ways
+/// and against the router. Matching a target to a route is ``Router/Resource/init(segments:)``: one pass over the
+/// decoded segments, whose resource names its route (``Router/Resource/route``, a switch the compiler checks).
+///
+/// Adding a route: a case here and its row in ``facts``, a resource case with its match and its handler in
+/// `Router.dispatch`, and its path in `openapi.yaml`; the compiler asks for each switch, the table test for the spec.
+package enum Route: Int, CaseIterable, Sendable {
+    case items, item, itemDetail, itemImage, itemImageFile
+    case picsumList, picsumIDInfo, picsumSeedInfo, picsumIDSquare, picsumIDSized, picsumSeedSquare, picsumSeedSized
+    case picsumSquare, picsumSized
+    case changes, events, healthz, readyz, openAPIJSON, openAPIYAML, app, appFile, metrics
+    case adminReset, adminDatasets, adminDataset
+
+    /// What is true of one route.
+    package struct Facts: Sendable {
+        /// The path template: `/items/{id}/image`.
+        package let template: String
+        /// The methods the route answers besides `OPTIONS`, in `Allow`'s order.
+        package let methods: [HTTPMethod]
+        /// `Allow`: ``methods`` and `OPTIONS`.
+        package let allow: String
+        /// Admin-only: ``Router/authorizeAdmin(_:)`` first, and no CORS preflight from origins it refuses.
+        package let admin: Bool
+        /// An event stream (``RouteOutcome/stream(_:)``), which has no HEAD.
+        package let stream: Bool
+        /// A data endpoint: faults are injected into it (`Router+Faults.swift`).
+        package let data: Bool
+        /// A read of a list that waits for this server's copy to catch up with other servers' writes
+        /// (`Router+Replicas.swift`).
+        package let catchesUp: Bool
+        /// Reads `?dataset=` beside `X-Dataset` (an `<img>` or an `EventSource` cannot set a header).
+        package let datasetQuery: Bool
+        /// GET and HEAD read the whole query themselves, so one that does not decode is their own 400, naming the
+        /// parameter; on other routes and methods the router answers it.
+        package let decodesQuery: Bool
+        /// The setting that turns the route off (404 when off).
+        package let gate: Gate?
+
+        init(
+            _ template: String, _ methods: [HTTPMethod] = [.get, .head], admin: Bool = false, stream: Bool = false,
+            data: Bool = false, catchesUp: Bool = false, datasetQuery: Bool = false, decodesQuery: Bool = false,
+            gate: Gate? = nil
+        ) {
+            self.template = template
+            self.methods = methods
+            allow = (methods + [.options]).map(\.name).joined(separator: ", ")
+            self.admin = admin
+            self.stream = stream
+            self.data = data
+            self.catchesUp = catchesUp
+            self.datasetQuery = datasetQuery
+            self.decodesQuery = decodesQuery
+            self.gate = gate
+        }
+    }
+
+    /// A setting that turns routes off.
+    package enum Gate: Sendable {
+        /// `picsum.enabled`
+        case picsum
+        /// `metrics.enabled`
+        case metrics
+    }
+
+    /// This route's facts (from ``table``).
+    package var facts: Facts { Self.table[rawValue] }
+
+    /// The facts of every route, by ``rawValue``, made once.
+    package static let table: [Facts] = allCases.map(\.row)
+
+    /// The table's row for this route: exhaustive, so no route goes without one.
+    private var row: Facts {
+        let picsum: (String) -> Facts = { Facts($0, data: true, decodesQuery: true, gate: .picsum) }
+        return switch self {
+        case .items:
+            Facts("/items", [.get, .head, .post], data: true, catchesUp: true, decodesQuery: true)
+        case .item:
+            Facts("/items/{id}", [.get, .head, .patch, .delete], data: true, catchesUp: true)
+        case .itemDetail:
+            Facts("/items/{id}/detail", data: true, catchesUp: true)
+        case .itemImage:
+            Facts(
+                "/items/{id}/image", [.get, .head, .put, .delete], data: true, catchesUp: true, datasetQuery: true,
+                decodesQuery: true)
+        case .itemImageFile:
+            Facts("/items/{id}/image.{format}", data: true, catchesUp: true, datasetQuery: true, decodesQuery: true)
+        case .picsumList: picsum("/v2/list")
+        case .picsumIDInfo: Facts("/id/{id}/info", data: true, gate: .picsum)
+        case .picsumSeedInfo: Facts("/seed/{seed}/info", data: true, gate: .picsum)
+        case .picsumIDSquare: picsum("/id/{id}/{size}")
+        case .picsumIDSized: picsum("/id/{id}/{width}/{height}")
+        case .picsumSeedSquare: picsum("/seed/{seed}/{size}")
+        case .picsumSeedSized: picsum("/seed/{seed}/{width}/{height}")
+        case .picsumSquare: picsum("/{size}")
+        case .picsumSized: picsum("/{width}/{height}")
+        case .changes: Facts("/items/changes", decodesQuery: true)
+        case .events: Facts("/items/events", [.get], stream: true, datasetQuery: true, decodesQuery: true)
+        case .healthz: Facts("/healthz")
+        case .readyz: Facts("/readyz")
+        case .openAPIJSON: Facts("/openapi.json")
+        case .openAPIYAML: Facts("/openapi.yaml")
+        case .app: Facts("/")
+        case .appFile: Facts("/app/{file}")
+        case .metrics: Facts("/metrics", gate: .metrics)
+        case .adminReset: Facts("/admin/reset", [.post], admin: true)
+        case .adminDatasets: Facts("/admin/datasets", admin: true)
+        case .adminDataset: Facts("/admin/datasets/{name}", [.delete], admin: true)
+        }
+    }
+
+    /// Every method some route answers, and `OPTIONS`, in `Allow`'s order: what a CORS preflight allows.
+    static let allMethods: String = {
+        let order: [HTTPMethod] = [.get, .head, .post, .put, .patch, .delete]
+        let used = order.filter { method in table.contains { $0.methods.contains(method) } }
+        return (used + [.options]).map(\.name).joined(separator: ", ")
+    }()
+}
