@@ -45,7 +45,9 @@ enum StartUpPages {
             fields[5].first(where: { $0 != UInt8(ascii: " ") }) == UInt8(ascii: "/")
         else { return nil }
         let bounds = fields[0].split(separator: UInt8(ascii: "-"))
-        guard bounds.count == 2, let start = hexadecimal(bounds[0]), let end = hexadecimal(bounds[1]) else { return nil }
+        guard bounds.count == 2, let start = hexadecimal(bounds[0]), let end = hexadecimal(bounds[1]) else {
+            return nil
+        }
         return (start, end)
     }
 

@@ -9,9 +9,9 @@ import Glibc
 /// `localhost`, `::1` for `::`; a specific address as it is), sends `GET /healthz`, and exits 0 when the status line
 /// says 200, 1 otherwise: refused, reset, another status, or nothing within 2 seconds all-in.
 ///
-/// It lives in `Glibc/`, the room of libc's sockets, not in `LibEvent/`: it uses no libevent. (It sees libc's socket
-/// constants whatever the order of files in a whole-module build because `CEvent`'s shim imports Glibc's module
-/// rather than copying libc's headers; see `Sources/CEvent/shim.h`.)
+/// It lives in `System/`, the room of libc (its sockets here), not in `LibEvent/`: it uses no libevent. (It sees
+/// libc's socket constants whatever the order of files in a whole-module build because `CEvent`'s shim imports
+/// Glibc's module rather than copying libc's headers; see `Sources/CEvent/shim.h`.)
 ///
 /// Plain non-blocking POSIX sockets with `poll` deadlines, no URLSession: FoundationNetworking would pull libcurl
 /// into the runtime image, and a probe must never hang past its timeout.

@@ -4,8 +4,8 @@ import Glibc
 /// Swift concurrency pool or a loop: the event loops, the SQLite thread, the PostgreSQL pool and listener, the image
 /// workers.
 ///
-/// In `Glibc/` rather than Foundation's `Thread`: that is all the server took from Foundation's threads, and
-/// Foundation (with its ICU data) was most of the binary, the image and the idle memory (issue 16).
+/// In `System/`, the room of libc, rather than Foundation's `Thread`: that is all the server took from Foundation's
+/// threads, and Foundation (with its ICU data) was most of the binary, the image and the idle memory (issue 16).
 enum OSThread {
     /// Starts `body` on a new detached thread named `name` (Linux keeps 15 bytes) with `stackSize` bytes of stack.
     /// Stops the process if the system refuses a thread: the server cannot run without the ones it starts.
@@ -17,12 +17,14 @@ enum OSThread {
         pthread_attr_setstacksize(&attributes, stackSize)
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
-        let status = pthread_create(&thread, &attributes, { argument in
-            let body = Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue()
-            ThreadName.set(body.name)
-            body.run()
-            return nil
-        }, box)
+        let status = pthread_create(
+            &thread, &attributes,
+            { argument in
+                let body = Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue()
+                ThreadName.set(body.name)
+                body.run()
+                return nil
+            }, box)
         guard status == 0 else {
             Unmanaged<Body>.fromOpaque(box).release()
             fatalError("cannot start thread \(name): \(String(cString: strerror(status)))")

@@ -4,7 +4,8 @@ import Glibc
 /// outside evhttp: the log writer's batches, start-up errors, the health probe's line. Unbuffered, so what is
 /// written is out before the process exits.
 ///
-/// In `Glibc/` rather than Foundation's `FileHandle`: the server no longer links Foundation (issue 16).
+/// In `System/`, the room of libc, rather than Foundation's `FileHandle`: the server no longer links Foundation
+/// (issue 16).
 enum FileDescriptorOutput {
     /// Writes all of `bytes` to `descriptor`, resuming after partial writes and interruptions; false when the
     /// descriptor refuses (closed pipe, full disk): a log line or a message has nowhere else to go then.
