@@ -16,7 +16,7 @@ import Synchronization
 /// state it replaces becomes the next spare. Each copy is then changed only while nobody else holds it, so its
 /// copy-on-write tables change in place. Applied to a copy of the registry's state instead, every write copied the
 /// bucket of written items it touched, which both copies shared: with some 50,000 items written that was about 40 %
-/// of the server's CPU under 64 writing clients, and it grew with every item (BENCHMARKS.md, "Durable writes").
+/// of the server's CPU under 64 writing clients, and it grew with every item (Benchmarks/HISTORY.md, "Durable writes").
 public final class WriteCoordinator: Sendable {
     private struct Waiting: Sendable {
         let operation: WriteOperation

@@ -7,7 +7,7 @@
 /// table below, before this split), every created item cost two dictionary insertions (the coordinator keeps two
 /// copies of a list), about 650 bytes of memory, and writes grew slower as the list grew: 51 µs of server CPU a
 /// write in the first 100,000 created, 64 µs past 300,000 (wrk, 64 clients, `synchronous=normal`; 48.5–50 µs at
-/// every size with nothing kept, BENCHMARKS.md).
+/// every size with nothing kept, Benchmarks/HISTORY.md).
 ///
 /// Readers hold copies of a list's state, so a write may find a table shared, and copy-on-write would copy all of
 /// it. Chunks and buckets bound that: such a write copies the outer array (references) and one chunk or bucket.
@@ -31,8 +31,8 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
 
     /// Ids below `denseBase` or past the dense span; empty until such an item is written (then one bucket, and
     /// ``bucketCount`` past ``bucketThreshold`` items): every page of a list nobody wrote to starts from a fresh
-    /// state, and allocating (and freeing) 256 buckets for each made such pages 10–20 % slower (BENCHMARKS.md,
-    /// scenario 1 without writes).
+    /// state, and allocating (and freeing) 256 buckets for each made such pages 10–20 % slower
+    /// (Benchmarks/HISTORY.md, scenario 1 without writes).
     private var buckets: [[UInt64: WrittenItem]] = []
     /// Ids from `denseBase` on, by position; a chunk no written item falls in is nil, and a chunk ends after the
     /// last slot written so far.

@@ -10,8 +10,8 @@ import CJemalloc
 /// rest goes through locked arenas, and its heap fragments as the written items accumulate: on one binary, the
 /// server's CPU per write rose from 42 to 62 µs over 420,000 writes with glibc (wrk, 64 clients,
 /// `synchronous=normal`), 41 to 48 µs with jemalloc preloaded, 43 to 54 µs with mimalloc 2.0 (Debian's), and pages
-/// cost 21 µs instead of 23 (`Benchmarks/writes/growth.sh`; BENCHMARKS.md, issue 12 in session 11). jemalloc is
-/// Debian's package (5.3), which Redis and Valkey ship for the same reasons; it costs about 2 MB of idle memory.
+/// cost 21 µs instead of 23 (`Benchmarks/writes/growth.sh`; Benchmarks/HISTORY.md, issue 12 in session 11). jemalloc
+/// is Debian's package (5.3), which Redis and Valkey ship for the same reasons; it costs about 2 MB of idle memory.
 enum Allocator {
     /// What the allocator holds, in bytes, as of now.
     struct Statistics: Sendable, Equatable {

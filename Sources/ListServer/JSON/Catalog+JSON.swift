@@ -119,7 +119,7 @@ extension Catalog {
     /// Writes `{"items":[` and the items of `ids`, lowest first or highest first, then `]`.
     ///
     /// A range and a direction rather than any `Sequence`: this is the page path, and a generic sequence here was
-    /// left unspecialized by the compiler, which cost a retain and release per item (perf, BENCHMARKS.md).
+    /// left unspecialized by the compiler, which cost a retain and release per item (perf, Benchmarks/HISTORY.md).
     private func writeItems(_ ids: Range<UInt64>, descending: Bool, into json: inout JSONWriter) {
         json.append(raw: "{\"items\":[")
         if descending {

@@ -11,7 +11,8 @@
 /// value it writes is a valid JSON value.
 ///
 /// The bytes go into a ``ByteBuffer`` (`Memory/`): a literal is one copy, an integer is written in place. Over a
-/// `[UInt8]` the same page cost about 40k instructions more (BENCHMARKS.md, issue 16). Noncopyable, as its buffer.
+/// `[UInt8]` the same page cost about 40k instructions more (Benchmarks/HISTORY.md, issue 16). Noncopyable, as its
+/// buffer.
 package struct JSONWriter: ~Copyable, Sendable {
     private var buffer: ByteBuffer
 

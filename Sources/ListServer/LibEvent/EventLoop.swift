@@ -157,7 +157,7 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// so a burst of requests is worked off a few dozen at a time instead of first becoming one task per request
     /// queued for the detail cache, each holding about 2 kB of task allocator slabs. With 5,000 slow details
     /// arriving together (benchmark scenario 3) peak RSS is 46–48 MB this way against about 55 MB, and each
-    /// lookup, with its wait for the store, starts sooner after its request arrives (BENCHMARKS.md, "Memory per
+    /// lookup, with its wait for the store, starts sooner after its request arrives (Benchmarks/HISTORY.md, "Memory per
     /// waiting request", has how the figure was reached).
     ///
     /// The price of the priority: libevent runs no socket in a round that ran the wake-up event, so while jobs

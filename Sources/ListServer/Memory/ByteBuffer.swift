@@ -1,9 +1,9 @@
 /// A growable run of bytes that owns its memory: what ``JSONWriter`` writes a response body into.
 ///
 /// The one type outside the rooms of C libraries that holds a pointer, for speed measured (issue 16,
-/// BENCHMARKS.md "The page path at C speed"): a `[UInt8]` checks uniqueness and capacity on every `append`, copies a
-/// literal's bytes one by one through its generic `append(contentsOf:)`, and cannot be grown by a few bytes and
-/// written in place without one of those; the page path's JSON took about 40k of a page request's 131k
+/// Benchmarks/HISTORY.md "The page path at C speed"): a `[UInt8]` checks uniqueness and capacity on every `append`,
+/// copies a literal's bytes one by one through its generic `append(contentsOf:)`, and cannot be grown by a few bytes
+/// and written in place without one of those; the page path's JSON took about 40k of a page request's 131k
 /// instructions that way. Here a literal is one `memcpy`, an integer is written in place, and capacity is checked
 /// once per call. Noncopyable, so the memory has one owner and is freed with it; every access is bounds-checked by
 /// construction (each write first makes room for exactly what it writes).

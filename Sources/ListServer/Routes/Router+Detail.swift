@@ -29,7 +29,7 @@ extension Router {
         let cache = self.cache
         // The task ends as soon as the cache has answered: the response is held on a loop timer (its `delay`)
         // until the store fetch is ready, so a request waiting on the slow store costs no task, in scenario 3 of
-        // the benchmarks 5,000 of them at once (BENCHMARKS.md, "Memory per waiting request").
+        // the benchmarks 5,000 of them at once (Benchmarks/HISTORY.md, "Memory per waiting request").
         return .deferred {
             // The cache cannot refuse the id: it was checked against the same catalog, which is what the store
             // refuses ids by. Were that to change, a refusal is that 404 again.

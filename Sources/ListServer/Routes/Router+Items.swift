@@ -98,7 +98,8 @@ extension Router {
     /// Past the end, `prev` is still P - 1, as for any P > 1, and there is no `next`.
     static func linkHeader(for page: Page, order: ListOrder = .asc) -> String {
         // Built with the byte writer rather than String interpolation: this runs on every page request, and four
-        // interpolations and concatenations cost about 0.9 µs of the ~18 µs a page takes (perf, BENCHMARKS.md).
+        // interpolations and concatenations cost about 0.9 µs of the ~18 µs a page takes (perf,
+        // Benchmarks/HISTORY.md).
         var value = JSONWriter(capacity: 192)
         let descending = order == .desc
         appendLink(to: &value, page: 1, limit: page.limit, descending: descending, rel: "first")
