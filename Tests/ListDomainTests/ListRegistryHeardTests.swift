@@ -49,4 +49,38 @@ struct ListRegistryHeardTests {
         #expect(lists.hear("ui-1", sequence: 6))
         #expect(lists.isBehind("ui-1"))
     }
+
+    @Test("a read waiting for a copy is resumed by the install that catches it up, with the clock standing still")
+    func aWaitEndsWithTheInstall() async throws {
+        let fixture = WriteFixture()
+        let lists = fixture.lists
+        let clock = TestClock()
+        #expect(lists.hear("", sequence: 2))
+        let waiting = Task { await lists.waitUntilLevel("", timeout: .seconds(1), clock: clock) }
+        #expect(await clock.waitForSleepers(1))  // registered, its timeout armed
+        _ = await fixture.submit(create("one"))
+        #expect(lists.isBehind(""))  // at 1 of 2: still waiting
+        _ = await fixture.submit(create("two"))
+        await waiting.value
+        #expect(clock.now.offset == .zero)  // no timeout passed: the install resumed it
+        #expect(await clock.waitForSleepers(0))  // and its timer was cancelled, not left sleeping
+        #expect(!lists.isBehind(""))
+    }
+
+    @Test("a read waiting for a copy that does not come is let go at its timeout, or when the list is forgotten")
+    func aWaitEndsAtItsTimeout() async throws {
+        let lists = ListRegistry(seed: 1, count: 10)
+        let clock = TestClock()
+        #expect(lists.hear("ui-1", sequence: 5))
+        let timedOut = Task { await lists.waitUntilLevel("ui-1", timeout: .milliseconds(200), clock: clock) }
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .milliseconds(200))
+        await timedOut.value
+        #expect(lists.isBehind("ui-1"))  // let go, not caught up
+        let forgotten = Task { await lists.waitUntilLevel("ui-1", timeout: .seconds(60), clock: clock) }
+        #expect(await clock.waitForSleepers(1))
+        lists.forgetHeard("ui-1")
+        await forgotten.value
+        await lists.waitUntilLevel("ui-1", timeout: .seconds(60), clock: clock)  // not behind: returns at once
+    }
 }

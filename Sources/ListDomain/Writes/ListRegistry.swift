@@ -57,10 +57,12 @@ public final class ListRegistry: Sendable {
     private let clock: Atomic<Int64>
     let previousTick = Atomic<Int64>(.min)
     /// With a store other servers write to: the sequence numbers they reached in lists this server's copy has not
-    /// caught up with yet (`ListRegistry+Heard.swift`), and how many such lists there are (0: the common case,
-    /// one atomic load for a reader to know it).
-    let heard = Mutex<[String: UInt64]>([:])
+    /// caught up with yet, with the reads waiting for it (`ListRegistry+Heard.swift`), and how many such lists
+    /// there are (0: the common case, one atomic load for a reader to know it).
+    let heard = Mutex<[String: HeardAhead]>([:])
     let heardCount = Atomic<Int>(0)
+    /// The number the next read waiting for a list to catch up is known by.
+    let nextWaiter = Atomic<UInt64>(0)
 
     /// A registry of lists with `count` generated items from `seed`, the `stored` lists in memory, and the lists
     /// named `unloaded` on disk (loaded on first use).

@@ -7,7 +7,8 @@ import ListDomain
 /// soon as the writer's client gets its 201; the catch-up takes a few milliseconds more. A client that sends its
 /// next read to this replica in between would see the list before its own write. So a read of the item routes
 /// (`GET`/`HEAD` of `/items`, `/items/<id>`, its detail and its image) of a list heard to be ahead waits, in a task
-/// (never on the loop), until the copy has caught up, then is answered as usual; after 200 ms, or while the store
+/// (never on the loop, and without polling: the install that catches the copy up resumes it), then is answered as
+/// usual; after 200 ms, or while the store
 /// is unreachable (the catch-up cannot happen), it is answered from the copy as it is. With nothing heard ahead,
 /// the check is one atomic load.
 extension Router {
@@ -30,11 +31,7 @@ extension Router {
         }
         guard let list, lists.isBehind(list), writes.store.isReachable else { return nil }
         return .deferred { [self] in
-            let clock = ContinuousClock()
-            let deadline = clock.now + service.catchUpWait
-            while lists.isBehind(list) && clock.now < deadline {
-                try? await clock.sleep(for: .milliseconds(1))
-            }
+            await lists.waitUntilLevel(list, timeout: service.catchUpWait, clock: ContinuousClock())
             return await route(request, match, waitingForOthers: false).awaitedResponse()
         }
     }
