@@ -24,8 +24,11 @@ enum FuzzCheck {
     }
 
     /// Everything a response promises, whatever the request.
-    /// The `Allow` values of the routes (``Route/Facts/allow``).
-    static let allowValues = Set(Route.table.map(\.allow))
+    /// The `Allow` values of the routes, written out (not read from ``Route``, so a wrong table is caught too).
+    static let allowValues: Set<String> = [
+        "GET, HEAD, OPTIONS", "POST, OPTIONS", "GET, HEAD, POST, OPTIONS", "GET, HEAD, PATCH, DELETE, OPTIONS",
+        "GET, HEAD, PUT, DELETE, OPTIONS", "GET, OPTIONS", "DELETE, OPTIONS",
+    ]
     /// The `Content-Type` of `GET /items/events`, which the fuzzer sees as a head without a body.
     static let eventStream = "text/event-stream; charset=utf-8"
 

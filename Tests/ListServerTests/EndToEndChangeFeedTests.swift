@@ -89,7 +89,8 @@ struct EndToEndChangeFeedTests {
             #expect(plainHead.status == 200 && plainHead.header("Transfer-Encoding") == nil)
             // Persistent HTTP/1.0 is framed by length: evhttp would say Content-Length: 0 and then send events.
             let keepAlive = try RawHTTPConnection(port: app.port)
-            try keepAlive.write("GET /items/events HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n")
+            try keepAlive.write(
+                "GET /items/events HTTP/1.0\r\nHost: x\r\nConnection: Keep-Alive, TE\r\nConnection: keep-alive\r\n\r\n")
             let keepAliveHead = try await offPool { try keepAlive.readStreamHead() }
             #expect(keepAliveHead.header("Content-Length") == nil && keepAliveHead.header("Transfer-Encoding") == nil)
             let large = String(repeating: "🎉", count: 500)  // 2,000 bytes, and an author of 400: an event of 2.5 KB

@@ -24,7 +24,9 @@ struct RouteTableTests {
         #expect(route.facts.allow.hasSuffix("OPTIONS"))
     }
 
-    @Test("the flags are what the spec says: ?dataset=, a stream, admin security", arguments: Route.allCases)
+    @Test(
+        "the flags are what the spec says: ?dataset=, a stream, admin security, faults, the picsum gate",
+        arguments: Route.allCases)
     func flagsAreTheSpecs(route: Route) {
         let facts = route.facts
         let get = spec.operations(facts.template)["get"]
@@ -33,8 +35,17 @@ struct RouteTableTests {
         let ok = get?["responses"]?["200"].flatMap(spec.resolve)
         let streams = ok?["content"]?.object?.keys.contains { $0.hasPrefix("text/event-stream") } == true
         #expect(streams == facts.stream, "\(facts.template)")
-        let secured = spec.operations(facts.template).values.contains { $0["security"] != nil }
+        let operations = spec.operations(facts.template).values
+        let secured = operations.contains { $0["security"] != nil }
         #expect(secured == facts.admin, "\(facts.template)")
+        // Faults are injected into the data endpoints, the operations that document `fail`.
+        let takesFail = operations.contains { operation in
+            (operation["parameters"]?.array ?? []).contains { $0["$ref"]?.string == "#/components/parameters/Fail" }
+        }
+        #expect(takesFail == facts.data, "\(facts.template)")
+        let picsum = operations.contains { $0["tags"]?.array?.contains(.string("picsum")) == true }
+        #expect(picsum == (facts.gate == .picsum), "\(facts.template)")
+        #expect((facts.gate == .metrics) == (facts.template == "/metrics"))
     }
 
     @Test(

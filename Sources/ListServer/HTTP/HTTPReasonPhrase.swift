@@ -1,5 +1,6 @@
-/// The reason phrase of a status line (RFC 9110 §15): one table for every status line the server writes, the
-/// answers evhttp sends for the router and the rejections the head scanner makes.
+/// The reason phrase of a status line (RFC 9110 §15): one table for the status lines of the router's answers (which
+/// evhttp writes with this phrase) and of the head scanner's rejections. Only evhttp's own backstop errors, which the
+/// scanner's stricter limits pre-empt, would carry evhttp's phrases.
 enum HTTPReasonPhrase {
     /// The phrase for `status`: RFC 9110's for every status it defines (and 429, 431 from RFC 6585, 507 from RFC
     /// 4918), "Unknown" for any other.

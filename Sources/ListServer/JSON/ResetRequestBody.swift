@@ -34,7 +34,10 @@ struct ResetRequestBody: Sendable, Equatable {
             case .null:
                 seed = nil
             case .number(let number):
-                guard let value = number.int, value >= 0 else { throw Self.invalid("seed is \(number)") }
+                // A whole number in any spelling (`7`, `7.0`, `7e0`), as the item bodies take them.
+                guard let value = number.wholeValue, value >= 0 else {
+                    throw Self.invalid("seed is \(Problem.quoted(number.literal))")
+                }
                 seed = UInt64(value)
             default:
                 throw Self.invalid("seed is not a number")

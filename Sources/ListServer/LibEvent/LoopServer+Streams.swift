@@ -159,7 +159,9 @@ extension LoopServer {
     /// when the stream ends; on HTTP/1.1 the field changes nothing (persistence is the default, chunks frame it).
     private func dropKeepAlive(_ request: EvHTTPRequest) {
         let fields = evhttp_request_get_input_headers(request.raw)
-        if let value = evhttp_find_header(fields, "Connection"), strcasecmp(value, "keep-alive") == 0 {
+        // evhttp looks at the first field only, and takes any value that starts with "keep-alive" (2.1.12,
+        // evhttp_is_connection_keepalive): so while the first one does, it goes.
+        while let value = evhttp_find_header(fields, "Connection"), strncasecmp(value, "keep-alive", 10) == 0 {
             evhttp_remove_header(fields, "Connection")
         }
     }

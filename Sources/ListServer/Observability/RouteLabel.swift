@@ -15,7 +15,9 @@ struct RouteLabel: Sendable, Hashable {
     static let all: [RouteLabel] = Route.allCases.map { RouteLabel(route: $0) } + [.other]
 
     /// The label's place in ``all``, for arrays kept per label.
-    var index: Int { route?.rawValue ?? Route.allCases.count }
+    var index: Int { route?.rawValue ?? Self.otherIndex }
+
+    private static let otherIndex = Route.allCases.count
 
     /// The value of the `route` label.
     var template: String { route?.facts.template ?? "other" }

@@ -48,7 +48,9 @@ extension PageQuery {
                     seen.insert(.limit)
                     result.limit = limit
                 case .order:
-                    guard !seen.contains(.order), let order = Self.listOrder(bytes, valueStart..<end) else { return nil }
+                    guard !seen.contains(.order), let order = Self.listOrder(bytes, valueStart..<end) else {
+                        return nil
+                    }
                     seen.insert(.order)
                     result.order = order
                 case .cursor:

@@ -4,11 +4,13 @@
 /// `/metrics`; its methods make `Allow` (on 405 and `OPTIONS`) and the methods a CORS preflight allows; its flags
 /// say whether it is admin-only, a stream, a data endpoint (faults and replica catch-up), whether it reads
 /// `?dataset=` and whether it decodes its own query. `RouteTableTests` walks it against `openapi.yaml` both ways
-/// and against the router. Matching a target to a route is ``Router/Resource/init(segments:)``: one pass over the
-/// decoded segments, whose resource names its route (``Router/Resource/route``, a switch the compiler checks).
+/// and against the router. Matching a target to a route is ``Router/Resource/init(segments:)`` (`/items` itself is
+/// known without splitting): one pass over the decoded segments, whose resource names its route
+/// (``Router/Resource/route``, a switch the compiler checks).
 ///
-/// Adding a route: a case here and its row in ``facts``, a resource case with its match and its handler in
-/// `Router.dispatch`, and its path in `openapi.yaml`; the compiler asks for each switch, the table test for the spec.
+/// Adding a route: a case here and its row in `row`, a resource case with its match and its handler in
+/// `Router.dispatch`, and its path in `openapi.yaml` and the README's list; the compiler asks for each switch, the
+/// table tests for the spec and the README.
 package enum Route: Int, CaseIterable, Sendable {
     case items, item, itemDetail, itemImage, itemImageFile
     case picsumList, picsumIDInfo, picsumSeedInfo, picsumIDSquare, picsumIDSized, picsumSeedSquare, picsumSeedSized

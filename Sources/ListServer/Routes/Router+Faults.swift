@@ -4,8 +4,8 @@ import ListDomain
 ///
 /// - `delay_ms` holds every answer, on every path, errors included: the LibEvent layer sends it after a loop timer
 ///   (``HTTPResponse/delay``), so a delayed request costs no thread.
-/// - Faults go into the data endpoints (`/items`, `/items/<id>`, `/items/<id>/detail`) only, and only into a request
-///   that is otherwise valid: a bad path, method, id or page is answered as such. Which request fails is decided
+/// - Faults go into the data endpoints only (``Route/Facts/data``: the item, detail and image routes and Lorem
+///   Picsum's, writes included), and only into a request that is otherwise valid: a bad path, method, id or page is answered as such. Which request fails is decided
 ///   by ``chooseFault(controls:request:target:)`` from `fail_first`, `fail_rate`, `fail` and `faults.*`. A 500, 503 or
 ///   429 replaces the answer (problem type `injected-fault`; 503 and 429 with `Retry-After`); for a detail it is
 ///   answered without consulting the cache. `reset`, `truncated` and `hang` are acted out on the connection with the

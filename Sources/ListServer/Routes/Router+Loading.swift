@@ -60,14 +60,16 @@ extension Router {
         }
     }
 
-    /// The dataset a request names, if it names a valid one: `X-Dataset`, else the query's `dataset` on a GET of a
-    /// route that reads it (the routes check both properly; a bad name is their 400, with nothing to load).
+    /// The dataset a request names, if it names a valid one: `X-Dataset`, else the query's `dataset` on a GET or
+    /// HEAD the route answers and that reads it (the routes check both properly; a bad name is their 400, with
+    /// nothing to load).
     private static func datasetNamed(_ request: HTTPRequest, _ match: Match) -> String? {
         if let name = request.headers[datasetField] {
             return (try? checkDatasetName(name, what: "")) == nil ? nil : name
         }
         guard request.method == .get || request.method == .head,
-            (try? match.resource.get())?.route.facts.datasetQuery == true,
+            let facts = (try? match.resource.get())?.route.facts, facts.datasetQuery,
+            facts.methods.contains(request.method),
             let target = try? match.target.get(), let query = target.query,
             query.utf8.firstRange(of: "dataset=".utf8) != nil,
             let name = (try? target.queryItems())?.first(where: { $0.name == "dataset" })?.value

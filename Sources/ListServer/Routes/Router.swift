@@ -77,7 +77,8 @@ package struct PendingResponse: Sendable {
 ///
 /// The routes, their methods and what else is true of each are one table, ``Route`` (the README's "Routes" lists
 /// it). ``match(_:)`` finds a target's ``Resource`` in one pass over its segments; ``route(_:_:waitingForOthers:retried:)``
-/// checks the method against the route's facts and hands the request to the handler for its resource
+/// loads its dataset or waits for a replica's copy if it must, and `dispatch` checks the method against the route's
+/// facts and hands the request to the handler for its resource
 /// (`Router+Items.swift`, `Router+Detail.swift`, ...), whose answer is a ``RouteOutcome``: a response now, deferred
 /// or pending work, a stream, or a request to route again once its dataset is read.
 ///
