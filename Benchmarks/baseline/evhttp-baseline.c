@@ -373,7 +373,7 @@ typedef struct {
 
 static const char json_type[] = "application/json; charset=utf-8";
 
-/* EntityTag (Routes/EntityTag.swift): the catalog version and the inputs a body is a function of, hashed; written
+/* EntityTag (HTTP/EntityTag.swift): the catalog version and the inputs a body is a function of, hashed; written
    as "v<version>-<16 hex digits>". The version is inputs[0]; this server's catalog never changes, so it is 1. */
 static void put_etag(char out[48], int count, const uint64_t *inputs) {
     uint64_t hash = 0x4C53455441470001ULL;

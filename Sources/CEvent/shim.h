@@ -8,8 +8,9 @@
 // Glibc module, and importing both fails ("__fds_bits ... not present in definition of fd_set").
 // libc's declarations belong to Swift's Glibc module, not to this one: without this import, the libc headers that
 // libevent's headers include (<sys/socket.h> among them) were copied into this module too, and in a whole-module
-// build whichever copy clang met first owned them. Swift files that do not import CEvent (Glibc/HealthProbe.swift)
-// then could not see SOCK_STREAM when they came after LibEvent/ in path order: the release build failed.
+// build whichever copy clang met first owned them. Swift files that do not import CEvent (HealthProbe.swift, then in
+// Glibc/, now System/) could not see SOCK_STREAM when they came after LibEvent/ in path order: the release build
+// failed.
 #pragma clang module import SwiftGlibc
 #include <sys/types.h>
 #include <sys/select.h>

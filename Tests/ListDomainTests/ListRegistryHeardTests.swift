@@ -50,7 +50,10 @@ struct ListRegistryHeardTests {
         #expect(lists.isBehind("ui-1"))
     }
 
-    @Test("a read waiting for a copy is resumed by the install that catches it up, with the clock standing still")
+    // Time-limited: with the clock standing still, a wait that nothing resumes would otherwise hang the run.
+    @Test(
+        "a read waiting for a copy is resumed by the install that catches it up, with the clock standing still",
+        .timeLimit(.minutes(1)))
     func aWaitEndsWithTheInstall() async throws {
         let fixture = WriteFixture()
         let lists = fixture.lists
@@ -67,7 +70,9 @@ struct ListRegistryHeardTests {
         #expect(!lists.isBehind(""))
     }
 
-    @Test("a read waiting for a copy that does not come is let go at its timeout, or when the list is forgotten")
+    @Test(
+        "a read waiting for a copy that does not come is let go at its timeout, or when the list is forgotten",
+        .timeLimit(.minutes(1)))
     func aWaitEndsAtItsTimeout() async throws {
         let lists = ListRegistry(seed: 1, count: 10)
         let clock = TestClock()

@@ -161,9 +161,9 @@ extension LoopServer {
         let fields = evhttp_request_get_input_headers(request.raw)
         // evhttp looks at the first field only, and takes any value that starts with "keep-alive" (2.1.12,
         // evhttp_is_connection_keepalive): so while the first one does, it goes.
-        while let value = evhttp_find_header(fields, "Connection"), strncasecmp(value, "keep-alive", 10) == 0 {
-            evhttp_remove_header(fields, "Connection")
-        }
+        while let value = evhttp_find_header(fields, "Connection"), strncasecmp(value, "keep-alive", 10) == 0,
+            evhttp_remove_header(fields, "Connection") == 0
+        {}
     }
 
     /// Writes one event, unless the client has fallen too far behind: then the stream is dropped instead.
