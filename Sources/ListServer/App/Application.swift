@@ -68,7 +68,7 @@ final class Application: Sendable {
         let images = ImageCache(
             encoder: imageWorkers, latency: settings.imageLatency, capacityBytes: settings.imageCacheBytes,
             clock: clock)
-        let observability = Observability(settings: settings, accessLogger: accessLogger)
+        let observability = Observability(settings: settings, accessLogger: accessLogger, routes: Route.templates)
         let metrics = observability.metrics
         var commitObserver: (@Sendable (Duration, Int) -> Void)?
         if let metrics {
@@ -100,7 +100,7 @@ final class Application: Sendable {
         do {
             server = try HTTPServer.start(
                 host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits,
-                router: router)
+                router: router, observability: observability, writes: writes, events: events)
         } catch {
             imageWorkers.stop()
             listener?.stop()

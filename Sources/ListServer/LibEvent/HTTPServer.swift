@@ -1,6 +1,7 @@
 // swift-format-ignore-file: OrderedImports
 import Glibc  // before CEvent
 import CEvent
+import ListDomain
 
 /// The whole HTTP server: one event loop per thread, each with its own `evhttp` and its own
 /// `SO_REUSEPORT` listening socket on the shared port.
@@ -21,9 +22,16 @@ final class HTTPServer: Sendable {
 
     /// Binds `threads` sockets on `host:port` and starts one loop thread per socket.
     /// `limits.maxConnections` is shared out evenly: each loop takes at most its share.
-    static func start(host: String, port: Int, threads: Int, limits: HTTPLimits, router: Router)
-        throws(EventError) -> HTTPServer
-    {
+    ///
+    /// - Parameters:
+    ///   - router: Answers every request.
+    ///   - observability: What each loop records its requests and connections into.
+    ///   - writes: The change feed and lists the event streams follow, the queue a shutdown refuses.
+    ///   - events: How event streams behave (`events.*`).
+    static func start(
+        host: String, port: Int, threads: Int, limits: HTTPLimits, router: Router, observability: Observability,
+        writes: WriteCoordinator, events: EventSettings
+    ) throws(EventError) -> HTTPServer {
         precondition(threads >= 1)
         // Writing to a socket the client has closed raises SIGPIPE, which kills the process by default.
         // libevent writes with writev (no MSG_NOSIGNAL), so the server ignores it wherever it runs.
@@ -43,8 +51,9 @@ final class HTTPServer: Sendable {
                 }
                 servers.append(
                     try LoopServer(
-                        loop: loop, loopIndex: index, router: router, limits: limits, connectionLimit: share,
-                        uploadBudget: uploadBudget, loopCount: threads, listeningFD: fd))
+                        loop: loop, loopIndex: index, router: router, observability: observability, writes: writes,
+                        events: events, limits: limits, connectionLimit: share, uploadBudget: uploadBudget,
+                        loopCount: threads, listeningFD: fd))
             }
         } catch {
             for fd in fds.dropFirst(servers.count + 1) { close(fd) }

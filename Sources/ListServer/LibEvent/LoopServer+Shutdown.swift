@@ -14,7 +14,7 @@ extension LoopServer {
         draining = true
         onDrained = done
         endStreams()  // at once: clients reconnect elsewhere, and the drain does not wait for them
-        router.writes.feed.endWaits()  // long-polls answer now, empty (every loop asks; the first one does it)
+        writes.feed.endWaits()  // long-polls answer now, empty (every loop asks; the first one does it)
         if let http, let boundSocket {
             evhttp_del_accept_socket(http, boundSocket)  // closes the listening socket: new connections are refused
             self.boundSocket = nil
@@ -25,7 +25,7 @@ extension LoopServer {
             // Writes still queued for a group are taken out first, so that none answered 503 below is committed
             // afterwards (those of a group already committing may be: only a store stuck past the deadline leaves
             // one, and a retry with its Idempotency-Key tells). Every loop asks; the first one takes them all.
-            router.writes.refuseQueued(Self.refusedWhileDraining)
+            writes.refuseQueued(Self.refusedWhileDraining)
             for token in Array(pending.keys) {
                 answer(token, with: Self.shuttingDown)
             }

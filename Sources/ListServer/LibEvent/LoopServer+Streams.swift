@@ -55,7 +55,7 @@ extension LoopServer {
         // Counted (``streamCount``) before the list is read: a commit whose changes the feed did not hand this loop
         // (it had no stream then) is one this read already sees, so the stream owes nothing from it.
         streams[token] = open
-        guard let state = router.lists.stateInMemory(of: stream.list) else {
+        guard let state = writes.lists.stateInMemory(of: stream.list) else {
             // The list left memory since the route read it (the memory budget): no stream rather than one of a
             // list that looks unwritten; EventSource reconnects, and its route reads the list again.
             streams[token] = nil
@@ -93,7 +93,7 @@ extension LoopServer {
     /// Sends the kept changes after `after`, holding live ones meanwhile, then the held ones not yet sent.
     private func replay(_ stream: EventStream, after: UInt64) {
         stream.held = []
-        let feed = router.writes.feed
+        let feed = writes.feed
         Task.immediate(executorPreference: loop) { [self] in
             var position = after
             while streams[stream.token] != nil {
@@ -180,7 +180,7 @@ extension LoopServer {
         guard streams[stream.token] != nil, let bufferevent = stream.request.connectionBufferevent else { return }
         measureBacklog(of: stream, bufferevent)
         let count = frame.count(chunked: stream.chunked)
-        if stream.backlog > router.events.maxBufferBytes || !makeRoom(for: count, writing: stream)
+        if stream.backlog > events.maxBufferBytes || !makeRoom(for: count, writing: stream)
             || !frame.append(to: bufferevent_get_output(bufferevent), chunked: stream.chunked)
         {
             drop(stream)

@@ -1,6 +1,7 @@
 // swift-format-ignore-file: OrderedImports
 import Glibc  // before CEvent
 import CEvent
+import ListDomain
 import Synchronization
 
 /// One `evhttp` on one event loop: accepts on its own listening socket, turns each request into an
@@ -15,7 +16,12 @@ import Synchronization
 /// because tasks carry it across an `await` that resumes on that same thread.
 final class LoopServer: @unchecked Sendable {
     let loop: EventLoop
+    /// Answers the requests: ``Router/match(_:)`` when one arrives, then ``Router/route(_:_:)``.
     let router: Router
+    /// The writes: the change feed the streams follow, the lists they read, the queue a drain refuses.
+    let writes: WriteCoordinator
+    /// How event streams behave and what each may hold.
+    let events: EventSettings
     var http: OpaquePointer?
     /// The accepting socket, removed at the start of a shutdown.
     var boundSocket: OpaquePointer?
@@ -76,20 +82,27 @@ final class LoopServer: @unchecked Sendable {
 
     /// Creates the evhttp on the loop's base and starts accepting on `listeningFD` (which it now owns).
     /// Call before the loop thread starts, or on it. `loopIndex` tells this loop's request ids apart.
+    ///
+    /// The router answers; the rest is handed over here rather than reached through it, so that the transport
+    /// depends on what it uses and the router knows nothing of the loops: `observability` gives this loop its
+    /// recorder, `writes` its change feed and lists, `events` the limits of its streams.
     init(
-        loop: EventLoop, loopIndex: Int = 0, router: Router, limits: HTTPLimits, connectionLimit: Int,
-        uploadBudget: UploadBudget? = nil, loopCount: Int = 1, listeningFD: Int32
+        loop: EventLoop, loopIndex: Int = 0, router: Router, observability: Observability, writes: WriteCoordinator,
+        events: EventSettings, limits: HTTPLimits, connectionLimit: Int, uploadBudget: UploadBudget? = nil,
+        loopCount: Int = 1, listeningFD: Int32
     ) throws(EventError) {
         self.loop = loop
         reserveLimit = (limits.reservedConnections + max(1, loopCount) - 1) / max(1, loopCount)
-        streamBudget = max(1, router.events.maxBufferedBytes / max(1, loopCount))
+        streamBudget = max(1, events.maxBufferedBytes / max(1, loopCount))
         outputBudget = max(1, limits.maxOutputBytes / max(1, loopCount))
         self.uploadBudget = uploadBudget ?? UploadBudget(limits: limits)
         requestIDs = RequestIDGenerator(loopIndex: loopIndex)
         self.router = router
+        self.writes = writes
+        self.events = events
         self.limits = limits
         self.connectionLimit = connectionLimit
-        observer = router.observability.makeLoopObserver()
+        observer = observability.makeLoopObserver()
         guard let buffer = evbuffer_new() else { throw EventError.call("evbuffer_new", errno: cevent_errno()) }
         replyBuffer = buffer
         guard let http = evhttp_new(loop.base) else {
@@ -124,7 +137,7 @@ final class LoopServer: @unchecked Sendable {
         registerForAcceptErrors(listener)
         // Each commit's changes reach this loop once, and go out to its streams on its own thread.
         let server = LoopServerReference(self)  // the feed must not keep a loop's server alive
-        router.writes.feed.addListener { [loop, streamCount] list, changes, dropped in
+        writes.feed.addListener { [loop, streamCount] list, changes, dropped in
             // Skipping is safe: a stream counts itself before it reads where the list is (``openStream``), and
             // the commit was installed before this runs, so a stream not yet counted starts after these changes.
             guard streamCount.value.load(ordering: .sequentiallyConsistent) > 0 else { return }
