@@ -125,6 +125,17 @@ struct EndToEndLoggingTests {
         }
     }
 
+    @Test("an image's cache result is logged as a detail's is: MISS, then HIT")
+    func imageCache() async throws {
+        let log = CapturedLog()
+        try await Self.withLoggedServer(log, format: .text) { app in
+            for _ in 0..<2 { #expect(try await fetch(port: app.port, "/items/4/image?w=16&h=16").status == 200) }
+            let lines = try await Self.lines(log, count: 2)
+            #expect(lines[0].contains(" GET /items/4/image?w=16&h=16 200 ") && lines[0].contains(" cache=MISS "))
+            #expect(lines[1].contains(" cache=HIT "), "\(lines[1])")
+        }
+    }
+
     @Test("log.access false, or a level above info, writes no access lines", arguments: [false, true])
     func off(byLevel: Bool) async throws {
         let log = CapturedLog()

@@ -8,7 +8,7 @@ import Logging
 /// ```
 /// With `json` the message is short and the fields are metadata, for collectors: `method`, `path` (the
 /// request-target as received), `status`, `bytes` (body bytes sent: 0 for HEAD), `duration_ms` (to the microsecond),
-/// `cache` (`HIT` or `MISS` for a detail, else `-`), `request_id` (the client's `X-Request-Id`, or the one the
+/// `cache` (`HIT` or `MISS` for a detail or an image, else `-`), `request_id` (the client's `X-Request-Id`, or the one the
 /// server made up; the value echoed in the response) and, for an injected wire fault, `fault` (`reset`,
 /// `truncated` or `hang`; status 0 means no answer was sent). In text these two are `request_id=` and `fault=`.
 /// A request head the server refused never reached evhttp, so its line has `-` for method and path, and says why.
@@ -24,7 +24,7 @@ struct AccessLog: Sendable {
         let method = request?.method.name ?? "-"
         let path = request?.target ?? "-"
         let bytes = request?.method == .head ? 0 : response.body.count
-        let cache = exchange.route.route == .itemDetail ? response.headers["X-Cache"] ?? "-" : "-"
+        let cache = response.headers["X-Cache"] ?? "-"
         write(
             method: method, path: path, status: response.status, bytes: bytes, elapsed: elapsed, cache: cache,
             requestID: Self.requestID(of: exchange), fault: response.fault.map(Self.name), rejection: nil)

@@ -30,7 +30,7 @@ final class LoopObserver {
     private let gauges: LoopGauges?
     private let accessLog: AccessLog?
     private let durations: [Metrics.Timer]
-    /// Request counters by `route.index * statusSlots + status`, made on first use.
+    /// Request counters by `metrics.slot(of: route) * statusSlots + status`, made on first use.
     private var requestCounters: [Metrics.Counter?]
     /// Counters of refused heads by status, made on first use.
     private var rejectionCounters: [Int: Metrics.Counter] = [:]
@@ -41,7 +41,7 @@ final class LoopObserver {
         gauges = metrics?.makeLoopGauges()
         durations = metrics?.durations ?? []
         requestCounters = Array(
-            repeating: nil, count: metrics == nil ? 0 : RouteLabel.all.count * Self.statusSlots)
+            repeating: nil, count: (metrics?.routeNames.count ?? 0) * Self.statusSlots)
     }
 
     /// Whether anything is recorded at all.
@@ -64,7 +64,7 @@ final class LoopObserver {
         if let metrics {
             gauges?.addInFlight(-1)
             requestCounter(metrics, exchange.route, response.status).increment()
-            durations[exchange.route.index].record(duration: elapsed)
+            durations[metrics.slot(of: exchange.route)].record(duration: elapsed)
         }
         accessLog?.log(exchange, response, elapsed: elapsed)
     }
@@ -76,7 +76,7 @@ final class LoopObserver {
         if let metrics {
             gauges?.addInFlight(-1)
             requestCounter(metrics, .other, rejection.status).increment()
-            durations[RouteLabel.other.index].record(duration: elapsed)
+            durations[metrics.slot(of: .other)].record(duration: elapsed)
             if rejectionCounters[rejection.status] == nil {
                 rejectionCounters[rejection.status] = metrics.rejectionCounter(status: rejection.status)
             }
@@ -102,7 +102,7 @@ final class LoopObserver {
         guard (0..<Self.statusSlots).contains(status) else {
             return metrics.requestCounter(route: route, status: status)
         }
-        let slot = route.index &* Self.statusSlots &+ status
+        let slot = metrics.slot(of: route) &* Self.statusSlots &+ status
         if let counter = requestCounters[slot] { return counter }
         let counter = metrics.requestCounter(route: route, status: status)
         requestCounters[slot] = counter

@@ -24,10 +24,11 @@ package final class Observability: Sendable {
     /// - Parameters:
     ///   - settings: `metrics.enabled`, `log.access`, `log.format` and `log.level`.
     ///   - accessLogger: Where access lines go (at level `info`); its own log level is respected too.
-    convenience init(settings: Settings, accessLogger: Logger) {
+    ///   - routes: The name of each route requests are counted under (``ServerMetrics/init(routes:)``).
+    convenience init(settings: Settings, accessLogger: Logger, routes: [String]) {
         let logs = settings.logging.accessLog && settings.logging.level <= .info && accessLogger.logLevel <= .info
         self.init(
-            metrics: settings.metricsEnabled ? ServerMetrics() : nil,
+            metrics: settings.metricsEnabled ? ServerMetrics(routes: routes) : nil,
             accessLog: logs ? AccessLog(logger: accessLogger, format: settings.logging.format) : nil)
     }
 

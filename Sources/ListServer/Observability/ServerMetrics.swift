@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// | metric | type | labels | what |
 /// |---|---|---|---|
-/// | `listserver_http_requests_total` | counter | `route`, `status` | responses sent, by ``RouteLabel`` template |
+/// | `listserver_http_requests_total` | counter | `route`, `status` | responses sent, by route template (``RouteLabel``) |
 /// | `listserver_http_request_duration_seconds` | histogram | `route` | from evhttp's callback to the reply |
 /// | `listserver_http_requests_in_flight` | gauge | | requests received and not yet answered |
 /// | `listserver_http_connections_open` | gauge | | client connections open now |
@@ -47,7 +47,10 @@ final class ServerMetrics: Sendable {
     /// The factory the swift-metrics wrappers report `destroy()` to.
     private let factory: PrometheusMetricsFactory
 
-    /// Request durations, by ``RouteLabel/index``.
+    /// The values of the `route` label: the route names the metrics were made with, then `other`.
+    let routeNames: [String]
+
+    /// Request durations, by ``slot(of:)``.
     let durations: [Metrics.Timer]
 
     private let inFlight: Meter
@@ -68,13 +71,17 @@ final class ServerMetrics: Sendable {
     private let loops = Mutex<[LoopGauges]>([])
 
     /// Creates every series of a fresh registry.
-    init() {
+    ///
+    /// - Parameter routes: The name of each route, by ``RouteLabel/index``: the route table's path templates.
+    init(routes: [String]) {
+        precondition(!routes.contains(RouteLabel.otherName), "a route may not be called \(RouteLabel.otherName)")
+        routeNames = routes + [RouteLabel.otherName]
         factory = PrometheusMetricsFactory(registry: registry)
         let durationName = Self.descriptor(
             "http", "request_duration", unit: "seconds",
             help: "Time from receiving a request to handing its answer to the connection, by route.")
-        durations = RouteLabel.all.map { [registry, factory] route in
-            let labels = [("route", route.template)]
+        durations = routeNames.map { [registry, factory] route in
+            let labels = [("route", route)]
             let histogram = registry.makeDurationHistogram(
                 descriptor: durationName, labels: labels, buckets: Self.durationBuckets)
             return Metrics.Timer(label: durationName.name, dimensions: labels, handler: histogram, factory: factory)
@@ -112,11 +119,18 @@ final class ServerMetrics: Sendable {
 
     // MARK: Series for the loops
 
+    /// `label`'s place in ``routeNames`` (and ``durations``).
+    func slot(of label: RouteLabel) -> Int {
+        guard let index = label.index else { return routeNames.count - 1 }
+        precondition(index < routeNames.count - 1, "route \(index) was not named to the metrics")
+        return index
+    }
+
     /// The counter of responses on `route` with `status`; the same series for every caller.
     func requestCounter(route: RouteLabel, status: Int) -> Metrics.Counter {
         let name = Self.descriptor(
             "http", "requests", unit: "total", help: "Responses sent, by route template and status code.")
-        let labels = [("route", route.template), ("status", String(status))]
+        let labels = [("route", routeNames[slot(of: route)]), ("status", String(status))]
         return Metrics.Counter(
             label: name.name, dimensions: labels, handler: registry.makeCounter(descriptor: name, labels: labels),
             factory: factory)

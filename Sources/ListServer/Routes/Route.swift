@@ -115,6 +115,12 @@ package enum Route: Int, CaseIterable, Sendable {
         }
     }
 
+    /// What requests to this route count under in `/metrics`: its place in ``templates``.
+    var label: RouteLabel { RouteLabel(index: rawValue) }
+
+    /// Every route's path template, by ``rawValue``: the route names the metrics are made with (``ServerMetrics``).
+    static let templates: [String] = table.map(\.template)
+
     /// Every method some route answers, and `OPTIONS`, in `Allow`'s order: what a CORS preflight allows.
     static let allMethods: String = {
         let order: [HTTPMethod] = [.get, .head, .post, .put, .patch, .delete]

@@ -189,7 +189,7 @@ package struct Router: Sendable {
         let resource: Result<Resource, Problem>
 
         /// The route the request counts under in `/metrics`.
-        var label: RouteLabel { RouteLabel(route: (try? resource.get())?.route) }
+        var label: RouteLabel { (try? resource.get())?.route.label ?? .other }
     }
 
     /// Parses `request`'s target and finds the resource it names.

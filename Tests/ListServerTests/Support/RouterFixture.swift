@@ -38,7 +38,8 @@ enum RouterFixture {
         return Router(
             catalog: catalog, cache: DetailCache(store: store, capacity: 100), images: imageCache(clock: clock),
             paging: paging,
-            observability: metrics ? Observability(metrics: ServerMetrics(), accessLog: nil) : .disabled,
+            observability: metrics
+                ? Observability(metrics: ServerMetrics(routes: Route.templates), accessLog: nil) : .disabled,
             service: service)
     }
 
