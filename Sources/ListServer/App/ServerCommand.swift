@@ -16,7 +16,8 @@ public enum ServerCommand {
         let options = CommandLineOptions.parseOrExit()  // --help, or a usage error and exit 64
         let settings = await Settings.loadOrExit(options: options)  // or one line naming the bad key and exit 64/78
         if options.healthCheck {
-            HealthProbe.run(settings: settings)  // a separate, short-lived process: probe, print one line, exit 0/1
+            // A separate, short-lived process: probe, print one line, exit 0/1.
+            HealthProbe.run(host: settings.host, port: settings.port)
         }
         let logOutput = LogOutput.bootstrap(settings.logging)  // log.format, log.level: every Logger from here on
         let logger = Logger(label: "ListServer")

@@ -9,7 +9,8 @@ import ListDomain
 ///  "detail":"query parameter \"page\" must be a decimal integer in 1...9007199254740992, got \"0\"",
 ///  "parameter":"page"}
 /// ```
-/// Routing code throws a `Problem` (typed throws) and ``Router`` turns it into a response in one place.
+/// Routing code throws a `Problem` (typed throws) and ``Router`` turns it into a response in one place
+/// (``response()``, in `JSON/Problem+JSON.swift`).
 package struct Problem: Error, Sendable, Equatable {
     /// The kinds of problem the API documents; each has its own `type` URI, title and status.
     enum Kind: Sendable, Equatable, CaseIterable {
@@ -232,30 +233,6 @@ package struct Problem: Error, Sendable, Equatable {
         self.detail = detail
         self.parameter = parameter
         self.headers = headers
-    }
-
-    /// The error response: the problem as `application/problem+json`, with ``headers``.
-    package func response() -> HTTPResponse {
-        var json = JSONWriter(capacity: 160 + detail.utf8.count + (parameter?.utf8.count ?? 0))
-        json.append(raw: "{\"type\":\"")
-        json.append(raw: kind.type)
-        json.append(raw: "\",\"title\":\"")
-        json.append(raw: kind.title)
-        json.append(raw: "\",\"status\":")
-        json.append(integer: status)
-        json.append(raw: ",\"detail\":")
-        json.append(string: detail)
-        if let parameter {
-            json.append(raw: ",\"parameter\":")
-            json.append(string: parameter)
-        }
-        json.append(raw: "}")
-
-        var responseHeaders = HTTPHeaders([("Content-Type", MediaType.problemJSON)])
-        for (name, value) in headers {
-            responseHeaders.add(name, value)
-        }
-        return HTTPResponse(status: status, headers: responseHeaders, body: json.bytes)
     }
 
     /// The longest part of a client-supplied value quoted in a `detail`, in Unicode scalars.

@@ -27,15 +27,16 @@ enum HealthProbe {
     /// How long the whole probe may take, from resolving the address to the status line.
     static let defaultTimeout: Duration = .seconds(2)
 
-    /// Probes the server configured by `settings`, prints the outcome line, and exits 0 (healthy) or 1.
-    static func run(settings: Settings) -> Never {
+    /// Probes the server configured to listen on `host:port` (`http.host`, `http.port`), prints the outcome line, and
+    /// exits 0 (healthy) or 1.
+    static func run(host: String, port: Int) -> Never {
         let outcome: Outcome
-        if settings.port == 0 {
+        if port == 0 {
             outcome = Outcome(
                 healthy: false,
                 line: "unhealthy: http.port is 0 (any free port), so the probe cannot know where the server listens")
         } else {
-            outcome = check(host: settings.host, port: settings.port)
+            outcome = check(host: host, port: port)
         }
         FileDescriptorOutput.standardOutput(outcome.line + "\n")  // unbuffered: written before exit
         exit(outcome.healthy ? 0 : 1)
