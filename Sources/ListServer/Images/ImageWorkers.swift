@@ -1,22 +1,17 @@
-import FoundationEssentials
-import Glibc
 import ListDomain
 
 /// The threads that draw, decode, scale and encode images, and check uploads, and the bounded queue in front of them.
 ///
 /// Rendering and encoding take milliseconds to seconds of CPU (a 5000×5000 image with blur), so no event loop may
 /// do them: a request's task queues a job and suspends on a continuation, which a worker resumes when the bytes are
-/// ready; the task then carries on on its loop. Workers sleep on a condition variable while the queue is empty
-/// (fine: they are not event loops). When `queueLimit` jobs already wait, ``encode(_:as:from:)`` and
+/// ready; the task then carries on on its loop. The workers are a ``WorkerPool``. When `queueLimit` jobs already
+/// wait, ``encode(_:as:from:)`` and
 /// ``inspectUpload(_:as:)`` fail at once as busy (the router answers 503 with `Retry-After`) rather than letting a
 /// storm of misses grow the queue, and the memory of its pixels, without bound.
 ///
 /// Each worker owns its codecs (``ImageCodecs``: TurboJPEG handles are per thread) for its whole life, and runs at a
 /// lower priority than the loops (``niceness``).
-final class ImageWorkers: ImageEncoding, @unchecked Sendable {
-    /// A job: runs on a worker with that worker's codecs and frame.
-    private typealias Job = (inout WorkerState) -> Void
-
+final class ImageWorkers: ImageEncoding, Sendable {
     /// What a worker keeps from one image to the next.
     private struct WorkerState {
         let codecs: ImageCodecs
@@ -28,14 +23,10 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     /// The largest frame a worker keeps between images: 8 MiB, a 1920x1440 image.
     static let largestKeptFrame = 8 << 20
 
-    private let condition = ConditionLock()
-    /// Jobs not yet taken (a taken one is let go at once: the job holds what it works on, an upload's file among
-    /// them); guarded by `condition`.
-    private var queue = FIFOQueue<Job>()
-    /// Set by ``stop()``; guarded.
-    private var isStopping = false
+    /// The threads and their bounded queue.
+    private let pool: WorkerPool<WorkerState>
     /// The most jobs that may wait.
-    let queueLimit: Int
+    var queueLimit: Int { pool.queueLimit }
 
     /// The nice value of the workers: below the loops, which must answer pages while images are encoded
     /// (Benchmarks/images, "storm").
@@ -49,18 +40,13 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     /// - Throws: When a codec cannot be set up (the libraries are missing or broken): the server does not start.
     init(count: Int, queueLimit: Int) throws(ImageCodecError) {
         precondition(count >= 1 && queueLimit >= 1, "ImageWorkers needs a worker and room for a job")
-        self.queueLimit = queueLimit
         var codecs: [ImageCodecs] = []
         for _ in 0..<count {
             codecs.append(try ImageCodecs())
         }
-        for (index, own) in codecs.enumerated() {
-            let name = "image-\(index)"
-            OSThread.start(name: name) { [self] in
-                ThreadPriority.lower(to: Self.niceness)
-                work(with: own)
-            }
-        }
+        pool = WorkerPool(
+            names: (0..<count).map { "image-\($0)" }, queueLimit: queueLimit, niceness: Self.niceness,
+            makeState: { [codecs] index in WorkerState(codecs: codecs[index]) })
     }
 
     /// Draws `spec` (or, for an upload, decodes `source` and scales it) and encodes it as `format` on a worker.
@@ -69,7 +55,7 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     {
         typealias Outcome = CheckedContinuation<Result<EncodedImage, ImageFailure>, Never>
         let result = await withCheckedContinuation { (continuation: Outcome) in
-            let queued = enqueue { worker in
+            let queued = pool.submit { worker in
                 let clock = ContinuousClock()
                 let start = clock.now
                 defer {
@@ -121,7 +107,7 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     {
         typealias Outcome = CheckedContinuation<Result<ImageUpload, UploadRejection>, Never>
         let result = await withCheckedContinuation { (continuation: Outcome) in
-            let queued = enqueue { worker in
+            let queued = pool.submit { worker in
                 continuation.resume(returning: UploadInspection.inspect(bytes, as: format, with: worker.codecs))
             }
             if !queued {
@@ -132,48 +118,10 @@ final class ImageWorkers: ImageEncoding, @unchecked Sendable {
     }
 
     /// Jobs waiting for a worker now.
-    var queuedJobs: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return queue.count
-    }
+    var queuedJobs: Int { pool.queuedJobs }
 
     /// Lets the workers finish the queued jobs, then end; later jobs are refused as busy.
     func stop() {
-        condition.lock()
-        isStopping = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Queues `job`; false when the queue is full or the workers are stopping.
-    private func enqueue(_ job: @escaping Job) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !isStopping, queue.count < queueLimit else { return false }
-        queue.append(job)
-        condition.signal()
-        return true
-    }
-
-    /// A worker's life: take a job, run it, until stopped with nothing left.
-    private func work(with codecs: ImageCodecs) {
-        var state = WorkerState(codecs: codecs)
-        while let job = next() {
-            job(&state)
-        }
-    }
-
-    /// The next job, waiting for one; nil once stopping with the queue empty.
-    private func next() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.isEmpty {
-            if isStopping {
-                return nil
-            }
-            condition.wait()
-        }
-        return queue.take()
+        pool.requestStop()
     }
 }

@@ -17,7 +17,8 @@ import Synchronization
 /// within a second.
 ///
 /// The thread waits in `poll` on the connection's socket (at most 250 ms, to see ``stop()``), and between
-/// connection attempts on a condition variable, with a backoff from 100 ms to 5 s: it is not an event loop.
+/// connection attempts on a condition variable, with a backoff from 100 ms to 5 s: it is not an event loop. Nor is
+/// it a ``WorkerPool``: it runs one job, this loop, for its whole life, and a queue in front of it would hold nothing.
 final class PostgresListener: @unchecked Sendable {
     /// Told `(list, sequence)` for every change notification and every list after a (re)connection; the sequence
     /// is nil when the list was removed (an idle dataset expired on some server).

@@ -1,8 +1,8 @@
 import Glibc
 
 /// A mutex with a condition variable (`pthread_mutex_t` and `pthread_cond_t`), for the threads of ``OSThread`` that
-/// sleep until there is work: the SQLite thread, the PostgreSQL pool and listener, the image workers. Never used
-/// on a loop thread or in a task: waiting here blocks the thread.
+/// sleep until there is work: a ``WorkerPool``'s threads, the PostgreSQL listener. Never used on a loop thread or in
+/// a task: waiting here blocks the thread.
 ///
 /// What Foundation's `NSCondition` gave, without Foundation (issue 16). Timed waits use the monotonic clock, so a
 /// change of the wall clock neither cuts nor stretches them.

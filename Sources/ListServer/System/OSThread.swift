@@ -1,8 +1,8 @@
 import Glibc
 
 /// A thread of the operating system's own, started with `pthread_create`, for the work that must not run on the
-/// Swift concurrency pool or a loop: the event loops, the SQLite thread, the PostgreSQL pool and listener, the image
-/// workers.
+/// Swift concurrency pool or a loop: the event loops, a ``WorkerPool``'s threads (the SQLite thread, the PostgreSQL
+/// pool, the image workers), the PostgreSQL listener.
 ///
 /// In `System/`, the room of libc, rather than Foundation's `Thread`: that is all the server took from Foundation's
 /// threads, and Foundation (with its ICU data) was most of the binary, the image and the idle memory (issue 16).
