@@ -166,7 +166,8 @@ struct EndToEndWriteTests {
             let responses = try await offPool { () -> [RawHTTPConnection.Response] in
                 let connection = try RawHTTPConnection(port: port)
                 let body = #"{"label":"sent in three pieces"}"#
-                let head = "POST /items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                let head =
+                    "POST /items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: \(body.utf8.count)\r\n\r\n"
                 // The connection guard passes a head on with the part of its body that came with it, and the rest
                 // as it arrives: each piece must reach evhttp once, in order, and nothing of the next request.
@@ -247,11 +248,14 @@ struct EndToEndWriteMetricsTests {
         try await withServer { app in
             _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"a"}"#)
             _ = try await send(port: app.port, "DELETE", "/items/9999999", contentType: nil)
+            let image = try EndToEndUploadTests.noisePNG(width: 4, height: 4)
+            #expect(try await EndToEndUploadTests.put(port: app.port, "/items/3/image", image).status == 201)
             let text = try await fetch(port: app.port, "/metrics").text
             #expect(text.contains(#"listserver_writes_total{method="POST",outcome="created"} 1"#))
             #expect(text.contains(#"listserver_writes_total{method="DELETE",outcome="rejected"} 1"#))
-            #expect(text.contains("listserver_store_commit_duration_seconds_count 1"))
-            #expect(text.contains("listserver_store_commit_writes_total 1"))
+            #expect(text.contains(#"listserver_writes_total{method="PUT",outcome="created"} 1"#), "an upload counts")
+            #expect(text.contains("listserver_store_commit_duration_seconds_count 2"))
+            #expect(text.contains("listserver_store_commit_writes_total 2"))
         }
     }
 }

@@ -1,15 +1,15 @@
 import Metrics
 import Prometheus
 
-/// The write path's series: `listserver_writes_total{method,outcome}` (answers to POST, PATCH and DELETE of items,
-/// by status class: `created`, `ok`, `replayed`, `rejected`, `failed`) and `listserver_store_commit_duration_seconds`
+/// The write path's series: `listserver_writes_total{method,outcome}` (answers to POST, PATCH and DELETE of items
+/// and PUT of an item's image, by status class: `created`, `ok`, `replayed`, `rejected`, `failed`) and `listserver_store_commit_duration_seconds`
 /// (one observation per group commit, with `listserver_store_commit_writes_total` counting the writes carried).
 ///
 /// Every series is made once, at start (all at 0), and kept: made through the registry at each write, as at first,
 /// each answer paid for building the descriptor, sanitizing its help text and a locked lookup.
 final class WriteSeries: Sendable {
     /// The methods and outcomes of `listserver_writes_total`, in the order of ``answers``.
-    static let methods = ["POST", "PATCH", "DELETE"]
+    static let methods = ["POST", "PUT", "PATCH", "DELETE"]
     static let outcomes = ["created", "ok", "replayed", "rejected", "failed"]
 
     /// The upper bounds of the commit histogram's buckets: 50 µs to 1 s (an fsync on this kind of disk takes
@@ -27,7 +27,8 @@ final class WriteSeries: Sendable {
 
     init(registry: PrometheusCollectorRegistry) {
         let name = ServerMetrics.descriptor(
-            "", "writes", unit: "total", help: "Answers to item writes (POST, PATCH, DELETE), by method and outcome.")
+            "", "writes", unit: "total",
+            help: "Answers to writes (POST, PATCH, DELETE of items, PUT of images), by method and outcome.")
         answers = Self.methods.flatMap { method in
             Self.outcomes.map { outcome in
                 registry.makeCounter(descriptor: name, labels: [("method", method), ("outcome", outcome)])
