@@ -89,6 +89,21 @@ struct RouteTableTests {
         }
     }
 
+    @Test("each route's flags, read on every request, say what its facts say", arguments: Route.allCases)
+    func flagsFollowFacts(route: Route) {
+        let (facts, flags) = (route.facts, route.flags)
+        let methods: [HTTPMethod] = [
+            .get, .head, .post, .put, .patch, .delete, .options, .trace, .connect, .other("X"),
+        ]
+        for method in methods where method != .options {
+            #expect(flags.answers(method) == facts.methods.contains(method), "\(method.name)")
+        }
+        #expect(
+            [flags.admin, flags.data, flags.catchesUp, flags.datasetQuery, flags.decodesQuery]
+                == [facts.admin, facts.data, facts.catchesUp, facts.datasetQuery, facts.decodesQuery])
+        #expect(flags.gate == facts.gate)
+    }
+
     @Test("a preflight allows every method some route answers, and no other")
     func preflightMethods() {
         let used = Set(Route.table.flatMap(\.methods).map(\.name) + ["OPTIONS"])

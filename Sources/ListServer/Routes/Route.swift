@@ -2,8 +2,8 @@
 ///
 /// ``facts`` is the table. The path's template is the route's path in `openapi.yaml` and its `route` label in
 /// `/metrics`; its methods make `Allow` (on 405 and `OPTIONS`) and the methods a CORS preflight allows; its flags
-/// say whether it is admin-only, a stream, a data endpoint (faults and replica catch-up), whether it reads
-/// `?dataset=` and whether it decodes its own query. `RouteTableTests` walks it against `openapi.yaml` both ways
+/// say whether it is admin-only, a stream, a data endpoint (faults), a read that waits for a replica's catch-up,
+/// whether it reads `?dataset=` and whether it decodes its own query (``Flags`` holds what is read per request). `RouteTableTests` walks it against `openapi.yaml` both ways
 /// and against the router. Matching a target to a route is ``Router/Resource/init(segments:)`` (`/items` itself is
 /// known without splitting): one pass over the decoded segments, whose resource names its route
 /// (``Router/Resource/route``, a switch the compiler checks).
@@ -63,14 +63,60 @@ package enum Route: Int, CaseIterable, Sendable {
 
     /// A setting that turns routes off.
     package enum Gate: Sendable {
-        /// `picsum.enabled`
+        /// ``SettingKey/picsumEnabled``
         case picsum
-        /// `metrics.enabled`
+        /// ``SettingKey/metricsEnabled``
         case metrics
     }
 
     /// This route's facts (from ``table``).
     package var facts: Facts { Self.table[rawValue] }
+
+    /// What routing reads of ``facts`` on every request, as plain values: the methods as bits, the flags, the gate.
+    ///
+    /// A copy of ``Facts`` retains its `allow` string and `methods` array, and both loops route at once, so each of
+    /// those reference counts would move between the cores on every request; a copy of this retains nothing. Only
+    /// the answers that need the strings (405, `OPTIONS`, the metrics names) read ``facts``.
+    package struct Flags: Sendable {
+        /// ``Facts/methods``, a bit each (``bit(of:)``).
+        let methodBits: UInt16
+        /// As ``Facts``'s flags of the same names.
+        let admin, data, catchesUp, datasetQuery, decodesQuery: Bool
+        /// ``Facts/gate``.
+        let gate: Gate?
+
+        init(_ facts: Facts) {
+            methodBits = facts.methods.reduce(0) { $0 | Route.bit(of: $1) }
+            admin = facts.admin
+            data = facts.data
+            catchesUp = facts.catchesUp
+            datasetQuery = facts.datasetQuery
+            decodesQuery = facts.decodesQuery
+            gate = facts.gate
+        }
+
+        /// Whether the route answers `method` (`OPTIONS` aside, which every route answers).
+        func answers(_ method: HTTPMethod) -> Bool { methodBits & Route.bit(of: method) != 0 }
+    }
+
+    /// This route's ``Flags`` (from ``flagTable``).
+    var flags: Flags { Self.flagTable[rawValue] }
+
+    /// ``table``'s flags, by ``rawValue``, made once.
+    static let flagTable: [Flags] = table.map(Flags.init)
+
+    /// A method's bit in ``Flags/methodBits``; 0 for a method no route answers.
+    private static func bit(of method: HTTPMethod) -> UInt16 {
+        switch method {
+        case .get: 1 << 0
+        case .head: 1 << 1
+        case .post: 1 << 2
+        case .put: 1 << 3
+        case .patch: 1 << 4
+        case .delete: 1 << 5
+        case .options, .trace, .connect, .other: 0
+        }
+    }
 
     /// The facts of every route, by ``rawValue``, made once.
     package static let table: [Facts] = allCases.map(\.row)

@@ -34,7 +34,7 @@ extension Router {
             }
         }
         guard case .success(var outcome) = answer else { return answer.outcome.delayed(by: controls.delay) }
-        if resource?.route.facts.data == true {
+        if resource?.route.flags.data == true {
             if let failFirst = controls.failFirst, failFirst > 0, writes.store.isShared {
                 outcome = countingSharedAttempt(controls: controls, request: request, target: target, of: outcome)
             } else if let (kind, how) = chooseFault(controls: controls, request: request, target: target) {
@@ -83,11 +83,11 @@ extension Router {
     ///
     /// - `fail_first=N`: the first N requests for this resource from this client (``faultResource(_:)``,
     ///   `X-Client-Id`) fail with a kind from `fail` (default 503), later ones get no fault at all.
-    /// - otherwise `fail_rate=R` (default 1 when `fail` is given, else `faults.rate`) of the requests fail with a kind
-    ///   from `fail` (default `faults.kinds`).
+    /// - otherwise `fail_rate=R` (default 1 when `fail` is given, else ``SettingKey/faultRate``) of the requests fail
+    ///   with a kind from `fail` (default ``SettingKey/faultKinds``).
     ///
-    /// Every draw comes from the shared ``FaultInjector``, seeded by `faults.seed`: the same seed and the same
-    /// sequence of requests fail the same way. A rate of 0 draws nothing.
+    /// Every draw comes from the shared ``FaultInjector``, seeded by ``SettingKey/faultSeed``: the same seed and the
+    /// same sequence of requests fail the same way. A rate of 0 draws nothing.
     func chooseFault(controls: RequestControls, request: HTTPRequest, target: RequestTarget)
         -> (kind: FaultKind, how: String)?
     {
@@ -104,7 +104,9 @@ extension Router {
         let asked = [
             controls.failMix.map { "fail=" + $0.text }, controls.failRate.map { "fail_rate=" + String($0) },
         ].compactMap { $0 }
-        return (kind, asked.isEmpty ? "faults.rate=\(faults.rate)" : "?" + asked.joined(separator: "&"))
+        return (
+            kind, asked.isEmpty ? "\(SettingKey.faultRate.name)=\(faults.rate)" : "?" + asked.joined(separator: "&")
+        )
     }
 
     /// What `fail_first` counts attempts at: the path and the query without the control parameters, so

@@ -19,10 +19,10 @@ extension Router {
         guard lists.hasHeardAhead, request.method == .get || request.method == .head,
             let resource = try? match.resource.get()
         else { return nil }
-        let facts = resource.route.facts
-        guard facts.catchesUp else { return nil }
+        let flags = resource.route.flags
+        guard flags.catchesUp else { return nil }
         let list: String?
-        if facts.datasetQuery {
+        if flags.datasetQuery {
             // `<img>` names its dataset in the query.
             let query = (try? match.target.get()).flatMap { try? ImageQuery.items(of: $0) } ?? []
             list = try? Self.listName(request.headers, query: query)

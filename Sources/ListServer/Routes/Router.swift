@@ -76,19 +76,20 @@ package struct PendingResponse: Sendable {
 /// Maps requests to responses: the whole HTTP API on plain values, with no sockets, locks or Foundation.
 ///
 /// The routes, their methods and what else is true of each are one table, ``Route`` (the README's "Routes" lists
-/// it). ``match(_:)`` finds a target's ``Resource`` in one pass over its segments; ``route(_:_:waitingForOthers:retried:)``
-/// loads its dataset or waits for a replica's copy if it must, and `dispatch` checks the method against the route's
-/// facts and hands the request to the handler for its resource
+/// it). ``match(_:)`` finds a target's ``Resource`` in one pass over its segments;
+/// ``route(_:_:waitingForOthers:retried:)`` loads its dataset or waits for a replica's copy if it must, and
+/// `dispatch` checks the method against the route's flags and hands the request to the handler for its resource
 /// (`Router+Items.swift`, `Router+Detail.swift`, ...), whose answer is a ``RouteOutcome``: a response now, deferred
 /// or pending work, a stream, or a request to route again once its dataset is read.
 ///
 /// Every error is an RFC 9457 ``Problem`` (`application/problem+json`): 400 for a bad request-target, parameter or
 /// id; 404 for an unknown path or an id past the end; 405 with `Allow` for a known path with a method it does not
-/// answer; 503 for an injected fault or while draining. HEAD is answered exactly as GET; the LibEvent layer drops
-/// the body.
+/// answer; 500, 503 or 429 for an injected fault (the draining 503 is the LibEvent layer's). HEAD is answered
+/// exactly as GET; the LibEvent layer drops the body.
 ///
-/// Every response the router makes carries `Cache-Control: no-cache` (clients revalidate with `If-None-Match`;
-/// pages, items and details carry a strong `ETag`) and, unless CORS is off, `Access-Control-Allow-Origin` and
+/// Every response the router makes carries `Cache-Control: no-cache` unless its route chose its own (`no-store` on
+/// the probes, `/metrics` and event streams; clients revalidate with `If-None-Match`: pages, items and details
+/// carry a strong `ETag`) and, unless CORS is off, `Access-Control-Allow-Origin` and
 /// `Access-Control-Expose-Headers`.
 ///
 /// The order of checks is path shape (404), then method (405), then id and parameters (400, 404), so a client learns
@@ -109,7 +110,8 @@ package struct Router: Sendable {
     let images: ImageCache?
     /// The default and largest page size.
     package let paging: PagingSettings
-    /// The metrics served at `/metrics` and the access log, which the LibEvent layer records into.
+    /// The metrics served at `/metrics`, which the writes and uploads record into too (the loops are handed the same
+    /// observability at start-up, not through the router).
     let observability: Observability
     /// CORS, page latency and admin access.
     let service: ServiceOptions
@@ -123,14 +125,15 @@ package struct Router: Sendable {
     /// Creates a router.
     ///
     /// - Parameters:
-    ///   - writes: The lists served (`items.count`, `items.seed`) and their writes.
+    ///   - writes: The lists served (``SettingKey/itemCount``, ``SettingKey/seed``) and their writes.
     ///   - events: `events.*`.
-    ///   - cache: The detail cache (`cache.capacity`) over the slow store (`store.latency.*`).
-    ///   - paging: `paging.default_limit` and `paging.max_limit`; `1 <= defaultLimit <= maxLimit` (the configuration
-    ///     layer validates this).
-    ///   - observability: Metrics (`metrics.enabled`) and access log (`log.*`); none by default.
-    ///   - faults: `delay.max_ms`, `faults.*`: the limits of `?delay_ms` and the configured faults.
-    ///   - service: CORS (`cors.allow_origin`), page latency (`items.latency_ms`), admin access (`admin.token`).
+    ///   - cache: The detail cache (``SettingKey/cacheCapacity``) over the slow store (`store.latency.*`).
+    ///   - paging: ``SettingKey/defaultLimit`` and ``SettingKey/maxLimit``; `1 <= defaultLimit <= maxLimit` (the
+    ///     configuration layer validates this).
+    ///   - observability: Metrics (``SettingKey/metricsEnabled``) and access log (`log.*`); none by default.
+    ///   - faults: ``SettingKey/maxDelayMs``, `faults.*`: the limits of `?delay_ms` and the configured faults.
+    ///   - service: CORS (``SettingKey/corsAllowOrigin``), page latency (``SettingKey/pageLatencyMs``), admin access
+    ///     (``SettingKey/adminToken``).
     init(
         writes: WriteCoordinator,
         events: EventSettings = EventSettings(),
@@ -199,9 +202,9 @@ package struct Router: Sendable {
         return Match(target: target, resource: resource)
     }
 
-    /// Answers `request`: synchronously for everything but `/items/<id>/detail`, `/metrics` and `/admin/reset`,
-    /// which are `.deferred` once the request has been validated (a bad request is answered at once, without a
-    /// task).
+    /// Answers `request`: at once, or, for what must wait (a detail or image lookup, a write until it is durable,
+    /// a dataset load, a replica catch-up, `/metrics`, the admin routes), as deferred, pending or later work once
+    /// the request has been validated (a bad request is answered at once, without a task).
     package func route(_ request: HTTPRequest) -> RouteOutcome {
         route(request, match(request))
     }
@@ -403,12 +406,15 @@ package struct Router: Sendable {
         else {
             throw Problem(.notFound, detail: "there is no resource at \(Problem.quoted(target.path))")
         }
-        switch resource.route.facts.gate {
+        switch resource.route.flags.gate {
         case .metrics where observability.metrics == nil:
             throw Self.metricsDisabled
         case .picsum where !service.picsumEnabled:
             throw Problem(
-                .notFound, detail: "there is no resource at \(Problem.quoted(target.path)) (picsum.enabled is false)")
+                .notFound,
+                detail:
+                    "there is no resource at \(Problem.quoted(target.path)) (\(SettingKey.picsumEnabled.name) is false)"
+            )
         default:
             return resource
         }
@@ -417,11 +423,12 @@ package struct Router: Sendable {
     private func dispatch(_ request: HTTPRequest, target: RequestTarget, resource: Resource) throws(Problem)
         -> RouteOutcome
     {
-        let facts = resource.route.facts
+        let flags = resource.route.flags
         if request.method == .options {
-            return .response(options(facts, request))
+            return .response(options(resource.route.facts, request))
         }
-        guard facts.methods.contains(request.method) else {
+        guard flags.answers(request.method) else {
+            let facts = resource.route.facts
             throw Problem(
                 .methodNotAllowed,
                 detail: "\(Problem.quoted(request.method.name)) is not allowed on \(Problem.quoted(target.path)); "
@@ -431,11 +438,11 @@ package struct Router: Sendable {
         // A query that does not decode is a 400 on every route. Those that read their query check it as they read it
         // (and name the parameter); the others, here (a stream that ignored `?dataset=%00` served the default list):
         // one byte scan when the query has no escape at all.
-        let decodesItsQuery = facts.decodesQuery && (request.method == .get || request.method == .head)
+        let decodesItsQuery = flags.decodesQuery && (request.method == .get || request.method == .head)
         if !decodesItsQuery, let problem = target.undecodableQueryProblem {
             throw problem
         }
-        if facts.admin {
+        if flags.admin {
             try authorizeAdmin(request)  // before the handler reads anything (Router+Admin.swift)
         }
         switch resource {
