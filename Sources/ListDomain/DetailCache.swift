@@ -52,7 +52,7 @@ public actor DetailCache {
     ///
     /// - Parameters:
     ///   - store: Where misses are fetched from.
-    ///   - capacity: The most details kept, at least 1 (a precondition); from `cache.capacity`. Memory grows
+    ///   - capacity: The most details kept, at least 1 (a precondition). Memory grows
     ///     with use, not with the capacity.
     public init(store: SlowStore, capacity: Int) {
         precondition(capacity >= 1, "DetailCache capacity must be at least 1")

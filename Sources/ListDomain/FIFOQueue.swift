@@ -3,7 +3,8 @@
 ///
 /// The array is compacted when it empties, and also when the taken slots at its front are at least half of it
 /// (and 64 or more), so a queue that never runs empty stays as long as its backlog, not as long as its history.
-/// The store's and the image workers' job queues, both under their own locks.
+/// The job queue of the server's `WorkerPool` (the SQLite thread, the PostgreSQL pool, the image workers), under the
+/// pool's lock.
 public struct FIFOQueue<Element> {
     private var slots: [Element?] = []
     private var head = 0

@@ -1,6 +1,6 @@
 /// A failure ListServer can inject into an answer, as a client developer names it.
 ///
-/// The raw value is the name used in configuration (`faults.kinds`) and in `?fail=`: `500`, `503`, `429`, `reset`,
+/// The raw value is the name used in the server's configuration and in `?fail=`: `500`, `503`, `429`, `reset`,
 /// `truncated`, `hang`.
 public enum FaultKind: String, Sendable, CaseIterable, Equatable, Hashable {
     /// A 500 problem+json answer.

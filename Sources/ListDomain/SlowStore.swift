@@ -22,7 +22,7 @@ public struct SlowStore: Sendable {
     ///
     /// - Parameters:
     ///   - catalog: Where the details come from.
-    ///   - latency: The latency of every fetch; from `store.latency.min_ms` and `store.latency.max_ms`.
+    ///   - latency: The latency of every fetch.
     ///   - clock: The clock to sleep on; tests inject a manual clock.
     ///   - random: The generator latencies are drawn from (behind a lock: fetches run concurrently); inject a
     ///     seeded ``SplitMix64`` for reproducible latencies.

@@ -85,7 +85,7 @@ public final class ImageCache: Sendable {
     /// - Parameters:
     ///   - encoder: Renders and encodes misses.
     ///   - latency: The store latency of every fetch (`image.latency.*`).
-    ///   - capacityBytes: The most encoded bytes kept (`image.cache_bytes`), at least 0 (0 keeps nothing).
+    ///   - capacityBytes: The most encoded bytes kept, at least 0 (0 keeps nothing).
     ///   - clock: The clock latencies are measured on; tests inject a manual one.
     ///   - random: The generator latencies are drawn from.
     public init(

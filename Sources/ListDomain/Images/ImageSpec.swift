@@ -1,7 +1,8 @@
 /// Everything an item's image depends on: its pixels are a pure function of these values.
 ///
 /// Two requests with equal specs get the same decoded pixels on every machine, so the encoded bytes are cached by
-/// spec (and format), whatever dataset or catalog version the item came from. For an uploaded image (``upload``)
+/// spec (and format), whatever catalog version the item came from, and for a generated image whatever dataset (an
+/// upload's spec names its dataset). For an uploaded image (``upload``)
 /// the pixels are the upload's, scaled to cover `width`×`height` and cropped to it around the centre, then turned
 /// grey and blurred as asked.
 public struct ImageSpec: Hashable, Sendable {

@@ -5,7 +5,7 @@
 /// `null` returns a field to its generated value by clearing it here. So a reset with another seed changes the
 /// fields nobody wrote, and the store holds only what was written (a sparse overlay).
 ///
-/// Values are checked before they get here (see ``ItemOverrides/limits``); this type only holds them.
+/// Values are checked before they get here (see ``ItemOverrides/Limits``); this type only holds them.
 public struct ItemOverrides: Sendable, Equatable, Hashable {
     public var label: String?
     public var author: String?

@@ -1,4 +1,4 @@
-/// The lists in memory, held to a budget (`data.max_memory_bytes`).
+/// The lists in memory, held to a budget (``ListRegistry/memoryBudget``).
 ///
 /// Every list in memory counts what both copies of it hold (the registry's and the ``WriteCoordinator``'s second
 /// one), about, as its writes go (``ListState/approximateBytes``). When a group commit leaves the lists over the
@@ -11,7 +11,7 @@
 /// again.
 ///
 /// So the budget is passed only by what the last one or two seconds read into memory (loads are one at a time,
-/// among the commits) or wrote; one list alone is held to `data.max_dataset_bytes` by the coordinator.
+/// among the commits) or wrote; one list alone is held to a limit of its own by the coordinator (``WriteCoordinator/maxDatasetBytes``).
 extension ListRegistry {
     /// What `state` counts against the budget: both copies.
     static func cost(of state: ListState) -> Int { 2 * state.approximateBytes }
@@ -69,6 +69,6 @@ public struct ListMemoryStatistics: Sendable, Equatable {
     public var outOfMemory: Int
     /// Lists taken out of memory for the budget since the start.
     public var evictions: Int
-    /// `data.max_memory_bytes`.
+    /// ``ListRegistry/memoryBudget``.
     public var budget: Int
 }

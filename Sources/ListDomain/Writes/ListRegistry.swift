@@ -47,7 +47,7 @@ public final class ListRegistry: Sendable {
     /// The seed and count of a list nobody wrote to.
     public let seed: UInt64
     public let baseCount: UInt64
-    /// `data.max_memory_bytes`: what the lists in memory may hold, both copies of each counted.
+    /// What the lists in memory may hold, both copies of each counted.
     public let memoryBudget: Int
     let contents: Mutex<Contents>
     /// How many stored lists are not in memory (0, the common case once each was used: one atomic load for a
@@ -67,7 +67,7 @@ public final class ListRegistry: Sendable {
     /// A registry of lists with `count` generated items from `seed`, the `stored` lists in memory, and the lists
     /// named `unloaded` on disk (loaded on first use).
     ///
-    /// - Parameter memoryBudget: `data.max_memory_bytes` (see `ListRegistry+Memory.swift`); no bound by default.
+    /// - Parameter memoryBudget: What the lists in memory may hold (see `ListRegistry+Memory.swift`); no bound by default.
     public init(
         seed: UInt64, count: UInt64, stored: [String: StoredList] = [:], unloaded: some Sequence<String> = [],
         now: WallTime = WallTime(milliseconds: 0), memoryBudget: Int = .max

@@ -56,7 +56,7 @@ public protocol ListStore: AnyObject, Sendable {
 
     /// The changes of list `list` after sequence number `sequence`, oldest first, at most `limit`.
     ///
-    /// Only the most recent changes are kept (`data.changes_kept`); `oldestKept` in the answer says where what is
+    /// Only the most recent changes are kept (how many is the store's setting); `oldestKept` in the answer says where what is
     /// kept begins, so a caller can tell "nothing after S" from "S is older than what is kept".
     func changes(of list: String, after sequence: UInt64, limit: Int) async throws(StoreFailure) -> ChangeWindow
 

@@ -10,7 +10,8 @@ import Synchronization
 /// changes published to the ``ChangeFeed``) only after the store has committed, so no reader ever sees a write
 /// that could still be lost, and a failed commit (a full disk) leaves memory as it was.
 ///
-/// Two copies of every list written to (the pattern known as left-right): the registry's, which readers copy, and
+/// Two copies of each list written to recently (the pattern known as left-right; at most ``sparesKept`` spares, a
+/// list without one is copied from the registry again when next written): the registry's, which readers copy, and
 /// the coordinator's own (its ``Spare``), the state before the last commit. A group is applied to the spare, first
 /// brought level with the registry by replaying that commit's effects; once committed it is installed, and the
 /// state it replaces becomes the next spare. Each copy is then changed only while nobody else holds it, so its
@@ -34,7 +35,7 @@ public final class WriteCoordinator: Sendable {
     public let feed: ChangeFeed
     /// Where the writes are committed (and uploaded images' files kept).
     public let store: any ListStore
-    /// How long an idempotency record counts (`data.idempotency_ttl_s`).
+    /// How long an idempotency record counts.
     private let idempotencyTTL: Duration
     private let wallClock: @Sendable () -> WallTime
     private let queue = CommitQueue<Waiting>()
@@ -52,17 +53,17 @@ public final class WriteCoordinator: Sendable {
     /// Told the changes other servers made, once this server's copy of their list has them (a shared store):
     /// the server resets its detail cache when another server reset the default list.
     private let remoteChangeObserver: (@Sendable (String, [Change]) -> Void)?
-    /// `data.max_datasets`: a write that would give one more dataset state is refused past this many.
+    /// A write that would give one more dataset state is refused past this many.
     public let maxDatasets: Int
-    /// `data.max_dataset_bytes`: a write that would make a list hold more (both copies counted) is refused.
+    /// A write that would make a list hold more (both copies counted) is refused.
     public let maxDatasetBytes: Int
 
     /// - Parameters:
     ///   - wallClock: The time stored with idempotency records; tests pass their own.
     ///   - commitObserver: Told each successful commit's duration and number of writes.
     ///   - remoteChangeObserver: Told the changes other servers made to a shared store, by list.
-    ///   - maxDatasets: `data.max_datasets`: how many datasets (lists but the default) may have state.
-    ///   - maxDatasetBytes: `data.max_dataset_bytes`: how much memory one list's writes may take.
+    ///   - maxDatasets: How many datasets (lists but the default) may have state.
+    ///   - maxDatasetBytes: How much memory one list's writes may take.
     public init(
         lists: ListRegistry, feed: ChangeFeed, store: any ListStore, idempotencyTTL: Duration,
         wallClock: @escaping @Sendable () -> WallTime,
@@ -218,7 +219,7 @@ public final class WriteCoordinator: Sendable {
         var batch = CommitBatch(now: now)
         var claimed: [IdempotencyKey: IdempotencyRecord] = [:]
         var answeredFromStore: Set<Int> = []  // answered from a stored record: true whatever this group does
-        var created: [String] = []  // datasets this group gives state that had none (data.max_datasets)
+        var created: [String] = []  // datasets this group gives state that had none (maxDatasets)
         let datasets = await datasetsCounted(for: group)
         // By index, here and below: `for element in array` copies each element, every reference in it retained
         // and released again (a list state holds about fifteen).
@@ -372,7 +373,7 @@ public final class WriteCoordinator: Sendable {
         }
     }
 
-    /// How many datasets count against `data.max_datasets` for this group: those with state, unless the group's
+    /// How many datasets count against ``maxDatasets`` for this group: those with state, unless the group's
     /// new ones would pass the cap by that count; then those that hold writes, as the store counts them (a dropped
     /// dataset keeps a header row, so that none of its tags or feed positions ever names something in a new one,
     /// but holds nothing: it frees its place). A store that cannot count leaves the count with state.

@@ -24,8 +24,8 @@ public final class WriteOperation: Sendable {
         case reset(seed: UInt64?)
         /// `DELETE /admin/datasets/<name>`: the list forgotten, as if never written to.
         case drop
-        /// An idle dataset removed with every row it has, unless it was used after `idleBefore` (the expiry of
-        /// `data.dataset_ttl_s`).
+        /// An idle dataset removed with every row it has, unless it was used after `idleBefore` (the server's time to
+        /// live for idle datasets).
         case expire(idleBefore: WallTime)
     }
 
@@ -132,8 +132,8 @@ public enum WriteRejection: Error, Sendable, Equatable {
     case keyReused(String)
     /// The list has ``Catalog/maximumCount`` ids already.
     case listFull
-    /// The write would make one dataset more than `data.max_datasets` (the limit).
+    /// The write would make one dataset more than the coordinator's limit (``WriteCoordinator/maxDatasets``).
     case tooManyDatasets(Int)
-    /// The list holds as much as `data.max_dataset_bytes` (the limit) lets it: nothing that would add to it fits.
+    /// The list holds as much as the coordinator's limit (``WriteCoordinator/maxDatasetBytes``) lets it: nothing that would add to it fits.
     case datasetFull(Int)
 }

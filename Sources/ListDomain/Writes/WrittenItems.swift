@@ -41,8 +41,8 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
     private let denseBase: UInt64
     public private(set) var count = 0
     /// About how many bytes of memory the table holds: its slots, its dictionaries' entries, and the text of its
-    /// items that does not fit in a string's own 16 bytes (kept as writes go, for `data.max_dataset_bytes` and
-    /// `data.max_memory_bytes`).
+    /// items that does not fit in a string's own 16 bytes (kept as writes go, for the coordinator's byte limit and
+    /// the registry's memory budget).
     public private(set) var approximateBytes = 0
 
     /// The bytes a slot of the dense part takes (a `WrittenItem?`), and an entry of the sparse part (the item, its

@@ -4,7 +4,7 @@ import ListDomain
 import Logging
 
 /// A running ListServer: the store and the lists over it, the slow store and detail cache, the router, and the
-/// HTTP server, wired from `Settings`. Main runs one; end-to-end tests run several on port 0.
+/// HTTP server, wired from `Settings`. ``ServerCommand`` runs one; end-to-end tests run several on port 0.
 final class Application: Sendable {
     let settings: Settings
     let cache: DetailCache
@@ -29,8 +29,8 @@ final class Application: Sendable {
     /// - Parameters:
     ///   - settings: What to serve, where, and what to measure and log.
     ///   - clock: The slow store's clock.
-    ///   - accessLogger: Where access lines go when `log.access` is on; by default nowhere, so that embedders and
-    ///     tests choose (`Main` passes the process's `ListServer.access` logger).
+    ///   - accessLogger: Where access lines go when ``SettingKey/accessLog`` is on; by default nowhere, so that
+    ///     embedders and tests choose (`Main` passes the process's `ListServer.access` logger).
     ///   - faults: The limits of `?delay_ms` and the injected faults; by default those `settings` configure.
     /// - Throws: A store that cannot be opened (its message names the path and what is wrong), or a socket that
     ///   cannot be bound.
@@ -165,8 +165,8 @@ final class Application: Sendable {
         }
     }
 
-    /// The store `settings` name: the PostgreSQL database at `data.url` when one is set, else the SQLite file at
-    /// `data.path`.
+    /// The store `settings` name: the PostgreSQL database at ``SettingKey/dataURL`` when one is set, else the SQLite
+    /// file at ``SettingKey/dataPath``.
     private static func openStore(_ settings: Settings) async throws -> any ListStore {
         if let url = settings.dataURL {
             return try await PostgresStore.open(
@@ -198,7 +198,7 @@ final class Application: Sendable {
         self.growth = growth
     }
 
-    /// `items.grow_every_ms`: one generated item at the end of the default list per interval, each a committed
+    /// ``SettingKey/growEveryMs``: one generated item at the end of the default list per interval, each a committed
     /// `created` change like a POST's (they share the id sequence). Ticks are counted from the start, so a late
     /// wake-up adds the items it missed in one commit.
     ///
@@ -236,8 +236,8 @@ final class Application: Sendable {
         server.host.contains(":") ? "[\(server.host)]:\(server.port)" : "\(server.host):\(server.port)"
     }
 
-    /// Drains requests in flight (at most `grace`, by default `shutdown.grace_ms`), stops every loop, and closes
-    /// the store once the last write has been answered.
+    /// Drains requests in flight (at most `grace`, by default ``SettingKey/shutdownGraceMs``), stops every loop, and
+    /// closes the store once the last write has been answered.
     func shutdown(grace: Duration? = nil) async {
         growth?.cancel()
         lifecycle.cancel()

@@ -1,7 +1,7 @@
 import ListDomain
 
 /// The life of datasets after their writes: when each was last used goes to the store, and those nobody used for
-/// `data.dataset_ttl_s` are removed with everything written to them, durably, in the background.
+/// ``SettingKey/datasetTTLSeconds`` are removed with everything written to them, durably, in the background.
 ///
 /// A task wakes every second to move the registry's coarse clock on (reads note their use against it without
 /// reading a clock; the memory budget lets a dataset leave memory only once untouched for a tick). Every
@@ -30,7 +30,7 @@ enum DatasetLifecycle {
     /// Starts the sweep; cancel the task to stop it.
     ///
     /// - Parameters:
-    ///   - ttl: `data.dataset_ttl_s`; zero never expires anything.
+    ///   - ttl: ``SettingKey/datasetTTLSeconds``; zero never expires anything.
     ///   - expired: Told each dataset removed (the server forgets its fault counters).
     static func start(
         writes: WriteCoordinator, ttl: Duration, wallClock: @escaping @Sendable () -> WallTime,

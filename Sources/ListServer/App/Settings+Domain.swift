@@ -32,8 +32,9 @@ extension Settings {
 }
 
 extension ServiceOptions {
-    /// The options `settings` configure: `cors.allow_origin`, `items.latency_ms`, `admin.token`,
-    /// `admin.allowed_origins`, `picsum.enabled` and `server.public_url`.
+    /// The options `settings` configure: ``SettingKey/corsAllowOrigin``, ``SettingKey/pageLatencyMs``,
+    /// ``SettingKey/adminToken``, ``SettingKey/adminAllowedOrigins``, ``SettingKey/picsumEnabled`` and
+    /// ``SettingKey/publicURL``.
     init(_ settings: Settings) {
         let publicURL = settings.publicURL.text.isEmpty ? nil : settings.publicURL.text
         self.init(
@@ -47,7 +48,7 @@ extension ServiceOptions {
 }
 
 extension FaultSettings {
-    /// The fault settings `settings` configure: `delay.max_ms` and `faults.*`.
+    /// The fault settings `settings` configure: ``SettingKey/maxDelayMs`` and `faults.*`.
     init(_ settings: Settings) {
         self.init(
             maxDelay: .milliseconds(settings.maxDelayMs), hangLimit: .milliseconds(settings.hangMs),

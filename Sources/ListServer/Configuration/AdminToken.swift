@@ -1,4 +1,4 @@
-/// The `admin.token` setting: the secret the admin endpoints require, which is never printed.
+/// The ``SettingKey/adminToken`` setting: the secret the admin endpoints require, which is never printed.
 ///
 /// Its `description`, `debugDescription` and mirror show only `<set>` or `<none>`, so logging or dumping a
 /// ``Settings`` cannot leak it; only ``value`` holds the text. Empty means no token: the admin endpoints then

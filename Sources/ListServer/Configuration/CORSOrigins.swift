@@ -1,4 +1,4 @@
-/// Which browser origins may read the answers: the `cors.allow_origin` key.
+/// Which browser origins may read the answers: the ``SettingKey/corsAllowOrigin`` key.
 ///
 /// The text is `*` (any origin), a comma-separated list of origins `scheme://host[:port]` with scheme `http` or
 /// `https` and no path, query or trailing slash, or empty (no CORS headers at all). Origins are kept as browsers

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Configuration
 
-/// The command line of `ListServer`: one optional flag per setting, plus `--config`.
+/// The command line of `ListServer`: one optional flag per setting, plus `--config` and `--health-check`.
 ///
 /// Every flag is optional so that an absent flag lets the environment, the file or the default decide; ArgumentParser
 /// parses the syntax and the types (so `--port abc` fails here, exit code 64), and

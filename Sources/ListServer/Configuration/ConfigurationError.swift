@@ -11,7 +11,7 @@
 /// config file /etc/listserver.json (--config): unknown key "http.prot"; known keys: http.host, …
 /// ```
 struct ConfigurationError: Error, Equatable, CustomStringConvertible {
-    /// The config key at fault (`http.port`), or `config` for a problem with the file itself.
+    /// The config key at fault (``SettingKey/port``), or `config` for a problem with the file itself.
     let key: String
 
     /// Where the bad value came from; for a problem with the file as a whole, ``ConfigurationSource/file(path:)``.

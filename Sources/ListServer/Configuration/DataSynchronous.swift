@@ -1,4 +1,4 @@
-/// How hard SQLite works to make an acknowledged write durable: the `data.synchronous` key.
+/// How hard SQLite works to make an acknowledged write durable: the ``SettingKey/dataSynchronous`` key.
 ///
 /// The raw values are the config names, read in any case, and SQLite's own names for `PRAGMA synchronous` (the
 /// store runs in WAL mode, where the two differ only in when the log is synced to disk).

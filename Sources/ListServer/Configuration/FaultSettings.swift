@@ -11,8 +11,9 @@ package struct FaultSettings: Sendable, Equatable {
     var hangLimit = Duration.seconds(10)
     /// The `Retry-After` value, in seconds, of an injected 503 or 429. Default 1.
     var retryAfterSeconds = 1
-    /// `faults.rate`: the share of data requests that get a fault without asking for one. Default 0 (none).
+    /// ``SettingKey/faultRate``: the share of data requests that get a fault without asking for one. Default 0 (none).
     var rate = 0.0
-    /// `faults.kinds`: the faults drawn for `faults.rate` and `?fail_rate` without `?fail`. Default all kinds.
+    /// ``SettingKey/faultKinds``: the faults drawn for ``SettingKey/faultRate`` and `?fail_rate` without `?fail`.
+    /// Default all kinds.
     var mix = FaultMix.all
 }

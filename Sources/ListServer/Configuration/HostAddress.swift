@@ -1,10 +1,10 @@
-/// Checks the `http.host` setting: an IPv4 or IPv6 literal, or `localhost`.
+/// Checks the ``SettingKey/host`` setting: an IPv4 or IPv6 literal, or `localhost`.
 ///
 /// The grammar is the one `inet_pton` accepts (dotted-quad IPv4 without leading zeros; IPv6 with at most one `::` and
 /// an optional trailing IPv4 part), written in Swift so that configuration code stays free of C calls and pointers.
 /// Host names other than `localhost`, brackets (`[::1]`) and zone suffixes (`fe80::1%eth0`) are rejected.
 enum HostAddress {
-    /// Whether `host` is a valid `http.host` value.
+    /// Whether `host` is a valid ``SettingKey/host`` value.
     static func isValid(_ host: String) -> Bool {
         host.lowercased() == "localhost" || isIPv4(host[...]) || isIPv6(host)
     }

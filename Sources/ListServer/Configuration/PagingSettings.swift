@@ -1,7 +1,8 @@
 /// Page sizes the router allows: the size used when a request names none, and the largest it may ask for.
 ///
-/// Read from `paging.default_limit` and `paging.max_limit` by ``Settings/load(options:environment:activeProcessorCount:)``,
-/// which guarantees `1 <= defaultLimit <= maxLimit <= 10_000`.
+/// Read from ``SettingKey/defaultLimit`` and ``SettingKey/maxLimit`` by
+/// ``Settings/load(options:environment:activeProcessorCount:)``, which guarantees `1 <= defaultLimit <= maxLimit <=
+/// 10_000`.
 package struct PagingSettings: Sendable, Equatable {
     /// The page size when the request has no `limit` parameter.
     package var defaultLimit: Int

@@ -1,5 +1,6 @@
-/// `data.url`: where a PostgreSQL store is, `postgres://user:password@host:port/db?sslmode=…` (or `postgresql://`),
-/// as libpq reads it; and the same URL with its password hidden, for everything a person or a log sees.
+/// ``SettingKey/dataURL``: where a PostgreSQL store is, `postgres://user:password@host:port/db?sslmode=…` (or
+/// `postgresql://`), as libpq reads it; and the same URL with its password hidden, for everything a person or a log
+/// sees.
 ///
 /// Only the form is checked here (the scheme, and something after it); libpq reads the rest when the store
 /// connects, and a URL it cannot use fails the start with libpq's words and the redacted URL.
@@ -40,12 +41,12 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
 
     package var description: String { redacted }
 
-    /// Why a `data.url` value is refused.
+    /// Why a ``SettingKey/dataURL`` value is refused.
     package struct ParseError: Error, CustomStringConvertible {
         package let description: String
     }
 
-    /// A `data.url` value: nil for the empty string (SQLite), else a URL of the right form.
+    /// A ``SettingKey/dataURL`` value: nil for the empty string (SQLite), else a URL of the right form.
     static func setting(parsing raw: String) throws(ParseError) -> PostgresURL? {
         let text = String(raw.trimmingSpaces)
         if text.isEmpty { return nil }

@@ -1,4 +1,4 @@
-/// `server.public_url`: the address clients reach this server at, for the absolute URLs it writes (Picsum's
+/// ``SettingKey/publicURL``: the address clients reach this server at, for the absolute URLs it writes (Picsum's
 /// `url` and `download_url`), when that is not what their `Host` field says (behind a proxy or a load balancer).
 ///
 /// Empty (the default) uses each request's `Host`. Otherwise `http://` or `https://`, a valid `host[:port]`, and

@@ -1,3 +1,6 @@
+/// The configuration table: for each ``SettingKey``, its flag, environment variable, integer range, `--help`
+/// placeholder and meaning. The one place these are written: `--help`, the environment mapping, the range checks of
+/// loading and the README's configuration table (checked by `ConfigurationDocumentationTests`) come from it.
 extension SettingKey {
     /// One row of the configuration table: flag without dashes, environment variable, integer range, the value's
     /// placeholder in `--help`, and the one-sentence meaning.

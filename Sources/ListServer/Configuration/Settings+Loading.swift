@@ -4,6 +4,8 @@ import Glibc
 import ListDomain
 import Logging
 
+/// Loading ``Settings``: the layers (flags, environment, file, defaults) read through swift-configuration, each
+/// value checked against its key's row of the table, then the checks that involve several keys.
 extension Settings {
     /// Loads and validates the settings from the command line, the environment, a JSON file and the defaults.
     ///
@@ -11,118 +13,10 @@ extension Settings {
     /// JSON file named by `--config` (or `LISTSERVER_CONFIG` when there is no `--config`), the built-in default.
     /// In the JSON file the dotted keys are nested objects: `{"store": {"latency": {"min_ms": 500}}}`.
     ///
-    /// - `http.host` (string, default `0.0.0.0`; `--host`, `LISTSERVER_HOST`): the address to listen on, an IPv4 or
-    ///   IPv6 literal or `localhost`.
-    /// - `http.port` (int, default 8080; `--port`, `LISTSERVER_PORT`): the TCP port, 0...65535; 0 picks any free port.
-    /// - `http.threads` (int, default 0; `--threads`, `LISTSERVER_THREADS`): event-loop threads, 0...256; 0 means one
-    ///   per active processor, resolved here so ``threads`` is always concrete.
-    /// - `http.max_request_line_bytes` (int, default 8192; `--max-request-line-bytes`,
-    ///   `LISTSERVER_MAX_REQUEST_LINE_BYTES`): the longest request line, 64...1048576, at most `http.max_header_bytes`;
-    ///   a longer one gets 414.
-    /// - `http.max_header_bytes` (int, default 16384; `--max-header-bytes`, `LISTSERVER_MAX_HEADER_BYTES`): the longest
-    ///   request head (request line, header lines and every line ending), 256...1048576; a longer one gets 431.
-    /// - `http.max_header_count` (int, default 100; `--max-header-count`, `LISTSERVER_MAX_HEADER_COUNT`): the most
-    ///   header fields in a request, 1...1000; more get 431.
-    /// - `http.max_body_bytes` (int, default 65536; `--max-body-bytes`, `LISTSERVER_MAX_BODY_BYTES`): the largest
-    ///   `Content-Length` accepted, 0...16777216; a larger one gets 413.
-    /// - `http.max_connections` (int, default 10000; `--max-connections`, `LISTSERVER_MAX_CONNECTIONS`): the most
-    ///   client connections open at once, 1...1000000.
-    /// - `http.header_timeout_ms` (int, default 10000; `--header-timeout-ms`, `LISTSERVER_HEADER_TIMEOUT_MS`): the
-    ///   time a client has to send a whole request head, 100...3600000; then 408 and close.
-    /// - `http.idle_timeout_ms` (int, default 60000; `--idle-timeout-ms`, `LISTSERVER_IDLE_TIMEOUT_MS`): the time an
-    ///   idle keep-alive connection stays open, 100...3600000.
-    /// - `http.write_timeout_ms` (int, default 30000; `--write-timeout-ms`, `LISTSERVER_WRITE_TIMEOUT_MS`): the time
-    ///   a client may take to read a response before it is dropped, 100...3600000.
-    /// - `items.count` (int, default 10000; `--item-count`, `LISTSERVER_ITEM_COUNT`): items in the list, 0...2^53.
-    /// - `items.seed` (int, default 42; `--seed`, `LISTSERVER_SEED`): the generator's seed, 0...Int64.max.
-    /// - `items.latency_ms` (int, default 0; `--page-latency-ms`, `LISTSERVER_PAGE_LATENCY_MS`): extra latency of
-    ///   every list (`/items`) response in milliseconds, 0...600000.
-    /// - `items.grow_every_ms` (int, default 0; `--grow-every-ms`, `LISTSERVER_GROW_EVERY_MS`): one new item joins
-    ///   the list every this many milliseconds, 0...86400000; 0 means the list never grows.
-    /// - `store.latency.distribution` (string, default `uniform`; `--latency-distribution`,
-    ///   `LISTSERVER_LATENCY_DISTRIBUTION`): `uniform`, `fixed`, `lognormal` or `none` (any case); see ``LatencyKind``.
-    /// - `store.latency.min_ms` (int, default 500; `--latency-min-ms`, `LISTSERVER_LATENCY_MIN_MS`): the shortest
-    ///   `uniform` latency in milliseconds, 0...600000, at most `store.latency.max_ms` when the distribution is
-    ///   `uniform` (and not checked otherwise: a distribution is not refused for another's unused bounds).
-    /// - `store.latency.max_ms` (int, default 2000; `--latency-max-ms`, `LISTSERVER_LATENCY_MAX_MS`): the longest
-    ///   `uniform` latency and the cap of `lognormal` draws in milliseconds, 0...600000.
-    /// - `store.latency.fixed_ms` (int, default 1000; `--latency-fixed-ms`, `LISTSERVER_LATENCY_FIXED_MS`): the
-    ///   `fixed` latency in milliseconds, 0...600000.
-    /// - `store.latency.median_ms` (int, default 800; `--latency-median-ms`, `LISTSERVER_LATENCY_MEDIAN_MS`): the
-    ///   `lognormal` median in milliseconds, 0...600000, at most `store.latency.max_ms` when the distribution is
-    ///   `lognormal`.
-    /// - `store.latency.spread` (double, default 0.5; `--latency-spread`, `LISTSERVER_LATENCY_SPREAD`): the sigma
-    ///   of the `lognormal` latency's natural logarithm, 0...4.
-    /// - `image.latency.distribution`, `.min_ms`, `.max_ms`, `.fixed_ms`, `.median_ms`, `.spread` (defaults
-    ///   `uniform`, 500, 1500, 1000, 800, 0.5; `--image-latency-…`, `LISTSERVER_IMAGE_LATENCY_…`): the latency of
-    ///   an image fetch, read and checked exactly like `store.latency.*`.
-    /// - `image.cache_bytes` (int, default 67108864; `--image-cache-bytes`, `LISTSERVER_IMAGE_CACHE_BYTES`): the
-    ///   encoded image bytes the image cache keeps, 0...2^40.
-    /// - `image.workers` (int, default 2; `--image-workers`, `LISTSERVER_IMAGE_WORKERS`): threads that draw and
-    ///   encode images, 0...256; 0 means one per active processor.
-    /// - `picsum.enabled` (bool, default true; `--picsum`/`--no-picsum`, `LISTSERVER_PICSUM`): serve Lorem Picsum's
-    ///   routes over the items.
-    /// - `server.public_url` (string, default empty; `--public-url`, `LISTSERVER_PUBLIC_URL`): the base of the
-    ///   absolute URLs the server writes (see ``PublicURL``); empty uses each request's `Host` field.
-    /// - `image.queue_limit` (int, default 64; `--image-queue-limit`, `LISTSERVER_IMAGE_QUEUE_LIMIT`): the most
-    ///   images waiting for a worker, 1...1000000; one more gets 503 with `Retry-After`.
-    /// - `image.max_upload_bytes` (int, default 10485760; `--image-max-upload-bytes`,
-    ///   `LISTSERVER_IMAGE_MAX_UPLOAD_BYTES`): the largest `Content-Length` of a `PUT /items/<id>/image`,
-    ///   1...104857600 (the JSON body limit does not apply to it); a larger one gets 413.
-    /// - `cache.capacity` (int, default 100000; `--cache-capacity`, `LISTSERVER_CACHE_CAPACITY`): item details the
-    ///   cache holds, 1...10000000.
-    /// - `paging.default_limit` (int, default 20; `--default-limit`, `LISTSERVER_DEFAULT_LIMIT`): the page size when a
-    ///   request gives none, 1...`paging.max_limit`.
-    /// - `paging.max_limit` (int, default 100; `--max-limit`, `LISTSERVER_MAX_LIMIT`): the largest page size a request
-    ///   may ask for, 1...10000.
-    /// - `data.path` (string, default `./data/listserver.sqlite`; `--data-path`, `LISTSERVER_DATA_PATH`): the SQLite
-    ///   file where writes are kept, created with its folder; not empty; `:memory:` keeps them only while the server
-    ///   runs.
-    /// - `data.synchronous` (string, default `full`; `--data-synchronous`, `LISTSERVER_DATA_SYNCHRONOUS`): `full` (an
-    ///   acknowledged write survives power loss) or `normal` (it survives a crash of the server process), any case;
-    ///   see ``DataSynchronous``.
-    /// - `data.url` (string, default empty; `--data-url`, `LISTSERVER_DATA_URL`): a PostgreSQL database
-    ///   (`postgres://user:password@host:port/db?sslmode=…`, see ``PostgresURL``) that keeps the writes instead of
-    ///   `data.path`, shared by every replica that names it; empty for SQLite. Secret: shown with its password
-    ///   hidden, and not at all in error messages.
-    /// - `data.pool_size` (int, default 4; `--data-pool-size`, `LISTSERVER_DATA_POOL_SIZE`): connections to that
-    ///   database, 2...64 (one for the commits, the others for reads).
-    /// - `data.idempotency_ttl_s` (int, default 86400; `--idempotency-ttl-s`, `LISTSERVER_IDEMPOTENCY_TTL_S`): how
-    ///   long an `Idempotency-Key` and its first answer are kept, in seconds, 60...31536000.
-    /// - `data.changes_kept` (int, default 100000; `--changes-kept`, `LISTSERVER_CHANGES_KEPT`): the recent changes
-    ///   per dataset the change feed keeps for replay, 1...100000000.
-    /// - `events.heartbeat_ms` (int, default 15000; `--heartbeat-ms`, `LISTSERVER_HEARTBEAT_MS`): the interval of
-    ///   the comment line that keeps an idle event stream open, 100...3600000.
-    /// - `events.max_wait_ms` (int, default 30000; `--max-wait-ms`, `LISTSERVER_MAX_WAIT_MS`): the longest `wait_ms`
-    ///   a long-poll of `/items/changes` may ask for, 0...3600000.
-    /// - `events.max_buffer_bytes` (int, default 1048576; `--event-buffer-bytes`, `LISTSERVER_EVENT_BUFFER_BYTES`):
-    ///   the unsent bytes an event-stream subscriber may fall behind by before it is dropped, 4096...1073741824.
-    /// - `delay.max_ms` (int, default 30000; `--max-delay-ms`, `LISTSERVER_MAX_DELAY_MS`): the largest `?delay_ms`
-    ///   a request may ask for, 0...600000.
-    /// - `faults.rate` (double, default 0; `--fault-rate`, `LISTSERVER_FAULT_RATE`): the share of data requests
-    ///   (`/items…`) that get an injected fault, 0...1.
-    /// - `faults.kinds` (string, default `500,503,429,reset,truncated,hang`; `--fault-kinds`,
-    ///   `LISTSERVER_FAULT_KINDS`): the faults and their weights, as `FaultMix(parsing:)` reads them.
-    /// - `faults.seed` (int, default 1; `--fault-seed`, `LISTSERVER_FAULT_SEED`): the seed of the fault draws,
-    ///   0...Int64.max.
-    /// - `faults.hang_ms` (int, default 10000; `--hang-ms`, `LISTSERVER_HANG_MS`): how long a `hang` fault holds a
-    ///   request before the connection is closed, 1...600000.
-    /// - `faults.retry_after_s` (int, default 1; `--retry-after-s`, `LISTSERVER_RETRY_AFTER_S`): the `Retry-After`
-    ///   of injected 503 and 429 answers in seconds, 0...86400.
-    /// - `admin.token` (string, default empty; `--admin-token`, `LISTSERVER_ADMIN_TOKEN`): the secret of the admin
-    ///   endpoints, empty (loopback clients only) or 1...256 bytes in 0x21...0x7E; never printed (see ``AdminToken``).
-    /// - `cors.allow_origin` (string, default `*`; `--cors-allow-origin`, `LISTSERVER_CORS_ALLOW_ORIGIN`): `*`, a
-    ///   comma-separated list of `http(s)://host[:port]`, or empty for no CORS headers (see ``CORSOrigins``).
-    /// - `shutdown.grace_ms` (int, default 8000; `--shutdown-grace-ms`, `LISTSERVER_SHUTDOWN_GRACE_MS`): the time
-    ///   requests in flight get to finish after SIGTERM or SIGINT, 0...600000; what is left then gets 503.
-    /// - `metrics.enabled` (bool, default true; `--metrics`/`--no-metrics`, `LISTSERVER_METRICS`): whether
-    ///   `GET /metrics` serves Prometheus metrics and requests are measured.
-    /// - `log.level` (string, default `info`; `--log-level`, `LISTSERVER_LOG_LEVEL`): the least severe level logged,
-    ///   one of `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical` (any case).
-    /// - `log.format` (string, default `text`; `--log-format`, `LISTSERVER_LOG_FORMAT`): `text` for people, `json`
-    ///   for one JSON object per line.
-    /// - `log.access` (bool, default true; `--access-log`/`--no-access-log`, `LISTSERVER_ACCESS_LOG`): one `info`
-    ///   line per answered request.
+    /// The keys are the cases of ``SettingKey``; their flags, environment variables, ranges and meanings are its
+    /// table (`SettingKey+Table.swift`), and their defaults are ``defaults``. `--help`, the README's configuration
+    /// table and the shipped `config/listserver.json` are printed from or checked against those, so none of it is
+    /// written here again.
     ///
     /// Booleans are JSON `true`/`false` in the file and `true`/`false` (or `1`/`0`, `yes`/`no`) in the environment;
     /// on the command line each is a pair of flags. Doubles are JSON numbers in the file and decimals (`0.3`)

@@ -4,57 +4,58 @@ import ListDomain
 /// Everything the server needs to start, with every value validated and `threads` resolved.
 ///
 /// Build it with ``load(options:environment:activeProcessorCount:)``, which layers command-line flags, environment
-/// variables, a JSON file and the built-in ``defaults``; the keys are listed in that method's documentation and in
-/// ``SettingKey``. Tests may build one directly: `Settings(threads: 1)`.
+/// variables, a JSON file and the built-in ``defaults``; the keys are ``SettingKey``'s cases, described by its table
+/// (`SettingKey+Table.swift`). Each property's doc names its key. Tests may build one directly:
+/// `Settings(threads: 1)`.
 struct Settings: Sendable, Equatable {
-    /// `http.host`: the address to listen on, an IPv4/IPv6 literal or `localhost`.
+    /// ``SettingKey/host``: the address to listen on, an IPv4/IPv6 literal or `localhost`.
     var host = "0.0.0.0"
 
-    /// `http.port`: the TCP port to listen on; 0 lets the system pick a free one.
+    /// ``SettingKey/port``: the TCP port to listen on; 0 lets the system pick a free one.
     var port = 8080
 
-    /// `http.threads`: the number of event-loop threads, always at least 1 once loaded.
+    /// ``SettingKey/threads``: the number of event-loop threads, always at least 1 once loaded.
     ///
     /// The config value 0 means "one per active processor"; loading resolves it, so the rest of the server sees
     /// a concrete number. Only ``defaults`` holds the unresolved 0.
     var threads: Int
 
-    /// `items.count`: how many items the list has.
+    /// ``SettingKey/itemCount``: how many items the list has.
     var itemCount: UInt64 = 10_000
 
-    /// `items.seed`: the seed of the deterministic item generator.
+    /// ``SettingKey/seed``: the seed of the deterministic item generator.
     var seed: UInt64 = 42
 
-    /// `items.latency_ms`: extra latency of every list (`/items`) response, in milliseconds; 0 for none.
+    /// ``SettingKey/pageLatencyMs``: extra latency of every list (`/items`) response, in milliseconds; 0 for none.
     var pageLatencyMs = 0
 
-    /// `items.grow_every_ms`: the interval, in milliseconds, at which one new item joins the list; 0 means the list
-    /// never grows.
+    /// ``SettingKey/growEveryMs``: the interval, in milliseconds, at which one new item joins the list; 0 means the
+    /// list never grows.
     var growEveryMs = 0
 
-    /// `store.latency.distribution`: the shape of the simulated store latency, and so which of the
+    /// ``SettingKey/latencyDistribution``: the shape of the simulated store latency, and so which of the
     /// `store.latency.*` values below apply (see ``LatencyKind``).
     var latencyDistribution = LatencyKind.uniform
 
-    /// `store.latency.min_ms`: the shortest latency of the `uniform` distribution, in milliseconds; at most
+    /// ``SettingKey/latencyMinMs``: the shortest latency of the `uniform` distribution, in milliseconds; at most
     /// ``latencyMaxMs`` when the distribution is `uniform`.
     var latencyMinMs = 500
 
-    /// `store.latency.max_ms`: the longest latency of the `uniform` distribution and the cap of the `lognormal`
+    /// ``SettingKey/latencyMaxMs``: the longest latency of the `uniform` distribution and the cap of the `lognormal`
     /// one, in milliseconds.
     var latencyMaxMs = 2000
 
-    /// `store.latency.fixed_ms`: the latency of the `fixed` distribution, in milliseconds.
+    /// ``SettingKey/latencyFixedMs``: the latency of the `fixed` distribution, in milliseconds.
     var latencyFixedMs = 1000
 
-    /// `store.latency.median_ms`: the median of the `lognormal` distribution, in milliseconds; at most
+    /// ``SettingKey/latencyMedianMs``: the median of the `lognormal` distribution, in milliseconds; at most
     /// ``latencyMaxMs`` when the distribution is `lognormal`.
     var latencyMedianMs = 800
 
-    /// `store.latency.spread`: the sigma of the natural logarithm of the `lognormal` latency, in 0...4.
+    /// ``SettingKey/latencySpread``: the sigma of the natural logarithm of the `lognormal` latency, in 0...4.
     var latencySpread = 0.5
 
-    /// `cache.capacity`: how many item details the cache holds.
+    /// ``SettingKey/cacheCapacity``: how many item details the cache holds.
     var cacheCapacity = 100_000
 
     /// `image.latency.*`: the slow store's latency for an image fetch, read like `store.latency.*`; uniform
@@ -66,111 +67,112 @@ struct Settings: Sendable, Equatable {
     var imageLatencyMedianMs = 800
     var imageLatencySpread = 0.5
 
-    /// `image.cache_bytes`: the most encoded image bytes kept (64 MiB).
+    /// ``SettingKey/imageCacheBytes``: the most encoded image bytes kept (64 MiB).
     var imageCacheBytes = 64 << 20
 
-    /// `image.workers`: threads that draw and encode images (`0` in the file or flags: one per active processor).
+    /// ``SettingKey/imageWorkers``: threads that draw and encode images (`0` in the file or flags: one per active
+    /// processor).
     var imageWorkers = 2
 
-    /// `image.queue_limit`: the most images waiting for a worker before requests get 503.
+    /// ``SettingKey/imageQueueLimit``: the most images waiting for a worker before requests get 503.
     var imageQueueLimit = 64
 
-    /// `picsum.enabled`: whether Lorem Picsum's routes are served.
+    /// ``SettingKey/picsumEnabled``: whether Lorem Picsum's routes are served.
     var picsumEnabled = true
 
-    /// `server.public_url`: the base of absolute URLs the server writes; none uses each request's `Host`.
+    /// ``SettingKey/publicURL``: the base of absolute URLs the server writes; none uses each request's `Host`.
     var publicURL = PublicURL.none
 
-    /// `paging.default_limit` and `paging.max_limit`.
+    /// ``SettingKey/defaultLimit`` and ``SettingKey/maxLimit``.
     var paging = PagingSettings(defaultLimit: 20, maxLimit: 100)
 
     /// `http.max_*` and `http.*_timeout_ms`: request sizes, connections and deadlines.
     var limits = HTTPLimits()
 
-    /// `data.path`: the SQLite file where writes are kept, created with its folder when missing; `:memory:` keeps
-    /// them only while the server runs. Never empty once loaded.
+    /// ``SettingKey/dataPath``: the SQLite file where writes are kept, created with its folder when missing; `:memory:`
+    /// keeps them only while the server runs. Never empty once loaded.
     var dataPath = "./data/listserver.sqlite"
 
-    /// `data.synchronous`: how durable an acknowledged write is (see ``DataSynchronous``).
+    /// ``SettingKey/dataSynchronous``: how durable an acknowledged write is (see ``DataSynchronous``).
     var dataSynchronous = DataSynchronous.full
 
-    /// `data.url`: the PostgreSQL database where writes are kept instead of ``dataPath``; nil for SQLite. Shown
-    /// only with its password hidden.
+    /// ``SettingKey/dataURL``: the PostgreSQL database where writes are kept instead of ``dataPath``; nil for SQLite.
+    /// Shown only with its password hidden.
     var dataURL: PostgresURL?
 
-    /// `data.pool_size`: the connections to the PostgreSQL store, each on a thread of its own.
+    /// ``SettingKey/dataPoolSize``: the connections to the PostgreSQL store, each on a thread of its own.
     var dataPoolSize = 4
 
-    /// `data.idempotency_ttl_s`: how long an `Idempotency-Key` and its first answer are kept, in seconds.
+    /// ``SettingKey/idempotencyTTLSeconds``: how long an `Idempotency-Key` and its first answer are kept, in seconds.
     var idempotencyTTLSeconds = 86_400
 
-    /// `data.changes_kept`: how many recent changes per dataset the change feed keeps for replay.
+    /// ``SettingKey/changesKept``: how many recent changes per dataset the change feed keeps for replay.
     var changesKept = 100_000
 
-    /// `data.max_datasets`: the most datasets (named lists with writes) kept at once.
+    /// ``SettingKey/maxDatasets``: the most datasets (named lists with writes) kept at once.
     var maxDatasets = 10_000
 
-    /// `data.dataset_ttl_s`: how long a dataset nobody uses is kept, in seconds; 0 keeps it for ever.
+    /// ``SettingKey/datasetTTLSeconds``: how long a dataset nobody uses is kept, in seconds; 0 keeps it for ever.
     var datasetTTLSeconds = 604_800
 
-    /// `data.max_dataset_bytes`: the memory one list's writes may take, both copies counted (32 MiB: some 100,000
+    /// ``SettingKey/maxDatasetBytes``: the memory one list's writes may take, both copies counted (32 MiB: some 100,000
     /// items with short labels).
     var maxDatasetBytes = 33_554_432
 
-    /// `data.max_memory_bytes`: the memory the lists in memory may take together (128 MiB).
+    /// ``SettingKey/maxMemoryBytes``: the memory the lists in memory may take together (128 MiB).
     var maxMemoryBytes = 134_217_728
 
-    /// `events.heartbeat_ms`: the interval of the comment line that keeps an idle event stream open, in
+    /// ``SettingKey/heartbeatMs``: the interval of the comment line that keeps an idle event stream open, in
     /// milliseconds.
     var heartbeatMs = 15_000
 
-    /// `events.max_wait_ms`: the longest `wait_ms` a long-poll of `/items/changes` may ask for, in milliseconds.
+    /// ``SettingKey/maxWaitMs``: the longest `wait_ms` a long-poll of `/items/changes` may ask for, in milliseconds.
     var maxWaitMs = 30_000
 
-    /// `events.max_buffer_bytes`: how many unsent bytes an event-stream subscriber may fall behind by before it is
-    /// dropped: what a burst of events needs (256 KiB is some 1,000 changes of a full item).
+    /// ``SettingKey/eventBufferBytes``: how many unsent bytes an event-stream subscriber may fall behind by before it
+    /// is dropped: what a burst of events needs (256 KiB is some 1,000 changes of a full item).
     var eventBufferBytes = 262_144
 
-    /// `events.max_buffered_bytes`: how many unsent bytes all event-stream subscribers together may hold; past it
+    /// ``SettingKey/eventBufferedBytes``: how many unsent bytes all event-stream subscribers together may hold; past it
     /// the slowest are dropped first.
     var eventBufferedBytes = 67_108_864
 
-    /// `delay.max_ms`: the largest `?delay_ms` a request may ask for, in milliseconds.
+    /// ``SettingKey/maxDelayMs``: the largest `?delay_ms` a request may ask for, in milliseconds.
     var maxDelayMs = 30_000
 
-    /// `faults.rate`: the share of data requests (`/items…`) that get an injected fault, in 0...1.
+    /// ``SettingKey/faultRate``: the share of data requests (`/items…`) that get an injected fault, in 0...1.
     var faultRate = 0.0
 
-    /// `faults.kinds`: which faults are injected and their relative weights.
+    /// ``SettingKey/faultKinds``: which faults are injected and their relative weights.
     var faultKinds = FaultMix.all
 
-    /// `faults.seed`: the seed of the fault draws.
+    /// ``SettingKey/faultSeed``: the seed of the fault draws.
     var faultSeed: UInt64 = 1
 
-    /// `faults.hang_ms`: how long a `hang` fault holds a request before the connection is closed, in milliseconds.
+    /// ``SettingKey/hangMs``: how long a `hang` fault holds a request before the connection is closed, in milliseconds.
     var hangMs = 10_000
 
-    /// `faults.retry_after_s`: the `Retry-After` of injected 503 and 429 answers, in seconds.
+    /// ``SettingKey/retryAfterSeconds``: the `Retry-After` of injected 503 and 429 answers, in seconds.
     var retryAfterSeconds = 1
 
-    /// `admin.token`: the secret the admin endpoints require; without one they accept loopback clients only.
-    /// Never printed: ``summary`` shows `<set>` or `<none>`.
+    /// ``SettingKey/adminToken``: the secret the admin endpoints require; without one they accept loopback clients
+    /// only. Never printed: ``summary`` shows `<set>` or `<none>`.
     var adminToken = AdminToken.none
 
-    /// `admin.allowed_origins`: the web origins, besides the server's own, whose pages may call the admin endpoints
-    /// (`.none`: only its own; `.any`: every one).
+    /// ``SettingKey/adminAllowedOrigins``: the web origins, besides the server's own, whose pages may call the admin
+    /// endpoints (`.none`: only its own; `.any`: every one).
     var adminAllowedOrigins = CORSOrigins.none
 
-    /// `cors.allow_origin`: which browser origins may read the answers.
+    /// ``SettingKey/corsAllowOrigin``: which browser origins may read the answers.
     var corsAllowOrigin = CORSOrigins.any
 
-    /// `shutdown.grace_ms`: how long requests in flight get to finish after SIGTERM or SIGINT.
+    /// ``SettingKey/shutdownGraceMs``: how long requests in flight get to finish after SIGTERM or SIGINT.
     var shutdownGrace = Duration.milliseconds(8000)
 
-    /// `metrics.enabled`: whether `GET /metrics` is served and requests are measured.
+    /// ``SettingKey/metricsEnabled``: whether `GET /metrics` is served and requests are measured.
     var metricsEnabled = true
 
-    /// `log.level`, `log.format` and `log.access`.
+    /// ``SettingKey/logLevel``, ``SettingKey/logFormat`` and ``SettingKey/accessLog``.
     var logging = LoggingSettings()
 
     /// The configuration file that was read, if any.

@@ -32,15 +32,17 @@ package struct Problem: Error, Sendable, Equatable {
         /// 400: the request head breaks HTTP/1.1 syntax or framing (see ``RequestHeadScanner``); sent with
         /// `Connection: close`, like every kind below.
         case malformedRequest
-        /// 408: the request head did not arrive within `http.header_timeout_ms`.
+        /// 408: the request head did not arrive within ``SettingKey/headerTimeoutMs``.
         case requestTimeout
         /// 411: the request has a chunked body; the API only takes bodies with a `Content-Length`.
         case lengthRequired
-        /// 413: the `Content-Length` is larger than `http.max_body_bytes` (`image.max_upload_bytes` for an upload).
+        /// 413: the `Content-Length` is larger than ``SettingKey/maxBodyBytes`` (``SettingKey/imageMaxUploadBytes`` for
+        /// an upload).
         case bodyTooLarge
-        /// 414: the request line is longer than `http.max_request_line_bytes`.
+        /// 414: the request line is longer than ``SettingKey/maxRequestLineBytes``.
         case requestLineTooLong
-        /// 431: the request head is longer than `http.max_header_bytes` or has more than `http.max_header_count` fields.
+        /// 431: the request head is longer than ``SettingKey/maxHeaderBytes`` or has more than
+        /// ``SettingKey/maxHeaderCount`` fields.
         case headersTooLarge
         /// 501: the method is a token the server does not know.
         case notImplemented
@@ -53,9 +55,10 @@ package struct Problem: Error, Sendable, Equatable {
         case serverBusy
         /// 400: the body of an admin request is not the JSON it takes.
         case invalidBody
-        /// 401: an admin request without the bearer token `admin.token` requires (sent with `WWW-Authenticate`).
+        /// 401: an admin request without the bearer token ``SettingKey/adminToken`` requires (sent with
+        /// `WWW-Authenticate`).
         case unauthorized
-        /// 403: an admin request from a non-loopback client while no `admin.token` is configured.
+        /// 403: an admin request from a non-loopback client while no ``SettingKey/adminToken`` is configured.
         case forbidden
         /// 400: the body of a write is not JSON, breaks the item schema, or names an unknown field.
         case invalidItem
@@ -77,9 +80,9 @@ package struct Problem: Error, Sendable, Equatable {
         case storeUnavailable
         /// 507: the store's disk is full (nothing was written).
         case storeFull
-        /// 507: the write would give one dataset more than `data.max_datasets` (nothing was written).
+        /// 507: the write would give one dataset more than ``SettingKey/maxDatasets`` (nothing was written).
         case datasetLimit
-        /// 507: the list holds what `data.max_dataset_bytes` allows (nothing was written).
+        /// 507: the list holds what ``SettingKey/maxDatasetBytes`` allows (nothing was written).
         case datasetFull
         /// 503: every image worker is busy and the queue in front of them is full (retry after `Retry-After`).
         case imageBusy

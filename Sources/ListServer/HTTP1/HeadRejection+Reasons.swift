@@ -26,8 +26,8 @@ extension HeadRejection {
         Self(.headersTooLarge, detail: "the request has more than \(limit) header fields")
     }
 
-    /// 503: an upload larger than `http.max_body_bytes` whose bytes, as they arrive, do not fit in what is left of
-    /// the ``UploadBudget`` (`limit` such uploads' worth of bytes being received or handled); the rest of its body
+    /// 503: an upload larger than ``SettingKey/maxBodyBytes`` whose bytes, as they arrive, do not fit in what is left
+    /// of the ``UploadBudget`` (`limit` such uploads' worth of bytes being received or handled); the rest of its body
     /// is not read.
     static func uploadsBusy(limit: Int) -> Self {
         Self(
@@ -45,8 +45,8 @@ extension HeadRejection {
             headers: ["Retry-After": "1"])
     }
 
-    /// 408: the body did not arrive within `http.body_timeout_ms` of its head, or came slower than
-    /// `http.min_body_rate` once its first second was over.
+    /// 408: the body did not arrive within ``SettingKey/bodyTimeoutMs`` of its head, or came slower than
+    /// ``SettingKey/minBodyRate`` once its first second was over.
     static func bodyTimeout(limits: HTTPLimits, received: Int, declared: Int, tooSlow: Bool) -> Self {
         Self(
             .requestTimeout,
@@ -58,11 +58,12 @@ extension HeadRejection {
     }
 
     /// 503: a request on a connection of the reserve (``HTTPLimits/reservedConnections``), which serves only
-    /// `/healthz`, `/readyz`, `/metrics` and `/admin/*` while `http.max_connections` are open.
+    /// `/healthz`, `/readyz`, `/metrics` and `/admin/*` while ``SettingKey/maxConnections`` are open.
     static func serverBusy(limit: Int) -> Self {
         Self(
             .serverBusy,
-            detail: "all \(limit) connections (http.max_connections) are in use; this one serves only /healthz, "
+            detail:
+                "all \(limit) connections (\(SettingKey.maxConnections.name)) are in use; this one serves only /healthz, "
                 + "/readyz, /metrics and /admin/*; retry shortly",
             headers: ["Retry-After": "1"])
     }

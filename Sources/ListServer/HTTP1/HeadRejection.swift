@@ -38,7 +38,7 @@ package struct HeadRejection: Sendable, Equatable {
     /// 405); whoever sends it adds `Content-Length`.
     package var response: HTTPResponse { problem.response() }
 
-    /// 408: the whole request head did not arrive within `http.header_timeout_ms`; the filter sends it when the
+    /// 408: the whole request head did not arrive within ``SettingKey/headerTimeoutMs``; the filter sends it when the
     /// header deadline passes.
     static func requestTimeout(limits: HTTPLimits) -> HeadRejection {
         HeadRejection(

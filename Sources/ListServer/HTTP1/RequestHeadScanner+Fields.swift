@@ -131,8 +131,8 @@ extension RequestHeadScanner {
         return false
     }
 
-    /// Reads a `Content-Length` value: `1*DIGIT`, at most ``bodyLimit`` (`http.max_body_bytes`, or
-    /// `image.max_upload_bytes` for an upload).
+    /// Reads a `Content-Length` value: `1*DIGIT`, at most ``bodyLimit`` (``SettingKey/maxBodyBytes``, or
+    /// ``SettingKey/imageMaxUploadBytes`` for an upload).
     ///
     /// Digits are checked to the end before the size, so `99999999999999999999x` is a 400 and
     /// `99999999999999999999` a 413; the running value stops growing once past the limit, and overflow counts as

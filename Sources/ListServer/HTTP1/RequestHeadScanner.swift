@@ -26,16 +26,16 @@
 ///   lines before it (400 beyond): a non-token method → 400; CONNECT → 405 with `Allow: GET, HEAD, OPTIONS`; another token
 ///   than GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE → 501; a target with a byte outside 0x21...0x7E or not
 ///   starting with `/`, `http://` or `https://` (any case) → 400; a version other than `HTTP/1.1` or `HTTP/1.0` → 505
-///   when it reads `HTTP/<digit>.<digit>`, otherwise 400; longer than `http.max_request_line_bytes` → 414.
+///   when it reads `HTTP/<digit>.<digit>`, otherwise 400; longer than ``SettingKey/maxRequestLineBytes`` → 414.
 /// - Header fields `name ":" OWS value OWS`: a name that is not a token, whitespace before the colon, a line that
 ///   starts with whitespace (obs-fold), a control character other than HTAB in a value → 400; more than
-///   `http.max_header_count` fields → 431; a head longer than `http.max_header_bytes` → 431.
+///   ``SettingKey/maxHeaderCount`` fields → 431; a head longer than ``SettingKey/maxHeaderBytes`` → 431.
 /// - Line endings: CRLF or a bare LF (RFC 9112 §2.2 lets a server accept LF); a CR not followed by LF → 400.
 /// - Framing: `Content-Length` must be `1*DIGIT` after trimming whitespace (`+5`, `5 5`, `0x5`, `5, 5`, empty → 400),
-///   appear once (400), and be at most `http.max_body_bytes` (413; a value too large for any integer is 413 too:
-///   it is a well-formed length, only too large), or `image.max_upload_bytes` for `PUT /items/<digits>/image`.
-///   `Transfer-Encoding` with `Content-Length`, twice, or in HTTP/1.0 → 400; exactly `chunked` (any case) → 411, as RFC 9112 §6.3 lets a server demand a length; any other coding or
-///   list of codings → 400.
+///   appear once (400), and be at most ``SettingKey/maxBodyBytes`` (413; a value too large for any integer is 413 too:
+///   it is a well-formed length, only too large), or ``SettingKey/imageMaxUploadBytes`` for `PUT
+///   /items/<digits>/image`. `Transfer-Encoding` with `Content-Length`, twice, or in HTTP/1.0 → 400; exactly `chunked`
+///   (any case) → 411, as RFC 9112 §6.3 lets a server demand a length; any other coding or list of codings → 400.
 /// - `Host`: exactly one in HTTP/1.1, at most one in HTTP/1.0; missing or repeated → 400.
 /// - `Expect` (HTTP/1.1; the first field only): anything but `100-continue` (any case, after spaces) → 417, which
 ///   evhttp would otherwise answer in HTML.
@@ -255,7 +255,7 @@ package struct RequestHeadScanner: Sendable {
     }
 
     /// Where a run inside the request line that starts at `start` must stop: at `end`, or earlier at the first byte
-    /// over `http.max_request_line_bytes` (computed without overflow, whatever the limits).
+    /// over ``SettingKey/maxRequestLineBytes`` (computed without overflow, whatever the limits).
     @inline(__always)
     private func requestLineEnd(from start: Int, end: Int) -> Int {
         let remaining = limits.maxRequestLineBytes - (start - lineStart)
@@ -276,8 +276,8 @@ package struct RequestHeadScanner: Sendable {
         stop(.reject(rejection))
     }
 
-    /// The rejection for a byte past `http.max_header_bytes`: 414 if it also makes the request line too long, else
-    /// 431.
+    /// The rejection for a byte past ``SettingKey/maxHeaderBytes``: 414 if it also makes the request line too long,
+    /// else 431.
     private mutating func overHeadLimit(_ bytes: Span<UInt8>, byte: UInt8, at index: Int) -> Bool {
         let inRequestLine = state == .method || state == .target || state == .version
         if inRequestLine && byte != HTTPBytes.cr && byte != HTTPBytes.lf

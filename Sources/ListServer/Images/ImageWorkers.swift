@@ -35,8 +35,8 @@ final class ImageWorkers: ImageEncoding, Sendable {
     /// Starts `count` workers (at least 1), named `image-0`, `image-1`, … in `top -H`.
     ///
     /// - Parameters:
-    ///   - count: `image.workers`.
-    ///   - queueLimit: `image.queue_limit`: the most jobs waiting for a worker (at least 1).
+    ///   - count: ``SettingKey/imageWorkers``.
+    ///   - queueLimit: ``SettingKey/imageQueueLimit``: the most jobs waiting for a worker (at least 1).
     /// - Throws: When a codec cannot be set up (the libraries are missing or broken): the server does not start.
     init(count: Int, queueLimit: Int) throws(ImageCodecError) {
         precondition(count >= 1 && queueLimit >= 1, "ImageWorkers needs a worker and room for a job")

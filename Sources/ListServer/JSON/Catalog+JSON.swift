@@ -1,5 +1,7 @@
 package import ListDomain
 
+/// The page path's JSON: generated items written straight from the catalog into the response's bytes, the same
+/// bytes as the field-by-field path of `Item+JSON.swift`.
 extension Catalog {
     /// Writes item `id` as JSON: the same bytes as `item(id)?.writeJSON(into:)`, or `null` when `id >= count`.
     ///

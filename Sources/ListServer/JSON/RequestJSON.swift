@@ -1,10 +1,11 @@
-// Why a hand-written parser for request bodies, when `ResetRequestBody` uses Foundation's `JSONDecoder`:
+// Why a hand-written parser for every request body (and the configuration file) rather than Foundation's
+// `JSONDecoder`:
 //
 // - Strictness the write endpoints need and Foundation does not give: `JSONSerialization` and `JSONDecoder` keep one
 //   of two duplicate keys without a word (`{"likes":1,"likes":2}` would write an unseen value), accept a lone
 //   surrogate escape such as `\ud800` (turning it into U+FFFD or failing without saying where), and report errors
 //   without a byte offset a client can act on. Here every rejection says where (``RequestJSONError/offset``) and why.
-// - No Foundation in this module: the list path and the body path stay pure Swift, so the server does not carry
+// - No Foundation on the body path: the list path and the body path stay pure Swift, so the server does not carry
 //   Foundation's JSON machinery for two small objects per write.
 // - Speed: it parses every write request. One pass over the bytes with an index, no allocation per byte, each string
 //   built once (straight from the bytes when it has no escapes), and no recursion: nesting lives in an explicit

@@ -1,3 +1,5 @@
+/// Strings of the request JSON parser: validated in place when they have no escapes, decoded escape by escape (lone
+/// surrogates refused, each error at its byte) when they do.
 extension RequestJSONParser {
     /// Parses the string whose opening quote is at the index; leaves the index after its closing quote.
     ///

@@ -1,4 +1,4 @@
-/// The body of `POST /admin/reset`: empty, `{}`, or `{"seed": S}` with S in 0...Int64.max (as `items.seed`).
+/// The body of `POST /admin/reset`: empty, `{}`, or `{"seed": S}` with S in 0...Int64.max (as ``SettingKey/seed``).
 ///
 /// Read with the parser every request body goes through (``RequestJSON``): strict (a duplicate member is refused)
 /// and telling where a body goes wrong. Unknown members are refused, so a typo such as `{"sed": 7}` is a 400

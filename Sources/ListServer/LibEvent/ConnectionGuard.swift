@@ -14,12 +14,12 @@ import CEvent
 /// answers in order on pipelined connections with no second writer on the socket.
 ///
 /// Deadlines (head, body, idle) are checked by the loop's periodic sweep, not per-request timers, so a
-/// request costs no timer operations. A body that misses its deadline (`http.body_timeout_ms`, or
-/// `http.min_body_rate` once its first second is over) is answered 408 straight on the socket, since
+/// request costs no timer operations. A body that misses its deadline (``SettingKey/bodyTimeoutMs``, or
+/// ``SettingKey/minBodyRate`` once its first second is over) is answered 408 straight on the socket, since
 /// evhttp is reading it, and the connection closed; a large upload takes from the shared
 /// ``UploadBudget`` byte by byte as its body arrives, not what its head declares, so heads that send
 /// nothing hold nothing. A connection of the reserve (``HTTPLimits/reservedConnections``) serves only
-/// ``isReservedTarget(_:)``. Loop thread only.
+/// ``isReservedTarget(_:_:)``. Loop thread only.
 final class ConnectionGuard {
     /// What the connection is doing, for the sweep's deadlines.
     enum Phase: Equatable {
@@ -56,9 +56,9 @@ final class ConnectionGuard {
     private var bodyReceived = 0
     /// Whether the body being received takes from ``uploadBudget`` as its bytes come (one over its free size).
     private var takesUploadBudget = false
-    /// Whether the body being received is an upload (over `http.max_body_bytes`).
+    /// Whether the body being received is an upload (over ``SettingKey/maxBodyBytes``).
     private var isUpload = false
-    /// Whether the connection was accepted into the reserve, past `http.max_connections` (until an ordinary one
+    /// Whether the connection was accepted into the reserve, past ``SettingKey/maxConnections`` (until an ordinary one
     /// is free when its next head comes).
     private(set) var isReserved: Bool
     /// Whether the body being received is dropped rather than passed on (see where a head completes).
@@ -67,7 +67,7 @@ final class ConnectionGuard {
     /// client leave), which the sweep would otherwise take for an idle keep-alive connection and close.
     var streaming = false
     /// The bytes of answers queued on the connection and not yet taken by the kernel, as last measured or since
-    /// added: its part of the loop's share of `http.max_output_bytes` (`LoopServer+Output.swift`).
+    /// added: its part of the loop's share of ``SettingKey/maxOutputBytes`` (`LoopServer+Output.swift`).
     var outputBacklog = 0
     /// What the last sweep found unsent, and whether it found the same the sweep before (nothing taken since: the
     /// client does not read).
@@ -350,8 +350,8 @@ final class ConnectionGuard {
         Int64(isReserved ? min(timeout.wholeMilliseconds, 1000) : timeout.wholeMilliseconds)
     }
 
-    /// Fails the body being received when it is late: not all there `http.body_timeout_ms` after its head, or,
-    /// once its first second is over, behind `http.min_body_rate` on average since its head.
+    /// Fails the body being received when it is late: not all there ``SettingKey/bodyTimeoutMs`` after its head, or,
+    /// once its first second is over, behind ``SettingKey/minBodyRate`` on average since its head.
     private func checkBodyDeadline(now: Int64) {
         let elapsed = now - bodyStarted
         let timedOut = elapsed >= Int64(limits.bodyTimeout.wholeMilliseconds)

@@ -67,7 +67,7 @@ struct EvHTTPRequest: @unchecked Sendable {
         return length == 0 ? nil : String(cString: value)
     }
 
-    /// The body as received (evhttp has already held it to `http.max_body_bytes`); empty for most requests.
+    /// The body as received (evhttp has already held it to ``SettingKey/maxBodyBytes``); empty for most requests.
     private var body: [UInt8] {
         guard let input = evhttp_request_get_input_buffer(raw) else { return [] }
         let length = evbuffer_get_length(input)

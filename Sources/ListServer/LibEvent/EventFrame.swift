@@ -8,7 +8,7 @@ import CEvent
 /// reference (`evbuffer_add_reference`): a subscriber that does not read then holds a small chain pointing at the
 /// one copy, not a copy of its own. Before, each event went through a fresh `evbuffer` per subscriber, whose chain
 /// libevent sizes to the next power of two: 400 subscribers that never read, sent 2 KB events, held 137 MiB of RSS
-/// for 64 MiB of `events.max_buffered_bytes`.
+/// for 64 MiB of ``SettingKey/eventBufferedBytes``.
 ///
 /// Copies go through `evbuffer_reserve_space`, which fills the buffer's last chain and sizes a new one from the
 /// frame (1 KiB at least), not `evbuffer_add`, which sizes a new chain from the last one: after a reference chain

@@ -6,8 +6,9 @@ import ListDomain
 /// The whole HTTP server: one event loop per thread, each with its own `evhttp` and its own
 /// `SO_REUSEPORT` listening socket on the shared port.
 ///
-/// Nothing crosses loops: shared state lives in ListDomain's actors. Start it, and always end it
-/// with `shutdown(grace:)`; the loops call back into it until then.
+/// No evhttp state crosses loops: what they share (the router, the writes and lists, the caches, the
+/// ``UploadBudget``) is `Sendable`, behind a lock or an actor of its own. Start it, and always end it with
+/// `shutdown(grace:)`; the loops call back into it until then.
 final class HTTPServer: Sendable {
     /// The port actually bound (the kernel's choice when 0 was asked for).
     let port: Int

@@ -6,7 +6,7 @@ import Synchronization
 /// Why a loop has stopped accepting new connections for now.
 struct AcceptPause: OptionSet {
     let rawValue: Int
-    /// This loop holds its share of `http.max_connections`.
+    /// This loop holds its share of ``SettingKey/maxConnections``.
     static let connectionLimit = AcceptPause(rawValue: 1)
     /// `accept` failed for lack of file descriptors (EMFILE/ENFILE) or memory.
     static let resources = AcceptPause(rawValue: 2)
@@ -16,9 +16,9 @@ struct AcceptPause: OptionSet {
 /// that enforces head, body and idle deadlines (and measures what answers the clients have not read yet, for
 /// `LoopServer+Output.swift`). Loop thread only.
 ///
-/// A loop accepts its share of `http.max_connections`, then its share of `http.reserved_connections` more, which
-/// serve only `/healthz`, `/readyz`, `/metrics` and `/admin/*`: clients that hold every ordinary connection (40
-/// stalled bodies with `--max-connections 40` kept `/healthz` from answering for 72 s) cannot keep a probe or an
+/// A loop accepts its share of ``SettingKey/maxConnections``, then its share of ``SettingKey/reservedConnections``
+/// more, which serve only `/healthz`, `/readyz`, `/metrics` and `/admin/*`: clients that hold every ordinary connection
+/// (40 stalled bodies with `--max-connections 40` kept `/healthz` from answering for 72 s) cannot keep a probe or an
 /// operator out. Only when the reserve is full too does it stop accepting.
 extension LoopServer {
     /// evhttp asks for a bufferevent for a new connection: it gets a guarded one.

@@ -2,13 +2,13 @@
 import Glibc  // before CEvent
 import CEvent
 
-/// Answers the clients have not read, held to the loop's share of `http.max_output_bytes`.
+/// Answers the clients have not read, held to the loop's share of ``SettingKey/maxOutputBytes``.
 ///
 /// An answer goes into its connection's buffers whole, and stays there, in the process, until the kernel takes
-/// it; a client that asks and never reads holds its answer until `http.write_timeout_ms` drops it. A thousand such
-/// clients asking for an upload of 10 MiB each would hold 10 GB. evhttp takes a connection's next request only once
-/// the answer before it has left the process, so a connection holds one answer at most here (the kernel holds more,
-/// up to `tcp_wmem`: about 3 MB of pages were seen in a socket whose client read nothing).
+/// it; a client that asks and never reads holds its answer until ``SettingKey/writeTimeoutMs`` drops it. A thousand
+/// such clients asking for an upload of 10 MiB each would hold 10 GB. evhttp takes a connection's next request only
+/// once the answer before it has left the process, so a connection holds one answer at most here (the kernel holds
+/// more, up to `tcp_wmem`: about 3 MB of pages were seen in a socket whose client read nothing).
 ///
 /// So the loop keeps a count of what its connections hold unsent (``ConnectionGuard/outputBacklog``: measured when
 /// an answer is sent and at every sweep, plus what was sent since). A connection is *stuck* when two sweeps in a
@@ -23,8 +23,8 @@ extension LoopServer {
     /// The largest answer sent without a look at the budget.
     static let untrackedBytes = 16_384
 
-    /// The answer `request` gets: `response`, with room made for it in the loop's share of `http.max_output_bytes`,
-    /// or 503 `server-busy` when there is none to make.
+    /// The answer `request` gets: `response`, with room made for it in the loop's share of
+    /// ``SettingKey/maxOutputBytes``, or 503 `server-busy` when there is none to make.
     func admitted(_ response: HTTPResponse, for request: EvHTTPRequest) -> HTTPResponse {
         let count = response.body.count
         guard count > Self.untrackedBytes, let bufferevent = request.connectionBufferevent,
@@ -35,7 +35,7 @@ extension LoopServer {
             return Problem(
                 .serverBusy,
                 detail: "the server holds \(responseBacklog) bytes of answers its clients are still reading "
-                    + "(http.max_output_bytes), and this one is \(count) bytes; retry shortly",
+                    + "(\(SettingKey.maxOutputBytes.name)), and this one is \(count) bytes; retry shortly",
                 headers: ["Retry-After": "1"]
             ).response()
         }

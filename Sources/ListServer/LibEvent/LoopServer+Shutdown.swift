@@ -3,6 +3,7 @@ import Glibc  // before CEvent
 import CEvent
 import ListDomain
 
+/// A loop's part of a shutdown: stop accepting, answer what is in flight (503 at the deadline), then free evhttp.
 extension LoopServer {
     /// Stops accepting, answers new requests on open connections with 503 and `Connection: close`,
     /// and calls `done` once every request in flight is answered and written out. Injected hangs get

@@ -3,8 +3,9 @@ import Glibc  // before CEvent
 import CEvent
 import ListDomain
 
-/// One open `GET /items/events` stream: a chunked evhttp reply that stays open. Loop thread only (`@unchecked
-/// Sendable` because a replaying task holds it across an `await` that resumes on the same loop).
+/// One open `GET /items/events` stream: an evhttp reply that stays open, chunked for HTTP/1.1 (HTTP/1.0's body ends
+/// with the connection). Loop thread only (`@unchecked Sendable` because a replaying task holds it across an `await`
+/// that resumes on the same loop).
 final class EventStream: @unchecked Sendable {
     let request: EvHTTPRequest
     let list: String
@@ -40,10 +41,11 @@ final class EventStream: @unchecked Sendable {
 ///
 /// The feed hands each commit's changes to every loop once (``ChangeFeed/addListener(_:)``); the loop encodes each
 /// change once and writes the same bytes to each of its streams of that list. A subscriber that stops reading is
-/// dropped once what it has not read passes `events.max_buffer_bytes`, and when what all of the loop's subscribers
-/// have not read would pass the loop's share of `events.max_buffered_bytes`, those furthest behind are dropped first
-/// (1,000 subscribers that never read held 1 MiB each, 1.5 GB, before there was a shared bound). Streams are not
-/// requests in flight: a drain ends them at once (clients reconnect elsewhere) and does not wait for them.
+/// dropped once what it has not read passes ``SettingKey/eventBufferBytes``, and when what all of the loop's
+/// subscribers have not read would pass the loop's share of ``SettingKey/eventBufferedBytes``, those furthest behind
+/// are dropped first (1,000 subscribers that never read held 1 MiB each, 1.5 GB, before there was a shared bound).
+/// Streams are not requests in flight: a drain ends them at once (clients reconnect elsewhere) and does not wait for
+/// them.
 extension LoopServer {
     /// Starts answering `request` with an event stream; returns the answer's status and header fields.
     func openStream(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) -> HTTPResponse {
@@ -204,7 +206,7 @@ extension LoopServer {
         stream.backlog = unsent
     }
 
-    /// Makes room in the loop's share of `events.max_buffered_bytes` for `count` more bytes, dropping the streams
+    /// Makes room in the loop's share of ``SettingKey/eventBufferedBytes`` for `count` more bytes, dropping the streams
     /// furthest behind first; false when `writing` is itself one to drop (it then must not be written to).
     ///
     /// Only when the total as last measured would pass the share are the other streams measured again (they may
@@ -295,7 +297,7 @@ extension LoopServer {
 
     /// Caps the kernel's send buffer of a stream's socket (`SO_SNDBUF`, ``streamSocketBuffer``): left to
     /// autotuning it grows to 4 MiB on Linux for a client that stops reading, so that much per subscriber would sit
-    /// in the kernel, unseen by `events.max_buffer_bytes`, before the subscriber could be dropped.
+    /// in the kernel, unseen by ``SettingKey/eventBufferBytes``, before the subscriber could be dropped.
     private func limitKernelBuffer(of bufferevent: OpaquePointer) {
         let socket = bufferevent_get_underlying(bufferevent) ?? bufferevent
         let fd = bufferevent_getfd(socket)

@@ -7,8 +7,8 @@ import Synchronization
 /// One `evhttp` on one event loop: accepts on its own listening socket, turns each request into an
 /// `HTTPRequest`, asks the router, and replies on the loop thread.
 ///
-/// Requests whose answer needs an `await` (slow details), is delayed (`?delay_ms`) or carries a wire
-/// fault are tracked until they are answered, so that a shutdown can wait for them, answer the rest
+/// Requests whose answer needs an `await` (a detail or image lookup, a write until it is durable, a dataset load,
+/// a replica catch-up), is delayed (`?delay_ms`) or carries a wire fault are tracked until they are answered, so that a shutdown can wait for them, answer the rest
 /// with 503 at its deadline, and free `evhttp` only when no request is in flight: freeing it earlier
 /// frees requests the router still holds. Every answer carries the request's `X-Request-Id`.
 ///
@@ -41,9 +41,10 @@ final class LoopServer: @unchecked Sendable {
     let uploadBudget: UploadBudget
     /// Every open connection's guard, by its filter bufferevent.
     var connections: [OpaquePointer: ConnectionGuard] = [:]
-    /// This loop's share of `http.max_connections`.
+    /// This loop's share of ``SettingKey/maxConnections``.
     let connectionLimit: Int
-    /// This loop's share of `http.reserved_connections`: accepted past ``connectionLimit``, for probes and admins.
+    /// This loop's share of ``SettingKey/reservedConnections``: accepted past ``connectionLimit``, for probes and
+    /// admins.
     let reserveLimit: Int
     /// How many of the open connections are from the reserve.
     var reservedConnections = 0
@@ -66,12 +67,12 @@ final class LoopServer: @unchecked Sendable {
     var nextStreamToken: UInt64 = 0
     /// The next heartbeat of the open streams, while any is open.
     var heartbeat: LoopTimer?
-    /// What this loop's streams may hold unsent, together: its share of `events.max_buffered_bytes`.
+    /// What this loop's streams may hold unsent, together: its share of ``SettingKey/eventBufferedBytes``.
     let streamBudget: Int
     /// The unsent bytes of this loop's streams as last measured (each stream's ``EventStream/backlog``, summed).
     var streamBacklog = 0
     /// What this loop's connections may hold of answers not yet taken by the kernel: its share of
-    /// `http.max_output_bytes` (`LoopServer+Output.swift`).
+    /// ``SettingKey/maxOutputBytes`` (`LoopServer+Output.swift`).
     let outputBudget: Int
     /// What they hold, as last measured plus what was sent since (each ``ConnectionGuard/outputBacklog``, summed).
     var responseBacklog = 0 {

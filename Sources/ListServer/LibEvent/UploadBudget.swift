@@ -1,7 +1,7 @@
 import Synchronization
 
-/// The bytes of request bodies over ``freeBodyBytes`` (and of uploads, over `http.max_body_bytes`) being received or
-/// answered at once, across every loop: what
+/// The bytes of request bodies over ``freeBodyBytes`` (and of uploads, over ``SettingKey/maxBodyBytes``) being received
+/// or answered at once, across every loop: what
 /// bounds the memory they hold (evhttp keeps a whole body until the request is answered, the route copies it, the
 /// store binds it).
 ///
@@ -14,9 +14,9 @@ import Synchronization
 /// misses its deadline. The bodies of nearly every write (JSON of a few hundred bytes) are under ``freeBodyBytes``
 /// and do not count: each connection holds at most that many bytes of them. Before smaller bodies counted, 10,000
 /// connections sending 64 KiB bodies slowly could hold 640 MB. The capacity is ``uploadsInFlight`` uploads of the
-/// largest size (the largest body, should `http.max_body_bytes` be the larger).
+/// largest size (the largest body, should ``SettingKey/maxBodyBytes`` be the larger).
 final class UploadBudget: Sendable {
-    /// How many uploads of `image.max_upload_bytes` may be in flight at once.
+    /// How many uploads of ``SettingKey/imageMaxUploadBytes`` may be in flight at once.
     static let uploadsInFlight = 8
     /// The largest body that does not count (nor costs an atomic operation).
     static let freeBodyBytes = 8_192

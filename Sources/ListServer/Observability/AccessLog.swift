@@ -2,7 +2,7 @@ import Logging
 
 /// One log line per answered request, at level `info`, through swift-log.
 ///
-/// With `log.format` `text` all of it is in the message, for people:
+/// With ``SettingKey/logFormat`` `text` all of it is in the message, for people:
 /// ```
 /// GET /items/42/detail 200 37B 1555.912ms cache=MISS request_id=abc-1
 /// ```

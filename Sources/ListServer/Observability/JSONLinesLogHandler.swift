@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 
-/// A swift-log handler that writes one JSON object per line, for log collectors (`log.format` `json`):
+/// A swift-log handler that writes one JSON object per line, for log collectors (``SettingKey/logFormat`` `json`):
 ///
 /// ```
 /// {"timestamp":"2026-03-02T10:00:00.123Z","level":"info","label":"ListServer.access","message":"GET /items 200",

@@ -5,9 +5,9 @@ import Logging
 /// Made once per ``Application`` from its settings and shared by the router (which serves `/metrics`) and every
 /// loop (each records through a ``LoopObserver`` of its own). Either part may be off.
 package final class Observability: Sendable {
-    /// The metrics, or nil when `metrics.enabled` is false (then `/metrics` is 404).
+    /// The metrics, or nil when ``SettingKey/metricsEnabled`` is false (then `/metrics` is 404).
     let metrics: ServerMetrics?
-    /// The access log, or nil when `log.access` is false or `log.level` is above `info`.
+    /// The access log, or nil when ``SettingKey/accessLog`` is false or ``SettingKey/logLevel`` is above `info`.
     let accessLog: AccessLog?
 
     /// Neither metrics nor an access log: what a router gets unless told otherwise.
@@ -22,7 +22,8 @@ package final class Observability: Sendable {
     /// Creates the metrics and access log the settings ask for.
     ///
     /// - Parameters:
-    ///   - settings: `metrics.enabled`, `log.access`, `log.format` and `log.level`.
+    ///   - settings: ``SettingKey/metricsEnabled``, ``SettingKey/accessLog``, ``SettingKey/logFormat`` and
+    ///     ``SettingKey/logLevel``.
     ///   - accessLogger: Where access lines go (at level `info`); its own log level is respected too.
     ///   - routes: The name of each route requests are counted under (``ServerMetrics/init(routes:)``).
     convenience init(settings: Settings, accessLogger: Logger, routes: [String]) {

@@ -38,7 +38,7 @@ final class CacheSeries: Sendable {
         storeFailures = counter("store_failures", "Fetches the slow store refused (ids past the end of the catalog).")
         bypasses = counter("cache_bypasses", "Lookups with Cache-Control: no-cache (also counted as misses).")
         entries = gauge("cache_entries", "Details in the cache now.")
-        capacity = gauge("cache_capacity", "The most details the cache holds (cache.capacity).")
+        capacity = gauge("cache_capacity", "The most details the cache holds (\(SettingKey.cacheCapacity.name)).")
     }
 
     /// Adds what each count grew by since the last update, and sets the gauges.

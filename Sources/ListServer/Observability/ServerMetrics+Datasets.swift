@@ -5,7 +5,7 @@ import Synchronization
 
 /// The series of the lists in memory, brought up to date from ``ListMemoryStatistics`` at every scrape:
 /// `listserver_datasets_in_memory`, `…_out_of_memory`, `…_memory_bytes`, `…_memory_budget_bytes` (gauges) and
-/// `listserver_datasets_evictions_total` (lists that left memory for `data.max_memory_bytes`).
+/// `listserver_datasets_evictions_total` (lists that left memory for ``SettingKey/maxMemoryBytes``).
 final class DatasetSeries: Sendable {
     private let inMemory: Meter
     private let outOfMemory: Meter
@@ -22,7 +22,8 @@ final class DatasetSeries: Sendable {
         inMemory = gauge("in_memory", "Lists in memory now (the default list among them once written to).")
         outOfMemory = gauge("out_of_memory", "Stored datasets not in memory now: read again on their next use.")
         bytes = gauge("memory", unit: "bytes", "Memory the lists in memory take, both copies counted.")
-        budget = gauge("memory_budget", unit: "bytes", "The memory the lists may take (data.max_memory_bytes).")
+        budget = gauge(
+            "memory_budget", unit: "bytes", "The memory the lists may take (\(SettingKey.maxMemoryBytes.name)).")
         evictions = ServerMetrics.counter(
             registry, factory,
             ServerMetrics.descriptor(

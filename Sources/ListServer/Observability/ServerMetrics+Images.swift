@@ -32,10 +32,11 @@ final class ImageSeries: Sendable {
         bypasses = counter("cache_bypasses", "Image lookups with Cache-Control: no-cache (each encodes afresh).")
         encodes = counter("encodes", "Images drawn and encoded.")
         failures = counter("encode_failures", "Encodes refused: the workers were busy, or a codec failed.")
-        evictions = counter("cache_evictions", "Images evicted to stay within image.cache_bytes.")
+        evictions = counter("cache_evictions", "Images evicted to stay within \(SettingKey.imageCacheBytes.name).")
         entries = gauge("cache_entries", "Encoded images in the cache now.")
         bytes = gauge("cache_bytes", "Bytes of encoded images in the cache now.")
-        capacity = gauge("cache_capacity_bytes", "The most bytes the image cache keeps (image.cache_bytes).")
+        capacity = gauge(
+            "cache_capacity_bytes", "The most bytes the image cache keeps (\(SettingKey.imageCacheBytes.name)).")
     }
 
     /// Adds what each count grew by since the last update, and sets the gauges.

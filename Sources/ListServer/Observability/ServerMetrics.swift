@@ -18,6 +18,9 @@ import Synchronization
 /// | `listserver_detail_cache_*` | counters, gauges | | ``DetailCache/statistics`` at scrape time |
 /// | `listserver_allocator_allocated_bytes`, `…_resident_bytes` | gauges | | ``Allocator/statistics()`` at scrape time |
 /// | `listserver_datasets_*` | gauges, counter | | ``ListMemoryStatistics`` at scrape time (`+Datasets.swift`) |
+/// | `listserver_image_*` | counters, gauges | | the image cache's statistics at scrape time (`+Images.swift`) |
+/// | `listserver_writes_total` | counter | `method`, `outcome` | answers to writes (`+Writes.swift`) |
+/// | `listserver_store_commit_*` | histogram, counter | | group commits: their time and the writes they carried |
 ///
 /// Each series is made once through the registry, with its `# HELP` text, and wrapped in the swift-metrics type that
 /// records it (`Counter`, `Timer`, `Meter`): the code that records sees only swift-metrics, and the registry
@@ -100,7 +103,9 @@ final class ServerMetrics: Sendable {
             registry, factory,
             Self.descriptor(
                 "http", "connections_dropped_unread", unit: "total",
-                help: "Connections closed because their clients did not read their answers (http.max_output_bytes)."))
+                help:
+                    "Connections closed because their clients did not read their answers (\(SettingKey.maxOutputBytes.name))."
+            ))
         allocated = Self.meter(
             registry, factory,
             Self.descriptor(

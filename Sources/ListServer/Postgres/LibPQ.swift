@@ -7,7 +7,7 @@ import Glibc
 /// PostgreSQL URL) then never loads it nor the ~20 libraries it brings (OpenSSL, GnuTLS, Kerberos, LDAP, SASL),
 /// 4.8 MB of its idle memory of 23 MB (issue 16). The pointer types come from `libpq-fe.h` (`CPostgres`'s shim), so a
 /// call through them is checked as a direct call would be. Debian's `libpq5` provides `libpq.so.5`; without it,
-/// `data.url` fails at start with dlopen's reason.
+/// ``SettingKey/dataURL`` fails at start with dlopen's reason.
 struct LibPQ: @unchecked Sendable {
     let clear: listserver_PQclear
     let cmdTuples: listserver_PQcmdTuples

@@ -1,8 +1,8 @@
 import CPostgres
 import Glibc
 
-/// One libpq connection in blocking mode, used by one thread at a time (a ``PostgresPool`` thread): connect,
-/// run a script, run a prepared statement with binary parameters and results, and know when the connection is gone.
+/// One libpq connection in blocking mode, used by one thread at a time (a ``PostgresPool`` thread or the
+/// ``PostgresListener``'s): connect, run a script, run a prepared statement with binary parameters and results, and know when the connection is gone.
 ///
 /// Each distinct SQL text is prepared once per connection (`PQprepare`, named `s0`, `s1`, …) and then run with
 /// `PQexecPrepared`, so the server parses and plans a statement once per connection, not once per write.

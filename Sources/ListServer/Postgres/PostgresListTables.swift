@@ -10,9 +10,9 @@ import ListDomain
 final class PostgresListTables {
     /// How the store was asked to connect and what it keeps.
     struct Options: Sendable {
-        /// The database (`data.url`).
+        /// The database (``SettingKey/dataURL``).
         var url: PostgresURL
-        /// The most changes kept per list (`data.changes_kept`).
+        /// The most changes kept per list (``SettingKey/changesKept``).
         var changesKept: Int
         /// How long idempotency records are kept before pruning may remove them.
         var idempotencyTTL: Duration

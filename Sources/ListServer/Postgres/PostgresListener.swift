@@ -12,7 +12,7 @@ import Synchronization
 /// listening is missed: notifications are a wake-up, the rows are the truth (``ListStore/beginCommit(_:)``).
 ///
 /// It also holds, while it can, the session lock that makes its server the one that grows the default list
-/// (`items.grow_every_ms`, ``isGrowing``): with several servers on one database each would otherwise add its own
+/// (``SettingKey/growEveryMs``, ``isGrowing``): with several servers on one database each would otherwise add its own
 /// items. The lock goes with the connection, so when that server stops or loses the database another takes over
 /// within a second.
 ///

@@ -1,7 +1,7 @@
 import ListDomain
 
-/// The threads that make every libpq call of a store (`data.pool_size` of them), each with its own connection: two
-/// ``WorkerPool``s, the writer's thread and the readers'.
+/// The threads that make every libpq call of a store (``SettingKey/dataPoolSize`` of them), each with its own
+/// connection: two ``WorkerPool``s, the writer's thread and the readers'.
 ///
 /// libpq's calls block on the network, so no caller's thread may make them: callers queue a job and suspend on a
 /// continuation, which the job resumes from its thread when done. Each thread takes one job at a time, so a slow

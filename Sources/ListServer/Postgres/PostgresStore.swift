@@ -1,7 +1,7 @@
 package import ListDomain
 
-/// The ``ListStore`` in a PostgreSQL database (`data.url`): the same tables and the same semantics as the SQLite
-/// store, for servers that share one store.
+/// The ``ListStore`` in a PostgreSQL database (``SettingKey/dataURL``): the same tables and the same semantics as the
+/// SQLite store, for servers that share one store.
 ///
 /// Why libpq, and why on threads of its own. The issue offered two clients: postgres-nio (async/await, a pool,
 /// `LISTEN` as an async sequence) or libpq. Measured on this machine (BENCHMARKS.md, "Choosing the PostgreSQL
@@ -9,8 +9,8 @@ package import ListDomain
 /// clean build, for the same round trips; libpq is one system library (Debian `libpq-dev`), in a room of its own
 /// like SQLite. libpq is not driven from the HTTP loops: a loop that parsed results would spend its time on the
 /// store, and libpq's connect resolves host names with a blocking `getaddrinfo` even in its asynchronous mode.
-/// Instead a small pool of threads (``PostgresPool``, `data.pool_size`) makes the blocking calls, exactly as the
-/// SQLite store's thread does, and hands results back through continuations: no loop thread ever waits for
+/// Instead a small pool of threads (``PostgresPool``, ``SettingKey/dataPoolSize``) makes the blocking calls, exactly as
+/// the SQLite store's thread does, and hands results back through continuations: no loop thread ever waits for
 /// PostgreSQL.
 ///
 /// Calls to ``commit(_:)`` never overlap (the ``WriteCoordinator`` makes them one at a time); reads run on the
@@ -38,8 +38,8 @@ package final class PostgresStore: ListStore {
     /// Connects to `url`, brings its schema up to date (once, whichever replica comes first) and starts the pool.
     ///
     /// - Parameters:
-    ///   - poolSize: The number of connections, each on a thread of its own (`data.pool_size`), at least 2: the
-    ///     writer's, whose transaction holds the lists' locks between the calls of a group commit (a read run
+    ///   - poolSize: The number of connections, each on a thread of its own (``SettingKey/dataPoolSize``), at least 2:
+    ///     the writer's, whose transaction holds the lists' locks between the calls of a group commit (a read run
     ///     there meanwhile would run inside it, and a failed one would roll it back), and the readers'.
     ///   - changesKept: How many of each list's most recent changes are kept; older ones are pruned at commit.
     ///   - idempotencyTTL: How long idempotency records are kept.
@@ -162,5 +162,5 @@ package struct PostgresStoreError: Error, CustomStringConvertible {
     package let url: PostgresURL
     package let problem: String
 
-    package var description: String { "data.url \(url.redacted): \(problem)" }
+    package var description: String { "\(SettingKey.dataURL.name) \(url.redacted): \(problem)" }
 }

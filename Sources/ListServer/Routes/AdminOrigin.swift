@@ -1,22 +1,22 @@
 /// Whether a request to an admin endpoint may come from where it comes from: the cross-site request forgery guard.
 ///
-/// Loopback clients may call the admin endpoints without a token (when `admin.token` is empty), and a web page on any
-/// origin can make the developer's browser send them one: `POST /admin/reset` with `Content-Type: text/plain` is a
-/// simple request, sent without a preflight, so any site the developer opens could reset or drop their lists. A
-/// browser says where a request comes from (`Origin`, Fetch Metadata's `Sec-Fetch-Site`); clients that are not
+/// Loopback clients may call the admin endpoints without a token (when ``SettingKey/adminToken`` is empty), and a web
+/// page on any origin can make the developer's browser send them one: `POST /admin/reset` with `Content-Type:
+/// text/plain` is a simple request, sent without a preflight, so any site the developer opens could reset or drop their
+/// lists. A browser says where a request comes from (`Origin`, Fetch Metadata's `Sec-Fetch-Site`); clients that are not
 /// browsers (curl, test runners, the generated client) send neither, and are let in as before.
 ///
 /// The rule, for every admin endpoint:
-/// - with `Origin`: allowed when it is the server's own origin (the request's `Host`, or `server.public_url`'s
-///   origin, over `http` or `https`) or listed in `admin.allowed_origins` (`*`: any); `null` and every other origin
-///   get 403;
+/// - with `Origin`: allowed when it is the server's own origin (the request's `Host`, or ``SettingKey/publicURL``'s
+///   origin, over `http` or `https`) or listed in ``SettingKey/adminAllowedOrigins`` (`*`: any); `null` and every other
+///   origin get 403;
 /// - without `Origin`: 403 when `Sec-Fetch-Site` is `cross-site` (a link or form from another site).
 ///
 /// The app at `/` is the server's own origin, so its Reset works as before.
 struct AdminOrigin: Sendable, Equatable {
-    /// `admin.allowed_origins`: origins allowed besides the server's own (`.none`: none; `.any`: every one).
+    /// ``SettingKey/adminAllowedOrigins``: origins allowed besides the server's own (`.none`: none; `.any`: every one).
     let allowed: CORSOrigins
-    /// `server.public_url`'s origin (`scheme://host[:port]`, without its path), if one is set.
+    /// ``SettingKey/publicURL``'s origin (`scheme://host[:port]`, without its path), if one is set.
     let publicOrigin: String?
 
     init(allowed: CORSOrigins, publicURL: String?) {
@@ -40,7 +40,7 @@ struct AdminOrigin: Sendable, Equatable {
         }
         if let normalized, isOwn(normalized, host: headers["Host"]) { return nil }
         return "admin endpoints refuse requests from web pages of other origins; Origin \(Problem.quoted(origin)) "
-            + "is not this server's own, nor in admin.allowed_origins"
+            + "is not this server's own, nor in \(SettingKey.adminAllowedOrigins.name)"
     }
 
     /// Whether `origin` (normalized) is this server's: its `Host` over `http` or `https`, or the public URL's.

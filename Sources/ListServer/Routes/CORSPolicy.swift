@@ -1,7 +1,7 @@
 /// Cross-origin resource sharing for browser clients (Fetch standard, "CORS protocol"): which origins may read
 /// responses, and the answer to a preflight `OPTIONS`.
 ///
-/// Configured by `cors.allow_origin` (see ``CORSOrigins``): `*` (the default) lets every origin read every
+/// Configured by ``SettingKey/corsAllowOrigin`` (see ``CORSOrigins``): `*` (the default) lets every origin read every
 /// response; a list of origins echoes the request's `Origin` when it is listed (with `Vary: Origin`) and sends
 /// nothing for others; an empty setting turns CORS off, and the router then has no policy at all.
 struct CORSPolicy: Sendable, Equatable {

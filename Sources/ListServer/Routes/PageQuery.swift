@@ -39,7 +39,7 @@ package struct PageQuery: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - target: The request-target whose query is read.
-    ///   - paging: The default and largest `limit` (`paging.default_limit`, `paging.max_limit`).
+    ///   - paging: The default and largest `limit` (``SettingKey/defaultLimit``, ``SettingKey/maxLimit``).
     /// - Throws: A 400 ``Problem``: `invalid-parameter` (with the `parameter` member) for a bad or repeated `page` or
     ///   `limit`, `invalid-request-target` for any other parameter that does not decode.
     package init(target: RequestTarget, paging: PagingSettings) throws(Problem) {

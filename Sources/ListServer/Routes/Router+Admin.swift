@@ -12,10 +12,10 @@ extension Router {
     /// `{"version":V,"seed":S,"count":N,"cleared":{"details":D,"fault_counters":F}}`.
     ///
     /// Access, which the router checks before this runs (``authorizeAdmin(_:)``, for every admin route): a web page
-    /// of another origin than the server's own (or `admin.allowed_origins`) is refused 403
-    /// (``AdminOrigin``); with `admin.token` configured, `Authorization: Bearer <token>` is required (compared in
-    /// constant time; 401 with `WWW-Authenticate: Bearer` otherwise); without one, only loopback clients are let in
-    /// (403).
+    /// of another origin than the server's own (or ``SettingKey/adminAllowedOrigins``) is refused 403
+    /// (``AdminOrigin``); with ``SettingKey/adminToken`` configured, `Authorization: Bearer <token>` is required
+    /// (compared in constant time; 401 with `WWW-Authenticate: Bearer` otherwise); without one, only loopback clients
+    /// are let in (403).
     ///
     /// - Throws: 400 `invalid-body` for a body that is not that JSON.
     func adminReset(_ request: HTTPRequest) throws(Problem) -> RouteOutcome {
@@ -60,18 +60,22 @@ extension Router {
             guard request.fromLoopback else {
                 throw Problem(
                     .forbidden,
-                    detail: "admin endpoints accept only loopback clients while no admin.token is configured")
+                    detail:
+                        "admin endpoints accept only loopback clients while no \(SettingKey.adminToken.name) is configured"
+                )
             }
             return
         }
         let challenge: HTTPHeaders = ["WWW-Authenticate": "Bearer realm=\"ListServer admin\""]
         guard let credentials = request.headers["Authorization"].flatMap(Self.bearerCredentials) else {
             throw Problem(
-                .unauthorized, detail: "admin endpoints require \"Authorization: Bearer <admin.token>\"",
+                .unauthorized,
+                detail: "admin endpoints require \"Authorization: Bearer <\(SettingKey.adminToken.name)>\"",
                 headers: challenge)
         }
         guard service.adminToken.matches(credentials) else {
-            throw Problem(.unauthorized, detail: "the bearer token is not admin.token", headers: challenge)
+            throw Problem(
+                .unauthorized, detail: "the bearer token is not \(SettingKey.adminToken.name)", headers: challenge)
         }
     }
 

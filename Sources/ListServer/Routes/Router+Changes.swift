@@ -11,10 +11,10 @@ extension Router {
 
     /// `GET /items/changes?since=S&limit=L&wait_ms=W`: the changes after sequence number S (0: from the start of
     /// what is kept), at most L, as `{"changes":[…],"next_since":S'}`. With `wait_ms` and nothing after S yet, the
-    /// answer waits up to W ms (at most `events.max_wait_ms`) for the next change, then comes empty: a long-poll.
+    /// answer waits up to W ms (at most ``SettingKey/maxWaitMs``) for the next change, then comes empty: a long-poll.
     ///
     /// - Throws: 400 for a bad parameter; the deferred answer is 410 `changes-expired` when S is older than what
-    ///   is kept (`data.changes_kept`) or later than any change the list has had: reload, then continue from the
+    ///   is kept (``SettingKey/changesKept``) or later than any change the list has had: reload, then continue from the
     ///   sequence number the problem names.
     func changes(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
         let list = try Self.listName(headers)

@@ -1,7 +1,8 @@
 import ListDomain
 import Synchronization
 
-/// Datasets: isolated lists for parallel UI tests, named by the `X-Dataset` request field.
+/// Datasets: isolated lists for parallel UI tests, named by the `X-Dataset` request field (or `?dataset=` where a
+/// browser cannot send one).
 ///
 /// Each dataset is the generated list plus its own writes, id sequence, change feed, idempotency keys and
 /// `fail_first` counts; `POST /admin/reset` with the field resets that dataset only, and
@@ -79,7 +80,7 @@ final class FaultInjectorRegistry: Sendable {
     /// The (client, resource) pairs whose `fail_first` attempts a dataset counts: a UI test run uses a handful.
     static let pairsPerDataset = 256
 
-    /// The default dataset's injector (`faults.seed`).
+    /// The default dataset's injector (``SettingKey/faultSeed``).
     let shared: FaultInjector
     private let seed: UInt64
     private let named = Mutex<(injectors: [String: FaultInjector], order: [String])>(([:], []))

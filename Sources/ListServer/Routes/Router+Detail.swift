@@ -1,6 +1,6 @@
 import ListDomain
 
-/// `GET /items/<id>/detail`: the only route that awaits (the detail cache, and on a miss the slow store).
+/// `GET /items/<id>/detail`: deferred to the detail cache, and on a miss held until the slow store's fetch is ready.
 extension Router {
     /// `GET /items/<id>/detail`: validates the id at once, then defers to the detail cache.
     ///

@@ -15,7 +15,7 @@
 ///   `503` (`urn:listserver:problem:shutting-down`) and `Connection: close`, and new connections are refused.
 ///
 /// Both answers carry `Cache-Control: no-store` so that no proxy between a probe and the server replays a stale one.
-/// Other methods get the router's usual 405 with `Allow: GET, HEAD`.
+/// Other methods get the router's usual 405 with `Allow: GET, HEAD, OPTIONS`.
 extension Router {
     /// The body of `GET /healthz`.
     static let healthyBody = Array(#"{"status":"ok"}"#.utf8)

@@ -1,6 +1,7 @@
 import ListDomain
 
-/// `GET /items/<id>/image[.jpg|.png|.webp]`: the item's generated image, through the image cache and the slow store.
+/// `GET /items/<id>/image[.jpg|.png|.webp]`: the item's image (its upload if it has one, else the generated one),
+/// through the image cache and the slow store.
 extension Router {
     /// Validates the id and the parameters at once, then defers to the image cache.
     ///

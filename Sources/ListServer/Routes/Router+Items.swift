@@ -16,8 +16,8 @@ extension Router {
     /// `{"items":[…],"has_more":B,"next_cursor":ID or null,"order":"asc","limit":L,"total":N,"version":V}`.
     ///
     /// Both carry a strong `ETag` of the catalog version and the page's inputs; a matching `If-None-Match` gets 304
-    /// with no body. Both are held for the page latency (`items.latency_ms`), 304s too: the latency stands for the
-    /// backend's work, which a conditional request does as well.
+    /// with no body. Both are held for the page latency (``SettingKey/pageLatencyMs``), 304s too: the latency stands
+    /// for the backend's work, which a conditional request does as well.
     ///
     /// - Parameters:
     ///   - target: The request-target, whose query holds `page` and `limit` or the cursor (see ``PageQuery``).

@@ -1,13 +1,13 @@
 /// `GET /metrics`: the Prometheus text format, from this server's ``ServerMetrics``.
 extension Router {
-    /// The 404 every method gets on `/metrics` while `metrics.enabled` is false.
+    /// The 404 every method gets on `/metrics` while ``SettingKey/metricsEnabled`` is false.
     static let metricsDisabled = Problem(
-        .notFound, detail: "there is no resource at \"/metrics\" (metrics.enabled is false)")
+        .notFound, detail: "there is no resource at \"/metrics\" (\(SettingKey.metricsEnabled.name) is false)")
 
     /// `GET /metrics`, deferred: the detail cache's statistics come from its actor at scrape time.
     ///
     /// The answer is `text/plain; version=0.0.4; charset=utf-8` with `Cache-Control: no-store`; any query is
-    /// ignored. With `metrics.enabled` false there is no such resource (404).
+    /// ignored. With ``SettingKey/metricsEnabled`` false there is no such resource (404).
     func scrapeMetrics() throws(Problem) -> RouteOutcome {
         guard let metrics = observability.metrics else {
             throw Self.metricsDisabled

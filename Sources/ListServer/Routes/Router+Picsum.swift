@@ -96,7 +96,7 @@ extension Router {
         }
     }
 
-    /// The base of the absolute URLs written: `server.public_url`, else `http://` and the request's `Host`, which
+    /// The base of the absolute URLs written: ``SettingKey/publicURL``, else `http://` and the request's `Host`, which
     /// must be a host name or an IP literal with an optional port (never echoed unchecked); without either (an
     /// HTTP/1.0 request may have no `Host`), nothing: the URLs are then server-relative.
     func publicRoot(_ headers: HTTPHeaders) throws(Problem) -> String {
@@ -105,7 +105,8 @@ extension Router {
         guard let authority = HostAuthority.normalized(host) else {
             throw Problem(
                 .invalidHeader,
-                detail: "the Host field \(Problem.quoted(host)) is not host[:port]; set server.public_url behind a "
+                detail:
+                    "the Host field \(Problem.quoted(host)) is not host[:port]; set \(SettingKey.publicURL.name) behind a "
                     + "proxy")
         }
         return "http://" + authority

@@ -8,7 +8,7 @@ import ListDomain
 /// signature (400 when it is none of the three, 415 when it is another than `Content-Type` says); then on an image
 /// worker, the size its header declares (400 past 5000 pixels a side or 25 megapixels, before a pixel is decoded)
 /// and the whole file, decoded (400 when truncated or damaged). The body itself was held to
-/// `image.max_upload_bytes` by the head scanner (413) before it was read.
+/// ``SettingKey/imageMaxUploadBytes`` by the head scanner (413) before it was read.
 ///
 /// Then it is a write like the others: `If-Match` and `If-None-Match`, checked by the ``WriteCoordinator`` against
 /// the image as it is when the write applies (`*` means "an upload exists"; a tag matches the image as served

@@ -111,14 +111,16 @@ extension Router {
         case .rejected(.datasetFull(let limit)):
             return Problem(
                 .datasetFull,
-                detail: "the list holds as much as data.max_dataset_bytes (\(limit) bytes, both copies in memory "
+                detail:
+                    "the list holds as much as \(SettingKey.maxDatasetBytes.name) (\(limit) bytes, both copies in memory "
                     + "counted) allows; delete items with long text, reset it (POST /admin/reset), drop it "
                     + "(DELETE /admin/datasets/<name>), or use another dataset"
             ).response()
         case .rejected(.tooManyDatasets(let limit)):
             return Problem(
                 .datasetLimit,
-                detail: "\(limit) datasets (data.max_datasets) have writes already; this write would make one more. "
+                detail:
+                    "\(limit) datasets (\(SettingKey.maxDatasets.name)) have writes already; this write would make one more. "
                     + "Drop finished ones (DELETE /admin/datasets/<name>) or reuse one"
             ).response()
         case .failed(let failure):
@@ -215,7 +217,7 @@ extension Router {
     /// controls `delay_ms`, `fail`, `fail_rate`, `fail_first`, and body), and how its answer is recorded.
     func idempotencyClaim(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> IdempotencyClaim? {
         guard let key = try Self.idempotencyKey(request.headers) else { return nil }
-        // The whole request, not a hash of it: exact, and bodies are small (`http.max_body_bytes`).
+        // The whole request, not a hash of it: exact, and bodies are small (``SettingKey/maxBodyBytes``).
         var fingerprint = Array((request.method.name + " " + Self.faultResource(target) + "\n").utf8)
         fingerprint += request.body
         return IdempotencyClaim(key: key, fingerprint: fingerprint) { result in

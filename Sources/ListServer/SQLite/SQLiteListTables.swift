@@ -11,7 +11,7 @@ final class SQLiteListTables {
     struct Options: Sendable {
         var path: String
         var synchronous: SQLiteStore.Synchronous
-        /// The most changes kept per list (`data.changes_kept`).
+        /// The most changes kept per list (``SettingKey/changesKept``).
         var changesKept: Int
         /// How long idempotency records are kept before pruning may remove them.
         var idempotencyTTL: Duration

@@ -67,8 +67,8 @@ enum SQLiteSchema {
         CREATE INDEX idempotency_by_age ON idempotency (created_at);
         """,
         // 2: uploaded images (`PUT /items/<id>/image`). A rowid table, unlike the others: its rows hold files of up
-        // to `image.max_upload_bytes`, which SQLite advises keeping out of `WITHOUT ROWID` b-trees; the file comes
-        // last, so reading the other columns (at start) never reads its overflow pages.
+        // to ``SettingKey/imageMaxUploadBytes``, which SQLite advises keeping out of `WITHOUT ROWID` b-trees; the file
+        // comes last, so reading the other columns (at start) never reads its overflow pages.
         """
         CREATE TABLE images (
             list TEXT NOT NULL,
@@ -84,8 +84,8 @@ enum SQLiteSchema {
         );
         """,
         // 3: when each list was last used (ms since 1970; 0: not recorded yet, which the next use record stamps
-        // with its time), for idle datasets to expire (`data.dataset_ttl_s`). Kept apart from the commit path: a
-        // commit's header upsert leaves it alone (the writes benchmarks' C baselines run the same statements).
+        // with its time), for idle datasets to expire (``SettingKey/datasetTTLSeconds``). Kept apart from the commit
+        // path: a commit's header upsert leaves it alone (the writes benchmarks' C baselines run the same statements).
         """
         ALTER TABLE lists ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0;
         CREATE INDEX lists_by_last_used ON lists (last_used);

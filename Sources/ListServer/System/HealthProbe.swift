@@ -4,8 +4,8 @@ import Glibc
 /// `ListServer --health-check`: asks a running server on this machine for `GET /healthz` and reports in one line.
 ///
 /// It is what the Docker image's `HEALTHCHECK` runs: a short-lived second process next to the server, so the image
-/// needs no curl. It reads the same configuration as the server (flags, environment, file, defaults) to learn the
-/// port, connects to the loopback address of the configured host's family (`127.0.0.1` for `0.0.0.0` or
+/// needs no curl. It is given the host and port ``ServerCommand`` read from the same configuration as the server
+/// (flags, environment, file, defaults), connects to the loopback address of that host's family (`127.0.0.1` for `0.0.0.0` or
 /// `localhost`, `::1` for `::`; a specific address as it is), sends `GET /healthz`, and exits 0 when the status line
 /// says 200, 1 otherwise: refused, reset, another status, or nothing within 2 seconds all-in.
 ///
@@ -27,14 +27,16 @@ enum HealthProbe {
     /// How long the whole probe may take, from resolving the address to the status line.
     static let defaultTimeout: Duration = .seconds(2)
 
-    /// Probes the server configured to listen on `host:port` (`http.host`, `http.port`), prints the outcome line, and
-    /// exits 0 (healthy) or 1.
+    /// Probes the server configured to listen on `host:port` (``SettingKey/host``, ``SettingKey/port``), prints the
+    /// outcome line, and exits 0 (healthy) or 1.
     static func run(host: String, port: Int) -> Never {
         let outcome: Outcome
         if port == 0 {
             outcome = Outcome(
                 healthy: false,
-                line: "unhealthy: http.port is 0 (any free port), so the probe cannot know where the server listens")
+                line:
+                    "unhealthy: the port configured is 0 (any free port), so the probe cannot know where the server listens"
+            )
         } else {
             outcome = check(host: host, port: port)
         }
@@ -45,8 +47,8 @@ enum HealthProbe {
     /// Sends `GET /healthz` to the server listening on `host:port` and reads its status line.
     ///
     /// - Parameters:
-    ///   - host: The server's `http.host`: an IPv4 or IPv6 literal or `localhost`; a wildcard address is replaced by
-    ///     the loopback address of its family.
+    ///   - host: The server's ``SettingKey/host``: an IPv4 or IPv6 literal or `localhost`; a wildcard address is
+    ///     replaced by the loopback address of its family.
     ///   - port: The server's port, 1...65535.
     ///   - timeout: The deadline for everything together.
     /// - Returns: Healthy exactly when the status is 200.
