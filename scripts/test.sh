@@ -9,6 +9,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/postgres.sh"
 cd "$root"
 install_missing_packages "${build_packages[@]}"
+# The style every Swift file here is held to (.swift-format); the generated files opt out in their first line.
+swift format lint --strict --recursive Sources Tests Package.swift Benchmarks Fuzz Examples
 swift build --build-tests
 start_postgres lists_test
 export LISTSERVER_TEST_POSTGRES_URL=$postgres_url

@@ -148,7 +148,9 @@ struct ImageCacheTests {
     @Test func aFailedEncodeFailsEveryLookupThatJoinedItAndIsNotCached() async throws {
         let encoder = CountingEncoder(gated: true, failure: .busy)
         let cache = ImageCache(encoder: encoder, latency: .none, capacityBytes: 10_000, clock: TestClock())
-        let lookups = (0..<3).map { _ in Task { () async throws(ImageFailure) -> ImageLookup in try await cache.lookUp(key(5)) } }
+        let lookups = (0..<3).map { _ in
+            Task { () async throws(ImageFailure) -> ImageLookup in try await cache.lookUp(key(5)) }
+        }
         await eventually { encoder.waiting == 1 }
         await eventually { cache.statistics.coalescedWaits == 2 }
         encoder.release()
@@ -164,7 +166,8 @@ struct ImageCacheTests {
 struct ImageCacheReadyHitTests {
     @Test func onlyAReadyCachedImageIsAHitAndItCountsAsOne() async throws {
         let clock = TestClock()
-        let cache = ImageCache(encoder: CountingEncoder(), latency: .fixed(.seconds(1)), capacityBytes: 10_000, clock: clock)
+        let cache = ImageCache(
+            encoder: CountingEncoder(), latency: .fixed(.seconds(1)), capacityBytes: 10_000, clock: clock)
         #expect(cache.readyHit(key(4)) == nil)
         _ = try await cache.lookUp(key(4))
         #expect(cache.readyHit(key(4)) == nil, "encoded, but the store latency has not passed")

@@ -22,7 +22,8 @@ struct ImageRendererPlanesTests {
             specs.append(
                 ImageSpec(
                     id: generator.next() % 100_000, width: width, height: height,
-                    color: UInt32(truncatingIfNeeded: generator.next()) & 0xFF_FFFF, grayscale: generator.next() % 4 == 0))
+                    color: UInt32(truncatingIfNeeded: generator.next()) & 0xFF_FFFF,
+                    grayscale: generator.next() % 4 == 0))
         }
         for spec in specs {
             let expected = Self.reference(ImageRenderer.render(spec))

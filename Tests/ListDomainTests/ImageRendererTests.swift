@@ -84,7 +84,8 @@ struct ImageRendererTests {
         let after = channels(soft, x: 5, y: 128)
         #expect(zip(before, after).allSatisfy { abs($0 - $1) <= 2 })
         // At the digit's edge a sharp image jumps from background to white; a blurred one passes through between.
-        let layout = try #require(ImageRenderer.textLayout(ImageSpec(id: 1, width: 256, height: 256, color: Self.color)))
+        let layout = try #require(
+            ImageRenderer.textLayout(ImageSpec(id: 1, width: 256, height: 256, color: Self.color)))
         let edge = soft.pixel(x: layout.x + 2 * layout.scale, y: layout.y + 3 * layout.scale).red
         #expect(edge > 0x3F && edge < 255)
     }

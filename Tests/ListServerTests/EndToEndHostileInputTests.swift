@@ -124,7 +124,9 @@ struct EndToEndHostileInputTests {
         }
     }
 
-    @Test("a body on HEAD or TRACE is dropped: the next request on the connection is read as itself", arguments: ["HEAD", "TRACE"])
+    @Test(
+        "a body on HEAD or TRACE is dropped: the next request on the connection is read as itself",
+        arguments: ["HEAD", "TRACE"])
     func bodyEvhttpDoesNotRead(method: String) async throws {
         try await withServer { app in
             let port = app.port

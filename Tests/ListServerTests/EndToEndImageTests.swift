@@ -1,7 +1,7 @@
 import Foundation
+import ListDomain
 import Testing
 
-import ListDomain
 @testable import ListServer
 
 /// Item images over real HTTP: the photo list's second level.
@@ -16,7 +16,8 @@ struct EndToEndImageTests {
             #expect(miss.header("Content-Type") == "image/jpeg")
             #expect(miss.header("X-Cache") == "MISS")
             let timing = try #require(miss.header("Server-Timing"))
-            let store = try #require(Double(timing.split(separator: ",")[0].replacingOccurrences(of: "store;dur=", with: "")))
+            let store = try #require(
+                Double(timing.split(separator: ",")[0].replacingOccurrences(of: "store;dur=", with: "")))
             #expect(store >= 300, "the store waited its configured 300 ms: \(timing)")
             let decoded = try codecs.decode(miss.body, as: .jpeg)
             #expect(decoded.width == 60 && decoded.height == 40)
@@ -33,7 +34,9 @@ struct EndToEndImageTests {
 
     @Test("a page's image_url fetched for every row, as the photo list does: each decodes at its size")
     func photoList() async throws {
-        try await withServer(configure: { $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0 }) { app in
+        try await withServer(configure: {
+            $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0
+        }) { app in
             let page = try await fetch(port: app.port, "/items?limit=6").jsonObject()
             let items = try #require(page["items"] as? [[String: Any]])
             let codecs = try ImageCodecs()
@@ -51,7 +54,9 @@ struct EndToEndImageTests {
 
     @Test("concurrent first fetches of one image share a single encode")
     func coalescing() async throws {
-        try await withServer(configure: { $0.imageLatencyMinMs = 400; $0.imageLatencyMaxMs = 400 }) { app in
+        try await withServer(configure: {
+            $0.imageLatencyMinMs = 400; $0.imageLatencyMaxMs = 400
+        }) { app in
             let port = app.port
             let bodies = try await withThrowingTaskGroup(of: RawHTTPConnection.Response.self) { group in
                 for _ in 0..<8 { group.addTask { try await fetch(port: port, "/items/77/image.webp?w=200") } }
@@ -67,7 +72,9 @@ struct EndToEndImageTests {
 
     @Test("/metrics counts image hits, misses and encodes, and the bytes the cache holds")
     func metrics() async throws {
-        try await withServer(configure: { $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0 }) { app in
+        try await withServer(configure: {
+            $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0
+        }) { app in
             let miss = try await fetch(port: app.port, "/items/8/image.png?w=50")
             _ = try await fetch(port: app.port, "/items/8/image.png?w=50")
             let text = try PrometheusText(try await fetch(port: app.port, "/metrics").text)
@@ -83,7 +90,9 @@ struct EndToEndImageTests {
 
     @Test("faults and delays apply to images as to details")
     func controls() async throws {
-        try await withServer(configure: { $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0 }) { app in
+        try await withServer(configure: {
+            $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0
+        }) { app in
             let failed = try await fetch(port: app.port, "/items/3/image?fail=503")
             #expect(failed.status == 503 && failed.header("Retry-After") != nil)
             let start = ContinuousClock.now

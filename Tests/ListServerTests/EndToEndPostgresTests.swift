@@ -1,7 +1,8 @@
 import Foundation
 import ListDomain
-@testable import ListServer
 import Testing
+
+@testable import ListServer
 
 /// A server whose store is PostgreSQL (`data.url`), end to end: writes last across a restart, as on SQLite; the
 /// URL's password never shows. Needs the database `scripts/test.sh` starts (see ``PostgresStoreTests``); each test

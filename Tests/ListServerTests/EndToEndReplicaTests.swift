@@ -38,7 +38,9 @@ struct EndToEndReplicaTests {
             #expect(created.header("Location") == "/items/10000")
             let seen = try await waitUntil("replica B to serve item 10000", timeout: .seconds(5)) {
                 try await fetch(port: b.port, "/items/10000").status
-            } isDone: { $0 == 200 }
+            } isDone: {
+                $0 == 200
+            }
             #expect(seen == 200)
             #expect(try await fetch(port: b.port, "/items/10000").jsonObject()["label"] as? String == "from a")
 
@@ -58,17 +60,23 @@ struct EndToEndReplicaTests {
             for port in [a.port, b.port] {
                 try await waitUntil("replica on \(port) to count 10025 items", timeout: .seconds(5)) {
                     try await fetch(port: port, "/items?limit=1").header("X-Total-Count")
-                } isDone: { $0 == "10025" }
+                } isDone: {
+                    $0 == "10025"
+                }
             }
             let patched = try await send(port: b.port, "PATCH", "/items/10000", json: #"{"label":"edited on b"}"#)
             #expect(patched.status == 200)
             try await waitUntil("replica A to see B's edit", timeout: .seconds(5)) {
                 try await fetch(port: a.port, "/items/10000").jsonObject()["label"] as? String
-            } isDone: { $0 == "edited on b" }
+            } isDone: {
+                $0 == "edited on b"
+            }
             #expect(try await send(port: a.port, "DELETE", "/items/3", contentType: nil).status == 204)
             try await waitUntil("replica B to lose item 3", timeout: .seconds(5)) {
                 try await fetch(port: b.port, "/items/3").status
-            } isDone: { $0 == 404 }
+            } isDone: {
+                $0 == 404
+            }
         }
     }
 
@@ -113,7 +121,9 @@ struct EndToEndReplicaTests {
             for port in [a.port, b.port] {
                 let page = try await waitUntil("replica on \(port) to see the reset and the write after it") {
                     try await fetch(port: port, "/items?limit=1").jsonObject()
-                } isDone: { ($0["version"] as? Int) == 2 && ($0["total"] as? Int) == 10001 }
+                } isDone: {
+                    ($0["version"] as? Int) == 2 && ($0["total"] as? Int) == 10001
+                }
                 #expect(page["version"] as? Int == 2)
             }
             var feeds: [[String]] = []
@@ -136,13 +146,17 @@ struct EndToEndReplicaTests {
             #expect(stored.status == 201)
             let served = try await waitUntil("replica B to serve the upload", timeout: .seconds(5)) {
                 try await fetch(port: b.port, "/items/5/image.png")
-            } isDone: { Array($0.body) == file }
+            } isDone: {
+                Array($0.body) == file
+            }
             #expect(served.header("ETag") == stored.header("ETag"))
             #expect(try await fetch(port: b.port, "/items/5").jsonObject()["width"] as? Int == 40)
             #expect(try await send(port: b.port, "DELETE", "/items/5/image", contentType: nil).status == 204)
             try await waitUntil("replica A to serve the generated image again", timeout: .seconds(5)) {
                 try await fetch(port: a.port, "/items/5").jsonObject()["width"] as? Int
-            } isDone: { $0 != 40 }
+            } isDone: {
+                $0 != 40
+            }
             #expect(Array(try await fetch(port: a.port, "/items/5/image.png").body) != file)
         }
     }
@@ -157,11 +171,14 @@ struct EndToEndReplicaTests {
             }
             #expect(statuses == [503, 503, 503, 200, 200])
             // Another client has its own count.
-            #expect(try await fetch(port: b.port, "/items/1?fail_first=3", headers: ["X-Client-Id: other"]).status == 503)
+            #expect(
+                try await fetch(port: b.port, "/items/1?fail_first=3", headers: ["X-Client-Id: other"]).status == 503)
 
-            let refused = try await send(port: a.port, "POST", "/items?fail_first=1", json: #"{"label":"x"}"#, headers: client)
+            let refused = try await send(
+                port: a.port, "POST", "/items?fail_first=1", json: #"{"label":"x"}"#, headers: client)
             #expect(refused.status == 503)
-            let written = try await send(port: b.port, "POST", "/items?fail_first=1", json: #"{"label":"x"}"#, headers: client)
+            let written = try await send(
+                port: b.port, "POST", "/items?fail_first=1", json: #"{"label":"x"}"#, headers: client)
             #expect(written.status == 201)
             #expect(written.header("Location") == "/items/10000")  // the refused attempt wrote nothing
 
@@ -177,14 +194,18 @@ struct EndToEndReplicaTests {
             // Once one replica holds the growth lock (its listener takes it after connecting), then a while more.
             try await waitUntil("the list to grow") {
                 try await fetch(port: a.port, "/items?limit=1").header("X-Total-Count")
-            } isDone: { (Int($0 ?? "") ?? 0) > 10_000 }
+            } isDone: {
+                (Int($0 ?? "") ?? 0) > 10_000
+            }
             try await Task.sleep(for: .milliseconds(1500))
             let count = try await waitUntil("both replicas to agree on the count") {
                 (
                     try await fetch(port: a.port, "/items?limit=1").header("X-Total-Count"),
                     try await fetch(port: b.port, "/items?limit=1").header("X-Total-Count")
                 )
-            } isDone: { $0.0 == $0.1 }
+            } isDone: {
+                $0.0 == $0.1
+            }
             let grown = (Int(count.0 ?? "") ?? 0) - 10_000
             let ticks = Int((ContinuousClock.now - started) / .milliseconds(100))
             // Both growing would add about twice the ticks since the start.

@@ -116,9 +116,11 @@ struct PageQueryPlainTests {
         var generator = SystemRandomNumberGenerator()
         var answered = 0
         for _ in 0..<5_000 {
-            let raw = "?" + (0..<Int.random(in: 0...8, using: &generator)).map { _ in
-                pieces.randomElement(using: &generator)!
-            }.joined()
+            let raw =
+                "?"
+                + (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                    pieces.randomElement(using: &generator)!
+                }.joined()
             guard let target = try? RequestTarget("/items" + raw),
                 let plain = PageQuery.plain(target.query, paging: paging)
             else { continue }

@@ -1,7 +1,8 @@
 import Foundation
 import ListDomain
-@testable import ListServer
 import Testing
+
+@testable import ListServer
 
 /// The PostgreSQL store against a real server: the store-agnostic checklist the SQLite store passes, unchanged,
 /// then what only this store has (migrations shared by replicas, a schema from the future, a password that never
@@ -115,8 +116,10 @@ struct PostgresStoreTests {
         let cases: [(String, String)] = [
             ("postgres://app:pa@ss@db:5432/lists", "postgres://app:<set>@db:5432/lists"),
             ("postgresql://app@db/lists?sslmode=require", "postgresql://app@db/lists?sslmode=require"),
-            ("postgres://db/lists?user=a&password=x&sslmode=disable",
-             "postgres://db/lists?user=a&password=<set>&sslmode=disable"),
+            (
+                "postgres://db/lists?user=a&password=x&sslmode=disable",
+                "postgres://db/lists?user=a&password=<set>&sslmode=disable"
+            ),
             ("postgres://u:p@h", "postgres://u:<set>@h"),
         ]
         for (url, shown) in cases {

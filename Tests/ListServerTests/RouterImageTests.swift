@@ -71,9 +71,13 @@ struct RouterImageTests {
         }
     }
 
-    @Test("a JPEG drawn as planes is TurboJPEG's encode of the drawn RGB pixels: the same file at sides of 16s, else the same picture")
+    @Test(
+        "a JPEG drawn as planes is TurboJPEG's encode of the drawn RGB pixels: the same file at sides of 16s, else the same picture"
+    )
     func jpegFromPlanesIsTheRGBEncode() async throws {
-        for (id, width, height, grayscale) in [(7, 160, 96, false), (7, 120, 80, false), (42, 601, 401, false), (9, 33, 17, true)] {
+        for (id, width, height, grayscale) in [
+            (7, 160, 96, false), (7, 120, 80, false), (42, 601, 401, false), (9, 33, 17, true),
+        ] {
             let target = "/items/\(id)/image?w=\(width)&h=\(height)" + (grayscale ? "&grayscale" : "")
             let spec = ImageSpec(
                 id: UInt64(id), width: width, height: height, color: item(UInt64(id)).rgb, grayscale: grayscale)
@@ -242,7 +246,9 @@ struct RouterImageTests {
         let results = await withTaskGroup(of: Result<EncodedImage, ImageFailure>.self) { group in
             for _ in 0..<3 {
                 group.addTask {
-                    do throws(ImageFailure) { return .success(try await workers.encode(spec, as: .png, from: nil)) } catch {
+                    do throws(ImageFailure) {
+                        return .success(try await workers.encode(spec, as: .png, from: nil))
+                    } catch {
                         return .failure(error)
                     }
                 }

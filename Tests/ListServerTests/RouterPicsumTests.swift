@@ -20,7 +20,10 @@ struct RouterPicsumTests {
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == MediaType.json)
         let body = String(decoding: response.body, as: UTF8.self)
-        #expect(body.hasPrefix(#"[{"id":"0","author":"Ananya Iyer","width":3000,"height":2000,"url":"http://127.0.0.1:8080/items/0","download_url":"http://127.0.0.1:8080/id/0/3000/2000"}"#))
+        #expect(
+            body.hasPrefix(
+                #"[{"id":"0","author":"Ananya Iyer","width":3000,"height":2000,"url":"http://127.0.0.1:8080/items/0","download_url":"http://127.0.0.1:8080/id/0/3000/2000"}"#
+            ))
         let items = try array(response)
         #expect(items.map { $0["id"] as? String } == ["0", "1"])
         #expect(Set(items[0].keys) == ["id", "author", "width", "height", "url", "download_url"])
@@ -34,7 +37,8 @@ struct RouterPicsumTests {
         let own = catalog.item(large)!
         let fitted = ImageSpec.fitted(width: own.width, height: own.height)
         #expect(info?["width"] as? Int == fitted.width && info?["height"] as? Int == fitted.height)
-        #expect(info?["download_url"] as? String == "http://127.0.0.1:8080/id/\(large)/\(fitted.width)/\(fitted.height)")
+        #expect(
+            info?["download_url"] as? String == "http://127.0.0.1:8080/id/\(large)/\(fitted.width)/\(fitted.height)")
     }
 
     @Test("page and limit are clamped as Picsum clamps them, never refused; past the end is []")
@@ -51,7 +55,9 @@ struct RouterPicsumTests {
     @Test("Link: next alone on page 1, prev and next in the middle, prev alone on a short last page")
     func link() {
         let root = "http://127.0.0.1:8080/v2/list"
-        #expect(router.respond("/v2/list?limit=10", headers: host).headers["Link"] == "<\(root)?page=2&limit=10>; rel=\"next\"")
+        #expect(
+            router.respond("/v2/list?limit=10", headers: host).headers["Link"]
+                == "<\(root)?page=2&limit=10>; rel=\"next\"")
         #expect(
             router.respond("/v2/list?page=4&limit=10", headers: host).headers["Link"]
                 == "<\(root)?page=3&limit=10>; rel=\"prev\", <\(root)?page=5&limit=10>; rel=\"next\"")
@@ -69,10 +75,12 @@ struct RouterPicsumTests {
         // A compose service name, a fully qualified name and an empty port are hosts too.
         let underscore = router.respond("/id/1/info", headers: ["Host": "list_server:8080"]).jsonObject
         #expect(underscore?["url"] as? String == "http://list_server:8080/items/1")
-        #expect(router.respond("/id/1/info", headers: ["Host": "Example.COM."]).jsonObject?["url"] as? String
-            == "http://example.com./items/1")
-        #expect(router.respond("/id/1/info", headers: ["Host": "example.com:"]).jsonObject?["url"] as? String
-            == "http://example.com/items/1")
+        #expect(
+            router.respond("/id/1/info", headers: ["Host": "Example.COM."]).jsonObject?["url"] as? String
+                == "http://example.com./items/1")
+        #expect(
+            router.respond("/id/1/info", headers: ["Host": "example.com:"]).jsonObject?["url"] as? String
+                == "http://example.com/items/1")
         var service = ServiceOptions()
         service.publicURL = "https://photos.example/base"
         let behindProxy = RouterFixture.router(service: service)

@@ -120,7 +120,8 @@ struct ConfigurationFile: Sendable {
             }()
         case .array(let elements): "[" + elements.map(text(of:)).joined(separator: ",") + "]"
         case .object(let members):
-            "{" + members.sorted { $0.key < $1.key }.map { text(of: .string($0.key)) + ":" + text(of: $0.value) }
+            "{"
+                + members.sorted { $0.key < $1.key }.map { text(of: .string($0.key)) + ":" + text(of: $0.value) }
                 .joined(separator: ",") + "}"
         }
     }

@@ -133,7 +133,8 @@ struct ListStoreConformance {
         let reopened = try await open()
         let lists = try await reopened.load()
         #expect(Set(lists.keys) == ["photos", "Ωmega ünïcode/list", "huge ids", "nul\u{0}inside", "nul"])
-        #expect(lists["nul\u{0}inside"] == StoredList(header: Self.header(seed: 5, nextID: 5), written: [1: Self.zeros]))
+        #expect(
+            lists["nul\u{0}inside"] == StoredList(header: Self.header(seed: 5, nextID: 5), written: [1: Self.zeros]))
         #expect(lists["nul"] == StoredList(header: Self.header(seed: 6, nextID: 6)))
         #expect(
             lists["photos"]

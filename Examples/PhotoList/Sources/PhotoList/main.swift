@@ -22,7 +22,8 @@ func mismatch(_ picture: PictureData, _ data: Data) -> String? {
 }
 
 /// Every picture's bytes, loaded at once as the app's rows load them (each with its own spinner there).
-func loadPictures(_ pictures: [PictureData], from store: PictureStore) async -> [(PictureData, Result<Data, any Error>)] {
+func loadPictures(_ pictures: [PictureData], from store: PictureStore) async -> [(PictureData, Result<Data, any Error>)]
+{
     await withTaskGroup(of: (PictureData, Result<Data, any Error>).self) { group in
         for picture in pictures {
             group.addTask {

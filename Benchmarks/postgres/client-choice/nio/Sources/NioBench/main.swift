@@ -1,9 +1,10 @@
-import PostgresNIO
+import Logging
 import NIOCore
 import NIOPosix
-import Logging
+import PostgresNIO
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func cpuMicros() -> Int64 {
@@ -21,7 +22,9 @@ func threadCount() -> Int {
     defer { closedir(d) }
     var n = 0
     while let e = readdir(d) {
-        let name = withUnsafePointer(to: e.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+        let name = withUnsafePointer(to: e.pointee.d_name) {
+            String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+        }
         if name != "." && name != ".." { n += 1 }
     }
     return n
@@ -31,7 +34,9 @@ func threadNames() -> String {
     defer { closedir(d) }
     var names: [String] = []
     while let e = readdir(d) {
-        let tid = withUnsafePointer(to: e.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+        let tid = withUnsafePointer(to: e.pointee.d_name) {
+            String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+        }
         if tid == "." || tid == ".." { continue }
         guard let f = fopen("/proc/self/task/\(tid)/comm", "r") else { continue }
         var buf = [CChar](repeating: 0, count: 64)
@@ -63,7 +68,7 @@ func makeBody(_ id: Int) -> ByteBuffer {
 }
 func makeLabel(_ id: Int) -> String {
     let s = String(id)
-    return "label-" + String(repeating: "0", count: max(0, 14 - s.count)) + s   // 20 chars
+    return "label-" + String(repeating: "0", count: max(0, 14 - s.count)) + s  // 20 chars
 }
 
 func insert(_ c: PostgresConnection, _ id: Int) async throws {
@@ -74,7 +79,9 @@ func insert(_ c: PostgresConnection, _ id: Int) async throws {
 
 func report(_ name: String, _ w0: Int64, _ c0: Int64) {
     let w = wallMicros() - w0, c = cpuMicros() - c0
-    print("nio \(name): wall_us/insert=\(String(format2(Double(w) / Double(N)))) cpu_us/insert=\(String(format2(Double(c) / Double(N)))) threads=\(threadCount())")
+    print(
+        "nio \(name): wall_us/insert=\(String(format2(Double(w) / Double(N)))) cpu_us/insert=\(String(format2(Double(c) / Double(N)))) threads=\(threadCount())"
+    )
 }
 func format2(_ x: Double) -> String {
     let r = (x * 100).rounded() / 100
@@ -82,9 +89,12 @@ func format2(_ x: Double) -> String {
 }
 
 if getenv("NIO_GLOBAL_EXEC") != nil {
-    print("installing NIO event loop as global executor:", NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor())
+    print(
+        "installing NIO event loop as global executor:",
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor())
 }
-let config = PostgresConnection.Configuration(host: "127.0.0.1", port: 55432, username: "postgres", password: nil, database: "postgres", tls: .disable)
+let config = PostgresConnection.Configuration(
+    host: "127.0.0.1", port: 55432, username: "postgres", password: nil, database: "postgres", tls: .disable)
 let conn = try await PostgresConnection.connect(configuration: config, id: 1, logger: logger)
 print("nio threads after connect=\(threadCount())")
 try await conn.query("TRUNCATE t", logger: logger)
