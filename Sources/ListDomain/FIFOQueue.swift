@@ -5,21 +5,25 @@
 /// (and 64 or more), so a queue that never runs empty stays as long as its backlog, not as long as its history.
 /// The job queue of the server's `WorkerPool` (the SQLite thread, the PostgreSQL pool, the image workers), under the
 /// pool's lock.
+///
+/// Inlinable, so that a user in another module gets it specialized for its element: unspecialized, each `take()`
+/// looked up the element type's metadata at run time, about 2,900 instructions a write on the SQLite thread once that
+/// thread's jobs went through this queue (`Benchmarks/writes/instructions.sh`, Benchmarks/HISTORY.md, "Issue 31").
 public struct FIFOQueue<Element> {
-    private var slots: [Element?] = []
-    private var head = 0
+    @usableFromInline var slots: [Element?] = []
+    @usableFromInline var head = 0
 
-    public init() {}
+    @inlinable public init() {}
 
     /// The number of elements waiting.
-    public var count: Int { slots.count - head }
+    @inlinable public var count: Int { slots.count - head }
 
-    public var isEmpty: Bool { head == slots.count }
+    @inlinable public var isEmpty: Bool { head == slots.count }
 
-    public mutating func append(_ element: Element) { slots.append(element) }
+    @inlinable public mutating func append(_ element: Element) { slots.append(element) }
 
     /// The oldest element, removed; nil when the queue is empty.
-    public mutating func take() -> Element? {
+    @inlinable public mutating func take() -> Element? {
         guard head < slots.count else { return nil }
         let element = slots[head]
         slots[head] = nil
