@@ -73,6 +73,8 @@ final class ConnectionGuard {
     /// client does not read).
     var outputBacklogAtSweep = 0
     var outputStuck = false
+    /// Whether an answer of this connection waits in its loop's flush queue (`LoopServer+Flush.swift`).
+    var flushPending = false
     private let limits: HTTPLimits
     private let uploadBudget: UploadBudget
     /// What the request being handled took from ``uploadBudget`` (a large upload), returned when it is done.
@@ -310,8 +312,8 @@ final class ConnectionGuard {
         guard let bufferevent else { return }
         let evhttpReading = bufferevent_get_enabled(bufferevent) & Int16(EV_READ) != 0
         // evhttp queues an answer before it enables writing, and the filter only moves output while
-        // writing is enabled: answers sent through EvHTTPRequest are flushed at once; this catches
-        // any evhttp writes of its own (e.g. "100 Continue").
+        // writing is enabled: answers sent through the loop server are flushed on the same turn of the loop
+        // (LoopServer+Flush.swift); this catches any evhttp writes of its own (e.g. "100 Continue").
         if evbuffer_get_length(bufferevent_get_output(bufferevent)) > 0 {
             bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
         }
@@ -378,6 +380,12 @@ final class ConnectionGuard {
         guard let bufferevent, phase != .closing else { return }
         phase = .closing
         bufferevent_trigger_event(bufferevent, Int16(BEV_EVENT_EOF), Int32(BEV_TRIG_DEFER_CALLBACKS.rawValue))
+    }
+
+    /// Moves what evhttp queued towards the socket (``filterOutput(source:destination:)``); nothing once freed.
+    func flush() {
+        guard let bufferevent else { return }
+        bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
     }
 
     private var outputIsEmpty: Bool {

@@ -122,11 +122,16 @@ struct EvHTTPRequest: @unchecked Sendable {
     }
 
     /// Answers the request with `X-Request-Id: requestID` (unless empty); `buffer` is a reusable evbuffer that comes
-    /// back empty.
+    /// back empty. Returns the connection's bufferevent, whose output the caller flushes
+    /// (``LoopServer/flushSoon(_:)``), or nil when the client is gone.
     ///
-    /// For HEAD the body is left out and `Content-Length` states the length GET would send
-    /// (evhttp writes none for HEAD on its own).
-    func send(_ response: HTTPResponse, requestID: String, closeConnection: Bool = false, buffer: OpaquePointer) {
+    /// evhttp queues the answer before it enables writing, which is when the connection guard's filter would have
+    /// moved it: without a flush it waits for the next sweep. For HEAD the body is left out and `Content-Length`
+    /// states the length GET would send (evhttp writes none for HEAD on its own).
+    @discardableResult
+    func send(
+        _ response: HTTPResponse, requestID: String, closeConnection: Bool = false, buffer: OpaquePointer
+    ) -> OpaquePointer? {
         addHeaders(of: response, requestID: requestID, closeConnection: closeConnection)
         if evhttp_request_get_command(raw) == EVHTTP_REQ_HEAD {
             evhttp_add_header(evhttp_request_get_output_headers(raw), "Content-Length", String(response.body.count))
@@ -137,9 +142,7 @@ struct EvHTTPRequest: @unchecked Sendable {
         }
         let connection = connectionBufferevent  // before sending: the request may be freed by it
         evhttp_send_reply(raw, Int32(response.status), HTTPReasonPhrase.of(response.status), buffer)
-        // evhttp queued the answer before enabling writes, which is when the connection guard's filter
-        // would have moved it; push it through now (for a connection without a guard this is a no-op).
-        if let connection { bufferevent_flush(connection, Int16(EV_WRITE), BEV_NORMAL) }
+        return connection
     }
 
     /// Adds the response's header fields, `X-Request-Id` and, if asked, `Connection: close`.

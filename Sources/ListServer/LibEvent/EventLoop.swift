@@ -48,12 +48,22 @@ final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// there about 115 ticks against 140); cached details cost the same either way.
     static let callbacksBetweenDrains: Int32 = 64
 
-    /// Creates the `event_base` (precise timers, no internal locking: one thread owns it).
+    /// Creates the `event_base`: precise timers, no internal locking (one thread owns it), and epoll changes
+    /// batched until the next poll.
+    ///
+    /// The change list: evhttp stops reading a connection while it answers a request and reads again once the
+    /// answer is written, an `epoll_ctl` each (DEL, then ADD). Answers are written on the same turn of the loop
+    /// as their requests are read (`LoopServer+Flush.swift`), so with the changes batched the two become one MOD
+    /// at the next poll: 4 system calls a page instead of 5, and about 4 µs less CPU a request on one loop under
+    /// 64 and 256 connections (issue 32). libevent warns that it is unsafe with descriptors cloned by `dup`;
+    /// ListServer hands libevent none.
     init(name: String) throws(EventError) {
         self.name = name
         let config = event_config_new()
         defer { event_config_free(config) }
-        let flags = EVENT_BASE_FLAG_PRECISE_TIMER.rawValue | EVENT_BASE_FLAG_NOLOCK.rawValue
+        let flags =
+            EVENT_BASE_FLAG_PRECISE_TIMER.rawValue | EVENT_BASE_FLAG_NOLOCK.rawValue
+            | EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue
         event_config_set_flag(config, Int32(flags))
         // Back to epoll after every `callbacksBetweenDrains` callbacks, where the wake-up event (priority 0,
         // ahead of the sockets at 1) runs the jobs queued so far: see `drain`.

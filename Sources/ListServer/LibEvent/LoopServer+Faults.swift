@@ -59,7 +59,7 @@ extension LoopServer {
             entry.request.sendTruncated(response, requestID: entry.requestID, buffer: replyBuffer)
         } else {
             response = admitted(response, for: entry.request)
-            entry.request.send(response, requestID: entry.requestID, buffer: replyBuffer)
+            reply(response, to: entry.request, requestID: entry.requestID)
         }
         observer.end(entry.exchange, response)
     }

@@ -45,7 +45,7 @@ extension LoopServer {
         if response.fault == .truncated {
             request.sendTruncated(response, requestID: requestID, buffer: replyBuffer)
         } else {
-            request.send(response, requestID: requestID, closeConnection: true, buffer: replyBuffer)
+            reply(response, to: request, requestID: requestID, closeConnection: true)
         }
         // Never free evhttp from here: at the deadline this runs in a loop over the requests still waiting,
         // and freeing evhttp would free the ones not yet answered under it.

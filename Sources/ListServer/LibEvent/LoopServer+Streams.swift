@@ -65,7 +65,7 @@ extension LoopServer {
                 .storeUnavailable, detail: "dataset \(Problem.quoted(stream.list)) is being read from the store",
                 headers: ["Retry-After": "1"]
             ).response()
-            request.send(busy, requestID: requestID, buffer: replyBuffer)
+            reply(busy, to: request, requestID: requestID)
             return busy
         }
         let lastSequence = state.header.lastSequence

@@ -80,6 +80,10 @@ final class LoopServer: @unchecked Sendable {
     }
     /// How many connections were closed for not reading their answers.
     var droppedForOutput = 0
+    /// Connections with an answer to flush this turn, and the event that flushes them (`LoopServer+Flush.swift`).
+    var unflushed: [ConnectionGuard] = []
+    var flushing: [ConnectionGuard] = []
+    var flushEvent: OpaquePointer?
 
     /// Creates the evhttp on the loop's base and starts accepting on `listeningFD` (which it now owns).
     /// Call before the loop thread starts, or on it. `loopIndex` tells this loop's request ids apart.
@@ -135,6 +139,7 @@ final class LoopServer: @unchecked Sendable {
         }
         evconnlistener_set_error_cb(listener, loopServerAcceptErrorCallback)
         startSweeping()
+        flushEvent = makeFlushEvent()
         registerForAcceptErrors(listener)
         // Each commit's changes reach this loop once, and go out to its streams on its own thread.
         let server = LoopServerReference(self)  // the feed must not keep a loop's server alive
@@ -150,6 +155,7 @@ final class LoopServer: @unchecked Sendable {
         unregisterForAcceptErrors()
         if let http { evhttp_free(http) }
         if let sweepTimer { event_free(sweepTimer) }
+        if let flushEvent { event_free(flushEvent) }
         evbuffer_free(replyBuffer)
     }
 
@@ -168,7 +174,7 @@ final class LoopServer: @unchecked Sendable {
             return
         }
         if httpRequest.target == ConnectionGuard.markerTarget, let rejection = takeRejection(for: request) {
-            request.send(rejection.response, requestID: requestID, buffer: replyBuffer)  // with Connection: close
+            reply(rejection.response, to: request, requestID: requestID)  // with Connection: close
             observer.rejected(exchange, rejection)
             return
         }
@@ -182,7 +188,7 @@ final class LoopServer: @unchecked Sendable {
         switch outcome {
         case .response(let response) where response.isPlain:
             let response = admitted(response, for: request)
-            request.send(response, requestID: requestID, buffer: replyBuffer)
+            reply(response, to: request, requestID: requestID)
             observer.end(exchange, response)
         case .response(let response):
             hold(response, for: track(request, exchange, requestID))
