@@ -20,13 +20,13 @@ struct DetailCacheResetTests {
         _ = try await cache.detail(for: 1)
         _ = try await cache.detail(for: 2)
         #expect(try await cache.detail(for: 1).result == .hit)
-        #expect(await cache.reset(to: Catalog(seed: 42, count: 10_000)) == 2)
-        #expect(await cache.statistics.count == 0)
+        #expect(cache.reset(to: Catalog(seed: 42, count: 10_000)) == 2)
+        #expect(cache.statistics.count == 0)
         #expect(try await cache.detail(for: 1).result == .miss(storeDuration: .zero))
         #expect(try await cache.detail(for: 1).result == .hit)
         // The counters kept counting across the reset.
         #expect(
-            await cache.statistics
+            cache.statistics
                 == DetailCacheStatistics(hits: 2, misses: 3, storeFetches: 3, count: 1, capacity: 100))
     }
 
@@ -34,25 +34,25 @@ struct DetailCacheResetTests {
         let (cache, clock) = makeCache(latency: .seconds(1))
         let before = Task { try await cache.detail(for: 7) }
         #expect(await clock.waitForSleepers(1))
-        #expect(await cache.reset(to: Catalog(seed: 42, count: 10_000)) == 0)
+        #expect(cache.reset(to: Catalog(seed: 42, count: 10_000)) == 0)
         clock.advance(by: .seconds(1))
         #expect(
             try await before.value
                 == DetailLookup(detail: detail(7, seed: 42), result: .miss(storeDuration: .seconds(1))))
-        #expect(await cache.statistics.count == 0)
+        #expect(cache.statistics.count == 0)
     }
 
     @Test func aLookupAfterAResetDoesNotJoinAFetchFromBeforeIt() async throws {
         let (cache, clock) = makeCache(latency: .seconds(1))
         let before = Task { try await cache.detail(for: 7) }
         #expect(await clock.waitForSleepers(1))
-        await cache.reset(to: Catalog(seed: 43, count: 10_000))
+        cache.reset(to: Catalog(seed: 43, count: 10_000))
         let after = Task { try await cache.detail(for: 7) }
         #expect(await clock.waitForSleepers(2))
         clock.advance(by: .seconds(1))
         #expect(try await before.value.detail == detail(7, seed: 42))
         #expect(try await after.value.detail == detail(7, seed: 43))
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.storeFetches == 2 && statistics.coalescedWaits == 0)
         #expect(try await cache.detail(for: 7) == DetailLookup(detail: detail(7, seed: 43), result: .hit))
     }
@@ -60,7 +60,7 @@ struct DetailCacheResetTests {
     @Test func aNewSeedIsHonoured() async throws {
         let (cache, _) = makeCache()
         #expect(try await cache.detail(for: 5).detail == detail(5, seed: 42))
-        await cache.reset(to: Catalog(seed: 43, count: 10_000))
+        cache.reset(to: Catalog(seed: 43, count: 10_000))
         #expect(try await cache.detail(for: 5).detail == detail(5, seed: 43))
         #expect(try await cache.detail(for: 5, in: Catalog(seed: 43, count: 10)).result == .hit)
     }
@@ -76,7 +76,7 @@ struct DetailCacheResetTests {
         #expect(try await cache.detail(for: 5, in: other).result != .hit)
         // ...and leaves the cache as it was.
         #expect(try await cache.detail(for: 5) == DetailLookup(detail: detail(5, seed: 42), result: .hit))
-        #expect(await cache.statistics.count == 1)
+        #expect(cache.statistics.count == 1)
     }
 
     @Test func itemsOfAGrownCatalogAreFetchedAndCached() async throws {

@@ -19,31 +19,31 @@ struct DetailCacheTests {
         let (cache, clock, catalog) = makeCache()
         let expected = ItemDetail(id: 7, amount: catalog.amount(for: 7))
         let miss = DetailLookup(detail: expected, result: .miss(storeDuration: .seconds(1)))
-        #expect(try await cache.lookUp(7) == PendingLookup(lookup: miss, readyIn: .seconds(1)))
-        #expect(await cache.statistics.count == 0)
+        #expect(try cache.lookUp(7) == PendingLookup(lookup: miss, readyIn: .seconds(1)))
+        #expect(cache.statistics.count == 0)
         clock.advance(by: .seconds(1))
-        #expect(await cache.statistics.count == 1)
+        #expect(cache.statistics.count == 1)
         #expect(
-            try await cache.lookUp(7)
+            try cache.lookUp(7)
                 == PendingLookup(lookup: DetailLookup(detail: expected, result: .hit), readyIn: .zero))
         #expect(
-            await cache.statistics
+            cache.statistics
                 == DetailCacheStatistics(hits: 1, misses: 1, storeFetches: 1, count: 1, capacity: 100))
     }
 
     @Test func missesInFlightJoinTheFetchForWhatIsLeftOfIt() async throws {
         let (cache, clock, catalog) = makeCache()
-        let first = try await cache.lookUp(3)
+        let first = try cache.lookUp(3)
         clock.advance(by: .milliseconds(400))
-        let joined = try await cache.lookUp(3)
+        let joined = try cache.lookUp(3)
         #expect(joined.lookup == first.lookup)
         #expect(joined.readyIn == .milliseconds(600))
         clock.advance(by: .milliseconds(599))
-        #expect(try await cache.lookUp(3).readyIn == .milliseconds(1))
+        #expect(try cache.lookUp(3).readyIn == .milliseconds(1))
         clock.advance(by: .milliseconds(1))
-        #expect(try await cache.lookUp(3).lookup == DetailLookup(detail: first.lookup.detail, result: .hit))
+        #expect(try cache.lookUp(3).lookup == DetailLookup(detail: first.lookup.detail, result: .hit))
         #expect(first.lookup.detail == ItemDetail(id: 3, amount: catalog.amount(for: 3)))
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.storeFetches == 1)
         #expect(statistics.coalescedWaits == 2)
         #expect(statistics.hits == 1)
@@ -63,7 +63,7 @@ struct DetailCacheTests {
         let expected = DetailLookup(
             detail: ItemDetail(id: 3, amount: catalog.amount(for: 3)), result: .miss(storeDuration: .seconds(1)))
         #expect(lookups == Array(repeating: expected, count: callers))
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.storeFetches == 1)
         #expect(statistics.coalescedWaits == UInt64(callers - 1))
         #expect(statistics.count == 1)
@@ -72,13 +72,13 @@ struct DetailCacheTests {
 
     @Test func differentIdsFetchSeparatelyAndLandInOrder() async throws {
         let (cache, clock, _) = makeCache(capacity: 1, latency: .seconds(1))
-        _ = try await cache.lookUp(1)
+        _ = try cache.lookUp(1)
         clock.advance(by: .milliseconds(500))
-        _ = try await cache.lookUp(2)
+        _ = try cache.lookUp(2)
         clock.advance(by: .seconds(2))
         // Both landed, 1 first: with room for one, 2 is what is left.
-        #expect(try await cache.lookUp(2).lookup.result == .hit)
-        let statistics = await cache.statistics
+        #expect(try cache.lookUp(2).lookup.result == .hit)
+        let statistics = cache.statistics
         #expect(statistics.storeFetches == 2)
         #expect(statistics.coalescedWaits == 0)
         #expect(statistics.evictions == 1)
@@ -94,7 +94,7 @@ struct DetailCacheTests {
         let expected = ItemDetail(id: 4, amount: catalog.amount(for: 4))
         #expect(try await waiters[1].value.detail == expected)
         #expect(try await waiters[2].value.detail == expected)
-        #expect(await cache.statistics.storeFetches == 1)
+        #expect(cache.statistics.storeFetches == 1)
         #expect(try await cache.detail(for: 4).result == .hit)
     }
 
@@ -105,36 +105,36 @@ struct DetailCacheTests {
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         clock.advance(by: .seconds(1))
-        #expect(await cache.statistics.count == 1)
+        #expect(cache.statistics.count == 1)
         #expect(try await cache.detail(for: 12).result == .hit)
-        #expect(await cache.statistics.storeFetches == 1)
+        #expect(cache.statistics.storeFetches == 1)
     }
 
     @Test func missesJoinABypassFetchInFlight() async throws {
         let (cache, clock, _) = makeCache()
-        #expect(try await cache.lookUp(8, bypassCache: true).readyIn == .seconds(1))
+        #expect(try cache.lookUp(8, bypassCache: true).readyIn == .seconds(1))
         clock.advance(by: .milliseconds(300))
-        #expect(try await cache.lookUp(8).readyIn == .milliseconds(700))
-        #expect(await cache.statistics.coalescedWaits == 1)
+        #expect(try cache.lookUp(8).readyIn == .milliseconds(700))
+        #expect(cache.statistics.coalescedWaits == 1)
         // A second bypass does not join: it always fetches afresh.
-        #expect(try await cache.lookUp(8, bypassCache: true).readyIn == .seconds(1))
-        #expect(await cache.statistics.storeFetches == 2)
+        #expect(try cache.lookUp(8, bypassCache: true).readyIn == .seconds(1))
+        #expect(cache.statistics.storeFetches == 2)
         clock.advance(by: .milliseconds(700))
-        #expect(try await cache.lookUp(8).lookup.result == .hit)
+        #expect(try cache.lookUp(8).lookup.result == .hit)
     }
 
     @Test func aBypassWhileAnotherFetchIsInFlightStillLands() async throws {
         let (cache, clock, _) = makeCache(latency: .seconds(1))
-        _ = try await cache.lookUp(9)
+        _ = try cache.lookUp(9)
         clock.advance(by: .milliseconds(500))
-        _ = try await cache.lookUp(9, bypassCache: true)  // ready at 1.5 s; lookups join the first until 1 s
+        _ = try cache.lookUp(9, bypassCache: true)  // ready at 1.5 s; lookups join the first until 1 s
         clock.advance(by: .milliseconds(500))
-        #expect(try await cache.lookUp(9).lookup.result == .hit)
-        #expect(await cache.invalidate(9))
+        #expect(try cache.lookUp(9).lookup.result == .hit)
+        #expect(cache.invalidate(9))
         // The bypass fetch is still in flight: it lands at 1.5 s and caches the detail again.
         clock.advance(by: .milliseconds(500))
-        #expect(try await cache.lookUp(9).lookup.result == .hit)
-        #expect(await cache.statistics.storeFetches == 2)
+        #expect(try cache.lookUp(9).lookup.result == .hit)
+        #expect(cache.statistics.storeFetches == 2)
     }
 
     @Test func evictsInLeastRecentlyUsedOrder() async throws {
@@ -142,14 +142,14 @@ struct DetailCacheTests {
         for id in [1, 2, 3] as [UInt64] { _ = try await cache.detail(for: id) }
         #expect(try await cache.detail(for: 1).result == .hit)  // recency: 1, 3, 2
         _ = try await cache.detail(for: 4)  // evicts 2; recency: 4, 1, 3
-        #expect(await cache.statistics.evictions == 1)
+        #expect(cache.statistics.evictions == 1)
         #expect(try await cache.detail(for: 1).result == .hit)
         #expect(try await cache.detail(for: 3).result == .hit)  // recency: 3, 1, 4
         #expect(try await cache.detail(for: 2).result != .hit)  // evicts 4
         #expect(try await cache.detail(for: 4).result != .hit)  // evicts 1
         #expect(try await cache.detail(for: 3).result == .hit)
         #expect(try await cache.detail(for: 1).result != .hit)
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.evictions == 4)
         #expect(statistics.count == 3)
     }
@@ -159,9 +159,9 @@ struct DetailCacheTests {
         let (cache, _, _) = makeCache(capacity: capacity, latency: .zero)
         for id in 0..<UInt64(10 * capacity) {
             _ = try await cache.detail(for: id)
-            #expect(await cache.statistics.count <= capacity)
+            #expect(cache.statistics.count <= capacity)
         }
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.count == capacity)
         #expect(statistics.evictions == UInt64(9 * capacity))
         #expect(statistics.storeFetches == UInt64(10 * capacity))
@@ -185,7 +185,7 @@ struct DetailCacheTests {
         #expect(try await cache.detail(for: 6).result == .hit)
         #expect(try await cache.detail(for: 5).result == .hit)
         #expect(
-            await cache.statistics
+            cache.statistics
                 == DetailCacheStatistics(
                     hits: 2, misses: 3, storeFetches: 3, bypasses: 2, count: 2, capacity: 100))
     }
@@ -194,7 +194,7 @@ struct DetailCacheTests {
         let (cache, _, _) = makeCache(count: 10)
         await #expect(throws: StoreError.itemNotFound(10)) { try await cache.detail(for: 10) }
         await #expect(throws: StoreError.itemNotFound(10)) { try await cache.detail(for: 10) }
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.storeFetches == 2)
         #expect(statistics.storeFailures == 2)
         #expect(statistics.count == 0)
@@ -204,8 +204,8 @@ struct DetailCacheTests {
         let (cache, _, _) = makeCache(latency: .zero)
         _ = try await cache.detail(for: 1)
         _ = try await cache.detail(for: 2)
-        #expect(await cache.invalidate(1))
-        #expect(await cache.invalidate(1) == false)
+        #expect(cache.invalidate(1))
+        #expect(cache.invalidate(1) == false)
         #expect(try await cache.detail(for: 1).result != .hit)
         #expect(try await cache.detail(for: 2).result == .hit)
     }
@@ -218,7 +218,7 @@ struct DetailCacheTests {
             }
             try await group.waitForAll()
         }
-        let statistics = await cache.statistics
+        let statistics = cache.statistics
         #expect(statistics.hits + statistics.misses == 400)
         #expect(statistics.storeFetches == statistics.misses - statistics.coalescedWaits)
         #expect(statistics.bypasses == 8)

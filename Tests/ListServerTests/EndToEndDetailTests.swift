@@ -25,7 +25,7 @@ struct EndToEndDetailTests {
             #expect(hit.header("X-Cache") == "HIT")
             #expect(hit.header("Server-Timing") == nil)
             #expect(hit.body == miss.body)
-            #expect(await app.cache.statistics.storeFetches == 1)
+            #expect(app.cache.statistics.storeFetches == 1)
         }
     }
 
@@ -41,7 +41,7 @@ struct EndToEndDetailTests {
             }
             #expect(bodies.allSatisfy { $0.status == 200 && $0.header("X-Cache") == "MISS" })
             #expect(Set(bodies.map(\.body)).count == 1)
-            let statistics = await app.cache.statistics
+            let statistics = app.cache.statistics
             #expect(statistics.storeFetches == 1)
             #expect(statistics.coalescedWaits == 7)
         }
@@ -53,7 +53,7 @@ struct EndToEndDetailTests {
             _ = try await fetch(port: app.port, "/items/5/detail")
             let bypass = try await fetch(port: app.port, "/items/5/detail", headers: ["Cache-Control: no-cache"])
             #expect(bypass.header("X-Cache") == "MISS")
-            #expect(await app.cache.statistics.storeFetches == 2)
+            #expect(app.cache.statistics.storeFetches == 2)
         }
     }
 
@@ -64,7 +64,7 @@ struct EndToEndDetailTests {
             #expect(answer1.status == 404)
             let answer2 = try await fetch(port: app.port, "/items/x/detail")
             #expect(answer2.status == 400)
-            #expect(await app.cache.statistics.storeFetches == 0)
+            #expect(app.cache.statistics.storeFetches == 0)
         }
     }
 
@@ -87,7 +87,7 @@ struct EndToEndDetailTests {
             // ... and once the store answers, the detail is cached for the next client.
             let later = try await fetch(port: port, "/items/9/detail")
             #expect(later.status == 200)
-            let statistics = await app.cache.statistics
+            let statistics = app.cache.statistics
             #expect(statistics.storeFetches == 1)
             let answer4 = try await fetch(port: port, "/items/9/detail")
             #expect(answer4.header("X-Cache") == "HIT")
@@ -109,7 +109,7 @@ struct EndToEndDetailTests {
             _ = try? await answers
             throw error
         }
-        #expect(await app.cache.statistics.storeFetches == 6)
+        #expect(app.cache.statistics.storeFetches == 6)
         await app.shutdown(grace: .seconds(5))
         #expect(try await answers == [200, 200, 200, 200, 200, 200])
         #expect(throws: (any Error).self) { try RawHTTPConnection(port: port) }

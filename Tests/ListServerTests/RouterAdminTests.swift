@@ -110,8 +110,8 @@ struct RouterAdminTests {
         let router = RouterFixture.router()
         let before = router.respond("/items?limit=3")
         #expect(uint64(before.jsonObject?["version"]) == 1)
-        _ = await router.respondDeferred("/items/5/detail")
-        #expect(await router.respondDeferred("/items/5/detail").headers["X-Cache"] == "HIT")
+        _ = await router.respondHeld("/items/5/detail")
+        #expect(await router.respondHeld("/items/5/detail").headers["X-Cache"] == "HIT")
 
         let reset = await router.answer(Self.reset(body: #"{"seed": 7}"#))
         #expect(reset.status == 200)
@@ -125,7 +125,7 @@ struct RouterAdminTests {
         #expect(uint64(after.jsonObject?["version"]) == 2)
         #expect(
             after.jsonObject?["items"] as? NSArray != before.jsonObject?["items"] as? NSArray, "new seed, new items")
-        #expect(await router.respondDeferred("/items/5/detail").headers["X-Cache"] == "MISS")
+        #expect(await router.respondHeld("/items/5/detail").headers["X-Cache"] == "MISS")
 
         let again = await router.answer(Self.reset())
         let sameSeed = try #require(again.jsonObject)

@@ -32,8 +32,8 @@ struct RouterBasicsTests {
 
     @Test("HEAD of a detail is deferred like GET and gives the same body")
     func headDetail() async {
-        let get = await RouterFixture.router().respondDeferred("/items/42/detail", method: .get)
-        let head = await RouterFixture.router().respondDeferred("/items/42/detail", method: .head)
+        let get = await RouterFixture.router().respondHeld("/items/42/detail", method: .get)
+        let head = await RouterFixture.router().respondHeld("/items/42/detail", method: .head)
         #expect(head.status == 200)
         #expect(head.headers == get.headers)
         #expect(head.body == get.body)

@@ -61,10 +61,10 @@ struct RouterCachingTests {
 
     @Test("a detail is revalidated after its lookup: 304 with the tag and X-Cache, no body")
     func detailConditional() async throws {
-        let first = await router.respondDeferred("/items/42/detail")
+        let first = await router.respondHeld("/items/42/detail")
         let tag = try #require(first.headers["ETag"])
         #expect(first.status == 200)
-        let revalidated = await router.respondDeferred("/items/42/detail", headers: ["If-None-Match": tag])
+        let revalidated = await router.respondHeld("/items/42/detail", headers: ["If-None-Match": tag])
         #expect(revalidated.status == 304)
         #expect(revalidated.body.isEmpty)
         #expect(revalidated.headers["X-Cache"] == "HIT")

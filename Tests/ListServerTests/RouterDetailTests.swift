@@ -8,7 +8,7 @@ struct RouterDetailTests {
     @Test("a miss, then a hit: X-Cache, Server-Timing on the miss only, the same body")
     func missThenHit() async throws {
         let router = RouterFixture.router(latency: .milliseconds(250))
-        let miss = await router.respondDeferred("/items/42/detail")
+        let miss = await router.respondHeld("/items/42/detail")
         #expect(miss.status == 200)
         #expect(miss.headers["Content-Type"] == "application/json; charset=utf-8")
         #expect(miss.headers["X-Cache"] == "MISS")
@@ -20,7 +20,7 @@ struct RouterDetailTests {
         #expect(amount == Catalog(seed: 42, count: 10_000).amount(for: 42))
         #expect((0..<1).contains(amount))
 
-        let hit = await router.respondDeferred("/items/42/detail")
+        let hit = await router.respondHeld("/items/42/detail")
         #expect(hit.status == 200)
         #expect(hit.headers["X-Cache"] == "HIT")
         #expect(hit.headers["Server-Timing"] == nil)
@@ -30,7 +30,7 @@ struct RouterDetailTests {
     @Test("Server-Timing carries the store's time with one decimal")
     func fractionalTiming() async {
         let router = RouterFixture.router(latency: .microseconds(12_345))
-        #expect(await router.respondDeferred("/items/1/detail").headers["Server-Timing"] == "store;dur=12.3")
+        #expect(await router.respondHeld("/items/1/detail").headers["Server-Timing"] == "store;dur=12.3")
     }
 
     @Test(
@@ -52,13 +52,13 @@ struct RouterDetailTests {
         ] as [HTTPHeaders])
     func bypassCache(headers: HTTPHeaders) async {
         let router = RouterFixture.router()
-        #expect(await router.respondDeferred("/items/7/detail").headers["X-Cache"] == "MISS")
-        #expect(await router.respondDeferred("/items/7/detail").headers["X-Cache"] == "HIT")
-        let fresh = await router.respondDeferred("/items/7/detail", headers: headers)
+        #expect(await router.respondHeld("/items/7/detail").headers["X-Cache"] == "MISS")
+        #expect(await router.respondHeld("/items/7/detail").headers["X-Cache"] == "HIT")
+        let fresh = await router.respondHeld("/items/7/detail", headers: headers)
         #expect(fresh.headers["X-Cache"] == "MISS")
         #expect(fresh.headers["Server-Timing"] == "store;dur=250")
-        #expect(await router.respondDeferred("/items/7/detail").headers["X-Cache"] == "HIT")
-        #expect(await router.cache.statistics.storeFetches == 2)
+        #expect(await router.respondHeld("/items/7/detail").headers["X-Cache"] == "HIT")
+        #expect(router.cache.statistics.storeFetches == 2)
     }
 
     @Test(
@@ -69,8 +69,8 @@ struct RouterDetailTests {
         ] as [HTTPHeaders])
     func noBypass(headers: HTTPHeaders) async {
         let router = RouterFixture.router()
-        _ = await router.respondDeferred("/items/7/detail")
-        #expect(await router.respondDeferred("/items/7/detail", headers: headers).headers["X-Cache"] == "HIT")
+        _ = await router.respondHeld("/items/7/detail")
+        #expect(await router.respondHeld("/items/7/detail", headers: headers).headers["X-Cache"] == "HIT")
     }
 
     @Test(
@@ -84,24 +84,26 @@ struct RouterDetailTests {
         let response = router.respond(target)
         #expect(response.status == status)
         #expect(response.headers["Content-Type"] == "application/problem+json")
-        #expect(await router.cache.statistics.misses == 0)
+        #expect(router.cache.statistics.misses == 0)
     }
 
     @Test("concurrent requests for one id all get the same detail, from one store fetch")
     func concurrent() async {
         let router = RouterFixture.router()
-        // Every request is answered before the store's clock moves (no `respondDeferred`, which moves it by each
+        // Every request is answered before the store's clock moves (no `respondHeld`, which moves it by each
         // answer's delay), so the first fetch is in flight for all ten: none can be a hit, and only coalescing
         // keeps them to one fetch. The bodies would agree without it (details are deterministic); the count not.
         let responses = await withTaskGroup(of: HTTPResponse.self) { group in
             for _ in 0..<10 {
                 group.addTask {
-                    guard case .deferred(let work) = router.route(HTTPRequest(method: .get, target: "/items/3/detail"))
+                    guard
+                        case .response(let response) = router.route(
+                            HTTPRequest(method: .get, target: "/items/3/detail"))
                     else {
-                        Issue.record("GET /items/3/detail was answered at once; expected .deferred")
+                        Issue.record("GET /items/3/detail was deferred; a detail is answered at once (held on a miss)")
                         return HTTPResponse(status: 0)
                     }
-                    return await work()
+                    return response
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -109,7 +111,7 @@ struct RouterDetailTests {
         let bodies = Set(responses.map(\.body))
         #expect(bodies.count == 1)
         #expect(responses.map { $0.headers["X-Cache"] } == Array(repeating: "MISS", count: 10))
-        let statistics = await router.cache.statistics
+        let statistics = router.cache.statistics
         #expect(statistics.storeFetches == 1, "\(statistics)")
         #expect(statistics.coalescedWaits == 9, "\(statistics)")
     }

@@ -56,7 +56,7 @@ struct RouterFaultTests {
         let router = Self.router()
         #expect(router.respond("/items/5/detail?fail=503").status == 503)
         #expect(await router.cache.statistics.storeFetches == 0)
-        let reset = await router.respondDeferred("/items/5/detail?fail=reset")
+        let reset = await router.respondHeld("/items/5/detail?fail=reset")
         #expect(reset.status == 200 && reset.fault == .reset)
     }
 
@@ -76,7 +76,7 @@ struct RouterFaultTests {
         #expect(router.respond("/items/99999?delay_ms=300").status == 404)
         #expect(router.respond("/items/99999?delay_ms=300").delay == .milliseconds(300))
         #expect(router.respond("/items?fail=503&delay_ms=300").delay == .milliseconds(300))
-        let detail = await router.respondDeferred("/items/3/detail?delay_ms=300")
+        let detail = await router.respondHeld("/items/3/detail?delay_ms=300")
         #expect(detail.status == 200 && detail.delay == .milliseconds(300))
         #expect(router.respond("/items").delay == .zero)
     }

@@ -19,7 +19,7 @@ struct RouterMetricsTests {
 
     /// Scrapes `/metrics` through the router.
     func scrape() async throws -> PrometheusText {
-        let response = await router.respondDeferred("/metrics")
+        let response = await router.respondHeld("/metrics")
         #expect(response.status == 200)
         return try PrometheusText(response.text)
     }
@@ -45,7 +45,7 @@ struct RouterMetricsTests {
     func format() async throws {
         // A request counter exists once its route and status have been seen.
         _ = await record("/items", on: LoopObserver(metrics: metrics, accessLog: nil))
-        let response = await router.respondDeferred("/metrics?x=1")
+        let response = await router.respondHeld("/metrics?x=1")
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8")
         #expect(response.headers["Cache-Control"] == "no-store")
@@ -159,7 +159,7 @@ struct RouterMetricsTests {
         #expect(router.respond("/metrics", method: .delete).status == 405)
         #expect(router.respond("/metrics", method: .delete).headers["Allow"] == "GET, HEAD, OPTIONS")
         #expect(router.respond("/metrics", method: .options).status == 204)
-        #expect(await router.respondDeferred("/metrics", method: .head).status == 200)
+        #expect(await router.respondHeld("/metrics", method: .head).status == 200)
         let plain = RouterFixture.router(metrics: false)
         let missing = plain.respond("/metrics")
         #expect(missing.status == 404)

@@ -130,7 +130,7 @@ final class Application: Sendable {
                 case .reset(let reset) = changes.last(where: { if case .reset = $0.event { true } else { false } })?
                     .event
             else { return }
-            Task { _ = await cache.reset(to: Catalog(seed: reset.seed, count: reset.count)) }
+            cache.reset(to: Catalog(seed: reset.seed, count: reset.count))
         }
     }
 

@@ -32,7 +32,7 @@ extension Router {
             // The detail cache serves the default list's seed; a dataset's reset leaves it alone.
             let details =
                 list == ListRegistry.defaultList
-                ? await cache.reset(to: Catalog(seed: reset.seed, count: reset.count)) : 0
+                ? cache.reset(to: Catalog(seed: reset.seed, count: reset.count)) : 0
             let faultCounters = faults.reset()
             var json = JSONWriter(capacity: 160)
             json.append(raw: "{\"version\":")

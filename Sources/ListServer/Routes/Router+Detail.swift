@@ -1,12 +1,16 @@
 import ListDomain
 
-/// `GET /items/<id>/detail`: deferred to the detail cache, and on a miss held until the slow store's fetch is ready.
+/// `GET /items/<id>/detail`: answered from the detail cache at once, and on a miss held until the slow store's fetch
+/// is ready.
 extension Router {
-    /// `GET /items/<id>/detail`: validates the id at once, then defers to the detail cache.
+    /// `GET /items/<id>/detail`: validates the id, then asks the detail cache (synchronously: it answers without
+    /// waiting, see ``DetailCache/lookUp(_:in:bypassCache:)``).
     ///
-    /// The deferred response is `{"id":42,"amount":0.4215…}` with `X-Cache: HIT` or `X-Cache: MISS`, and on a miss
+    /// The response is `{"id":42,"amount":0.4215…}` with `X-Cache: HIT` or `X-Cache: MISS`, and on a miss
     /// `Server-Timing: store;dur=<ms>` (the latency of the store fetch this request waited for, shared when
-    /// coalesced). A miss is answered when that fetch is ready: the response is held until then.
+    /// coalesced). A miss is answered when that fetch is ready: the response's `delay` holds it on a loop timer
+    /// until then, so a request waiting on the slow store costs no task (in scenario 3 of the benchmarks 5,000 of
+    /// them at once, Benchmarks/HISTORY.md, "Memory per waiting request"), and a hit costs none either.
     /// A request with `Cache-Control: no-cache` (or, without `Cache-Control`, the HTTP/1.0 `Pragma: no-cache`,
     /// RFC 9111 §5.4) bypasses the cache: a fresh store fetch whose result is then cached.
     ///
@@ -17,9 +21,11 @@ extension Router {
     /// - Parameters:
     ///   - rawID: The decoded id segment.
     ///   - headers: The request's header fields (for `Cache-Control` and `Pragma`).
-    /// - Returns: `.deferred`, whose closure never throws.
-    /// - Throws: A ``Problem`` for a bad id (400) or one past the end (404), answered without starting a task.
-    func detail(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
+    ///   - target: The request's target (whether it may carry fault controls).
+    /// - Returns: `.response`, delayed until the store's fetch is ready on a miss; `.deferred` while an injected
+    ///   fault may replace it.
+    /// - Throws: A ``Problem`` for a bad id (400) or one past the end (404).
+    func detail(_ rawID: String, headers: HTTPHeaders, target: RequestTarget) throws(Problem) -> RouteOutcome {
         let state = try readableState(of: try Self.listName(headers))
         let catalog = state.catalog
         let id = try itemID(rawID, in: state)
@@ -27,19 +33,23 @@ extension Router {
         let tag = EntityTag(version: state.header.version, catalog.seed, 4, id)  // 4: `/items/<id>/detail`
         let condition = headers["If-None-Match"]
         let cache = self.cache
-        // The task ends as soon as the cache has answered: the response is held on a loop timer (its `delay`)
-        // until the store fetch is ready, so a request waiting on the slow store costs no task, in scenario 3 of
-        // the benchmarks 5,000 of them at once (Benchmarks/HISTORY.md, "Memory per waiting request").
-        return .deferred {
+        let lookUp = { @Sendable () -> HTTPResponse in
             // The cache cannot refuse the id: it was checked against the same catalog, which is what the store
             // refuses ids by. Were that to change, a refusal is that 404 again.
-            guard let pending = try? await cache.lookUp(id, in: catalog, bypassCache: bypassCache) else {
+            guard let pending = try? cache.lookUp(id, in: catalog, bypassCache: bypassCache) else {
                 return Problem(.notFound, detail: "there is no item \(id)").response()
             }
             var response = Self.detailResponse(pending.lookup, tag: tag, ifNoneMatch: condition)
             response.delay += pending.readyIn
             return response
         }
+        // A fault that replaces the answer (`Router+Faults.swift`) is chosen after the route answered, and must not
+        // consult the cache (no store fetch, nothing cached for a request that failed): while one may be chosen,
+        // the lookup waits for that decision as deferred work that a fault drops unrun.
+        if faults.rate > 0 || RequestControls.mayBePresent(in: target) {
+            return .deferred { lookUp() }
+        }
+        return .response(lookUp())
     }
 
     /// The answer to a detail request once its lookup is done: 200, or 304 when `ifNoneMatch` matches `tag`

@@ -4,7 +4,7 @@ extension Router {
     static let metricsDisabled = Problem(
         .notFound, detail: "there is no resource at \"/metrics\" (\(SettingKey.metricsEnabled.name) is false)")
 
-    /// `GET /metrics`, deferred: the detail cache's statistics come from its actor at scrape time.
+    /// `GET /metrics`: the detail cache's and the image cache's statistics as they are at scrape time.
     ///
     /// The answer is `text/plain; version=0.0.4; charset=utf-8` with `Cache-Control: no-store`; any query is
     /// ignored. With ``SettingKey/metricsEnabled`` false there is no such resource (404).
@@ -12,16 +12,11 @@ extension Router {
         guard let metrics = observability.metrics else {
             throw Self.metricsDisabled
         }
-        let cache = self.cache
-        let images = self.images
-        let lists = writes.lists
-        return .deferred {
-            let statistics = await cache.statistics
-            let imageStatistics = images?.statistics
-            return HTTPResponse(
+        return .response(
+            HTTPResponse(
                 status: 200,
                 headers: ["Content-Type": ServerMetrics.contentType, "Cache-Control": "no-store"],
-                body: metrics.exposition(cache: statistics, images: imageStatistics, lists: lists.memoryStatistics))
-        }
+                body: metrics.exposition(
+                    cache: cache.statistics, images: images?.statistics, lists: writes.lists.memoryStatistics)))
     }
 }

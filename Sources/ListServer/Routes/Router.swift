@@ -457,7 +457,7 @@ package struct Router: Sendable {
         case .item(let rawID):
             return .response(try item(rawID, headers: request.headers))
         case .itemDetail(let rawID):
-            return try detail(rawID, headers: request.headers)
+            return try detail(rawID, headers: request.headers, target: target)
         case .itemImage(let rawID, fileExtension: nil) where request.method == .put:
             return try putImage(rawID, request, target: target)
         case .itemImage(let rawID, fileExtension: nil) where request.method == .delete:
@@ -514,8 +514,8 @@ package struct Router: Sendable {
             Self.decorate(&response, cors: service.cors, origin: origin)
             return .response(response)
         case .deferred(let work):
-            // Captures only what decorating needs (not the whole router), and awaits nothing but `work`: see
-            // `detail(_:headers:)` on keeping the frames of waiting requests small.
+            // Captures only what decorating needs (not the whole router), and awaits nothing but `work`: the frames
+            // of waiting requests stay small.
             return .deferred { [cors = service.cors] in
                 Self.decorated(await work(), cors: cors, origin: origin)
             }

@@ -78,10 +78,10 @@ extension Router {
         }
     }
 
-    /// Routes `request` and awaits the answer, deferred or not.
+    /// Routes `request` and awaits the answer, deferred or not, held for its `delay` as the server holds it.
     func answer(_ request: HTTPRequest) async -> HTTPResponse {
         switch await route(request).settled() {
-        case .response(let response): response
+        case .response(let response): await awaitHeld { response }
         case .deferred(let work): await awaitHeld(work)
         case .pending(let pending): await awaitHeld { await pending.response() }
         case .stream(let stream): HTTPResponse(status: 200, headers: stream.headers)
@@ -105,6 +105,14 @@ extension Router {
         var fields = headers
         if let contentType { fields.add("Content-Type", contentType) }
         return await respondDeferred(target, method: method, headers: fields, body: Array(body.utf8))
+    }
+
+    /// Routes `method target`, answered at once or deferred, and awaits it held for its `delay` (a detail miss is
+    /// answered at once but held until its store fetch is ready).
+    func respondHeld(
+        _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: [UInt8] = []
+    ) async -> HTTPResponse {
+        await answer(HTTPRequest(method: method, target: target, headers: headers, body: body))
     }
 
     /// Routes `method target`, expecting a deferred response, and awaits it.

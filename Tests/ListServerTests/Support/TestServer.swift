@@ -44,7 +44,7 @@ func testSettings(threads: Int = 2, latencyMs: Int = 300) -> Settings {
 func waitForStoreFetches(_ app: Application, _ count: UInt64) async throws {
     try await waitUntil(
         "the store to start \(count) fetches", describe: { "\($0) started" },
-        observe: { await app.cache.statistics.storeFetches }, isDone: { $0 >= count })
+        observe: { app.cache.statistics.storeFetches }, isDone: { $0 >= count })
 }
 
 /// Expects the server on `port` still to answer a plain request on a new connection, correctly: `GET /items/1` is
