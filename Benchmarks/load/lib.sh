@@ -56,9 +56,11 @@ machine_info() {
 
 # ---------------------------------------------------------------- servers
 
-# start_server NAME THREADS ITEM_COUNT LATENCY_MS: a fresh server on 127.0.0.1, port chosen by the kernel.
+# start_server NAME THREADS ITEM_COUNT LATENCY_MS [FLAG...]: a fresh server on 127.0.0.1, port chosen by the kernel;
+# the flags are the server's own, added at the end.
 start_server() {
     local name=$1 loops=$2 count=$3 latency=$4
+    shift 4
     server_starts=$((server_starts + 1))
     local server_log="$out/server-$server_starts-$name.log"
     case $name in
@@ -68,11 +70,11 @@ start_server() {
         # http.max_connections (2,048); the baseline has no limit.
         launch_server "$server_log" 0 "$listserver" --threads "$loops" --seed 42 --item-count "$count" \
             --latency-min-ms "$latency" --latency-max-ms "$latency" --cache-capacity 100000 \
-            --default-limit 20 --max-limit 100 --no-access-log --data-path :memory: --max-connections 10000
+            --default-limit 20 --max-limit 100 --no-access-log --data-path :memory: --max-connections 10000 "$@"
         ;;
     baseline)
         launch_server "$server_log" 0 "$baseline" --threads "$loops" --seed 42 --item-count "$count" \
-            --latency-ms "$latency" --cache-capacity 100000 --max-limit 100
+            --latency-ms "$latency" --cache-capacity 100000 --max-limit 100 "$@"
         ;;
     *) die "unknown server $name" ;;
     esac
@@ -112,6 +114,15 @@ bench_field() { sed -n "s/.*\"$2\":\([-0-9.]*\).*/\1/p" <<<"$1"; }
 warm_up() {
     timeout 30 wrk -t2 -c64 -d1s -s "$lua" "http://127.0.0.1:$server_port" -- "$@" >"$out/warm-up.txt" 2>&1 ||
         die "$server_name: warm-up failed: $(tail -3 "$out/warm-up.txt")"
+}
+
+# The cached image hit of scenario "hit", and fetch_hit_image FILE: the bytes ListServer answers it with, from a
+# server of its own, for the baseline's --image-file.
+hit_path="/items/42/image?w=600&h=400"
+fetch_hit_image() {
+    start_server ListServer 1 10000 20 --image-latency-distribution none
+    curl -fs -o "$1" "http://127.0.0.1:$server_port$hit_path" || die "ListServer: no image at $hit_path"
+    stop_server
 }
 
 # Fetches the details of ids 0..N-1 once (each a miss), then checks that every one is now a hit.
@@ -352,22 +363,19 @@ run_micro() {
     cat "$out/micro.md" >&2
 }
 
-# target_row LABEL LISTSERVER_VALUE BASELINE_VALUE RATIO PASS_CONDITION (an awk expression): one row, pass or MISS.
-target_row() {
-    local label=$1 listserver_value=$2 baseline_value=$3 ratio=$4 condition=$5 verdict
-    verdict=$(calc "($condition) ? \"**pass**\" : \"**MISS**\"")
-    printf '| %s | %s | %s | %s | %s |\n' "$label" "$listserver_value" "$baseline_value" "$ratio" "$verdict"
-}
-
-have() { [[ -n ${RPS[$1]:-} ]]; }
-
+# write_table [doc]: the markdown report of this run; with "doc" the shorter one BENCHMARKS.md takes (the machine,
+# the rounds side by side and the targets, the micro-benchmarks), without every run's row and counters.
 write_table() {
-    local t=$threads key
     echo "#### Machine and command"
     echo
     cat "$out/machine.md"
     echo
-    echo "#### Load: ListServer and the C evhttp baseline back to back"
+    if [[ ${1:-} == doc ]]; then
+        python3 "$root/Benchmarks/load/rounds.py" "$out/results.tsv"
+        write_micro
+        return
+    fi
+    echo "#### Every run"
     echo
     echo "| scenario | server | threads | conns | req/s | p50 ms | p99 ms | errors (socket / non-2xx) | CPU µs/req | peak RSS MB | efficiency | other CPU % |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -382,63 +390,11 @@ write_table() {
         printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, c[1], c[2], c[3], ipc, c[4], c[5], c[6] }' \
         "$out/results.tsv"
     echo
-    echo "#### Targets (issue 3)"
-    echo
-    echo "| target | ListServer | baseline | ratio | verdict |"
-    echo "|---|---:|---:|---:|---|"
-    local scenario ls base r
-    for scenario in "s1-c64-t$t:1, 64 conns" "s1-c256-t$t:1, 256 conns" "s2-c64-t$t:2, 64 conns"; do
-        key=${scenario%%:*}
-        if ! have "$key-ListServer" || ! have "$key-baseline"; then continue; fi
-        ls=${RPS[$key-ListServer]} base=${RPS[$key-baseline]} r=$(calc "sprintf(\"%.2f\", $ls / $base)")
-        target_row "scenario ${scenario#*:}: req/s ≥ 0.8× baseline" "$ls" "$base" "$r" "$r >= 0.8"
-        ls=${CPU[$key-ListServer]} base=${CPU[$key-baseline]} r=$(calc "sprintf(\"%.2f\", $ls / $base)")
-        target_row "scenario ${scenario#*:}: CPU µs/req ≤ 1.25× baseline" "$ls" "$base" "$r" "$r <= 1.25"
-    done
-    for key in "s3-c1000-t$t" "s3-c5000-t$t"; do
-        if ! have "$key-ListServer" || ! have "$key-baseline"; then continue; fi
-        local c=${key#s3-c}
-        c=${c%%-*}
-        ls=${EFF[$key-ListServer]} base=${EFF[$key-baseline]} r=$(calc "sprintf(\"%.3f\", $base > 0 ? $ls / $base : 0)")
-        target_row "scenario 3, $c conns: efficiency within 2 % of baseline" "$ls" "$base" "$r" \
-            "$ls > 0 && $r >= 0.98"
-        ls=${RSS[$key-ListServer]} base=${RSS[$key-baseline]}
-        target_row "scenario 3, $c conns: peak RSS ≤ 48 MB" "$ls MB" "$base MB" \
-            "$(calc "sprintf(\"%.2f\", $ls / $base)")" "$ls <= 48"
-        if [[ $c == 5000 ]]; then
-            ls=${P99[$key-ListServer]} base=${P99[$key-baseline]}
-            target_row "scenario 3, 5000 conns: p99 ≤ 1.10 s" "$ls ms" "$base ms" \
-                "$(calc "sprintf(\"%.3f\", $ls / $base)")" "$ls <= 1100"
-        fi
-    done
-    local page first_ls="s4-p1-t$t-ListServer" first_base="s4-p1-t$t-baseline"
-    for page in 450359962737049 450359962737050; do
-        key="s4-p$page-t$t"
-        if ! have "$key-ListServer" || ! have "$first_ls"; then continue; fi
-        r=$(calc "sprintf(\"%.2f\", ${CPU[$key-ListServer]} / ${CPU[$first_ls]})")
-        base="-"
-        if have "$key-baseline" && have "$first_base"; then
-            base="${CPU[$key-baseline]} vs ${CPU[$first_base]} ($(calc "sprintf(\"%.2f\", ${CPU[$key-baseline]} / ${CPU[$first_base]})"))"
-        fi
-        target_row "scenario 4: page $page costs ≤ 1.10× page 1 (CPU µs/req, same server)" \
-            "${CPU[$key-ListServer]} vs ${CPU[$first_ls]}" "$base" "$r" "$r <= 1.10"
-    done
-    local errors_ls=0 errors_base=0 runs=0
-    for key in "${!ERRORS[@]}"; do
-        runs=$((runs + 1))
-        if [[ $key == *-ListServer ]]; then errors_ls=$((errors_ls + ERRORS[$key])); else errors_base=$((errors_base + ERRORS[$key])); fi
-    done
-    ((runs > 0)) && target_row "no socket errors and no non-2xx answers in any run" "$errors_ls" "$errors_base" "" \
-        "$errors_ls == 0"
-    if have "s1-c64-t1-ListServer" && have "s1-c64-t$t-ListServer" && ((t != 1)); then
-        r=$(calc "sprintf(\"%.2f\", ${RPS[s1-c64-t$t-ListServer]} / ${RPS[s1-c64-t1-ListServer]})")
-        base="-"
-        if have "s1-c64-t1-baseline" && have "s1-c64-t$t-baseline"; then
-            base="${RPS[s1-c64-t$t-baseline]} vs ${RPS[s1-c64-t1-baseline]} ($(calc "sprintf(\"%.2f\", ${RPS[s1-c64-t$t-baseline]} / ${RPS[s1-c64-t1-baseline]})"))"
-        fi
-        target_row "scenario 1, 64 conns: $t threads raise req/s over 1 thread" \
-            "${RPS[s1-c64-t$t-ListServer]} vs ${RPS[s1-c64-t1-ListServer]}" "$base" "$r" "$r > 1"
-    fi
+    python3 "$root/Benchmarks/load/rounds.py" "$out/results.tsv"
+    write_micro
+}
+
+write_micro() {
     if [[ -s $out/micro.md ]]; then
         echo
         echo "#### Micro-benchmarks (ListBenchmarks, release)"
