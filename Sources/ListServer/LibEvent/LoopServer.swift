@@ -84,6 +84,8 @@ final class LoopServer: @unchecked Sendable {
     var unflushed: [ConnectionGuard] = []
     var flushing: [ConnectionGuard] = []
     var flushEvent: OpaquePointer?
+    /// Set while evhttp's request callback runs: answers made then are queued for the flush.
+    var inRequestCallback = false
 
     /// Creates the evhttp on the loop's base and starts accepting on `listeningFD` (which it now owns).
     /// Call before the loop thread starts, or on it. `loopIndex` tells this loop's request ids apart.
@@ -163,6 +165,9 @@ final class LoopServer: @unchecked Sendable {
 
     /// Handles one request from evhttp; loop thread.
     fileprivate func handle(_ raw: OpaquePointer) {
+        let outer = inRequestCallback  // a flush inside may hand evhttp the next pipelined request, and so this
+        inRequestCallback = true
+        defer { inRequestCallback = outer }
         let request = EvHTTPRequest(raw)
         let httpRequest = request.makeHTTPRequest(ids: &requestIDs)
         let requestID = httpRequest.requestID
