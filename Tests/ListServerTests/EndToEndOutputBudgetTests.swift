@@ -18,8 +18,52 @@ struct EndToEndOutputBudgetTests {
         return "GET /items?after=9999&limit=100 HTTP/1.1\r\nHost: x\r\nX-Dataset: big\r\n\r\n"
     }
 
+    /// What one attempt at the scenario saw.
+    struct Outcome {
+        /// The unsent bytes once the hogs held answers; nil if they never held 100,000 bytes together.
+        var held: Double?
+        /// The reader's answer: its status and how many items it had.
+        var readStatus = 0
+        var readItems = 0
+        /// After the reader was served: connections dropped for not reading, and the unsent bytes.
+        var dropped = 0.0
+        var unsentAfter = 0.0
+        /// How many hogs found their connection closed, and whether every answer the others read was 200 or 503.
+        var closed = 0
+        var hogStatuses: [[Int]] = []
+        /// Whether the setup held: the hogs held answers and at least one was closed for it.
+        var settled: Bool { held != nil && dropped >= 1 && closed >= 1 }
+    }
+
     @Test("clients that never read are closed, those holding most first, past the budget; a reader is served")
     func unreadAnswersAreBounded() async throws {
+        // Whether the hogs end up holding answers in the server races the kernel, which takes more of an unread
+        // answer as the socket's send buffer grows, and the budget, which answers 503 to hogs while another holds
+        // it: a hog answered 503 runs through its requests and holds nothing. An attempt in which no hog held an
+        // answer long enough to be closed is run again, on a fresh server, up to three times (run alone, a single
+        // attempt missed that way about half the time on kernel 6.18); the last attempt is checked in full.
+        var outcome = Outcome()
+        for _ in 1...3 {
+            outcome = try await Self.attempt()
+            if outcome.settled { break }
+        }
+        let budget = Double(256 << 10 + 16_384)  // the budget counts bodies: heads and small answers come on top
+        let held = try #require(outcome.held, "the hogs never held 100,000 bytes of answers together")
+        // Within the budget, but for the answers' heads and small answers: what did not fit was answered 503
+        // while the hogs were not yet found stuck.
+        #expect(held <= budget)
+        #expect(outcome.readStatus == 200)
+        #expect(outcome.readItems == 100)
+        #expect(outcome.dropped >= 1)
+        #expect(outcome.unsentAfter <= budget)
+        for statuses in outcome.hogStatuses {
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(statuses)")
+        }
+        #expect(outcome.closed >= 1)
+    }
+
+    /// One attempt: six hogs, a reader, and what the server did about them. Asserts nothing itself.
+    static func attempt() async throws -> Outcome {
         try await withServer(configure: {
             $0.threads = 1  // one loop: its share is the whole budget
             // Set here below the 1 MiB a configuration may give, for a test of few connections: each holds one
@@ -27,6 +71,7 @@ struct EndToEndOutputBudgetTests {
             $0.limits.maxOutputBytes = 256 << 10
         }) { app in
             let port = app.port
+            var outcome = Outcome()
             let page = try await Self.fillBigPage(port)
             // Six clients with small receive buffers ask for the page forty times each, and read nothing: 8 MB of
             // answers each, more than the kernel takes for a socket (tcp_wmem goes up to 4 MB), so that each holds
@@ -34,12 +79,12 @@ struct EndToEndOutputBudgetTests {
             let asked = 40
             let hogs = try (0..<6).map { _ in try RawHTTPConnection(port: port, receiveBuffer: 4096) }
             for hog in hogs { try hog.write(String(repeating: page, count: asked)) }
-            let held = try await EndToEndMetricsTests.scrape(port, waitingFor: "the hogs hold answers") {
-                $0["listserver_http_output_unsent_bytes"] >= 100_000
-            }
-            // Within the budget, but for the answers' heads (the budget counts bodies) and small answers: what did
-            // not fit was answered 503 while the hogs were not yet found stuck.
-            #expect(held["listserver_http_output_unsent_bytes"] <= Double(256 << 10 + 16_384))
+            // /metrics is itself an answer over 16 KiB: while the hogs hold the budget it may be told to retry.
+            outcome.held =
+                try? await waitUntil(
+                    "the hogs hold answers", every: .milliseconds(50), describe: { "\($0 ?? -1)" },
+                    observe: { try await Self.unsent(port) }, isDone: { ($0 ?? 0) >= 100_000 }) ?? nil
+            guard outcome.held != nil else { return outcome }
 
             // A client that reads gets the whole page: once two sweeps have found the hogs stuck, the ones holding
             // most are closed to make room for it (before that, it may be told to retry).
@@ -47,28 +92,41 @@ struct EndToEndOutputBudgetTests {
                 "a reader is served", every: .milliseconds(200), describe: { "\($0.status)" },
                 observe: { try await fetch(port: port, "/items?after=9999&limit=100", headers: ["X-Dataset: big"]) },
                 isDone: { $0.status == 200 })
-            #expect((try read.jsonObject()["items"] as? [Any])?.count == 100)
-            let after = try await EndToEndMetricsTests.scrape(port)
-            #expect(after["listserver_http_connections_dropped_unread_total"] >= 1)
-            #expect(after["listserver_http_output_unsent_bytes"] <= Double(256 << 10 + 16_384))
+            outcome.readStatus = read.status
+            outcome.readItems = (try read.jsonObject()["items"] as? [Any])?.count ?? 0
+            let after = try await waitUntil(
+                "a scrape", every: .milliseconds(200), observe: { try await Self.metrics(port) },
+                isDone: { $0 != nil })
+            outcome.dropped = after?["listserver_http_connections_dropped_unread_total"] ?? 0
+            outcome.unsentAfter = after?["listserver_http_output_unsent_bytes"] ?? 0
 
             // Every hog either was closed (its stream ends, having had only part of what it asked for) or gets
             // whole answers when it reads at last: a 200, or 503 server-busy for one asked while the others held
             // the budget and were not yet found stuck. None is left hanging.
-            var closed = 0
             for hog in hogs {
-                let outcome = try await offPool { () -> Bool in
+                let statuses = try await offPool { () -> [Int]? in
                     var statuses: [Int] = []
                     while statuses.count < asked {
-                        guard let response = try? hog.readResponse() else { return true }
+                        guard let response = try? hog.readResponse() else { return nil }
                         statuses.append(response.status)
                     }
-                    #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(statuses)")
-                    return false
+                    return statuses
                 }
-                if outcome { closed += 1 }
+                if let statuses { outcome.hogStatuses.append(statuses) } else { outcome.closed += 1 }
             }
-            #expect(closed >= 1)
+            return outcome
         }
+    }
+
+    /// The server's metrics, or nil when `/metrics` was answered otherwise (503 while the budget is held).
+    static func metrics(_ port: Int) async throws -> PrometheusText? {
+        let response = try await fetch(port: port, "/metrics")
+        guard response.status == 200 else { return nil }
+        return try PrometheusText(response.text)
+    }
+
+    /// `listserver_http_output_unsent_bytes`, or nil when `/metrics` could not be had.
+    static func unsent(_ port: Int) async throws -> Double? {
+        try await metrics(port)?["listserver_http_output_unsent_bytes"]
     }
 }
