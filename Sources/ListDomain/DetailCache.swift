@@ -219,14 +219,17 @@ public final class DetailCache: Sendable {
     @discardableResult
     public func reset(to catalog: Catalog) -> Int {
         let now = store.elapsed()
-        return state.withLock { state in
+        // The old table leaves the lock whole and is freed after it, by this thread: freeing up to `capacity`
+        // entries under the lock would hold every loop's lookups meanwhile.
+        let old = state.withLock { state in
             state.land(upTo: now)
-            let dropped = state.entries.count
-            state.entries = LRUTable(capacity: state.entries.capacity)
+            let old = state.entries
+            state.entries = LRUTable(capacity: old.capacity)
             state.flights.removeAll()
             state.landings.removeAll()
             state.catalog = catalog
-            return dropped
+            return old
         }
+        return old.count
     }
 }

@@ -72,7 +72,7 @@ struct EndToEndFaultTests {
                 #expect(json["status"] as? Int == status)
                 #expect(json["detail"] as? String == "this \(status) was injected (?fail=\(status))")
             }
-            #expect(await app.cache.statistics.storeFetches == 0)
+            #expect(app.cache.statistics.storeFetches == 0)
         }
     }
 

@@ -40,7 +40,7 @@ struct EndToEndHealthTests {
         // ... a slow request in flight, so that draining lasts ...
         async let slow = fetch(port: port, "/items/3/detail")
         try await waitForStoreFetches(app, 1)
-        #expect(await app.cache.statistics.storeFetches == 1)
+        #expect(app.cache.statistics.storeFetches == 1)
 
         // ... and shutdown begun: it has begun once new connections are refused (bounded wait).
         async let stopped: Void = app.shutdown(grace: .seconds(5))

@@ -41,24 +41,26 @@ struct EndToEndOutputBudgetTests {
         // answer as the socket's send buffer grows, and the budget, which answers 503 to hogs while another holds
         // it: a hog answered 503 runs through its requests and holds nothing. An attempt in which no hog held an
         // answer long enough to be closed is run again, on a fresh server, up to three times (run alone, a single
-        // attempt missed that way about half the time on kernel 6.18); the last attempt is checked in full.
+        // attempt missed that way about half the time on kernel 6.18); the last attempt is checked in full. What
+        // holds whatever the race, the bound on what is held and the answers the hogs read, is checked in every one.
+        let budget = Double(256 << 10 + 16_384)  // the budget counts bodies: heads and small answers come on top
         var outcome = Outcome()
         for _ in 1...3 {
             outcome = try await Self.attempt()
+            #expect((outcome.held ?? 0) <= budget)
+            if outcome.readStatus == 200 { #expect(outcome.unsentAfter <= budget) }
+            for statuses in outcome.hogStatuses {
+                #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(statuses)")
+            }
             if outcome.settled { break }
         }
-        let budget = Double(256 << 10 + 16_384)  // the budget counts bodies: heads and small answers come on top
         let held = try #require(outcome.held, "the hogs never held 100,000 bytes of answers together")
         // Within the budget, but for the answers' heads and small answers: what did not fit was answered 503
         // while the hogs were not yet found stuck.
-        #expect(held <= budget)
+        #expect(held > 0)
         #expect(outcome.readStatus == 200)
         #expect(outcome.readItems == 100)
         #expect(outcome.dropped >= 1)
-        #expect(outcome.unsentAfter <= budget)
-        for statuses in outcome.hogStatuses {
-            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(statuses)")
-        }
         #expect(outcome.closed >= 1)
     }
 

@@ -30,7 +30,7 @@ struct RouterBasicsTests {
         #expect(!head.body.isEmpty)
     }
 
-    @Test("HEAD of a detail is deferred like GET and gives the same body")
+    @Test("HEAD of a detail is routed like GET and gives the same body (the transport leaves it out)")
     func headDetail() async {
         let get = await RouterFixture.router().respondHeld("/items/42/detail", method: .get)
         let head = await RouterFixture.router().respondHeld("/items/42/detail", method: .head)

@@ -55,7 +55,7 @@ struct RouterFaultTests {
     func detailStatusFault() async {
         let router = Self.router()
         #expect(router.respond("/items/5/detail?fail=503").status == 503)
-        #expect(await router.cache.statistics.storeFetches == 0)
+        #expect(router.cache.statistics.storeFetches == 0)
         let reset = await router.respondHeld("/items/5/detail?fail=reset")
         #expect(reset.status == 200 && reset.fault == .reset)
     }

@@ -382,12 +382,6 @@ final class ConnectionGuard {
         bufferevent_trigger_event(bufferevent, Int16(BEV_EVENT_EOF), Int32(BEV_TRIG_DEFER_CALLBACKS.rawValue))
     }
 
-    /// Moves what evhttp queued towards the socket (``filterOutput(source:destination:)``); nothing once freed.
-    func flush() {
-        guard let bufferevent else { return }
-        bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
-    }
-
     private var outputIsEmpty: Bool {
         guard let bufferevent else { return true }
         return evbuffer_get_length(bufferevent_get_output(bufferevent)) == 0

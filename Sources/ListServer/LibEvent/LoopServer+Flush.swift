@@ -11,8 +11,9 @@ import CEvent
 /// which writes when the socket next polls writable, after every request of the round was read (issue 32). So an
 /// answer is queued here and one event, at the sockets' priority and so behind the callbacks already due this
 /// turn, flushes every connection that has one: the reads of a round come first, then its writes, as in the
-/// baseline, without its `epoll_ctl` per answer to ask for writability. An answer waits at most one batch of
-/// callbacks (``EventLoop/callbacksBetweenDrains``).
+/// baseline, without its `epoll_ctl` per answer to ask for writability. An answer waits for the callbacks that
+/// were due when the first answer of the turn was queued: with hundreds of sockets ready that is a few batches of
+/// ``EventLoop/callbacksBetweenDrains``, and queued jobs may run between them.
 ///
 /// Only answers made in a request's own callback are queued: there the round's other requests are still to be
 /// read. An answer made later (a write once it is durable, a held or rendered answer) comes from a job or a timer,
@@ -39,9 +40,14 @@ extension LoopServer {
 
     /// Queues a flush of `bufferevent`'s output for this turn of the loop; a connection without a guard writes on
     /// its own.
+    ///
+    /// The queue holds a reference on the bufferevent (`bufferevent_incref`) until it is flushed: evhttp may free
+    /// the connection meanwhile (the sweep's flush completes a `Connection: close` answer, the client hangs up), and
+    /// a flush of a bufferevent whose last reference is gone would finalize it a second time.
     func flushSoon(_ bufferevent: OpaquePointer) {
         guard let guardian = connections[bufferevent], !guardian.flushPending else { return }
         guardian.flushPending = true
+        bufferevent_incref(bufferevent)
         unflushed.append(guardian)
         if unflushed.count == 1 { event_active(flushEvent, EV_TIMEOUT, 0) }
     }
@@ -55,13 +61,18 @@ extension LoopServer {
         return event
     }
 
-    /// Flushes every queued answer; a flush that completes an answer can start the next pipelined request, whose
-    /// answer is queued anew and flushed by the next run.
-    fileprivate func flushQueued() {
+    /// Flushes every queued answer and lets go of its bufferevent; a flush that completes an answer can start the
+    /// next pipelined request, whose answer is queued anew and flushed by the next run. Also called before evhttp is
+    /// freed at shutdown, so that answers already made reach the kernel first.
+    func flushQueued() {
         swap(&unflushed, &flushing)
         for guardian in flushing {
             guardian.flushPending = false
-            guardian.flush()
+            // Still there: the reference taken in flushSoon keeps libevent from finalizing it, and the guard learns
+            // of its end only then.
+            guard let bufferevent = guardian.bufferevent else { continue }
+            bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
+            bufferevent_decref(bufferevent)  // may finalize it now, which tells the guard (later, deferred)
         }
         flushing.removeAll(keepingCapacity: true)
     }

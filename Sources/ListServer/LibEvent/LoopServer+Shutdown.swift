@@ -72,6 +72,7 @@ extension LoopServer {
         drainDeadline = nil
         if let sweepTimer { event_free(sweepTimer) }
         sweepTimer = nil
+        flushQueued()  // answers waiting for the turn's flush go out before evhttp closes their connections
         evhttp_free(http)
         let done = onDrained
         onDrained = nil

@@ -189,7 +189,7 @@ extension LoopServer {
             return
         }
         // Adding ran the guard's output filter, which wrote what the kernel would take; the flush is what every
-        // answer gets (EvHTTPRequest.send) and finds nothing more to move.
+        // answer gets (LoopServer+Flush.swift), at once here, and finds nothing more to move.
         bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
         // The flush wrote to the kernel what it would take: what is left is what the stream holds here.
         measureBacklog(of: stream, bufferevent)
@@ -243,7 +243,7 @@ extension LoopServer {
         }
         let bufferevent = stream.request.connectionBufferevent  // before: ending may free the request
         evhttp_send_reply_end(stream.request.raw)
-        // As for every answer (EvHTTPRequest.send): the guard's filter moves output only when pushed.
+        // As for every answer (LoopServer+Flush.swift), at once: the guard's filter moves output only when pushed.
         if let bufferevent { bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL) }
     }
 

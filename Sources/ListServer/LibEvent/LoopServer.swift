@@ -7,9 +7,9 @@ import Synchronization
 /// One `evhttp` on one event loop: accepts on its own listening socket, turns each request into an
 /// `HTTPRequest`, asks the router, and replies on the loop thread.
 ///
-/// Requests whose answer needs an `await` (a detail or image lookup, a write until it is durable, a dataset load,
-/// a replica catch-up), is delayed (`?delay_ms`) or carries a wire fault are tracked until they are answered, so that a shutdown can wait for them, answer the rest
-/// with 503 at its deadline, and free `evhttp` only when no request is in flight: freeing it earlier
+/// Requests whose answer needs an `await` (an image render, a write until it is durable, a dataset load, a replica
+/// catch-up), is delayed (`?delay_ms`, a detail miss until its store fetch is ready) or carries a wire fault are
+/// tracked until they are answered, so that a shutdown can wait for them, answer the rest with 503 at its deadline, and free `evhttp` only when no request is in flight: freeing it earlier
 /// frees requests the router still holds. Every answer carries the request's `X-Request-Id`.
 ///
 /// Invariant: every member is touched only on `loop`'s thread; the class is `@unchecked Sendable`
@@ -155,7 +155,10 @@ final class LoopServer: @unchecked Sendable {
 
     deinit {
         unregisterForAcceptErrors()
-        if let http { evhttp_free(http) }
+        if let http {
+            flushQueued()
+            evhttp_free(http)
+        }
         if let sweepTimer { event_free(sweepTimer) }
         if let flushEvent { event_free(flushEvent) }
         evbuffer_free(replyBuffer)
@@ -165,7 +168,9 @@ final class LoopServer: @unchecked Sendable {
 
     /// Handles one request from evhttp; loop thread.
     fileprivate func handle(_ raw: OpaquePointer) {
-        let outer = inRequestCallback  // a flush inside may hand evhttp the next pipelined request, and so this
+        // libevent 2.1 hands evhttp the next pipelined request from a deferred callback, not from inside this one;
+        // restoring what was there keeps the flag right if a version ever did.
+        let outer = inRequestCallback
         inRequestCallback = true
         defer { inRequestCallback = outer }
         let request = EvHTTPRequest(raw)
