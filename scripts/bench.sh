@@ -14,7 +14,7 @@
 # pair side by side (ListServer ÷ baseline), and the targets with their median and worst round: a target is met
 # when its worst round meets it (issue 32). Everything lands in
 # Benchmarks/results/<UTC time>/ (gitignored): wrk's output, server logs, results.tsv, micro.md and table.md;
-# --write-doc also puts table.md into BENCHMARKS.md between its "results" markers.
+# --write-doc also puts doc.md (the same without every run's row) into BENCHMARKS.md between its "results" markers.
 #
 # --listserver PATH measures that binary instead (an older build, for a before-and-after in one sitting).
 # --plain measures the build a user gets from scripts/run.sh (`swift build -c release`, the Swift runtime and
