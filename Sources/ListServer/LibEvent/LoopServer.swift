@@ -9,8 +9,9 @@ import Synchronization
 ///
 /// Requests whose answer needs an `await` (an image render, a write until it is durable, a dataset load, a replica
 /// catch-up), is delayed (`?delay_ms`, a detail miss until its store fetch is ready) or carries a wire fault are
-/// tracked until they are answered, so that a shutdown can wait for them, answer the rest with 503 at its deadline, and free `evhttp` only when no request is in flight: freeing it earlier
-/// frees requests the router still holds. Every answer carries the request's `X-Request-Id`.
+/// tracked until they are answered, so that a shutdown can wait for them, answer the rest with 503 at its deadline,
+/// and free `evhttp` only when no request is in flight: freeing it earlier frees requests the router still holds.
+/// Every answer carries the request's `X-Request-Id`.
 ///
 /// Invariant: every member is touched only on `loop`'s thread; the class is `@unchecked Sendable`
 /// because tasks carry it across an `await` that resumes on that same thread.

@@ -46,7 +46,7 @@ extension Router {
         // A fault that replaces the answer (`Router+Faults.swift`) is chosen after the route answered, and must not
         // consult the cache (no store fetch, nothing cached for a request that failed): while one may be chosen,
         // the lookup waits for that decision as deferred work that a fault drops unrun.
-        if faults.rate > 0 || RequestControls.mayBePresent(in: target) {
+        if mayApplyControls(to: target) {
             return .deferred { lookUp() }
         }
         return .response(lookUp())

@@ -13,6 +13,14 @@ import ListDomain
 /// - Malformed controls are a 400 `invalid-parameter` naming the parameter, on every path; the route's own 404, 405
 ///   or 400 comes first.
 extension Router {
+    /// Whether ``applyingControls(of:target:resource:to:)`` may change the answer to a request for `target`: the target
+    /// may carry a control parameter, or `faults.rate` injects faults on its own. A route whose answer has side
+    /// effects (the detail cache's store fetch) defers them while this holds, so that a fault that replaces the
+    /// answer drops them unrun.
+    func mayApplyControls(to target: RequestTarget) -> Bool {
+        faults.rate > 0 || RequestControls.mayBePresent(in: target)
+    }
+
     /// `answer` with the request's controls applied; `answer` itself when the target has no control parameter.
     ///
     /// - Parameters:
@@ -22,10 +30,9 @@ extension Router {
     func applyingControls(
         of request: HTTPRequest, target: RequestTarget, resource: Resource?, to answer: Result<RouteOutcome, Problem>
     ) -> RouteOutcome {
-        let mayHaveControls = RequestControls.mayBePresent(in: target)
-        guard mayHaveControls || faults.rate > 0 else { return answer.outcome }
+        guard mayApplyControls(to: target) else { return answer.outcome }
         var controls = RequestControls()
-        if mayHaveControls {
+        if RequestControls.mayBePresent(in: target) {  // scanned again, off the common path only
             do throws(Problem) {
                 controls = try RequestControls(target: target, maxDelay: faults.maxDelay)
             } catch {
