@@ -142,16 +142,20 @@ def main():
     for (what, threads), values in sorted(deep.items()):
         row(f"4 deep pages, {threads} threads: page {what[1:]} costs ≤ 1.10× page 1 (CPU, same server)", values,
             1.10, False)
-    # A second loop must add throughput (issue 3): ListServer's median req/s at 64 connections, 2 loops over 1.
-    by_loops = defaultdict(list)
-    for (group, _, server), row_ in runs.items():
-        if group[0] == "s1" and group[1] == "c64" and server == "ListServer" and number(row_, "req_per_s"):
-            by_loops[group[2]].append(number(row_, "req_per_s"))
-    if 1 in by_loops and len(by_loops) > 1:
-        most = max(by_loops)
-        gain = statistics.median(by_loops[most]) / statistics.median(by_loops[1])
-        print(f"| 1 pages, 64 conns: {most} threads raise ListServer's req/s over 1 (medians) | "
-              f"{len(by_loops[most])} and {len(by_loops[1])} runs | {gain:.2f} | | {'**pass**' if gain > 1 else '**MISS**'} |")
+    # A second loop must add throughput (issue 3): ListServer's req/s at 64 connections, round by round, the most
+    # loops over one.
+    loops = sorted({group[2] for (group, _, _) in runs if group[:2] == ("s1", "c64")})
+    if len(loops) > 1 and loops[0] == 1:
+        gains = []
+        for (group, round_, server), row_ in runs.items():
+            one = runs.get((("s1", "c64", 1), round_, "ListServer"))
+            if group == ("s1", "c64", loops[-1]) and server == "ListServer" and one and number(one, "req_per_s"):
+                gains.append(number(row_, "req_per_s") / number(one, "req_per_s"))
+        raised = sum(1 for gain in gains if gain > 1)
+        if gains:
+            print(f"| 1 pages, 64 conns: {loops[-1]} threads raise ListServer's req/s over 1 (> 1.00) | "
+                  f"{raised} of {len(gains)} | {statistics.median(gains):.2f} | {min(gains):.2f} | "
+                  f"{'**pass**' if raised == len(gains) else '**MISS**'} |")
     errors = {"ListServer": 0, "baseline": 0}
     for (_, _, server), row_ in runs.items():
         errors[server] += int(float(row_["socket_errors"] or 0)) + int(float(row_["non_2xx"] or 0))
