@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # scripts/bench.sh: ListServer against a plain C evhttp server, scenario by scenario, on 127.0.0.1 only.
 #
-#   scripts/bench.sh [--quick] [--threads N] [--rounds N] [--duration S] [--only "verify s1 s2 hit s3 s4 micro"]
-#                    [--retries N] [--write-doc] [--skip-build] [--plain] [--listserver PATH]
+#   scripts/bench.sh [--quick] [--threads N] [--rounds N] [--duration S] [--slices N]
+#                    [--only "verify aa s1 s2 hit s3 s4 micro"] [--retries N] [--write-doc] [--skip-build] [--plain]
+#                    [--listserver PATH]
 #   scripts/bench.sh --report Benchmarks/results/<time> [--write-doc]   (the table of an earlier run, no load)
 #
 # Installs what ListServer builds against, wrk, curl, gcc and linux-perf with apt when missing; builds ListServer
 # (release, the Swift runtime linked statically as in the Docker image) from this repository and
 # Benchmarks/baseline/evhttp-baseline.c with cc -O2;
 # checks that both servers send the same bytes for a sample of URLs (and stops if they do not); then runs every
-# scenario --rounds times (default 5), ListServer and the baseline taking turns in each round, each run on a
-# freshly started server with the same number of threads, and prints markdown tables: every run, every round's
-# pair side by side (ListServer ÷ baseline), and the targets with their median and worst round: a target is met
-# when its worst round meets it (issue 32). Everything lands in
+# scenario --rounds times (default 5), each round on freshly started servers with the same number of threads,
+# and prints markdown tables: every run, every round's pair side by side (ListServer ÷ baseline), and the targets
+# with their median and worst round: a target is met when its worst round meets it (issue 32). Everything lands in
 # Benchmarks/results/<UTC time>/ (gitignored): wrk's output, server logs, results.tsv, micro.md and table.md;
 # --write-doc also puts doc.md (the same without every run's row) into BENCHMARKS.md between its "results" markers.
 #
@@ -20,7 +20,13 @@
 # --plain measures the build a user gets from scripts/run.sh (`swift build -c release`, the Swift runtime and
 # FoundationEssentials as shared libraries) instead of the Docker image's (the runtime linked in statically).
 #
+# In the scenarios with a ratio target (aa, s1, s2, hit) the two servers of a round run side by side and take turns
+# in --slices slices (default: one a second of --duration, an even number), A B B A A B ..., their slices summed:
+# the slow swings of a shared machine then weigh on both (see measure_pair in Benchmarks/load/lib.sh for the
+# measurements that led to it); --slices 1 is one run each, ListServer first. s3 and s4 run one server at a time.
+#
 # Scenarios (wrk -t2, request lists drawn from fixed seeds, see Benchmarks/load/load.lua):
+#   aa   the noise floor: the C baseline against a second copy of itself, as s1 on one loop at 256 connections
 #   s1   GET /items?page=<1..500>&limit=20 at 64 and 256 connections, on one loop and on --threads loops (default 2)
 #   s2   cached details, GET /items/<0..999>/detail at 64 connections, after fetching ids 0...999 once
 #   hit  a cached image hit, GET /items/42/image?w=600&h=400 at 64 connections; the baseline serves the very bytes
@@ -45,7 +51,8 @@ threads=2
 rounds=5
 duration=10
 quick=0
-only="verify s1 s2 hit s3 s4 micro"
+only="verify aa s1 s2 hit s3 s4 micro"
+slices=0
 retries=1
 write_doc=0
 skip_build=0
@@ -60,6 +67,7 @@ while (($#)); do
     --threads) threads=${2:?--threads needs a number} && shift ;;
     --rounds) rounds=${2:?--rounds needs a number} && shift ;;
     --duration) duration=${2:?--duration needs seconds} && shift ;;
+    --slices) slices=${2:?--slices needs a number} && shift ;;
     --only) only=${2:?--only needs a list} && shift ;;
     --retries) retries=${2:?--retries needs a number} && shift ;;
     --write-doc) write_doc=1 ;;
@@ -73,6 +81,9 @@ while (($#)); do
     shift
 done
 
+# One slice a second by default, an even number of them so that each server goes first as often.
+((slices > 0)) || slices=$((duration + duration % 2))
+((slices == 1 || slices % 2 == 0)) || slices=$((slices + 1))
 out="$root/Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
 lua="$root/Benchmarks/load/load.lua"
 baseline="$root/Benchmarks/baseline/evhttp-baseline"
@@ -133,47 +144,59 @@ for step in $only; do
         ;;
     micro) run_micro && continue ;;
     s1t) die "s1t is part of s1 now (one loop and --threads loops, 64 and 256 connections)" ;;
-    s1 | s2 | hit | s3 | s4) ;;
+    aa | s1 | s2 | hit | s3 | s4) ;;
     *) die "unknown step $step" ;;
     esac
-    # The rounds: in each, ListServer and then the baseline, every run on a fresh server.
+    # The rounds, each on fresh servers.
     for ((round = 1; round <= rounds; round++)); do
         case $step in
+        aa)
+            start_server baseline 1 10000 1000
+            pair_reference="$server_pid $server_port $server_name"
+            warm_up pages 500
+            start_server baseline2 1 10000 1000
+            pair_subject="$server_pid $server_port $server_name"
+            warm_up pages 500
+            measure_pair "aa-c256-t1-r$round" "C against C" 256 "$duration" 2 pages 500
+            stop_server
+            ;;
         s1)
             for loops in $s1_threads; do
                 for connections in 64 256; do
-                    for server in "${servers[@]}"; do
-                        start_server "$server" "$loops" 10000 1000
-                        warm_up pages 500
-                        measure "s1-c$connections-t$loops-r$round-$server" "1 pages" "$connections" "$duration" 2 \
-                            pages 500
-                        stop_server
-                    done
+                    start_server baseline "$loops" 10000 1000
+                    pair_reference="$server_pid $server_port $server_name"
+                    warm_up pages 500
+                    start_server ListServer "$loops" 10000 1000
+                    pair_subject="$server_pid $server_port $server_name"
+                    warm_up pages 500
+                    measure_pair "s1-c$connections-t$loops-r$round" "1 pages" "$connections" "$duration" 2 pages 500
+                    stop_server
                 done
             done
             ;;
         s2)
-            for server in "${servers[@]}"; do
-                start_server "$server" "$threads" 10000 20
-                warm_details 1000
-                warm_up details 1000
-                measure "s2-c64-t$threads-r$round-$server" "2 cached details" 64 "$duration" 2 details 1000
-                stop_server
-            done
+            start_server baseline "$threads" 10000 20
+            pair_reference="$server_pid $server_port $server_name"
+            warm_details 1000
+            warm_up details 1000
+            start_server ListServer "$threads" 10000 20
+            pair_subject="$server_pid $server_port $server_name"
+            warm_details 1000
+            warm_up details 1000
+            measure_pair "s2-c64-t$threads-r$round" "2 cached details" 64 "$duration" 2 details 1000
+            stop_server
             ;;
         hit)
             [[ -s $out/hit.jpg ]] || fetch_hit_image "$out/hit.jpg"
-            for server in "${servers[@]}"; do
-                if [[ $server == ListServer ]]; then
-                    start_server "$server" "$threads" 10000 20 --image-latency-distribution none
-                    curl -fs -o /dev/null "http://127.0.0.1:$server_port$hit_path" || die "ListServer: no image"
-                else
-                    start_server "$server" "$threads" 10000 20 --image-file "$out/hit.jpg"
-                fi
-                warm_up path "$hit_path"
-                measure "hit-c64-t$threads-r$round-$server" "image hit" 64 "$duration" 2 path "$hit_path"
-                stop_server
-            done
+            start_server baseline "$threads" 10000 20 --image-file "$out/hit.jpg"
+            pair_reference="$server_pid $server_port $server_name"
+            warm_up path "$hit_path"
+            start_server ListServer "$threads" 10000 20 --image-latency-distribution none
+            pair_subject="$server_pid $server_port $server_name"
+            curl -fs -o /dev/null "http://127.0.0.1:$server_port$hit_path" || die "ListServer: no image"
+            warm_up path "$hit_path"
+            measure_pair "hit-c64-t$threads-r$round" "image hit" 64 "$duration" 2 path "$hit_path"
+            stop_server
             ;;
         s3)
             # At least 6 s even with --quick: the efficiency needs a few whole 1 s cycles after the first.
