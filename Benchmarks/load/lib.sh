@@ -45,7 +45,7 @@ machine_info() {
     echo "- machine: $(nproc) × ${model:-unknown CPU}, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -r)"
     echo "- tools: $(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); libevent $(pkg-config --modversion libevent_core 2>/dev/null || echo '?'); $(cc --version | head -1)"
     echo "- commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- Sources Package.swift || echo ' (with uncommitted changes to Sources)'), $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "- command: \`$command_line\` (each run ${duration} s, wrk -t2, servers with ${threads} threads unless noted; in aa, s1, s2 and hit each server's ${duration} s come in ${slices} slices, the two servers taking turns)"
+    echo "- command: \`$command_line\` (each run ${duration} s, wrk -t2, servers with ${threads} threads unless noted${slices:+; in aa, s1, s2 and hit the two servers take turns, ${slices} slices each})"
     if [[ -n ${listserver_path:-} ]]; then
         echo "- ListServer binary: \`$listserver_path\` (given with --listserver)"
     else

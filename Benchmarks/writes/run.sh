@@ -3,6 +3,7 @@
 # what the write path cost the read path), on 127.0.0.1 only, with C programs doing the same work side by side.
 #
 #   Benchmarks/writes/run.sh [--only "writes growth fanout deep s1"] [--duration S] [--rounds N] [--write-rounds N]
+#                            [--slices N]   (the writes step's: slices a round's servers take turns in)
 #                            [--points "full/1 full/16 full/64 normal/1 normal/16 normal/64"]   (the writes step's)
 #                            [--old-binary PATH]
 #                            [--subscribers N] [--posts N] [--deletions N] [--skip-build]   (skips the Swift build only)
@@ -33,11 +34,12 @@
 #           group (commit_writes_total ÷ commits_total of its GET /metrics). Checked after every run of either
 #           server: X-Total-Count of GET /items?limit=1 against 10,000 + the 201s wrk saw (+ what was still on the
 #           wire when wrk stopped) and against the server's own count of created answers; non-2xx must be 0.
-#           The two HTTP servers take turns for --write-rounds rounds (default 3) at each point, ListServer first
-#           in odd rounds and the C server first in even ones, each on a fresh file: on this shared VM throughput
-#           moves by 10-30 % from one minute to the next, and a ratio of two runs a few seconds apart, taken in
-#           both orders, moves far less than one of two runs half a minute apart. The report gives every round and
-#           the median of the rounds' ratios (inserts.c runs once per point, after the first round).
+#           The two HTTP servers run --write-rounds rounds (default 3) at each point, each round on fresh files,
+#           side by side taking turns in --slices slices (default one a second of --duration, an even number;
+#           A B B A ...), ListServer first in odd rounds and the C server first in even ones: on this shared VM
+#           throughput moves by 10-30 % from one minute to the next, so the slow swings must weigh on both servers
+#           of a round alike (bench.sh's measure_pair says more). The report gives every round, the median and the
+#           worst (inserts.c runs once per point, after the first round).
 #   growth  one server, five 4 s runs of POSTs at 16 connections back to back (normal): the server's CPU per
 #           write against the number of items already written.
 #   fanout  --subscribers (5000) idle SSE subscribers of /items/events held by fanout.c (one C process, one
@@ -65,6 +67,7 @@ only="writes growth fanout deep s1"
 duration=8
 rounds=3
 write_rounds=3
+slices=0
 points="full/1 full/16 full/64 normal/1 normal/16 normal/64"
 old_binary=""
 subscribers=5000
@@ -81,6 +84,7 @@ while (($#)); do
     --duration) duration=${2:?--duration needs seconds} && shift ;;
     --rounds) rounds=${2:?--rounds needs a number} && shift ;;
     --write-rounds) write_rounds=${2:?--write-rounds needs a number} && shift ;;
+    --slices) slices=${2:?--slices needs a number} && shift ;;
     --points) points=${2:?--points needs a list such as "normal/1 full/16"} && shift ;;
     --old-binary) old_binary=${2:?--old-binary needs a path} && shift ;;
     --subscribers) subscribers=${2:?--subscribers needs a number} && shift ;;
@@ -95,6 +99,8 @@ while (($#)); do
     shift
 done
 
+((slices > 0)) || slices=$((duration + duration % 2))
+((slices == 1 || slices % 2 == 0)) || slices=$((slices + 1))
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=${report_dir:-"$here/../results/$(date -u +%Y%m%dT%H%M%SZ)-writes"}
 mkdir -p "$out"
@@ -212,21 +218,25 @@ step_writes() {
     done
 }
 
-# post_load NAME CLIENTS: wrk's POSTs (one connection per client) against the current server for $duration s, then
-# half a second for the answers to what was still on the wire. Sets, in the caller's locals (bash's dynamic
-# scope): bench (wrk's BENCH line), rps, p50, p99 (ms), non2xx, socket, s201, unanswered (sent but not answered
-# when wrk stopped), cpu (the server's utime + stime over the run ÷ 201s, in µs) and steal (the time the hypervisor
-# gave the VM's CPUs to others during the run, in % of both: a disturbed run shows here).
+# post_load NAME CLIENTS [SECONDS]: wrk's POSTs (one connection per client) against the current server for SECONDS
+# (default $duration), then half a second for the answers to what was still on the wire. Sets, in the caller's
+# locals (bash's dynamic scope): bench (wrk's BENCH line), rps, p50, p99 (ms), non2xx, socket, s201, unanswered
+# (sent but not answered when wrk stopped), cpu (the server's utime + stime over the run ÷ 201s, in µs), steal (the
+# time the hypervisor gave the VM's CPUs to others during the run, in % of both: a disturbed run shows here), and
+# ticks, duration_us and steal_ticks (the raw figures, for a sum over slices).
 post_load() {
-    local name=$1 clients=$2 wrk_threads=2 file="$out/$1.wrk.txt" ticks0 ticks1 requests duration_us sent steal0
+    local name=$1 clients=$2 seconds=${3:-$duration} wrk_threads=2 file="$out/$1.wrk.txt" ticks0 ticks1 requests sent
+    local steal0
     ((clients < 2)) && wrk_threads=1
     steal0=$(awk '/^cpu / { print $9 }' /proc/stat)
     ticks0=$(cpu_ticks "$server_pid")
-    WRK_THREADS=$wrk_threads timeout --kill-after=5 $((duration + 30)) wrk -t"$wrk_threads" -c"$clients" \
-        -d"${duration}s" --timeout 10s -s "$writes_lua" "http://127.0.0.1:$server_port" -- post >"$file" 2>&1 ||
+    WRK_THREADS=$wrk_threads timeout --kill-after=5 $((seconds + 30)) wrk -t"$wrk_threads" -c"$clients" \
+        -d"${seconds}s" --timeout 10s -s "$writes_lua" "http://127.0.0.1:$server_port" -- post >"$file" 2>&1 ||
         die "wrk failed: $(tail -3 "$file")"
     ticks1=$(cpu_ticks "$server_pid")
-    steal=$(calc "sprintf(\"%.1f\", ($(awk '/^cpu / { print $9 }' /proc/stat) - $steal0) / ($duration * $(nproc)))")
+    steal_ticks=$(($(awk '/^cpu / { print $9 }' /proc/stat) - steal0))
+    steal=$(calc "sprintf(\"%.1f\", $steal_ticks / ($seconds * $(nproc)))")
+    ticks=$((ticks1 - ticks0))
     sleep 0.5 # the answers to what was still on the wire when wrk stopped
     bench=$(grep '^BENCH ' "$file") || die "no BENCH line in $file"
     requests=$(bench_field "$bench" requests) duration_us=$(bench_field "$bench" duration_us)
@@ -237,7 +247,7 @@ post_load() {
     ((s201 > 0)) || die "$name: no 201 at all (see $file)"
     unanswered=$((sent - requests))
     rps=$(calc "int($s201 / ($duration_us / 1e6) + 0.5)")
-    cpu=$(calc "sprintf(\"%.1f\", ($ticks1 - $ticks0) * 1e6 / 100 / $s201)")
+    cpu=$(calc "sprintf(\"%.1f\", $ticks * 1e6 / 100 / $s201)")
     p50=$(calc "$(bench_field "$bench" p50_us) / 1000") p99=$(calc "$(bench_field "$bench" p99_us) / 1000")
 }
 
@@ -253,86 +263,100 @@ count_check() {
     fi
 }
 
-# writes_run SYNC CLIENTS ROUND: one round at one point: ListServer and writes-server.c under the same wrk command,
-# each on a fresh file (ListServer first in odd rounds, the C server first in even ones); in round 1 also inserts.c
-# (the caller's c_* locals keep its numbers for the later rounds). Appends one row to writes.tsv.
+# writes_run SYNC CLIENTS ROUND: one round at one point: ListServer and writes-server.c, each on a fresh file,
+# running side by side and taking turns under the same wrk command in --slices slices (A B B A ..., as bench.sh's
+# measure_pair, and for the same reason: Benchmarks/HISTORY.md), ListServer first in odd rounds and the C server
+# first in even ones; each server's figures are its slices' sums (p50 the median of its slices', p99 the worst).
+# In round 1 also inserts.c (the caller's c_* locals keep its numbers for the later rounds). Appends one row to
+# writes.tsv.
 writes_run() {
     local sync=$1 clients=$2 round=$3 folder="$data/writes-$1-c$2" key="writes-$1-c$2-r$3"
     rm -rf "$folder" && mkdir -p "$folder"
-    local h_rps h_p50 h_p99 h_non2xx h_group h_cpu h_ratio h_load h_s201 h_unanswered h_total h_created h_check
-    local h_steal
-    ((round % 2 == 0)) && c_http_run "$folder" "$sync" "$clients" "$key-c-http"
     start_listserver "$key" "$listserver" --data-path "$folder/listserver.sqlite" --data-synchronous "$sync"
+    local -A pid=([ls]=$server_pid) port=([ls]=$server_port) name=([ls]=$key)
+    server_starts=$((server_starts + 1))
+    # changes_kept as the server's default (data.changes_kept = 100,000), as for inserts.c
+    launch_server "$out/server-$server_starts-$key-c-http.log" 0 "$writes_server" --threads 2 \
+        --data-path "$folder/writes-server.sqlite" --synchronous "$sync" --changes-kept 100000
+    pid[c]=$launched_pid port[c]=$launched_port name[c]="$key-c-http"
     wait_for_machine
-    local bench rps p50 p99 non2xx socket s201 unanswered cpu steal
-    post_load "$key" "$clients"
-    fetch_metrics
-    local total created writes commits commit_sum
-    total=$(total_count)
-    created=$(metric 'listserver_writes_total{method="POST",outcome="created"}')
-    writes=$(metric listserver_store_commit_writes_total)
-    commits=$(metric listserver_store_commit_duration_seconds_count)
-    commit_sum=$(metric listserver_store_commit_duration_seconds_sum)
+    local load=$load_at_start slice_seconds=$((duration / slices)) k side order
+    ((slice_seconds >= 1)) || slice_seconds=1
+    local -A t_s201=() t_requests=() t_ticks=() t_micros=() t_non2xx=() t_socket=() t_unanswered=() t_steal=() p50s=()
+    local -A p99s=()
+    local bench rps p50 p99 non2xx socket s201 unanswered cpu steal ticks duration_us steal_ticks
+    for ((k = 0; k < slices; k++)); do
+        if (((k + round) % 2 == 1)); then order="ls c"; else order="c ls"; fi
+        for side in $order; do
+            use_server "${pid[$side]}" "${port[$side]}" "${name[$side]}"
+            post_load "${name[$side]}.s$k" "$clients" "$slice_seconds"
+            t_s201[$side]=$((${t_s201[$side]:-0} + s201))
+            t_ticks[$side]=$((${t_ticks[$side]:-0} + ticks))
+            t_micros[$side]=$(calc "${t_micros[$side]:-0} + $duration_us")
+            t_non2xx[$side]=$((${t_non2xx[$side]:-0} + non2xx))
+            t_socket[$side]=$((${t_socket[$side]:-0} + socket))
+            t_unanswered[$side]=$((${t_unanswered[$side]:-0} + unanswered))
+            t_steal[$side]=$((${t_steal[$side]:-0} + steal_ticks))
+            p50s[$side]="${p50s[$side]:-} $p50" p99s[$side]="${p99s[$side]:-} $p99"
+        done
+    done
+    local -A total=() created=() group=() writes_per_s=() cpu_per_write=() med50=() worst99=() check=() steals=()
+    local writes commits commit_sum commit_ms ls_writes ls_commits
+    for side in ls c; do
+        use_server "${pid[$side]}" "${port[$side]}" "${name[$side]}"
+        fetch_metrics
+        total[$side]=$(total_count)
+        if [[ $side == ls ]]; then
+            created[$side]=$(metric 'listserver_writes_total{method="POST",outcome="created"}')
+            writes=$(metric listserver_store_commit_writes_total)
+            commits=$(metric listserver_store_commit_duration_seconds_count)
+            commit_sum=$(metric listserver_store_commit_duration_seconds_sum)
+            commit_ms=$(calc "sprintf(\"%.3f\", $commit_sum * 1000 / ($commits > 0 ? $commits : 1))")
+        else
+            created[$side]=$(metric writes_server_created_total)
+            writes=$(metric writes_server_commit_writes_total)
+            commits=$(metric writes_server_commits_total)
+        fi
+        ((commits > 0)) || die "${name[$side]}: no commit in /metrics"
+        group[$side]=$(calc "sprintf(\"%.2f\", $writes / $commits)")
+        [[ $side == ls ]] && ls_writes=$writes ls_commits=$commits
+        writes_per_s[$side]=$(calc "int(${t_s201[$side]} / (${t_micros[$side]} / 1e6) + 0.5)")
+        cpu_per_write[$side]=$(calc "sprintf(\"%.1f\", ${t_ticks[$side]} * 1e6 / 100 / ${t_s201[$side]})")
+        med50[$side]=$(tr ' ' '\n' <<<"${p50s[$side]}" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+        worst99[$side]=$(tr ' ' '\n' <<<"${p99s[$side]}" | sed '/^$/d' | sort -g | tail -1)
+        check[$side]=$(count_check "${total[$side]}" "${t_s201[$side]}" "${t_unanswered[$side]}" "${created[$side]}" \
+            "${t_non2xx[$side]}" "${t_socket[$side]}")
+        steals[$side]=$(calc "sprintf(\"%.1f\", ${t_steal[$side]} / ($slice_seconds * $slices * $(nproc)))")
+    done
     stop_server
-    ((commits > 0)) || die "$key: no commit in /metrics"
-    local load=$load_at_start
-    ((round % 2 == 1)) && c_http_run "$folder" "$sync" "$clients" "$key-c-http"
-    local check extra=$((total - 10000 - s201))
-    check=$(count_check "$total" "$s201" "$unanswered" "$created" "$non2xx" "$socket")
-    local group g commit_ms
-    group=$(calc "sprintf(\"%.2f\", $writes / $commits)")
-    g=$(calc "int($writes / $commits + 0.5) < 1 ? 1 : int($writes / $commits + 0.5)")
-    commit_ms=$(calc "sprintf(\"%.3f\", $commit_sum * 1000 / $commits)")
+    local g
+    g=$(calc "int($ls_writes / $ls_commits + 0.5) < 1 ? 1 : int($ls_writes / $ls_commits + 0.5)")
     if ((round == 1)); then
         # The C program, the same inserts, the same folder, the same time: at the server's group size, then at
         # G = clients, the most a group could hold.
         read -r c_rate c_cpu <<<"$(c_inserts "$folder" "$sync" "$g" "$key-g$g")"
         read -r c_upper c_upper_cpu <<<"$(c_inserts "$folder" "$sync" "$clients" "$key-g$clients")"
     fi
-    local ratio
-    ratio=$(calc "sprintf(\"%.2f\", $rps / $c_rate)")
-    h_ratio=$(calc "sprintf(\"%.2f\", $rps / $h_rps)")
-    printf '%s\t' "$sync" "$clients" "$duration" "$rps" "$p50" "$p99" "$non2xx" "$socket" "$group" "$commits" \
-        "$commit_ms" "$cpu" "$g" "$c_rate" "$c_upper" "$ratio" "$load" "$s201" "$unanswered" "$total" \
-        "$created" "$check" "$c_cpu" "$c_upper_cpu" "$h_rps" "$h_p50" "$h_p99" "$h_non2xx" "$h_group" "$h_cpu" \
-        "$h_ratio" "$h_load" "$h_s201" "$h_unanswered" "$h_total" "$h_created" "$h_check" >>"$out/writes.tsv"
-    printf '%s\t%s\n' "$round" "$steal / $h_steal" >>"$out/writes.tsv"
+    local ratio h_ratio extra=$((total[ls] - 10000 - t_s201[ls]))
+    ratio=$(calc "sprintf(\"%.2f\", ${writes_per_s[ls]} / $c_rate)")
+    h_ratio=$(calc "sprintf(\"%.2f\", ${writes_per_s[ls]} / ${writes_per_s[c]})")
+    printf '%s\t' "$sync" "$clients" "$((slice_seconds * slices))" "${writes_per_s[ls]}" "${med50[ls]}" \
+        "${worst99[ls]}" "${t_non2xx[ls]}" "${t_socket[ls]}" "${group[ls]}" "$ls_commits" "$commit_ms" \
+        "${cpu_per_write[ls]}" "$g" "$c_rate" "$c_upper" "$ratio" "$load" "${t_s201[ls]}" "${t_unanswered[ls]}" \
+        "${total[ls]}" "${created[ls]}" "${check[ls]}" "$c_cpu" "$c_upper_cpu" "${writes_per_s[c]}" "${med50[c]}" \
+        "${worst99[c]}" "${t_non2xx[c]}" "${group[c]}" "${cpu_per_write[c]}" "$h_ratio" "$load" "${t_s201[c]}" \
+        "${t_unanswered[c]}" "${total[c]}" "${created[c]}" "${check[c]}" >>"$out/writes.tsv"
+    printf '%s\t%s\n' "$round" "${steals[ls]} / ${steals[c]}" >>"$out/writes.tsv"
     log "$(printf '%-21s %7s writes/s  p50 %7s ms  p99 %7s ms  group %6s  %6s µs/write  C(G=%s) %7s/s %s µs  C(G=%s) %7s/s  ratio %s  check %s (total %s = 10000 + %s 201s + %s of %s unanswered; created %s)' \
-        "$key" "$rps" "$p50" "$p99" "$group" "$cpu" "$g" "$c_rate" "$c_cpu" "$clients" "$c_upper" "$ratio" "$check" \
-        "$total" "$s201" "$extra" "$unanswered" "$created")"
+        "$key" "${writes_per_s[ls]}" "${med50[ls]}" "${worst99[ls]}" "${group[ls]}" "${cpu_per_write[ls]}" "$g" \
+        "$c_rate" "$c_cpu" "$clients" "$c_upper" "$ratio" "${check[ls]}" "${total[ls]}" "${t_s201[ls]}" "$extra" \
+        "${t_unanswered[ls]}" "${created[ls]}")"
     log "$(printf '%-21s %7s writes/s  p50 %7s ms  p99 %7s ms  group %6s  %6s µs/write  (C HTTP server)  ListServer ÷ it %s  check %s (total %s = 10000 + %s 201s + %s of %s unanswered; created %s)' \
-        "$key" "$h_rps" "$h_p50" "$h_p99" "$h_group" "$h_cpu" "$h_ratio" "$h_check" "$h_total" "$h_s201" \
-        "$((h_total - 10000 - h_s201))" "$h_unanswered" "$h_created")"
-    [[ $check == ok ]] || die "$key: the correctness check failed (see the line above)"
-    [[ $h_check == ok ]] || die "$key: the C HTTP server's correctness check failed (see the line above)"
-}
-
-# c_http_run FOLDER SYNC CLIENTS NAME: writes-server.c on a fresh file in FOLDER under the same wrk command as
-# ListServer; sets the caller's h_* locals (writes/s, p50, p99, non-2xx, average group, CPU µs/write, load at
-# start, 201s, unanswered, X-Total-Count, created answers, check).
-c_http_run() {
-    local folder=$1 sync=$2 clients=$3 name=$4
-    server_starts=$((server_starts + 1))
-    # changes_kept as the server's default (data.changes_kept = 100,000), as for inserts.c
-    launch_server "$out/server-$server_starts-$name.log" 0 "$writes_server" --threads 2 \
-        --data-path "$folder/writes-server.sqlite" --synchronous "$sync" --changes-kept 100000
-    server_pid=$launched_pid server_port=$launched_port server_name=$name
-    wait_for_machine
-    h_load=$load_at_start
-    local bench rps p50 p99 non2xx socket s201 unanswered cpu steal
-    post_load "$name" "$clients"
-    fetch_metrics
-    local writes commits
-    h_total=$(total_count)
-    h_created=$(metric writes_server_created_total)
-    writes=$(metric writes_server_commit_writes_total)
-    commits=$(metric writes_server_commits_total)
-    stop_server
-    ((commits > 0)) || die "$name: no commit in /metrics"
-    h_steal=$steal h_rps=$rps h_p50=$p50 h_p99=$p99 h_non2xx=$non2xx h_cpu=$cpu h_s201=$s201 h_unanswered=$unanswered
-    h_group=$(calc "sprintf(\"%.2f\", $writes / $commits)")
-    h_check=$(count_check "$h_total" "$s201" "$unanswered" "$h_created" "$non2xx" "$socket")
-    rm -f "$folder/writes-server.sqlite" "$folder/writes-server.sqlite-wal" "$folder/writes-server.sqlite-shm"
+        "$key" "${writes_per_s[c]}" "${med50[c]}" "${worst99[c]}" "${group[c]}" "${cpu_per_write[c]}" "$h_ratio" \
+        "${check[c]}" "${total[c]}" "${t_s201[c]}" "$((total[c] - 10000 - t_s201[c]))" "${t_unanswered[c]}" \
+        "${created[c]}")"
+    [[ ${check[ls]} == ok ]] || die "$key: the correctness check failed (see the line above)"
+    [[ ${check[c]} == ok ]] || die "$key: the C HTTP server's correctness check failed (see the line above)"
 }
 
 # c_inserts FOLDER SYNC G NAME: inserts.c's inserts/s for $duration seconds on a fresh file in FOLDER.
@@ -561,7 +585,7 @@ write_report() {
             "$out/writes.tsv"
         if awk -F'\t' 'NR > 1 && NF >= 37 { found = 1 } END { exit !found }' "$out/writes.tsv"; then
             echo
-            echo "ListServer against the C HTTP server, round by round (the servers take turns: ListServer first in odd rounds), and the median of the rounds' ratios:"
+            echo "ListServer against the C HTTP server, round by round (ListServer first in odd rounds), the median and the worst round; the target (≥ 0.8) is met when the worst round meets it (issue 32):"
             echo
             python3 - "$out/writes.tsv" <<'EOF2'
 import csv, statistics, sys
@@ -570,15 +594,17 @@ points = {}
 for r in rows:
     if len(r) >= 37:
         points.setdefault((r[0], int(r[1])), []).append(r)
-print("| synchronous | clients | writes/s ListServer / C, each round | ratio each round | median ratio (≥ 0.8) "
-      "| rounds ≥ 0.8 | CPU µs/write ListServer / C, each round | median CPU ratio | steal % ListServer / C, each round |")
-print("|---|---:|---|---|---:|---:|---|---:|---|")
+print("| synchronous | clients | writes/s ListServer / C, each round | ratio each round | median ratio "
+      "| worst ratio (≥ 0.8) | rounds ≥ 0.8 | CPU µs/write ListServer / C, each round | median CPU ratio "
+      "| steal % ListServer / C, each round |")
+print("|---|---:|---|---|---:|---:|---:|---|---:|---|")
 for (sync, clients), rs in points.items():
     ratios = [float(r[3]) / float(r[24]) for r in rs]
     cpu = [float(r[11]) / float(r[29]) for r in rs]
-    median = statistics.median(ratios)
+    median, worst = statistics.median(ratios), min(ratios)
     print(f"| {sync} | {clients} | {', '.join(f'{r[3]} / {r[24]}' for r in rs)} | "
-          f"{', '.join(f'{x:.2f}' for x in ratios)} | {median:.2f} {'pass' if median >= 0.8 else '**MISS**'} | "
+          f"{', '.join(f'{x:.2f}' for x in ratios)} | {median:.2f} | {worst:.2f} "
+          f"{'pass' if worst >= 0.8 else '**MISS**'} | "
           f"{sum(x >= 0.8 for x in ratios)} of {len(ratios)} | {', '.join(f'{r[11]} / {r[29]}' for r in rs)} | "
           f"{statistics.median(cpu):.2f} | {', '.join(r[38] if len(r) > 38 else '-' for r in rs)} |")
 EOF2

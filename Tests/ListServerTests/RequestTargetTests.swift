@@ -84,6 +84,31 @@ struct RequestTargetTests {
         #expect(try RequestTarget("/items").queryItems().isEmpty)
     }
 
+    @Test("a query without % or + reads the same from its bytes: empty pairs skipped, first = splits, raw UTF-8 kept")
+    func plainQueryItems() throws {
+        let items = try RequestTarget("/items?a=1&&b=xy&c&d=&=e&a=2&&").queryItems()
+        #expect(
+            items == [
+                QueryItem(name: "a", value: "1"), QueryItem(name: "b", value: "xy"), QueryItem(name: "c", value: ""),
+                QueryItem(name: "d", value: ""), QueryItem(name: "", value: "e"), QueryItem(name: "a", value: "2"),
+            ])
+        #expect(try RequestTarget("/items?x=a=b").queryItems() == [QueryItem(name: "x", value: "a=b")])
+        #expect(try RequestTarget("/items?q=café&").queryItems() == [QueryItem(name: "q", value: "café")])
+        #expect(try RequestTarget("/items?").queryItems().isEmpty)
+        #expect(try RequestTarget("/items?&&").queryItems().isEmpty)
+        #expect(try RequestTarget("/items?=").queryItems() == [QueryItem(name: "", value: "")])
+    }
+
+    @Test("a path without % is split from its bytes as one with escapes is decoded")
+    func plainSegments() throws {
+        #expect(try RequestTarget("/café/x").segments(maximumCount: 3) == ["café", "x"])
+        #expect(try RequestTarget("/caf%C3%A9/x").segments(maximumCount: 3) == ["café", "x"])
+        #expect(try RequestTarget("/a/b/c").segments(maximumCount: 3) == ["a", "b", "c"])
+        #expect(try RequestTarget("/a/b/c/").segments(maximumCount: 3) == nil)
+        #expect(try RequestTarget("///").segments(maximumCount: 3) == ["", "", ""])
+        #expect(try RequestTarget("/items?x=/a/b/c/d").segments(maximumCount: 3) == ["items"])
+    }
+
     @Test("a query item that does not decode names what failed")
     func brokenQueryItem() throws {
         #expect(throws: QueryStringError(name: "page", raw: "%zz", reason: .malformedEscape)) {

@@ -42,6 +42,9 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     /// The number of fields, counting repeated names.
     var count: Int { fields.count }
 
+    /// How many fields fit before the storage grows.
+    var capacity: Int { fields.capacity }
+
     /// Makes room for `count` fields in all, so that adding them does not grow the storage again.
     mutating func reserveCapacity(_ count: Int) {
         fields.reserveCapacity(count)

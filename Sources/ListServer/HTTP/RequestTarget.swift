@@ -54,6 +54,11 @@ package struct RequestTarget: Sendable, Equatable {
     /// - Throws: A 400 ``Problem`` (`invalid-request-target`) when a segment has broken percent-encoding, `%00` or
     ///   bytes that are not UTF-8.
     package func segments(maximumCount: Int) throws(Problem) -> [String]? {
+        if let plain = path.utf8.withContiguousStorageIfAvailable({ Self.plainSegments($0, maximumCount) }),
+            let segments = plain
+        {
+            return segments.value
+        }
         let raw = path.utf8.dropFirst().split(
             separator: UInt8(ascii: "/"), maxSplits: maximumCount, omittingEmptySubsequences: false)
         guard raw.count <= maximumCount else { return nil }
@@ -83,6 +88,9 @@ package struct RequestTarget: Sendable, Equatable {
     /// - Throws: ``QueryStringError`` for the first name or value that does not decode.
     package func queryItems() throws(QueryStringError) -> [QueryItem] {
         guard let query else { return [] }
+        if let plain = query.utf8.withContiguousStorageIfAvailable(Self.plainQueryItems), let items = plain {
+            return items
+        }
         var items: [QueryItem] = []
         // Delimiters are found byte-wise, so a raw combining mark cannot merge with "&" or "=" into one Character.
         for pairBytes in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
@@ -121,6 +129,58 @@ package struct RequestTarget: Sendable, Equatable {
         } catch {
             return error.problem
         }
+    }
+
+    /// A result that may itself be nil, told apart from "no result": ``plainSegments(_:_:)``'s answer.
+    struct Plain<Value> {
+        let value: Value
+    }
+
+    /// ``segments(maximumCount:)`` of a path without `%`, straight from its bytes; nil when the path has a `%`.
+    ///
+    /// Such a segment decodes to itself, so each is one `String` made from its bytes (no allocation up to 15 bytes)
+    /// rather than a generic `split` into slices, a scan of each slice for `%` and a copy: 2.4 % of the CPU of a
+    /// cached detail and 2.1 % of an image hit, both under load (perf, issue 32). The path is valid UTF-8 and `/`
+    /// is ASCII, so every segment is valid UTF-8 too.
+    private static func plainSegments(_ bytes: UnsafeBufferPointer<UInt8>, _ maximumCount: Int) -> Plain<[String]?>? {
+        var pieces = 1
+        for byte in bytes.dropFirst() {
+            if byte == UInt8(ascii: "%") { return nil }
+            if byte == UInt8(ascii: "/") { pieces += 1 }
+        }
+        guard pieces <= maximumCount else { return Plain(value: nil) }
+        var segments: [String] = []
+        segments.reserveCapacity(pieces)
+        var start = min(1, bytes.count)
+        for index in start..<bytes.count where bytes[index] == UInt8(ascii: "/") {
+            segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+            start = index + 1
+        }
+        segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+        return Plain(value: segments)
+    }
+
+    /// ``queryItems()`` of a query without `%` or `+`, straight from its bytes; nil when it has either.
+    ///
+    /// Every name and value then decodes to itself and cannot fail (the same reasoning and measurements as
+    /// ``plainSegments(_:_:)``: 1.7 % of an image hit's CPU went to splitting and scanning its query).
+    private static func plainQueryItems(_ bytes: UnsafeBufferPointer<UInt8>) -> [QueryItem]? {
+        guard !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return nil }
+        var items: [QueryItem] = []
+        items.reserveCapacity(bytes.count { $0 == UInt8(ascii: "&") } + 1)
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            if end > start {  // empty pairs are skipped
+                let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) ?? end
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<equals]), as: UTF8.self)
+                let valueStart = min(equals + 1, end)
+                let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<end]), as: UTF8.self)
+                items.append(QueryItem(name: name, value: value))
+            }
+            start = end + 1
+        }
+        return items
     }
 
     /// `target` after a leading `http://` or `https://` (scheme in any case), or nil when it has neither.

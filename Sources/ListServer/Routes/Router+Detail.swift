@@ -32,24 +32,32 @@ extension Router {
         let bypassCache = Self.requestsFreshDetail(headers)
         let tag = EntityTag(version: state.header.version, catalog.seed, 4, id)  // 4: `/items/<id>/detail`
         let condition = headers["If-None-Match"]
-        let cache = self.cache
-        let lookUp = { @Sendable () -> HTTPResponse in
-            // The cache cannot refuse the id: it was checked against the same catalog, which is what the store
-            // refuses ids by. Were that to change, a refusal is that 404 again.
-            guard let pending = try? cache.lookUp(id, in: catalog, bypassCache: bypassCache) else {
-                return Problem(.notFound, detail: "there is no item \(id)").response()
-            }
-            var response = Self.detailResponse(pending.lookup, tag: tag, ifNoneMatch: condition)
-            response.delay += pending.readyIn
-            return response
-        }
         // A fault that replaces the answer (`Router+Faults.swift`) is chosen after the route answered, and must not
         // consult the cache (no store fetch, nothing cached for a request that failed): while one may be chosen,
-        // the lookup waits for that decision as deferred work that a fault drops unrun.
+        // the lookup waits for that decision as deferred work that a fault drops unrun. Otherwise it runs now, with
+        // no closure to allocate.
         if mayApplyControls(to: target) {
-            return .deferred { lookUp() }
+            return .deferred { [cache] in
+                Self.lookUp(id, in: catalog, cache: cache, bypassCache: bypassCache, tag: tag, ifNoneMatch: condition)
+            }
         }
-        return .response(lookUp())
+        return .response(
+            Self.lookUp(id, in: catalog, cache: cache, bypassCache: bypassCache, tag: tag, ifNoneMatch: condition))
+    }
+
+    /// Asks the detail cache for item `id` and makes the answer, held until the store's fetch is ready on a miss.
+    private static func lookUp(
+        _ id: UInt64, in catalog: Catalog, cache: DetailCache, bypassCache: Bool, tag: EntityTag,
+        ifNoneMatch condition: String?
+    ) -> HTTPResponse {
+        // The cache cannot refuse the id: it was checked against the same catalog, which is what the store refuses
+        // ids by. Were that to change, a refusal is that 404 again.
+        guard let pending = try? cache.lookUp(id, in: catalog, bypassCache: bypassCache) else {
+            return Problem(.notFound, detail: "there is no item \(id)").response()
+        }
+        var response = detailResponse(pending.lookup, tag: tag, ifNoneMatch: condition)
+        response.delay += pending.readyIn
+        return response
     }
 
     /// The answer to a detail request once its lookup is done: 200, or 304 when `ifNoneMatch` matches `tag`

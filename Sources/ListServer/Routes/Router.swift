@@ -544,7 +544,12 @@ package struct Router: Sendable {
     }
 
     private static func decorate(_ headers: inout HTTPHeaders, cors: CORSPolicy?, origin: String?) {
-        headers.reserveCapacity(headers.count + 4)
+        // Room for what is added here (three fields by default, four at most), unless the route left enough: an
+        // unconditional reserve reallocated every image hit's fields, made with room for eight, for a ninth it never
+        // needed (0.6 % of its CPU, perf, issue 32).
+        if headers.capacity - headers.count < 3 {
+            headers.reserveCapacity(headers.count + 4)
+        }
         if headers["Cache-Control"] == nil {
             headers.add("Cache-Control", "no-cache")
         }
