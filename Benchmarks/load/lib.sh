@@ -45,7 +45,7 @@ machine_info() {
     echo "- machine: $(nproc) × ${model:-unknown CPU}, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -r)"
     echo "- tools: $(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); libevent $(pkg-config --modversion libevent_core 2>/dev/null || echo '?'); $(cc --version | head -1)"
     echo "- commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- Sources Package.swift || echo ' (with uncommitted changes to Sources)'), $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "- command: \`$command_line\` (each run ${duration} s, wrk -t2, servers with ${threads} threads unless noted${slices:+; in aa, s1, s2 and hit the two servers take turns, ${slices} slices each})"
+    echo "- command: \`$command_line\` (each run ${duration} s, wrk -t2, servers with ${threads} threads unless noted${pairing_note:-})"
     if [[ -n ${listserver_path:-} ]]; then
         echo "- ListServer binary: \`$listserver_path\` (given with --listserver)"
     else
@@ -239,7 +239,8 @@ measure_pair() {
         # shellcheck disable=SC2086
         use_server $which
         local n=${requests[$side]} median worst line
-        median=$(tr ' ' '\n' <<<"${p50s[$side]}" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+        median=$(tr ' ' '\n' <<<"${p50s[$side]}" | sed '/^$/d' | sort -g |
+            awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
         worst=$(tr ' ' '\n' <<<"${p99s[$side]}" | sed '/^$/d' | sort -g | tail -1)
         line=$(printf '%s\t' "$n" "$(calc "int($n / (${micros[$side]} / 1e6) + 0.5)")" "$median" "$worst" \
             "${socket[$side]}" "${non2xx[$side]}" "$(calc "sprintf(\"%.1f\", ${ticks[$side]} * 1e6 / 100 / $n)")" \
@@ -285,15 +286,20 @@ perf_per_request() {
     python3 - "$1" "$2" <<'EOF'
 import sys
 names = ["instructions:u", "cycles:u", "cycles:k", "branch-misses:u", "L1-dcache-load-misses", "context-switches"]
-values = {}
+values, runs, counted = {}, {}, {}
 try:
     for line in open(sys.argv[1]):
         fields = line.strip().split(",")
-        if len(fields) > 2 and fields[2] in names and fields[0].replace(".", "", 1).isdigit():
-            # Summed: measure_pair passes its slices' files one after the other.
-            values[fields[2]] = values.get(fields[2], 0) + float(fields[0])
+        if len(fields) > 2 and fields[2] in names:
+            # Summed: measure_pair passes its slices' files one after the other. An event some slice did not count
+            # is left out ("-"), not summed over the slices that did.
+            runs[fields[2]] = runs.get(fields[2], 0) + 1
+            if fields[0].replace(".", "", 1).isdigit():
+                values[fields[2]] = values.get(fields[2], 0) + float(fields[0])
+                counted[fields[2]] = counted.get(fields[2], 0) + 1
 except OSError:
     pass
+values = {name: value for name, value in values.items() if counted.get(name) == runs.get(name)}
 requests = float(sys.argv[2])
 out = []
 for name in names:

@@ -101,6 +101,8 @@ done
 
 ((slices > 0)) || slices=$((duration + duration % 2))
 ((slices == 1 || slices % 2 == 0)) || slices=$((slices + 1))
+pairing_note="; the write step's two HTTP servers take turns, $slices slices each"
+((slices > 1)) || pairing_note="; the write step's two HTTP servers run once each"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=${report_dir:-"$here/../results/$(date -u +%Y%m%dT%H%M%SZ)-writes"}
 mkdir -p "$out"
@@ -322,7 +324,8 @@ writes_run() {
         [[ $side == ls ]] && ls_writes=$writes ls_commits=$commits
         writes_per_s[$side]=$(calc "int(${t_s201[$side]} / (${t_micros[$side]} / 1e6) + 0.5)")
         cpu_per_write[$side]=$(calc "sprintf(\"%.1f\", ${t_ticks[$side]} * 1e6 / 100 / ${t_s201[$side]})")
-        med50[$side]=$(tr ' ' '\n' <<<"${p50s[$side]}" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+        med50[$side]=$(tr ' ' '\n' <<<"${p50s[$side]}" | sed '/^$/d' | sort -g |
+            awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
         worst99[$side]=$(tr ' ' '\n' <<<"${p99s[$side]}" | sed '/^$/d' | sort -g | tail -1)
         check[$side]=$(count_check "${total[$side]}" "${t_s201[$side]}" "${t_unanswered[$side]}" "${created[$side]}" \
             "${t_non2xx[$side]}" "${t_socket[$side]}")
