@@ -81,11 +81,6 @@ while (($#)); do
     shift
 done
 
-# One slice a second by default, an even number of them so that each server goes first as often.
-((slices > 0)) || slices=$((duration + duration % 2))
-((slices == 1 || slices % 2 == 0)) || slices=$((slices + 1))
-pairing_note="; in aa, s1, s2 and hit the two servers take turns, $slices slices each"
-((slices > 1)) || pairing_note="; in aa, s1, s2 and hit one run each, ListServer first"
 out="$root/Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
 lua="$root/Benchmarks/load/load.lua"
 baseline="$root/Benchmarks/baseline/evhttp-baseline"
@@ -96,6 +91,9 @@ fi
 mkdir -p "$out"
 # shellcheck source=SCRIPTDIR/../Benchmarks/load/lib.sh
 source "$root/Benchmarks/load/lib.sh"
+slices=$(even_slices "$duration" "$slices")
+pairing_note="; in aa, s1, s2 and hit the two servers take turns, $slices slices each"
+((slices > 1)) || pairing_note="; in aa, s1, s2 and hit one run each, ListServer first"
 
 if [[ -n $report ]]; then
     threads=$(awk -F'\t' 'NR == 2 { print $4 }' "$out/results.tsv")

@@ -191,6 +191,23 @@ record_run() {
         "$key" "${counters:--}")"
 }
 
+# even_slices DURATION REQUESTED: the --slices of bench.sh and writes/run.sh: one a second of DURATION when
+# REQUESTED is 0, and an even number (unless 1) so that each server of a pair goes first as often.
+even_slices() {
+    local slices=$2
+    ((slices > 0)) || slices=$(($1 + $1 % 2))
+    ((slices == 1 || slices % 2 == 0)) || slices=$((slices + 1))
+    echo "$slices"
+}
+
+# median_of "V1 V2 ...": the median of the numbers (the mean of the middle two of an even count); largest_of: the
+# largest. How measure_pair and writes/run.sh sum up their slices' latency percentiles.
+median_of() {
+    tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
+        awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+largest_of() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | tail -1; }
+
 # use_server PID PORT NAME: makes that running server the current one (for warm_up, run_once, record_run).
 use_server() { server_pid=$1 server_port=$2 server_name=$3; }
 
@@ -239,9 +256,8 @@ measure_pair() {
         # shellcheck disable=SC2086
         use_server $which
         local n=${requests[$side]} median worst line
-        median=$(tr ' ' '\n' <<<"${p50s[$side]}" | sed '/^$/d' | sort -g |
-            awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
-        worst=$(tr ' ' '\n' <<<"${p99s[$side]}" | sed '/^$/d' | sort -g | tail -1)
+        median=$(median_of "${p50s[$side]}")
+        worst=$(largest_of "${p99s[$side]}")
         line=$(printf '%s\t' "$n" "$(calc "int($n / (${micros[$side]} / 1e6) + 0.5)")" "$median" "$worst" \
             "${socket[$side]}" "${non2xx[$side]}" "$(calc "sprintf(\"%.1f\", ${ticks[$side]} * 1e6 / 100 / $n)")" \
             "${rss[$side]}" "-" "$(calc "sprintf(\"%.0f\", ${wrk[$side]} / $slices)")" \

@@ -99,10 +99,6 @@ while (($#)); do
     shift
 done
 
-((slices > 0)) || slices=$((duration + duration % 2))
-((slices == 1 || slices % 2 == 0)) || slices=$((slices + 1))
-pairing_note="; the write step's two HTTP servers take turns, $slices slices each"
-((slices > 1)) || pairing_note="; the write step's two HTTP servers run once each"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=${report_dir:-"$here/../results/$(date -u +%Y%m%dT%H%M%SZ)-writes"}
 mkdir -p "$out"
@@ -112,6 +108,9 @@ writes_lua="$here/writes.lua"
 threads=2 quick=0 retries=0
 # shellcheck source=SCRIPTDIR/../load/lib.sh
 source "$here/../load/lib.sh" # common.sh (root, log, die, launch_server, cpu_ticks, ...), calc, run_once, ...
+slices=$(even_slices "$duration" "$slices")
+pairing_note="; the write step's two HTTP servers take turns, $slices slices each"
+((slices > 1)) || pairing_note="; the write step's two HTTP servers run once each"
 baseline="$root/Benchmarks/baseline/evhttp-baseline"
 inserts="$out/inserts"
 writes_server="$out/writes-server"
@@ -324,9 +323,8 @@ writes_run() {
         [[ $side == ls ]] && ls_writes=$writes ls_commits=$commits
         writes_per_s[$side]=$(calc "int(${t_s201[$side]} / (${t_micros[$side]} / 1e6) + 0.5)")
         cpu_per_write[$side]=$(calc "sprintf(\"%.1f\", ${t_ticks[$side]} * 1e6 / 100 / ${t_s201[$side]})")
-        med50[$side]=$(tr ' ' '\n' <<<"${p50s[$side]}" | sed '/^$/d' | sort -g |
-            awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
-        worst99[$side]=$(tr ' ' '\n' <<<"${p99s[$side]}" | sed '/^$/d' | sort -g | tail -1)
+        med50[$side]=$(median_of "${p50s[$side]}")
+        worst99[$side]=$(largest_of "${p99s[$side]}")
         check[$side]=$(count_check "${total[$side]}" "${t_s201[$side]}" "${t_unanswered[$side]}" "${created[$side]}" \
             "${t_non2xx[$side]}" "${t_socket[$side]}")
         steals[$side]=$(calc "sprintf(\"%.1f\", ${t_steal[$side]} / ($slice_seconds * $slices * $(nproc)))")
