@@ -14,6 +14,15 @@ export function uuid() {
 
 const clientID = uuid();
 
+/** The `/d/<name>` the page was opened under (a dataset as a base URL: every request then goes under it and names
+ * that dataset, so the panel's dataset field is fixed), or "" at `/`. */
+export const basePath = (location.pathname.match(/^\/d\/[A-Za-z0-9._-]{1,64}(?=\/)/) ?? [""])[0];
+
+/** `path` (server-relative) under the page's base, unless it is there already (an `image_url` the server wrote). */
+export function underBase(path) {
+  return basePath && !path.startsWith(`${basePath}/`) ? basePath + path : path;
+}
+
 /** The control panel's values, read from the form each time. */
 export function settings() {
   const form = document.getElementById("controls");
@@ -26,7 +35,7 @@ export function settings() {
 
 /** `path` with the control parameters that apply (faults only on data paths and when `faults` is set). */
 export function withControls(path, { faults = true } = {}) {
-  const url = new URL(path, location.origin);
+  const url = new URL(underBase(path), location.origin);
   const s = settings();
   if (s.delay && s.delay !== "0") url.searchParams.set("delay_ms", s.delay);
   if (faults && s.failRate && Number(s.failRate) > 0) {
@@ -44,7 +53,7 @@ export function withControls(path, { faults = true } = {}) {
 export function baseHeaders() {
   const headers = { "X-Client-Id": clientID };
   const dataset = settings().dataset;
-  if (dataset) headers["X-Dataset"] = dataset;
+  if (dataset && !basePath) headers["X-Dataset"] = dataset;
   return headers;
 }
 

@@ -1,6 +1,6 @@
 // The app at /: three views of the list this server exists for, switched by the URL's fragment, and the control
 // panel that makes the network slow or failing on purpose.
-import { request } from "./api.js";
+import { basePath, request } from "./api.js";
 import { listView } from "./list.js";
 import { photosView } from "./photos.js";
 import { chatView } from "./chat.js";
@@ -35,6 +35,14 @@ document.getElementById("reset").addEventListener("click", async (event) => {
     button.removeAttribute("aria-busy");
   }
 });
+
+// Under /d/<name>/ the path names the dataset: the field shows it and cannot name another.
+if (basePath) {
+  const field = document.getElementById("controls").elements.dataset;
+  field.value = basePath.slice(3);
+  field.readOnly = true;
+  field.title = `This page is under ${basePath}/: every request names that dataset.`;
+}
 
 // The panel is read as it is, never submitted (Enter in a field would reload the page).
 document.getElementById("controls").addEventListener("submit", (event) => event.preventDefault());

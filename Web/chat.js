@@ -2,7 +2,7 @@
 // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
 // POST fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match;
 // messages from others arrive over EventSource, which resumes with Last-Event-ID after a lost connection.
-import { request, settings, noteVersion, uuid } from "./api.js";
+import { basePath, request, settings, noteVersion, underBase, uuid } from "./api.js";
 import { escape } from "./list.js";
 
 const batch = 20;
@@ -210,8 +210,10 @@ export function chatView(root) {
   });
 
   // Live: every change of the list. EventSource sends no custom header, so the dataset goes in the query.
-  const dataset = settings().dataset;
-  const events = new EventSource(`/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`);
+  // Under a base path (`/d/<name>/`) the path names it.
+  const dataset = basePath ? "" : settings().dataset;
+  const events = new EventSource(
+    underBase(`/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`));
   events.addEventListener("open", () => { live.textContent = "live"; });
   events.addEventListener("error", () => { live.textContent = "reconnecting…"; });
   events.addEventListener("created", (event) => append(JSON.parse(event.data)));

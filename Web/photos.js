@@ -1,6 +1,6 @@
 // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
 // and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
-import { request, withControls, settings, noteVersion } from "./api.js";
+import { basePath, request, withControls, settings, noteVersion } from "./api.js";
 import { escape } from "./list.js";
 
 export function photosView(root) {
@@ -54,7 +54,7 @@ export function photosView(root) {
     frame.style.setProperty("--placeholder", item.color);
     const image = entry.querySelector("img");
     // An <img> sends no X-Dataset: the dataset goes in the query.
-    const dataset = settings().dataset;
+    const dataset = basePath ? "" : settings().dataset;  // under a base path, image_url carries it
     const source = () => withControls(
       `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`);
     image.addEventListener("load", () => {

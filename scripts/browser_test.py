@@ -233,6 +233,42 @@ def photos_decode(context, base, shots):
     page.close()
 
 
+def app_under_base_path(context, base, shots):
+    """The app opened at /d/<name> (a dataset as a base URL): redirected to /d/<name>/, its dataset field fixed to
+    the name, and every request it makes (pages, details, pictures, the event stream) under the prefix, with no
+    X-Dataset of its own; what it shows is that dataset's list."""
+    name = dataset("base")
+    watched = Watched(context, base, "base path")
+    page = watched.page
+    requests = []
+    page.on("request", lambda request: requests.append(request))
+    page.goto(f"{base}/d/{name}")
+    check(page.url.startswith(f"{base}/d/{name}/"), f"base path: the bare base led to {page.url}")
+    field = page.eval_on_selector("#controls input[name=dataset]", "field => [field.value, field.readOnly]")
+    check(field == [name, True], f"base path: the dataset field is {field}, want [{name!r}, True]")
+    page.goto(f"{base}/d/{name}/#list")
+    wait_for(page, "document.querySelectorAll('#rows .row .detail').length >= 5 && "
+             "[...document.querySelectorAll('#rows .row')].slice(0, 5).every(row => row.dataset.state === 'done')",
+             "five rows with their values under the base path", timeout=20)
+    page.goto(f"{base}/d/{name}/#photos")
+    wait_for(page, "[...document.querySelectorAll('#photos img')].slice(0, 3).every(i => i.complete && i.naturalWidth > 0)",
+             "three pictures under the base path", timeout=15)
+    page.goto(f"{base}/d/{name}/#chat")
+    wait_for(page, "document.getElementById('live')?.textContent === 'live'", "the chat's event stream under the base path")
+    page.screenshot(path=os.path.join(shots, "base-path.png"))
+    data = [r for r in requests if r.url.startswith(base) and
+            any(part in r.url for part in ("/items", "/admin/"))]
+    check(len(data) >= 10, f"base path: only {len(data)} data requests seen")
+    outside = [r.url for r in data if not r.url.startswith(f"{base}/d/{name}/")]
+    check(not outside, f"base path: requests outside /d/{name}/: {outside[:5]}")
+    named = [r.url for r in data if "x-dataset" in r.headers]
+    check(not named, f"base path: requests that sent X-Dataset: {named[:5]}")
+    check(any("/items/events" in r.url for r in data), "base path: no event stream request seen")
+    check(any("/image" in r.url for r in data), "base path: no picture request seen")
+    watched.report()
+    page.close()
+
+
 def chat_live_and_offline(browser, base, shots, server):
     name = dataset("chat")
     sender_context = browser.new_context()
@@ -348,9 +384,10 @@ def run(args, server, started):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
         context = browser.new_context(viewport={"width": 900, "height": 800})
-        for flow in (list_scrolls_to_200, faults_then_retry, reset_starts_over, photos_decode):
+        for flow in (list_scrolls_to_200, faults_then_retry, reset_starts_over, photos_decode, app_under_base_path):
             print(f"browser test: {flow.__name__}", flush=True)
-            arguments = (context, args.base, args.screenshots) if flow in (list_scrolls_to_200, photos_decode) \
+            arguments = (context, args.base, args.screenshots) \
+                if flow in (list_scrolls_to_200, photos_decode, app_under_base_path) \
                 else (context, args.base)
             try:
                 flow(*arguments)

@@ -17,7 +17,7 @@ package enum WebAssets {
     /// Every file, by name (`package`: the fuzzer checks that the app's answers are these files).
     package static let files: [String: Asset] = [
         "api.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-a02005b3b0f8cc76""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-d5d45d6e66a240cb""#,
             text: ##"""
         // The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
         // parameters, the dataset as X-Dataset), problems turned into errors a failure view can show.
@@ -35,6 +35,15 @@ package enum WebAssets {
 
         const clientID = uuid();
 
+        /** The `/d/<name>` the page was opened under (a dataset as a base URL: every request then goes under it and names
+         * that dataset, so the panel's dataset field is fixed), or "" at `/`. */
+        export const basePath = (location.pathname.match(/^\/d\/[A-Za-z0-9._-]{1,64}(?=\/)/) ?? [""])[0];
+
+        /** `path` (server-relative) under the page's base, unless it is there already (an `image_url` the server wrote). */
+        export function underBase(path) {
+          return basePath && !path.startsWith(`${basePath}/`) ? basePath + path : path;
+        }
+
         /** The control panel's values, read from the form each time. */
         export function settings() {
           const form = document.getElementById("controls");
@@ -47,7 +56,7 @@ package enum WebAssets {
 
         /** `path` with the control parameters that apply (faults only on data paths and when `faults` is set). */
         export function withControls(path, { faults = true } = {}) {
-          const url = new URL(path, location.origin);
+          const url = new URL(underBase(path), location.origin);
           const s = settings();
           if (s.delay && s.delay !== "0") url.searchParams.set("delay_ms", s.delay);
           if (faults && s.failRate && Number(s.failRate) > 0) {
@@ -65,7 +74,7 @@ package enum WebAssets {
         export function baseHeaders() {
           const headers = { "X-Client-Id": clientID };
           const dataset = settings().dataset;
-          if (dataset) headers["X-Dataset"] = dataset;
+          if (dataset && !basePath) headers["X-Dataset"] = dataset;
           return headers;
         }
 
@@ -175,11 +184,11 @@ package enum WebAssets {
 
         """##),
         "app.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-f250cc110418a034""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-354060efd81204b8""#,
             text: ##"""
         // The app at /: three views of the list this server exists for, switched by the URL's fragment, and the control
         // panel that makes the network slow or failing on purpose.
-        import { request } from "./api.js";
+        import { basePath, request } from "./api.js";
         import { listView } from "./list.js";
         import { photosView } from "./photos.js";
         import { chatView } from "./chat.js";
@@ -215,6 +224,14 @@ package enum WebAssets {
           }
         });
 
+        // Under /d/<name>/ the path names the dataset: the field shows it and cannot name another.
+        if (basePath) {
+          const field = document.getElementById("controls").elements.dataset;
+          field.value = basePath.slice(3);
+          field.readOnly = true;
+          field.title = `This page is under ${basePath}/: every request names that dataset.`;
+        }
+
         // The panel is read as it is, never submitted (Enter in a field would reload the page).
         document.getElementById("controls").addEventListener("submit", (event) => event.preventDefault());
         // A changed dataset is another list: start the view over.
@@ -224,13 +241,13 @@ package enum WebAssets {
 
         """##),
         "chat.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-8d2aee6e29f2ed46""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-235fcefb556d0907""#,
             text: ##"""
         // The Chat view: newest at the bottom; scrolling up loads older messages without the view jumping (the first
         // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
         // POST fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match;
         // messages from others arrive over EventSource, which resumes with Last-Event-ID after a lost connection.
-        import { request, settings, noteVersion, uuid } from "./api.js";
+        import { basePath, request, settings, noteVersion, underBase, uuid } from "./api.js";
         import { escape } from "./list.js";
 
         const batch = 20;
@@ -438,8 +455,10 @@ package enum WebAssets {
           });
 
           // Live: every change of the list. EventSource sends no custom header, so the dataset goes in the query.
-          const dataset = settings().dataset;
-          const events = new EventSource(`/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`);
+          // Under a base path (`/d/<name>/`) the path names it.
+          const dataset = basePath ? "" : settings().dataset;
+          const events = new EventSource(
+            underBase(`/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`));
           events.addEventListener("open", () => { live.textContent = "live"; });
           events.addEventListener("error", () => { live.textContent = "reconnecting…"; });
           events.addEventListener("created", (event) => append(JSON.parse(event.data)));
@@ -625,11 +644,11 @@ package enum WebAssets {
 
         """##),
         "photos.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-9b1eda15aa916dfb""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-5d4b1b64d5891a44""#,
             text: ##"""
         // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
         // and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
-        import { request, withControls, settings, noteVersion } from "./api.js";
+        import { basePath, request, withControls, settings, noteVersion } from "./api.js";
         import { escape } from "./list.js";
 
         export function photosView(root) {
@@ -683,7 +702,7 @@ package enum WebAssets {
             frame.style.setProperty("--placeholder", item.color);
             const image = entry.querySelector("img");
             // An <img> sends no X-Dataset: the dataset goes in the query.
-            const dataset = settings().dataset;
+            const dataset = basePath ? "" : settings().dataset;  // under a base path, image_url carries it
             const source = () => withControls(
               `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`);
             image.addEventListener("load", () => {

@@ -55,6 +55,13 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
         fields.append(Field(name: name, value: value))
     }
 
+    /// Replaces the value of every field called `name` (any case) with what `transform` makes of it.
+    mutating func transformValues(of name: String, _ transform: (String) -> String) {
+        for index in fields.indices where Self.namesMatch(fields[index].name, name) {
+            fields[index].value = transform(fields[index].value)
+        }
+    }
+
     /// The value of the first field called `name` (any case), or nil.
     package subscript(name: String) -> String? {
         fields.first { Self.namesMatch($0.name, name) }?.value

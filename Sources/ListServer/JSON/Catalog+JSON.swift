@@ -32,14 +32,14 @@ extension Catalog {
         json.appendReserved(hex24: fields.color)
         json.appendReserved(raw: "\",\"likes\":")
         json.appendReserved(integer: fields.likes)
-        json.appendReserved(raw: ",\"image_url\":\"/items/")
+        json.appendReservedImageURLStart()
         json.appendReserved(integer: id)
         json.appendReserved(raw: "/image\"}")
     }
 
     /// At least the bytes of the largest item ``writeItem(_:into:)`` writes: 101 of literals, six integers of up to
-    /// 20 digits, six hex digits and the longest author, rounded up.
-    static let maximumItemBytes = 256 + AuthorTable.maximumEncodedCount
+    /// 20 digits, six hex digits and the longest author, rounded up, and the longest base path.
+    static let maximumItemBytes = 256 + AuthorTable.maximumEncodedCount + JSONWriter.maximumBasePathBytes
 
     /// Writes a whole page body:
     /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null,"version":V}`.

@@ -41,9 +41,13 @@ extension Change {
     }
 
     /// One Server-Sent Event: `event: <kind>\nid: <sequence>\ndata: <json>\n\n` (the JSON is one line).
-    package var serverSentEvent: [UInt8] {
+    package var serverSentEvent: [UInt8] { serverSentEvent(basePath: []) }
+
+    /// ``serverSentEvent`` for a stream opened under `/d/<name>`: the item's URLs start with `basePath`.
+    package func serverSentEvent(basePath: [UInt8]) -> [UInt8] {
         var bytes = Array("event: \(event.kind)\nid: \(sequence)\ndata: ".utf8)
         var json = JSONWriter(capacity: 224)
+        json.basePath = basePath
         writeEventData(into: &json)
         bytes += json.bytes
         bytes += Array("\n\n".utf8)

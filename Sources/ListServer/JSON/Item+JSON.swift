@@ -21,7 +21,7 @@ extension Item {
         json.append(string: color)
         json.append(raw: ",\"likes\":")
         json.append(integer: likes)
-        json.append(raw: ",\"image_url\":\"/items/")
+        json.appendImageURLStart()
         json.append(integer: id)
         json.append(raw: "/image\"}")
     }

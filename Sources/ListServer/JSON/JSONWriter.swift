@@ -15,6 +15,12 @@
 /// buffer.
 package struct JSONWriter: ~Copyable, Sendable {
     private var buffer: ByteBuffer
+    /// The base path the server's own URLs in this body start with: `/d/<name>` for a request that named its dataset
+    /// so (``RequestTarget/base``), empty otherwise; ``appendImageURLStart()`` writes it.
+    package var basePath: [UInt8] = []
+
+    /// The most bytes ``basePath`` holds: `/d/` and a dataset name of at most 64 bytes.
+    package static let maximumBasePathBytes = 67
 
     /// The UTF-8 bytes written so far, as an array of their own (a copy: take it once, at the end).
     package var bytes: [UInt8] { buffer.bytes }
@@ -135,6 +141,25 @@ package struct JSONWriter: ~Copyable, Sendable {
     @inline(__always)
     package mutating func appendReserved(encoded: [UInt8]) {
         buffer.appendReserved(encoded)
+    }
+
+    /// `,"image_url":"` and the start of an item's path, ``basePath`` then `/items/`: what every item's JSON writes
+    /// before its id (and `/image"`).
+    package mutating func appendImageURLStart() {
+        buffer.reserve(21 + basePath.count)  // exactly: room to spare would grow a writer sized for one item
+        appendReservedImageURLStart()
+    }
+
+    /// ``appendImageURLStart()`` into reserved room (21 bytes and ``basePath``).
+    @inline(__always)
+    package mutating func appendReservedImageURLStart() {
+        if basePath.isEmpty {
+            buffer.appendReserved(literal: ",\"image_url\":\"/items/")
+        } else {
+            buffer.appendReserved(literal: ",\"image_url\":\"")
+            buffer.appendReserved(basePath)
+            buffer.appendReserved(literal: "/items/")
+        }
     }
 
     /// ``append(hex24:)`` (6 bytes) into reserved room.

@@ -9,6 +9,8 @@ import ListDomain
 final class EventStream: @unchecked Sendable {
     let request: EvHTTPRequest
     let list: String
+    /// What the items' URLs in its events start with (``EventStreamRequest/basePath``).
+    let basePath: [UInt8]
     let token: UInt64
     /// The sequence number of the last change sent; live changes at or below it are not sent again.
     var lastSent: UInt64
@@ -27,9 +29,12 @@ final class EventStream: @unchecked Sendable {
     /// (which frees evhttp, and with it every connection, while the server is still whole).
     unowned(unsafe) let server: LoopServer
 
-    init(request: EvHTTPRequest, list: String, token: UInt64, lastSent: UInt64, server: LoopServer) {
+    init(
+        request: EvHTTPRequest, list: String, basePath: [UInt8], token: UInt64, lastSent: UInt64, server: LoopServer
+    ) {
         self.request = request
         self.list = list
+        self.basePath = basePath
         self.token = token
         self.lastSent = lastSent
         self.server = server
@@ -53,7 +58,8 @@ extension LoopServer {
         guard let connection = evhttp_request_get_connection(request.raw) else { return opened }
         let token = nextStreamToken
         nextStreamToken &+= 1
-        let open = EventStream(request: request, list: stream.list, token: token, lastSent: 0, server: self)
+        let open = EventStream(
+            request: request, list: stream.list, basePath: stream.basePath, token: token, lastSent: 0, server: self)
         // Counted (``streamCount``) before the list is read: a commit whose changes the feed did not hand this loop
         // (it had no stream then) is one this read already sees, so the stream owes nothing from it.
         streams[token] = open
@@ -113,7 +119,7 @@ extension LoopServer {
                     stream.lastSent = last
                 case .changes(let changes, _):
                     for change in changes where change.sequence > stream.lastSent {
-                        write(EventFrame(change.serverSentEvent), to: stream)
+                        write(EventFrame(change.serverSentEvent(basePath: stream.basePath)), to: stream)
                         stream.lastSent = change.sequence
                     }
                     position = stream.lastSent
@@ -124,7 +130,7 @@ extension LoopServer {
             guard streams[stream.token] != nil, let held = stream.held else { return }
             stream.held = nil
             for change in held where change.sequence > stream.lastSent {
-                write(EventFrame(change.serverSentEvent), to: stream)
+                write(EventFrame(change.serverSentEvent(basePath: stream.basePath)), to: stream)
                 stream.lastSent = change.sequence
             }
         }
@@ -142,13 +148,22 @@ extension LoopServer {
         // A dropped dataset's feed goes on with a `reset` change, like a reset's: its streams see it and stay.
         let followers = streams.values.filter { $0.list == list }
         guard !followers.isEmpty else { return }  // nothing to frame for a list no stream here follows
+        // Framed once for all of them, and once more for each base path some follow under (`/d/<name>/`).
         let events = changes.map { ($0.sequence, EventFrame($0.serverSentEvent)) }
+        var eventsUnder: [[UInt8]: [(UInt64, EventFrame)]] = [:]
         for stream in followers {
             if stream.held != nil {
                 stream.held! += changes
                 continue
             }
-            for (sequence, frame) in events where sequence > stream.lastSent {
+            var framed = events
+            if !stream.basePath.isEmpty {
+                framed =
+                    eventsUnder[stream.basePath]
+                    ?? changes.map { ($0.sequence, EventFrame($0.serverSentEvent(basePath: stream.basePath))) }
+                eventsUnder[stream.basePath] = framed
+            }
+            for (sequence, frame) in framed where sequence > stream.lastSent {
                 write(frame, to: stream)
                 stream.lastSent = sequence
             }

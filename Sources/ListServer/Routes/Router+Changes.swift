@@ -39,11 +39,13 @@ extension Router {
             }
         }
         let feed = writes.feed
+        let basePath = target.basePath
         return .deferred { [since, limit = Int(limit), wait = Duration.milliseconds(Int64(wait))] in
             do throws(StoreFailure) {
                 switch try await feed.changes(of: list, after: since, limit: limit, wait: wait) {
                 case .changes(let changes, let nextSince):
                     var json = JSONWriter(capacity: 48 + changes.count * 200)
+                    json.basePath = basePath
                     json.append(raw: "{\"changes\":[")
                     for (index, change) in changes.enumerated() {
                         if index > 0 { json.append(raw: ",") }
@@ -101,7 +103,9 @@ extension Router {
             "X-Accel-Buffering": "no",
         ]
         _ = try readableState(of: list)  // in memory (a use), or loaded first
-        return .stream(EventStreamRequest(list: list, after: after, headers: streamHeaders, settings: events))
+        return .stream(
+            EventStreamRequest(
+                list: list, after: after, headers: streamHeaders, settings: events, basePath: target.basePath))
     }
 }
 
@@ -114,4 +118,6 @@ package struct EventStreamRequest: Sendable {
     /// The response's header fields.
     package var headers: HTTPHeaders
     package let settings: EventSettings
+    /// What the items' URLs start with: `/d/<name>` for a stream opened under it, else empty.
+    package var basePath: [UInt8] = []
 }

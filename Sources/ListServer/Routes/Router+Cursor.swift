@@ -14,7 +14,8 @@ extension Router {
         order: ListOrder,
         limit: UInt64,
         state: ListState,
-        headers requestHeaders: HTTPHeaders
+        headers requestHeaders: HTTPHeaders,
+        basePath: [UInt8] = []
     ) -> HTTPResponse {
         let catalog = state.catalog
         let version = state.header.version
@@ -28,6 +29,7 @@ extension Router {
         let nextCursor: UInt64?
         let total: UInt64
         var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + Int(limit) * Self.estimatedItemBytes)
+        json.basePath = basePath
         // 3: a `/items` page by cursor (see `EntityTag`).
         let generatedTag = EntityTag(
             version: version, catalog.seed, catalog.count, 3, kind, cursorID, order == .asc ? 0 : 1, limit)

@@ -39,17 +39,7 @@ extension Router {
 
     /// 400 unless `name` is 1–64 of `[A-Za-z0-9._-]`.
     static func checkDatasetName(_ name: String, what: String) throws(Problem) {
-        let valid =
-            (1...64).contains(name.utf8.count)
-            && name.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                    true
-                default: false
-                }
-            }
-        guard valid else {
+        guard DatasetName.isValid(name.utf8) else {
             throw Problem(
                 .invalidHeader, detail: "\(what) must be 1 to 64 of A-Z a-z 0-9 . _ -, got \(Problem.quoted(name))")
         }

@@ -27,19 +27,24 @@ extension Router {
         let request = try PageQuery(target: target, paging: paging)
         let state = try readableState(of: try Self.listName(headers))
         var response: HTTPResponse
+        let basePath = target.basePath
         if let position = request.cursor {
-            response = cursorPage(position, order: request.order, limit: request.limit, state: state, headers: headers)
+            response = cursorPage(
+                position, order: request.order, limit: request.limit, state: state, headers: headers,
+                basePath: basePath)
         } else if state.isPristine {
-            response = generatedPage(request, state: state, headers: headers)
+            response = generatedPage(request, state: state, headers: headers, basePath: basePath)
         } else {
-            response = writtenPage(request, state: state, headers: headers)
+            response = writtenPage(request, state: state, headers: headers, basePath: basePath)
         }
         response.delay = service.pageLatency
         return response
     }
 
     /// A page by number of a list nobody wrote to: ids are positions, written straight from the catalog.
-    private func generatedPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders) -> HTTPResponse {
+    private func generatedPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders, basePath: [UInt8])
+        -> HTTPResponse
+    {
         let catalog = state.catalog
         let version = state.header.version
         let tag = Self.generatedPageTag(request, state: state)
@@ -48,6 +53,7 @@ extension Router {
         }
         let page = catalog.page(request.page, limit: request.limit)
         var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + page.ids.count * Self.estimatedItemBytes)
+        json.basePath = basePath
         catalog.writePage(page, order: request.order, version: version, into: &json)
         return pageResponse(page, order: request.order, tag: tag, body: json.bytes)
     }
@@ -56,13 +62,16 @@ extension Router {
     ///
     /// The `ETag` is the generated page's, with the list's deletions and the highest revision on the page added
     /// once there are any (see ``EntityTag/forPage(_:of:)``): it changes exactly when an item on the page does.
-    private func writtenPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders) -> HTTPResponse {
+    private func writtenPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders, basePath: [UInt8])
+        -> HTTPResponse
+    {
         let (page, ids) = state.page(request.page, limit: request.limit, order: request.order)
         let tag = Self.generatedPageTag(request, state: state).forPage(ids, of: state)
         if let notModified = Self.notModified(tag, headers) {
             return notModified
         }
         var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + ids.count * Self.estimatedItemBytes)
+        json.basePath = basePath
         state.writeItems(ids, into: &json)
         Catalog.writePageEnvelope(page, version: state.header.version, into: &json)
         return pageResponse(page, order: request.order, tag: tag, body: json.bytes)
@@ -140,7 +149,7 @@ extension Router {
     ///   - headers: The request's fields (for `If-None-Match` and `X-Dataset`).
     /// - Throws: A ``Problem``: 400 for an id that is not a plain decimal integer or overflows, 404 past the end or
     ///   for a deleted item.
-    func item(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
+    func item(_ rawID: String, headers: HTTPHeaders, basePath: [UInt8] = []) throws(Problem) -> HTTPResponse {
         let state = try readableState(of: try Self.listName(headers))
         let id = try itemID(rawID, in: state)
         let tag = EntityTag(item: state.itemRevision(id))
@@ -149,12 +158,13 @@ extension Router {
         }
         return HTTPResponse(
             status: 200, headers: ["Content-Type": MediaType.json, "ETag": tag.headerValue],
-            body: Self.itemJSON(id, in: state))
+            body: Self.itemJSON(id, in: state, basePath: basePath))
     }
 
     /// Item `id` of `state` as JSON: the generated fast path unless it has written fields.
-    static func itemJSON(_ id: UInt64, in state: ListState) -> [UInt8] {
+    static func itemJSON(_ id: UInt64, in state: ListState, basePath: [UInt8] = []) -> [UInt8] {
         var json = JSONWriter(capacity: estimatedItemBytes)
+        json.basePath = basePath
         state.writeItem(id, into: &json)
         return json.bytes
     }

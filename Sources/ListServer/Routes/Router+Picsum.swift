@@ -14,7 +14,7 @@ extension Router {
 
     /// `GET /v2/list?page=&limit=`: a bare JSON array of Picsum objects, with Picsum's `Link` header.
     func picsumList(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
-        let root = try publicRoot(headers)
+        let root = try publicRoot(headers, base: target.base)
         let state = try readableState(of: try Self.listName(headers))
         var page: UInt64 = 1
         var limit = Self.picsumDefaultLimit
@@ -64,8 +64,8 @@ extension Router {
     }
 
     /// `GET /id/<id>/info`, `GET /seed/<seed>/info`: the item as one Picsum object.
-    func picsumInfo(_ pick: PicsumPick, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
-        let root = try publicRoot(headers)
+    func picsumInfo(_ pick: PicsumPick, headers: HTTPHeaders, base: Substring = "") throws(Problem) -> HTTPResponse {
+        let root = try publicRoot(headers, base: base)
         let state = try readableState(of: try Self.listName(headers))
         let item = try picsumItem(pick, in: state)
         var json = JSONWriter(capacity: 256)
@@ -98,10 +98,11 @@ extension Router {
 
     /// The base of the absolute URLs written: ``SettingKey/publicURL``, else `http://` and the request's `Host`, which
     /// must be a host name or an IP literal with an optional port (never echoed unchecked); without either (an
-    /// HTTP/1.0 request may have no `Host`), nothing: the URLs are then server-relative.
-    func publicRoot(_ headers: HTTPHeaders) throws(Problem) -> String {
-        if let publicURL = service.publicURL { return publicURL }
-        guard let host = headers["Host"] else { return "" }
+    /// HTTP/1.0 request may have no `Host`), nothing: the URLs are then server-relative. Then `base`, the
+    /// `/d/<name>` a request named its dataset by (Router+BasePath.swift).
+    func publicRoot(_ headers: HTTPHeaders, base: Substring = "") throws(Problem) -> String {
+        if let publicURL = service.publicURL { return publicURL + base }
+        guard let host = headers["Host"] else { return String(base) }
         guard let authority = HostAuthority.normalized(host) else {
             throw Problem(
                 .invalidHeader,
@@ -109,7 +110,7 @@ extension Router {
                     "the Host field \(Problem.quoted(host)) is not host[:port]; set \(SettingKey.publicURL.name) behind a "
                     + "proxy")
         }
-        return "http://" + authority
+        return "http://" + authority + base
     }
 
     /// `{"id":"42","author":…,"width":…,"height":…,"url":…,"download_url":…}`, Picsum's member order.

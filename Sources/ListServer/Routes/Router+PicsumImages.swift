@@ -38,7 +38,8 @@ extension Router {
         guard case .id = pick else {
             // Absolute, as Picsum's (and under server.public_url's path prefix when it has one).
             var location =
-                try publicRoot(headers) + "/id/\(item.id)/\(size.width)/\(size.height).\(format.fileExtension)"
+                try publicRoot(headers, base: target.base)
+                + "/id/\(item.id)/\(size.width)/\(size.height).\(format.fileExtension)"
             var query: [String] = []
             if blur > 0 { query.append("blur=\(blur)") }
             if grayscale { query.append("grayscale") }

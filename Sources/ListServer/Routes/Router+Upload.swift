@@ -31,6 +31,7 @@ extension Router {
         let body = request.body
         let writes = self.writes
         let metrics = observability.metrics
+        let basePath = target.basePath
         return .deferred {
             let upload: ImageUpload
             do throws(UploadRejection) {
@@ -40,13 +41,13 @@ extension Router {
             }
             let claim = key.map { key in
                 IdempotencyClaim(key: key, fingerprint: resource + upload.digest.bigEndianBytes) { result in
-                    RecordedAnswer.encode(Self.writtenResponse(result))
+                    RecordedAnswer.encode(Self.writtenResponse(result, basePath: basePath))
                 }
             }
             let operation = WriteOperation(
                 list: list, action: .putImage(id, upload), imageCondition: condition, idempotency: claim)
             let outcome = await writes.submit(operation)
-            let response = Self.writeResponse(outcome, list: writes.lists.state(of: list))
+            let response = Self.writeResponse(outcome, list: writes.lists.state(of: list), basePath: basePath)
             if let metrics {
                 let replayed = if case .replayed = outcome { true } else { false }
                 metrics.writes.recordWrite(method: "PUT", status: response.status, replayed: replayed)
@@ -65,7 +66,7 @@ extension Router {
         let operation = WriteOperation(
             list: list, action: .removeImage(id), imageCondition: Self.imageCondition(request.headers, list: list),
             idempotency: try idempotencyClaim(request, target: target))
-        return submit(operation, method: .delete)
+        return submit(operation, method: .delete, basePath: target.basePath)
     }
 
     /// The format of an upload: its `Content-Type`, which its signature must agree with.
@@ -165,13 +166,13 @@ extension Router {
     /// The 2xx answer to a stored upload: 201 (with `Location`) for the item's first, 200 for a replacement; the
     /// image's `ETag`, and what was stored as JSON: `{"id":42,"image_url":"/items/42/image","content_type":
     /// "image/png","width":800,"height":600,"bytes":51234}`.
-    static func storedImageResponse(_ revision: ImageRevision, created: Bool) -> HTTPResponse {
+    static func storedImageResponse(_ revision: ImageRevision, created: Bool, basePath: [UInt8] = []) -> HTTPResponse {
         guard let upload = revision.upload else { return HTTPResponse(status: 204) }
         var json = JSONWriter(capacity: 160)
         json.append(raw: "{\"id\":")
         json.append(integer: revision.item.id)
         json.append(raw: ",\"image_url\":")
-        json.append(string: imagePath(revision.item.id))
+        json.append(string: String(decoding: basePath, as: UTF8.self) + imagePath(revision.item.id))
         json.append(raw: ",\"content_type\":")
         json.append(string: MediaType.image(upload.format))
         json.append(raw: ",\"width\":")

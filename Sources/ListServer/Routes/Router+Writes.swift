@@ -19,7 +19,7 @@ extension Router {
         do { overrides = try ItemBody.creation(json) } catch { throw Self.invalidItem(error) }
         let operation = WriteOperation(
             list: list, action: .create(overrides), idempotency: try idempotencyClaim(request, target: target))
-        return submit(operation, method: .post)
+        return submit(operation, method: .post, basePath: target.basePath)
     }
 
     /// `PATCH /items/<id>`: a merge patch of a live item; 200 with the item and its new `ETag`.
@@ -32,7 +32,7 @@ extension Router {
         let operation = WriteOperation(
             list: list, action: .update(id, patch), condition: Self.ifMatch(request.headers),
             idempotency: try idempotencyClaim(request, target: target))
-        return submit(operation, method: .patch)
+        return submit(operation, method: .patch, basePath: target.basePath)
     }
 
     /// `DELETE /items/<id>`: 204; the id then answers 404 and pages skip it.
@@ -42,12 +42,12 @@ extension Router {
         let operation = WriteOperation(
             list: list, action: .delete(id), condition: Self.ifMatch(request.headers),
             idempotency: try idempotencyClaim(request, target: target))
-        return submit(operation, method: .delete)
+        return submit(operation, method: .delete, basePath: target.basePath)
     }
 
     /// Queues the write and answers once its group is committed (the answer is made where it is taken: on the
-    /// loop, not on the committing thread).
-    func submit(_ operation: WriteOperation, method: HTTPMethod) -> RouteOutcome {
+    /// loop, not on the committing thread). `basePath` starts the URLs of its body (`/d/<name>`, or none).
+    func submit(_ operation: WriteOperation, method: HTTPMethod, basePath: [UInt8]) -> RouteOutcome {
         let writes = self.writes
         // The closures that cross to the committing thread and back hold the registry, not the coordinator: its
         // committing task's weak reference gives the coordinator a side table, which makes every retain of it a
@@ -58,7 +58,8 @@ extension Router {
             PendingResponse { respond in
                 writes.submit(operation) { outcome in
                     respond {
-                        let response = Self.writeResponse(outcome, list: lists.state(of: operation.list))
+                        let response = Self.writeResponse(
+                            outcome, list: lists.state(of: operation.list), basePath: basePath)
                         if let metrics {
                             let replayed = if case .replayed = outcome { true } else { false }
                             metrics.writes.recordWrite(
@@ -72,11 +73,16 @@ extension Router {
 
     /// The answer to a write's outcome.
     ///
-    /// - Parameter list: The list as it is now, read only to word a 404.
-    static func writeResponse(_ outcome: WriteOutcome, list: @autoclosure () -> ListState) -> HTTPResponse {
+    /// - Parameters:
+    ///   - list: The list as it is now, read only to word a 404.
+    ///   - basePath: What the URLs of a 2xx body start with (`/d/<name>`, or none). A replayed answer is the first
+    ///     one, as it was recorded.
+    static func writeResponse(_ outcome: WriteOutcome, list: @autoclosure () -> ListState, basePath: [UInt8] = [])
+        -> HTTPResponse
+    {
         switch outcome {
         case .done(let result):
-            return writtenResponse(result)
+            return writtenResponse(result, basePath: basePath)
         case .replayed(let recorded):
             guard var response = RecordedAnswer.decode(recorded) else {
                 return Problem(.storeUnavailable, detail: "the recorded answer for this key is unreadable").response()
@@ -137,11 +143,13 @@ extension Router {
         }
     }
 
-    /// The 2xx answer to a committed write.
-    static func writtenResponse(_ result: WriteResult) -> HTTPResponse {
+    /// The 2xx answer to a committed write; its `Location` is server-relative, moved under a request's base where
+    /// the router decorates the answer, and its body's URLs start with `basePath`.
+    static func writtenResponse(_ result: WriteResult, basePath: [UInt8] = []) -> HTTPResponse {
         switch result {
         case .created(let item, let revision), .updated(let item, let revision):
             var json = JSONWriter(capacity: estimatedItemBytes)
+            json.basePath = basePath
             item.writeJSON(into: &json)
             // Room for the fields `decorate` and the loop add (CORS, Cache-Control, X-Request-Id): one allocation.
             var headers = HTTPHeaders(capacity: 8)
@@ -154,7 +162,7 @@ extension Router {
             }
             return HTTPResponse(status: status, headers: headers, body: json.bytes)
         case .imageStored(let revision, let created):
-            return storedImageResponse(revision, created: created)
+            return storedImageResponse(revision, created: created, basePath: basePath)
         case .deleted, .dropped, .grew, .reset, .imageRemoved, .expired:
             return HTTPResponse(status: 204)
         }
@@ -220,8 +228,9 @@ extension Router {
         // The whole request, not a hash of it: exact, and bodies are small (``SettingKey/maxBodyBytes``).
         var fingerprint = Array((request.method.name + " " + Self.faultResource(target) + "\n").utf8)
         fingerprint += request.body
+        let basePath = target.basePath
         return IdempotencyClaim(key: key, fingerprint: fingerprint) { result in
-            RecordedAnswer.encode(Self.writtenResponse(result))
+            RecordedAnswer.encode(Self.writtenResponse(result, basePath: basePath))
         }
     }
 

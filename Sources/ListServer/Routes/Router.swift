@@ -216,15 +216,21 @@ package struct Router: Sendable {
     ///     to, beyond this server's copy, first waits for the copy to catch up (``readAfterCatchUp``).
     ///   - retried: Whether this is the second try of a request whose list had left memory as it was read
     ///     (``routeAgainAfterLoading(_:_:_:retried:)``).
-    func route(_ request: HTTPRequest, _ match: Match, waitingForOthers: Bool = true, retried: Bool = false)
-        -> RouteOutcome
-    {
+    ///   - named: Whether `request` already names the dataset its target's base names (a second pass; see
+    ///     Router+BasePath.swift).
+    func route(
+        _ request: HTTPRequest, _ match: Match, waitingForOthers: Bool = true, retried: Bool = false,
+        named: Bool = false
+    ) -> RouteOutcome {
         let target: RequestTarget
         switch match.target {
         case .success(let parsed):
             target = parsed
         case .failure(let error):
             return finish(.response(error.response()), for: request)  // no controls without a target
+        }
+        if target.hasBase && !named {  // `/d/<name>/…` (Router+BasePath.swift)
+            return routeUnderBase(request, match, target, waitingForOthers: waitingForOthers, retried: retried)
         }
         if let loading = routeAfterLoading(request, match) { return loading }
         if waitingForOthers, let waiting = readAfterCatchUp(request, match) { return waiting }
@@ -235,7 +241,7 @@ package struct Router: Sendable {
         // `?delay_ms`, `?fail=…` and configured faults (Router+Faults.swift): a byte scan of the query when there
         // are none.
         let outcome = applyingControls(of: request, target: target, resource: try? match.resource.get(), to: answer)
-        return finish(outcome, for: request)
+        return finish(outcome, for: request, base: target.base)
     }
 
     /// The resources the API serves, matched from decoded path segments.
@@ -455,7 +461,7 @@ package struct Router: Sendable {
         case .item(let rawID) where request.method == .delete:
             return try deleteItem(rawID, request, target: target)
         case .item(let rawID):
-            return .response(try item(rawID, headers: request.headers))
+            return .response(try item(rawID, headers: request.headers, basePath: target.basePath))
         case .itemDetail(let rawID):
             return try detail(rawID, headers: request.headers, target: target)
         case .itemImage(let rawID, fileExtension: nil) where request.method == .put:
@@ -475,7 +481,7 @@ package struct Router: Sendable {
         case .picsumList:
             return .response(try picsumList(target, headers: request.headers))
         case .picsumInfo(let pick):
-            return .response(try picsumInfo(pick, headers: request.headers))
+            return .response(try picsumInfo(pick, headers: request.headers, base: target.base))
         case .picsumImage(let pick, let sizes):
             return try picsumImage(pick, sizes: sizes, target: target, headers: request.headers)
         case .probe(let ready):
@@ -506,21 +512,23 @@ package struct Router: Sendable {
         return HTTPResponse(status: 204, headers: headers)
     }
 
-    /// Adds the fields every routed response carries (`Cache-Control`, CORS), also to deferred responses.
-    private func finish(_ outcome: RouteOutcome, for request: HTTPRequest) -> RouteOutcome {
+    /// Adds the fields every routed response carries (`Cache-Control`, CORS), also to deferred responses, and moves
+    /// the server-relative URLs of `Link` and `Location` under `base` (`/d/<name>`, Router+BasePath.swift).
+    private func finish(_ outcome: RouteOutcome, for request: HTTPRequest, base: Substring = "") -> RouteOutcome {
         let origin = service.cors == nil ? nil : request.headers["Origin"]
         switch consume outcome {  // consumed: decorating must not copy the headers of a shared value
         case .response(var response):
-            Self.decorate(&response, cors: service.cors, origin: origin)
+            Self.decorate(&response, cors: service.cors, origin: origin, base: base)
             return .response(response)
         case .deferred(let work):
             // Captures only what decorating needs (not the whole router), and awaits nothing but `work`: the frames
             // of waiting requests stay small.
             return .deferred { [cors = service.cors] in
-                Self.decorated(await work(), cors: cors, origin: origin)
+                Self.decorated(await work(), cors: cors, origin: origin, base: base)
             }
         case .pending(let pending):
-            return .pending(pending.map { [cors = service.cors] in Self.decorate(&$0, cors: cors, origin: origin) })
+            return .pending(
+                pending.map { [cors = service.cors] in Self.decorate(&$0, cors: cors, origin: origin, base: base) })
         case .stream(var stream):
             Self.decorate(&stream.headers, cors: service.cors, origin: origin)
             return .stream(stream)
@@ -530,17 +538,21 @@ package struct Router: Sendable {
     }
 
     /// `response`, decorated.
-    private static func decorated(_ response: consuming HTTPResponse, cors: CORSPolicy?, origin: String?)
+    static func decorated(
+        _ response: consuming HTTPResponse, cors: CORSPolicy?, origin: String?, base: Substring
+    )
         -> HTTPResponse
     {
         var response = response
-        decorate(&response, cors: cors, origin: origin)
+        decorate(&response, cors: cors, origin: origin, base: base)
         return response
     }
 
-    /// `Cache-Control: no-cache` unless the route chose its own (`no-store` on probes and metrics), and CORS.
-    private static func decorate(_ response: inout HTTPResponse, cors: CORSPolicy?, origin: String?) {
+    /// `Cache-Control: no-cache` unless the route chose its own (`no-store` on probes and metrics), CORS, and the
+    /// base of a dataset named by path.
+    private static func decorate(_ response: inout HTTPResponse, cors: CORSPolicy?, origin: String?, base: Substring) {
         decorate(&response.headers, cors: cors, origin: origin)
+        if !base.isEmpty { rebase(&response.headers, base: String(base)) }
     }
 
     private static func decorate(_ headers: inout HTTPHeaders, cors: CORSPolicy?, origin: String?) {

@@ -50,7 +50,8 @@ enum RouterFixture {
         store: MemoryListStore,
         count: UInt64 = 10_000,
         stored: [String: StoredList] = [:],
-        service: ServiceOptions = ServiceOptions()
+        service: ServiceOptions = ServiceOptions(),
+        metrics: Bool = false
     ) -> Router {
         let catalog = Catalog(seed: 42, count: count)
         let lists = ListRegistry(seed: catalog.seed, count: catalog.count, stored: stored)
@@ -60,7 +61,10 @@ enum RouterFixture {
         let slowStore = SlowStore(catalog: catalog, latency: .uniform(min: .zero, max: .zero), clock: ImmediateClock())
         return Router(
             writes: writes, cache: DetailCache(store: slowStore, capacity: 100), images: imageCache(),
-            paging: defaultPaging, service: service)
+            paging: defaultPaging,
+            observability: metrics
+                ? Observability(metrics: ServerMetrics(routes: Route.templates), accessLog: nil) : .disabled,
+            service: service)
     }
 }
 

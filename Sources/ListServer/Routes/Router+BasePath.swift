@@ -1,0 +1,92 @@
+/// `/d/<name>/…`: a dataset as a base URL, for an app under test that is given one URL and changes nothing else.
+///
+/// A request whose path starts with `/d/<name>` (``RequestTarget/base``) means what the same request without it,
+/// with `X-Dataset: <name>`, means: ``route(_:_:waitingForOthers:retried:)`` adds that field (refusing one that names
+/// another dataset, and a `?dataset=` that does), so every handler, the dataset loading and the faults read the
+/// dataset as they always do. Every URL of the answer keeps the base:
+/// - in JSON bodies, each handler gives its ``JSONWriter`` the target's ``RequestTarget/basePath`` (`image_url`);
+/// - absolute URLs (Picsum's) are made under ``publicRoot(_:base:)``;
+/// - server-relative `Link` and `Location` values are written by the handlers without the base and get it here, in
+///   one place (``rebase(_:base:)``), whatever route made them.
+///
+/// `/d/<name>` alone is a 308 to `/d/<name>/`, the app's page, whose relative requests then keep the base too.
+extension Router {
+    /// Routes a request whose target has a base: as the same request naming that dataset, or with the answer
+    /// ``nameBaseDataset(_:_:)`` gives instead. Out of line, so that routing a request without a base stays as small
+    /// as it was (inlined into it, this cost every request about 650 instructions, callgrind).
+    @inline(never)
+    func routeUnderBase(
+        _ request: HTTPRequest, _ match: Match, _ target: RequestTarget, waitingForOthers: Bool, retried: Bool
+    ) -> RouteOutcome {
+        var named = request
+        let answer: HTTPResponse?
+        do throws(Problem) {
+            answer = try Self.nameBaseDataset(&named, target)
+        } catch {
+            answer = error.response()
+        }
+        if let answer {
+            return .response(Self.decorated(answer, cors: service.cors, origin: request.headers["Origin"], base: ""))
+        }
+        return route(named, match, waitingForOthers: waitingForOthers, retried: retried, named: true)
+    }
+
+    /// Makes `request` name the dataset its target's base names; returns the answer it gets instead, if any (the
+    /// redirect of a bare base). Throws 400 when a field or `?dataset=` names another dataset.
+    static func nameBaseDataset(_ request: inout HTTPRequest, _ target: RequestTarget) throws(Problem) -> HTTPResponse?
+    {
+        guard let dataset = target.dataset else { return nil }
+        let name = String(dataset)
+        if target.path.isEmpty {
+            let location = String(target.base) + "/" + (target.query.map { "?" + $0 } ?? "")
+            return HTTPResponse(status: 308, headers: ["Location": location])
+        }
+        if let field = request.headers[datasetField] {
+            guard field == name else {
+                throw Problem(
+                    .invalidHeader,
+                    detail:
+                        "the path names dataset \(Problem.quoted(name)) (\(target.base)/) and \(datasetField) names "
+                        + "\(Problem.quoted(field)); give one, or the same in both")
+            }
+        } else {
+            request.headers.add(datasetField, name)
+        }
+        if let query = target.query, query.utf8.firstRange(of: "dataset=".utf8) != nil,
+            let other = (try? target.queryItems())?.first(where: { $0.name == "dataset" && $0.value != name })
+        {
+            throw Problem(
+                .invalidParameter,
+                detail: "the path names dataset \(Problem.quoted(name)) (\(target.base)/) and dataset= names "
+                    + "\(Problem.quoted(other.value)); give one, or the same in both",
+                parameter: "dataset")
+        }
+        return nil
+    }
+
+    /// The server-relative URLs of `headers`' `Link` and `Location` fields, moved under `base` (`/d/<name>`); URLs
+    /// already under it (an absolute root made with it) and absolute ones are left as they are.
+    static func rebase(_ headers: inout HTTPHeaders, base: String) {
+        headers.transformValues(of: "Location") { value in rebased(value, base: base) }
+        headers.transformValues(of: "Link") { value in
+            // Each link is `<URI>; params`, several separated by commas; a URI holds no `<`.
+            var result = ""
+            var rest = value[...]
+            while let open = rest.firstIndex(of: "<") {
+                result += rest[...open]
+                rest = rest[rest.index(after: open)...]
+                let close = rest.firstIndex(of: ">") ?? rest.endIndex
+                result += rebased(String(rest[..<close]), base: base)
+                rest = rest[close...]
+            }
+            return result + rest
+        }
+    }
+
+    /// `url` under `base` when it is a server-relative path (`/items/42`) not already under it.
+    private static func rebased(_ url: String, base: String) -> String {
+        guard url.hasPrefix("/"), !url.hasPrefix("//"), !(url.hasPrefix(base) && url.dropFirst(base.count).first == "/")
+        else { return url }
+        return base + url
+    }
+}

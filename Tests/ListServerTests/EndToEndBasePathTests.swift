@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@testable import ListServer
+
+/// `/d/<name>/…` over real HTTP: what only the loops do with a base, the event streams' own framing.
+@Suite("End to end: a dataset as a base URL")
+struct EndToEndBasePathTests {
+    @Test(
+        "SSE under /d/x/: the dataset's events, their URLs under the base, live and replayed; a plain stream beside it keeps plain URLs"
+    )
+    func eventStreams() async throws {
+        try await withServer { app in
+            let underBase = try RawHTTPConnection(port: app.port)
+            try underBase.request("GET", "/d/x/items/events")
+            let plain = try RawHTTPConnection(port: app.port)
+            try plain.request("GET", "/items/events", headers: ["X-Dataset: x"])
+            let other = try RawHTTPConnection(port: app.port)
+            try other.request("GET", "/d/y/items/events")
+            for stream in [underBase, plain, other] {
+                #expect(try await offPool { try stream.readStreamHead() }.status == 200)
+            }
+            let created = try await send(port: app.port, "POST", "/d/x/items", json: #"{"label":"one"}"#)
+            #expect(created.status == 201)
+            #expect(created.header("Location") == "/d/x/items/10000")
+            _ = try await send(port: app.port, "POST", "/d/y/items", json: #"{"label":"in y"}"#)
+            let live = try await offPool { try underBase.readEvents(1) }
+            #expect(live.first?["data"]?.contains(#""image_url":"/d/x/items/10000/image""#) == true)
+            let beside = try await offPool { try plain.readEvents(1) }
+            #expect(beside.first?["data"]?.contains(#""image_url":"/items/10000/image""#) == true)
+            let inY = try await offPool { try other.readEvents(1) }
+            #expect(inY.first?["data"]?.contains(#""label":"in y","#) == true)
+            #expect(inY.first?["data"]?.contains(#""image_url":"/d/y/items/10000/image""#) == true)
+            let again = try RawHTTPConnection(port: app.port)
+            try again.request("GET", "/d/x/items/events", headers: ["Last-Event-ID: 0"])
+            _ = try await offPool { try again.readStreamHead() }
+            let replayed = try await offPool { try again.readEvents(1) }
+            #expect(replayed.first?["id"] == "1")
+            #expect(replayed.first?["data"]?.contains(#""image_url":"/d/x/items/10000/image""#) == true)
+        }
+    }
+
+    @Test("the app's page is served under the base, and its bare base redirects to it")
+    func appPage() async throws {
+        try await withServer { app in
+            let page = try await fetch(port: app.port, "/d/run-42/")
+            #expect(page.status == 200)
+            #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
+            let bare = try await fetch(port: app.port, "/d/run-42")
+            #expect(bare.status == 308)
+            #expect(bare.header("Location") == "/d/run-42/")
+        }
+    }
+}
