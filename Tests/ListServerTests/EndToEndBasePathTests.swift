@@ -40,12 +40,27 @@ struct EndToEndBasePathTests {
         }
     }
 
-    @Test("the app's page is served under the base, and its bare base redirects to it")
+    @Test("an upload under the base may be as large as one without it (the head scanner's upload limit)")
+    func largeUpload() async throws {
+        let file = try EndToEndUploadTests.noisePNG(width: 200, height: 200)  // about 120 kB: past the 64 KiB limit
+        #expect(file.count > 65_536)
+        try await withServer { app in
+            let stored = try await EndToEndUploadTests.put(port: app.port, "/d/x/items/4/image", file)
+            #expect(stored.status == 201, "\(stored.text)")
+            #expect(stored.header("Location") == "/d/x/items/4/image")
+            let served = try await fetch(port: app.port, "/items/4/image.png", headers: ["X-Dataset: x"])
+            #expect(served.body == file)
+        }
+    }
+
+    @Test("the app's page is served under the base, its own files relative to it; the bare base redirects to it")
     func appPage() async throws {
         try await withServer { app in
             let page = try await fetch(port: app.port, "/d/run-42/")
             #expect(page.status == 200)
             #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
+            #expect(page.text.contains(#"src="app/app.js""#) && !page.text.contains(#"="/app/"#))
+            #expect(try await fetch(port: app.port, "/d/run-42/app/app.js").status == 200)
             let bare = try await fetch(port: app.port, "/d/run-42")
             #expect(bare.status == 308)
             #expect(bare.header("Location") == "/d/run-42/")

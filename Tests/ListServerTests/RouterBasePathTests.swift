@@ -145,6 +145,30 @@ struct RouterBasePathTests {
         #expect(await router.respondHeld("/items/10000").status == 404)
     }
 
+    @Test("a replayed write gets the URLs of the request that retried it, under a base or not")
+    func idempotentReplay() async throws {
+        let router = RouterFixture.router(store: MemoryListStore())
+        let first = await router.write(
+            .post, "/items", json: #"{"label":"once"}"#, headers: ["X-Dataset": "x", "Idempotency-Key": "k1"])
+        #expect(first.status == 201)
+        let underBase = await router.write(
+            .post, "/d/x/items", json: #"{"label":"once"}"#, headers: ["Idempotency-Key": "k1"])
+        #expect(underBase.headers["Idempotent-Replayed"] == "true")
+        #expect(underBase.headers["Location"] == "/d/x/items/10000")
+        #expect(underBase.text == first.text.replacing(#""image_url":"/"#, with: #""image_url":"/d/x/"#))
+        let again = await router.write(
+            .post, "/items", json: #"{"label":"once"}"#, headers: ["X-Dataset": "x", "Idempotency-Key": "k1"])
+        #expect(again.headers["Location"] == "/items/10000")
+        #expect(again.text == first.text)
+        let second = await router.write(
+            .post, "/d/x/items", json: #"{"label":"twice"}"#, headers: ["Idempotency-Key": "k2"])
+        #expect(second.text.contains(#""image_url":"/d/x/items/10001/image""#))
+        let replayed = await router.write(
+            .post, "/items", json: #"{"label":"twice"}"#, headers: ["X-Dataset": "x", "Idempotency-Key": "k2"])
+        #expect(replayed.headers["Location"] == "/items/10001")
+        #expect(replayed.text.contains(#""image_url":"/items/10001/image""#))
+    }
+
     @Test(
         "a field or a query that names another dataset than the path is 400; the same one is fine",
         arguments: [
@@ -152,6 +176,7 @@ struct RouterBasePathTests {
             ("/d/a/items?dataset=b", [:], 400),
             ("/d/a/items/3/image?dataset=b", [:], 400),
             ("/d/a/items/events?dataset=b", [:], 400),
+            ("/d/a/items?%64ataset=b", [:], 400),
             ("/d/a/items", ["X-Dataset": "a"], 200),
             ("/d/a/items/3/image?dataset=a&w=10&h=10", [:], 200),
         ] as [(String, HTTPHeaders, Int)])

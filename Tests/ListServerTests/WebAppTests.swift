@@ -33,7 +33,7 @@ struct WebAppTests {
         #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
         #expect(page.headers["Content-Security-Policy"] == Router.contentSecurityPolicy)
         #expect(page.headers["X-Content-Type-Options"] == "nosniff")
-        #expect(page.text.contains("<script type=\"module\" src=\"/app/app.js\"></script>"))
+        #expect(page.text.contains("<script type=\"module\" src=\"app/app.js\"></script>"))
         let types = ["app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"]
         for (name, type) in types {
             let file = router.respond("/app/" + name)
@@ -68,7 +68,7 @@ struct WebAppTests {
     func referencesResolve() throws {
         var referenced: Set<String> = []
         let page = try #require(WebAssets.files["index.html"]).text
-        for match in page.matches(of: /(?:src|href)="\/app\/([^"]+)"/) { referenced.insert(String(match.output.1)) }
+        for match in page.matches(of: /(?:src|href)="app\/([^"]+)"/) { referenced.insert(String(match.output.1)) }
         for (name, asset) in WebAssets.files where name.hasSuffix(".js") {
             for match in asset.text.matches(of: /from "\.\/([^"]+)"/) { referenced.insert(String(match.output.1)) }
         }

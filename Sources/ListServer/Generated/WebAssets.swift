@@ -484,7 +484,7 @@ package enum WebAssets {
 
         """##),
         "index.html": Asset(
-            contentType: "text/html; charset=utf-8", tag: #""w-63000902056519e8""#,
+            contentType: "text/html; charset=utf-8", tag: #""w-57bef66f053ce3c2""#,
             text: ##"""
         <!doctype html>
         <html lang="en">
@@ -493,8 +493,9 @@ package enum WebAssets {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>ListServer</title>
         <link rel="icon" href="data:,">
-        <link rel="stylesheet" href="/app/app.css">
-        <script type="module" src="/app/app.js"></script>
+        <!-- Relative, so that under a dataset's base (/d/<name>/) the page's own files come from under it too. -->
+        <link rel="stylesheet" href="app/app.css">
+        <script type="module" src="app/app.js"></script>
         </head>
         <body>
         <header class="bar">
@@ -504,7 +505,7 @@ package enum WebAssets {
             <a href="#photos" data-view="photos">Photos</a>
             <a href="#chat" data-view="chat">Chat</a>
           </nav>
-          <span class="links"><a href="/openapi.yaml">API</a> · <a href="/metrics">metrics</a> · <a href="/healthz">health</a></span>
+          <span class="links"><a href="openapi.yaml">API</a> · <a href="metrics">metrics</a> · <a href="healthz">health</a></span>
         </header>
         <details class="controls" open>
           <summary>Network and data</summary>

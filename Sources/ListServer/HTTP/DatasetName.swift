@@ -13,3 +13,17 @@ enum DatasetName {
             }
     }
 }
+
+extension DatasetName {
+    /// The length of the `/d/<name>` a request-target's path starts with, for the byte-level checks that run before
+    /// the router does (the upload limit, the connections kept for probes and admin): 0 when it has none, or a name
+    /// that breaks the rule (which the router then refuses). `byte(i)` is the path's byte at `i`, for `i < count`.
+    static func basePrefixLength(count: Int, byte: (Int) -> UInt8) -> Int {
+        guard count >= 4, byte(0) == UInt8(ascii: "/"), byte(1) == UInt8(ascii: "d"), byte(2) == UInt8(ascii: "/")
+        else { return 0 }
+        var end = 3
+        while end < count, byte(end) != UInt8(ascii: "/"), byte(end) != UInt8(ascii: "?") { end += 1 }
+        guard end < count, byte(end) == UInt8(ascii: "/"), isValid((3..<end).lazy.map(byte)) else { return 0 }
+        return end
+    }
+}

@@ -14,7 +14,7 @@
 package struct RequestTarget: Sendable, Equatable {
     /// The path, still encoded, after the ``base``; starts with `/`, except for a target that is only a base
     /// (`/d/run-42`), whose path is empty.
-    package let path: Substring
+    package private(set) var path: Substring
     /// How many bytes of `/d/<name>` come before ``path`` (0 without a base). A count rather than a `Substring` of
     /// its own: each copy of a target retains its substrings, and a fourth cost every request two more reference
     /// counts on each copy (callgrind, issue 33).
@@ -45,21 +45,36 @@ package struct RequestTarget: Sendable, Equatable {
                 rest = ("/" + rest)[...]
             }
         }
-        let fullPath: Substring
         if let questionMark = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            fullPath = rest[..<questionMark]
+            path = rest[..<questionMark]
             query = rest[rest.utf8.index(after: questionMark)...]
         } else {
-            fullPath = rest
+            path = rest
             query = nil
         }
-        (baseLength, path) = try Self.splittingBase(fullPath)
+        // Most targets have no base, which their first bytes say without a call: a split always called (and the
+        // path sliced twice) cost about 150 instructions a request (callgrind).
+        if rest.startIndex == raw.startIndex, !Self.startsWithBasePrefix(raw) {
+            baseLength = 0
+        } else {
+            baseLength = try Self.baseLength(of: path)
+            if baseLength > 0 { path = path[path.utf8.index(path.startIndex, offsetBy: baseLength)...] }
+        }
+    }
+
+    /// Whether `raw` starts with `/d/`, read in place (true when it cannot be: the split then looks properly).
+    @inline(__always)
+    private static func startsWithBasePrefix(_ raw: String) -> Bool {
+        raw.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.count >= 3 && bytes[0] == UInt8(ascii: "/") && bytes[1] == UInt8(ascii: "d")
+                && bytes[2] == UInt8(ascii: "/")
+        } ?? true
     }
 
     /// `/d/<name>` when the target began with it, else empty.
     package var base: Substring {
         guard baseLength > 0 else { return "" }
-        return path.base[path.utf8.index(path.startIndex, offsetBy: -baseLength)..<path.startIndex]
+        return path.base[path.base.utf8.index(path.startIndex, offsetBy: -baseLength)..<path.startIndex]
     }
 
     /// Whether the target began with a ``base``.
@@ -72,27 +87,19 @@ package struct RequestTarget: Sendable, Equatable {
         return base[base.utf8.index(base.startIndex, offsetBy: Self.basePrefix.utf8.count)...]
     }
 
-    /// ``base`` as the bytes a ``JSONWriter`` writes before the server's own paths.
-    package var basePath: [UInt8] { baseLength > 0 ? Array(base.utf8) : [] }
+    /// ``base`` as the bytes a ``JSONWriter`` writes before the server's own paths; nil without one.
+    package var basePath: [UInt8]? { baseLength > 0 ? Array(base.utf8) : nil }
 
     /// What a path that names a dataset starts with.
     static let basePrefix = "/d/"
 
-    /// `path` split into `/d/<name>` and the rest, or `("", path)` when it does not start with `/d/`.
+    /// The length of the `/d/<name>` `path` starts with; 0 when it does not start with `/d/`.
     ///
     /// - Throws: A 400 ``Problem`` (`invalid-request-target`) for a name that is empty, too long, has a byte outside
     ///   `[A-Za-z0-9._-]` (an escape included: no name needs one) or is `.` or `..` (which clients resolve away).
-    private static func splittingBase(_ path: Substring) throws(Problem) -> (baseLength: Int, path: Substring) {
+    private static func baseLength(of path: Substring) throws(Problem) -> Int {
         let utf8 = path.utf8
-        // The first three bytes, read in place: a generic `starts(with:)` cost about 200 instructions a request, an
-        // iterator over the view about 130 (callgrind).
-        let prefixed =
-            path.startIndex == path.base.startIndex  // origin-form: the target's own bytes, read in place
-            ? path.base.utf8.withContiguousStorageIfAvailable { bytes in
-                bytes.count >= 3 && bytes[0] == UInt8(ascii: "/") && bytes[1] == UInt8(ascii: "d")
-                    && bytes[2] == UInt8(ascii: "/")
-            } : nil
-        guard prefixed ?? utf8.starts(with: basePrefix.utf8) else { return (0, path) }
+        guard utf8.starts(with: basePrefix.utf8) else { return 0 }
         let nameStart = utf8.index(utf8.startIndex, offsetBy: 3)
         let nameEnd = utf8[nameStart...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
         let name = path[nameStart..<nameEnd]
@@ -102,7 +109,7 @@ package struct RequestTarget: Sendable, Equatable {
                 detail: "the dataset name in /d/<name>/ must be 1 to 64 of A-Z a-z 0-9 . _ - (not . or ..), got "
                     + Problem.quoted(name))
         }
-        return (utf8.distance(from: utf8.startIndex, to: nameEnd), path[nameEnd...])
+        return utf8.distance(from: utf8.startIndex, to: nameEnd)
     }
 
     /// The decoded path segments (the text between slashes), or nil when there are more than `maximumCount`.

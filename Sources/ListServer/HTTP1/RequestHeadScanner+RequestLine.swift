@@ -154,13 +154,14 @@ extension RequestHeadScanner {
         return reject(.invalidTargetByte(bytes.copied(targetStart...index), byte: byte, offset: offset))
     }
 
-    /// Whether the origin-form target in `range` is `/items/<digits>/image`, with or without a query: the one
-    /// resource whose body ``HTTPLimits/maxUploadBytes`` limits. Spelled any other way (percent-encoded digits,
+    /// Whether the origin-form target in `range` is `/items/<digits>/image` (also under a dataset's `/d/<name>`),
+    /// with or without a query: the one resource whose body ``HTTPLimits/maxUploadBytes`` limits. Spelled any other way (percent-encoded digits,
     /// absolute-form), the upload is held to ``HTTPLimits/maxBodyBytes``.
     static func isUploadTarget(_ bytes: Span<UInt8>, _ range: Range<Int>) -> Bool {
         let prefix: StaticString = "/items/"
         let suffix: StaticString = "/image"
-        var index = range.lowerBound
+        // Under a dataset's base (`/d/<name>/items/…`) as well.
+        var index = range.lowerBound + DatasetName.basePrefixLength(count: range.count) { bytes[range.lowerBound + $0] }
         for offset in 0..<prefix.utf8CodeUnitCount {
             guard index < range.upperBound, bytes[index] == HTTPBytes.byte(of: prefix, at: offset) else { return false }
             index += 1

@@ -41,10 +41,10 @@ extension Change {
     }
 
     /// One Server-Sent Event: `event: <kind>\nid: <sequence>\ndata: <json>\n\n` (the JSON is one line).
-    package var serverSentEvent: [UInt8] { serverSentEvent(basePath: []) }
+    package var serverSentEvent: [UInt8] { serverSentEvent(basePath: nil) }
 
     /// ``serverSentEvent`` for a stream opened under `/d/<name>`: the item's URLs start with `basePath`.
-    package func serverSentEvent(basePath: [UInt8]) -> [UInt8] {
+    package func serverSentEvent(basePath: [UInt8]?) -> [UInt8] {
         var bytes = Array("event: \(event.kind)\nid: \(sequence)\ndata: ".utf8)
         var json = JSONWriter(capacity: 224)
         json.basePath = basePath

@@ -16,8 +16,8 @@
 package struct JSONWriter: ~Copyable, Sendable {
     private var buffer: ByteBuffer
     /// The base path the server's own URLs in this body start with: `/d/<name>` for a request that named its dataset
-    /// so (``RequestTarget/base``), empty otherwise; ``appendImageURLStart()`` writes it.
-    package var basePath: [UInt8] = []
+    /// so (``RequestTarget/base``), nil otherwise (no array to retain); ``appendImageURLStart()`` writes it.
+    package var basePath: [UInt8]? = nil
 
     /// The most bytes ``basePath`` holds: `/d/` and a dataset name of at most 64 bytes.
     package static let maximumBasePathBytes = 67
@@ -146,19 +146,19 @@ package struct JSONWriter: ~Copyable, Sendable {
     /// `,"image_url":"` and the start of an item's path, ``basePath`` then `/items/`: what every item's JSON writes
     /// before its id (and `/image"`).
     package mutating func appendImageURLStart() {
-        buffer.reserve(21 + basePath.count)  // exactly: room to spare would grow a writer sized for one item
+        buffer.reserve(21 + (basePath?.count ?? 0))  // exactly: room to spare would grow a writer sized for one item
         appendReservedImageURLStart()
     }
 
     /// ``appendImageURLStart()`` into reserved room (21 bytes and ``basePath``).
     @inline(__always)
     package mutating func appendReservedImageURLStart() {
-        if basePath.isEmpty {
-            buffer.appendReserved(literal: ",\"image_url\":\"/items/")
-        } else {
+        if let basePath {
             buffer.appendReserved(literal: ",\"image_url\":\"")
             buffer.appendReserved(basePath)
             buffer.appendReserved(literal: "/items/")
+        } else {
+            buffer.appendReserved(literal: ",\"image_url\":\"/items/")
         }
     }
 

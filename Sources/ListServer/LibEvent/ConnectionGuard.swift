@@ -283,9 +283,10 @@ final class ConnectionGuard {
     }
 
     /// The paths a connection of the reserve serves: `/healthz`, `/readyz`, `/metrics` and `/admin/…`, with or
-    /// without a query, in origin-form.
+    /// without a query, in origin-form, also under a dataset's `/d/<name>`.
     static func isReservedTarget(_ bytes: UnsafeRawBufferPointer, _ head: RequestHead) -> Bool {
-        let target = bytes[head.targetRange]
+        let whole = bytes[head.targetRange]
+        let target = whole.dropFirst(DatasetName.basePrefixLength(count: whole.count) { whole[whole.startIndex + $0] })
         func isPath(_ path: StaticString, prefixOnly: Bool = false) -> Bool {
             let path = UnsafeRawBufferPointer(start: path.utf8Start, count: path.utf8CodeUnitCount)
             guard target.starts(with: path) else { return false }

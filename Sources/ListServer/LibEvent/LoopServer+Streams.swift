@@ -10,7 +10,7 @@ final class EventStream: @unchecked Sendable {
     let request: EvHTTPRequest
     let list: String
     /// What the items' URLs in its events start with (``EventStreamRequest/basePath``).
-    let basePath: [UInt8]
+    let basePath: [UInt8]?
     let token: UInt64
     /// The sequence number of the last change sent; live changes at or below it are not sent again.
     var lastSent: UInt64
@@ -30,7 +30,7 @@ final class EventStream: @unchecked Sendable {
     unowned(unsafe) let server: LoopServer
 
     init(
-        request: EvHTTPRequest, list: String, basePath: [UInt8], token: UInt64, lastSent: UInt64, server: LoopServer
+        request: EvHTTPRequest, list: String, basePath: [UInt8]?, token: UInt64, lastSent: UInt64, server: LoopServer
     ) {
         self.request = request
         self.list = list
@@ -157,11 +157,11 @@ extension LoopServer {
                 continue
             }
             var framed = events
-            if !stream.basePath.isEmpty {
+            if let basePath = stream.basePath {
                 framed =
-                    eventsUnder[stream.basePath]
-                    ?? changes.map { ($0.sequence, EventFrame($0.serverSentEvent(basePath: stream.basePath))) }
-                eventsUnder[stream.basePath] = framed
+                    eventsUnder[basePath]
+                    ?? changes.map { ($0.sequence, EventFrame($0.serverSentEvent(basePath: basePath))) }
+                eventsUnder[basePath] = framed
             }
             for (sequence, frame) in framed where sequence > stream.lastSent {
                 write(frame, to: stream)

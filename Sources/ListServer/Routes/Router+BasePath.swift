@@ -52,7 +52,9 @@ extension Router {
         } else {
             request.headers.add(datasetField, name)
         }
-        if let query = target.query, query.utf8.firstRange(of: "dataset=".utf8) != nil,
+        // `dataset` may come percent-encoded (`%64ataset=`): any escape means the query is read in full.
+        if let query = target.query,
+            query.utf8.firstRange(of: "dataset=".utf8) != nil || query.utf8.contains(UInt8(ascii: "%")),
             let other = (try? target.queryItems())?.first(where: { $0.name == "dataset" && $0.value != name })
         {
             throw Problem(
@@ -81,6 +83,30 @@ extension Router {
             }
             return result + rest
         }
+    }
+
+    /// `body` (JSON the server wrote) with each `"image_url":"/…` moved under `basePath`: for a recorded answer,
+    /// replayed to a request under a base. Exact on JSON: inside a string every `"` is escaped, so those bytes occur
+    /// only where the key `image_url` has a string value.
+    static func rebasedImageURLs(_ body: [UInt8], basePath: [UInt8]) -> [UInt8] {
+        let key = Array(#""image_url":"/"#.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(body.count + basePath.count)
+        var index = 0
+        while index < body.count {
+            if body[index] == key[0], body.count - index >= key.count,
+                body[index..<index + key.count].elementsEqual(key)
+            {
+                result += key.dropLast()
+                result += basePath
+                result.append(UInt8(ascii: "/"))
+                index += key.count
+            } else {
+                result.append(body[index])
+                index += 1
+            }
+        }
+        return result
     }
 
     /// `url` under `base` when it is a server-relative path (`/items/42`) not already under it.

@@ -119,5 +119,5 @@ package struct EventStreamRequest: Sendable {
     package var headers: HTTPHeaders
     package let settings: EventSettings
     /// What the items' URLs start with: `/d/<name>` for a stream opened under it, else empty.
-    package var basePath: [UInt8] = []
+    package var basePath: [UInt8]? = nil
 }

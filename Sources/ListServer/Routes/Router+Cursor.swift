@@ -15,7 +15,7 @@ extension Router {
         limit: UInt64,
         state: ListState,
         headers requestHeaders: HTTPHeaders,
-        basePath: [UInt8] = []
+        basePath: [UInt8]? = nil
     ) -> HTTPResponse {
         let catalog = state.catalog
         let version = state.header.version

@@ -42,7 +42,7 @@ extension Router {
     }
 
     /// A page by number of a list nobody wrote to: ids are positions, written straight from the catalog.
-    private func generatedPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders, basePath: [UInt8])
+    private func generatedPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders, basePath: [UInt8]?)
         -> HTTPResponse
     {
         let catalog = state.catalog
@@ -62,7 +62,7 @@ extension Router {
     ///
     /// The `ETag` is the generated page's, with the list's deletions and the highest revision on the page added
     /// once there are any (see ``EntityTag/forPage(_:of:)``): it changes exactly when an item on the page does.
-    private func writtenPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders, basePath: [UInt8])
+    private func writtenPage(_ request: PageQuery, state: ListState, headers: HTTPHeaders, basePath: [UInt8]?)
         -> HTTPResponse
     {
         let (page, ids) = state.page(request.page, limit: request.limit, order: request.order)
@@ -149,7 +149,7 @@ extension Router {
     ///   - headers: The request's fields (for `If-None-Match` and `X-Dataset`).
     /// - Throws: A ``Problem``: 400 for an id that is not a plain decimal integer or overflows, 404 past the end or
     ///   for a deleted item.
-    func item(_ rawID: String, headers: HTTPHeaders, basePath: [UInt8] = []) throws(Problem) -> HTTPResponse {
+    func item(_ rawID: String, headers: HTTPHeaders, basePath: [UInt8]? = nil) throws(Problem) -> HTTPResponse {
         let state = try readableState(of: try Self.listName(headers))
         let id = try itemID(rawID, in: state)
         let tag = EntityTag(item: state.itemRevision(id))
@@ -162,7 +162,7 @@ extension Router {
     }
 
     /// Item `id` of `state` as JSON: the generated fast path unless it has written fields.
-    static func itemJSON(_ id: UInt64, in state: ListState, basePath: [UInt8] = []) -> [UInt8] {
+    static func itemJSON(_ id: UInt64, in state: ListState, basePath: [UInt8]? = nil) -> [UInt8] {
         var json = JSONWriter(capacity: estimatedItemBytes)
         json.basePath = basePath
         state.writeItem(id, into: &json)

@@ -47,7 +47,7 @@ extension Router {
 
     /// Queues the write and answers once its group is committed (the answer is made where it is taken: on the
     /// loop, not on the committing thread). `basePath` starts the URLs of its body (`/d/<name>`, or none).
-    func submit(_ operation: WriteOperation, method: HTTPMethod, basePath: [UInt8]) -> RouteOutcome {
+    func submit(_ operation: WriteOperation, method: HTTPMethod, basePath: [UInt8]?) -> RouteOutcome {
         let writes = self.writes
         // The closures that cross to the committing thread and back hold the registry, not the coordinator: its
         // committing task's weak reference gives the coordinator a side table, which makes every retain of it a
@@ -75,9 +75,10 @@ extension Router {
     ///
     /// - Parameters:
     ///   - list: The list as it is now, read only to word a 404.
-    ///   - basePath: What the URLs of a 2xx body start with (`/d/<name>`, or none). A replayed answer is the first
-    ///     one, as it was recorded.
-    static func writeResponse(_ outcome: WriteOutcome, list: @autoclosure () -> ListState, basePath: [UInt8] = [])
+    ///   - basePath: What the URLs of a 2xx body start with (`/d/<name>`, or none). Answers are recorded without
+    ///     one, and a replay gets this request's (``rebasedImageURLs(_:basePath:)``; its `Location` is moved where
+    ///     the router decorates it), so a retry under a base and one with `X-Dataset` each get their own URLs.
+    static func writeResponse(_ outcome: WriteOutcome, list: @autoclosure () -> ListState, basePath: [UInt8]? = nil)
         -> HTTPResponse
     {
         switch outcome {
@@ -88,6 +89,7 @@ extension Router {
                 return Problem(.storeUnavailable, detail: "the recorded answer for this key is unreadable").response()
             }
             response.headers.add("Idempotent-Replayed", "true")
+            if let basePath { response.body = rebasedImageURLs(response.body, basePath: basePath) }
             return response
         case .rejected(.notFound(let id)):
             let what = id < list().header.nextID ? "item \(id) was deleted" : "there is no item \(id)"
@@ -145,7 +147,7 @@ extension Router {
 
     /// The 2xx answer to a committed write; its `Location` is server-relative, moved under a request's base where
     /// the router decorates the answer, and its body's URLs start with `basePath`.
-    static func writtenResponse(_ result: WriteResult, basePath: [UInt8] = []) -> HTTPResponse {
+    static func writtenResponse(_ result: WriteResult, basePath: [UInt8]? = nil) -> HTTPResponse {
         switch result {
         case .created(let item, let revision), .updated(let item, let revision):
             var json = JSONWriter(capacity: estimatedItemBytes)
@@ -228,9 +230,8 @@ extension Router {
         // The whole request, not a hash of it: exact, and bodies are small (``SettingKey/maxBodyBytes``).
         var fingerprint = Array((request.method.name + " " + Self.faultResource(target) + "\n").utf8)
         fingerprint += request.body
-        let basePath = target.basePath
         return IdempotencyClaim(key: key, fingerprint: fingerprint) { result in
-            RecordedAnswer.encode(Self.writtenResponse(result, basePath: basePath))
+            RecordedAnswer.encode(Self.writtenResponse(result))  // without a base: a replay adds its own
         }
     }
 

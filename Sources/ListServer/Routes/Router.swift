@@ -407,6 +407,10 @@ package struct Router: Sendable {
         // The path of every page and every create, known without splitting and decoding it into an array of
         // segments (about 2,000 instructions a request, callgrind).
         if target.path == "/items" { return .items }
+        // A bare base (`/d/<name>`) names no resource: it is redirected (Router+BasePath.swift), counted as `other`.
+        guard !target.path.isEmpty else {
+            throw Problem(.notFound, detail: "there is no resource at \(Problem.quoted(target.base))")
+        }
         guard let segments = try target.segments(maximumCount: Self.maximumSegments),
             let resource = Resource(segments: segments)
         else {
