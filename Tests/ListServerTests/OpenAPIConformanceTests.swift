@@ -99,6 +99,8 @@ enum ConformanceRouter: Sendable {
     case metricsOff
     /// A full disk, where item 5 of the default list has an uploaded image: removing it is 507.
     case fullStoreWithUpload
+    /// As many datasets with a profile as there may be: a profile for one more is 507 `dataset-limit`.
+    case fullProfiles
 }
 
 /// One request and the status it must get; its response must conform to the spec.
@@ -188,6 +190,7 @@ struct OpenAPIConformanceTests {
             .init(template: "/metrics", target: "/metrics?x=%zz", status: 400),
             .init(template: "/metrics", target: "/metrics", router: .metricsOff, status: 404),
         ] + optionsCases + changesCases + eventsCases + writeCases + uploadCases + datasetListCases + datasetCases
+        + profileCases
         + storeFailureCases
         + resetCases + changesAfterResetCases
 
@@ -305,7 +308,7 @@ struct OpenAPIConformanceTests {
         ("/healthz", "/healthz"), ("/readyz", "/readyz"), ("/openapi.json", "/openapi.json"),
         ("/openapi.yaml", "/openapi.yaml"), ("/admin/reset", "/admin/reset"), ("/items/changes", "/items/changes"),
         ("/items/events", "/items/events"), ("/admin/datasets/{name}", "/admin/datasets/bad%20name"),
-        ("/admin/datasets", "/admin/datasets"),
+        ("/admin/datasets", "/admin/datasets"), ("/admin/datasets/{name}/profile", "/admin/datasets/x/profile"),
         ("/", "/"), ("/app/{file}", "/app/app.js"), ("/metrics", "/metrics"),
     ].flatMap { template, target in
         [
@@ -523,6 +526,41 @@ struct OpenAPIConformanceTests {
             status: 204),
     ]
 
+    /// `/admin/datasets/{name}/profile`: set, read (a dataset without one has the empty profile), cleared; a bad
+    /// name or body, without the token, from another host, and one profile past the most there may be.
+    static let profileCases: [ConformanceCase] = {
+        let template = "/admin/datasets/{name}/profile"
+        let target = "/admin/datasets/ui-test-42/profile"
+        let body =
+            #"{"outage":{"for_ms":10,"every_ms":60000},"script":[{"match":{"route":"/items","query":{"page":"2"}},"respond":{"status":503,"retry_after_s":1},"times":2}]}"#
+        func put(_ body: String, router: ConformanceRouter = .plain, status: Int) -> ConformanceCase {
+            ConformanceCase(
+                template: template, target: target, methods: ["put"], body: body, contentType: "application/json",
+                router: router, status: status)
+        }
+        return [
+            put(body, status: 200),
+            put(#"{"bandwidth":{"kbps":64}}"#, status: 400),
+            put(#"{"script":[{"respond":{}}]}"#, status: 400),
+            put(body, router: .fullProfiles, status: 507),
+            put(body, router: .adminToken, status: 401),
+            ConformanceCase(
+                template: template, target: target, methods: ["put"], body: body, contentType: "application/json",
+                fromLoopback: false, status: 403),
+            .init(template: template, target: target, methods: ["get", "head"], status: 200),
+            .init(template: template, target: target, methods: ["delete"], status: 204),
+            .init(
+                template: template, target: "/admin/datasets/bad%20name/profile", methods: ["get", "head", "delete"],
+                status: 400),
+            .init(
+                template: template, target: target, methods: ["get", "head", "delete"], router: .adminToken,
+                status: 401),
+            .init(
+                template: template, target: target, methods: ["get", "head", "delete"], fromLoopback: false,
+                status: 403),
+        ]
+    }()
+
     /// `GET /admin/datasets`: listed (after the writes to `ui-test-42`), a bad parameter, without the token, from
     /// another host, and a store that cannot be read.
     static let datasetListCases: [ConformanceCase] = [
@@ -610,7 +648,7 @@ struct OpenAPIConformanceTests {
             ("/readyz", "options"), ("/openapi.json", "options"), ("/openapi.yaml", "options"),
             ("/admin/reset", "options"), ("/items/changes", "get"), ("/items/changes", "options"),
             ("/items/events", "options"), ("/admin/datasets/{name}", "options"), ("/admin/datasets", "options"),
-            ("/v2/list", "options"),
+            ("/admin/datasets/{name}/profile", "options"), ("/v2/list", "options"),
             ("/id/{id}/info", "options"), ("/seed/{seed}/info", "options"), ("/id/{id}/{size}", "options"),
             ("/id/{id}/{width}/{height}", "options"), ("/seed/{seed}/{size}", "options"),
             ("/seed/{seed}/{width}/{height}", "options"), ("/{size}", "options"), ("/{width}/{height}", "options"),
@@ -697,6 +735,14 @@ struct OpenAPIConformanceTests {
                 store: store, stored: [ListRegistry.defaultList: StoredList(header: header, written: [5: written])])
         }()
 
+        let fullProfiles: Router = {
+            let router = RouterFixture.router()
+            for index in 0..<ProfileRegistry.capacity {
+                router.profiles.set(DatasetProfile(outage: .init(forMs: 1)), for: "filled-\(index)")
+            }
+            return router
+        }()
+
         init() async {
             // The default list as a restarted server loads it: three changes, kept only in the store, now closed.
             let store = MemoryListStore()
@@ -726,6 +772,7 @@ struct OpenAPIConformanceTests {
             case .picsumOff: picsumOff
             case .metricsOff: metricsOff
             case .fullStoreWithUpload: fullStoreWithUpload
+            case .fullProfiles: fullProfiles
             }
         }
     }

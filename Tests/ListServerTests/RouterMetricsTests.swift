@@ -206,7 +206,8 @@ struct RouterMetricsTests {
         let resources: [Router.Resource] = [
             .items, .item("1"), .itemDetail("1"), .itemImage("1", fileExtension: nil),
             .itemImage("1", fileExtension: "png"), .probe(ready: false), .probe(ready: true), .openAPI(.yaml),
-            .openAPI(.json), .metrics, .adminReset, .adminDataset("ui-1"), .adminDatasets, .changes, .events,
+            .openAPI(.json), .metrics, .adminReset, .adminDataset("ui-1"), .adminDatasets,
+            .adminDatasetProfile("ui-1"), .changes, .events,
             .picsumList, .picsumInfo(.id("1")), .picsumInfo(.seed("s")), .picsumImage(.id("1"), sizes: ["2"]),
             .picsumImage(.id("1"), sizes: ["2", "3"]), .picsumImage(.seed("s"), sizes: ["2"]),
             .picsumImage(.seed("s"), sizes: ["2", "3"]), .picsumImage(.random, sizes: ["2"]),

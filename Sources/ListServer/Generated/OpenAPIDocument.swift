@@ -2287,6 +2287,159 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
               responses: *optionsResponses
+          /admin/datasets/{name}/profile:
+            description: 'Methods other than GET, HEAD, PUT, DELETE and OPTIONS get 405 (`MethodNotAllowed`).'
+            get:
+              tags: [admin]
+              operationId: getDatasetProfile
+              summary: A dataset's profile, and where it stands
+              description: |
+                The profile `PUT` set, with where it stands: whether the outage is on (`active`, `remaining_ms`) and how many
+                more requests each script step answers (`left`). A dataset without a profile has the empty one (no
+                `outage`, no steps). Access as for the other admin endpoints.
+              security: &profileSecurity
+                - adminToken: []
+                - {}
+              parameters: &profileParameters
+                - $ref: '#/components/parameters/DatasetName'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &profileResponses
+                '200':
+                  $ref: '#/components/responses/DatasetProfile'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [admin]
+              operationId: headDatasetProfile
+              summary: The status and headers of a dataset's profile
+              description: As `GET`, without the body.
+              security: *profileSecurity
+              parameters: *profileParameters
+              responses: *profileResponses
+            put:
+              tags: [admin]
+              operationId: putDatasetProfile
+              summary: Set what every request to a dataset meets
+              description: |
+                Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or
+                `?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change
+                feed), on every loop from the next request on. A new profile replaces the old one: its script starts over
+                and its outage starts now. 200 with the profile as `GET` answers it.
+
+                - `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`
+                  from now, and again every `every_ms` when given (a server that goes away mid-scroll).
+                - `script`: steps in order; the first step not used up answers the next `times` requests that match it
+                  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a
+                  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,
+                  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step
+                  answers with a status is not written.
+
+                The profile is kept in memory by this server: a restart forgets it, and servers that share a store do not
+                share it. `DELETE /admin/datasets/{name}` drops it with the dataset. `latency`, `faults`, `bandwidth`,
+                `rate_limit` and `auth` are not supported yet (400 naming the field), nor is anything else: an unknown member
+                is 400 `invalid-body`. 507 `dataset-limit` when 10,000 datasets have a profile already.
+              security: *profileSecurity
+              parameters: *profileParameters
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      $ref: '#/components/schemas/DatasetProfile'
+                    example:
+                      outage: {for_ms: 10000}
+                      script:
+                        - match: {method: GET, route: /items, query: {page: '2'}}
+                          respond: {status: 503, retry_after_s: 1}
+                          times: 2
+              responses:
+                '200':
+                  $ref: '#/components/responses/DatasetProfile'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
+            delete:
+              tags: [admin]
+              operationId: deleteDatasetProfile
+              summary: Clear a dataset's profile
+              description: 204, no body, whether or not the dataset had one; its requests meet nothing from then on.
+              security: *profileSecurity
+              parameters: *profileParameters
+              responses:
+                '204':
+                  $ref: '#/components/responses/ProfileCleared'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            options:
+              tags: [admin]
+              operationId: optionsDatasetProfile
+              summary: The methods of a dataset's profile, and the CORS preflight
+              description: |
+                204 with `Allow: GET, HEAD, PUT, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The name
+                is not checked.
+              parameters:
+                - $ref: '#/components/parameters/DatasetName'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
         components:
           securitySchemes:
             adminToken:
@@ -3134,6 +3287,72 @@ enum OpenAPIDocument {
                 type: string
                 const: close
           schemas:
+            DatasetProfile:
+              type: object
+              additionalProperties: false
+              properties:
+                outage:
+                  oneOf:
+                    - type: 'null'
+                    - $ref: '#/components/schemas/ProfileOutage'
+                script:
+                  type: array
+                  maxItems: 100
+                  items:
+                    $ref: '#/components/schemas/ProfileStep'
+            ProfileOutage:
+              type: object
+              additionalProperties: false
+              required: [for_ms]
+              properties:
+                for_ms: {type: integer, minimum: 1, maximum: 86400000}
+                every_ms: {type: integer, minimum: 2, maximum: 86400000, description: Longer than for_ms.}
+            ProfileStep:
+              type: object
+              additionalProperties: false
+              required: [respond]
+              properties:
+                match:
+                  type: object
+                  additionalProperties: false
+                  properties:
+                    method: {type: string, enum: [GET, HEAD, POST, PUT, PATCH, DELETE]}
+                    route: {type: string, description: 'A path template of this document, such as /items/{id}/detail.'}
+                    query:
+                      type: object
+                      additionalProperties: {type: string}
+                respond:
+                  type: object
+                  additionalProperties: false
+                  properties:
+                    status: {type: integer, minimum: 400, maximum: 599}
+                    retry_after_s: {type: integer, minimum: 0, maximum: 86400, description: Only with a status.}
+                    body_delay_ms: {type: integer, minimum: 0, maximum: 30000}
+                    kind: {type: string, enum: [reset, truncated, hang]}
+                times: {type: integer, minimum: 1, maximum: 1000000, default: 1}
+            DatasetProfileState:
+              type: object
+              required: [dataset, script]
+              properties:
+                dataset: {type: string}
+                outage:
+                  type: object
+                  required: [for_ms, active]
+                  properties:
+                    for_ms: {type: integer}
+                    every_ms: {type: integer}
+                    active: {type: boolean}
+                    remaining_ms: {type: integer, description: While active.}
+                script:
+                  type: array
+                  items:
+                    type: object
+                    required: [match, respond, times, left]
+                    properties:
+                      match: {type: object}
+                      respond: {type: object}
+                      times: {type: integer, minimum: 1}
+                      left: {type: integer, minimum: 0, description: How many more requests the step answers.}
             Item:
               type: object
               description: |
@@ -4020,6 +4239,36 @@ enum OpenAPIDocument {
                     {"datasets": [{"name": "run-42", "items": 10001, "written": 1, "bytes": 174,
                       "last_used_ms": 1795500000000, "idle_s": 61}], "count": 1, "next_after": null, "limit": 100,
                      "max_datasets": 10000, "ttl_s": 604800}
+            ProfileCleared:
+              description: 'The profile is cleared (or there was none): no body.'
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+            DatasetProfile:
+              description: The dataset's profile, and where it stands.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/DatasetProfileState'
             DatasetDeleted:
               description: 'The dataset is forgotten (or was never used): no body.'
               headers:
@@ -11246,6 +11495,340 @@ enum OpenAPIDocument {
                   }
                 }
               }
+            },
+            "/admin/datasets/{name}/profile": {
+              "description": "Methods other than GET, HEAD, PUT, DELETE and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "getDatasetProfile",
+                "summary": "A dataset's profile, and where it stands",
+                "description": "The profile `PUT` set, with where it stands: whether the outage is on (`active`, `remaining_ms`) and how many\nmore requests each script step answers (`left`). A dataset without a profile has the empty one (no\n`outage`, no steps). Access as for the other admin endpoints.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetName"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/DatasetProfile"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "headDatasetProfile",
+                "summary": "The status and headers of a dataset's profile",
+                "description": "As `GET`, without the body.",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetName"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/DatasetProfile"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "put": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "putDatasetProfile",
+                "summary": "Set what every request to a dataset meets",
+                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n\nThe profile is kept in memory by this server: a restart forgets it, and servers that share a store do not\nshare it. `DELETE /admin/datasets/{name}` drops it with the dataset. `latency`, `faults`, `bandwidth`,\n`rate_limit` and `auth` are not supported yet (400 naming the field), nor is anything else: an unknown member\nis 400 `invalid-body`. 507 `dataset-limit` when 10,000 datasets have a profile already.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetName"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/DatasetProfile"
+                      },
+                      "example": {
+                        "outage": {
+                          "for_ms": 10000
+                        },
+                        "script": [
+                          {
+                            "match": {
+                              "method": "GET",
+                              "route": "/items",
+                              "query": {
+                                "page": "2"
+                              }
+                            },
+                            "respond": {
+                              "status": 503,
+                              "retry_after_s": 1
+                            },
+                            "times": 2
+                          }
+                        ]
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/DatasetProfile"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
+              "delete": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "deleteDatasetProfile",
+                "summary": "Clear a dataset's profile",
+                "description": "204, no body, whether or not the dataset had one; its requests meet nothing from then on.",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetName"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/ProfileCleared"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "optionsDatasetProfile",
+                "summary": "The methods of a dataset's profile, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, PUT, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The name\nis not checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetName"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
             }
           },
           "components": {
@@ -12152,6 +12735,184 @@ enum OpenAPIDocument {
               }
             },
             "schemas": {
+              "DatasetProfile": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                  "outage": {
+                    "oneOf": [
+                      {
+                        "type": "null"
+                      },
+                      {
+                        "$ref": "#/components/schemas/ProfileOutage"
+                      }
+                    ]
+                  },
+                  "script": {
+                    "type": "array",
+                    "maxItems": 100,
+                    "items": {
+                      "$ref": "#/components/schemas/ProfileStep"
+                    }
+                  }
+                }
+              },
+              "ProfileOutage": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "for_ms"
+                ],
+                "properties": {
+                  "for_ms": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 86400000
+                  },
+                  "every_ms": {
+                    "type": "integer",
+                    "minimum": 2,
+                    "maximum": 86400000,
+                    "description": "Longer than for_ms."
+                  }
+                }
+              },
+              "ProfileStep": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "respond"
+                ],
+                "properties": {
+                  "match": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                      "method": {
+                        "type": "string",
+                        "enum": [
+                          "GET",
+                          "HEAD",
+                          "POST",
+                          "PUT",
+                          "PATCH",
+                          "DELETE"
+                        ]
+                      },
+                      "route": {
+                        "type": "string",
+                        "description": "A path template of this document, such as /items/{id}/detail."
+                      },
+                      "query": {
+                        "type": "object",
+                        "additionalProperties": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "respond": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                      "status": {
+                        "type": "integer",
+                        "minimum": 400,
+                        "maximum": 599
+                      },
+                      "retry_after_s": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": 86400,
+                        "description": "Only with a status."
+                      },
+                      "body_delay_ms": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": 30000
+                      },
+                      "kind": {
+                        "type": "string",
+                        "enum": [
+                          "reset",
+                          "truncated",
+                          "hang"
+                        ]
+                      }
+                    }
+                  },
+                  "times": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 1000000,
+                    "default": 1
+                  }
+                }
+              },
+              "DatasetProfileState": {
+                "type": "object",
+                "required": [
+                  "dataset",
+                  "script"
+                ],
+                "properties": {
+                  "dataset": {
+                    "type": "string"
+                  },
+                  "outage": {
+                    "type": "object",
+                    "required": [
+                      "for_ms",
+                      "active"
+                    ],
+                    "properties": {
+                      "for_ms": {
+                        "type": "integer"
+                      },
+                      "every_ms": {
+                        "type": "integer"
+                      },
+                      "active": {
+                        "type": "boolean"
+                      },
+                      "remaining_ms": {
+                        "type": "integer",
+                        "description": "While active."
+                      }
+                    }
+                  },
+                  "script": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "required": [
+                        "match",
+                        "respond",
+                        "times",
+                        "left"
+                      ],
+                      "properties": {
+                        "match": {
+                          "type": "object"
+                        },
+                        "respond": {
+                          "type": "object"
+                        },
+                        "times": {
+                          "type": "integer",
+                          "minimum": 1
+                        },
+                        "left": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "How many more requests the step answers."
+                        }
+                      }
+                    }
+                  }
+                }
+              },
               "Item": {
                 "type": "object",
                 "description": "One line of the list: generated from `(seed, id)`, with the fields clients wrote (`POST`, `PATCH`) laid over\nthe generated ones. The ranges below cover both; a field nobody wrote has its generated value (noted).\n",
@@ -13546,6 +14307,53 @@ enum OpenAPIDocument {
                       "limit": 100,
                       "max_datasets": 10000,
                       "ttl_s": 604800
+                    }
+                  }
+                }
+              },
+              "ProfileCleared": {
+                "description": "The profile is cleared (or there was none): no body.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
+              "DatasetProfile": {
+                "description": "The dataset's profile, and where it stands.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/DatasetProfileState"
                     }
                   }
                 }
@@ -15684,5 +16492,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x6F2ADB9B90E213C0
+    static let yamlFNV1a64: UInt64 = 0xE3B7D33C20F3733A
 }

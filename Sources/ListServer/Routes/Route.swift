@@ -16,7 +16,7 @@ package enum Route: Int, CaseIterable, Sendable {
     case picsumList, picsumIDInfo, picsumSeedInfo, picsumIDSquare, picsumIDSized, picsumSeedSquare, picsumSeedSized
     case picsumSquare, picsumSized
     case changes, events, healthz, readyz, openAPIJSON, openAPIYAML, app, appFile, metrics
-    case adminReset, adminDatasets, adminDataset
+    case adminReset, adminDatasets, adminDataset, adminDatasetProfile
 
     /// What is true of one route.
     package struct Facts: Sendable {
@@ -158,6 +158,8 @@ package enum Route: Int, CaseIterable, Sendable {
         case .adminReset: Facts("/admin/reset", [.post], admin: true)
         case .adminDatasets: Facts("/admin/datasets", admin: true)
         case .adminDataset: Facts("/admin/datasets/{name}", [.delete], admin: true)
+        case .adminDatasetProfile:
+            Facts("/admin/datasets/{name}/profile", [.get, .head, .put, .delete], admin: true)
         }
     }
 

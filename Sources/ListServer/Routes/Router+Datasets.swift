@@ -52,9 +52,13 @@ extension Router {
         try Self.checkDatasetName(name, what: "the dataset name")
         let writes = self.writes
         let faults = faultInjectors
+        let profiles = self.profiles
         return .deferred {
             let outcome = await writes.submit(WriteOperation(list: name, action: .drop))
-            if case .done = outcome { faults.drop(name) }
+            if case .done = outcome {
+                faults.drop(name)
+                profiles.set(nil, for: name)
+            }
             return Self.writeResponse(outcome, list: writes.lists.state(of: name))
         }
     }

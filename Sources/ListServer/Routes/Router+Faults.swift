@@ -18,7 +18,7 @@ extension Router {
     /// effects (the detail cache's store fetch) defers them while this holds, so that a fault that replaces the
     /// answer drops them unrun.
     func mayApplyControls(to target: RequestTarget) -> Bool {
-        faults.rate > 0 || RequestControls.mayBePresent(in: target)
+        faults.rate > 0 || !profiles.isEmpty || RequestControls.mayBePresent(in: target)
     }
 
     /// `answer` with the request's controls applied; `answer` itself when the target has no control parameter.
@@ -41,6 +41,10 @@ extension Router {
             }
         }
         guard case .success(var outcome) = answer else { return answer.outcome.delayed(by: controls.delay) }
+        // The dataset's profile first (Router+Profiles.swift); what it does replaces the request's own faults.
+        if let profiled = applyingProfile(of: request, target: target, resource: resource, to: outcome) {
+            return profiled.delayed(by: controls.delay)
+        }
         if resource?.route.flags.data == true {
             if let failFirst = controls.failFirst, failFirst > 0, writes.store.isShared {
                 outcome = countingSharedAttempt(controls: controls, request: request, target: target, of: outcome)

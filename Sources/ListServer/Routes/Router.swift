@@ -119,6 +119,8 @@ package struct Router: Sendable {
     let picsumSequence: PicsumSequence
     /// The fault draws and `fail_first` counts, shared by every loop (reset by `POST /admin/reset`).
     let faultInjectors: FaultInjectorRegistry
+    /// The datasets' profiles (`/admin/datasets/<name>/profile`), shared by every loop.
+    let profiles: ProfileRegistry
     /// The limits of `?delay_ms`, the configured fault rate and mix (see `Router+Faults.swift`).
     let faults: FaultSettings
 
@@ -159,6 +161,8 @@ package struct Router: Sendable {
         self.service = service
         faultInjectors = FaultInjectorRegistry(faultInjector, seed: faultSeed)
         self.faults = faults
+        let origin = ContinuousClock.now
+        profiles = ProfileRegistry(now: { ContinuousClock.now - origin })
     }
 
     /// Creates a router over a fixed catalog that never grows, whose writes are kept in memory (tests, benchmarks).
@@ -270,6 +274,8 @@ package struct Router: Sendable {
         case adminDataset(String)
         /// `/admin/datasets`: the datasets, listed.
         case adminDatasets
+        /// `/admin/datasets/<name>/profile`, with the name still unchecked.
+        case adminDatasetProfile(String)
         /// `/items/changes`: the change feed as JSON (long-poll).
         case changes
         /// `/items/events`: the change feed as Server-Sent Events.
@@ -337,6 +343,12 @@ package struct Router: Sendable {
                 self = .adminDataset(segments[2])
                 return
             }
+            if segments.count == 4, segments[0] == "admin", segments[1] == "datasets", !segments[2].isEmpty,
+                segments[3] == "profile"
+            {
+                self = .adminDatasetProfile(segments[2])
+                return
+            }
             return nil
         }
 
@@ -383,6 +395,7 @@ package struct Router: Sendable {
             case .adminReset: .adminReset
             case .adminDataset: .adminDataset
             case .adminDatasets: .adminDatasets
+            case .adminDatasetProfile: .adminDatasetProfile
             case .changes: .changes
             case .events: .events
             case .picsumList: .picsumList
@@ -482,6 +495,8 @@ package struct Router: Sendable {
             return try dropDataset(name, request)
         case .adminDatasets:
             return try listDatasets(request, target: target)
+        case .adminDatasetProfile(let name):
+            return try datasetProfile(name, request)
         case .picsumList:
             return .response(try picsumList(target, headers: request.headers))
         case .picsumInfo(let pick):

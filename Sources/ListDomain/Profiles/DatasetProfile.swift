@@ -1,0 +1,126 @@
+/// What every request to one dataset meets, set at run time (`PUT /admin/datasets/<name>/profile`): so a UI test can
+/// say "for this run, the second page fails twice, then the server goes away for ten seconds" without touching the
+/// app it drives.
+///
+/// Two parts so far: an ``Outage`` (everything to the dataset answers 503 for a while, once or repeatedly) and a
+/// ``script``, an ordered list of ``Step``s: the next `times` requests that match the first step not yet used up get
+/// its answer, then the next step applies.
+public struct DatasetProfile: Sendable, Equatable {
+    /// A time the dataset is unavailable: `forMs` from when the profile was set, and again every `everyMs` when
+    /// that is given.
+    public struct Outage: Sendable, Equatable {
+        public var forMs: UInt64
+        public var everyMs: UInt64?
+
+        public init(forMs: UInt64, everyMs: UInt64? = nil) {
+            self.forMs = forMs
+            self.everyMs = everyMs
+        }
+
+        /// How much of the outage is left `elapsed` after it started; nil outside it.
+        public func remaining(after elapsed: Duration) -> Duration? {
+            let elapsedMs = UInt64(max(0, elapsed.milliseconds))
+            let phase = everyMs.map { elapsedMs % $0 } ?? elapsedMs
+            guard phase < forMs else { return nil }
+            return .milliseconds(Int64(forMs - phase))
+        }
+    }
+
+    /// Which requests a step answers: all of its conditions hold (a condition left out holds for every request).
+    public struct Match: Sendable, Equatable {
+        /// The method, `GET`, `POST`, ...
+        public var method: String?
+        /// The route's path template, `/items/{id}/detail`.
+        public var route: String?
+        /// Query parameters the request must carry with these values (others may come too).
+        public var query: [Parameter]
+
+        public struct Parameter: Sendable, Equatable {
+            public var name: String
+            public var value: String
+
+            public init(name: String, value: String) {
+                self.name = name
+                self.value = value
+            }
+        }
+
+        public init(method: String? = nil, route: String? = nil, query: [Parameter] = []) {
+            self.method = method
+            self.route = route
+            self.query = query
+        }
+
+        /// Whether `request` meets every condition.
+        public func matches(_ request: ProfileRequest) -> Bool {
+            if let method, method != request.method { return false }
+            if let route, route != request.route { return false }
+            return query.allSatisfy { wanted in
+                request.query.contains { $0.name == wanted.name && $0.value == wanted.value }
+            }
+        }
+    }
+
+    /// What a step answers with: a status (a problem answer in place of the route's), a wire fault (on that answer
+    /// or on the route's own), a delay before it is sent; at least one of them.
+    public struct Answer: Sendable, Equatable {
+        public var status: Int?
+        /// `Retry-After` with the status, in seconds.
+        public var retryAfterSeconds: Int?
+        public var bodyDelayMs: Int?
+        /// `reset`, `truncated` or `hang`.
+        public var kind: FaultKind?
+
+        public init(status: Int? = nil, retryAfterSeconds: Int? = nil, bodyDelayMs: Int? = nil, kind: FaultKind? = nil)
+        {
+            self.status = status
+            self.retryAfterSeconds = retryAfterSeconds
+            self.bodyDelayMs = bodyDelayMs
+            self.kind = kind
+        }
+    }
+
+    /// One step of the script: the next `times` requests that match get `answer`.
+    public struct Step: Sendable, Equatable {
+        public var match: Match
+        public var answer: Answer
+        public var times: Int
+
+        public init(match: Match, answer: Answer, times: Int) {
+            self.match = match
+            self.answer = answer
+            self.times = times
+        }
+    }
+
+    public var outage: Outage?
+    public var script: [Step]
+
+    public init(outage: Outage? = nil, script: [Step] = []) {
+        self.outage = outage
+        self.script = script
+    }
+}
+
+/// What a profile looks at in a request.
+public struct ProfileRequest: Sendable {
+    public var method: String
+    /// The route's path template.
+    public var route: String
+    /// The decoded query parameters, in order.
+    public var query: [DatasetProfile.Match.Parameter]
+
+    public init(method: String, route: String, query: [DatasetProfile.Match.Parameter]) {
+        self.method = method
+        self.route = route
+        self.query = query
+    }
+}
+
+extension Duration {
+    /// The whole milliseconds in this duration, rounded down.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

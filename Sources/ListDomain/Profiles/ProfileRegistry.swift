@@ -1,0 +1,92 @@
+import Synchronization
+
+/// The profiles of the datasets that have one (``DatasetProfile``), and what each has used of its script: shared by
+/// every loop, so a step answers exactly `times` requests however they are spread over the loops.
+///
+/// A request to a dataset without a profile costs one atomic load (``isEmpty``) while no dataset has one.
+/// Kept in memory: a restart forgets the profiles, and servers that share a store do not share them.
+public final class ProfileRegistry: Sendable {
+    /// A profile, when it was set, and how many more requests each of its steps answers.
+    public struct Entry: Sendable, Equatable {
+        public let profile: DatasetProfile
+        /// When the profile was set (``ProfileRegistry``'s clock): its outage counts from here.
+        public let since: Duration
+        /// By step, how many more matching requests it answers.
+        public var left: [Int]
+
+        public init(profile: DatasetProfile, since: Duration, left: [Int]) {
+            self.profile = profile
+            self.since = since
+            self.left = left
+        }
+    }
+
+    /// What a profile does to one request.
+    public enum Decision: Sendable, Equatable {
+        /// The dataset is in an outage for `remaining` more.
+        case outage(remaining: Duration)
+        /// Step `step` (from 0) answers it, and answers `left` more after it.
+        case scripted(DatasetProfile.Answer, step: Int, left: Int)
+    }
+
+    /// The most datasets that may have a profile at once.
+    public static let capacity = 10_000
+
+    private let entries = Mutex<[String: Entry]>([:])
+    private let count = Atomic<Int>(0)
+    /// Monotonic time, from any origin.
+    private let now: @Sendable () -> Duration
+
+    public init(now: @escaping @Sendable () -> Duration) {
+        self.now = now
+    }
+
+    /// Whether no dataset has a profile: the one check a request pays then.
+    public var isEmpty: Bool { count.load(ordering: .relaxed) == 0 }
+
+    /// Sets (or with nil, clears) the profile of `dataset`; a script starts over, an outage starts now. Returns false
+    /// (and sets nothing) when ``capacity`` datasets already have one.
+    @discardableResult
+    public func set(_ profile: DatasetProfile?, for dataset: String) -> Bool {
+        let started = now()
+        return entries.withLock { entries in
+            guard let profile else {
+                entries[dataset] = nil
+                count.store(entries.count, ordering: .relaxed)
+                return true
+            }
+            guard entries[dataset] != nil || entries.count < Self.capacity else { return false }
+            entries[dataset] = Entry(profile: profile, since: started, left: profile.script.map(\.times))
+            count.store(entries.count, ordering: .relaxed)
+            return true
+        }
+    }
+
+    /// The profile of `dataset` as it stands, and how long ago it was set; nil without one.
+    public func entry(of dataset: String) -> (entry: Entry, elapsed: Duration)? {
+        let now = now()
+        return entries.withLock { entries in entries[dataset].map { ($0, now - $0.since) } }
+    }
+
+    /// What `dataset`'s profile does to `request` (a step it matches is used once); nil when nothing.
+    ///
+    /// - Parameter request: Made only when the dataset has a profile.
+    public func decide(_ dataset: String, _ request: () -> ProfileRequest) -> Decision? {
+        guard !isEmpty else { return nil }
+        let now = now()
+        return entries.withLock { entries in
+            guard var entry = entries[dataset] else { return nil }
+            if let outage = entry.profile.outage, let remaining = outage.remaining(after: now - entry.since) {
+                return .outage(remaining: remaining)
+            }
+            // The first step not used up is the one that applies: steps run in order.
+            guard let step = entry.left.firstIndex(where: { $0 > 0 }),
+                entry.profile.script[step].match.matches(request())
+            else { return nil }
+            entry.left[step] -= 1
+            let left = entry.left[step]
+            entries[dataset] = entry
+            return .scripted(entry.profile.script[step].answer, step: step, left: left)
+        }
+    }
+}

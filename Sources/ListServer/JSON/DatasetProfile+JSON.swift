@@ -1,0 +1,79 @@
+package import ListDomain
+
+/// A dataset's profile as `GET /admin/datasets/<name>/profile` answers it: the body it was set with, and where it
+/// stands: `{"dataset":…,"outage":{"for_ms":…,"every_ms":…,"active":B,"remaining_ms":R},"script":[{…,"times":N,
+/// "left":L}]}`.
+extension ProfileRegistry.Entry {
+    package func writeJSON(dataset: String, elapsed: Duration, into json: inout JSONWriter) {
+        json.append(raw: "{\"dataset\":")
+        json.append(string: dataset)
+        if let outage = profile.outage {
+            json.append(raw: ",\"outage\":{\"for_ms\":")
+            json.append(integer: outage.forMs)
+            if let every = outage.everyMs {
+                json.append(raw: ",\"every_ms\":")
+                json.append(integer: every)
+            }
+            let remaining = outage.remaining(after: elapsed)
+            json.append(raw: remaining == nil ? ",\"active\":false" : ",\"active\":true,\"remaining_ms\":")
+            if let remaining {
+                let (seconds, attoseconds) = remaining.components
+                json.append(integer: UInt64(max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)))
+            }
+            json.append(raw: "}")
+        }
+        json.append(raw: ",\"script\":[")
+        for (index, step) in profile.script.enumerated() {
+            if index > 0 { json.append(raw: ",") }
+            json.append(raw: "{\"match\":{")
+            var first = true
+            func member(_ name: StaticString) {
+                if !first { json.append(raw: ",") }
+                first = false
+                json.append(raw: name)
+            }
+            if let method = step.match.method {
+                member("\"method\":")
+                json.append(string: method)
+            }
+            if let route = step.match.route {
+                member("\"route\":")
+                json.append(string: route)
+            }
+            if !step.match.query.isEmpty {
+                member("\"query\":{")
+                for (position, parameter) in step.match.query.enumerated() {
+                    if position > 0 { json.append(raw: ",") }
+                    json.append(string: parameter.name)
+                    json.append(raw: ":")
+                    json.append(string: parameter.value)
+                }
+                json.append(raw: "}")
+            }
+            json.append(raw: "},\"respond\":{")
+            first = true
+            if let status = step.answer.status {
+                member("\"status\":")
+                json.append(integer: status)
+            }
+            if let seconds = step.answer.retryAfterSeconds {
+                member("\"retry_after_s\":")
+                json.append(integer: seconds)
+            }
+            if let delay = step.answer.bodyDelayMs {
+                member("\"body_delay_ms\":")
+                json.append(integer: delay)
+            }
+            if let kind = step.answer.kind {
+                member("\"kind\":")
+                json.append(string: kind.rawValue)
+            }
+            json.append(raw: "},\"times\":")
+            json.append(integer: step.times)
+            json.append(raw: ",\"left\":")
+            json.append(integer: left[index])
+            json.append(raw: "}")
+        }
+        json.append(raw: "]}")
+    }
+}

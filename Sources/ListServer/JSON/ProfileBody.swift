@@ -1,0 +1,186 @@
+import ListDomain
+
+/// The body of `PUT /admin/datasets/<name>/profile`, read into a ``DatasetProfile``, and the profile written back as
+/// `GET` answers it.
+///
+/// ```json
+/// {"outage": {"for_ms": 10000, "every_ms": 60000},
+///  "script": [{"match": {"method": "GET", "route": "/items", "query": {"page": "2"}},
+///              "respond": {"status": 503, "retry_after_s": 2, "body_delay_ms": 0, "kind": "reset"},
+///              "times": 2}]}
+/// ```
+///
+/// Strict, as every request body: unknown members, wrong types and values out of range are a 400 naming the member.
+/// The profile fields this server does not act on yet (`latency`, `faults`, `bandwidth`, `rate_limit`, `auth`)
+/// are refused by name, so a test never believes a condition is set that is not.
+enum ProfileBody {
+    /// The most steps a script has.
+    static let maximumSteps = 100
+    /// The longest outage, and its longest period: a day.
+    static let maximumOutageMs: UInt64 = 86_400_000
+    /// The most requests one step answers.
+    static let maximumTimes = 1_000_000
+    /// The most query conditions one step has.
+    static let maximumQueryConditions = 20
+    /// The longest `body_delay_ms` (as `?delay_ms`'s default bound) and `retry_after_s`.
+    static let maximumBodyDelayMs = 30_000
+    static let maximumRetryAfterSeconds = 86_400
+    /// Fields of the profile that later versions act on: refused by name until then.
+    static let notYetSupported: Set = ["latency", "faults", "bandwidth", "rate_limit", "auth"]
+
+    /// Reads `body`.
+    ///
+    /// - Parameter routes: The route templates a step's `route` may name.
+    /// - Throws: 400 `invalid-body` saying which member is wrong and why.
+    static func profile(_ body: [UInt8], routes: [String]) throws(Problem) -> DatasetProfile {
+        let json: RequestJSON
+        do {
+            json = try RequestJSON.parse(body, maxDepth: 5)
+        } catch {
+            throw invalid("the profile is not valid JSON: \(error.reason) at byte \(error.offset)")
+        }
+        var profile = DatasetProfile()
+        for (key, value) in try object(json, "the profile") {
+            switch key {
+            case "outage": profile.outage = try outage(value)
+            case "script":
+                guard case .array(let steps) = value else { throw invalid("script must be an array of steps") }
+                guard steps.count <= maximumSteps else { throw invalid("script has more than \(maximumSteps) steps") }
+                for (index, step) in steps.enumerated() {
+                    profile.script.append(try self.step(step, "script[\(index)]", routes: routes))
+                }
+            case _ where notYetSupported.contains(key):
+                throw invalid("profile field \(Problem.quoted(key)) is not supported by this server yet")
+            default: throw unknown(key, in: "the profile", takes: "outage, script")
+            }
+        }
+        return profile
+    }
+
+    private static func outage(_ json: RequestJSON) throws(Problem) -> DatasetProfile.Outage? {
+        if case .null = json { return nil }
+        var forMs: UInt64?
+        var everyMs: UInt64?
+        for (key, value) in try object(json, "outage") {
+            switch key {
+            case "for_ms": forMs = UInt64(try integer(value, "outage.for_ms", 1...Int(maximumOutageMs)))
+            case "every_ms": everyMs = UInt64(try integer(value, "outage.every_ms", 1...Int(maximumOutageMs)))
+            default: throw unknown(key, in: "outage", takes: "for_ms, every_ms")
+            }
+        }
+        guard let forMs else { throw invalid("outage.for_ms is required") }
+        if let everyMs, everyMs <= forMs {
+            throw invalid("outage.every_ms (\(everyMs)) must be longer than outage.for_ms (\(forMs))")
+        }
+        return DatasetProfile.Outage(forMs: forMs, everyMs: everyMs)
+    }
+
+    private static func step(_ json: RequestJSON, _ name: String, routes: [String]) throws(Problem)
+        -> DatasetProfile.Step
+    {
+        var match = DatasetProfile.Match()
+        var answer: DatasetProfile.Answer?
+        var times = 1
+        for (key, value) in try object(json, name) {
+            switch key {
+            case "match": match = try self.match(value, name + ".match", routes: routes)
+            case "respond": answer = try respond(value, name + ".respond")
+            case "times": times = try integer(value, name + ".times", 1...maximumTimes)
+            default: throw unknown(key, in: name, takes: "match, respond, times")
+            }
+        }
+        guard let answer else { throw invalid("\(name).respond is required") }
+        return DatasetProfile.Step(match: match, answer: answer, times: times)
+    }
+
+    private static func match(_ json: RequestJSON, _ name: String, routes: [String]) throws(Problem)
+        -> DatasetProfile.Match
+    {
+        var match = DatasetProfile.Match()
+        for (key, value) in try object(json, name) {
+            switch key {
+            case "method":
+                let method = try string(value, name + ".method")
+                guard ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].contains(method) else {
+                    throw invalid(
+                        "\(name).method must be GET, HEAD, POST, PUT, PATCH or DELETE, not \(Problem.quoted(method))")
+                }
+                match.method = method
+            case "route":
+                let route = try string(value, name + ".route")
+                guard routes.contains(route) else {
+                    throw invalid(
+                        "\(name).route must be a route template such as /items/{id}/detail (see GET /openapi.yaml), "
+                            + "not \(Problem.quoted(route))")
+                }
+                match.route = route
+            case "query":
+                let conditions = try object(value, name + ".query")
+                guard conditions.count <= maximumQueryConditions else {
+                    throw invalid("\(name).query has more than \(maximumQueryConditions) parameters")
+                }
+                for (parameter, wanted) in conditions {
+                    match.query.append(.init(name: parameter, value: try string(wanted, "\(name).query.\(parameter)")))
+                }
+            default: throw unknown(key, in: name, takes: "method, route, query")
+            }
+        }
+        return match
+    }
+
+    private static func respond(_ json: RequestJSON, _ name: String) throws(Problem) -> DatasetProfile.Answer {
+        var answer = DatasetProfile.Answer()
+        for (key, value) in try object(json, name) {
+            switch key {
+            case "status": answer.status = try integer(value, name + ".status", 400...599)
+            case "retry_after_s":
+                answer.retryAfterSeconds = try integer(value, name + ".retry_after_s", 0...maximumRetryAfterSeconds)
+            case "body_delay_ms":
+                answer.bodyDelayMs = try integer(value, name + ".body_delay_ms", 0...maximumBodyDelayMs)
+            case "kind":
+                let kind = try string(value, name + ".kind")
+                guard let fault = FaultKind(rawValue: kind), [.reset, .truncated, .hang].contains(fault) else {
+                    throw invalid("\(name).kind must be reset, truncated or hang, not \(Problem.quoted(kind))")
+                }
+                answer.kind = fault
+            default: throw unknown(key, in: name, takes: "status, retry_after_s, body_delay_ms, kind")
+            }
+        }
+        if answer.retryAfterSeconds != nil && answer.status == nil {
+            throw invalid("\(name).retry_after_s goes with a status")
+        }
+        guard answer.status != nil || answer.kind != nil || answer.bodyDelayMs != nil else {
+            throw invalid("\(name) needs a status, a kind or a body_delay_ms")
+        }
+        return answer
+    }
+
+    // MARK: Members
+
+    private static func object(_ json: RequestJSON, _ name: String) throws(Problem) -> [(
+        key: String, value: RequestJSON
+    )] {
+        guard case .object(let members) = json else { throw invalid("\(name) must be a JSON object") }
+        return members
+    }
+
+    private static func string(_ json: RequestJSON, _ name: String) throws(Problem) -> String {
+        guard case .string(let value) = json else { throw invalid("\(name) must be a string") }
+        return value
+    }
+
+    private static func integer(_ json: RequestJSON, _ name: String, _ range: ClosedRange<Int>) throws(Problem) -> Int {
+        guard case .number(let number) = json, let value = number.wholeValue, range.contains(value) else {
+            throw invalid("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    private static func unknown(_ key: String, in name: String, takes: String) -> Problem {
+        invalid("unknown member \(Problem.quoted(key)) in \(name), which takes \(takes)")
+    }
+
+    private static func invalid(_ detail: String) -> Problem {
+        Problem(.invalidBody, detail: detail)
+    }
+}

@@ -1,0 +1,125 @@
+import Synchronization
+import Testing
+
+@testable import ListDomain
+
+/// ``ProfileRegistry``: scripts used up in order, exactly `times` each; outages by a clock the test moves.
+@Suite("Profiles: scripts and outages")
+struct ProfileRegistryTests {
+    /// A clock the test sets.
+    final class ManualClock: Sendable {
+        let now = Mutex<Duration>(.zero)
+        func advance(_ by: Duration) { now.withLock { $0 += by } }
+    }
+
+    let clock = ManualClock()
+    var registry: ProfileRegistry { ProfileRegistry(now: { [clock] in clock.now.withLock { $0 } }) }
+
+    func request(_ method: String = "GET", _ route: String = "/items", _ query: [(String, String)] = [])
+        -> ProfileRequest
+    {
+        ProfileRequest(method: method, route: route, query: query.map { .init(name: $0.0, value: $0.1) })
+    }
+
+    @Test("no profile: nothing is decided, and the registry says it is empty")
+    func empty() {
+        let registry = self.registry
+        #expect(registry.isEmpty)
+        #expect(registry.decide("x", { request() }) == nil)
+        registry.set(DatasetProfile(outage: .init(forMs: 100)), for: "x")
+        #expect(!registry.isEmpty)
+        #expect(registry.decide("y", { request() }) == nil)
+        registry.set(nil, for: "x")
+        #expect(registry.isEmpty)
+        #expect(registry.decide("x", { request() }) == nil)
+    }
+
+    @Test("steps apply in order, each to exactly `times` matching requests; others pass untouched")
+    func scriptInOrder() {
+        let registry = self.registry
+        let page2 = DatasetProfile.Match(method: "GET", route: "/items", query: [.init(name: "page", value: "2")])
+        let detail = DatasetProfile.Match(route: "/items/{id}/detail")
+        registry.set(
+            DatasetProfile(script: [
+                .init(match: page2, answer: .init(status: 503, retryAfterSeconds: 2), times: 2),
+                .init(match: detail, answer: .init(kind: .reset), times: 1),
+            ]), for: "x")
+        // The detail step waits for the first step to be used up.
+        #expect(registry.decide("x", { request("GET", "/items/{id}/detail") }) == nil)
+        #expect(registry.decide("x", { request("GET", "/items", [("page", "1")]) }) == nil)
+        #expect(registry.decide("x", { request("POST", "/items", [("page", "2")]) }) == nil)
+        let first = registry.decide("x", { request("GET", "/items", [("limit", "5"), ("page", "2")]) })
+        #expect(first == .scripted(.init(status: 503, retryAfterSeconds: 2), step: 0, left: 1))
+        #expect(registry.entry(of: "x")?.entry.left == [1, 1])
+        #expect(registry.decide("x", { request("GET", "/items", [("page", "2")]) })?.step == 0)
+        #expect(registry.decide("x", { request("GET", "/items", [("page", "2")]) }) == nil)
+        #expect(
+            registry.decide("x", { request("GET", "/items/{id}/detail") })
+                == .scripted(.init(kind: .reset), step: 1, left: 0))
+        #expect(registry.decide("x", { request("GET", "/items/{id}/detail") }) == nil)
+        #expect(registry.entry(of: "x")?.entry.left == [0, 0])
+    }
+
+    @Test("a profile set again starts its script over")
+    func setAgain() {
+        let registry = self.registry
+        let profile = DatasetProfile(script: [.init(match: .init(), answer: .init(status: 500), times: 1)])
+        registry.set(profile, for: "x")
+        #expect(registry.decide("x", { request() }) != nil)
+        #expect(registry.decide("x", { request() }) == nil)
+        registry.set(profile, for: "x")
+        #expect(registry.decide("x", { request() }) != nil)
+    }
+
+    @Test("an outage lasts for_ms from when it was set, and comes back every every_ms")
+    func outages() {
+        let registry = self.registry
+        clock.advance(.seconds(5))  // set some time after the clock's origin
+        registry.set(DatasetProfile(outage: .init(forMs: 300)), for: "once")
+        registry.set(DatasetProfile(outage: .init(forMs: 100, everyMs: 1000)), for: "again")
+        #expect(registry.decide("once", { request() }) == .outage(remaining: .milliseconds(300)))
+        clock.advance(.milliseconds(99))
+        #expect(registry.decide("again", { request() }) == .outage(remaining: .milliseconds(1)))
+        clock.advance(.milliseconds(1))
+        #expect(registry.decide("again", { request() }) == nil)
+        clock.advance(.milliseconds(199))
+        #expect(registry.decide("once", { request() }) == .outage(remaining: .milliseconds(1)))
+        clock.advance(.milliseconds(1))
+        #expect(registry.decide("once", { request() }) == nil)
+        clock.advance(.milliseconds(700))  // 1,000 ms after it was set: the second outage
+        #expect(registry.decide("again", { request() }) == .outage(remaining: .milliseconds(100)))
+        #expect(registry.decide("once", { request() }) == nil)
+        clock.advance(.seconds(3600))
+        #expect(registry.decide("once", { request() }) == nil)
+    }
+
+    @Test("during an outage a script step is not used")
+    func outageBeforeScript() {
+        let registry = self.registry
+        registry.set(
+            DatasetProfile(
+                outage: .init(forMs: 50), script: [.init(match: .init(), answer: .init(status: 500), times: 1)]),
+            for: "x")
+        #expect(registry.decide("x", { request() }) == .outage(remaining: .milliseconds(50)))
+        clock.advance(.milliseconds(50))
+        #expect(registry.decide("x", { request() })?.step == 0)
+    }
+
+    @Test("at most `capacity` datasets have a profile; replacing one still works when full")
+    func capacity() {
+        let registry = self.registry
+        let profile = DatasetProfile(outage: .init(forMs: 1))
+        for index in 0..<ProfileRegistry.capacity { #expect(registry.set(profile, for: "d\(index)")) }
+        #expect(!registry.set(profile, for: "one-more"))
+        #expect(registry.entry(of: "one-more") == nil)
+        #expect(registry.set(DatasetProfile(), for: "d0"))
+        registry.set(nil, for: "d1")
+        #expect(registry.set(profile, for: "one-more"))
+    }
+}
+
+extension ProfileRegistry.Decision {
+    fileprivate var step: Int? {
+        if case .scripted(_, let step, _) = self { step } else { nil }
+    }
+}

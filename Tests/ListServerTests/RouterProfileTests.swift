@@ -1,0 +1,120 @@
+import ListDomain
+import Testing
+
+@testable import ListServer
+
+/// `PUT`, `GET`, `DELETE /admin/datasets/<name>/profile` and what a profile does to the dataset's requests
+/// (Router+Profiles.swift), on request values.
+@Suite("Router: dataset profiles")
+struct RouterProfileTests {
+    let router = RouterFixture.router(store: MemoryListStore())
+
+    func put(_ dataset: String, _ body: String) async -> HTTPResponse {
+        await router.respondHeld(
+            "/admin/datasets/\(dataset)/profile", method: .put, headers: ["Content-Type": "application/json"],
+            body: Array(body.utf8))
+    }
+
+    @Test("the second page fails twice with 503 and its Retry-After, then succeeds; other pages and datasets pass")
+    func scriptedPage() async throws {
+        let set = await put(
+            "run-1",
+            #"{"script":[{"match":{"method":"GET","route":"/items","query":{"page":"2"}},"respond":{"status":503,"retry_after_s":3},"times":2}]}"#
+        )
+        #expect(set.status == 200, "\(set.text)")
+        #expect(set.jsonObject?["script"].flatMap { ($0 as? [[String: Any]])?.first?["left"] as? Int } == 2)
+        let named: HTTPHeaders = ["X-Dataset": "run-1"]
+        #expect(await router.respondHeld("/items?page=1", headers: named).status == 200)
+        #expect(await router.respondHeld("/items?page=2").status == 200)  // the default dataset has no profile
+        let first = await router.respondHeld("/items?page=2&limit=5", headers: named)
+        #expect(first.status == 503)
+        #expect(first.headers["Retry-After"] == "3")
+        #expect(first.jsonObject?["type"] as? String == "urn:listserver:problem:injected-fault")
+        #expect((first.jsonObject?["detail"] as? String)?.contains("scripted") == true)
+        #expect(await router.respondHeld("/d/run-1/items?page=2").status == 503)  // by base path too
+        #expect(await router.respondHeld("/items?page=2", headers: named).status == 200)
+        let state = await router.respondHeld("/admin/datasets/run-1/profile")
+        #expect(state.jsonObject?["script"].flatMap { ($0 as? [[String: Any]])?.first?["left"] as? Int } == 0)
+    }
+
+    @Test("a write a step answers with a status is not written; a step's wire fault and delay go on the answer")
+    func scriptedWriteAndFaults() async throws {
+        _ = await put(
+            "w",
+            #"{"script":[{"match":{"method":"POST"},"respond":{"status":500}},{"match":{"route":"/items/{id}"},"respond":{"kind":"reset","body_delay_ms":250}}]}"#
+        )
+        let refused = await router.respondHeld(
+            "/d/w/items", method: .post, headers: ["Content-Type": "application/json"],
+            body: Array(#"{"label":"never"}"#.utf8))
+        #expect(refused.status == 500)
+        #expect(await router.respondHeld("/d/w/items/10000").status == 404)  // not written, and the reset step
+        let reset = await router.respondHeld("/d/w/items/3")
+        #expect(reset.status == 200)
+        #expect(reset.fault == .reset)
+        #expect(reset.delay == .milliseconds(250))
+        let created = await router.write(.post, "/d/w/items", json: #"{"label":"now"}"#)
+        #expect(created.status == 201)
+    }
+
+    @Test("an outage answers every request of the dataset 503 with Retry-After, images by ?dataset= too")
+    func outage() async throws {
+        #expect(await put("down", #"{"outage":{"for_ms":60000}}"#).status == 200)
+        let page = await router.respondHeld("/d/down/items")
+        #expect(page.status == 503)
+        #expect(page.headers["Retry-After"] == "60")
+        #expect(await router.respondHeld("/items/3/image?dataset=down&w=10&h=10").status == 503)
+        #expect(await router.respondHeld("/items/3/image?w=10&h=10").status == 200)
+        // The probes are not the dataset's.
+        #expect(await router.respondHeld("/healthz", headers: ["X-Dataset": "down"]).status == 200)
+        let state = await router.respondHeld("/admin/datasets/down/profile")
+        #expect((state.jsonObject?["outage"] as? [String: Any])?["active"] as? Bool == true)
+        #expect(await router.respondHeld("/admin/datasets/down/profile", method: .delete).status == 204)
+        #expect(await router.respondHeld("/d/down/items").status == 200)
+        let cleared = await router.respondHeld("/admin/datasets/down/profile")
+        #expect(cleared.status == 200)
+        #expect(cleared.text == #"{"dataset":"down","script":[]}"#)
+    }
+
+    @Test("dropping a dataset drops its profile")
+    func droppedWithDataset() async {
+        _ = await put("gone", #"{"outage":{"for_ms":60000}}"#)
+        #expect(await router.respondHeld("/admin/datasets/gone", method: .delete).status == 204)
+        #expect(await router.respondHeld("/d/gone/items").status == 200)
+        #expect(router.profiles.isEmpty)
+    }
+
+    @Test("GET answers the profile as it was set, with where it stands")
+    func readBack() async {
+        let body =
+            #"{"outage":{"for_ms":1000,"every_ms":60000},"script":[{"match":{"method":"GET","route":"/items/{id}/detail","query":{"a":"1"}},"respond":{"status":429,"retry_after_s":2,"body_delay_ms":10,"kind":"truncated"},"times":3}]}"#
+        let set = await put("r", body)
+        #expect(
+            set.text
+                == #"{"dataset":"r","outage":{"for_ms":1000,"every_ms":60000,"active":true,"remaining_ms":1000},"script":[{"match":{"method":"GET","route":"/items/{id}/detail","query":{"a":"1"}},"respond":{"status":429,"retry_after_s":2,"body_delay_ms":10,"kind":"truncated"},"times":3,"left":3}]}"#
+        )
+    }
+
+    @Test(
+        "a body that is not a profile is 400 naming what is wrong",
+        arguments: [
+            (#"{"bandwidth":{"kbps":64}}"#, "not supported by this server yet"),
+            (#"{"outage":{"for_ms":100,"every_ms":100}}"#, "must be longer than outage.for_ms"),
+            (#"{"outage":{}}"#, "outage.for_ms is required"),
+            (#"{"script":[{"match":{"route":"/nowhere"},"respond":{"status":503}}]}"#, "route template"),
+            (#"{"script":[{"respond":{"status":200}}]}"#, "script[0].respond.status must be an integer in 400...599"),
+            (#"{"script":[{"respond":{"kind":"503"}}]}"#, "must be reset, truncated or hang"),
+            (#"{"script":[{"respond":{}}]}"#, "needs a status, a kind or a body_delay_ms"),
+            (#"{"script":[{"respond":{"retry_after_s":1}}]}"#, "goes with a status"),
+            (#"{"script":[{"respond":{"status":503},"times":0}]}"#, "times must be an integer"),
+            (#"{"script":[{"match":{"method":"get"},"respond":{"status":503}}]}"#, "method must be"),
+            (#"{"scripts":[]}"#, "unknown member"),
+            (#"[]"#, "must be a JSON object"),
+            (#"{"outage":"#, "not valid JSON"),
+        ])
+    func invalid(body: String, says: String) async {
+        let answer = await put("bad", body)
+        #expect(answer.status == 400)
+        #expect((answer.jsonObject?["detail"] as? String)?.contains(says) == true, "\(answer.text)")
+        #expect(router.profiles.isEmpty)
+    }
+}
