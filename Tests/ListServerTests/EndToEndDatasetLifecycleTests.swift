@@ -92,6 +92,9 @@ struct EndToEndDatasetLifecycleTests {
                 let port = app.port
                 #expect(try await Self.create(port, "idle", "forgotten").status == 201)
                 #expect(try await Self.create(port, "busy", "kept").status == 201)
+                // A profile goes with its dataset.
+                let profile = #"{"script":[{"respond":{"status":503},"times":5}]}"#
+                #expect(try await send(port: port, "PUT", "/admin/datasets/idle/profile", json: profile).status == 200)
                 // Busy is read every 0.2 s from a thread of its own: a test task on the cooperative pool can be
                 // held for seconds when a full parallel run's CPU-bound suites take both of its threads (seen in CI:
                 // busy went idle for its TTL and expired), and the server's loops answer whatever the pool does.
@@ -104,6 +107,9 @@ struct EndToEndDatasetLifecycleTests {
                 let (reads, wrong) = try await offPool { reader.stop() }  // its wait is off the pool too
                 #expect(reads > 0 && wrong == 0, "\(wrong) of \(reads) reads of busy were not [kept]")
                 #expect(!app.writes.lists.exists("idle"), "still there after 12 s")
+                #expect(
+                    try await fetch(port: port, "/admin/datasets/idle/profile").text
+                        == #"{"dataset":"idle","script":[]}"#)
                 #expect(try await Self.written(port, "idle").isEmpty)
                 #expect(try await Self.written(port, "busy") == ["kept"])
                 let listed = try await fetch(port: port, "/admin/datasets").jsonObject()

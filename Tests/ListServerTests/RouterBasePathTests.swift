@@ -60,7 +60,7 @@ struct RouterBasePathTests {
             Step(method: .get, path: "/admin/datasets"),
             Step(
                 method: .put, path: "/admin/datasets/x/profile", headers: json,
-                body: Array(#"{"script":[{"match":{"route":"/healthz"},"respond":{"status":503}}]}"#.utf8)),
+                body: Array(#"{"script":[{"match":{"route":"/items/{id}/detail"},"respond":{"status":503}}]}"#.utf8)),
             Step(method: .get, path: "/admin/datasets/x/profile"),
             Step(method: .delete, path: "/admin/datasets/x/profile"),
             Step(method: .post, path: "/admin/reset"),

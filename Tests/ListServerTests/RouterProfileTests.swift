@@ -83,15 +83,47 @@ struct RouterProfileTests {
         #expect(router.profiles.isEmpty)
     }
 
-    @Test("GET answers the profile as it was set, with where it stands")
+    @Test("GET answers the profile as it was set, with where it stands, and PUT takes that back")
     func readBack() async {
         let body =
-            #"{"outage":{"for_ms":1000,"every_ms":60000},"script":[{"match":{"method":"GET","route":"/items/{id}/detail","query":{"a":"1"}},"respond":{"status":429,"retry_after_s":2,"body_delay_ms":10,"kind":"truncated"},"times":3}]}"#
+            #"{"outage":{"for_ms":60000,"every_ms":120000},"script":[{"match":{"method":"GET","route":"/items/{id}/detail","query":{"a":"1"}},"respond":{"status":429,"retry_after_s":2,"body_delay_ms":10,"kind":"truncated"},"times":3}]}"#
         let set = await put("r", body)
+        // remaining_ms counts down from 60000 as the test runs: everything else is exact.
+        let remaining = /"remaining_ms":(\d+)/
+        let shown = set.text.replacing(remaining, with: { _ in #""remaining_ms":R"# })
         #expect(
-            set.text
-                == #"{"dataset":"r","outage":{"for_ms":1000,"every_ms":60000,"active":true,"remaining_ms":1000},"script":[{"match":{"method":"GET","route":"/items/{id}/detail","query":{"a":"1"}},"respond":{"status":429,"retry_after_s":2,"body_delay_ms":10,"kind":"truncated"},"times":3,"left":3}]}"#
+            shown
+                == #"{"dataset":"r","outage":{"for_ms":60000,"every_ms":120000,"active":true,"remaining_ms":R},"script":[{"match":{"method":"GET","route":"/items/{id}/detail","query":{"a":"1"}},"respond":{"status":429,"retry_after_s":2,"body_delay_ms":10,"kind":"truncated"},"times":3,"left":3}]}"#
         )
+        let again = await put("r", set.text)
+        #expect(again.status == 200, "\(again.text)")
+        #expect(again.text.replacing(remaining, with: { _ in #""remaining_ms":R"# }) == shown)
+        #expect(await put("r", "{}").status == 200)  // the empty profile clears it
+        #expect(router.profiles.isEmpty)
+    }
+
+    @Test("an upload a step refuses is not stored; ?dataset= names the dataset only on GET and HEAD; preflights pass")
+    func uploadsQueriesAndPreflights() async throws {
+        _ = await put("u", #"{"script":[{"match":{"method":"PUT"},"respond":{"status":503},"times":2}]}"#)
+        let png = try ImageCodecs().encode(
+            RGBImage(width: 2, height: 2, pixels: [UInt8](repeating: 9, count: 12)), as: .png)
+        let refused = await router.respondHeld(
+            "/d/u/items/4/image", method: .put, headers: ["Content-Type": "image/png"], body: png)
+        #expect(refused.status == 503)
+        let image = await router.respondHeld("/d/u/items/4/image.png")
+        #expect(image.status == 200 && image.body != png)  // the generated image: nothing was stored
+        // A PUT with ?dataset=u and no header writes to the default list, so u's profile does not count it.
+        let other = await router.respondHeld(
+            "/items/4/image?dataset=u", method: .put, headers: ["Content-Type": "image/png"], body: png)
+        #expect(other.status == 201)
+        #expect(router.profiles.entry(of: "u")?.entry.left == [1])
+        let preflight = await router.respondHeld(
+            "/d/u/items/4/image", method: .options,
+            headers: ["Origin": "http://localhost:3000", "Access-Control-Request-Method": "PUT"])
+        #expect(preflight.status == 204)
+        #expect(router.profiles.entry(of: "u")?.entry.left == [1])
+        _ = await put("down", #"{"outage":{"for_ms":60000}}"#)
+        #expect(await router.respondHeld("/d/down/items", method: .options).status == 204)
     }
 
     @Test(
@@ -100,7 +132,15 @@ struct RouterProfileTests {
             (#"{"bandwidth":{"kbps":64}}"#, "not supported by this server yet"),
             (#"{"outage":{"for_ms":100,"every_ms":100}}"#, "must be longer than outage.for_ms"),
             (#"{"outage":{}}"#, "outage.for_ms is required"),
-            (#"{"script":[{"match":{"route":"/nowhere"},"respond":{"status":503}}]}"#, "route template"),
+            (#"{"script":[{"match":{"route":"/nowhere"},"respond":{"status":503}}]}"#, "one of the dataset's routes"),
+            (#"{"script":[{"match":{"route":"/healthz"},"respond":{"status":503}}]}"#, "one of the dataset's routes"),
+            (
+                #"{"script":[{"match":{"route":"/items/{id}/detail","method":"POST"},"respond":{"status":503}}]}"#,
+                "does not answer POST"
+            ),
+            (#"{"script":[{"match":{"route":"/items/events"},"respond":{"kind":"reset"}}]}"#, "an event stream"),
+            (#"{"script":[{"respond":{"body_delay_ms":30001}}]}"#, "body_delay_ms must be an integer in 0...30000"),
+            (#"{"dataset":"other"}"#, "the dataset of the path"),
             (#"{"script":[{"respond":{"status":200}}]}"#, "script[0].respond.status must be an integer in 400...599"),
             (#"{"script":[{"respond":{"kind":"503"}}]}"#, "must be reset, truncated or hang"),
             (#"{"script":[{"respond":{}}]}"#, "needs a status, a kind or a body_delay_ms"),

@@ -96,6 +96,14 @@ public struct DatasetProfile: Sendable, Equatable {
     public var outage: Outage?
     public var script: [Step]
 
+    /// About how many bytes the profile holds in memory: what ``ProfileRegistry`` bounds.
+    public var approximateBytes: Int {
+        script.reduce(64) { bytes, step in
+            bytes + 96 + (step.match.method?.utf8.count ?? 0) + (step.match.route?.utf8.count ?? 0)
+                + step.match.query.reduce(0) { $0 + 32 + $1.name.utf8.count + $1.value.utf8.count }
+        }
+    }
+
     public init(outage: Outage? = nil, script: [Step] = []) {
         self.outage = outage
         self.script = script

@@ -3,7 +3,8 @@ import Synchronization
 /// The profiles of the datasets that have one (``DatasetProfile``), and what each has used of its script: shared by
 /// every loop, so a step answers exactly `times` requests however they are spread over the loops.
 ///
-/// A request to a dataset without a profile costs one atomic load (``isEmpty``) while no dataset has one.
+/// While no dataset has a profile a request costs one atomic load (``isEmpty``); once one does, a request to any
+/// dataset takes the lock for a lookup. Bounded: ``capacity`` profiles, ``maximumBytes`` of them in all.
 /// Kept in memory: a restart forgets the profiles, and servers that share a store do not share them.
 public final class ProfileRegistry: Sendable {
     /// A profile, when it was set, and how many more requests each of its steps answers.
@@ -31,8 +32,10 @@ public final class ProfileRegistry: Sendable {
 
     /// The most datasets that may have a profile at once.
     public static let capacity = 10_000
+    /// The most bytes all profiles may hold together (``DatasetProfile/approximateBytes``).
+    public static let maximumBytes = 16 << 20
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Mutex<(profiles: [String: Entry], bytes: Int)>(([:], 0))
     private let count = Atomic<Int>(0)
     /// Monotonic time, from any origin.
     private let now: @Sendable () -> Duration
@@ -44,20 +47,27 @@ public final class ProfileRegistry: Sendable {
     /// Whether no dataset has a profile: the one check a request pays then.
     public var isEmpty: Bool { count.load(ordering: .relaxed) == 0 }
 
-    /// Sets (or with nil, clears) the profile of `dataset`; a script starts over, an outage starts now. Returns false
-    /// (and sets nothing) when ``capacity`` datasets already have one.
+    /// Sets (or with nil or an empty profile, clears) the profile of `dataset`; a script starts over, an outage
+    /// starts now. Returns false (and sets nothing) when it would make more than ``capacity`` profiles or
+    /// ``maximumBytes``.
     @discardableResult
     public func set(_ profile: DatasetProfile?, for dataset: String) -> Bool {
         let started = now()
         return entries.withLock { entries in
-            guard let profile else {
-                entries[dataset] = nil
-                count.store(entries.count, ordering: .relaxed)
+            let replaced = entries.profiles[dataset].map { $0.profile.approximateBytes + dataset.utf8.count } ?? 0
+            guard let profile, profile != DatasetProfile() else {
+                entries.profiles[dataset] = nil
+                entries.bytes -= replaced
+                count.store(entries.profiles.count, ordering: .relaxed)
                 return true
             }
-            guard entries[dataset] != nil || entries.count < Self.capacity else { return false }
-            entries[dataset] = Entry(profile: profile, since: started, left: profile.script.map(\.times))
-            count.store(entries.count, ordering: .relaxed)
+            let bytes = profile.approximateBytes + dataset.utf8.count
+            guard entries.profiles[dataset] != nil || entries.profiles.count < Self.capacity,
+                entries.bytes - replaced + bytes <= Self.maximumBytes
+            else { return false }
+            entries.profiles[dataset] = Entry(profile: profile, since: started, left: profile.script.map(\.times))
+            entries.bytes += bytes - replaced
+            count.store(entries.profiles.count, ordering: .relaxed)
             return true
         }
     }
@@ -65,7 +75,7 @@ public final class ProfileRegistry: Sendable {
     /// The profile of `dataset` as it stands, and how long ago it was set; nil without one.
     public func entry(of dataset: String) -> (entry: Entry, elapsed: Duration)? {
         let now = now()
-        return entries.withLock { entries in entries[dataset].map { ($0, now - $0.since) } }
+        return entries.withLock { entries in entries.profiles[dataset].map { ($0, now - $0.since) } }
     }
 
     /// What `dataset`'s profile does to `request` (a step it matches is used once); nil when nothing.
@@ -75,7 +85,7 @@ public final class ProfileRegistry: Sendable {
         guard !isEmpty else { return nil }
         let now = now()
         return entries.withLock { entries in
-            guard var entry = entries[dataset] else { return nil }
+            guard let entry = entries.profiles[dataset] else { return nil }
             if let outage = entry.profile.outage, let remaining = outage.remaining(after: now - entry.since) {
                 return .outage(remaining: remaining)
             }
@@ -83,10 +93,8 @@ public final class ProfileRegistry: Sendable {
             guard let step = entry.left.firstIndex(where: { $0 > 0 }),
                 entry.profile.script[step].match.matches(request())
             else { return nil }
-            entry.left[step] -= 1
-            let left = entry.left[step]
-            entries[dataset] = entry
-            return .scripted(entry.profile.script[step].answer, step: step, left: left)
+            entries.profiles[dataset]!.left[step] -= 1  // in place: no copy of the entry
+            return .scripted(entry.profile.script[step].answer, step: step, left: entry.left[step] - 1)
         }
     }
 }

@@ -115,7 +115,10 @@ final class Application: Sendable {
         Allocator.releaseFreedPages()  // what start-up freed (the store's check of its file) goes back now
         let lifecycle = DatasetLifecycle.start(
             writes: writes, ttl: .seconds(settings.datasetTTLSeconds), wallClock: { WallTime.now() },
-            expired: { [faults = router.faultInjectors] name in faults.drop(name) })
+            expired: { [faults = router.faultInjectors, profiles = router.profiles] name in
+                faults.drop(name)
+                profiles.set(nil, for: name)
+            })
         return Application(
             settings: settings, cache: cache, images: images, observability: observability, writes: writes,
             store: store, server: server, imageWorkers: imageWorkers, listener: listener, growth: growth,

@@ -2353,10 +2353,15 @@ enum OpenAPIDocument {
                   `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step
                   answers with a status is not written.
 
+                A step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not
+                answer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only
+                requests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;
+                `left`, `active` and `remaining_ms` are ignored); `{}` clears the profile.
+
                 The profile is kept in memory by this server: a restart forgets it, and servers that share a store do not
-                share it. `DELETE /admin/datasets/{name}` drops it with the dataset. `latency`, `faults`, `bandwidth`,
-                `rate_limit` and `auth` are not supported yet (400 naming the field), nor is anything else: an unknown member
-                is 400 `invalid-body`. 507 `dataset-limit` when 10,000 datasets have a profile already.
+                share it. Dropping or expiring the dataset drops it. `latency`, `faults`, `bandwidth`, `rate_limit` and
+                `auth` are not supported yet (400 naming the field), nor is anything else: an unknown member is 400
+                `invalid-body`. 507 `dataset-limit` past 10,000 profiles or 16 MiB of them in all.
               security: *profileSecurity
               parameters: *profileParameters
               requestBody:
@@ -11624,7 +11629,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "putDatasetProfile",
                 "summary": "Set what every request to a dataset meets",
-                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n\nThe profile is kept in memory by this server: a restart forgets it, and servers that share a store do not\nshare it. `DELETE /admin/datasets/{name}` drops it with the dataset. `latency`, `faults`, `bandwidth`,\n`rate_limit` and `auth` are not supported yet (400 naming the field), nor is anything else: an unknown member\nis 400 `invalid-body`. 507 `dataset-limit` when 10,000 datasets have a profile already.\n",
+                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n\nA step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not\nanswer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only\nrequests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;\n`left`, `active` and `remaining_ms` are ignored); `{}` clears the profile.\n\nThe profile is kept in memory by this server: a restart forgets it, and servers that share a store do not\nshare it. Dropping or expiring the dataset drops it. `latency`, `faults`, `bandwidth`, `rate_limit` and\n`auth` are not supported yet (400 naming the field), nor is anything else: an unknown member is 400\n`invalid-body`. 507 `dataset-limit` past 10,000 profiles or 16 MiB of them in all.\n",
                 "security": [
                   {
                     "adminToken": []
@@ -16492,5 +16497,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xE3B7D33C20F3733A
+    static let yamlFNV1a64: UInt64 = 0x931F1FAE38ADFEC2
 }

@@ -14,6 +14,15 @@ import ListDomain
 /// The profile fields this server does not act on yet (`latency`, `faults`, `bandwidth`, `rate_limit`, `auth`)
 /// are refused by name, so a test never believes a condition is set that is not.
 enum ProfileBody {
+    /// A route a step may name: the dataset's routes (not the probes, the documents or the admin routes).
+    struct Route: Sendable {
+        let template: String
+        /// The methods it answers, `GET`, …
+        let methods: [String]
+        /// An event stream, which has no single answer to cut or hold: its steps take only a status.
+        let stream: Bool
+    }
+
     /// The most steps a script has.
     static let maximumSteps = 100
     /// The longest outage, and its longest period: a day.
@@ -22,17 +31,24 @@ enum ProfileBody {
     static let maximumTimes = 1_000_000
     /// The most query conditions one step has.
     static let maximumQueryConditions = 20
-    /// The longest `body_delay_ms` (as `?delay_ms`'s default bound) and `retry_after_s`.
-    static let maximumBodyDelayMs = 30_000
+    /// The longest `retry_after_s`, and the longest name or value of a query condition.
     static let maximumRetryAfterSeconds = 86_400
+    static let maximumQueryTextBytes = 256
+    /// Members of the profile as `GET` answers it that `PUT` takes back and ignores (they say where the profile
+    /// stands, which setting it starts over).
+    static let readOnly: Set = ["active", "remaining_ms", "left"]
     /// Fields of the profile that later versions act on: refused by name until then.
     static let notYetSupported: Set = ["latency", "faults", "bandwidth", "rate_limit", "auth"]
 
-    /// Reads `body`.
+    /// Reads `body`, the profile of dataset `dataset`.
     ///
-    /// - Parameter routes: The route templates a step's `route` may name.
+    /// - Parameters:
+    ///   - routes: The routes a step's `route` may name.
+    ///   - maxDelayMs: The longest `body_delay_ms` (``SettingKey/maxDelayMs``, as `?delay_ms`).
     /// - Throws: 400 `invalid-body` saying which member is wrong and why.
-    static func profile(_ body: [UInt8], routes: [String]) throws(Problem) -> DatasetProfile {
+    static func profile(_ body: [UInt8], dataset: String, routes: [Route], maxDelayMs: Int) throws(Problem)
+        -> DatasetProfile
+    {
         let json: RequestJSON
         do {
             json = try RequestJSON.parse(body, maxDepth: 5)
@@ -47,7 +63,12 @@ enum ProfileBody {
                 guard case .array(let steps) = value else { throw invalid("script must be an array of steps") }
                 guard steps.count <= maximumSteps else { throw invalid("script has more than \(maximumSteps) steps") }
                 for (index, step) in steps.enumerated() {
-                    profile.script.append(try self.step(step, "script[\(index)]", routes: routes))
+                    profile.script.append(
+                        try self.step(step, "script[\(index)]", routes: routes, maxDelayMs: maxDelayMs))
+                }
+            case "dataset":
+                guard case .string(let name) = value, name == dataset else {
+                    throw invalid("dataset must be \(Problem.quoted(dataset)), the dataset of the path, or left out")
                 }
             case _ where notYetSupported.contains(key):
                 throw invalid("profile field \(Problem.quoted(key)) is not supported by this server yet")
@@ -65,6 +86,7 @@ enum ProfileBody {
             switch key {
             case "for_ms": forMs = UInt64(try integer(value, "outage.for_ms", 1...Int(maximumOutageMs)))
             case "every_ms": everyMs = UInt64(try integer(value, "outage.every_ms", 1...Int(maximumOutageMs)))
+            case _ where readOnly.contains(key): continue
             default: throw unknown(key, in: "outage", takes: "for_ms, every_ms")
             }
         }
@@ -75,7 +97,7 @@ enum ProfileBody {
         return DatasetProfile.Outage(forMs: forMs, everyMs: everyMs)
     }
 
-    private static func step(_ json: RequestJSON, _ name: String, routes: [String]) throws(Problem)
+    private static func step(_ json: RequestJSON, _ name: String, routes: [Route], maxDelayMs: Int) throws(Problem)
         -> DatasetProfile.Step
     {
         var match = DatasetProfile.Match()
@@ -84,16 +106,28 @@ enum ProfileBody {
         for (key, value) in try object(json, name) {
             switch key {
             case "match": match = try self.match(value, name + ".match", routes: routes)
-            case "respond": answer = try respond(value, name + ".respond")
+            case "respond": answer = try respond(value, name + ".respond", maxDelayMs: maxDelayMs)
             case "times": times = try integer(value, name + ".times", 1...maximumTimes)
+            case _ where readOnly.contains(key): continue
             default: throw unknown(key, in: name, takes: "match, respond, times")
             }
         }
         guard let answer else { throw invalid("\(name).respond is required") }
+        // A step that could never act would hold up every step after it: refused.
+        if let template = match.route, let route = routes.first(where: { $0.template == template }) {
+            if let method = match.method, !route.methods.contains(method) {
+                throw invalid(
+                    "\(name).match: \(template) does not answer \(method) (it answers "
+                        + route.methods.joined(separator: ", ") + ")")
+            }
+            if route.stream && (answer.kind != nil || answer.bodyDelayMs != nil || answer.status == nil) {
+                throw invalid("\(name): \(template) is an event stream, which a step can only answer with a status")
+            }
+        }
         return DatasetProfile.Step(match: match, answer: answer, times: times)
     }
 
-    private static func match(_ json: RequestJSON, _ name: String, routes: [String]) throws(Problem)
+    private static func match(_ json: RequestJSON, _ name: String, routes: [Route]) throws(Problem)
         -> DatasetProfile.Match
     {
         var match = DatasetProfile.Match()
@@ -108,10 +142,10 @@ enum ProfileBody {
                 match.method = method
             case "route":
                 let route = try string(value, name + ".route")
-                guard routes.contains(route) else {
+                guard routes.contains(where: { $0.template == route }) else {
                     throw invalid(
-                        "\(name).route must be a route template such as /items/{id}/detail (see GET /openapi.yaml), "
-                            + "not \(Problem.quoted(route))")
+                        "\(name).route must be the template of one of the dataset's routes, such as /items/{id}/detail "
+                            + "(" + routes.map(\.template).joined(separator: ", ") + "), not \(Problem.quoted(route))")
                 }
                 match.route = route
             case "query":
@@ -120,7 +154,12 @@ enum ProfileBody {
                     throw invalid("\(name).query has more than \(maximumQueryConditions) parameters")
                 }
                 for (parameter, wanted) in conditions {
-                    match.query.append(.init(name: parameter, value: try string(wanted, "\(name).query.\(parameter)")))
+                    let value = try string(wanted, "\(name).query.\(parameter)")
+                    guard parameter.utf8.count <= maximumQueryTextBytes, value.utf8.count <= maximumQueryTextBytes
+                    else {
+                        throw invalid("\(name).query: names and values are at most \(maximumQueryTextBytes) bytes")
+                    }
+                    match.query.append(.init(name: parameter, value: value))
                 }
             default: throw unknown(key, in: name, takes: "method, route, query")
             }
@@ -128,7 +167,9 @@ enum ProfileBody {
         return match
     }
 
-    private static func respond(_ json: RequestJSON, _ name: String) throws(Problem) -> DatasetProfile.Answer {
+    private static func respond(_ json: RequestJSON, _ name: String, maxDelayMs: Int) throws(Problem)
+        -> DatasetProfile.Answer
+    {
         var answer = DatasetProfile.Answer()
         for (key, value) in try object(json, name) {
             switch key {
@@ -136,7 +177,7 @@ enum ProfileBody {
             case "retry_after_s":
                 answer.retryAfterSeconds = try integer(value, name + ".retry_after_s", 0...maximumRetryAfterSeconds)
             case "body_delay_ms":
-                answer.bodyDelayMs = try integer(value, name + ".body_delay_ms", 0...maximumBodyDelayMs)
+                answer.bodyDelayMs = try integer(value, name + ".body_delay_ms", 0...maxDelayMs)
             case "kind":
                 let kind = try string(value, name + ".kind")
                 guard let fault = FaultKind(rawValue: kind), [.reset, .truncated, .hang].contains(fault) else {

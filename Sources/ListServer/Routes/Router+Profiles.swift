@@ -15,11 +15,14 @@ extension Router {
         try Self.checkDatasetName(name, what: "the dataset name")
         switch request.method {
         case .put:
-            let profile = try ProfileBody.profile(request.body, routes: Route.templates)
+            let profile = try ProfileBody.profile(
+                request.body, dataset: name, routes: Self.profileRoutes,
+                maxDelayMs: Int(faults.maxDelay / .milliseconds(1)))
             guard profiles.set(profile, for: name) else {
                 throw Problem(
                     .datasetLimit,
-                    detail: "\(ProfileRegistry.capacity) datasets have a profile already; clear one first "
+                    detail: "the profiles hold as much as they may (\(ProfileRegistry.capacity) datasets, "
+                        + "\(ProfileRegistry.maximumBytes >> 20) MiB); clear finished ones first "
                         + "(DELETE /admin/datasets/<name>/profile)")
             }
             return .response(profileResponse(name))
@@ -47,20 +50,30 @@ extension Router {
         route.flags.data || route == .changes || route == .events
     }
 
+    /// The routes a step may name, from the route table.
+    static let profileRoutes: [ProfileBody.Route] = Route.allCases.filter(meetsProfile).map { route in
+        ProfileBody.Route(
+            template: route.facts.template, methods: route.facts.methods.map(\.name), stream: route.facts.stream)
+    }
+
     /// `outcome` as the profile of the request's dataset has it, or nil when the profile leaves it alone (or there
     /// is none: one atomic load while no dataset has a profile).
     func applyingProfile(of request: HTTPRequest, target: RequestTarget, resource: Resource?, to outcome: RouteOutcome)
         -> RouteOutcome?
     {
-        guard !profiles.isEmpty, let route = resource?.route, Self.meetsProfile(route) else { return nil }
+        // CORS preflights are the browser's, not the app's: they meet nothing (a 503 would read as a CORS error).
+        guard !profiles.isEmpty, request.method != .options, let route = resource?.route, Self.meetsProfile(route)
+        else { return nil }
         let dataset: String
         do throws(Problem) {
+            // `?dataset=` names the dataset where the routes read it, on GET and HEAD (what `<img>` and
+            // `EventSource` send), as the dataset loading does.
             dataset =
-                route.flags.datasetQuery
+                route.flags.datasetQuery && (request.method == .get || request.method == .head)
                 ? try Self.listName(request.headers, query: (try? target.queryItems()) ?? [])
                 : try Self.listName(request.headers)
         } catch {
-            return nil  // the route has answered the bad name already
+            return nil  // unreachable: a route answers a bad or disagreeing name itself, which no profile changes
         }
         let decision = profiles.decide(dataset) {
             let query = ((try? target.queryItems()) ?? []).map {
