@@ -16,6 +16,10 @@
 # - `POST /admin/reset` (operationId resetServer): it changes the catalog (a new seed, a new version, every ETag)
 #   under the other operations' feet, mid-run. Its OPTIONS is still tested.
 # - `GET /items/events` (streamEvents): an event stream never ends, so no response to check arrives.
+# - `PUT /admin/datasets/{name}/profile` (putDatasetProfile): a profile makes the server fail on purpose for a
+#   dataset (outages, scripted 5xx, hangs, delays up to 30 s), as the control parameters do; the Swift tests cover
+#   it (RouterProfileTests, EndToEndProfileTests, OpenAPIConformanceTests). Its GET, HEAD, DELETE and OPTIONS are
+#   still tested.
 # - The long-poll's `wait_ms`: a valid one holds the answer up to events.max_wait_ms (30 s), past the 5 s response
 #   time limit. `/items/changes` is still checked without it (the Swift tests cover the wait).
 #
@@ -203,6 +207,7 @@ status=0
     --url "http://127.0.0.1:$port" \
     --exclude-operation-id resetServer \
     --exclude-operation-id streamEvents \
+    --exclude-operation-id putDatasetProfile \
     --checks all \
     --exclude-checks use_after_free \
     --max-examples "$max_examples" \

@@ -3297,9 +3297,7 @@ enum OpenAPIDocument {
               additionalProperties: false
               properties:
                 outage:
-                  oneOf:
-                    - type: 'null'
-                    - $ref: '#/components/schemas/ProfileOutage'
+                  $ref: '#/components/schemas/ProfileOutage'
                 script:
                   type: array
                   maxItems: 100
@@ -12745,14 +12743,7 @@ enum OpenAPIDocument {
                 "additionalProperties": false,
                 "properties": {
                   "outage": {
-                    "oneOf": [
-                      {
-                        "type": "null"
-                      },
-                      {
-                        "$ref": "#/components/schemas/ProfileOutage"
-                      }
-                    ]
+                    "$ref": "#/components/schemas/ProfileOutage"
                   },
                   "script": {
                     "type": "array",
@@ -16497,5 +16488,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x931F1FAE38ADFEC2
+    static let yamlFNV1a64: UInt64 = 0xEE7A0C756E46A0C8
 }
