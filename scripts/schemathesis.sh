@@ -95,9 +95,9 @@ echo "schemathesis.sh: ListServer (pid $server_pid) on 127.0.0.1:$port; $max_exa
 # - Every warning schemathesis can raise (e.g. a schema it cannot generate data for) fails the run.
 # - GET and HEAD /items: `page` with `after` or `before`, and `after` with `before`, are 400 (the operation's
 #   description says so); parameter schemas cannot express that, so those schema-valid combinations may be 400.
-# - OPTIONS /items/{id}, /items/{id}/detail and /admin/datasets/{name} take the GET's (DELETE's) parameter for
-#   documentation, but do not check it (any non-empty segment gets the 204, as their descriptions say): only
-#   schema-valid data there.
+# - OPTIONS /items/{id}, /items/{id}/detail, /admin/datasets/{name} and /admin/datasets/{name}/profile take the
+#   GET's (DELETE's) parameter for documentation, but do not check it (any non-empty segment gets the 204, as their
+#   descriptions say): only schema-valid data there.
 config=$(mktemp --suffix=.toml)
 cat >"$config" <<'TOML'
 [warnings]
@@ -126,7 +126,7 @@ include-operation-id = ["getItemImage", "headItemImage", "getItemImageFile", "he
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
 [[operations]]
-include-operation-id = ["optionsItem", "optionsItemDetail", "optionsDataset"]
+include-operation-id = ["optionsItem", "optionsItemDetail", "optionsDataset", "optionsDatasetProfile"]
 generation.mode = "positive"
 
 # The change feed: a schema-valid `since` past the list's last change is 410 (reload), as documented.
