@@ -126,10 +126,80 @@ struct RouterProfileTests {
         #expect(await router.respondHeld("/d/down/items", method: .options).status == 204)
     }
 
+    @Test("faults: every request fails at rate 1; a request's own controls win; other datasets pass")
+    func faultsAtRate() async {
+        #expect(await put("f", #"{"faults":{"rate":1,"kinds":"503"}}"#).status == 200)
+        let failed = await router.respondHeld("/d/f/items/3")
+        #expect(failed.status == 503)
+        #expect(
+            (failed.jsonObject?["detail"] as? String)?.contains(#"dataset "f"'s profile"#) == true, "\(failed.text)")
+        #expect(await router.respondHeld("/d/f/items/3?fail_rate=0").status == 200)
+        #expect(await router.respondHeld("/items/3").status == 200)
+        #expect(await router.respondHeld("/d/f/admin/datasets/f/profile").status == 200)  // not a data route
+    }
+
+    @Test("faults: fail_first fails a client's first n requests for a resource, counted per client")
+    func faultsFailFirst() async {
+        #expect(await put("ff", #"{"faults":{"fail_first":2,"kinds":"429"}}"#).status == 200)
+        let first: HTTPHeaders = ["X-Client-Id": "c1"]
+        #expect(await router.respondHeld("/d/ff/items/3", headers: first).status == 429)
+        #expect(await router.respondHeld("/d/ff/items/3", headers: first).status == 429)
+        #expect(await router.respondHeld("/d/ff/items/3", headers: first).status == 200)
+        #expect(await router.respondHeld("/d/ff/items/3", headers: ["X-Client-Id": "c2"]).status == 429)
+        #expect(await router.respondHeld("/d/ff/items/4", headers: first).status == 429)
+        // Set again, the counts start over.
+        _ = await put("ff", #"{"faults":{"fail_first":1}}"#)
+        #expect(await router.respondHeld("/d/ff/items/3", headers: first).status == 503)
+        #expect(await router.respondHeld("/d/ff/items/3", headers: first).status == 200)
+    }
+
+    @Test("faults: the same seed draws the same faults in two datasets")
+    func faultsSeeded() async {
+        func statuses(_ dataset: String) async -> [Int] {
+            var statuses: [Int] = []
+            for id in 0..<24 { statuses.append(await router.respondHeld("/d/\(dataset)/items/\(id)").status) }
+            return statuses
+        }
+        _ = await put("s1", #"{"faults":{"rate":0.5,"kinds":"500","seed":7}}"#)
+        _ = await put("s2", #"{"faults":{"rate":0.5,"kinds":"500","seed":7}}"#)
+        _ = await put("s3", #"{"faults":{"rate":0.5,"kinds":"500","seed":8}}"#)
+        let first = await statuses("s1")
+        #expect(first.contains(500) && first.contains(200))
+        #expect(await statuses("s2") == first)
+        #expect(await statuses("s3") != first)
+    }
+
+    @Test("/metrics counts the datasets with a profile and the requests profiles acted on, by cause")
+    func metrics() async throws {
+        let router = RouterFixture.router(store: MemoryListStore(), metrics: true)
+        func scrape() async throws -> PrometheusText {
+            try PrometheusText(await router.respondHeld("/metrics").text)
+        }
+        #expect(try await scrape()["listserver_profiles_datasets"] == 0)
+        let json: HTTPHeaders = ["Content-Type": "application/json"]
+        _ = await router.respondHeld(
+            "/admin/datasets/a/profile", method: .put, headers: json,
+            body: Array(#"{"script":[{"respond":{"status":503},"times":2}]}"#.utf8))
+        _ = await router.respondHeld(
+            "/admin/datasets/b/profile", method: .put, headers: json, body: Array(#"{"outage":{"for_ms":60000}}"#.utf8))
+        for _ in 0..<3 { _ = await router.respondHeld("/d/a/items") }
+        _ = await router.respondHeld("/d/b/items/1")
+        let text = try await scrape()
+        #expect(text["listserver_profiles_datasets"] == 2)
+        #expect(text[#"listserver_profiles_requests_total{cause="scripted"}"#] == 2)
+        #expect(text[#"listserver_profiles_requests_total{cause="outage"}"#] == 1)
+        #expect(text.types["listserver_profiles_requests_total"] == "counter")
+    }
+
     @Test(
         "a body that is not a profile is 400 naming what is wrong",
         arguments: [
             (#"{"bandwidth":{"kbps":64}}"#, "not supported by this server yet"),
+            (#"{"faults":{"rate":1.5}}"#, "faults.rate must be a number in 0...1"),
+            (#"{"faults":{"kinds":"teapot"}}"#, "faults.kinds must be a fault mix"),
+            (#"{"faults":{"rate":0.5,"fail_first":2}}"#, "not both"),
+            (#"{"faults":{}}"#, "faults needs a rate, kinds or fail_first"),
+            (#"{"faults":{"fail_first":1001}}"#, "faults.fail_first must be an integer in 1...1000"),
             (#"{"outage":{"for_ms":100,"every_ms":100}}"#, "must be longer than outage.for_ms"),
             (#"{"outage":{}}"#, "outage.for_ms is required"),
             (#"{"script":[{"match":{"route":"/nowhere"},"respond":{"status":503}}]}"#, "one of the dataset's routes"),

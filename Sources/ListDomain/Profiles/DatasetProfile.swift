@@ -2,9 +2,9 @@
 /// say "for this run, the second page fails twice, then the server goes away for ten seconds" without touching the
 /// app it drives.
 ///
-/// Two parts so far: an ``Outage`` (everything to the dataset answers 503 for a while, once or repeatedly) and a
-/// ``script``, an ordered list of ``Step``s: the next `times` requests that match the first step not yet used up get
-/// its answer, then the next step applies.
+/// Three parts so far: an ``Outage`` (everything to the dataset answers 503 for a while, once or repeatedly), a
+/// ``script``, an ordered list of ``Step``s (the next `times` requests that match the first step not yet used up get
+/// its answer, then the next step applies), and ``Faults`` drawn as the server's fault settings draw them.
 public struct DatasetProfile: Sendable, Equatable {
     /// A time the dataset is unavailable: `forMs` from when the profile was set, and again every `everyMs` when
     /// that is given.
@@ -93,8 +93,29 @@ public struct DatasetProfile: Sendable, Equatable {
         }
     }
 
+    /// Faults drawn for the dataset's requests, as the server's `faults.*` and a request's `?fail_rate=`, `?fail=`
+    /// and `?fail_first=` draw them: for the requests that carry none of those parameters.
+    public struct Faults: Sendable, Equatable {
+        /// The share of requests that fail; nil: 1 when `mix` is given, else the server's `faults.rate`.
+        public var rate: Double?
+        /// Which faults, how often each; nil: the server's `faults.kinds`.
+        public var mix: FaultMix?
+        /// The first this many requests for a resource from a client fail (then none), as `?fail_first=`.
+        public var failFirst: UInt64?
+        /// The seed of the dataset's fault draws, set when the profile is.
+        public var seed: UInt64?
+
+        public init(rate: Double? = nil, mix: FaultMix? = nil, failFirst: UInt64? = nil, seed: UInt64? = nil) {
+            self.rate = rate
+            self.mix = mix
+            self.failFirst = failFirst
+            self.seed = seed
+        }
+    }
+
     public var outage: Outage?
     public var script: [Step]
+    public var faults: Faults?
 
     /// About how many bytes the profile holds in memory: what ``ProfileRegistry`` bounds.
     public var approximateBytes: Int {
@@ -104,9 +125,10 @@ public struct DatasetProfile: Sendable, Equatable {
         }
     }
 
-    public init(outage: Outage? = nil, script: [Step] = []) {
+    public init(outage: Outage? = nil, script: [Step] = [], faults: Faults? = nil) {
         self.outage = outage
         self.script = script
+        self.faults = faults
     }
 }
 

@@ -30,18 +30,34 @@ public final class ProfileRegistry: Sendable {
         case scripted(DatasetProfile.Answer, step: Int, left: Int)
     }
 
+    /// How many profiles there are, and how many requests they acted on since the start, by cause.
+    public struct Statistics: Sendable, Equatable {
+        public var profiles = 0
+        public var outages: UInt64 = 0
+        public var scripted: UInt64 = 0
+    }
+
     /// The most datasets that may have a profile at once.
     public static let capacity = 10_000
     /// The most bytes all profiles may hold together (``DatasetProfile/approximateBytes``).
     public static let maximumBytes = 16 << 20
 
-    private let entries = Mutex<(profiles: [String: Entry], bytes: Int)>(([:], 0))
+    private let entries = Mutex<(profiles: [String: Entry], bytes: Int, acted: Statistics)>(([:], 0, Statistics()))
     private let count = Atomic<Int>(0)
     /// Monotonic time, from any origin.
     private let now: @Sendable () -> Duration
 
     public init(now: @escaping @Sendable () -> Duration) {
         self.now = now
+    }
+
+    /// The profiles now, and what they did so far.
+    public var statistics: Statistics {
+        entries.withLock { entries in
+            var statistics = entries.acted
+            statistics.profiles = entries.profiles.count
+            return statistics
+        }
     }
 
     /// Whether no dataset has a profile: the one check a request pays then.
@@ -78,6 +94,12 @@ public final class ProfileRegistry: Sendable {
         return entries.withLock { entries in entries.profiles[dataset].map { ($0, now - $0.since) } }
     }
 
+    /// The faults `dataset`'s profile draws, if it has any.
+    public func faults(of dataset: String) -> DatasetProfile.Faults? {
+        guard !isEmpty else { return nil }
+        return entries.withLock { entries in entries.profiles[dataset]?.profile.faults }
+    }
+
     /// What `dataset`'s profile does to `request` (a step it matches is used once); nil when nothing.
     ///
     /// - Parameter request: Made only when the dataset has a profile.
@@ -87,6 +109,7 @@ public final class ProfileRegistry: Sendable {
         return entries.withLock { entries in
             guard let entry = entries.profiles[dataset] else { return nil }
             if let outage = entry.profile.outage, let remaining = outage.remaining(after: now - entry.since) {
+                entries.acted.outages += 1
                 return .outage(remaining: remaining)
             }
             // The first step not used up is the one that applies: steps run in order.
@@ -94,6 +117,7 @@ public final class ProfileRegistry: Sendable {
                 entry.profile.script[step].match.matches(request())
             else { return nil }
             entries.profiles[dataset]!.left[step] -= 1  // in place: no copy of the entry
+            entries.acted.scripted += 1
             return .scripted(entry.profile.script[step].answer, step: step, left: entry.left[step] - 1)
         }
     }

@@ -2352,6 +2352,8 @@ enum OpenAPIDocument {
                   `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,
                   `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step
                   answers with a status is not written.
+                - `faults`: `{rate, kinds, fail_first, seed}`: the dataset's requests that carry no fault parameter of their
+                  own meet these, as `?fail_rate=`, `?fail=` and `?fail_first=` would give them.
 
                 A step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not
                 answer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only
@@ -2359,8 +2361,8 @@ enum OpenAPIDocument {
                 `left`, `active` and `remaining_ms` are ignored); `{}` clears the profile.
 
                 The profile is kept in memory by this server: a restart forgets it, and servers that share a store do not
-                share it. Dropping or expiring the dataset drops it. `latency`, `faults`, `bandwidth`, `rate_limit` and
-                `auth` are not supported yet (400 naming the field), nor is anything else: an unknown member is 400
+                share it. Dropping or expiring the dataset drops it. `latency`, `bandwidth`, `rate_limit` and `auth` are not
+                supported yet (400 naming the field), nor is anything else: an unknown member is 400
                 `invalid-body`. 507 `dataset-limit` past 10,000 profiles or 16 MiB of them in all.
               security: *profileSecurity
               parameters: *profileParameters
@@ -3303,6 +3305,22 @@ enum OpenAPIDocument {
                   maxItems: 100
                   items:
                     $ref: '#/components/schemas/ProfileStep'
+                faults:
+                  $ref: '#/components/schemas/ProfileFaults'
+            ProfileFaults:
+              type: object
+              additionalProperties: false
+              description: |
+                Faults drawn for the dataset's data requests that carry no `fail`, `fail_rate` or `fail_first` of their own,
+                as those parameters draw them: `rate` (default 1 with `kinds`, else `faults.rate`), `kinds` (a mix as
+                `?fail=`, default `faults.kinds`; 503 with `fail_first`), `fail_first` (a client's first n requests for a
+                resource; not with `rate`), and `seed` for the dataset's draws (they start over whenever the profile is
+                set).
+              properties:
+                rate: {type: number, minimum: 0, maximum: 1}
+                kinds: {type: string, description: 'A fault mix, such as 503:3,reset.'}
+                fail_first: {type: integer, minimum: 1, maximum: 1000}
+                seed: {type: integer, minimum: 0, maximum: 9223372036854775807}
             ProfileOutage:
               type: object
               additionalProperties: false
@@ -3338,6 +3356,7 @@ enum OpenAPIDocument {
               required: [dataset, script]
               properties:
                 dataset: {type: string}
+                faults: {type: object}
                 outage:
                   type: object
                   required: [for_ms, active]
@@ -11627,7 +11646,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "putDatasetProfile",
                 "summary": "Set what every request to a dataset meets",
-                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n\nA step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not\nanswer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only\nrequests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;\n`left`, `active` and `remaining_ms` are ignored); `{}` clears the profile.\n\nThe profile is kept in memory by this server: a restart forgets it, and servers that share a store do not\nshare it. Dropping or expiring the dataset drops it. `latency`, `faults`, `bandwidth`, `rate_limit` and\n`auth` are not supported yet (400 naming the field), nor is anything else: an unknown member is 400\n`invalid-body`. 507 `dataset-limit` past 10,000 profiles or 16 MiB of them in all.\n",
+                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n- `faults`: `{rate, kinds, fail_first, seed}`: the dataset's requests that carry no fault parameter of their\n  own meet these, as `?fail_rate=`, `?fail=` and `?fail_first=` would give them.\n\nA step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not\nanswer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only\nrequests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;\n`left`, `active` and `remaining_ms` are ignored); `{}` clears the profile.\n\nThe profile is kept in memory by this server: a restart forgets it, and servers that share a store do not\nshare it. Dropping or expiring the dataset drops it. `latency`, `bandwidth`, `rate_limit` and `auth` are not\nsupported yet (400 naming the field), nor is anything else: an unknown member is 400\n`invalid-body`. 507 `dataset-limit` past 10,000 profiles or 16 MiB of them in all.\n",
                 "security": [
                   {
                     "adminToken": []
@@ -12751,6 +12770,35 @@ enum OpenAPIDocument {
                     "items": {
                       "$ref": "#/components/schemas/ProfileStep"
                     }
+                  },
+                  "faults": {
+                    "$ref": "#/components/schemas/ProfileFaults"
+                  }
+                }
+              },
+              "ProfileFaults": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "Faults drawn for the dataset's data requests that carry no `fail`, `fail_rate` or `fail_first` of their own,\nas those parameters draw them: `rate` (default 1 with `kinds`, else `faults.rate`), `kinds` (a mix as\n`?fail=`, default `faults.kinds`; 503 with `fail_first`), `fail_first` (a client's first n requests for a\nresource; not with `rate`), and `seed` for the dataset's draws (they start over whenever the profile is\nset).\n",
+                "properties": {
+                  "rate": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1
+                  },
+                  "kinds": {
+                    "type": "string",
+                    "description": "A fault mix, such as 503:3,reset."
+                  },
+                  "fail_first": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 1000
+                  },
+                  "seed": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9223372036854775807
                   }
                 }
               },
@@ -12855,6 +12903,9 @@ enum OpenAPIDocument {
                 "properties": {
                   "dataset": {
                     "type": "string"
+                  },
+                  "faults": {
+                    "type": "object"
                   },
                   "outage": {
                     "type": "object",
@@ -16488,5 +16539,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xEE7A0C756E46A0C8
+    static let yamlFNV1a64: UInt64 = 0xAF1CD57B274473C7
 }

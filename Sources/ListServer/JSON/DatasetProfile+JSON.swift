@@ -22,6 +22,31 @@ extension ProfileRegistry.Entry {
             }
             json.append(raw: "}")
         }
+        if let faults = profile.faults {
+            json.append(raw: ",\"faults\":{")
+            var separator = ""
+            func member(_ name: String) {
+                json.append(encoded: Array((separator + "\"" + name + "\":").utf8))
+                separator = ","
+            }
+            if let rate = faults.rate {
+                member("rate")
+                json.append(double: rate)
+            }
+            if let mix = faults.mix {
+                member("kinds")
+                json.append(string: mix.text)
+            }
+            if let failFirst = faults.failFirst {
+                member("fail_first")
+                json.append(integer: failFirst)
+            }
+            if let seed = faults.seed {
+                member("seed")
+                json.append(integer: seed)
+            }
+            json.append(raw: "}")
+        }
         json.append(raw: ",\"script\":[")
         for (index, step) in profile.script.enumerated() {
             if index > 0 { json.append(raw: ",") }

@@ -38,7 +38,9 @@ enum ProfileBody {
     /// stands, which setting it starts over).
     static let readOnly: Set = ["active", "remaining_ms", "left"]
     /// Fields of the profile that later versions act on: refused by name until then.
-    static let notYetSupported: Set = ["latency", "faults", "bandwidth", "rate_limit", "auth"]
+    static let notYetSupported: Set = ["latency", "bandwidth", "rate_limit", "auth"]
+    /// The largest `faults.fail_first`, as `?fail_first=`'s.
+    static let maximumFailFirst = 1000
 
     /// Reads `body`, the profile of dataset `dataset`.
     ///
@@ -59,6 +61,7 @@ enum ProfileBody {
         for (key, value) in try object(json, "the profile") {
             switch key {
             case "outage": profile.outage = try outage(value)
+            case "faults": profile.faults = try faults(value)
             case "script":
                 guard case .array(let steps) = value else { throw invalid("script must be an array of steps") }
                 guard steps.count <= maximumSteps else { throw invalid("script has more than \(maximumSteps) steps") }
@@ -72,7 +75,7 @@ enum ProfileBody {
                 }
             case _ where notYetSupported.contains(key):
                 throw invalid("profile field \(Problem.quoted(key)) is not supported by this server yet")
-            default: throw unknown(key, in: "the profile", takes: "outage, script")
+            default: throw unknown(key, in: "the profile", takes: "outage, script, faults")
             }
         }
         return profile
@@ -95,6 +98,35 @@ enum ProfileBody {
             throw invalid("outage.every_ms (\(everyMs)) must be longer than outage.for_ms (\(forMs))")
         }
         return DatasetProfile.Outage(forMs: forMs, everyMs: everyMs)
+    }
+
+    private static func faults(_ json: RequestJSON) throws(Problem) -> DatasetProfile.Faults? {
+        if case .null = json { return nil }
+        var faults = DatasetProfile.Faults()
+        for (key, value) in try object(json, "faults") {
+            switch key {
+            case "rate":
+                guard case .number(let number) = value, (0...1).contains(number.double) else {
+                    throw invalid("faults.rate must be a number in 0...1")
+                }
+                faults.rate = number.double
+            case "kinds":
+                let text = try string(value, "faults.kinds")
+                do {
+                    faults.mix = try FaultMix(parsing: text)
+                } catch {
+                    throw invalid("faults.kinds must be a fault mix such as \"503\" or \"503:3,reset\": \(error)")
+                }
+            case "fail_first": faults.failFirst = UInt64(try integer(value, "faults.fail_first", 1...maximumFailFirst))
+            case "seed": faults.seed = UInt64(try integer(value, "faults.seed", 0...Int.max))
+            default: throw unknown(key, in: "faults", takes: "rate, kinds, fail_first, seed")
+            }
+        }
+        if faults.failFirst != nil && faults.rate != nil {
+            throw invalid("faults takes fail_first or rate, not both (as ?fail_first= and ?fail_rate=)")
+        }
+        guard faults != DatasetProfile.Faults() else { throw invalid("faults needs a rate, kinds or fail_first") }
+        return faults
     }
 
     private static func step(_ json: RequestJSON, _ name: String, routes: [Route], maxDelayMs: Int) throws(Problem)

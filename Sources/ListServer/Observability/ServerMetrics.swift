@@ -67,6 +67,7 @@ final class ServerMetrics: Sendable {
     private let cache: CacheSeries
     private let images: ImageSeries
     private let datasets: DatasetSeries
+    private let profiles: ProfileSeries
     /// The write path's series (`ServerMetrics+Writes.swift`).
     let writes: WriteSeries
 
@@ -118,6 +119,7 @@ final class ServerMetrics: Sendable {
         cache = CacheSeries(registry: registry, factory: factory)
         images = ImageSeries(registry: registry, factory: factory)
         datasets = DatasetSeries(registry: registry, factory: factory)
+        profiles = ProfileSeries(registry: registry, factory: factory)
         writes = WriteSeries(registry: registry)
         for status in Self.rejectionStatuses { _ = rejectionCounter(status: status) }
     }
@@ -169,7 +171,7 @@ final class ServerMetrics: Sendable {
     ///   - lists: The lists in memory now; nil leaves their series as they are.
     func exposition(
         cache statistics: DetailCacheStatistics, images imageStatistics: ImageCacheStatistics? = nil,
-        lists: ListMemoryStatistics? = nil
+        lists: ListMemoryStatistics? = nil, profiles profileStatistics: ProfileRegistry.Statistics? = nil
     ) -> [UInt8] {
         let (requests, connections, unsent, dropped) = loops.withLock { loops in
             loops.reduce(into: (0, 0, 0, 0)) { sums, loop in
@@ -190,6 +192,7 @@ final class ServerMetrics: Sendable {
         cache.update(statistics)
         if let imageStatistics { images.update(imageStatistics) }
         if let lists { datasets.update(lists) }
+        if let profileStatistics { profiles.update(profileStatistics) }
         return registry.emitToBuffer()
     }
 

@@ -32,6 +32,9 @@ struct RequestControls: Sendable, Equatable {
     var failRate: Double?
     /// How many requests to fail before answering normally (`fail_first`).
     var failFirst: UInt64?
+    /// The dataset whose profile gave the fault controls (its `faults`), for the problem's detail; nil when the
+    /// request's query did.
+    var profile: String?
 
     /// True when no control asks for anything (no parameter, or only `delay_ms=0`).
     var isEmpty: Bool { delay == .zero && failMix == nil && failRate == nil && failFirst == nil }

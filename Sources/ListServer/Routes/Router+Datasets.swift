@@ -99,6 +99,16 @@ final class FaultInjectorRegistry: Sendable {
         }
     }
 
+    /// Starts dataset `name`'s counters and draws over, from `seed` (the server's when nil).
+    func reseed(_ name: String, seed: UInt64?) {
+        guard name != ListRegistry.defaultList else { return }  // the default list's draws are the server's
+        named.withLock { named in
+            if named.injectors[name] == nil { named.order.append(name) }
+            named.injectors[name] = FaultInjector(seed: seed ?? self.seed, failFirstCapacity: Self.pairsPerDataset)
+            if named.order.count > Self.capacity { named.injectors[named.order.removeFirst()] = nil }
+        }
+    }
+
     /// Forgets dataset `name`'s counters.
     func drop(_ name: String) {
         named.withLock { named in

@@ -45,6 +45,16 @@ extension Router {
         if let profiled = applyingProfile(of: request, target: target, resource: resource, to: outcome) {
             return profiled.delayed(by: controls.delay)
         }
+        if let route = resource?.route, route.flags.data, controls.failMix == nil, controls.failRate == nil,
+            controls.failFirst == nil, let dataset = profileDataset(of: request, target: target, route: route),
+            let profileFaults = profiles.faults(of: dataset)
+        {
+            // A request without fault controls of its own meets its dataset's (the request's own win).
+            controls.failMix = profileFaults.mix
+            controls.failRate = profileFaults.rate
+            controls.failFirst = profileFaults.failFirst
+            controls.profile = dataset
+        }
         if resource?.route.flags.data == true {
             if let failFirst = controls.failFirst, failFirst > 0, writes.store.isShared {
                 outcome = countingSharedAttempt(controls: controls, request: request, target: target, of: outcome)
@@ -87,7 +97,8 @@ extension Router {
         guard let failFirst = controls.failFirst, attempt <= failFirst,
             let kind = faultInjector.draw(rate: 1, mix: controls.failMix ?? failFirstDefault)
         else { return nil }
-        return (kind, "?fail_first=\(failFirst): attempt \(attempt) of this client")
+        let asked = controls.profile.map { "dataset \(Problem.quoted($0))'s profile, fail_first \(failFirst)" }
+        return (kind, (asked ?? "?fail_first=\(failFirst)") + ": attempt \(attempt) of this client")
     }
 
     /// Which fault to inject into a valid data request, if any, and what asked for it (for the problem's detail).
@@ -115,6 +126,9 @@ extension Router {
         let asked = [
             controls.failMix.map { "fail=" + $0.text }, controls.failRate.map { "fail_rate=" + String($0) },
         ].compactMap { $0 }
+        if let dataset = controls.profile {
+            return (kind, "dataset \(Problem.quoted(dataset))'s profile: " + asked.joined(separator: ", "))
+        }
         return (
             kind, asked.isEmpty ? "\(SettingKey.faultRate.name)=\(faults.rate)" : "?" + asked.joined(separator: "&")
         )

@@ -17,6 +17,7 @@ extension Router {
                 status: 200,
                 headers: ["Content-Type": ServerMetrics.contentType, "Cache-Control": "no-store"],
                 body: metrics.exposition(
-                    cache: cache.statistics, images: images?.statistics, lists: writes.lists.memoryStatistics)))
+                    cache: cache.statistics, images: images?.statistics, lists: writes.lists.memoryStatistics,
+                    profiles: profiles.statistics)))
     }
 }

@@ -8,8 +8,9 @@ import ListDomain
 /// every loop from the next request on. An outage answers 503 `injected-fault` with `Retry-After` (the seconds left,
 /// rounded up); a script step answers its status as a problem (`injected-fault`, with its `Retry-After`), acts out
 /// its wire fault on that answer or on the route's own, and holds the answer `body_delay_ms`. A replaced answer's
-/// work never runs: a write answered 503 by a step is not written. Kept in memory (a restart forgets it), dropped
-/// with the dataset (`DELETE /admin/datasets/<name>`). Admin access as for the other admin routes.
+/// work never runs: a write answered 503 by a step is not written. CORS preflights meet nothing. Kept in memory (a
+/// restart forgets it), dropped with the dataset (`DELETE /admin/datasets/<name>`, or its expiry). Admin access as
+/// for the other admin routes.
 extension Router {
     func datasetProfile(_ name: String, _ request: HTTPRequest) throws(Problem) -> RouteOutcome {
         try Self.checkDatasetName(name, what: "the dataset name")
@@ -25,9 +26,12 @@ extension Router {
                         + "\(ProfileRegistry.maximumBytes >> 20) MiB); clear finished ones first "
                         + "(DELETE /admin/datasets/<name>/profile)")
             }
+            // The dataset's fault draws start over, from the profile's seed or the server's.
+            faultInjectors.reseed(name, seed: profile.faults?.seed)
             return .response(profileResponse(name))
         case .delete:
             profiles.set(nil, for: name)
+            faultInjectors.reseed(name, seed: nil)
             return .response(HTTPResponse(status: 204))
         default:
             return .response(profileResponse(name))
@@ -56,6 +60,15 @@ extension Router {
             template: route.facts.template, methods: route.facts.methods.map(\.name), stream: route.facts.stream)
     }
 
+    /// The dataset whose profile a request meets. `?dataset=` names it where the routes read it, on GET and HEAD
+    /// (what `<img>` and `EventSource` send), as the dataset loading does; nil for a name the route refuses itself
+    /// (which then answers, unchanged by any profile).
+    func profileDataset(of request: HTTPRequest, target: RequestTarget, route: Route) -> String? {
+        route.flags.datasetQuery && (request.method == .get || request.method == .head)
+            ? try? Self.listName(request.headers, query: (try? target.queryItems()) ?? [])
+            : try? Self.listName(request.headers)
+    }
+
     /// `outcome` as the profile of the request's dataset has it, or nil when the profile leaves it alone (or there
     /// is none: one atomic load while no dataset has a profile).
     func applyingProfile(of request: HTTPRequest, target: RequestTarget, resource: Resource?, to outcome: RouteOutcome)
@@ -64,17 +77,7 @@ extension Router {
         // CORS preflights are the browser's, not the app's: they meet nothing (a 503 would read as a CORS error).
         guard !profiles.isEmpty, request.method != .options, let route = resource?.route, Self.meetsProfile(route)
         else { return nil }
-        let dataset: String
-        do throws(Problem) {
-            // `?dataset=` names the dataset where the routes read it, on GET and HEAD (what `<img>` and
-            // `EventSource` send), as the dataset loading does.
-            dataset =
-                route.flags.datasetQuery && (request.method == .get || request.method == .head)
-                ? try Self.listName(request.headers, query: (try? target.queryItems()) ?? [])
-                : try Self.listName(request.headers)
-        } catch {
-            return nil  // unreachable: a route answers a bad or disagreeing name itself, which no profile changes
-        }
+        guard let dataset = profileDataset(of: request, target: target, route: route) else { return nil }
         let decision = profiles.decide(dataset) {
             let query = ((try? target.queryItems()) ?? []).map {
                 DatasetProfile.Match.Parameter(name: $0.name, value: $0.value)
