@@ -153,6 +153,23 @@ struct RouterProfileTests {
         #expect(await router.respondHeld("/d/ff/items/3", headers: first).status == 200)
     }
 
+    @Test("faults: by ?dataset= on an image, the dataset's own counts; preflights meet none; kinds alone is rate 1")
+    func faultsByQueryAndPreflight() async {
+        _ = await put("q", #"{"faults":{"fail_first":1}}"#)
+        let client: HTTPHeaders = ["X-Client-Id": "c1"]
+        #expect(await router.respondHeld("/items/3/image?dataset=q&w=8&h=8", headers: client).status == 503)
+        #expect(await router.respondHeld("/items/3/image?dataset=q&w=8&h=8", headers: client).status == 200)
+        _ = await put("q", #"{"faults":{"fail_first":1}}"#)  // set again: q's counts start over
+        #expect(await router.respondHeld("/items/3/image?dataset=q&w=8&h=8", headers: client).status == 503)
+        // The default list's count for this client and image was never used.
+        #expect(await router.respondHeld("/items/3/image?w=8&h=8&fail_first=1", headers: client).status == 503)
+        _ = await put("k", #"{"faults":{"kinds":"500"}}"#)
+        let preflight: HTTPHeaders = ["Origin": "http://localhost:3000", "Access-Control-Request-Method": "GET"]
+        #expect(await router.respondHeld("/d/k/items", method: .options, headers: preflight).status == 204)
+        #expect(await router.respondHeld("/d/k/items").status == 500)
+        #expect(await router.respondHeld("/d/k/items").status == 500)
+    }
+
     @Test("faults: the same seed draws the same faults in two datasets")
     func faultsSeeded() async {
         func statuses(_ dataset: String) async -> [Int] {
@@ -199,6 +216,7 @@ struct RouterProfileTests {
             (#"{"faults":{"kinds":"teapot"}}"#, "faults.kinds must be a fault mix"),
             (#"{"faults":{"rate":0.5,"fail_first":2}}"#, "not both"),
             (#"{"faults":{}}"#, "faults needs a rate, kinds or fail_first"),
+            (#"{"faults":{"seed":7}}"#, "a seed alone draws nothing"),
             (#"{"faults":{"fail_first":1001}}"#, "faults.fail_first must be an integer in 1...1000"),
             (#"{"outage":{"for_ms":100,"every_ms":100}}"#, "must be longer than outage.for_ms"),
             (#"{"outage":{}}"#, "outage.for_ms is required"),

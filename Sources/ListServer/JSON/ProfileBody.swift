@@ -11,7 +11,7 @@ import ListDomain
 /// ```
 ///
 /// Strict, as every request body: unknown members, wrong types and values out of range are a 400 naming the member.
-/// The profile fields this server does not act on yet (`latency`, `faults`, `bandwidth`, `rate_limit`, `auth`)
+/// The profile fields this server does not act on yet (`latency`, `bandwidth`, `rate_limit`, `auth`)
 /// are refused by name, so a test never believes a condition is set that is not.
 enum ProfileBody {
     /// A route a step may name: the dataset's routes (not the probes, the documents or the admin routes).
@@ -125,7 +125,9 @@ enum ProfileBody {
         if faults.failFirst != nil && faults.rate != nil {
             throw invalid("faults takes fail_first or rate, not both (as ?fail_first= and ?fail_rate=)")
         }
-        guard faults != DatasetProfile.Faults() else { throw invalid("faults needs a rate, kinds or fail_first") }
+        guard faults.rate != nil || faults.mix != nil || faults.failFirst != nil else {
+            throw invalid("faults needs a rate, kinds or fail_first (a seed alone draws nothing)")
+        }
         return faults
     }
 

@@ -77,7 +77,10 @@ final class FaultInjectorRegistry: Sendable {
     /// The default dataset's injector (``SettingKey/faultSeed``).
     let shared: FaultInjector
     private let seed: UInt64
-    private let named = Mutex<(injectors: [String: FaultInjector], order: [String])>(([:], []))
+    /// The injectors by dataset, in the order they were made, and the seeds profiles gave (an injector forgotten
+    /// for ``capacity`` is made again from its dataset's seed; at most one a profile, ``ProfileRegistry/capacity``).
+    private let named = Mutex<(injectors: [String: FaultInjector], order: [String], seeds: [String: UInt64])>(
+        ([:], [], [:]))
 
     init(_ shared: FaultInjector, seed: UInt64) {
         self.shared = shared
@@ -89,7 +92,7 @@ final class FaultInjectorRegistry: Sendable {
         if name == ListRegistry.defaultList { return shared }
         return named.withLock { named in
             if let injector = named.injectors[name] { return injector }
-            let injector = FaultInjector(seed: seed, failFirstCapacity: Self.pairsPerDataset)
+            let injector = FaultInjector(seed: named.seeds[name] ?? seed, failFirstCapacity: Self.pairsPerDataset)
             named.injectors[name] = injector
             named.order.append(name)
             if named.order.count > Self.capacity {
@@ -103,6 +106,7 @@ final class FaultInjectorRegistry: Sendable {
     func reseed(_ name: String, seed: UInt64?) {
         guard name != ListRegistry.defaultList else { return }  // the default list's draws are the server's
         named.withLock { named in
+            named.seeds[name] = seed
             if named.injectors[name] == nil { named.order.append(name) }
             named.injectors[name] = FaultInjector(seed: seed ?? self.seed, failFirstCapacity: Self.pairsPerDataset)
             if named.order.count > Self.capacity { named.injectors[named.order.removeFirst()] = nil }
@@ -113,6 +117,7 @@ final class FaultInjectorRegistry: Sendable {
     func drop(_ name: String) {
         named.withLock { named in
             named.injectors[name] = nil
+            named.seeds[name] = nil
             named.order.removeAll { $0 == name }
         }
     }

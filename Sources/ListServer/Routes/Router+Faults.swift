@@ -45,8 +45,9 @@ extension Router {
         if let profiled = applyingProfile(of: request, target: target, resource: resource, to: outcome) {
             return profiled.delayed(by: controls.delay)
         }
-        if let route = resource?.route, route.flags.data, controls.failMix == nil, controls.failRate == nil,
-            controls.failFirst == nil, let dataset = profileDataset(of: request, target: target, route: route),
+        if let route = resource?.route, route.flags.data, request.method != .options, controls.failMix == nil,
+            controls.failRate == nil, controls.failFirst == nil,
+            let dataset = profileDataset(of: request, target: target, route: route),
             let profileFaults = profiles.faults(of: dataset)
         {
             // A request without fault controls of its own meets its dataset's (the request's own win).
@@ -71,7 +72,7 @@ extension Router {
     func countingSharedAttempt(
         controls: RequestControls, request: HTTPRequest, target: RequestTarget, of outcome: RouteOutcome
     ) -> RouteOutcome {
-        let list = (try? Self.listName(request.headers)) ?? ""
+        let list = controls.profile ?? (try? Self.listName(request.headers)) ?? ""
         let faultInjector = faultInjectors.injector(for: list)
         let client = request.headers["X-Client-Id"] ?? ""
         let resource = Self.faultResource(target)
@@ -113,8 +114,10 @@ extension Router {
     func chooseFault(controls: RequestControls, request: HTTPRequest, target: RequestTarget)
         -> (kind: FaultKind, how: String)?
     {
-        // Counters and draws are the dataset's own (an invalid X-Dataset was refused before this).
-        let faultInjector = faultInjectors.injector(for: (try? Self.listName(request.headers)) ?? "")
+        // Counters and draws are the dataset's own (an invalid X-Dataset was refused before this): the one whose
+        // profile gave the controls, if one did (it may be named by `?dataset=`), else `X-Dataset`'s.
+        let faultInjector = faultInjectors.injector(
+            for: controls.profile ?? (try? Self.listName(request.headers)) ?? "")
         if let failFirst = controls.failFirst {
             guard failFirst > 0 else { return nil }
             let client = request.headers["X-Client-Id"] ?? ""
