@@ -14,7 +14,7 @@ enum FuzzCheck {
     /// 204 answers OPTIONS, 304 a matching If-None-Match, 401 and 403 guard /admin/reset, and 429, 500 and 503
     /// are injected faults too.
     static let routerStatuses: Set<Int> = [
-        200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 410, 412, 415, 422, 429, 500, 503, 507,
+        200, 201, 204, 304, 308, 400, 401, 403, 404, 405, 409, 410, 412, 415, 422, 429, 500, 503, 507,
     ]
 
     /// A thrown problem has one of `statuses` and a well-formed body.
@@ -47,6 +47,13 @@ enum FuzzCheck {
         case 204, 304:
             require(response.body.isEmpty, "\(response.status) with a body")
             require(contentType == nil, "\(response.status) with Content-Type \(contentType ?? "")")
+        case 308:
+            // Only a bare dataset base (`/d/<name>`) is redirected: to itself with a slash, the query kept.
+            let location = response.headers["Location"] ?? ""
+            let path = (try? RequestTarget(request.target)).map { String($0.base) + "/" }
+            require(
+                path != nil && location.hasPrefix(path!) && response.body.isEmpty && contentType == nil,
+                "a 308 to \(location) for \(request.target)")
         case 200 where contentType == Self.eventStream:
             require(request.method == .get, "an event stream for \(request.method.name)")
         case 200 where WebAssets.files.values.contains(where: { $0.contentType == contentType }):
