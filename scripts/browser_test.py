@@ -251,7 +251,9 @@ def app_under_base_path(context, base, shots):
              "[...document.querySelectorAll('#rows .row')].slice(0, 5).every(row => row.dataset.state === 'done')",
              "five rows with their values under the base path", timeout=20)
     page.goto(f"{base}/d/{name}/#photos")
-    wait_for(page, "[...document.querySelectorAll('#photos img')].slice(0, 3).every(i => i.complete && i.naturalWidth > 0)",
+    # At least three pictures: `every` over none would be true before the view has drawn a row.
+    wait_for(page, "document.querySelectorAll('#photos img').length >= 3 && "
+             "[...document.querySelectorAll('#photos img')].slice(0, 3).every(i => i.complete && i.naturalWidth > 0)",
              "three pictures under the base path", timeout=15)
     page.goto(f"{base}/d/{name}/#chat")
     wait_for(page, "document.getElementById('live')?.textContent === 'live'", "the chat's event stream under the base path")
