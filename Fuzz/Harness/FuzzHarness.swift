@@ -89,7 +89,20 @@ enum FuzzHarness {
             FuzzCheck.problem(error, statuses: [400])
             return
         }
-        FuzzCheck.require(target.path.utf8.first == UInt8(ascii: "/"), "a path that does not start with /")
+        // A path starts with "/"; only a bare dataset base (`/d/<name>`, redirected by the router) leaves none.
+        FuzzCheck.require(
+            target.path.utf8.first == UInt8(ascii: "/") || (target.path.isEmpty && target.hasBase),
+            "a path that does not start with /")
+        if let dataset = target.dataset {
+            FuzzCheck.require(
+                target.base.hasPrefix("/d/") && (1...64).contains(dataset.utf8.count) && dataset != "."
+                    && dataset != ".."
+                    && dataset.utf8.allSatisfy { byte in
+                        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                            || byte == 0x2E || byte == 0x5F || byte == 0x2D
+                    },
+                "a base that names no valid dataset: \(target.base)")
+        }
         do {
             if let segments = try target.segments(maximumCount: Router.maximumSegments) {
                 FuzzCheck.require(segments.count <= Router.maximumSegments, "more segments than asked for")

@@ -212,6 +212,8 @@ struct RouterBasePathTests {
         #expect(bare.status == 308)
         #expect(bare.headers["Location"] == "/d/run-42/")
         #expect(router.respond("/d/run-42?view=chat").headers["Location"] == "/d/run-42/?view=chat")
+        // Nothing a client sent reaches a header raw (the connection layer refuses such a target before this).
+        #expect(router.respond("/d/run-42?a=\r\nX: 1 é").headers["Location"] == "/d/run-42/?a=%0D%0AX:%201%20%C3%A9")
         #expect(router.respond("/d/run-42/").status == 200)  // the app's page
         #expect(router.respond("/d").status == 404)
         #expect(router.respond("/dx/items").status == 404)

@@ -38,7 +38,7 @@ extension Router {
         guard let dataset = target.dataset else { return nil }
         let name = String(dataset)
         if target.path.isEmpty {
-            let location = String(target.base) + "/" + (target.query.map { "?" + $0 } ?? "")
+            let location = String(target.base) + "/" + (target.query.map { "?" + Self.visibleASCII($0) } ?? "")
             return HTTPResponse(status: 308, headers: ["Location": location])
         }
         if let field = request.headers[datasetField] {
@@ -64,6 +64,22 @@ extension Router {
                 parameter: "dataset")
         }
         return nil
+    }
+
+    /// `text` with every byte that is not visible ASCII percent-encoded: what goes back into a `Location` from a
+    /// request's query (the connection layer refuses such bytes in a target, but nothing a client sent may reach a
+    /// header raw).
+    static func visibleASCII(_ text: Substring) -> String {
+        guard !text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return String(text) }
+        var result = ""
+        for byte in text.utf8 {
+            if (0x21...0x7E).contains(byte) {
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return result
     }
 
     /// The server-relative URLs of `headers`' `Link` and `Location` fields, moved under `base` (`/d/<name>`); URLs
@@ -114,5 +130,12 @@ extension Router {
         guard url.hasPrefix("/"), !url.hasPrefix("//"), !(url.hasPrefix(base) && url.dropFirst(base.count).first == "/")
         else { return url }
         return base + url
+    }
+}
+
+extension String {
+    /// This string with zeros in front, to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
