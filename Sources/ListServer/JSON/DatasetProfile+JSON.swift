@@ -22,27 +22,29 @@ extension ProfileRegistry.Entry {
             }
             json.append(raw: "}")
         }
+        // One way to write an object's optional members, for the faults, each step's match and its answer.
+        var first = true
+        func member(_ name: StaticString) {
+            if !first { json.append(raw: ",") }
+            first = false
+            json.append(raw: name)
+        }
         if let faults = profile.faults {
             json.append(raw: ",\"faults\":{")
-            var separator = ""
-            func member(_ name: String) {
-                json.append(encoded: Array((separator + "\"" + name + "\":").utf8))
-                separator = ","
-            }
             if let rate = faults.rate {
-                member("rate")
+                member("\"rate\":")
                 json.append(double: rate)
             }
             if let mix = faults.mix {
-                member("kinds")
+                member("\"kinds\":")
                 json.append(string: mix.text)
             }
             if let failFirst = faults.failFirst {
-                member("fail_first")
+                member("\"fail_first\":")
                 json.append(integer: failFirst)
             }
             if let seed = faults.seed {
-                member("seed")
+                member("\"seed\":")
                 json.append(integer: seed)
             }
             json.append(raw: "}")
@@ -51,12 +53,7 @@ extension ProfileRegistry.Entry {
         for (index, step) in profile.script.enumerated() {
             if index > 0 { json.append(raw: ",") }
             json.append(raw: "{\"match\":{")
-            var first = true
-            func member(_ name: StaticString) {
-                if !first { json.append(raw: ",") }
-                first = false
-                json.append(raw: name)
-            }
+            first = true
             if let method = step.match.method {
                 member("\"method\":")
                 json.append(string: method)
