@@ -1,5 +1,6 @@
 // The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
-// parameters, the dataset as X-Dataset), problems turned into errors a failure view can show.
+// parameters, the dataset as X-Dataset), a bearer token fetched when the dataset asks for one, problems turned into
+// errors a failure view can show.
 
 /** A random UUID: `crypto.randomUUID` where the page is a secure context (https, localhost), else made from
  * `crypto.getRandomValues`, which every context has (a phone or an emulator reaches the server over plain http). */
@@ -49,6 +50,12 @@ export function withControls(path, { faults = true } = {}) {
   return url.pathname + url.search;
 }
 
+/** The dataset the app shows, by the name the admin routes take in their path: the base path's, else the panel's
+ * field; "" for the shared default list, which has no profile. */
+export function datasetName() {
+  return basePath ? basePath.slice(3) : settings().dataset;
+}
+
 /** The headers every request carries: the dataset, and this tab's client id (for fail_first). */
 export function baseHeaders() {
   const headers = { "X-Client-Id": clientID };
@@ -58,23 +65,91 @@ export function baseHeaders() {
 }
 
 export class RequestError extends Error {
-  constructor(message, status) {
+  /** `detail`: the problem's own `detail`, when the server answered one. */
+  constructor(message, status, detail) {
     super(message);
     this.status = status;
+    this.detail = detail;
   }
 }
 
-/** Fetches JSON; resolves with `{ json, response }`, rejects with a RequestError that says what went wrong. */
-export async function request(path, { method = "GET", body, headers = {}, faults = true, signal } = {}) {
+// Bearer tokens, for a dataset whose profile asks for them (`auth`): a request answered 401 with a `Bearer`
+// challenge gets a token from `POST <base>/auth/token` and is sent once more with it. The token is kept for the
+// dataset it was issued for and goes with every later request to it, until the server refuses it and a new one is
+// fetched. Admin routes never carry it (they take the admin token, and their 401 is not the dataset's).
+const tokens = new Map(); // dataset ("" for the default list) -> access token
+const issuing = new Map(); // dataset -> the POST /auth/token in flight, shared by the requests that met a 401
+
+/** The dataset a token is kept for: as requests name it (the base path, else X-Dataset). */
+function tokenKey() {
+  return basePath || settings().dataset;
+}
+
+/** `url` with the dataset's token as `access_token` (RFC 6750 §2.3), for what the browser fetches itself (`<img>`,
+ * `EventSource`), which cannot send `Authorization`; unchanged while no token is held. */
+export function withToken(url) {
+  const token = tokens.get(tokenKey());
+  if (!token) return url;
+  const withIt = new URL(url, location.origin);
+  withIt.searchParams.set("access_token", token);
+  return withIt.pathname + withIt.search;
+}
+
+/** A token in place of `refused` (the one the server just refused, or null when the request carried none). */
+function renewToken(refused) {
+  const dataset = tokenKey();
+  const held = tokens.get(dataset);
+  if (held && held !== refused) return Promise.resolve(held); // another request has renewed it meanwhile
+  if (!issuing.has(dataset)) issuing.set(dataset, issueToken(dataset).finally(() => issuing.delete(dataset)));
+  return issuing.get(dataset);
+}
+
+async function issueToken(dataset) {
   let response;
+  let json = null;
   try {
-    response = await fetch(withControls(path, { faults }), {
-      method, signal, headers: { ...baseHeaders(), ...headers, ...(body ? { "Content-Type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
+    response = await fetch(underBase("/auth/token"), {
+      method: "POST", headers: { ...baseHeaders(), "Content-Type": "application/json" }, body: "{}",
     });
+    json = await response.json().catch(() => null);
   } catch (error) {
-    if (error.name === "AbortError") throw error;
-    throw new RequestError(`the connection failed (${error.message})`, 0);
+    throw new RequestError(`no token: the connection failed (${error.message})`, 0);
+  }
+  if (!response.ok || typeof json?.access_token !== "string") {
+    throw new RequestError(`no token: ${json?.detail ?? `status ${response.status}`}`, response.status, json?.detail);
+  }
+  tokens.set(dataset, json.access_token);
+  return json.access_token;
+}
+
+/** Fetches JSON; resolves with `{ json, response }`, rejects with a RequestError that says what went wrong.
+ * `controls: false` sends `path` as it is, from the server's root (not under the base path), with none of the
+ * panel's controls (no delay, no faults, no X-Dataset): what the admin routes that name a dataset in the path take. */
+export async function request(path,
+  { method = "GET", body, headers = {}, faults = true, controls = true, signal } = {}) {
+  const url = controls ? withControls(path, { faults }) : path;
+  const bearer = !path.startsWith("/admin/");
+  const send = async (token) => {
+    try {
+      return await fetch(url, {
+        method, signal,
+        headers: {
+          ...(controls ? baseHeaders() : { "X-Client-Id": clientID }), ...headers,
+          ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+    } catch (error) {
+      if (error.name === "AbortError") throw error;
+      throw new RequestError(`the connection failed (${error.message})`, 0);
+    }
+  };
+  const token = bearer ? tokens.get(tokenKey()) : undefined;
+  let response = await send(token);
+  if (bearer && response.status === 401 && /^bearer\b/i.test(response.headers.get("WWW-Authenticate") ?? "")) {
+    await response.text().catch(() => null);
+    response = await send(await renewToken(token ?? null));
   }
   noteHeaders(response);
   const text = await response.text().catch(() => null);
@@ -89,7 +164,7 @@ export async function request(path, { method = "GET", body, headers = {}, faults
   }
   if (!response.ok) {
     throw new RequestError(json?.detail ? `${response.status}: ${json.detail}` : `status ${response.status}`,
-      response.status);
+      response.status, json?.detail);
   }
   return { json, response };
 }

@@ -1,9 +1,10 @@
-// The app at /: three views of the list this server exists for, switched by the URL's fragment, and the control
-// panel that makes the network slow or failing on purpose.
+// The app at /: three views of the list this server exists for, switched by the URL's fragment, the control panel
+// that makes the network slow or failing on purpose, and the Scenario panel that sets the dataset's profile.
 import { basePath, request } from "./api.js";
 import { listView } from "./list.js";
 import { photosView } from "./photos.js";
 import { chatView } from "./chat.js";
+import { scenarioPanel } from "./scenario.js";
 
 const views = { list: listView, photos: photosView, chat: chatView };
 let leave = null;
@@ -49,4 +50,5 @@ document.getElementById("controls").addEventListener("submit", (event) => event.
 // A changed dataset is another list: start the view over.
 document.getElementById("controls").elements.dataset.addEventListener("change", show);
 addEventListener("hashchange", show);
+scenarioPanel(document.getElementById("scenario"));
 show();

@@ -2,7 +2,7 @@
 // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
 // POST fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match;
 // messages from others arrive over EventSource, which resumes with Last-Event-ID after a lost connection.
-import { basePath, request, settings, noteVersion, underBase, uuid } from "./api.js";
+import { basePath, request, settings, noteVersion, underBase, uuid, withToken } from "./api.js";
 import { escape } from "./list.js";
 
 const batch = 20;
@@ -209,30 +209,47 @@ export function chatView(root) {
     if (messages.scrollTop < 120) loadOlder();
   });
 
-  // Live: every change of the list. EventSource sends no custom header, so the dataset goes in the query.
-  // Under a base path (`/d/<name>/`) the path names it.
+  // Live: every change of the list. EventSource sends no custom header, so the dataset goes in the query, and so
+  // does the token when one is held. Under a base path (`/d/<name>/`) the path names the dataset.
   const dataset = basePath ? "" : settings().dataset;
-  const events = new EventSource(
-    underBase(`/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`));
-  events.addEventListener("open", () => { live.textContent = "live"; });
-  events.addEventListener("error", () => { live.textContent = "reconnecting…"; });
-  events.addEventListener("created", (event) => append(JSON.parse(event.data)));
-  events.addEventListener("updated", (event) => {
-    const item = JSON.parse(event.data);
-    const entry = shown.get(item.id);
-    const text = entry?.querySelector(".text");
-    if (text) text.textContent = item.label;
-  });
-  events.addEventListener("deleted", (event) => {
-    const { id } = JSON.parse(event.data);
-    shown.get(id)?.remove();
-    shown.delete(id);
-  });
-  for (const name of ["reset", "expired"]) events.addEventListener(name, () => loadNewest({ startOver: true }));
+  const stream = `/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`;
+  let events;
+  let reopening;
+  function connect() {
+    const source = new EventSource(withToken(underBase(stream)));
+    events = source;
+    source.addEventListener("open", () => { live.textContent = "live"; });
+    source.addEventListener("error", () => {
+      live.textContent = "reconnecting…";
+      // EventSource reconnects by itself after a lost connection, but not after an answer that is no stream (a 401
+      // before the app held a token, or with an expired one; a 503 outage): open a new one, with the token the data
+      // requests hold by then, and load the newest messages for what happened meanwhile.
+      if (source.readyState !== EventSource.CLOSED) return;
+      reopening = setTimeout(() => {
+        connect();
+        loadNewest();
+      }, 2000);
+    });
+    source.addEventListener("created", (event) => append(JSON.parse(event.data)));
+    source.addEventListener("updated", (event) => {
+      const item = JSON.parse(event.data);
+      const entry = shown.get(item.id);
+      const text = entry?.querySelector(".text");
+      if (text) text.textContent = item.label;
+    });
+    source.addEventListener("deleted", (event) => {
+      const { id } = JSON.parse(event.data);
+      shown.get(id)?.remove();
+      shown.delete(id);
+    });
+    for (const name of ["reset", "expired"]) source.addEventListener(name, () => loadNewest({ startOver: true }));
+  }
+  connect();
 
   loadNewest();
   return () => {
     controller.abort();
+    clearTimeout(reopening);
     events.close();
   };
 }

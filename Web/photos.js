@@ -1,6 +1,6 @@
 // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
 // and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
-import { basePath, request, withControls, settings, noteVersion } from "./api.js";
+import { basePath, request, withControls, withToken, settings, noteVersion } from "./api.js";
 import { escape } from "./list.js";
 
 export function photosView(root) {
@@ -53,10 +53,10 @@ export function photosView(root) {
     const frame = entry.querySelector(".frame");
     frame.style.setProperty("--placeholder", item.color);
     const image = entry.querySelector("img");
-    // An <img> sends no X-Dataset: the dataset goes in the query.
+    // An <img> sends no X-Dataset and no Authorization: the dataset and the token (when one is held) go in the query.
     const dataset = basePath ? "" : settings().dataset;  // under a base path, image_url carries it
-    const source = () => withControls(
-      `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`);
+    const source = () => withToken(withControls(
+      `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`));
     image.addEventListener("load", () => {
       frame.removeAttribute("aria-busy");
       image.classList.add("shown");

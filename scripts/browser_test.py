@@ -8,7 +8,9 @@ turns them into values; Reset starts the list over (a new version); the Photos v
 sent in one page appears in a second page within a second, and after the second page has been offline it shows the
 messages it missed exactly once; scrolling up in the chat loads older messages while the message at the top stays
 where it was. No page may log a console error or see a failed request other than the injected ones. Screenshots of
-each view go to --screenshots. Traffic to 127.0.0.1 only; every wait is bounded.
+each view go to --screenshots. The Scenario panel's presets set the dataset's profile: an outage fails the list's
+next load until Clear, and a profile that asks for a bearer token is met by the app fetching one after the first 401.
+Traffic to 127.0.0.1 only; every wait is bounded.
 """
 import argparse
 import os
@@ -88,6 +90,7 @@ class Watched:
         self.page.on("requestfailed", self.request_failed)
         self.page.on("response", self.response)
         self.base = base
+        self.expected = set()  # statuses the flow causes on purpose (a profile's outage, a token challenge)
 
     @staticmethod
     def injected(url):
@@ -109,7 +112,7 @@ class Watched:
         self.problems.append(f"request failed: {request.method} {request.url} ({failure})")
 
     def response(self, response):
-        if response.status >= 400 and not self.injected(response.url):
+        if response.status >= 400 and response.status not in self.expected and not self.injected(response.url):
             self.problems.append(f"{response.status} for {response.request.method} {response.url}")
 
     offline = False
@@ -271,6 +274,82 @@ def app_under_base_path(context, base, shots):
     page.close()
 
 
+def scenario_panel(context, base):
+    """The Scenario panel sets the dataset's profile: "Offline 10 s" makes the list's next load fail (503, with
+    Retry), "Clear" ends it and Retry loads the rows; "Token expires in 30 s" makes the dataset ask for a bearer
+    token, which the app fetches after the first 401 and sends from then on (and never before); the server's profile
+    then says `auth.token_ttl_s` 30."""
+    name = dataset("scenario")
+    watched = Watched(context, base, "scenario")
+    page = watched.page
+    requests = []
+    page.on("request", lambda request: requests.append(request))
+    watched.open("list", name)
+    wait_for(page, "document.querySelectorAll('#rows .row').length >= 20", "the first page")
+    page.click("#scenario > summary")
+    wait_for(page, "document.querySelector('#scenario textarea').value.trim().startsWith('{')",
+             "the panel to show the dataset's profile")
+    check(page.text_content("#scenario .dataset-name") == name,
+          f"scenario: the panel names {page.text_content('#scenario .dataset-name')!r}, want {name!r}")
+
+    def authorization(request):  # all_headers: `headers` may leave out what is security-related
+        try:
+            return request.all_headers().get("authorization", "")
+        except Exception:  # a request the page cancelled before it was sent
+            return request.headers.get("authorization", "")
+
+    def preset(label, status="applied"):
+        page.evaluate("document.querySelector('#scenario .status').textContent = ''")
+        page.get_by_role("button", name=label, exact=True).click()
+        wait_for(page, f"document.querySelector('#scenario .status').textContent === {status!r}",
+                 f"{status!r} after {label!r}")
+
+    def reload_list():  # Reset starts the view over: the list's next load
+        page.evaluate("document.getElementById('rows').dataset.old = 'yes'")
+        page.click("#reset")
+        wait_for(page, "document.getElementById('rows') && !document.getElementById('rows').dataset.old",
+                 "the list to start over")
+
+    watched.expected = {503}
+    preset("Offline 10 s")
+    reload_list()
+    wait_for(page, "document.querySelector('#more .failure') && document.querySelector('#more .retry')",
+             "the list's failure with Retry during the outage")
+    check(page.evaluate("document.querySelectorAll('#rows .row').length") == 0,
+          "scenario: rows shown during the outage")
+    check("503" in (page.text_content("#more .failure") or ""),
+          f"scenario: the failure says {page.text_content('#more .failure')!r}, want a 503")
+    preset("Clear", "cleared")
+    check(page.evaluate("JSON.parse(document.querySelector('#scenario textarea').value).outage === undefined"),
+          "scenario: the profile still has an outage after Clear")
+    page.click("#more .retry")
+    wait_for(page, "document.querySelectorAll('#rows .row').length >= 20", "the rows after Clear and Retry")
+    watched.expected = set()
+    carried = [r.url for r in requests if "/items" in r.url and authorization(r)]
+    check(not carried, f"scenario: requests carried Authorization before any token: {carried[:3]}")
+
+    watched.expected = {401}
+    preset("Token expires in 30 s")
+    requests.clear()
+    reload_list()
+    wait_for(page, "document.querySelectorAll('#rows .row').length >= 20 && "
+             "[...document.querySelectorAll('#rows .row')].slice(0, 5).every(row => row.dataset.state === 'done')",
+             "the rows (and five values) with a token", timeout=15)
+    check(any(r.method == "POST" and r.url.split("?")[0].endswith("/auth/token") for r in requests),
+          "scenario: no POST /auth/token seen")
+    bearer = [r for r in requests if "/items" in r.url and authorization(r).startswith("Bearer ")]
+    check(bearer, "scenario: no data request carried Authorization: Bearer after the token")
+    answer = page.request.get(f"{base}/admin/datasets/{name}/profile")
+    profile = answer.json() if answer.ok else {}
+    check(answer.ok and (profile.get("auth") or {}).get("token_ttl_s") == 30,
+          f"scenario: GET profile answered {answer.status} {profile}, want auth.token_ttl_s 30")
+    check(page.evaluate("JSON.parse(document.querySelector('#scenario textarea').value).auth?.token_ttl_s") == 30,
+          "scenario: the panel's text area does not show auth.token_ttl_s 30")
+    page.request.delete(f"{base}/admin/datasets/{name}/profile")
+    watched.report()
+    page.close()
+
+
 def chat_live_and_offline(browser, base, shots, server):
     name = dataset("chat")
     sender_context = browser.new_context()
@@ -386,7 +465,8 @@ def run(args, server, started):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
         context = browser.new_context(viewport={"width": 900, "height": 800})
-        for flow in (list_scrolls_to_200, faults_then_retry, reset_starts_over, photos_decode, app_under_base_path):
+        for flow in (list_scrolls_to_200, faults_then_retry, reset_starts_over, photos_decode, app_under_base_path,
+                     scenario_panel):
             print(f"browser test: {flow.__name__}", flush=True)
             arguments = (context, args.base, args.screenshots) \
                 if flow in (list_scrolls_to_200, photos_decode, app_under_base_path) \

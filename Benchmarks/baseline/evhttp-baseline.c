@@ -391,7 +391,8 @@ static void add_common_headers(worker_t *w, struct evhttp_request *req) {
     evhttp_add_header(headers, "Access-Control-Allow-Origin", "*");
     evhttp_add_header(headers, "Access-Control-Expose-Headers",
                       "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, "
-                      "Idempotent-Replayed, Content-Disposition, Picsum-ID");
+                      "Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, "
+                      "WWW-Authenticate");
     evhttp_add_header(headers, "X-Request-Id", request_id);
 }
 

@@ -123,3 +123,10 @@ extension ProfileRegistry.Decision {
         if case .scripted(_, let step, _) = self { step } else { nil }
     }
 }
+
+extension ProfileRegistry {
+    /// The decision alone, as the script and outage tests look at it.
+    fileprivate func decide(_ dataset: String, _ request: () -> ProfileRequest) -> Decision? {
+        verdict(dataset, request)?.decision
+    }
+}

@@ -101,6 +101,10 @@ enum ConformanceRouter: Sendable {
     case fullStoreWithUpload
     /// As many datasets with a profile as there may be: a profile for one more is 507 `dataset-limit`.
     case fullProfiles
+    /// Dataset `auth-run` has a profile with `auth`: its requests without a token are 401.
+    case authProfile
+    /// Dataset `auth-run` has `auth`, and the profiles hold as many bytes as they may: a token is 507.
+    case fullProfileBytes
 }
 
 /// One request and the status it must get; its response must conform to the spec.
@@ -190,7 +194,7 @@ struct OpenAPIConformanceTests {
             .init(template: "/metrics", target: "/metrics?x=%zz", status: 400),
             .init(template: "/metrics", target: "/metrics", router: .metricsOff, status: 404),
         ] + optionsCases + changesCases + eventsCases + writeCases + uploadCases + datasetListCases + datasetCases
-        + profileCases
+        + profileCases + authCases
         + storeFailureCases
         + resetCases + changesAfterResetCases
 
@@ -309,7 +313,8 @@ struct OpenAPIConformanceTests {
         ("/openapi.yaml", "/openapi.yaml"), ("/admin/reset", "/admin/reset"), ("/items/changes", "/items/changes"),
         ("/items/events", "/items/events"), ("/admin/datasets/{name}", "/admin/datasets/bad%20name"),
         ("/admin/datasets", "/admin/datasets"), ("/admin/datasets/{name}/profile", "/admin/datasets/x/profile"),
-        ("/", "/"), ("/app/{file}", "/app/app.js"), ("/metrics", "/metrics"),
+        ("/", "/"), ("/app/{file}", "/app/app.js"), ("/metrics", "/metrics"), ("/auth/token", "/auth/token"),
+        ("/auth/revoke", "/auth/revoke"),
     ].flatMap { template, target in
         [
             ConformanceCase(template: template, target: target, methods: ["options"], status: 204),
@@ -540,7 +545,10 @@ struct OpenAPIConformanceTests {
         }
         return [
             put(body, status: 200),
-            put(#"{"bandwidth":{"kbps":64}}"#, status: 400),
+            put(#"{"bandwidth":{"kbps":0}}"#, status: 400),
+            put(
+                #"{"latency":{"list":{"min_ms":300,"max_ms":900}},"bandwidth":{"kbps":750},"#
+                    + #""rate_limit":{"requests":10,"per_s":1,"burst":20},"auth":{"token_ttl_s":30}}"#, status: 200),
             put(#"{"script":[{"respond":{}}]}"#, status: 400),
             put(body, router: .fullProfiles, status: 507),
             put(body, router: .adminToken, status: 401),
@@ -559,6 +567,45 @@ struct OpenAPIConformanceTests {
                 template: template, target: target, methods: ["get", "head", "delete"], fromLoopback: false,
                 status: 403),
         ]
+    }()
+
+    /// `POST /auth/token` and `/auth/revoke`: a token (for a dataset with `auth` or without), a bad dataset name, a
+    /// token past the profiles' bytes; and every data route of a dataset with `auth`, without a token.
+    static let authCases: [ConformanceCase] = {
+        let bad: HTTPHeaders = ["X-Dataset": "bad name"]
+        let auth: HTTPHeaders = ["X-Dataset": "auth-run"]
+        var cases: [ConformanceCase] = [
+            .init(template: "/auth/token", target: "/auth/token", methods: ["post"], status: 200),
+            .init(
+                template: "/auth/token", target: "/auth/token", methods: ["post"], headers: auth, body: "{}",
+                contentType: "application/json", router: .authProfile, status: 200),
+            .init(template: "/auth/token", target: "/auth/token", methods: ["post"], headers: bad, status: 400),
+            .init(
+                template: "/auth/token", target: "/auth/token", methods: ["post"], headers: auth,
+                router: .fullProfileBytes, status: 507),
+            .init(
+                template: "/auth/revoke", target: "/auth/revoke", methods: ["post"], headers: auth,
+                router: .authProfile, status: 204),
+            .init(template: "/auth/revoke", target: "/auth/revoke", methods: ["post"], headers: bad, status: 400),
+        ]
+        for template in Route.table.filter(\.data).map(\.template) {
+            cases.append(
+                .init(template: template, target: example(template), headers: auth, router: .authProfile, status: 401))
+        }
+        for (template, path, method, body) in [
+            ("/items", "/items", "post", #"{"label":"x"}"#), ("/items/{id}", "/items/5", "patch", #"{"likes":1}"#),
+            ("/items/{id}", "/items/5", "delete", ""), ("/items/{id}/image", "/items/5/image", "delete", ""),
+        ] {
+            cases.append(
+                .init(
+                    template: template, target: path, methods: [method], headers: auth, body: body,
+                    contentType: body.isEmpty ? nil : "application/json", router: .authProfile, status: 401))
+        }
+        cases.append(
+            .init(
+                template: "/items/{id}/image", target: "/items/5/image", methods: ["put"], headers: auth,
+                bytes: uploadPNG, contentType: "image/png", router: .authProfile, status: 401))
+        return cases
     }()
 
     /// `GET /admin/datasets`: listed (after the writes to `ui-test-42`), a bad parameter, without the token, from
@@ -653,7 +700,7 @@ struct OpenAPIConformanceTests {
             ("/id/{id}/{width}/{height}", "options"), ("/seed/{seed}/{size}", "options"),
             ("/seed/{seed}/{width}/{height}", "options"), ("/{size}", "options"), ("/{width}/{height}", "options"),
             ("/", "get"), ("/", "options"), ("/app/{file}", "get"), ("/app/{file}", "options"), ("/metrics", "get"),
-            ("/metrics", "options"),
+            ("/metrics", "options"), ("/auth/token", "options"), ("/auth/revoke", "options"),
         ].map { template, method in
             ConformanceCase(
                 template: template, target: example(template) + "?delay_ms=soon",
@@ -743,6 +790,31 @@ struct OpenAPIConformanceTests {
             return router
         }()
 
+        let authProfile: Router = {
+            let router = RouterFixture.router()
+            router.profiles.set(DatasetProfile(auth: .init(tokenTTLSeconds: 30)), for: "auth-run")
+            return router
+        }()
+
+        let fullProfileBytes: Router = {
+            let router = RouterFixture.router()
+            router.profiles.set(DatasetProfile(auth: .init(tokenTTLSeconds: 30)), for: "auth-run")
+            // Scripts of long query conditions, until one more profile does not fit.
+            let value = String(repeating: "v", count: 256)
+            let match = DatasetProfile.Match(query: (0..<20).map { .init(name: "q\($0)", value: value) })
+            let script = [DatasetProfile.Step](
+                repeating: .init(match: match, answer: .init(status: 503), times: 1), count: 100)
+            var index = 0
+            // Large, then one step, then the smallest profile: the room left is less than a token's.
+            for profile in [
+                DatasetProfile(script: script), DatasetProfile(script: [script[0]]),
+                DatasetProfile(outage: .init(forMs: 1)),
+            ] {
+                while router.profiles.set(profile, for: "filler-\(index)") { index += 1 }
+            }
+            return router
+        }()
+
         init() async {
             // The default list as a restarted server loads it: three changes, kept only in the store, now closed.
             let store = MemoryListStore()
@@ -773,6 +845,8 @@ struct OpenAPIConformanceTests {
             case .metricsOff: metricsOff
             case .fullStoreWithUpload: fullStoreWithUpload
             case .fullProfiles: fullProfiles
+            case .authProfile: authProfile
+            case .fullProfileBytes: fullProfileBytes
             }
         }
     }

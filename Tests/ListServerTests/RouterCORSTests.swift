@@ -8,13 +8,13 @@ import Testing
 struct RouterCORSTests {
     static let exposed =
         "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, "
-        + "Content-Disposition, Picsum-ID"
+        + "Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate"
     /// Every method some route answers.
     static let methods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
     /// The request fields the API reads, allowed when a preflight asks for none or for a malformed list.
     static let readFields =
         "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, Pragma, "
-        + "X-Client-Id, X-Dataset, X-Request-Id"
+        + "X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id"
 
     @Test(
         "by default every response lets any origin read it and exposes the API's fields",

@@ -212,6 +212,7 @@ struct RouterMetricsTests {
             .picsumImage(.id("1"), sizes: ["2", "3"]), .picsumImage(.seed("s"), sizes: ["2"]),
             .picsumImage(.seed("s"), sizes: ["2", "3"]), .picsumImage(.random, sizes: ["2"]),
             .picsumImage(.random, sizes: ["2", "3"]), .appIndex, .webApp("app.js"),
+            .auth(revoke: false), .auth(revoke: true),
         ]
         #expect(Set(resources.map(\.route)) == Set(Route.allCases), "one resource per route")
         #expect(Set(metrics.routeNames).count == Route.allCases.count + 1, "templates are distinct")

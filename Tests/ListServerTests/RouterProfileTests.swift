@@ -211,7 +211,6 @@ struct RouterProfileTests {
     @Test(
         "a body that is not a profile is 400 naming what is wrong",
         arguments: [
-            (#"{"bandwidth":{"kbps":64}}"#, "not supported by this server yet"),
             (#"{"faults":{"rate":1.5}}"#, "faults.rate must be a number in 0...1"),
             (#"{"faults":{"kinds":"teapot"}}"#, "faults.kinds must be a fault mix"),
             (#"{"faults":{"rate":0.5,"fail_first":2}}"#, "not both"),
@@ -236,6 +235,18 @@ struct RouterProfileTests {
             (#"{"script":[{"respond":{"status":503},"times":0}]}"#, "times must be an integer"),
             (#"{"script":[{"match":{"method":"get"},"respond":{"status":503}}]}"#, "method must be"),
             (#"{"scripts":[]}"#, "unknown member"),
+            (#"{"bandwidth":{"kbps":0}}"#, "bandwidth.kbps must be an integer in 1...1000000"),
+            (#"{"bandwidth":{}}"#, "bandwidth.kbps is required"),
+            (#"{"latency":{}}"#, "latency needs list, detail or image"),
+            (#"{"latency":{"list":{"fixed_ms":5,"min_ms":1}}}"#, "a fixed latency does not take min_ms"),
+            (#"{"latency":{"list":{"min_ms":9,"max_ms":5}}}"#, "must not be above max_ms"),
+            (#"{"latency":{"image":{"distribution":"gamma"}}}"#, "must be uniform, fixed, lognormal or none"),
+            (#"{"latency":{"detail":{"median_ms":5,"spread":9}}}"#, "spread must be a number in 0...4"),
+            (#"{"latency":{"video":{}}}"#, "which takes list, detail, image"),
+            (#"{"rate_limit":{"per_s":1}}"#, "rate_limit.requests is required"),
+            (#"{"rate_limit":{"requests":1,"per_s":0}}"#, "rate_limit.per_s must be"),
+            (#"{"auth":{}}"#, "auth.token_ttl_s is required"),
+            (#"{"auth":{"token_ttl_s":86401}}"#, "auth.token_ttl_s must be an integer in 1...86400"),
             (#"[]"#, "must be a JSON object"),
             (#"{"outage":"#, "not valid JSON"),
         ])

@@ -2,9 +2,10 @@
 /// say "for this run, the second page fails twice, then the server goes away for ten seconds" without touching the
 /// app it drives.
 ///
-/// Three parts so far: an ``Outage`` (everything to the dataset answers 503 for a while, once or repeatedly), a
-/// ``script``, an ordered list of ``Step``s (the next `times` requests that match the first step not yet used up get
-/// its answer, then the next step applies), and ``Faults`` drawn as the server's fault settings draw them.
+/// Its parts: an ``Outage`` (everything to the dataset answers 503 for a while, once or repeatedly), a ``script``,
+/// an ordered list of ``Step``s (the next `times` requests that match the first step not yet used up get its answer,
+/// then the next step applies), ``Faults`` drawn as the server's fault settings draw them, and the network
+/// (`DatasetProfile+Network.swift`): ``Latency``, ``Bandwidth``, a ``RateLimit`` and ``Auth``.
 public struct DatasetProfile: Sendable, Equatable {
     /// A time the dataset is unavailable: `forMs` from when the profile was set, and again every `everyMs` when
     /// that is given.
@@ -116,6 +117,10 @@ public struct DatasetProfile: Sendable, Equatable {
     public var outage: Outage?
     public var script: [Step]
     public var faults: Faults?
+    public var latency: Latency?
+    public var bandwidth: Bandwidth?
+    public var rateLimit: RateLimit?
+    public var auth: Auth?
 
     /// About how many bytes the profile holds in memory: what ``ProfileRegistry`` bounds.
     public var approximateBytes: Int {
@@ -125,25 +130,48 @@ public struct DatasetProfile: Sendable, Equatable {
         }
     }
 
-    public init(outage: Outage? = nil, script: [Step] = [], faults: Faults? = nil) {
+    public init(
+        outage: Outage? = nil, script: [Step] = [], faults: Faults? = nil, latency: Latency? = nil,
+        bandwidth: Bandwidth? = nil, rateLimit: RateLimit? = nil, auth: Auth? = nil
+    ) {
         self.outage = outage
         self.script = script
         self.faults = faults
+        self.latency = latency
+        self.bandwidth = bandwidth
+        self.rateLimit = rateLimit
+        self.auth = auth
     }
 }
 
 /// What a profile looks at in a request.
 public struct ProfileRequest: Sendable {
+    /// Which ``DatasetProfile/Latency`` a route's answers get.
+    public enum Kind: Sendable, Equatable {
+        case list, detail, image, stream
+    }
+
     public var method: String
     /// The route's path template.
     public var route: String
     /// The decoded query parameters, in order.
     public var query: [DatasetProfile.Match.Parameter]
+    public var kind: Kind
+    /// Who is asking, for the rate limit: `X-Client-Id`, else the peer's address.
+    public var client: String
+    /// The bearer token it carries, if any.
+    public var token: String?
 
-    public init(method: String, route: String, query: [DatasetProfile.Match.Parameter]) {
+    public init(
+        method: String, route: String, query: [DatasetProfile.Match.Parameter], kind: Kind = .list,
+        client: String = "", token: String? = nil
+    ) {
         self.method = method
         self.route = route
         self.query = query
+        self.kind = kind
+        self.client = client
+        self.token = token
     }
 }
 

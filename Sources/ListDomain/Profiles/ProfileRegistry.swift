@@ -5,29 +5,73 @@ import Synchronization
 ///
 /// While no dataset has a profile a request costs one atomic load (``isEmpty``); once one does, a request to any
 /// dataset takes the lock for a lookup. Bounded: ``capacity`` profiles, ``maximumBytes`` of them in all.
-/// Kept in memory: a restart forgets the profiles, and servers that share a store do not share them.
+/// Kept in memory: a restart forgets the profiles, and servers that share a store do not share them. What clients
+/// make it hold (rate-limit buckets, tokens) counts in the same bound, and is bounded per dataset besides.
 public final class ProfileRegistry: Sendable {
-    /// A profile, when it was set, and how many more requests each of its steps answers.
+    /// A profile, when it was set, how many more requests each of its steps answers, and what its clients hold:
+    /// their rate-limit buckets and their tokens (`ProfileRegistry+Clients.swift`).
     public struct Entry: Sendable, Equatable {
         public let profile: DatasetProfile
         /// When the profile was set (``ProfileRegistry``'s clock): its outage counts from here.
         public let since: Duration
         /// By step, how many more matching requests it answers.
         public var left: [Int]
+        /// By client, its rate-limit bucket.
+        var buckets: [String: Bucket] = [:]
+        /// The tokens issued, and when each expires.
+        var tokens: [String: Duration] = [:]
+        /// The latency draws, seeded by the profile's fault seed (or the time it was set).
+        var random: SplitMix64
 
         public init(profile: DatasetProfile, since: Duration, left: [Int]) {
             self.profile = profile
             self.since = since
             self.left = left
+            let (seconds, attoseconds) = since.components
+            random = SplitMix64(seed: profile.faults?.seed ?? UInt64(truncatingIfNeeded: seconds ^ attoseconds))
+        }
+
+        public static func == (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.profile == rhs.profile && lhs.since == rhs.since && lhs.left == rhs.left
         }
     }
 
-    /// What a profile does to one request.
+    /// What a profile does in place of a request's answer.
     public enum Decision: Sendable, Equatable {
         /// The dataset is in an outage for `remaining` more.
         case outage(remaining: Duration)
+        /// The client asked more often than the rate limit lets it: it may again in `retryAfter`.
+        case rateLimited(retryAfter: Duration)
+        /// The dataset wants a token, and the request has none that is valid: `reason` says which.
+        case unauthorized(reason: String)
         /// Step `step` (from 0) answers it, and answers `left` more after it.
         case scripted(DatasetProfile.Answer, step: Int, left: Int)
+    }
+
+    /// Everything a profile does to one request: an answer in place of the route's, if any, and how its answer
+    /// travels.
+    public struct Verdict: Sendable, Equatable {
+        public var decision: Decision?
+        /// Latency drawn for the request's kind of route.
+        public var latency: Duration = .zero
+        public var bandwidth: DatasetProfile.Bandwidth?
+        /// Where the client stands with the rate limit, for the `RateLimit` fields of every answer.
+        public var rateLimit: RateLimitStatus?
+
+        public init(decision: Decision? = nil) {
+            self.decision = decision
+        }
+    }
+
+    /// A client's standing with the rate limit (the IETF `RateLimit-Policy` and `RateLimit` fields).
+    public struct RateLimitStatus: Sendable, Equatable {
+        /// The quota (`requests`) and its window (`per_s`).
+        public var quota: Int
+        public var windowSeconds: Int
+        /// Requests it may still make now.
+        public var remaining: Int
+        /// Whole seconds until its bucket is full again.
+        public var resetSeconds: Int
     }
 
     /// How many profiles there are, and how many requests they acted on since the start, by cause.
@@ -35,6 +79,10 @@ public final class ProfileRegistry: Sendable {
         public var profiles = 0
         public var outages: UInt64 = 0
         public var scripted: UInt64 = 0
+        public var rateLimited: UInt64 = 0
+        public var unauthorized: UInt64 = 0
+        /// Answers sent at the profile's bandwidth.
+        public var throttled: UInt64 = 0
     }
 
     /// The most datasets that may have a profile at once.
@@ -42,10 +90,10 @@ public final class ProfileRegistry: Sendable {
     /// The most bytes all profiles may hold together (``DatasetProfile/approximateBytes``).
     public static let maximumBytes = 16 << 20
 
-    private let entries = Mutex<(profiles: [String: Entry], bytes: Int, acted: Statistics)>(([:], 0, Statistics()))
+    let entries = Mutex<(profiles: [String: Entry], bytes: Int, acted: Statistics)>(([:], 0, Statistics()))
     private let count = Atomic<Int>(0)
     /// Monotonic time, from any origin.
-    private let now: @Sendable () -> Duration
+    let now: @Sendable () -> Duration
 
     public init(now: @escaping @Sendable () -> Duration) {
         self.now = now
@@ -70,18 +118,24 @@ public final class ProfileRegistry: Sendable {
     public func set(_ profile: DatasetProfile?, for dataset: String) -> Bool {
         let started = now()
         return entries.withLock { entries in
-            let replaced = entries.profiles[dataset].map { $0.profile.approximateBytes + dataset.utf8.count } ?? 0
+            let replaced = entries.profiles[dataset].map { $0.bytes(dataset) } ?? 0
             guard let profile, profile != DatasetProfile() else {
                 entries.profiles[dataset] = nil
                 entries.bytes -= replaced
                 count.store(entries.profiles.count, ordering: .relaxed)
                 return true
             }
-            let bytes = profile.approximateBytes + dataset.utf8.count
+            // What clients hold (their buckets, their tokens) stays: a token issued before a change still works.
+            var entry = Entry(profile: profile, since: started, left: profile.script.map(\.times))
+            if let old = entries.profiles[dataset] {
+                entry.buckets = old.buckets
+                entry.tokens = old.tokens
+            }
+            let bytes = entry.bytes(dataset)
             guard entries.profiles[dataset] != nil || entries.profiles.count < Self.capacity,
                 entries.bytes - replaced + bytes <= Self.maximumBytes
             else { return false }
-            entries.profiles[dataset] = Entry(profile: profile, since: started, left: profile.script.map(\.times))
+            entries.profiles[dataset] = entry
             entries.bytes += bytes - replaced
             count.store(entries.profiles.count, ordering: .relaxed)
             return true
@@ -100,25 +154,62 @@ public final class ProfileRegistry: Sendable {
         return entries.withLock { entries in entries.profiles[dataset]?.profile.faults }
     }
 
-    /// What `dataset`'s profile does to `request` (a step it matches is used once); nil when nothing.
+    /// What `dataset`'s profile does to `request`: a step it matches is used once, a rate limit counts it, a
+    /// latency is drawn. Nil when the dataset has no profile.
+    ///
+    /// In order: an outage answers everything; then the rate limit counts the request (refused ones too: a client
+    /// that hammers is refused however it asks); then a token is checked; then the script.
     ///
     /// - Parameter request: Made only when the dataset has a profile.
-    public func decide(_ dataset: String, _ request: () -> ProfileRequest) -> Decision? {
+    public func verdict(_ dataset: String, _ request: () -> ProfileRequest) -> Verdict? {
         guard !isEmpty else { return nil }
         let now = now()
-        return entries.withLock { entries in
-            guard let entry = entries.profiles[dataset] else { return nil }
-            if let outage = entry.profile.outage, let remaining = outage.remaining(after: now - entry.since) {
-                entries.acted.outages += 1
-                return .outage(remaining: remaining)
-            }
-            // The first step not used up is the one that applies: steps run in order.
-            guard let step = entry.left.firstIndex(where: { $0 > 0 }),
-                entry.profile.script[step].match.matches(request())
-            else { return nil }
-            entries.profiles[dataset]!.left[step] -= 1  // in place: no copy of the entry
-            entries.acted.scripted += 1
-            return .scripted(entry.profile.script[step].answer, step: step, left: entry.left[step] - 1)
+        return entries.withLock { entries -> Verdict? in
+            guard entries.profiles[dataset] != nil else { return nil }
+            let request = request()
+            return entries.profiles[dataset]!.judge(request, now: now, acted: &entries.acted, budget: &entries.bytes)
         }
+    }
+}
+
+extension ProfileRegistry.Entry {
+    /// ``ProfileRegistry/verdict(_:_:)`` under the lock, on the entry in place.
+    fileprivate mutating func judge(
+        _ request: ProfileRequest, now: Duration, acted: inout ProfileRegistry.Statistics, budget: inout Int
+    ) -> ProfileRegistry.Verdict {
+        var verdict = ProfileRegistry.Verdict()
+        if let distribution = profile.latency?.distribution(for: request.kind) {
+            verdict.latency = distribution.sample(using: &random)
+        }
+        if let bandwidth = profile.bandwidth, request.kind != .stream {
+            verdict.bandwidth = bandwidth
+            acted.throttled += 1
+        }
+        if let outage = profile.outage, let remaining = outage.remaining(after: now - since) {
+            acted.outages += 1
+            verdict.decision = .outage(remaining: remaining)
+            return verdict
+        }
+        if let limit = profile.rateLimit {
+            let (status, retryAfter) = take(limit, client: request.client, now: now, budget: &budget)
+            verdict.rateLimit = status
+            if let retryAfter {
+                acted.rateLimited += 1
+                verdict.decision = .rateLimited(retryAfter: retryAfter)
+                return verdict
+            }
+        }
+        if profile.auth != nil, let reason = refusal(of: request.token, now: now) {
+            acted.unauthorized += 1
+            verdict.decision = .unauthorized(reason: reason)
+            return verdict
+        }
+        // The first step not used up is the one that applies: steps run in order.
+        if let step = left.firstIndex(where: { $0 > 0 }), profile.script[step].match.matches(request) {
+            left[step] -= 1
+            acted.scripted += 1
+            verdict.decision = .scripted(profile.script[step].answer, step: step, left: left[step])
+        }
+        return verdict
     }
 }

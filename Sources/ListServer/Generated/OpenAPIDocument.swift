@@ -130,6 +130,8 @@ enum OpenAPIDocument {
             description: This description of the API.
           - name: app
             description: The browser app at `/`.
+          - name: auth
+            description: A dataset's bearer tokens, for an app's sign-in and refresh paths (a profile's `auth`).
           - name: admin
             description: Starting over and cleaning up between UI tests.
         paths:
@@ -184,6 +186,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/NotModified'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '408':
                   $ref: '#/components/responses/RequestTimeout'
                 '411':
@@ -262,6 +266,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ItemCreated'
                 '400':
                   $ref: '#/components/responses/InvalidWrite'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '408':
                   $ref: '#/components/responses/RequestTimeout'
                 '409':
@@ -349,6 +355,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/NotModified'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -428,6 +436,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ItemUpdated'
                 '400':
                   $ref: '#/components/responses/InvalidWrite'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -478,6 +488,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ItemDeleted'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -591,6 +603,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/DetailNotModified'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -681,6 +695,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ImageNotModified'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -769,6 +785,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ImageStored'
                 '400':
                   $ref: '#/components/responses/InvalidUpload'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -814,6 +832,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ImageRemoved'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -931,6 +951,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/PicsumList'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -996,6 +1018,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/PicsumInfo'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -1062,6 +1086,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/PicsumInfo'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -1139,6 +1165,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/PicsumImageNotModified'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -1218,6 +1246,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/PicsumImageNotModified'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -1292,6 +1322,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/PicsumRedirect'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -1366,6 +1398,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/PicsumRedirect'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -1439,6 +1473,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/PicsumRedirect'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -1511,6 +1547,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/PicsumRedirect'
                 '400':
                   $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
                 '404':
                   $ref: '#/components/responses/NotFound'
                 '408':
@@ -2354,16 +2392,33 @@ enum OpenAPIDocument {
                   answers with a status is not written.
                 - `faults`: `{rate, kinds, fail_first, seed}`: the dataset's requests that carry no fault parameter of their
                   own meet these, as `?fail_rate=`, `?fail=` and `?fail_first=` would give them.
+                - `latency`: `{list, detail, image}`, each as `store.latency.*`: `{min_ms, max_ms}` (uniform), `{fixed_ms}`,
+                  `{median_ms, spread, max_ms}` (lognormal), or with `distribution` named; drawn for every answer of
+                  that kind of route (`list`: pages, items, writes, the change feed; `detail`; `image`: the image bytes,
+                  Picsum's too) and added to whatever else holds it.
+                - `bandwidth`: `{kbps, first_byte_ms}`: every answer's body goes out at that rate, after that delay (the
+                  head at once with the whole `Content-Length`, the body in slices on a loop timer every 50 ms). A
+                  request's own `?kbps=` or `X-Bandwidth-Kbps` wins.
+                - `rate_limit`: `{requests, per_s, burst}`: per client (`X-Client-Id`, else its address), a bucket of
+                  `burst` (default `requests`) refilled at `requests/per_s` a second; a request over it is 429
+                  `injected-fault` with `Retry-After`, and every answer of the dataset carries `RateLimit-Policy:
+                  "profile";q=<requests>;w=<per_s>` and `RateLimit: "profile";r=<left>;t=<seconds to full>`.
+                - `auth`: `{token_ttl_s}`: every request wants a token from `POST /auth/token` (401 with
+                  `WWW-Authenticate: Bearer error="invalid_token"` when it is missing, unknown, revoked or expired).
+                  Tokens stay when the profile is set again.
+
+                In order: an outage answers first; then the rate limit counts the request; then the token is checked; then
+                the script. Latency, bandwidth and the rate-limit fields apply to every answer, those included.
 
                 A step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not
                 answer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only
                 requests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;
-                `left`, `active` and `remaining_ms` are ignored); `{}` clears the profile.
+                `left`, `active`, `remaining_ms` and `tokens` are ignored); `{}` clears the profile.
 
                 The profile is kept in memory by this server: a restart forgets it, and servers that share a store do not
-                share it. Dropping or expiring the dataset drops it. `latency`, `bandwidth`, `rate_limit` and `auth` are not
-                supported yet (400 naming the field), nor is anything else: an unknown member is 400
-                `invalid-body`. 507 `dataset-limit` past 10,000 profiles or 16 MiB of them in all.
+                share it. Dropping or expiring the dataset drops it. An unknown member is 400 `invalid-body`. 507
+                `dataset-limit` past 10,000 profiles or 16 MiB of them in all (their clients' buckets and tokens
+                included).
               security: *profileSecurity
               parameters: *profileParameters
               requestBody:
@@ -2446,6 +2501,92 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsResponses
+          /auth/token:
+            description: 'Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`, `Allow: POST, OPTIONS`).'
+            post:
+              tags: [auth]
+              operationId: issueToken
+              summary: Sign in to a dataset
+              description: |
+                A bearer token for the dataset the request names (`/d/{dataset}/auth/token` or `X-Dataset`), valid for its
+                profile's `auth.token_ttl_s` from now (an hour, and never asked for, when the profile has no `auth`). The
+                body is any JSON, unread, as a sign-in form's would be. The token goes in `Authorization: Bearer <token>`,
+                or as `?access_token=` where the client cannot set a header (`<img>`, `EventSource`; RFC 6750 §2.3).
+                507 `dataset-limit` when the profiles hold as much as they may (16 MiB with their tokens).
+              parameters: &authParameters
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              requestBody:
+                required: false
+                content:
+                  application/json:
+                    schema: {}
+                    example: {"user": "ui-test"}
+              responses:
+                '200':
+                  $ref: '#/components/responses/TokenIssued'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
+            options:
+              tags: [auth]
+              operationId: optionsToken
+              summary: The methods of the token, and the CORS preflight
+              description: '204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
+          /auth/revoke:
+            description: 'Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`, `Allow: POST, OPTIONS`).'
+            post:
+              tags: [auth]
+              operationId: revokeTokens
+              summary: Expire every token of a dataset now
+              description: |
+                Every token the dataset issued is refused from now on (401 with `WWW-Authenticate: Bearer
+                error="invalid_token"`), so an app's sign-in-again path can be tested. 204, no body.
+              parameters: *authParameters
+              responses:
+                '204':
+                  $ref: '#/components/responses/TokensRevoked'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            options:
+              tags: [auth]
+              operationId: optionsRevoke
+              summary: The methods of the revocation, and the CORS preflight
+              description: '204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
               responses: *optionsResponses
         components:
           securitySchemes:
@@ -3051,7 +3192,7 @@ enum OpenAPIDocument {
                 type: string
                 const: >-
                   Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location,
-                  Idempotent-Replayed, Content-Disposition, Picsum-ID
+                  Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate
             Vary:
               description: '`Origin` when `cors.allow_origin` is a list of origins: the CORS fields depend on the `Origin`.'
               required: false
@@ -3068,15 +3209,15 @@ enum OpenAPIDocument {
               description: |
                 On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a
                 well-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,
-                Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Client-Id, X-Dataset,
-                X-Request-Id`).
+                Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Bandwidth-Kbps,
+                X-Client-Id, X-Dataset, X-Request-Id`).
               required: false
               schema:
                 type: string
                 minLength: 1
               example: >-
                 Authorization, Cache-Control, Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID,
-                Pragma, X-Client-Id, X-Dataset, X-Request-Id
+                Pragma, X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id
             Access-Control-Max-Age:
               description: On a CORS preflight from an allowed origin, how long a browser may reuse the answer, in seconds.
               required: false
@@ -3275,6 +3416,13 @@ enum OpenAPIDocument {
                 type: string
                 pattern: '^[0-9]+$'
               example: '1'
+            WWW-Authenticate-Token:
+              description: Why the dataset's token was refused.
+              required: true
+              schema:
+                type: string
+                pattern: '^Bearer error="invalid_token"'
+              example: 'Bearer error="invalid_token", error_description="the token expired"'
             WWW-Authenticate:
               description: The scheme and realm the admin endpoints take.
               required: true
@@ -3307,6 +3455,47 @@ enum OpenAPIDocument {
                     $ref: '#/components/schemas/ProfileStep'
                 faults:
                   $ref: '#/components/schemas/ProfileFaults'
+                latency:
+                  type: object
+                  additionalProperties: false
+                  properties:
+                    list: {$ref: '#/components/schemas/ProfileLatency'}
+                    detail: {$ref: '#/components/schemas/ProfileLatency'}
+                    image: {$ref: '#/components/schemas/ProfileLatency'}
+                bandwidth:
+                  type: object
+                  additionalProperties: false
+                  required: [kbps]
+                  properties:
+                    kbps: {type: integer, minimum: 1, maximum: 1000000, description: Kilobits (1000 bits) a second.}
+                    first_byte_ms: {type: integer, minimum: 0, maximum: 30000, default: 0}
+                rate_limit:
+                  type: object
+                  additionalProperties: false
+                  required: [requests]
+                  properties:
+                    requests: {type: integer, minimum: 1, maximum: 1000000}
+                    per_s: {type: integer, minimum: 1, maximum: 86400, default: 1}
+                    burst: {type: integer, minimum: 1, maximum: 1000000, description: Default `requests`.}
+                auth:
+                  type: object
+                  additionalProperties: false
+                  required: [token_ttl_s]
+                  properties:
+                    token_ttl_s: {type: integer, minimum: 1, maximum: 86400}
+            ProfileLatency:
+              type: object
+              additionalProperties: false
+              description: |
+                As `store.latency.*`: `distribution` (or, left out, the one the keys name: `fixed_ms` fixed, `median_ms`
+                lognormal, else uniform), and that distribution's keys only (milliseconds up to `faults.max_delay_ms`).
+              properties:
+                distribution: {type: string, enum: [uniform, fixed, lognormal, none]}
+                min_ms: {type: integer, minimum: 0, maximum: 30000}
+                max_ms: {type: integer, minimum: 0, maximum: 30000}
+                fixed_ms: {type: integer, minimum: 0, maximum: 30000}
+                median_ms: {type: integer, minimum: 0, maximum: 30000}
+                spread: {type: number, minimum: 0, maximum: 4}
             ProfileFaults:
               type: object
               additionalProperties: false
@@ -3357,6 +3546,15 @@ enum OpenAPIDocument {
               properties:
                 dataset: {type: string}
                 faults: {type: object}
+                latency: {type: object}
+                bandwidth: {type: object}
+                rate_limit: {type: object}
+                auth:
+                  type: object
+                  required: [token_ttl_s, tokens]
+                  properties:
+                    token_ttl_s: {type: integer}
+                    tokens: {type: integer, minimum: 0, description: How many tokens the dataset holds now.}
                 outage:
                   type: object
                   required: [for_ms, active]
@@ -4719,8 +4917,78 @@ enum OpenAPIDocument {
                             const: urn:listserver:problem:injected-fault
                           status:
                             const: 500
+            ProfileUnauthorized:
+              description: |
+                The dataset's profile has `auth`, and the request carries no token it issued that is still valid
+                (`Authorization: Bearer <token>` or `?access_token=`): get one with `POST /auth/token`.
+              headers:
+                WWW-Authenticate:
+                  $ref: '#/components/headers/WWW-Authenticate-Token'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:unauthorized
+                          status:
+                            const: 401
+            TokenIssued:
+              description: A bearer token for the dataset (RFC 6749 §5.1's shape).
+              headers:
+                Cache-Control:
+                  description: A token is never cached.
+                  required: true
+                  schema:
+                    type: string
+                    const: no-store
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    additionalProperties: false
+                    required: [access_token, token_type, expires_in]
+                    properties:
+                      access_token: {type: string, pattern: '^[0-9a-f]{32}$'}
+                      token_type: {type: string, const: Bearer}
+                      expires_in: {type: integer, minimum: 1, maximum: 86400, description: Seconds.}
+                  example: {"access_token": "9f86d081884c7d659a2feaa0c55ad015", "token_type": "Bearer", "expires_in": 30}
+            TokensRevoked:
+              description: 'Every token of the dataset is expired: no body.'
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
             TooManyRequests:
-              description: An injected 429, with `Retry-After`.
+              description: |
+                An injected 429, with `Retry-After`; or a client over its dataset's `rate_limit` (then with the
+                `RateLimit-Policy` and `RateLimit` fields every answer of that dataset carries).
               headers:
                 Retry-After:
                   $ref: '#/components/headers/RetryAfterRequired'
@@ -5687,6 +5955,10 @@ enum OpenAPIDocument {
               "description": "The browser app at `/`."
             },
             {
+              "name": "auth",
+              "description": "A dataset's bearer tokens, for an app's sign-in and refresh paths (a profile's `auth`)."
+            },
+            {
               "name": "admin",
               "description": "Starting over and cleaning up between UI tests."
             }
@@ -5751,6 +6023,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -5842,6 +6117,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
                   },
@@ -5929,6 +6207,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/InvalidWrite"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "408": {
                     "$ref": "#/components/responses/RequestTimeout"
@@ -6077,6 +6358,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -6157,6 +6441,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -6263,6 +6550,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/InvalidWrite"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -6355,6 +6645,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -6529,6 +6822,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -6629,6 +6925,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -6801,6 +7100,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -6908,6 +7210,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -7020,6 +7325,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/InvalidUpload"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -7115,6 +7423,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -7293,6 +7604,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -7397,6 +7711,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -7542,6 +7859,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -7619,6 +7939,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -7752,6 +8075,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -7826,6 +8152,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -7965,6 +8294,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -8039,6 +8371,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -8199,6 +8534,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -8294,6 +8632,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -8460,6 +8801,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -8558,6 +8902,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -8712,6 +9059,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -8795,6 +9145,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -8949,6 +9302,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -9035,6 +9391,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -9186,6 +9545,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -9266,6 +9628,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -9414,6 +9779,9 @@ enum OpenAPIDocument {
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
                   },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
                   },
@@ -9497,6 +9865,9 @@ enum OpenAPIDocument {
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
                   },
                   "404": {
                     "$ref": "#/components/responses/NotFound"
@@ -11646,7 +12017,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "putDatasetProfile",
                 "summary": "Set what every request to a dataset meets",
-                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n- `faults`: `{rate, kinds, fail_first, seed}`: the dataset's requests that carry no fault parameter of their\n  own meet these, as `?fail_rate=`, `?fail=` and `?fail_first=` would give them.\n\nA step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not\nanswer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only\nrequests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;\n`left`, `active` and `remaining_ms` are ignored); `{}` clears the profile.\n\nThe profile is kept in memory by this server: a restart forgets it, and servers that share a store do not\nshare it. Dropping or expiring the dataset drops it. `latency`, `bandwidth`, `rate_limit` and `auth` are not\nsupported yet (400 naming the field), nor is anything else: an unknown member is 400\n`invalid-body`. 507 `dataset-limit` past 10,000 profiles or 16 MiB of them in all.\n",
+                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n- `faults`: `{rate, kinds, fail_first, seed}`: the dataset's requests that carry no fault parameter of their\n  own meet these, as `?fail_rate=`, `?fail=` and `?fail_first=` would give them.\n- `latency`: `{list, detail, image}`, each as `store.latency.*`: `{min_ms, max_ms}` (uniform), `{fixed_ms}`,\n  `{median_ms, spread, max_ms}` (lognormal), or with `distribution` named; drawn for every answer of\n  that kind of route (`list`: pages, items, writes, the change feed; `detail`; `image`: the image bytes,\n  Picsum's too) and added to whatever else holds it.\n- `bandwidth`: `{kbps, first_byte_ms}`: every answer's body goes out at that rate, after that delay (the\n  head at once with the whole `Content-Length`, the body in slices on a loop timer every 50 ms). A\n  request's own `?kbps=` or `X-Bandwidth-Kbps` wins.\n- `rate_limit`: `{requests, per_s, burst}`: per client (`X-Client-Id`, else its address), a bucket of\n  `burst` (default `requests`) refilled at `requests/per_s` a second; a request over it is 429\n  `injected-fault` with `Retry-After`, and every answer of the dataset carries `RateLimit-Policy:\n  \"profile\";q=<requests>;w=<per_s>` and `RateLimit: \"profile\";r=<left>;t=<seconds to full>`.\n- `auth`: `{token_ttl_s}`: every request wants a token from `POST /auth/token` (401 with\n  `WWW-Authenticate: Bearer error=\"invalid_token\"` when it is missing, unknown, revoked or expired).\n  Tokens stay when the profile is set again.\n\nIn order: an outage answers first; then the rate limit counts the request; then the token is checked; then\nthe script. Latency, bandwidth and the rate-limit fields apply to every answer, those included.\n\nA step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not\nanswer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only\nrequests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;\n`left`, `active`, `remaining_ms` and `tokens` are ignored); `{}` clears the profile.\n\nThe profile is kept in memory by this server: a restart forgets it, and servers that share a store do not\nshare it. Dropping or expiring the dataset drops it. An unknown member is 400 `invalid-body`. 507\n`dataset-limit` past 10,000 profiles or 16 MiB of them in all (their clients' buckets and tokens\nincluded).\n",
                 "security": [
                   {
                     "adminToken": []
@@ -11805,6 +12176,230 @@ enum OpenAPIDocument {
                   {
                     "$ref": "#/components/parameters/DatasetName"
                   },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/auth/token": {
+              "description": "Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`, `Allow: POST, OPTIONS`).",
+              "post": {
+                "tags": [
+                  "auth"
+                ],
+                "operationId": "issueToken",
+                "summary": "Sign in to a dataset",
+                "description": "A bearer token for the dataset the request names (`/d/{dataset}/auth/token` or `X-Dataset`), valid for its\nprofile's `auth.token_ttl_s` from now (an hour, and never asked for, when the profile has no `auth`). The\nbody is any JSON, unread, as a sign-in form's would be. The token goes in `Authorization: Bearer <token>`,\nor as `?access_token=` where the client cannot set a header (`<img>`, `EventSource`; RFC 6750 §2.3).\n507 `dataset-limit` when the profiles hold as much as they may (16 MiB with their tokens).\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "requestBody": {
+                  "required": false,
+                  "content": {
+                    "application/json": {
+                      "schema": {},
+                      "example": {
+                        "user": "ui-test"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/TokenIssued"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "auth"
+                ],
+                "operationId": "optionsToken",
+                "summary": "The methods of the token, and the CORS preflight",
+                "description": "204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/auth/revoke": {
+              "description": "Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`, `Allow: POST, OPTIONS`).",
+              "post": {
+                "tags": [
+                  "auth"
+                ],
+                "operationId": "revokeTokens",
+                "summary": "Expire every token of a dataset now",
+                "description": "Every token the dataset issued is refused from now on (401 with `WWW-Authenticate: Bearer\nerror=\"invalid_token\"`), so an app's sign-in-again path can be tested. 204, no body.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/TokensRevoked"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "auth"
+                ],
+                "operationId": "optionsRevoke",
+                "summary": "The methods of the revocation, and the CORS preflight",
+                "description": "204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
                   },
@@ -12482,7 +13077,7 @@ enum OpenAPIDocument {
                 "required": false,
                 "schema": {
                   "type": "string",
-                  "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, Content-Disposition, Picsum-ID"
+                  "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate"
                 }
               },
               "Vary": {
@@ -12502,13 +13097,13 @@ enum OpenAPIDocument {
                 }
               },
               "Access-Control-Allow-Headers": {
-                "description": "On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a\nwell-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,\nContent-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Client-Id, X-Dataset,\nX-Request-Id`).\n",
+                "description": "On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a\nwell-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,\nContent-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Bandwidth-Kbps,\nX-Client-Id, X-Dataset, X-Request-Id`).\n",
                 "required": false,
                 "schema": {
                   "type": "string",
                   "minLength": 1
                 },
-                "example": "Authorization, Cache-Control, Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Client-Id, X-Dataset, X-Request-Id"
+                "example": "Authorization, Cache-Control, Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id"
               },
               "Access-Control-Max-Age": {
                 "description": "On a CORS preflight from an allowed origin, how long a browser may reuse the answer, in seconds.",
@@ -12731,6 +13326,15 @@ enum OpenAPIDocument {
                 },
                 "example": "1"
               },
+              "WWW-Authenticate-Token": {
+                "description": "Why the dataset's token was refused.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^Bearer error=\"invalid_token\""
+                },
+                "example": "Bearer error=\"invalid_token\", error_description=\"the token expired\""
+              },
               "WWW-Authenticate": {
                 "description": "The scheme and realm the admin endpoints take.",
                 "required": true,
@@ -12773,6 +13377,123 @@ enum OpenAPIDocument {
                   },
                   "faults": {
                     "$ref": "#/components/schemas/ProfileFaults"
+                  },
+                  "latency": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                      "list": {
+                        "$ref": "#/components/schemas/ProfileLatency"
+                      },
+                      "detail": {
+                        "$ref": "#/components/schemas/ProfileLatency"
+                      },
+                      "image": {
+                        "$ref": "#/components/schemas/ProfileLatency"
+                      }
+                    }
+                  },
+                  "bandwidth": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "kbps"
+                    ],
+                    "properties": {
+                      "kbps": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 1000000,
+                        "description": "Kilobits (1000 bits) a second."
+                      },
+                      "first_byte_ms": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": 30000,
+                        "default": 0
+                      }
+                    }
+                  },
+                  "rate_limit": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "requests"
+                    ],
+                    "properties": {
+                      "requests": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 1000000
+                      },
+                      "per_s": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 86400,
+                        "default": 1
+                      },
+                      "burst": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 1000000,
+                        "description": "Default `requests`."
+                      }
+                    }
+                  },
+                  "auth": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "token_ttl_s"
+                    ],
+                    "properties": {
+                      "token_ttl_s": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 86400
+                      }
+                    }
+                  }
+                }
+              },
+              "ProfileLatency": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "As `store.latency.*`: `distribution` (or, left out, the one the keys name: `fixed_ms` fixed, `median_ms`\nlognormal, else uniform), and that distribution's keys only (milliseconds up to `faults.max_delay_ms`).\n",
+                "properties": {
+                  "distribution": {
+                    "type": "string",
+                    "enum": [
+                      "uniform",
+                      "fixed",
+                      "lognormal",
+                      "none"
+                    ]
+                  },
+                  "min_ms": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 30000
+                  },
+                  "max_ms": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 30000
+                  },
+                  "fixed_ms": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 30000
+                  },
+                  "median_ms": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 30000
+                  },
+                  "spread": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 4
                   }
                 }
               },
@@ -12906,6 +13627,32 @@ enum OpenAPIDocument {
                   },
                   "faults": {
                     "type": "object"
+                  },
+                  "latency": {
+                    "type": "object"
+                  },
+                  "bandwidth": {
+                    "type": "object"
+                  },
+                  "rate_limit": {
+                    "type": "object"
+                  },
+                  "auth": {
+                    "type": "object",
+                    "required": [
+                      "token_ttl_s",
+                      "tokens"
+                    ],
+                    "properties": {
+                      "token_ttl_s": {
+                        "type": "integer"
+                      },
+                      "tokens": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "How many tokens the dataset holds now."
+                      }
+                    }
                   },
                   "outage": {
                     "type": "object",
@@ -15082,8 +15829,131 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "ProfileUnauthorized": {
+                "description": "The dataset's profile has `auth`, and the request carries no token it issued that is still valid\n(`Authorization: Bearer <token>` or `?access_token=`): get one with `POST /auth/token`.\n",
+                "headers": {
+                  "WWW-Authenticate": {
+                    "$ref": "#/components/headers/WWW-Authenticate-Token"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:unauthorized"
+                            },
+                            "status": {
+                              "const": 401
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "TokenIssued": {
+                "description": "A bearer token for the dataset (RFC 6749 §5.1's shape).",
+                "headers": {
+                  "Cache-Control": {
+                    "description": "A token is never cached.",
+                    "required": true,
+                    "schema": {
+                      "type": "string",
+                      "const": "no-store"
+                    }
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": [
+                        "access_token",
+                        "token_type",
+                        "expires_in"
+                      ],
+                      "properties": {
+                        "access_token": {
+                          "type": "string",
+                          "pattern": "^[0-9a-f]{32}$"
+                        },
+                        "token_type": {
+                          "type": "string",
+                          "const": "Bearer"
+                        },
+                        "expires_in": {
+                          "type": "integer",
+                          "minimum": 1,
+                          "maximum": 86400,
+                          "description": "Seconds."
+                        }
+                      }
+                    },
+                    "example": {
+                      "access_token": "9f86d081884c7d659a2feaa0c55ad015",
+                      "token_type": "Bearer",
+                      "expires_in": 30
+                    }
+                  }
+                }
+              },
+              "TokensRevoked": {
+                "description": "Every token of the dataset is expired: no body.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
               "TooManyRequests": {
-                "description": "An injected 429, with `Retry-After`.",
+                "description": "An injected 429, with `Retry-After`; or a client over its dataset's `rate_limit` (then with the\n`RateLimit-Policy` and `RateLimit` fields every answer of that dataset carries).\n",
                 "headers": {
                   "Retry-After": {
                     "$ref": "#/components/headers/RetryAfterRequired"
@@ -16539,5 +17409,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xAF1CD57B274473C7
+    static let yamlFNV1a64: UInt64 = 0x888427CB9A47B52E
 }

@@ -17,10 +17,11 @@ package enum WebAssets {
     /// Every file, by name (`package`: the fuzzer checks that the app's answers are these files).
     package static let files: [String: Asset] = [
         "api.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-d5d45d6e66a240cb""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-30cbbb1dafbdb2ca""#,
             text: ##"""
         // The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
-        // parameters, the dataset as X-Dataset), problems turned into errors a failure view can show.
+        // parameters, the dataset as X-Dataset), a bearer token fetched when the dataset asks for one, problems turned into
+        // errors a failure view can show.
 
         /** A random UUID: `crypto.randomUUID` where the page is a secure context (https, localhost), else made from
          * `crypto.getRandomValues`, which every context has (a phone or an emulator reaches the server over plain http). */
@@ -70,6 +71,12 @@ package enum WebAssets {
           return url.pathname + url.search;
         }
 
+        /** The dataset the app shows, by the name the admin routes take in their path: the base path's, else the panel's
+         * field; "" for the shared default list, which has no profile. */
+        export function datasetName() {
+          return basePath ? basePath.slice(3) : settings().dataset;
+        }
+
         /** The headers every request carries: the dataset, and this tab's client id (for fail_first). */
         export function baseHeaders() {
           const headers = { "X-Client-Id": clientID };
@@ -79,23 +86,91 @@ package enum WebAssets {
         }
 
         export class RequestError extends Error {
-          constructor(message, status) {
+          /** `detail`: the problem's own `detail`, when the server answered one. */
+          constructor(message, status, detail) {
             super(message);
             this.status = status;
+            this.detail = detail;
           }
         }
 
-        /** Fetches JSON; resolves with `{ json, response }`, rejects with a RequestError that says what went wrong. */
-        export async function request(path, { method = "GET", body, headers = {}, faults = true, signal } = {}) {
+        // Bearer tokens, for a dataset whose profile asks for them (`auth`): a request answered 401 with a `Bearer`
+        // challenge gets a token from `POST <base>/auth/token` and is sent once more with it. The token is kept for the
+        // dataset it was issued for and goes with every later request to it, until the server refuses it and a new one is
+        // fetched. Admin routes never carry it (they take the admin token, and their 401 is not the dataset's).
+        const tokens = new Map(); // dataset ("" for the default list) -> access token
+        const issuing = new Map(); // dataset -> the POST /auth/token in flight, shared by the requests that met a 401
+
+        /** The dataset a token is kept for: as requests name it (the base path, else X-Dataset). */
+        function tokenKey() {
+          return basePath || settings().dataset;
+        }
+
+        /** `url` with the dataset's token as `access_token` (RFC 6750 §2.3), for what the browser fetches itself (`<img>`,
+         * `EventSource`), which cannot send `Authorization`; unchanged while no token is held. */
+        export function withToken(url) {
+          const token = tokens.get(tokenKey());
+          if (!token) return url;
+          const withIt = new URL(url, location.origin);
+          withIt.searchParams.set("access_token", token);
+          return withIt.pathname + withIt.search;
+        }
+
+        /** A token in place of `refused` (the one the server just refused, or null when the request carried none). */
+        function renewToken(refused) {
+          const dataset = tokenKey();
+          const held = tokens.get(dataset);
+          if (held && held !== refused) return Promise.resolve(held); // another request has renewed it meanwhile
+          if (!issuing.has(dataset)) issuing.set(dataset, issueToken(dataset).finally(() => issuing.delete(dataset)));
+          return issuing.get(dataset);
+        }
+
+        async function issueToken(dataset) {
           let response;
+          let json = null;
           try {
-            response = await fetch(withControls(path, { faults }), {
-              method, signal, headers: { ...baseHeaders(), ...headers, ...(body ? { "Content-Type": "application/json" } : {}) },
-              body: body ? JSON.stringify(body) : undefined,
+            response = await fetch(underBase("/auth/token"), {
+              method: "POST", headers: { ...baseHeaders(), "Content-Type": "application/json" }, body: "{}",
             });
+            json = await response.json().catch(() => null);
           } catch (error) {
-            if (error.name === "AbortError") throw error;
-            throw new RequestError(`the connection failed (${error.message})`, 0);
+            throw new RequestError(`no token: the connection failed (${error.message})`, 0);
+          }
+          if (!response.ok || typeof json?.access_token !== "string") {
+            throw new RequestError(`no token: ${json?.detail ?? `status ${response.status}`}`, response.status, json?.detail);
+          }
+          tokens.set(dataset, json.access_token);
+          return json.access_token;
+        }
+
+        /** Fetches JSON; resolves with `{ json, response }`, rejects with a RequestError that says what went wrong.
+         * `controls: false` sends `path` as it is, from the server's root (not under the base path), with none of the
+         * panel's controls (no delay, no faults, no X-Dataset): what the admin routes that name a dataset in the path take. */
+        export async function request(path,
+          { method = "GET", body, headers = {}, faults = true, controls = true, signal } = {}) {
+          const url = controls ? withControls(path, { faults }) : path;
+          const bearer = !path.startsWith("/admin/");
+          const send = async (token) => {
+            try {
+              return await fetch(url, {
+                method, signal,
+                headers: {
+                  ...(controls ? baseHeaders() : { "X-Client-Id": clientID }), ...headers,
+                  ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+                  ...(token ? { Authorization: `Bearer ${token}` } : {}),
+                },
+                body: body !== undefined ? JSON.stringify(body) : undefined,
+              });
+            } catch (error) {
+              if (error.name === "AbortError") throw error;
+              throw new RequestError(`the connection failed (${error.message})`, 0);
+            }
+          };
+          const token = bearer ? tokens.get(tokenKey()) : undefined;
+          let response = await send(token);
+          if (bearer && response.status === 401 && /^bearer\b/i.test(response.headers.get("WWW-Authenticate") ?? "")) {
+            await response.text().catch(() => null);
+            response = await send(await renewToken(token ?? null));
           }
           noteHeaders(response);
           const text = await response.text().catch(() => null);
@@ -110,7 +185,7 @@ package enum WebAssets {
           }
           if (!response.ok) {
             throw new RequestError(json?.detail ? `${response.status}: ${json.detail}` : `status ${response.status}`,
-              response.status);
+              response.status, json?.detail);
           }
           return { json, response };
         }
@@ -127,7 +202,7 @@ package enum WebAssets {
 
         """##),
         "app.css": Asset(
-            contentType: "text/css; charset=utf-8", tag: #""w-7a2471ad072f2db7""#,
+            contentType: "text/css; charset=utf-8", tag: #""w-e347065d9999bfc9""#,
             text: ##"""
         :root { color-scheme: light dark; --accent: #2f6fdf; --muted: #888; font: 15px/1.4 system-ui, sans-serif; }
         body { margin: 0; }
@@ -141,6 +216,10 @@ package enum WebAssets {
         .controls form { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; }
         .controls input[type=number] { width: 5.5rem; }
         .status { margin: .25rem 0; color: var(--muted); }
+        .scenario .presets { display: flex; flex-wrap: wrap; gap: .5rem; }
+        .scenario .profile { flex: 1 1 100%; display: grid; gap: .2rem; }
+        .scenario textarea { font: .85rem/1.35 ui-monospace, monospace; width: 100%; box-sizing: border-box; resize: vertical; }
+        .scenario .status { min-height: 1.4em; }
         main { padding: .5rem 1rem; max-width: 60rem; margin: 0 auto; }
         :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
         ol, ul { list-style: none; padding: 0; margin: 0; }
@@ -184,14 +263,15 @@ package enum WebAssets {
 
         """##),
         "app.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-354060efd81204b8""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-f437b0964c5d9db5""#,
             text: ##"""
-        // The app at /: three views of the list this server exists for, switched by the URL's fragment, and the control
-        // panel that makes the network slow or failing on purpose.
+        // The app at /: three views of the list this server exists for, switched by the URL's fragment, the control panel
+        // that makes the network slow or failing on purpose, and the Scenario panel that sets the dataset's profile.
         import { basePath, request } from "./api.js";
         import { listView } from "./list.js";
         import { photosView } from "./photos.js";
         import { chatView } from "./chat.js";
+        import { scenarioPanel } from "./scenario.js";
 
         const views = { list: listView, photos: photosView, chat: chatView };
         let leave = null;
@@ -237,17 +317,18 @@ package enum WebAssets {
         // A changed dataset is another list: start the view over.
         document.getElementById("controls").elements.dataset.addEventListener("change", show);
         addEventListener("hashchange", show);
+        scenarioPanel(document.getElementById("scenario"));
         show();
 
         """##),
         "chat.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-235fcefb556d0907""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-9677f1e86aae4357""#,
             text: ##"""
         // The Chat view: newest at the bottom; scrolling up loads older messages without the view jumping (the first
         // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
         // POST fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match;
         // messages from others arrive over EventSource, which resumes with Last-Event-ID after a lost connection.
-        import { basePath, request, settings, noteVersion, underBase, uuid } from "./api.js";
+        import { basePath, request, settings, noteVersion, underBase, uuid, withToken } from "./api.js";
         import { escape } from "./list.js";
 
         const batch = 20;
@@ -454,37 +535,54 @@ package enum WebAssets {
             if (messages.scrollTop < 120) loadOlder();
           });
 
-          // Live: every change of the list. EventSource sends no custom header, so the dataset goes in the query.
-          // Under a base path (`/d/<name>/`) the path names it.
+          // Live: every change of the list. EventSource sends no custom header, so the dataset goes in the query, and so
+          // does the token when one is held. Under a base path (`/d/<name>/`) the path names the dataset.
           const dataset = basePath ? "" : settings().dataset;
-          const events = new EventSource(
-            underBase(`/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`));
-          events.addEventListener("open", () => { live.textContent = "live"; });
-          events.addEventListener("error", () => { live.textContent = "reconnecting…"; });
-          events.addEventListener("created", (event) => append(JSON.parse(event.data)));
-          events.addEventListener("updated", (event) => {
-            const item = JSON.parse(event.data);
-            const entry = shown.get(item.id);
-            const text = entry?.querySelector(".text");
-            if (text) text.textContent = item.label;
-          });
-          events.addEventListener("deleted", (event) => {
-            const { id } = JSON.parse(event.data);
-            shown.get(id)?.remove();
-            shown.delete(id);
-          });
-          for (const name of ["reset", "expired"]) events.addEventListener(name, () => loadNewest({ startOver: true }));
+          const stream = `/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`;
+          let events;
+          let reopening;
+          function connect() {
+            const source = new EventSource(withToken(underBase(stream)));
+            events = source;
+            source.addEventListener("open", () => { live.textContent = "live"; });
+            source.addEventListener("error", () => {
+              live.textContent = "reconnecting…";
+              // EventSource reconnects by itself after a lost connection, but not after an answer that is no stream (a 401
+              // before the app held a token, or with an expired one; a 503 outage): open a new one, with the token the data
+              // requests hold by then, and load the newest messages for what happened meanwhile.
+              if (source.readyState !== EventSource.CLOSED) return;
+              reopening = setTimeout(() => {
+                connect();
+                loadNewest();
+              }, 2000);
+            });
+            source.addEventListener("created", (event) => append(JSON.parse(event.data)));
+            source.addEventListener("updated", (event) => {
+              const item = JSON.parse(event.data);
+              const entry = shown.get(item.id);
+              const text = entry?.querySelector(".text");
+              if (text) text.textContent = item.label;
+            });
+            source.addEventListener("deleted", (event) => {
+              const { id } = JSON.parse(event.data);
+              shown.get(id)?.remove();
+              shown.delete(id);
+            });
+            for (const name of ["reset", "expired"]) source.addEventListener(name, () => loadNewest({ startOver: true }));
+          }
+          connect();
 
           loadNewest();
           return () => {
             controller.abort();
+            clearTimeout(reopening);
             events.close();
           };
         }
 
         """##),
         "index.html": Asset(
-            contentType: "text/html; charset=utf-8", tag: #""w-57bef66f053ce3c2""#,
+            contentType: "text/html; charset=utf-8", tag: #""w-7f720d7b6bbdb2f7""#,
             text: ##"""
         <!doctype html>
         <html lang="en">
@@ -519,6 +617,24 @@ package enum WebAssets {
             <small id="kinds-help">500, 503, 429, reset, truncated, hang; e.g. <code>503:3,reset</code></small>
           </form>
           <p class="status" aria-live="polite"><span id="version">version –</span> · <span id="last-cache">X-Cache –</span></p>
+        </details>
+        <details class="controls scenario" id="scenario">
+          <summary>Scenario</summary>
+          <form>
+            <div class="presets" role="group" aria-label="Presets" aria-describedby="scenario-help">
+              <button type="button" data-preset="3g">3G</button>
+              <button type="button" data-preset="flaky">Flaky</button>
+              <button type="button" data-preset="offline">Offline 10 s</button>
+              <button type="button" data-preset="token">Token expires in 30 s</button>
+              <button type="button" data-preset="clear">Clear</button>
+            </div>
+            <label class="profile"><span>Profile of dataset <span class="dataset-name">(none)</span> (JSON)</span>
+              <textarea name="profile" rows="7" aria-describedby="scenario-help" spellcheck="false"
+                autocomplete="off"></textarea></label>
+            <button type="submit">Apply</button>
+            <small id="scenario-help">A preset or Apply replaces the dataset's whole profile; Clear removes it.</small>
+          </form>
+          <p class="status" role="status" aria-live="polite"></p>
         </details>
         <main id="view" tabindex="-1"></main>
         </body>
@@ -645,11 +761,11 @@ package enum WebAssets {
 
         """##),
         "photos.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-5d4b1b64d5891a44""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-2524d13bd7b394cb""#,
             text: ##"""
         // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
         // and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
-        import { basePath, request, withControls, settings, noteVersion } from "./api.js";
+        import { basePath, request, withControls, withToken, settings, noteVersion } from "./api.js";
         import { escape } from "./list.js";
 
         export function photosView(root) {
@@ -702,10 +818,10 @@ package enum WebAssets {
             const frame = entry.querySelector(".frame");
             frame.style.setProperty("--placeholder", item.color);
             const image = entry.querySelector("img");
-            // An <img> sends no X-Dataset: the dataset goes in the query.
+            // An <img> sends no X-Dataset and no Authorization: the dataset and the token (when one is held) go in the query.
             const dataset = basePath ? "" : settings().dataset;  // under a base path, image_url carries it
-            const source = () => withControls(
-              `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`);
+            const source = () => withToken(withControls(
+              `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`));
             image.addEventListener("load", () => {
               frame.removeAttribute("aria-busy");
               image.classList.add("shown");
@@ -738,6 +854,108 @@ package enum WebAssets {
             controller.abort();
             endObserver.disconnect();
           };
+        }
+
+        """##),
+        "scenario.js": Asset(
+            contentType: "text/javascript; charset=utf-8", tag: #""w-9e8e5450ab252430""#,
+            text: ##"""
+        // The Scenario panel: the profile of the dataset the app shows (`/admin/datasets/<name>/profile`: latency,
+        // bandwidth, a rate limit, token expiry, an outage, faults, a script), set from a preset or edited as JSON. A preset
+        // replaces the whole profile, as a PUT does; Clear deletes it.
+        import { datasetName, request } from "./api.js";
+
+        const slow = { min_ms: 300, max_ms: 900 };
+
+        /** The presets, by their button's `data-preset`. */
+        const presets = {
+          "3g": { latency: { list: slow, detail: slow, image: slow }, bandwidth: { kbps: 750 } },
+          flaky: { faults: { rate: 0.2, kinds: "503,reset" } },
+          offline: { outage: { for_ms: 10000 } },
+          token: { auth: { token_ttl_s: 30 } },
+        };
+
+        /** Wires the panel (`<details id="scenario">`); its profile loads when it opens and when the dataset changes. */
+        export function scenarioPanel(panel) {
+          const form = panel.querySelector("form");
+          const text = form.elements.profile;
+          const status = panel.querySelector(".status");
+          const shownName = panel.querySelector(".dataset-name");
+          let turn = 0; // the latest action: an older one's answer, arriving later, is not shown
+
+          // At the server's root, with none of the panel's controls: the path names the dataset.
+          const path = () => `/admin/datasets/${encodeURIComponent(datasetName())}/profile`;
+          const get = async () => (await request(path(), { controls: false })).json;
+
+          /** Whether a dataset is named; if not, the panel says so and does nothing (the default list has no profile). */
+          function named() {
+            const name = datasetName();
+            shownName.textContent = name || "(none)";
+            for (const button of form.querySelectorAll("button")) button.disabled = !name;
+            if (!name) {
+              text.value = "";
+              status.textContent = "Name a dataset (the Dataset field above) to give it a scenario: the shared default list "
+                + "has none.";
+            }
+            return Boolean(name);
+          }
+
+          async function run(action, done) {
+            if (!named()) return;
+            const mine = ++turn;
+            form.setAttribute("aria-busy", "true");
+            status.textContent = "…";
+            try {
+              const profile = await action();
+              if (mine !== turn) return;
+              text.value = JSON.stringify(profile ?? {}, null, 2);
+              status.textContent = done;
+            } catch (error) {
+              if (mine === turn) status.textContent = error.detail ?? error.message;
+            } finally {
+              if (mine === turn) form.removeAttribute("aria-busy");
+            }
+          }
+
+          function load() {
+            run(get, "");
+          }
+
+          const put = (profile) => run(
+            async () => (await request(path(), { method: "PUT", body: profile, controls: false })).json, "applied");
+
+          form.addEventListener("click", (event) => {
+            const name = event.target.closest("button[data-preset]")?.dataset.preset;
+            if (!name) return;
+            if (name === "clear") {
+              run(async () => {
+                await request(path(), { method: "DELETE", controls: false });
+                return get();
+              }, "cleared");
+            } else {
+              put(presets[name]);
+            }
+          });
+
+          // Apply (the text area's JSON); the form is never submitted.
+          form.addEventListener("submit", (event) => {
+            event.preventDefault();
+            let profile;
+            try {
+              profile = JSON.parse(text.value.trim() || "{}");
+            } catch (error) {
+              status.textContent = `not JSON: ${error.message}`;
+              return;
+            }
+            put(profile);
+          });
+
+          panel.addEventListener("toggle", () => { if (panel.open) load(); });
+          document.getElementById("controls").elements.dataset.addEventListener("change", () => {
+            if (panel.open) load();
+            else named();
+          });
+          named();
         }
 
         """##),

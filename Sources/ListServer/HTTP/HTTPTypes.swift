@@ -53,6 +53,8 @@ package struct HTTPRequest: Sendable {
     var body: [UInt8]
     /// Whether the client connected from a loopback address (127.0.0.0/8 or ::1).
     var fromLoopback: Bool
+    /// The client's address as evhttp gives it (`127.0.0.1`, `::1`); empty for requests built by hand.
+    var peer: String
     /// The request id: the client's `X-Request-Id` when it sent a usable one, otherwise one the server made up.
     /// Empty only for requests built by hand (tests), which then get no `X-Request-Id` back.
     var requestID: String
@@ -66,13 +68,15 @@ package struct HTTPRequest: Sendable {
     ///   - body: The body; empty by default.
     ///   - fromLoopback: Whether the peer is a loopback address; true by default.
     ///   - requestID: The request id; none by default.
+    ///   - peer: The client's address; none by default.
     package init(
         method: HTTPMethod,
         target: String,
         headers: HTTPHeaders = HTTPHeaders(),
         body: [UInt8] = [],
         fromLoopback: Bool = true,
-        requestID: String = ""
+        requestID: String = "",
+        peer: String = ""
     ) {
         self.method = method
         self.target = target
@@ -80,6 +84,7 @@ package struct HTTPRequest: Sendable {
         self.body = body
         self.fromLoopback = fromLoopback
         self.requestID = requestID
+        self.peer = peer
     }
 }
 
@@ -98,6 +103,9 @@ package struct HTTPResponse: Sendable {
     var delay: Duration
     /// A transport-level fault to act out instead of a normal send (injected faults); nil sends normally.
     var fault: WireFault?
+    /// The rate the body goes out at, in bytes a second (a profile's `bandwidth`, `?kbps=`): the LibEvent layer
+    /// sends it in slices on a loop timer after ``delay``; nil sends it at once.
+    var bytesPerSecond: Int?
 
     /// Creates a response.
     ///

@@ -1,8 +1,8 @@
 package import ListDomain
 
 /// A dataset's profile as `GET /admin/datasets/<name>/profile` answers it: the body it was set with, and where it
-/// stands: `{"dataset":…,"outage":{"for_ms":…,"every_ms":…,"active":B,"remaining_ms":R},"script":[{…,"times":N,
-/// "left":L}]}`.
+/// stands: `{"dataset":…,"outage":{"for_ms":…,"every_ms":…,"active":B,"remaining_ms":R},"faults":{…},"latency":{…},
+/// "bandwidth":{…},"rate_limit":{…},"auth":{"token_ttl_s":T,"tokens":N},"script":[{…,"times":N,"left":L}]}`.
 extension ProfileRegistry.Entry {
     package func writeJSON(dataset: String, elapsed: Duration, into json: inout JSONWriter) {
         json.append(raw: "{\"dataset\":")
@@ -49,6 +49,7 @@ extension ProfileRegistry.Entry {
             }
             json.append(raw: "}")
         }
+        writeNetwork(into: &json)
         json.append(raw: ",\"script\":[")
         for (index, step) in profile.script.enumerated() {
             if index > 0 { json.append(raw: ",") }
@@ -97,5 +98,70 @@ extension ProfileRegistry.Entry {
             json.append(raw: "}")
         }
         json.append(raw: "]}")
+    }
+}
+
+extension ProfileRegistry.Entry {
+    /// `,"latency":…,"bandwidth":…,"rate_limit":…,"auth":…`, those the profile has.
+    fileprivate func writeNetwork(into json: inout JSONWriter) {
+        if let latency = profile.latency {
+            json.append(raw: ",\"latency\":{")
+            var first = true
+            for (name, distribution) in [("list", latency.list), ("detail", latency.detail), ("image", latency.image)] {
+                guard let distribution else { continue }
+                if !first { json.append(raw: ",") }
+                first = false
+                json.append(string: name)
+                json.append(raw: ":")
+                Self.write(distribution, into: &json)
+            }
+            json.append(raw: "}")
+        }
+        if let bandwidth = profile.bandwidth {
+            json.append(raw: ",\"bandwidth\":{\"kbps\":")
+            json.append(integer: bandwidth.kbps)
+            json.append(raw: ",\"first_byte_ms\":")
+            json.append(integer: bandwidth.firstByteMs)
+            json.append(raw: "}")
+        }
+        if let limit = profile.rateLimit {
+            json.append(raw: ",\"rate_limit\":{\"requests\":")
+            json.append(integer: limit.requests)
+            json.append(raw: ",\"per_s\":")
+            json.append(integer: limit.perSeconds)
+            json.append(raw: ",\"burst\":")
+            json.append(integer: limit.capacity)
+            json.append(raw: "}")
+        }
+        if let auth = profile.auth {
+            json.append(raw: ",\"auth\":{\"token_ttl_s\":")
+            json.append(integer: auth.tokenTTLSeconds)
+            json.append(raw: ",\"tokens\":")
+            json.append(integer: tokenCount)
+            json.append(raw: "}")
+        }
+    }
+
+    /// A latency with its distribution named and its keys, as the body takes it back.
+    private static func write(_ distribution: LatencyDistribution, into json: inout JSONWriter) {
+        func ms(_ name: StaticString, _ duration: Duration) {
+            json.append(raw: name)
+            json.append(integer: Int(duration / .milliseconds(1)))
+        }
+        switch distribution {
+        case .uniform(let min, let max):
+            ms("{\"distribution\":\"uniform\",\"min_ms\":", min)
+            ms(",\"max_ms\":", max)
+        case .fixed(let duration):
+            ms("{\"distribution\":\"fixed\",\"fixed_ms\":", duration)
+        case .lognormal(let median, let spread, let max):
+            ms("{\"distribution\":\"lognormal\",\"median_ms\":", median)
+            json.append(raw: ",\"spread\":")
+            json.append(double: spread)
+            ms(",\"max_ms\":", max)
+        case .none:
+            json.append(raw: "{\"distribution\":\"none\"")
+        }
+        json.append(raw: "}")
     }
 }

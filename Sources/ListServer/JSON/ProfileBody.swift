@@ -11,8 +11,7 @@ import ListDomain
 /// ```
 ///
 /// Strict, as every request body: unknown members, wrong types and values out of range are a 400 naming the member.
-/// The profile fields this server does not act on yet (`latency`, `bandwidth`, `rate_limit`, `auth`)
-/// are refused by name, so a test never believes a condition is set that is not.
+/// The network's fields (`latency`, `bandwidth`, `rate_limit`, `auth`) are read in `ProfileBody+Network.swift`.
 enum ProfileBody {
     /// A route a step may name: the dataset's routes (not the probes, the documents or the admin routes).
     struct Route: Sendable {
@@ -36,9 +35,7 @@ enum ProfileBody {
     static let maximumQueryTextBytes = 256
     /// Members of the profile as `GET` answers it that `PUT` takes back and ignores (they say where the profile
     /// stands, which setting it starts over).
-    static let readOnly: Set = ["active", "remaining_ms", "left"]
-    /// Fields of the profile that later versions act on: refused by name until then.
-    static let notYetSupported: Set = ["latency", "bandwidth", "rate_limit", "auth"]
+    static let readOnly: Set = ["active", "remaining_ms", "left", "tokens"]
     /// The largest `faults.fail_first`, as `?fail_first=`'s.
     static let maximumFailFirst = 1000
 
@@ -73,9 +70,13 @@ enum ProfileBody {
                 guard case .string(let name) = value, name == dataset else {
                     throw invalid("dataset must be \(Problem.quoted(dataset)), the dataset of the path, or left out")
                 }
-            case _ where notYetSupported.contains(key):
-                throw invalid("profile field \(Problem.quoted(key)) is not supported by this server yet")
-            default: throw unknown(key, in: "the profile", takes: "outage, script, faults")
+            case "latency": profile.latency = try latency(value, maxDelayMs: maxDelayMs)
+            case "bandwidth": profile.bandwidth = try bandwidth(value, maxDelayMs: maxDelayMs)
+            case "rate_limit": profile.rateLimit = try rateLimit(value)
+            case "auth": profile.auth = try auth(value)
+            default:
+                throw unknown(
+                    key, in: "the profile", takes: "outage, script, faults, latency, bandwidth, rate_limit, auth")
             }
         }
         return profile
@@ -232,30 +233,30 @@ enum ProfileBody {
 
     // MARK: Members
 
-    private static func object(_ json: RequestJSON, _ name: String) throws(Problem) -> [(
+    static func object(_ json: RequestJSON, _ name: String) throws(Problem) -> [(
         key: String, value: RequestJSON
     )] {
         guard case .object(let members) = json else { throw invalid("\(name) must be a JSON object") }
         return members
     }
 
-    private static func string(_ json: RequestJSON, _ name: String) throws(Problem) -> String {
+    static func string(_ json: RequestJSON, _ name: String) throws(Problem) -> String {
         guard case .string(let value) = json else { throw invalid("\(name) must be a string") }
         return value
     }
 
-    private static func integer(_ json: RequestJSON, _ name: String, _ range: ClosedRange<Int>) throws(Problem) -> Int {
+    static func integer(_ json: RequestJSON, _ name: String, _ range: ClosedRange<Int>) throws(Problem) -> Int {
         guard case .number(let number) = json, let value = number.wholeValue, range.contains(value) else {
             throw invalid("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return value
     }
 
-    private static func unknown(_ key: String, in name: String, takes: String) -> Problem {
+    static func unknown(_ key: String, in name: String, takes: String) -> Problem {
         invalid("unknown member \(Problem.quoted(key)) in \(name), which takes \(takes)")
     }
 
-    private static func invalid(_ detail: String) -> Problem {
+    static func invalid(_ detail: String) -> Problem {
         Problem(.invalidBody, detail: detail)
     }
 }

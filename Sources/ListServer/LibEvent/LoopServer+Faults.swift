@@ -37,6 +37,8 @@ extension LoopServer {
     private func act(_ token: UInt64, _ response: HTTPResponse) {
         guard let entry = pending[token] else { return }
         switch response.fault {
+        case nil where response.bytesPerSecond != nil && startThrottled(token, response):
+            break  // going out at its rate (LoopServer+Throttle.swift)
         case nil, .truncated:
             answer(token, with: response)
         case .reset, .hang:
@@ -73,6 +75,6 @@ extension LoopServer {
 }
 
 extension HTTPResponse {
-    /// Whether the response goes out at once and whole: no delay, no wire fault.
-    var isPlain: Bool { delay <= .zero && fault == nil }
+    /// Whether the response goes out at once and whole: no delay, no wire fault, no bandwidth.
+    var isPlain: Bool { delay <= .zero && fault == nil && bytesPerSecond == nil }
 }

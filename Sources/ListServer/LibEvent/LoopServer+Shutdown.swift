@@ -15,6 +15,7 @@ extension LoopServer {
         draining = true
         onDrained = done
         endStreams()  // at once: clients reconnect elsewhere, and the drain does not wait for them
+        finishThrottledAnswers()  // what they have left goes at once
         writes.feed.endWaits()  // long-polls answer now, empty (every loop asks; the first one does it)
         if let http, let boundSocket {
             evhttp_del_accept_socket(http, boundSocket)  // closes the listening socket: new connections are refused

@@ -19,7 +19,13 @@ struct RequestControls: Sendable, Equatable {
         static let fail = "fail"
         static let failRate = "fail_rate"
         static let failFirst = "fail_first"
+        static let kbps = "kbps"
+        /// The header that sets `kbps` too (for what cannot add a query parameter).
+        static let kbpsHeader = "X-Bandwidth-Kbps"
     }
+
+    /// The largest `kbps`: a gigabit.
+    static let maximumKbps = 1_000_000
 
     /// The largest `fail_first`.
     static let maximumFailFirst: UInt64 = 1000
@@ -32,12 +38,16 @@ struct RequestControls: Sendable, Equatable {
     var failRate: Double?
     /// How many requests to fail before answering normally (`fail_first`).
     var failFirst: UInt64?
+    /// The rate to send the answer at (`kbps`, or `X-Bandwidth-Kbps`), in bytes a second.
+    var bytesPerSecond: Int?
     /// The dataset whose profile gave the fault controls (its `faults`), for the problem's detail; nil when the
     /// request's query did.
     var profile: String?
 
     /// True when no control asks for anything (no parameter, or only `delay_ms=0`).
-    var isEmpty: Bool { delay == .zero && failMix == nil && failRate == nil && failFirst == nil }
+    var isEmpty: Bool {
+        delay == .zero && failMix == nil && failRate == nil && failFirst == nil && bytesPerSecond == nil
+    }
 
     /// No controls.
     init() {}
@@ -57,6 +67,7 @@ struct RequestControls: Sendable, Equatable {
             case UInt8(ascii: "%"): return true
             case UInt8(ascii: "f") where starts(bytes, at: index, with: "fail"): return true
             case UInt8(ascii: "d") where starts(bytes, at: index, with: "delay_ms"): return true
+            case UInt8(ascii: "k") where starts(bytes, at: index, with: "kbps"): return true
             default: index &+= 1
             }
         }
@@ -110,6 +121,20 @@ struct RequestControls: Sendable, Equatable {
             }
             failFirst = count
         }
+        if let text = seen[Name.kbps] {
+            guard let rate = Self.bytesPerSecond(kbps: text) else {
+                throw Self.problem(
+                    Name.kbps, expected: Self.expectation(for: Name.kbps, maxDelay: maxDelay)!,
+                    got: Problem.quoted(text))
+            }
+            bytesPerSecond = rate
+        }
+    }
+
+    /// `kbps` (or its header) as bytes a second; nil when it is not a whole number in 1...``maximumKbps``.
+    static func bytesPerSecond(kbps text: String) -> Int? {
+        guard let kbps = UInt64(plainDecimal: text), (1...UInt64(maximumKbps)).contains(kbps) else { return nil }
+        return max(1, Int(kbps) * 1000 / 8)
     }
 
     /// What a control parameter must be, for its problem's detail; nil for a name that is not a control parameter.
@@ -119,6 +144,7 @@ struct RequestControls: Sendable, Equatable {
         case Name.fail: "a fault mix such as \"503\" or \"503:3,reset\""
         case Name.failRate: "a decimal number in 0...1, such as 0.25"
         case Name.failFirst: "a decimal integer in 0...\(maximumFailFirst)"
+        case Name.kbps: "a decimal integer in 1...\(maximumKbps) (kilobits a second)"
         default: nil
         }
     }

@@ -16,7 +16,7 @@ package enum Route: Int, CaseIterable, Sendable {
     case picsumList, picsumIDInfo, picsumSeedInfo, picsumIDSquare, picsumIDSized, picsumSeedSquare, picsumSeedSized
     case picsumSquare, picsumSized
     case changes, events, healthz, readyz, openAPIJSON, openAPIYAML, app, appFile, metrics
-    case adminReset, adminDatasets, adminDataset, adminDatasetProfile
+    case adminReset, adminDatasets, adminDataset, adminDatasetProfile, authToken, authRevoke
 
     /// What is true of one route.
     package struct Facts: Sendable {
@@ -160,6 +160,8 @@ package enum Route: Int, CaseIterable, Sendable {
         case .adminDataset: Facts("/admin/datasets/{name}", [.delete], admin: true)
         case .adminDatasetProfile:
             Facts("/admin/datasets/{name}/profile", [.get, .head, .put, .delete], admin: true)
+        case .authToken: Facts("/auth/token", [.post])
+        case .authRevoke: Facts("/auth/revoke", [.post])
         }
     }
 

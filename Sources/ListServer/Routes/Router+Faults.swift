@@ -30,24 +30,36 @@ extension Router {
     func applyingControls(
         of request: HTTPRequest, target: RequestTarget, resource: Resource?, to answer: Result<RouteOutcome, Problem>
     ) -> RouteOutcome {
-        guard mayApplyControls(to: target) else { return answer.outcome }
+        let kbpsField = request.headers[RequestControls.Name.kbpsHeader]
+        guard mayApplyControls(to: target) || kbpsField != nil else { return answer.outcome }
         var controls = RequestControls()
-        if RequestControls.mayBePresent(in: target) {  // scanned again, off the common path only
-            do throws(Problem) {
+        do throws(Problem) {
+            if RequestControls.mayBePresent(in: target) {  // scanned again, off the common path only
                 controls = try RequestControls(target: target, maxDelay: faults.maxDelay)
-            } catch {
-                if case .failure = answer { return answer.outcome }
-                return .response(error.response())
             }
+            if let kbpsField, controls.bytesPerSecond == nil {  // the query's `kbps` wins
+                guard let rate = RequestControls.bytesPerSecond(kbps: kbpsField) else {
+                    throw Problem(
+                        .invalidHeader,
+                        detail: "\(RequestControls.Name.kbpsHeader) must be a decimal integer in "
+                            + "1...\(RequestControls.maximumKbps) (kilobits a second), got \(Problem.quoted(kbpsField))"
+                    )
+                }
+                controls.bytesPerSecond = rate
+            }
+        } catch {
+            if case .failure = answer { return answer.outcome }
+            return .response(error.response())
         }
         guard case .success(var outcome) = answer else { return answer.outcome.delayed(by: controls.delay) }
-        // The dataset's profile first (Router+Profiles.swift); what it does replaces the request's own faults.
-        if let profiled = applyingProfile(of: request, target: target, resource: resource, to: outcome) {
-            return profiled.delayed(by: controls.delay)
+        // The dataset's profile first (Router+Profiles.swift); an answer it gives replaces the request's own faults.
+        let profiled = profileVerdict(of: request, target: target, resource: resource)
+        if let profiled, let replaced = answering(profiled.verdict.decision, of: profiled.dataset, outcome) {
+            return traveling(replaced, profiled.verdict, controls)
         }
         if let route = resource?.route, route.flags.data, request.method != .options, controls.failMix == nil,
             controls.failRate == nil, controls.failFirst == nil,
-            let dataset = profileDataset(of: request, target: target, route: route),
+            let dataset = profiled?.dataset ?? profileDataset(of: request, target: target, route: route),
             let profileFaults = profiles.faults(of: dataset)
         {
             // A request without fault controls of its own meets its dataset's (the request's own win).
@@ -63,7 +75,7 @@ extension Router {
                 outcome = injecting(kind, into: outcome, how: how)
             }
         }
-        return outcome.delayed(by: controls.delay)
+        return traveling(outcome, profiled?.verdict, controls)
     }
 
     /// `fail_first` with a store that servers share: the attempt is counted in the store (a round trip, so the

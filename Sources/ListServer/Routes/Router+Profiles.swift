@@ -69,31 +69,78 @@ extension Router {
             : try? Self.listName(request.headers)
     }
 
-    /// `outcome` as the profile of the request's dataset has it, or nil when the profile leaves it alone (or there
-    /// is none: one atomic load while no dataset has a profile).
-    func applyingProfile(of request: HTTPRequest, target: RequestTarget, resource: Resource?, to outcome: RouteOutcome)
-        -> RouteOutcome?
+    /// What the profile of the request's dataset does to it, and the dataset; nil when it has none (one atomic
+    /// load while no dataset has a profile).
+    func profileVerdict(of request: HTTPRequest, target: RequestTarget, resource: Resource?)
+        -> (dataset: String, verdict: ProfileRegistry.Verdict)?
     {
         // CORS preflights are the browser's, not the app's: they meet nothing (a 503 would read as a CORS error).
         guard !profiles.isEmpty, request.method != .options, let route = resource?.route, Self.meetsProfile(route)
         else { return nil }
         guard let dataset = profileDataset(of: request, target: target, route: route) else { return nil }
-        let decision = profiles.decide(dataset) {
+        let verdict = profiles.verdict(dataset) {
             let query = ((try? target.queryItems()) ?? []).map {
                 DatasetProfile.Match.Parameter(name: $0.name, value: $0.value)
             }
-            return ProfileRequest(method: request.method.name, route: route.facts.template, query: query)
+            return ProfileRequest(
+                method: request.method.name, route: route.facts.template, query: query, kind: Self.profileKind(route),
+                client: request.headers["X-Client-Id"] ?? request.peer,
+                token: Self.bearerToken(request.headers) ?? query.first { $0.name == "access_token" }?.value)
         }
+        return verdict.map { (dataset, $0) }
+    }
+
+    /// Which of a profile's latencies a route's answers get.
+    static func profileKind(_ route: Route) -> ProfileRequest.Kind {
+        switch route {
+        case .itemDetail: .detail
+        case .itemImage, .itemImageFile, .picsumIDSquare, .picsumIDSized, .picsumSeedSquare, .picsumSeedSized,
+            .picsumSquare, .picsumSized:
+            .image
+        case .events: .stream
+        default: .list
+        }
+    }
+
+    /// The token of `Authorization: Bearer <token>` (the scheme in any case), if the request carries one.
+    static func bearerToken(_ headers: HTTPHeaders) -> String? {
+        guard let value = headers["Authorization"], value.utf8.count > 7,
+            HTTPHeaders.equalIgnoringASCIICase(value.utf8.prefix(7), "bearer ".utf8)
+        else { return nil }
+        let token = value.dropFirst(7).drop { $0 == " " }
+        return token.isEmpty ? nil : String(token)
+    }
+
+    /// The answer a profile's decision gives in place of the route's (`outcome`, which a step's wire fault or
+    /// delay may act on); nil when there is no decision.
+    func answering(_ decision: ProfileRegistry.Decision?, of dataset: String, _ outcome: RouteOutcome) -> RouteOutcome?
+    {
         switch decision {
         case nil:
             return nil
         case .outage(let remaining):
-            let seconds = max(1, Int((remaining + .milliseconds(999)).components.seconds))
+            let seconds = Self.wholeSecondsUp(remaining)
             return .response(
                 Problem(
                     .injectedFault,
                     detail: "dataset \(Problem.quoted(dataset)) is in an outage its profile set, for \(seconds) s more",
                     headers: ["Retry-After": String(seconds)], status: 503
+                ).response())
+        case .rateLimited(let retryAfter):
+            let seconds = Self.wholeSecondsUp(retryAfter)
+            return .response(
+                Problem(
+                    .injectedFault,
+                    detail: "this client asked dataset \(Problem.quoted(dataset)) more often than its profile's "
+                        + "rate_limit lets it; again in \(seconds) s",
+                    headers: ["Retry-After": String(seconds)], status: 429
+                ).response())
+        case .unauthorized(let reason):
+            return .response(
+                Problem(
+                    .unauthorized,
+                    detail: "dataset \(Problem.quoted(dataset)): \(reason); get one with POST /auth/token",
+                    headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\", error_description=\"\(reason)\""]
                 ).response())
         case .scripted(let answer, let step, let left):
             var scripted = outcome
@@ -116,5 +163,31 @@ extension Router {
             }
             return scripted
         }
+    }
+
+    /// `outcome` as it travels: held for the request's `delay_ms` and the profile's latency, sent at the
+    /// request's `kbps` or the profile's bandwidth (after its first byte), with the client's rate-limit standing.
+    func traveling(_ outcome: RouteOutcome, _ verdict: ProfileRegistry.Verdict?, _ controls: RequestControls)
+        -> RouteOutcome
+    {
+        var delay = controls.delay + (verdict?.latency ?? .zero)
+        let rate = controls.bytesPerSecond ?? verdict?.bandwidth?.bytesPerSecond
+        if rate != nil, let firstByte = verdict?.bandwidth?.firstByteMs { delay += .milliseconds(firstByte) }
+        let limit = verdict?.rateLimit
+        guard rate != nil || limit != nil else { return outcome.delayed(by: delay) }
+        return outcome.mapResponse { [delay] response in
+            response.delay += delay
+            if let rate { response.bytesPerSecond = rate }
+            if let limit {
+                // The IETF fields (draft-ietf-httpapi-ratelimit-headers): the policy, and where the client stands.
+                response.headers.add("RateLimit-Policy", "\"profile\";q=\(limit.quota);w=\(limit.windowSeconds)")
+                response.headers.add("RateLimit", "\"profile\";r=\(limit.remaining);t=\(limit.resetSeconds)")
+            }
+        }
+    }
+
+    /// `duration` in whole seconds, rounded up, at least 1: what `Retry-After` says.
+    static func wholeSecondsUp(_ duration: Duration) -> Int {
+        max(1, Int((duration + .milliseconds(999)).components.seconds))
     }
 }

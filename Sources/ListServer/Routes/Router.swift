@@ -276,6 +276,8 @@ package struct Router: Sendable {
         case adminDatasets
         /// `/admin/datasets/<name>/profile`, with the name still unchecked.
         case adminDatasetProfile(String)
+        /// `/auth/token` (or with `revoke`, `/auth/revoke`): a dataset's bearer tokens.
+        case auth(revoke: Bool)
         /// `/items/changes`: the change feed as JSON (long-poll).
         case changes
         /// `/items/events`: the change feed as Server-Sent Events.
@@ -349,6 +351,10 @@ package struct Router: Sendable {
                 self = .adminDatasetProfile(segments[2])
                 return
             }
+            if segments.count == 2, segments[0] == "auth", segments[1] == "token" || segments[1] == "revoke" {
+                self = .auth(revoke: segments[1] == "revoke")
+                return
+            }
             return nil
         }
 
@@ -396,6 +402,7 @@ package struct Router: Sendable {
             case .adminDataset: .adminDataset
             case .adminDatasets: .adminDatasets
             case .adminDatasetProfile: .adminDatasetProfile
+            case .auth(let revoke): revoke ? .authRevoke : .authToken
             case .changes: .changes
             case .events: .events
             case .picsumList: .picsumList
@@ -497,6 +504,8 @@ package struct Router: Sendable {
             return try listDatasets(request, target: target)
         case .adminDatasetProfile(let name):
             return try datasetProfile(name, request)
+        case .auth(let revoke):
+            return .response(try revoke ? revokeTokens(request) : issueToken(request))
         case .picsumList:
             return .response(try picsumList(target, headers: request.headers))
         case .picsumInfo(let pick):

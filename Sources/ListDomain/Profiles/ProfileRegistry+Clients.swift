@@ -1,0 +1,137 @@
+/// What a profile's clients make it hold: a rate-limit bucket each, and the tokens issued to them. Both count in
+/// ``ProfileRegistry/maximumBytes`` and are bounded per dataset: ``ProfileRegistry/maximumClients`` buckets and
+/// ``ProfileRegistry/maximumTokens`` tokens, the least useful going first when a new one needs room.
+extension ProfileRegistry {
+    /// The most clients a dataset's rate limit tracks at once.
+    public static let maximumClients = 1000
+    /// The most tokens a dataset holds at once.
+    public static let maximumTokens = 1000
+    /// The longest client key kept (`X-Client-Id` is the client's to choose): longer ones are cut.
+    static let maximumClientKeyBytes = 128
+    /// What a bucket or a token costs beyond its key, about.
+    static let clientEntryBytes = 64
+
+    /// A token for `dataset`, valid `tokenTTLSeconds` of its profile's ``DatasetProfile/Auth`` from now; `token` is
+    /// what the caller made (random). Nil when the dataset's profile wants no token (nothing to remember), or
+    /// when the profiles hold as much as they may.
+    public func issue(_ token: String, for dataset: String) -> (token: String, expiresIn: Int)? {
+        let now = now()
+        return entries.withLock { entries in
+            guard let ttl = entries.profiles[dataset]?.profile.auth?.tokenTTLSeconds else { return nil }
+            let cost = Self.clientEntryBytes + token.utf8.count
+            guard entries.bytes + cost <= Self.maximumBytes else { return nil }
+            entries.bytes -= entries.profiles[dataset]!.makeRoomForToken(now: now)
+            entries.profiles[dataset]!.tokens[token] = now + .seconds(ttl)
+            entries.bytes += cost
+            return (token, ttl)
+        }
+    }
+
+    /// Expires every token of `dataset` now; how many there were.
+    @discardableResult
+    public func revokeTokens(of dataset: String) -> Int {
+        entries.withLock { entries in
+            guard let tokens = entries.profiles[dataset]?.tokens else { return 0 }
+            entries.profiles[dataset]!.tokens = [:]
+            entries.bytes -= tokens.keys.reduce(0) { $0 + Self.clientEntryBytes + $1.utf8.count }
+            return tokens.count
+        }
+    }
+}
+
+extension ProfileRegistry.Entry {
+    /// A client's token bucket: `level` requests available as of `updated`.
+    struct Bucket: Sendable {
+        var level: Double
+        var updated: Duration
+    }
+
+    /// About how many bytes the entry holds, dataset name included: the profile, the buckets and the tokens.
+    func bytes(_ dataset: String) -> Int {
+        profile.approximateBytes + dataset.utf8.count
+            + buckets.keys.reduce(0) { $0 + ProfileRegistry.clientEntryBytes + $1.utf8.count }
+            + tokens.keys.reduce(0) { $0 + ProfileRegistry.clientEntryBytes + $1.utf8.count }
+    }
+
+    /// Counts one request of `client` against `limit`: its standing afterwards, and when refused, when it may ask
+    /// again. `budget` is the registry's byte count, charged for a new client.
+    ///
+    /// A new client past ``ProfileRegistry/maximumClients`` (or the byte bound) takes the place of the one whose
+    /// bucket is fullest (a full bucket is the same as none); when even that cannot be, it shares one bucket with
+    /// the others that could not be tracked, so the limit still holds for them together.
+    mutating func take(_ limit: DatasetProfile.RateLimit, client: String, now: Duration, budget: inout Int)
+        -> (ProfileRegistry.RateLimitStatus, retryAfter: Duration?)
+    {
+        var key =
+            client.utf8.count > ProfileRegistry.maximumClientKeyBytes
+            ? String(decoding: client.utf8.prefix(ProfileRegistry.maximumClientKeyBytes), as: UTF8.self) : client
+        let capacity = Double(limit.capacity)
+        let rate = limit.refillPerSecond
+        if buckets[key] == nil {
+            let cost = ProfileRegistry.clientEntryBytes + key.utf8.count
+            if buckets.count >= ProfileRegistry.maximumClients || budget + cost > ProfileRegistry.maximumBytes,
+                let fullest = buckets.max(by: {
+                    level($0.value, capacity, rate, now) < level($1.value, capacity, rate, now)
+                })
+            {
+                buckets[fullest.key] = nil
+                budget -= ProfileRegistry.clientEntryBytes + fullest.key.utf8.count
+            }
+            if buckets.count >= ProfileRegistry.maximumClients || budget + cost > ProfileRegistry.maximumBytes {
+                key = ""  // the shared bucket of the untracked (not charged: one per dataset)
+            } else {
+                budget += cost
+            }
+            if buckets[key] == nil { buckets[key] = Bucket(level: capacity, updated: now) }
+        }
+        var bucket = buckets[key]!
+        bucket.level = level(bucket, capacity, rate, now)
+        bucket.updated = now
+        var retryAfter: Duration?
+        if bucket.level >= 1 {
+            bucket.level -= 1
+        } else {
+            retryAfter = .seconds((1 - bucket.level) / rate)
+        }
+        buckets[key] = bucket
+        let status = ProfileRegistry.RateLimitStatus(
+            quota: limit.requests, windowSeconds: limit.perSeconds, remaining: Int(bucket.level.rounded(.down)),
+            resetSeconds: Int(((capacity - bucket.level) / rate).rounded(.up)))
+        return (status, retryAfter)
+    }
+
+    /// The bucket's level at `now`: refilled since it was last counted, never above `capacity`.
+    private func level(_ bucket: Bucket, _ capacity: Double, _ rate: Double, _ now: Duration) -> Double {
+        let elapsed = now - bucket.updated
+        let (seconds, attoseconds) = elapsed.components
+        return min(capacity, bucket.level + (Double(seconds) + Double(attoseconds) * 1e-18) * rate)
+    }
+
+    /// Why `token` does not let a request in (missing, unknown, expired); nil when it does.
+    func refusal(of token: String?, now: Duration) -> String? {
+        guard let token else { return "the dataset's profile wants a bearer token, and the request carries none" }
+        guard let expiry = tokens[token] else { return "the token is not one this dataset issued, or it was revoked" }
+        guard now < expiry else { return "the token expired" }
+        return nil
+    }
+
+    /// Drops the expired tokens, and when still full, the one that expires first; returns the bytes freed.
+    mutating func makeRoomForToken(now: Duration) -> Int {
+        guard tokens.count >= ProfileRegistry.maximumTokens else { return 0 }
+        var freed = 0
+        for (token, expiry) in tokens where expiry <= now {
+            tokens[token] = nil
+            freed += ProfileRegistry.clientEntryBytes + token.utf8.count
+        }
+        if tokens.count >= ProfileRegistry.maximumTokens, let first = tokens.min(by: { $0.value < $1.value }) {
+            tokens[first.key] = nil
+            freed += ProfileRegistry.clientEntryBytes + first.key.utf8.count
+        }
+        return freed
+    }
+}
+
+extension ProfileRegistry.Entry {
+    /// How many tokens are held (expired ones until they are swept or revoked too).
+    public var tokenCount: Int { tokens.count }
+}

@@ -1,0 +1,127 @@
+// swift-format-ignore-file: OrderedImports
+import Glibc  // before CEvent
+import CEvent
+import ListDomain
+
+/// One answer going out at a set rate (``HTTPResponse/bytesPerSecond``: a profile's `bandwidth`, `?kbps=`). Loop
+/// thread only.
+final class ThrottledAnswer {
+    let request: EvHTTPRequest
+    let exchange: RequestExchange
+    let response: HTTPResponse
+    let token: UInt64
+    /// How much of the body is sent.
+    var offset = 0
+    /// The next slice's timer.
+    var timer: LoopTimer?
+    /// Set when the connection went away (the close callback ran): the request must not be touched again.
+    var closed = false
+    /// The server whose table holds it; unowned for the reason ``EventStream/server`` gives.
+    unowned(unsafe) let server: LoopServer
+
+    init(request: EvHTTPRequest, exchange: RequestExchange, response: HTTPResponse, token: UInt64, server: LoopServer) {
+        self.request = request
+        self.exchange = exchange
+        self.response = response
+        self.token = token
+        self.server = server
+    }
+}
+
+/// Answers sent at a rate: the head at once (with the whole `Content-Length`), then the body in slices on a loop
+/// timer, ``throttleInterval`` apart, each a rate's worth of that interval. No thread waits, and a client that
+/// hangs up frees everything at once (the connection's close callback, as for a stream). A drain sends what is
+/// left at once.
+extension LoopServer {
+    /// The time between two slices of a throttled answer.
+    static let throttleInterval: Duration = .milliseconds(50)
+
+    /// Starts sending `response` for pending request `token` at its rate; false (nothing done) when there is
+    /// nothing to pace: no body on the wire (HEAD, an empty body), or a drain under way.
+    func startThrottled(_ token: UInt64, _ response: HTTPResponse) -> Bool {
+        guard let entry = pending[token], !draining, !response.body.isEmpty,
+            evhttp_request_get_command(entry.request.raw) != EVHTTP_REQ_HEAD,
+            let connection = evhttp_request_get_connection(entry.request.raw)
+        else { return false }
+        pending[token] = nil
+        entry.timer?.cancel()
+        let answer = ThrottledAnswer(
+            request: entry.request, exchange: entry.exchange, response: response, token: token, server: self)
+        throttled[token] = answer
+        if let bufferevent = entry.request.connectionBufferevent {
+            connections[bufferevent]?.streaming = true  // answering, slowly: not idle, not stuck
+        }
+        evhttp_connection_set_closecb(connection, loopServerThrottledClosed, Unmanaged.passRetained(answer).toOpaque())
+        entry.request.addHeaders(of: response, requestID: entry.requestID, closeConnection: false)
+        // With its length stated, evhttp sends the body as it is given, unchunked.
+        evhttp_add_header(
+            evhttp_request_get_output_headers(entry.request.raw), "Content-Length", String(response.body.count))
+        evhttp_send_reply_start(entry.request.raw, Int32(response.status), HTTPReasonPhrase.of(response.status))
+        sendSlice(of: answer)
+        return true
+    }
+
+    /// Sends the next slice (or, while draining, the rest), and schedules the one after or ends the answer.
+    private func sendSlice(of answer: ThrottledAnswer) {
+        guard throttled[answer.token] != nil, !answer.closed else { return }
+        let body = answer.response.body
+        let rate = min(answer.response.bytesPerSecond ?? body.count, body.count * 20)  // no more than the body
+        let perSlice = max(1, Int((Double(rate) * (Self.throttleInterval / .seconds(1))).rounded(.up)))
+        let end = draining ? body.count : min(body.count, answer.offset + perSlice)
+        body[answer.offset..<end].withUnsafeBytes { bytes in
+            _ = evbuffer_add(replyBuffer, bytes.baseAddress, bytes.count)
+        }
+        answer.offset = end
+        let bufferevent = answer.request.connectionBufferevent
+        evhttp_send_reply_chunk(answer.request.raw, replyBuffer)
+        if answer.offset == body.count {
+            finishThrottled(answer)
+        } else {
+            answer.timer = loop.schedule(after: Self.throttleInterval) { [self] in sendSlice(of: answer) }
+        }
+        if let bufferevent { bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL) }
+    }
+
+    /// The whole body is handed over: the answer ends, and the connection serves the next request.
+    private func finishThrottled(_ answer: ThrottledAnswer) {
+        throttled[answer.token] = nil
+        if let bufferevent = answer.request.connectionBufferevent {
+            connections[bufferevent]?.streaming = false
+        }
+        if let connection = evhttp_request_get_connection(answer.request.raw) {
+            evhttp_connection_set_closecb(connection, nil, nil)
+            Unmanaged.passUnretained(answer).release()  // the close callback's reference
+        }
+        evhttp_send_reply_end(answer.request.raw)
+        observer.end(answer.exchange, answer.response)
+        if draining { loop.execute { [self] in freeIfDrained() } }
+    }
+
+    /// Sends what every throttled answer has left at once (a drain begins).
+    func finishThrottledAnswers() {
+        for answer in Array(throttled.values) {
+            answer.timer?.cancel()
+            sendSlice(of: answer)
+        }
+    }
+
+    /// The connection of `answer` went away before its body did: it is forgotten, and its request, which evhttp
+    /// detached from the connection without freeing it (a reply in progress belongs to its sender), freed.
+    fileprivate func throttledClosed(_ answer: ThrottledAnswer) {
+        answer.closed = true
+        answer.timer?.cancel()
+        guard throttled.removeValue(forKey: answer.token) != nil else { return }
+        observer.end(answer.exchange, HTTPResponse(status: 0))
+        if evhttp_request_get_connection(answer.request.raw) == nil {
+            evhttp_request_free(answer.request.raw)
+        }
+        if draining { loop.execute { [self] in freeIfDrained() } }
+    }
+}
+
+/// evhttp's connection close callback for a throttled answer: the answer comes retained in `context`.
+private func loopServerThrottledClosed(_ connection: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    let answer = Unmanaged<ThrottledAnswer>.fromOpaque(context).takeRetainedValue()
+    answer.server.throttledClosed(answer)
+}

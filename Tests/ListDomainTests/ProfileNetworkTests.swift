@@ -1,0 +1,171 @@
+import Synchronization
+import Testing
+
+@testable import ListDomain
+
+/// ``ProfileRegistry``'s network half: rate limits per client, tokens, latency draws and bandwidth, by a clock the
+/// test moves.
+@Suite("Profiles: rate limits, tokens, latency and bandwidth")
+struct ProfileNetworkTests {
+    final class ManualClock: Sendable {
+        let now = Mutex<Duration>(.seconds(100))
+        func advance(_ by: Duration) { now.withLock { $0 += by } }
+    }
+
+    let clock = ManualClock()
+    let registry: ProfileRegistry
+
+    init() {
+        registry = ProfileRegistry(now: { [clock] in clock.now.withLock { $0 } })
+    }
+
+    func verdict(
+        _ dataset: String = "x", client: String = "a", token: String? = nil, kind: ProfileRequest.Kind = .list
+    ) -> ProfileRegistry.Verdict? {
+        registry.verdict(dataset) {
+            ProfileRequest(method: "GET", route: "/items", query: [], kind: kind, client: client, token: token)
+        }
+    }
+
+    @Test("a rate limit lets `burst` through at once, then one per 1/rate, per client, with its standing")
+    func rateLimit() throws {
+        registry.set(DatasetProfile(rateLimit: .init(requests: 3, perSeconds: 10)), for: "x")
+        for remaining in [2, 1, 0] {
+            let allowed = try #require(verdict())
+            #expect(allowed.decision == nil)
+            #expect(allowed.rateLimit?.remaining == remaining)
+            #expect(allowed.rateLimit?.quota == 3 && allowed.rateLimit?.windowSeconds == 10)
+        }
+        let refused = try #require(verdict())
+        guard case .rateLimited(let retryAfter) = refused.decision else {
+            Issue.record("expected a 429, got \(String(describing: refused.decision))")
+            return
+        }
+        // 0.3 a second: the next one in 3.33 s; a full bucket in 10 s.
+        #expect(retryAfter > .milliseconds(3300) && retryAfter <= .milliseconds(3334))
+        #expect(refused.rateLimit?.remaining == 0 && refused.rateLimit?.resetSeconds == 10)
+        #expect(verdict(client: "b")?.decision == nil)  // another client has its own bucket
+        clock.advance(.milliseconds(3300))
+        #expect(verdict()?.decision != nil)  // not yet (and this attempt counts nothing: the bucket was empty)
+        clock.advance(.milliseconds(40))
+        #expect(verdict()?.decision == nil)
+        #expect(registry.statistics.rateLimited == 2)
+    }
+
+    @Test("a burst above the rate: `burst` at once, refilled at requests/per_s")
+    func burst() {
+        registry.set(DatasetProfile(rateLimit: .init(requests: 1, perSeconds: 1, burst: 5)), for: "x")
+        for _ in 0..<5 { #expect(verdict()?.decision == nil) }
+        #expect(verdict()?.decision != nil)
+        clock.advance(.seconds(1))
+        #expect(verdict()?.decision == nil)
+        #expect(verdict()?.decision != nil)
+    }
+
+    @Test("clients past the bound take the place of the fullest bucket, so a hammering one stays limited")
+    func clientBound() {
+        registry.set(DatasetProfile(rateLimit: .init(requests: 2, perSeconds: 60)), for: "x")
+        #expect(verdict(client: "hammer")?.decision == nil)
+        #expect(verdict(client: "hammer")?.decision == nil)
+        #expect(verdict(client: "hammer")?.decision != nil)
+        for index in 0..<(ProfileRegistry.maximumClients + 50) {
+            #expect(verdict(client: "c\(index)")?.decision == nil)
+        }
+        // The empty bucket was never the fullest, so it was kept: still refused.
+        #expect(verdict(client: "hammer")?.decision != nil)
+        let bytes = registry.entry(of: "x").map { $0.entry.bytes("x") } ?? 0
+        #expect(bytes < 200 * ProfileRegistry.maximumClients)
+    }
+
+    @Test("a dataset with auth refuses a missing, unknown or expired token, and takes one it issued")
+    func tokens() throws {
+        #expect(registry.issue("t0", for: "x") == nil)  // no profile: nothing to remember
+        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 30)), for: "x")
+        guard case .unauthorized(let missing) = verdict()?.decision else {
+            Issue.record("no token should be refused")
+            return
+        }
+        #expect(missing.contains("carries none"))
+        #expect(
+            verdict(token: "nope")?.decision
+                == .unauthorized(reason: "the token is not one this dataset issued, or it was revoked"))
+        let issued = try #require(registry.issue("t1", for: "x"))
+        #expect(issued.expiresIn == 30)
+        #expect(verdict(token: "t1")?.decision == nil)
+        clock.advance(.seconds(29))
+        #expect(verdict(token: "t1")?.decision == nil)
+        clock.advance(.seconds(1))
+        #expect(verdict(token: "t1")?.decision == .unauthorized(reason: "the token expired"))
+        #expect(registry.statistics.unauthorized == 3)
+    }
+
+    @Test("tokens survive a new profile, and a revoke expires them all")
+    func revoke() {
+        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x")
+        registry.issue("t1", for: "x")
+        registry.issue("t2", for: "x")
+        registry.set(DatasetProfile(outage: .init(forMs: 1, everyMs: 1000), auth: .init(tokenTTLSeconds: 60)), for: "x")
+        clock.advance(.milliseconds(5))
+        #expect(verdict(token: "t2")?.decision == nil)
+        #expect(registry.revokeTokens(of: "x") == 2)
+        #expect(verdict(token: "t1")?.decision != nil)
+        #expect(registry.entry(of: "x")?.entry.tokenCount == 0)
+    }
+
+    @Test("at most maximumTokens per dataset: the one that expires first makes room")
+    func tokenBound() {
+        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x")
+        registry.issue("first", for: "x")
+        clock.advance(.seconds(1))
+        for index in 1..<ProfileRegistry.maximumTokens { registry.issue("t\(index)", for: "x") }
+        #expect(registry.entry(of: "x")?.entry.tokenCount == ProfileRegistry.maximumTokens)
+        registry.issue("last", for: "x")
+        #expect(registry.entry(of: "x")?.entry.tokenCount == ProfileRegistry.maximumTokens)
+        #expect(verdict(token: "first")?.decision != nil)
+        #expect(verdict(token: "last")?.decision == nil)
+        #expect(verdict(token: "t1")?.decision == nil)
+    }
+
+    @Test("an outage comes before the rate limit, the rate limit before the token, the token before the script")
+    func order() {
+        let step = DatasetProfile.Step(match: .init(), answer: .init(status: 500), times: 1)
+        registry.set(
+            DatasetProfile(
+                outage: .init(forMs: 100), script: [step], rateLimit: .init(requests: 1, perSeconds: 60),
+                auth: .init(tokenTTLSeconds: 60)), for: "x")
+        #expect(verdict()?.decision == .outage(remaining: .milliseconds(100)))
+        clock.advance(.milliseconds(100))
+        guard case .unauthorized = verdict()?.decision else {
+            Issue.record("the first request after the outage has no token")
+            return
+        }
+        guard case .rateLimited = verdict()?.decision else {
+            Issue.record("the second is over the limit")
+            return
+        }
+        // Neither used the step.
+        #expect(registry.entry(of: "x")?.entry.left == [1])
+    }
+
+    @Test("latency is drawn by the kind of route, reproducibly from the profile's seed; bandwidth skips streams")
+    func latencyAndBandwidth() {
+        let profile = DatasetProfile(
+            faults: .init(rate: 0, seed: 7),
+            latency: .init(
+                list: .fixed(.milliseconds(300)), image: .uniform(min: .milliseconds(10), max: .milliseconds(90))),
+            bandwidth: .init(kbps: 64, firstByteMs: 5))
+        registry.set(profile, for: "x")
+        #expect(verdict()?.latency == .milliseconds(300))
+        #expect(verdict(kind: .detail)?.latency == .zero)
+        let draws = (0..<20).map { _ in verdict(kind: .image)?.latency ?? .zero }
+        #expect(draws.allSatisfy { $0 >= .milliseconds(10) && $0 <= .milliseconds(90) })
+        #expect(Set(draws).count > 10)
+        registry.set(profile, for: "x")  // set again: the same seed, the same draws
+        _ = verdict()
+        _ = verdict(kind: .detail)
+        #expect((0..<20).map { _ in verdict(kind: .image)?.latency ?? .zero } == draws)
+        #expect(verdict()?.bandwidth == .init(kbps: 64, firstByteMs: 5))
+        #expect(verdict(kind: .stream)?.bandwidth == nil)
+        #expect(DatasetProfile.Bandwidth(kbps: 64).bytesPerSecond == 8000)
+    }
+}
