@@ -14,6 +14,7 @@ extension ProfileRegistry {
     /// A token for `dataset`, valid `tokenTTLSeconds` of its profile's ``DatasetProfile/Auth`` from now; `token` is
     /// what the caller made (random). Nil when the dataset's profile wants no token (nothing to remember), or
     /// when the profiles hold as much as they may.
+    @discardableResult
     public func issue(_ token: String, for dataset: String) -> (token: String, expiresIn: Int)? {
         let now = now()
         return entries.withLock { entries in

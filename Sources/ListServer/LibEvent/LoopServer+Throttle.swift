@@ -12,6 +12,8 @@ final class ThrottledAnswer {
     let token: UInt64
     /// How much of the body is sent.
     var offset = 0
+    /// When the body started (``MonotonicClock``): what is due is counted from here, so late timers catch up.
+    let started = MonotonicClock.milliseconds()
     /// The next slice's timer.
     var timer: LoopTimer?
     /// Set when the connection went away (the close callback ran): the request must not be touched again.
@@ -61,13 +63,17 @@ extension LoopServer {
         return true
     }
 
-    /// Sends the next slice (or, while draining, the rest), and schedules the one after or ends the answer.
+    /// Sends what is due by now (a slice at once, then the rate's worth of the time since; while draining, the
+    /// rest), and schedules the next slice or ends the answer. Counted from the start rather than slice by slice,
+    /// so timers that fire late (a busy loop) do not make the answer slower than its rate.
     private func sendSlice(of answer: ThrottledAnswer) {
         guard throttled[answer.token] != nil, !answer.closed else { return }
         let body = answer.response.body
-        let rate = min(answer.response.bytesPerSecond ?? body.count, body.count * 20)  // no more than the body
-        let perSlice = max(1, Int((Double(rate) * (Self.throttleInterval / .seconds(1))).rounded(.up)))
-        let end = draining ? body.count : min(body.count, answer.offset + perSlice)
+        let rate = Double(answer.response.bytesPerSecond ?? body.count)
+        let firstSlice = rate * (Self.throttleInterval / .seconds(1))
+        let elapsed = Double(MonotonicClock.milliseconds() - answer.started) / 1000
+        let due = min(Double(body.count), (firstSlice + rate * elapsed).rounded(.up))
+        let end = draining ? body.count : max(answer.offset + 1, Int(due))
         body[answer.offset..<end].withUnsafeBytes { bytes in
             _ = evbuffer_add(replyBuffer, bytes.baseAddress, bytes.count)
         }
