@@ -75,6 +75,10 @@ extension LoopServer {
 }
 
 extension HTTPResponse {
-    /// Whether the response goes out at once and whole: no delay, no wire fault, no bandwidth.
-    var isPlain: Bool { delay <= .zero && fault == nil && bytesPerSecond == nil }
+    /// Whether the response goes out at once and whole: no delay, no wire fault, and no rate, or a body that is
+    /// no more than the first slice at that rate (which would go at once too).
+    var isPlain: Bool {
+        delay <= .zero && fault == nil
+            && (bytesPerSecond.map { body.count <= LoopServer.firstSlice(atRate: $0) } ?? true)
+    }
 }

@@ -38,10 +38,16 @@ extension LoopServer {
     /// The time between two slices of a throttled answer.
     static let throttleInterval: Duration = .milliseconds(50)
 
+    /// The bytes that go at once when a paced answer starts: a slice's worth at `rate` bytes a second.
+    static func firstSlice(atRate rate: Int) -> Int {
+        Int((Double(rate) * (throttleInterval / .seconds(1))).rounded(.up))
+    }
+
     /// Starts sending `response` for pending request `token` at its rate; false (nothing done) when there is
-    /// nothing to pace: no body on the wire (HEAD, an empty body), or a drain under way.
+    /// nothing to pace: no body on the wire (HEAD), a body within the first slice, or a drain under way.
     func startThrottled(_ token: UInt64, _ response: HTTPResponse) -> Bool {
-        guard let entry = pending[token], !draining, !response.body.isEmpty,
+        guard let entry = pending[token], !draining,
+            response.body.count > Self.firstSlice(atRate: response.bytesPerSecond ?? response.body.count),
             evhttp_request_get_command(entry.request.raw) != EVHTTP_REQ_HEAD,
             let connection = evhttp_request_get_connection(entry.request.raw)
         else { return false }
@@ -69,10 +75,9 @@ extension LoopServer {
     private func sendSlice(of answer: ThrottledAnswer) {
         guard throttled[answer.token] != nil, !answer.closed else { return }
         let body = answer.response.body
-        let rate = Double(answer.response.bytesPerSecond ?? body.count)
-        let firstSlice = rate * (Self.throttleInterval / .seconds(1))
+        let rate = answer.response.bytesPerSecond ?? body.count
         let elapsed = Double(MonotonicClock.milliseconds() - answer.started) / 1000
-        let due = min(Double(body.count), (firstSlice + rate * elapsed).rounded(.up))
+        let due = min(Double(body.count), Double(Self.firstSlice(atRate: rate)) + (Double(rate) * elapsed).rounded(.up))
         let end = draining ? body.count : max(answer.offset + 1, Int(due))
         body[answer.offset..<end].withUnsafeBytes { bytes in
             _ = evbuffer_add(replyBuffer, bytes.baseAddress, bytes.count)

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# What a dataset's profile costs a page request (issue 33), measured with wrk against release builds on 127.0.0.1.
+#
+#   swift build -c release --static-swift-stdlib --scratch-path .build/static
+#   MAIN_BIN=<a build before profiles> Benchmarks/profiles/cost.sh
+#
+# Servers, all started once and left running (scenario 1's flags: 2 loops, 10,000 items, seed 42, no access log, no
+# store), so that every round sees each under the same machine:
+#   - "main" (only with MAIN_BIN): a build from before the change, no profile;
+#   - "empty": this build, no profile at all (what scenario 1 of scripts/bench.sh measures);
+#   - "profiled": this build with dataset `full` given a profile of every field, set so that requests still pass
+#     (an outage of 1 ms every day, started before the run; a script step that matches nothing; faults at rate 0;
+#     latency 0; 1 Gbps; a rate limit of a million a second; auth, with a token every request carries), and
+#     dataset `plain` with none.
+# Each round runs, in an order that rotates, `wrk -t2 -c64 -d${SLICE}s -s Benchmarks/load/load.lua -- pages 500`
+# (random pages 1..500, limit 20) against: main; empty; profiled with `X-Dataset: plain`; profiled with
+# `X-Dataset: full` and `Authorization: Bearer <token>`. Each slice notes the server's CPU time (utime + stime
+# from /proc/PID/stat) per request. Per round it prints the ratios empty/main and plain/empty, and full − plain
+# in microseconds: what the profile adds to a request.
+#
+# Environment: BIN (default .build/static/x86_64-unknown-linux-gnu/release/ListServer), MAIN_BIN (optional),
+# ROUNDS (5), SLICE (4 seconds), OUT (a new directory under /tmp).
+set -euo pipefail
+# shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+cd "$root"
+load_lua=Benchmarks/load/load.lua
+BIN=${BIN:-.build/static/x86_64-unknown-linux-gnu/release/ListServer}
+ROUNDS=${ROUNDS:-5}
+SLICE=${SLICE:-4}
+OUT=${OUT:-$(mktemp -d /tmp/listserver-profile-cost.XXXXXX)}
+mkdir -p "$OUT"
+ticks=$(getconf CLK_TCK)
+install_missing_packages wrk curl
+trap stop_launched EXIT
+
+flags=(--threads 2 --seed 42 --item-count 10000 --latency-min-ms 1000 --latency-max-ms 1000 --cache-capacity 100000
+    --default-limit 20 --max-limit 100 --no-access-log --data-path :memory:)
+declare -A pid port
+start() { # name binary
+    launch_server "$OUT/$1.log" 0 "$2" "${flags[@]}"
+    pid[$1]=$launched_pid
+    port[$1]=$launched_port
+}
+[[ -n ${MAIN_BIN:-} ]] && start main "$MAIN_BIN"
+start empty "$BIN"
+start profiled "$BIN"
+profile='{"outage":{"for_ms":1,"every_ms":86400000},
+  "script":[{"match":{"query":{"never":"1"}},"respond":{"status":503},"times":1000000}],
+  "faults":{"rate":0,"kinds":"503"},
+  "latency":{"list":{"fixed_ms":0},"detail":{"fixed_ms":0},"image":{"fixed_ms":0}},
+  "bandwidth":{"kbps":1000000},
+  "rate_limit":{"requests":1000000,"per_s":1},
+  "auth":{"token_ttl_s":86400}}'
+base="http://127.0.0.1:${port[profiled]}"
+curl -sf -X PUT -H 'Content-Type: application/json' -d "$profile" "$base/admin/datasets/full/profile" >/dev/null ||
+    die "the profile was not set"
+token=$(curl -sf -X POST -H 'X-Dataset: full' -d '{}' "$base/auth/token" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')
+sleep 0.1 # past the outage's millisecond
+status=$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Dataset: full' -H "Authorization: Bearer $token" "$base/items")
+[[ $status == 200 ]] || die "a request to the profiled dataset answered $status"
+
+# slice NAME SERVER [HEADER...]: one wrk slice; appends "round name cpu_us requests".
+slice() {
+    local name=$1 server=$2 round=$3
+    shift 3
+    local headers=() header
+    for header in "$@"; do headers+=(-H "$header"); done
+    local before after requests
+    before=$(cpu_ticks "${pid[$server]}")
+    wrk -t2 -c64 -d"${SLICE}s" ${headers[@]+"${headers[@]}"} -s "$load_lua" "http://127.0.0.1:${port[$server]}/" \
+        -- pages 500 >"$OUT/$name-$round.wrk"
+    after=$(cpu_ticks "${pid[$server]}")
+    requests=$(awk '/requests in/ { print $1 }' "$OUT/$name-$round.wrk")
+    grep -q 'Non-2xx' "$OUT/$name-$round.wrk" && die "$name: wrk saw errors (see $OUT/$name-$round.wrk)"
+    awk -v r="$round" -v n="$name" -v t=$((after - before)) -v hz="$ticks" -v q="$requests" \
+        'BEGIN { printf "%s\t%s\t%.2f\t%d\n", r, n, t / hz * 1e6 / q, q }' >>"$OUT/results.tsv"
+}
+
+configs=(empty plain full)
+[[ -n ${MAIN_BIN:-} ]] && configs=(main "${configs[@]}")
+run() { # config round
+    case $1 in
+        main) slice main main "$2" ;;
+        empty) slice empty empty "$2" ;;
+        plain) slice plain profiled "$2" "X-Dataset: plain" ;;
+        full) slice full profiled "$2" "X-Dataset: full" "Authorization: Bearer $token" ;;
+    esac
+}
+echo "# $(date -u +%FT%TZ) $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $BIN; results in $OUT"
+for config in "${configs[@]}"; do run "$config" 0; done # warm-up, not counted
+: >"$OUT/results.tsv"
+for ((round = 1; round <= ROUNDS; round++)); do
+    count=${#configs[@]}
+    for ((k = 0; k < count; k++)); do run "${configs[$(((k + round) % count))]}" "$round"; done
+done
+awk -F'\t' '{ cpu[$1, $2] = $3; rounds[$1] = 1 }
+  END {
+    printf "%-6s %8s %8s %8s %8s %10s %10s %12s\n", "round", "main", "empty", "plain", "full", "empty/main",
+      "plain/empty", "full-plain us"
+    for (r = 1; (r SUBSEP "empty") in cpu; r++) {
+      m = ((r SUBSEP "main") in cpu) ? cpu[r, "main"] : 0
+      printf "%-6d %8s %8.2f %8.2f %8.2f %10s %10.3f %12.2f\n", r, m ? sprintf("%.2f", m) : "-", cpu[r, "empty"],
+        cpu[r, "plain"], cpu[r, "full"], m ? sprintf("%.3f", cpu[r, "empty"] / m) : "-",
+        cpu[r, "plain"] / cpu[r, "empty"], cpu[r, "full"] - cpu[r, "plain"]
+    }
+  }' "$OUT/results.tsv" | tee "$OUT/summary.txt"
