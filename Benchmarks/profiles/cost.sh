@@ -12,14 +12,16 @@
 #     (an outage of 1 ms every day, started before the run; a script step that matches nothing; faults at rate 0;
 #     latency 0; 1 Gbps; a rate limit of a million a second; auth, with a token every request carries), and
 #     dataset `plain` with none.
-# Each round runs, in an order that rotates, `wrk -t2 -c64 -d${SLICE}s -s Benchmarks/load/load.lua -- pages 500`
-# (random pages 1..500, limit 20) against: main; empty; profiled with `X-Dataset: plain`; profiled with
-# `X-Dataset: full` and `Authorization: Bearer <token>`. Each slice notes the server's CPU time (utime + stime
-# from /proc/PID/stat) per request. Per round it prints the ratios empty/main and plain/empty, and full − plain
-# in microseconds: what the profile adds to a request.
+# Each round runs SLICES passes; a pass runs, in an order that rotates, `wrk -t2 -c64 -d${SLICE}s -s
+# Benchmarks/load/load.lua -- pages 500` (random pages 1..500, limit 20) against: main; empty; profiled with
+# `X-Dataset: plain`; profiled with `X-Dataset: full` and `Authorization: Bearer <token>`. Short slices, many of
+# them, interleaved: the machine's load drifts by more than 2 us a request within seconds (4 s slices, one each per
+# round, gave full − plain from −2.6 to 6.7 us in one sitting). Each slice adds the server's CPU time (utime +
+# stime from /proc/PID/stat) and wrk's requests to its configuration's round totals. Per round it prints CPU us a
+# request, the ratios empty/main and plain/empty, and full − plain in microseconds: what the profile adds.
 #
 # Environment: BIN (default .build/static/x86_64-unknown-linux-gnu/release/ListServer), MAIN_BIN (optional),
-# ROUNDS (5), SLICE (4 seconds), OUT (a new directory under /tmp).
+# ROUNDS (5), SLICES (6 passes a round), SLICE (1 second), OUT (a new directory under /tmp).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
@@ -27,7 +29,8 @@ cd "$root"
 load_lua=Benchmarks/load/load.lua
 BIN=${BIN:-.build/static/x86_64-unknown-linux-gnu/release/ListServer}
 ROUNDS=${ROUNDS:-5}
-SLICE=${SLICE:-4}
+SLICE=${SLICE:-1}
+SLICES=${SLICES:-6}
 OUT=${OUT:-$(mktemp -d /tmp/listserver-profile-cost.XXXXXX)}
 mkdir -p "$OUT"
 ticks=$(getconf CLK_TCK)
@@ -91,12 +94,15 @@ run() { # config round
 echo "# $(date -u +%FT%TZ) $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $BIN; results in $OUT"
 for config in "${configs[@]}"; do run "$config" 0; done # warm-up, not counted
 : >"$OUT/results.tsv"
+count=${#configs[@]}
 for ((round = 1; round <= ROUNDS; round++)); do
-    count=${#configs[@]}
-    for ((k = 0; k < count; k++)); do run "${configs[$(((k + round) % count))]}" "$round"; done
+    for ((pass = 0; pass < SLICES; pass++)); do
+        for ((k = 0; k < count; k++)); do run "${configs[$(((k + pass + round) % count))]}" "$round"; done
+    done
 done
-awk -F'\t' '{ cpu[$1, $2] = $3; rounds[$1] = 1 }
-  END {
+awk -F'\t' '{ cpu_us[$1, $2] += $3 * $4; requests[$1, $2] += $4 }
+  END { for (key in cpu_us) cpu[key] = cpu_us[key] / requests[key]
+
     printf "%-6s %8s %8s %8s %8s %10s %10s %12s\n", "round", "main", "empty", "plain", "full", "empty/main",
       "plain/empty", "full-plain us"
     for (r = 1; (r SUBSEP "empty") in cpu; r++) {

@@ -22,7 +22,7 @@ struct ProfileNetworkTests {
     func verdict(
         _ dataset: String = "x", client: String = "a", token: String? = nil, kind: ProfileRequest.Kind = .list
     ) -> ProfileRegistry.Verdict? {
-        registry.verdict(dataset) {
+        registry.verdict(dataset) { _ in
             ProfileRequest(method: "GET", route: "/items", query: [], kind: kind, client: client, token: token)
         }
     }

@@ -127,6 +127,6 @@ extension ProfileRegistry.Decision {
 extension ProfileRegistry {
     /// The decision alone, as the script and outage tests look at it.
     fileprivate func decide(_ dataset: String, _ request: () -> ProfileRequest) -> Decision? {
-        verdict(dataset, request)?.decision
+        verdict(dataset) { _ in request() }?.decision
     }
 }

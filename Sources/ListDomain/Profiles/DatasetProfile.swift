@@ -151,6 +151,22 @@ public struct ProfileRequest: Sendable {
         case list, detail, image, stream
     }
 
+    /// What of a request a profile looks at, besides its method, route and kind: the rest may be left empty.
+    public struct Needs: Sendable, Equatable {
+        /// A step has conditions on the query.
+        public var query: Bool
+        /// There is a rate limit, per client.
+        public var client: Bool
+        /// There is `auth`.
+        public var token: Bool
+
+        public init(query: Bool, client: Bool, token: Bool) {
+            self.query = query
+            self.client = client
+            self.token = token
+        }
+    }
+
     public var method: String
     /// The route's path template.
     public var route: String

@@ -96,7 +96,8 @@ extension ProfileRegistry.Entry {
         }
         buckets[key] = bucket
         let status = ProfileRegistry.RateLimitStatus(
-            quota: limit.requests, windowSeconds: limit.perSeconds, remaining: Int(bucket.level.rounded(.down)),
+            policy: policyField, quota: limit.requests, windowSeconds: limit.perSeconds,
+            remaining: Int(bucket.level.rounded(.down)),
             resetSeconds: Int(((capacity - bucket.level) / rate).rounded(.up)))
         return (status, retryAfter)
     }

@@ -57,16 +57,14 @@ extension Router {
         if let profiled, let replaced = answering(profiled.verdict.decision, of: profiled.dataset, outcome) {
             return traveling(replaced, profiled.verdict, controls)
         }
-        if let route = resource?.route, route.flags.data, request.method != .options, controls.failMix == nil,
-            controls.failRate == nil, controls.failFirst == nil,
-            let dataset = profiled?.dataset ?? profileDataset(of: request, target: target, route: route),
-            let profileFaults = profiles.faults(of: dataset)
+        if let profiled, let profileFaults = profiled.verdict.faults, resource?.route.flags.data == true,
+            controls.failMix == nil, controls.failRate == nil, controls.failFirst == nil
         {
             // A request without fault controls of its own meets its dataset's (the request's own win).
             controls.failMix = profileFaults.mix
             controls.failRate = profileFaults.rate
             controls.failFirst = profileFaults.failFirst
-            controls.profile = dataset
+            controls.profile = profiled.dataset
         }
         if resource?.route.flags.data == true {
             if let failFirst = controls.failFirst, failFirst > 0, writes.store.isShared {
@@ -126,6 +124,10 @@ extension Router {
     func chooseFault(controls: RequestControls, request: HTTPRequest, target: RequestTarget)
         -> (kind: FaultKind, how: String)?
     {
+        let rate = controls.failRate ?? (controls.failMix != nil ? 1 : faults.rate)
+        // Nothing to count or draw (a request to a dataset without a profile, while another has one): no injector
+        // is looked up, which takes the registry's lock.
+        guard controls.failFirst != nil || rate > 0 else { return nil }
         // Counters and draws are the dataset's own (an invalid X-Dataset was refused before this): the one whose
         // profile gave the controls, if one did (it may be named by `?dataset=`), else `X-Dataset`'s.
         let faultInjector = faultInjectors.injector(
@@ -136,7 +138,6 @@ extension Router {
             let attempt = faultInjector.attempt(client: client, resource: Self.faultResource(target))
             return Self.failFirstFault(controls, attempt: attempt, faultInjector)
         }
-        let rate = controls.failRate ?? (controls.failMix != nil ? 1 : faults.rate)
         guard let kind = faultInjector.draw(rate: rate, mix: controls.failMix ?? faults.mix) else { return nil }
         let asked = [
             controls.failMix.map { "fail=" + $0.text }, controls.failRate.map { "fail_rate=" + String($0) },

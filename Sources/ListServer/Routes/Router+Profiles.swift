@@ -79,15 +79,25 @@ extension Router {
         else { return nil }
         guard let dataset = profileDataset(of: request, target: target, route: route) else { return nil }
         let verdict = profiles.verdict(dataset) {
-            let query = ((try? target.queryItems()) ?? []).map {
-                DatasetProfile.Match.Parameter(name: $0.name, value: $0.value)
-            }
-            return ProfileRequest(
-                method: request.method.name, route: route.facts.template, query: query, kind: Self.profileKind(route),
-                client: request.headers["X-Client-Id"] ?? request.peer,
-                token: Self.bearerToken(request.headers) ?? query.first { $0.name == "access_token" }?.value)
+            Self.profileRequest(request, target: target, route: route, needs: $0)
         }
         return verdict.map { (dataset, $0) }
+    }
+
+    /// What a profile looks at in `request`: what `needs` asks for, the rest left empty.
+    static func profileRequest(_ request: HTTPRequest, target: RequestTarget, route: Route, needs: ProfileRequest.Needs)
+        -> ProfileRequest
+    {
+        var query: [DatasetProfile.Match.Parameter] = []
+        var token = needs.token ? bearerToken(request.headers) : nil
+        // The query is decoded only when a step looks at it, or it may hold the token (a `<img>`'s).
+        if needs.query || (needs.token && token == nil && target.query?.contains("access_token=") == true) {
+            query = ((try? target.queryItems()) ?? []).map { .init(name: $0.name, value: $0.value) }
+            token = token ?? query.first { $0.name == "access_token" }?.value
+        }
+        return ProfileRequest(
+            method: request.method.name, route: Route.templates[route.rawValue], query: query, kind: profileKind(route),
+            client: needs.client ? request.headers["X-Client-Id"] ?? request.peer : "", token: token)
     }
 
     /// Which of a profile's latencies a route's answers get.
@@ -180,7 +190,7 @@ extension Router {
             if let rate { response.bytesPerSecond = rate }
             if let limit {
                 // The IETF fields (draft-ietf-httpapi-ratelimit-headers): the policy, and where the client stands.
-                response.headers.add("RateLimit-Policy", "\"profile\";q=\(limit.quota);w=\(limit.windowSeconds)")
+                response.headers.add("RateLimit-Policy", limit.policy)
                 response.headers.add("RateLimit", "\"profile\";r=\(limit.remaining);t=\(limit.resetSeconds)")
             }
         }

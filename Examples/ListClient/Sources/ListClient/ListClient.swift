@@ -1,7 +1,8 @@
 // A list screen's data layer on the client generated from ListServer's openapi.yaml (swift-openapi-generator's
 // build plugin; swift-openapi-urlsession as the transport), as the list posts' ListModel and ListItemModel would use
 // it on a device: page through the list, fetch each row's slow detail concurrently, send a message, edit it with
-// If-Match, and follow the change feed. Runs on Linux as a command (SwiftUI itself is Apple-only); exits 0 only when
+// If-Match, follow the change feed, and run under a scenario a UI test would set (a profile: a scripted failure and
+// a token to sign in with). Runs on Linux as a command (SwiftUI itself is Apple-only); exits 0 only when
 // every step saw what the API promises.
 //
 //   swift run --package-path Examples/ListClient ListClient http://127.0.0.1:8080
@@ -13,6 +14,29 @@ import OpenAPIURLSession
 struct Failure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// The bearer token the client holds, once it has signed in: added to every request but the admin ones (which take
+/// the admin token, not the dataset's).
+final class BearerToken: ClientMiddleware, @unchecked Sendable {
+    private let lock = NSLock()
+    private var token: String?
+
+    var value: String? {
+        get { lock.withLock { token } }
+        set { lock.withLock { token = newValue } }
+    }
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        if let token = value, !(request.path ?? "").hasPrefix("/admin/") {
+            request.headerFields[.authorization] = "Bearer \(token)"
+        }
+        return try await next(request, body, baseURL)
+    }
 }
 
 /// Sends entity tags as they are: swift-openapi-runtime 1.x percent-encodes every header parameter (RFC 6570
@@ -51,7 +75,8 @@ struct ListClientMain {
         }
         do {
             try await run(
-                Client(serverURL: server, transport: URLSessionTransport(), middlewares: [HeaderValuesAsSent()]))
+                Client(
+                    serverURL: server, transport: URLSessionTransport(), middlewares: [HeaderValuesAsSent(), bearer]))
             print("every step passed")
         } catch {
             print("FAILED: \(error)")
@@ -61,6 +86,8 @@ struct ListClientMain {
 
     /// A dataset of its own, so a run starts from the generated list whatever ran before.
     static let dataset = "listclient-\(UUID().uuidString.prefix(8))"
+    /// The token the client signs in with (step 6).
+    static let bearer = BearerToken()
 
     static func run(_ client: Client) async throws {
         // 1. ListModel: three pages of 20, as the screen scrolls.
@@ -130,6 +157,36 @@ struct ListClientMain {
         }
         guard kinds == ["created", "updated"] else { throw Failure("the feed says \(kinds)") }
         print("the change feed has \(kinds.joined(separator: ", "))")
+
+        try await scenario(client)
+    }
+
+    /// 6. A scenario as a UI test sets it, without the app's knowing: the dataset wants a token, and its second
+    /// page fails once with 503. The client sees the 401, signs in, and retries as a list screen would.
+    static func scenario(_ client: Client) async throws {
+        let profile = Components.Schemas.DatasetProfile(
+            script: [
+                .init(
+                    match: .init(route: "/items", query: .init(additionalProperties: ["page": "2"])),
+                    respond: .init(status: 503, retryAfterS: 1), times: 1)
+            ],
+            auth: .init(tokenTtlS: 60))
+        let set = try await client.putDatasetProfile(path: .init(name: dataset), body: .json(profile))
+        guard try set.ok.body.json.script.first?.left == 1 else { throw Failure("the profile: \(set)") }
+        let refused = try await client.listItems(query: .init(page: 1, limit: 20), headers: .init(xDataset: dataset))
+        guard case .unauthorized = refused else { throw Failure("no token, yet: \(refused)") }
+        let issued = try await client.issueToken(headers: .init(xDataset: dataset))
+        bearer.value = try issued.ok.body.json.accessToken
+        _ = try await numberedPage(client, page: 1, limit: 20)
+        let failed = try await client.listItems(query: .init(page: 2, limit: 20), headers: .init(xDataset: dataset))
+        guard case .serviceUnavailable = failed else { throw Failure("the scripted 503: \(failed)") }
+        guard try await numberedPage(client, page: 2, limit: 20).items.first?.id == 20 else {
+            throw Failure("page 2 after its retry")
+        }
+        let state = try await client.getDatasetProfile(path: .init(name: dataset)).ok.body.json
+        guard state.script.first?.left == 0, state.auth?.tokens == 1 else { throw Failure("the profile: \(state)") }
+        _ = try await client.deleteDatasetProfile(path: .init(name: dataset))
+        print("under a profile: 401 until it signed in, page 2 failed once with 503 and loaded on its retry")
     }
 
     static func total(_ client: Client) async throws -> Int {
