@@ -51,4 +51,38 @@ struct EndToEndProfileTests {
             #expect(try await fetch(port: app.port, "/items?limit=1").status == 200)
         }
     }
+
+    @Test("a profile outlives a restart, its outage at the same phase; dropping the dataset drops it for good")
+    func durable() async throws {
+        try await withTemporaryFolder { folder in
+            let configure: @Sendable (inout Settings) -> Void = { $0.dataPath = folder + "/lists.sqlite" }
+            let body = #"{"outage":{"for_ms":2000,"every_ms":86400000},"rate_limit":{"requests":100,"per_s":1}}"#
+            let set = try await withServer(configure: configure) { app throws in
+                let set = try await Self.putProfile(port: app.port, "kept", body)
+                #expect(try await fetch(port: app.port, "/d/kept/items?limit=1").status == 503)
+                return set.status
+            }
+            #expect(set == 200)
+            try await withServer(configure: configure) { app throws in
+                let state = try await fetch(port: app.port, "/admin/datasets/kept/profile").jsonObject()
+                #expect((state["rate_limit"] as? [String: Any])?["requests"] as? Int == 100)
+                // The outage counts from when it was set, not from the restart: it ends 2 s after the PUT.
+                let remaining = (state["outage"] as? [String: Any])?["remaining_ms"] as? Int
+                #expect(remaining.map { $0 < 2000 } ?? true, "\(state)")
+                _ = try await waitUntil("the outage to end on the restarted server", timeout: .seconds(5)) {
+                    try await fetch(port: app.port, "/d/kept/items?limit=1").status
+                } isDone: {
+                    $0 == 200
+                }
+                let limited = try await fetch(port: app.port, "/d/kept/items?limit=1")
+                #expect(limited.header("RateLimit-Policy") == #""profile";q=100;w=1"#)
+                #expect(
+                    try await send(port: app.port, "DELETE", "/admin/datasets/kept", contentType: nil).status == 204)
+            }
+            try await withServer(configure: configure) { app throws in
+                let state = try await fetch(port: app.port, "/admin/datasets/kept/profile").jsonObject()
+                #expect(state["outage"] == nil && state["rate_limit"] == nil, "\(state)")
+            }
+        }
+    }
 }

@@ -138,6 +138,40 @@ struct EndToEndReplicaTests {
         }
     }
 
+    @Test("a profile set through one replica applies on the other within moments; cleared there, gone here")
+    func profilesShared() async throws {
+        try await withReplicas { a, b in
+            let body = #"{"outage":{"for_ms":60000}}"#
+            #expect(try await send(port: a.port, "PUT", "/admin/datasets/shared/profile", json: body).status == 200)
+            let outage = try await waitUntil("replica b to set the profile a stored") {
+                try await fetch(port: b.port, "/d/shared/items?limit=1").status
+            } isDone: {
+                $0 == 503
+            }
+            #expect(outage == 503)
+            let state = try await fetch(port: b.port, "/admin/datasets/shared/profile").jsonObject()
+            #expect((state["outage"] as? [String: Any])?["active"] as? Bool == true)
+            #expect(
+                try await send(port: a.port, "DELETE", "/admin/datasets/shared/profile", contentType: nil).status == 204
+            )
+            _ = try await waitUntil("replica b to clear it") {
+                try await fetch(port: b.port, "/d/shared/items?limit=1").status
+            } isDone: {
+                $0 == 200
+            }
+            // Set again through b, then the dataset dropped through a: gone on both.
+            #expect(try await send(port: b.port, "PUT", "/admin/datasets/shared/profile", json: body).status == 200)
+            #expect(try await send(port: a.port, "DELETE", "/admin/datasets/shared", contentType: nil).status == 204)
+            for port in [a.port, b.port] {
+                _ = try await waitUntil("replica on \(port) to drop the profile with the dataset") {
+                    try await fetch(port: port, "/d/shared/items?limit=1").status
+                } isDone: {
+                    $0 == 200
+                }
+            }
+        }
+    }
+
     @Test("an image uploaded through one replica is served by the other, byte for byte; deleted there, gone here")
     func uploadsAreShared() async throws {
         try await withReplicas { a, b in

@@ -24,6 +24,9 @@ public final class ProfileRegistry: Sendable {
         var random: SplitMix64
         /// `RateLimit-Policy`'s value (the IETF draft's): `"profile";q=<requests>;w=<per_s>`.
         let policyField: String
+        /// When it was set by the store's clock (``StoredProfile/setAt``): a server told of a change that is this
+        /// one already (its own, heard back) leaves it be.
+        public var setAt: WallTime?
 
         public init(profile: DatasetProfile, since: Duration, left: [Int]) {
             self.profile = profile
@@ -121,12 +124,27 @@ public final class ProfileRegistry: Sendable {
     /// Whether no dataset has a profile: the one check a request pays then.
     public var isEmpty: Bool { count.value.load(ordering: .relaxed) == 0 }
 
+    /// Whether `profile` would fit as `dataset`'s: not one more than ``capacity`` profiles, not past
+    /// ``maximumBytes`` (what ``set(_:for:age:setAt:)`` checks again).
+    public func fits(_ profile: DatasetProfile, for dataset: String) -> Bool {
+        entries.withLock { entries in
+            let replaced = entries.profiles[dataset].map { $0.bytes(dataset) } ?? 0
+            var entry = Entry(profile: profile, since: .zero, left: [])
+            entry.tokens = entries.profiles[dataset]?.tokens ?? [:]
+            entry.buckets = entries.profiles[dataset]?.buckets ?? [:]
+            return (entries.profiles[dataset] != nil || entries.profiles.count < Self.capacity)
+                && entries.bytes - replaced + entry.bytes(dataset) <= Self.maximumBytes
+        }
+    }
+
     /// Sets (or with nil or an empty profile, clears) the profile of `dataset`; a script starts over, an outage
-    /// starts now. Returns false (and sets nothing) when it would make more than ``capacity`` profiles or
-    /// ``maximumBytes``.
+    /// starts `age` ago (now, unless it was set earlier: before a restart, or by another server). Returns false
+    /// (and sets nothing) when it would make more than ``capacity`` profiles or ``maximumBytes``.
     @discardableResult
-    public func set(_ profile: DatasetProfile?, for dataset: String) -> Bool {
-        let started = now()
+    public func set(_ profile: DatasetProfile?, for dataset: String, age: Duration = .zero, setAt: WallTime? = nil)
+        -> Bool
+    {
+        let started = now() - max(age, .zero)
         return entries.withLock { entries in
             let replaced = entries.profiles[dataset].map { $0.bytes(dataset) } ?? 0
             guard let profile, profile != DatasetProfile() else {
@@ -137,6 +155,7 @@ public final class ProfileRegistry: Sendable {
             }
             // What clients hold (their buckets, their tokens) stays: a token issued before a change still works.
             var entry = Entry(profile: profile, since: started, left: profile.script.map(\.times))
+            entry.setAt = setAt
             if let old = entries.profiles[dataset] {
                 entry.buckets = old.buckets
                 entry.tokens = old.tokens
@@ -151,6 +170,9 @@ public final class ProfileRegistry: Sendable {
             return true
         }
     }
+
+    /// The datasets that have a profile.
+    public var datasets: [String] { entries.withLock { Array($0.profiles.keys) } }
 
     /// The profile of `dataset` as it stands, and how long ago it was set; nil without one.
     public func entry(of dataset: String) -> (entry: Entry, elapsed: Duration)? {

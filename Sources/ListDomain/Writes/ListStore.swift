@@ -93,6 +93,16 @@ public protocol ListStore: AnyObject, Sendable {
     /// in memory. A reset or drop of the list forgets its counts.
     func countAttempt(list: String, client: String, resource: String) async throws(StoreFailure) -> UInt64?
 
+    /// Every stored profile (`PUT /admin/datasets/<name>/profile`), by dataset: what a server sets as it starts.
+    func profiles() async throws(StoreFailure) -> [String: StoredProfile]
+
+    /// The stored profile of `list`, if any: what a server sets when another one tells it the profile changed.
+    func profile(of list: String) async throws(StoreFailure) -> StoredProfile?
+
+    /// Stores `profile` as `list`'s (nil deletes it), durably before it returns; a shared store tells the other
+    /// servers. A drop of the list (``ListEffects/drop``) deletes it too, in the drop's transaction.
+    func setProfile(_ profile: StoredProfile?, of list: String) async throws(StoreFailure)
+
     /// Where the ``WriteCoordinator`` applies and commits its groups. A store that makes its calls on a thread of
     /// its own offers that thread, so that a group is applied, committed and answered there, without a hop to the
     /// global pool and back around each commit; nil (the default) for the global concurrent executor.

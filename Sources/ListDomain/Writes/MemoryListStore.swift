@@ -12,6 +12,7 @@ public final class MemoryListStore: ListStore {
         var images: [String: [UInt64: (digest: UInt128, bytes: [UInt8])]] = [:]
         /// When each list was last used, as recorded (a list without an entry: never recorded).
         var lastUsed: [String: WallTime] = [:]
+        var profiles: [String: StoredProfile] = [:]
         /// Lists loaded one by one (``loadList(_:)``), in order: tests check what a server loads, and when.
         var loads: [String] = []
         var failures: [StoreFailure] = []
@@ -131,6 +132,7 @@ public final class MemoryListStore: ListStore {
                     contents.idempotency = contents.idempotency.filter { $0.key.list != name }
                     contents.images[name] = nil
                     contents.lastUsed[name] = nil
+                    contents.profiles[name] = nil
                 }
                 guard let header = effects.header else { continue }
                 var list = contents.lists[name] ?? StoredList(header: header)
@@ -182,6 +184,28 @@ public final class MemoryListStore: ListStore {
 
     /// How many uploaded images are stored, in every list.
     public var imageCount: Int { contents.withLock { $0.images.values.reduce(0) { $0 + $1.count } } }
+
+    public func profiles() async throws(StoreFailure) -> [String: StoredProfile] {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            return contents.profiles
+        }
+    }
+
+    public func profile(of list: String) async throws(StoreFailure) -> StoredProfile? {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            return contents.profiles[list]
+        }
+    }
+
+    public func setProfile(_ profile: StoredProfile?, of list: String) async throws(StoreFailure) {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            if !contents.failures.isEmpty { throw contents.failures.removeFirst() }
+            contents.profiles[list] = profile
+        }
+    }
 
     public func close() async {
         contents.withLock { $0.closed = true }

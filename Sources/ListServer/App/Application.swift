@@ -85,7 +85,6 @@ final class Application: Sendable {
             idempotencyTTL: .seconds(settings.idempotencyTTLSeconds), wallClock: { WallTime.now() },
             commitObserver: commitObserver, remoteChangeObserver: Self.resetsDetails(cache),
             maxDatasets: settings.maxDatasets, maxDatasetBytes: settings.maxDatasetBytes)
-        let listener = (store as? PostgresStore).map { Self.listen(to: $0, for: writes) }
         var events = EventSettings()
         events.heartbeat = .milliseconds(settings.heartbeatMs)
         events.maxWait = .milliseconds(settings.maxWaitMs)
@@ -96,8 +95,10 @@ final class Application: Sendable {
             observability: observability,
             service: ServiceOptions(settings), faultInjector: FaultInjector(seed: settings.faultSeed),
             faultSeed: settings.faultSeed, faults: faults ?? FaultSettings(settings))
+        let listener = (store as? PostgresStore).map { Self.listen(to: $0, for: writes, profiles: router) }
         let server: HTTPServer
         do {
+            try await router.applyStoredProfiles()  // the profiles as they were (durable: PUT stores them first)
             server = try HTTPServer.start(
                 host: settings.host, port: settings.port, threads: settings.threads, limits: settings.limits,
                 router: router, observability: observability, writes: writes, events: events)
@@ -141,8 +142,31 @@ final class Application: Sendable {
     /// up that is behind (a copy at or past the sequence number heard, this server's own commits, is left alone).
     /// A catch-up that fails (the database restarting) is tried again, backing off from 100 ms to 5 s, for about
     /// half a minute: an idle list must not stay behind until someone writes to it.
-    private static func listen(to store: PostgresStore, for writes: WriteCoordinator) -> PostgresListener {
-        PostgresListener(url: store.url, reachability: store.reachability) { [lists = writes.lists] list, sequence in
+    private static func listen(to store: PostgresStore, for writes: WriteCoordinator, profiles router: Router)
+        -> PostgresListener
+    {
+        // Profiles another server changed, read and set one at a time, in the order heard: two reads in flight at
+        // once could set an older profile after a newer one. Nil: every profile (after a reconnection).
+        let (changedProfiles, heard) = AsyncStream<String?>.makeStream()
+        Task {
+            for await name in changedProfiles {
+                if let name {
+                    let stored: StoredProfile?
+                    do {
+                        stored = try await store.profile(of: name)
+                    } catch {
+                        continue  // unreachable: the reconnection reads every profile again
+                    }
+                    router.applyStored(stored, of: name)
+                } else {
+                    try? await router.applyStoredProfiles()
+                }
+            }
+        }
+        return PostgresListener(
+            url: store.url, reachability: store.reachability, onProfile: { heard.yield($0) },
+            onStop: { heard.finish() }
+        ) { [lists = writes.lists] list, sequence in
             guard let sequence else {
                 // Removed elsewhere (expired): a copy in memory goes at its catch-up, which finds no rows.
                 if lists.isLoaded(list) {

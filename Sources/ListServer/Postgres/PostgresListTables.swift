@@ -130,6 +130,9 @@ final class PostgresListTables {
             } else if effects.removesList {
                 statements.append(.init(SQL.notify, [.text(PostgresNotification.payload(list: name, sequence: nil))]))
             }
+            if effects.drop {  // its profile went with it
+                statements.append(.init(SQL.notify, [.text(PostgresNotification.profilePayload(list: name))]))
+            }
         }
         for (key, record) in batch.idempotency {
             statements.append(
@@ -265,7 +268,8 @@ final class PostgresListTables {
         static let drop = [
             "DELETE FROM items WHERE list = $1", "DELETE FROM changes WHERE list = $1",
             "DELETE FROM idempotency WHERE list = $1", "DELETE FROM images WHERE list = $1",
-            "DELETE FROM fault_attempts WHERE list = $1", "DELETE FROM lists WHERE name = $1",
+            "DELETE FROM fault_attempts WHERE list = $1", "DELETE FROM profiles WHERE list = $1",
+            "DELETE FROM lists WHERE name = $1",
         ]
         static let wipe = [
             "DELETE FROM items WHERE list = $1", "DELETE FROM idempotency WHERE list = $1",

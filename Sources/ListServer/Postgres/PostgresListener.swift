@@ -23,6 +23,10 @@ final class PostgresListener: @unchecked Sendable {
     /// Told `(list, sequence)` for every change notification and every list after a (re)connection; the sequence
     /// is nil when the list was removed (an idle dataset expired on some server).
     private let onChange: @Sendable (String, UInt64?) -> Void
+    /// Told a list whose profile changed, and nil after each (re)connection (every profile may have).
+    private let onProfile: @Sendable (String?) -> Void
+    /// Told once, when ``stop()`` is called.
+    private let onStop: @Sendable () -> Void
     private let url: PostgresURL
     private let schema: String?
     private let reachability: PostgresReachability?
@@ -34,12 +38,15 @@ final class PostgresListener: @unchecked Sendable {
     ///   first to notice a database that went away, within 250 ms), true when it is back.
     init(
         url: PostgresURL, schema: String? = nil, reachability: PostgresReachability? = nil,
+        onProfile: @escaping @Sendable (String?) -> Void = { _ in }, onStop: @escaping @Sendable () -> Void = {},
         onChange: @escaping @Sendable (String, UInt64?) -> Void
     ) {
+        self.onStop = onStop
         self.url = url
         self.schema = schema
         self.reachability = reachability
         self.onChange = onChange
+        self.onProfile = onProfile
         OSThread.start(name: "postgres-listen") { [self] in
             run()
         }
@@ -47,7 +54,8 @@ final class PostgresListener: @unchecked Sendable {
 
     /// Ends the thread (within 250 ms) and closes its connection.
     func stop() {
-        stopped.store(true, ordering: .releasing)
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        onStop()
         wakeUp.lock()
         wakeUp.broadcast()
         wakeUp.unlock()
@@ -94,6 +102,7 @@ final class PostgresListener: @unchecked Sendable {
         for row in 0..<lists.count {
             onChange(lists.text(row, 0) ?? "", lists.uint64(row, 1))
         }
+        onProfile(nil)
         return connection
     }
 
@@ -108,7 +117,11 @@ final class PostgresListener: @unchecked Sendable {
             }
             for payload in try connection.waitForNotifications(timeoutMilliseconds: 250) {
                 if let notification = PostgresNotification(payload: payload) {
-                    onChange(notification.list, notification.sequence)
+                    if notification.profile {
+                        onProfile(notification.list)
+                    } else {
+                        onChange(notification.list, notification.sequence)
+                    }
                 }
             }
         }

@@ -9,8 +9,16 @@ struct PostgresNotification: Equatable {
     static let channel = "'listserver_' || md5(current_schema())"
 
     let list: String
-    /// The sequence number the list reached; nil when it was removed (an idle dataset expired).
+    /// The sequence number the list reached; nil when it was removed (an idle dataset expired) or for a profile.
     let sequence: UInt64?
+    /// The list's profile changed (`"p <hex>"`): set, cleared or dropped with the list. Builds from before profiles
+    /// ignore it (its first part does not parse).
+    var profile = false
+
+    /// `"p <list name as hex>"`: `list`'s profile changed.
+    static func profilePayload(list: String) -> String {
+        "p" + payload(list: list, sequence: nil).dropFirst()
+    }
 
     /// `"<sequence> <list name as hex>"`, or `"x <list name as hex>"` for a removal (a build from before removals
     /// ignores it: its sequence does not parse): a list name may hold any character (hex keeps the payload plain
@@ -28,9 +36,12 @@ struct PostgresNotification: Equatable {
     /// The notification `payload` holds, or nil for one that is not ours.
     init?(payload: String) {
         let parts = payload.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0] == "x" || UInt64(parts[0]) != nil, parts[1].utf8.count % 2 == 0 else {
+        guard parts.count == 2, parts[0] == "x" || parts[0] == "p" || UInt64(parts[0]) != nil,
+            parts[1].utf8.count % 2 == 0
+        else {
             return nil
         }
+        profile = parts[0] == "p"
         let sequence = UInt64(parts[0])
         var bytes: [UInt8] = []
         var high: UInt8?

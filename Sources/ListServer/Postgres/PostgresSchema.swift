@@ -96,6 +96,14 @@ enum PostgresSchema {
         ALTER TABLE lists ADD COLUMN last_used bigint NOT NULL DEFAULT 0;
         CREATE INDEX lists_by_last_used ON lists (last_used);
         """,
+        // 3: each dataset's profile, as in the SQLite store's migration 4.
+        """
+        CREATE TABLE profiles (
+            list bytea NOT NULL PRIMARY KEY,
+            body bytea NOT NULL,
+            set_at bigint NOT NULL
+        );
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -150,6 +150,18 @@ package final class PostgresStore: ListStore {
         }
     }
 
+    package func profiles() async throws(StoreFailure) -> [String: StoredProfile] {
+        try await pool.run { tables throws(StoreFailure) in try tables.profiles(of: nil) }
+    }
+
+    package func profile(of list: String) async throws(StoreFailure) -> StoredProfile? {
+        try await pool.run { tables throws(StoreFailure) in try tables.profiles(of: list)[list] }
+    }
+
+    package func setProfile(_ profile: StoredProfile?, of list: String) async throws(StoreFailure) {
+        try await pool.run { tables throws(StoreFailure) in try tables.setProfile(profile, of: list) }
+    }
+
     /// Runs the jobs already queued, closes the connections and stops the threads; later calls throw
     /// `.unavailable`.
     package func close() async {

@@ -56,6 +56,14 @@ extension Router {
         return .deferred {
             let outcome = await writes.submit(WriteOperation(list: name, action: .drop))
             if case .done = outcome {
+                // A dataset never written to commits nothing, yet may have a stored profile: it goes too.
+                if profiles.entry(of: name) != nil {
+                    do throws(StoreFailure) {
+                        try await writes.store.setProfile(nil, of: name)
+                    } catch {
+                        return Self.writeResponse(.failed(error), list: writes.lists.state(of: name))
+                    }
+                }
                 faults.drop(name)
                 profiles.set(nil, for: name)
             }

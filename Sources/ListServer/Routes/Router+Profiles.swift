@@ -8,9 +8,9 @@ import ListDomain
 /// every loop from the next request on. An outage answers 503 `injected-fault` with `Retry-After` (the seconds left,
 /// rounded up); a script step answers its status as a problem (`injected-fault`, with its `Retry-After`), acts out
 /// its wire fault on that answer or on the route's own, and holds the answer `body_delay_ms`. A replaced answer's
-/// work never runs: a write answered 503 by a step is not written. CORS preflights meet nothing. Kept in memory (a
-/// restart forgets it), dropped with the dataset (`DELETE /admin/datasets/<name>`, or its expiry). Admin access as
-/// for the other admin routes.
+/// work never runs: a write answered 503 by a step is not written. CORS preflights meet nothing. Stored before it
+/// is answered (a restart sets it again; servers that share a PostgreSQL store are told and set it too), dropped
+/// with the dataset (`DELETE /admin/datasets/<name>`, or its expiry). Admin access as for the other admin routes.
 extension Router {
     func datasetProfile(_ name: String, _ request: HTTPRequest) throws(Problem) -> RouteOutcome {
         try Self.checkDatasetName(name, what: "the dataset name")
@@ -19,27 +19,84 @@ extension Router {
             let profile = try ProfileBody.profile(
                 request.body, dataset: name, routes: Self.profileRoutes,
                 maxDelayMs: Int(faults.maxDelay / .milliseconds(1)))
-            guard profiles.set(profile, for: name) else {
-                throw Problem(
-                    .datasetLimit,
-                    detail: "the profiles hold as much as they may (\(ProfileRegistry.capacity) datasets, "
-                        + "\(ProfileRegistry.maximumBytes >> 20) MiB); clear finished ones first "
-                        + "(DELETE /admin/datasets/<name>/profile)")
+            guard profiles.fits(profile, for: name) else { throw Self.profilesFull }
+            // Stored first (a 200 means a restart keeps it, and the servers that share the store are told), then
+            // set here; the body as sent, which reads back the same.
+            let stored = StoredProfile(body: request.body, setAt: WallTime.now())
+            return .deferred { [self] in
+                if let failure = await storing(stored, of: name) { return failure }
+                guard profiles.set(profile, for: name, setAt: stored.setAt) else {
+                    return Self.profilesFull.response()  // filled meanwhile; stored, and set at the next start
+                }
+                // The dataset's fault draws start over, from the profile's seed or the server's.
+                faultInjectors.reseed(name, seed: profile.faults?.seed)
+                return profileResponse(name)
             }
-            // The dataset's fault draws start over, from the profile's seed or the server's.
-            faultInjectors.reseed(name, seed: profile.faults?.seed)
-            return .response(profileResponse(name))
         case .delete:
-            profiles.set(nil, for: name)
-            faultInjectors.reseed(name, seed: nil)
-            return .response(HTTPResponse(status: 204))
+            return .deferred { [self] in
+                if let failure = await storing(nil, of: name) { return failure }
+                profiles.set(nil, for: name)
+                faultInjectors.reseed(name, seed: nil)
+                return HTTPResponse(status: 204)
+            }
         default:
             return .response(profileResponse(name))
         }
     }
 
+    static let profilesFull = Problem(
+        .datasetLimit,
+        detail: "the profiles hold as much as they may (\(ProfileRegistry.capacity) datasets, "
+            + "\(ProfileRegistry.maximumBytes >> 20) MiB); clear finished ones first "
+            + "(DELETE /admin/datasets/<name>/profile)")
+
+    /// Stores `stored` as `name`'s profile (nil deletes it); the problem answer when the store cannot.
+    private func storing(_ stored: StoredProfile?, of name: String) async -> HTTPResponse? {
+        do throws(StoreFailure) {
+            try await writes.store.setProfile(stored, of: name)
+            return nil
+        } catch {
+            return Self.writeResponse(.failed(error), list: writes.lists.state(of: name))  // (not read on failure)
+        }
+    }
+
+    /// Sets `name`'s profile as the store holds it (nil: none), at start and when another server changed it: its
+    /// outage keeps the phase it had from when it was set. One that is set already (this server's own change,
+    /// heard back) is left alone, so its script does not start over; one that no longer reads (a setting changed
+    /// since, `faults.max_delay_ms`) or does not fit is not set (`GET` shows none; a `PUT` replaces it). Returns
+    /// whether the profile is set as stored.
+    @discardableResult
+    func applyStored(_ stored: StoredProfile?, of name: String) -> Bool {
+        guard let stored else {
+            profiles.set(nil, for: name)
+            faultInjectors.reseed(name, seed: nil)
+            return true
+        }
+        if let entry = profiles.entry(of: name)?.entry, entry.setAt == stored.setAt { return true }
+        guard
+            let profile = try? ProfileBody.profile(
+                stored.body, dataset: name, routes: Self.profileRoutes,
+                maxDelayMs: Int(faults.maxDelay / .milliseconds(1)))
+        else {
+            profiles.set(nil, for: name)
+            return false
+        }
+        let age = Duration.milliseconds(max(0, WallTime.now().milliseconds - stored.setAt.milliseconds))
+        guard profiles.set(profile, for: name, age: age, setAt: stored.setAt) else { return false }
+        faultInjectors.reseed(name, seed: profile.faults?.seed)
+        return true
+    }
+
+    /// Sets every stored profile (a server starting, or a replica that reconnected and may have missed changes):
+    /// those the store no longer has are cleared.
+    func applyStoredProfiles() async throws(StoreFailure) {
+        let stored = try await writes.store.profiles()
+        for (name, profile) in stored { applyStored(profile, of: name) }
+        for name in profiles.datasets where stored[name] == nil { applyStored(nil, of: name) }
+    }
+
     /// The profile of `name` as it stands; a dataset without one has the empty profile (no outage, no steps).
-    private func profileResponse(_ name: String) -> HTTPResponse {
+    func profileResponse(_ name: String) -> HTTPResponse {
         let (entry, elapsed) =
             profiles.entry(of: name)
             ?? (ProfileRegistry.Entry(profile: DatasetProfile(), since: .zero, left: []), .zero)

@@ -180,7 +180,7 @@ extension SQLiteListTables {
         static let drop: [StaticString] = [
             "DELETE FROM items WHERE list = ?1", "DELETE FROM changes WHERE list = ?1",
             "DELETE FROM idempotency WHERE list = ?1", "DELETE FROM images WHERE list = ?1",
-            "DELETE FROM lists WHERE name = ?1",
+            "DELETE FROM profiles WHERE list = ?1", "DELETE FROM lists WHERE name = ?1",
         ]
         static let wipe: [StaticString] = [
             "DELETE FROM items WHERE list = ?1", "DELETE FROM idempotency WHERE list = ?1",

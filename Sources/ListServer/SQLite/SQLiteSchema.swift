@@ -90,6 +90,15 @@ enum SQLiteSchema {
         ALTER TABLE lists ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0;
         CREATE INDEX lists_by_last_used ON lists (last_used);
         """,
+        // 4: each dataset's profile (`PUT /admin/datasets/<name>/profile`): its body as set, and when (ms since
+        // 1970), so that a restart sets it again with its outage at the same phase.
+        """
+        CREATE TABLE profiles (
+            list TEXT NOT NULL PRIMARY KEY,
+            body BLOB NOT NULL,
+            set_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

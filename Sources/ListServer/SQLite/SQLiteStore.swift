@@ -136,6 +136,18 @@ package final class SQLiteStore: ListStore {
         try await thread.run { tables throws(StoreFailure) in try tables.image(of: list, id: id, digest: digest) }
     }
 
+    package func profiles() async throws(StoreFailure) -> [String: StoredProfile] {
+        try await thread.run { tables throws(StoreFailure) in try tables.profiles() }
+    }
+
+    package func profile(of list: String) async throws(StoreFailure) -> StoredProfile? {
+        try await thread.run { tables throws(StoreFailure) in try tables.profiles(of: list)[list] }
+    }
+
+    package func setProfile(_ profile: StoredProfile?, of list: String) async throws(StoreFailure) {
+        try await thread.run { tables throws(StoreFailure) in try tables.setProfile(profile, of: list) }
+    }
+
     /// The store's thread: the ``WriteCoordinator`` applies and commits its groups on it, so a write crosses two
     /// threads (its loop's and this one), not four (the loop, the global pool, this thread, the pool again).
     package var preferredExecutor: (any TaskExecutor)? { thread }

@@ -94,5 +94,13 @@ final class GatedListStore: ListStore {
         try await inner.image(of: list, id: id, digest: digest)
     }
 
+    func profiles() async throws(StoreFailure) -> [String: StoredProfile] { try await inner.profiles() }
+
+    func profile(of list: String) async throws(StoreFailure) -> StoredProfile? { try await inner.profile(of: list) }
+
+    func setProfile(_ profile: StoredProfile?, of list: String) async throws(StoreFailure) {
+        try await inner.setProfile(profile, of: list)
+    }
+
     func close() async { await inner.close() }
 }

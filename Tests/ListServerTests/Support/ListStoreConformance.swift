@@ -17,12 +17,13 @@ struct ListStoreConformance {
     /// The checks, for a parameterized test to run them all.
     enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case stateSurvivesReopening, wipeAndDrop, changesRoundTripAndPrune, changeWindows, idempotencyRecordsAndExpiry
-        case closedStoreFails, uploadsRoundTrip, listsByName, usesAndIdleLists, removal
+        case closedStoreFails, uploadsRoundTrip, listsByName, usesAndIdleLists, removal, profilesRoundTrip
 
         /// Whether the check closes the store and opens it again, expecting the same contents (an in-memory
         /// store cannot).
         var reopens: Bool {
             self == .stateSurvivesReopening || self == .changesRoundTripAndPrune || self == .uploadsRoundTrip
+                || self == .profilesRoundTrip
         }
 
         var testDescription: String { rawValue }
@@ -41,10 +42,40 @@ struct ListStoreConformance {
         case .listsByName: try await listsByName()
         case .usesAndIdleLists: try await usesAndIdleLists()
         case .removal: try await removal()
+        case .profilesRoundTrip: try await profilesRoundTrip()
         }
     }
 
     // MARK: Checks
+
+    /// Profiles: stored byte for byte with their time, replaced, deleted, kept across a reopen, and dropped with
+    /// their dataset (whether it had rows or not) while other datasets' stay.
+    func profilesRoundTrip() async throws {
+        let store = try await open()
+        #expect(try await store.profiles().isEmpty)
+        let body = Array(#"{"outage":{"for_ms":10000},"label":"\u0000é"}"#.utf8)
+        let first = StoredProfile(body: body, setAt: Self.now)
+        let later = StoredProfile(
+            body: Array(#"{"auth":{"token_ttl_s":30}}"#.utf8), setAt: WallTime(milliseconds: 1_800_000_000_000))
+        try await store.setProfile(first, of: "a")
+        try await store.setProfile(first, of: "b")
+        try await store.setProfile(first, of: "c")
+        try await store.setProfile(later, of: "a")  // replaces
+        try await store.setProfile(nil, of: "c")
+        try await store.setProfile(nil, of: "never-set")
+        #expect(try await store.profile(of: "a") == later)
+        #expect(try await store.profile(of: "c") == nil)
+        await store.close()
+        let reopened = try await open()
+        #expect(try await reopened.profiles() == ["a": later, "b": first])
+        // "a" has rows; "b" has none: a drop of either takes its profile.
+        try await reopened.commit(
+            Self.batch("a", Self.effects(header: Self.header(lastSequence: 1), written: [1: Self.labelOnly])))
+        try await reopened.commit(Self.batch("a", Self.effects(header: nil, drop: true)))
+        #expect(try await reopened.profiles() == ["b": first])
+        try await reopened.commit(Self.batch("b", Self.effects(header: Self.header(lastSequence: 0), drop: true)))
+        #expect(try await reopened.profiles().isEmpty)
+    }
 
     /// Uploaded images: their files come back byte for byte by (list, id, digest), and only by the digest stored;
     /// their descriptions come back with the written items after a reopen; a replacement, a removal, the item's

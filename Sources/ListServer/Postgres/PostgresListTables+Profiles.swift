@@ -1,0 +1,47 @@
+import ListDomain
+
+/// The datasets' profiles (`profiles`, migration 3), shared by the servers: a change is stored and announced to the
+/// others (`"p <list>"`) in one transaction, so each reads it once it is there.
+extension PostgresListTables {
+    /// The stored profiles: every one (`list` nil), or `list`'s.
+    func profiles(of list: String?) throws(StoreFailure) -> [String: StoredProfile] {
+        try withConnection(retrying: true) { connection throws(PostgresError) in
+            let rows: PostgresRows
+            if let list {
+                rows = try connection.execute(SQL.oneProfile, [.utf8(list)])
+            } else {
+                rows = try connection.execute(SQL.allProfiles)
+            }
+            var profiles: [String: StoredProfile] = [:]
+            for row in 0..<rows.count {
+                profiles[String(decoding: rows.bytes(row, 0), as: UTF8.self)] = StoredProfile(
+                    body: rows.bytes(row, 1), setAt: WallTime(milliseconds: rows.int64(row, 2)))
+            }
+            return profiles
+        }
+    }
+
+    /// Stores (or with nil, deletes) `list`'s profile and tells the other servers, in one transaction.
+    func setProfile(_ profile: StoredProfile?, of list: String) throws(StoreFailure) {
+        let name = PostgresValue.utf8(list)
+        let change: PostgresConnection.Statement =
+            profile.map { .init(SQL.upsertProfile, [name, .bytea($0.body), .bigint($0.setAt.milliseconds)]) }
+            ?? .init(SQL.deleteProfile, [name])
+        try withConnection { connection throws(PostgresError) in
+            _ = try connection.pipeline([
+                .init("BEGIN"), change,
+                .init(SQL.notify, [.text(PostgresNotification.profilePayload(list: list))]), .init("COMMIT"),
+            ])
+        }
+    }
+}
+
+extension PostgresListTables.SQL {
+    static let allProfiles = "SELECT list, body, set_at FROM profiles"
+    static let oneProfile = "SELECT list, body, set_at FROM profiles WHERE list = $1"
+    static let upsertProfile = """
+        INSERT INTO profiles (list, body, set_at) VALUES ($1, $2, $3)
+        ON CONFLICT (list) DO UPDATE SET body = excluded.body, set_at = excluded.set_at
+        """
+    static let deleteProfile = "DELETE FROM profiles WHERE list = $1"
+}

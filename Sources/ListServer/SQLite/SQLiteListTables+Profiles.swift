@@ -1,0 +1,61 @@
+import ListDomain
+
+/// The datasets' profiles (`profiles`, migration 4): kept so a restart sets them again.
+extension SQLiteListTables {
+    /// Every stored profile, by dataset.
+    func profiles() throws(StoreFailure) -> [String: StoredProfile] {
+        do throws(SQLiteError) {
+            return try connection.withStatement(SQL.allProfiles) { statement throws(SQLiteError) in
+                var profiles: [String: StoredProfile] = [:]
+                while try statement.step() {
+                    profiles[statement.text(at: 0) ?? ""] = StoredProfile(
+                        body: statement.blob(at: 1), setAt: WallTime(milliseconds: statement.int64(at: 2)))
+                }
+                return profiles
+            }
+        } catch {
+            throw error.storeFailure
+        }
+    }
+
+    /// The stored profile of `list`, as a dictionary of at most one.
+    func profiles(of list: String) throws(StoreFailure) -> [String: StoredProfile] {
+        do throws(SQLiteError) {
+            return try connection.withStatement(SQL.oneProfile) { statement throws(SQLiteError) in
+                try statement.bind(list, at: 1)
+                guard try statement.step() else { return [:] }
+                return [
+                    list: StoredProfile(
+                        body: statement.blob(at: 0), setAt: WallTime(milliseconds: statement.int64(at: 1)))
+                ]
+            }
+        } catch {
+            throw error.storeFailure
+        }
+    }
+
+    /// Stores (or with nil, deletes) the profile of `list`, in a transaction of its own.
+    func setProfile(_ profile: StoredProfile?, of list: String) throws(StoreFailure) {
+        do throws(SQLiteError) {
+            if !connection.isAutocommit { try run(SQL.rollback) }
+            if let profile {
+                try run(SQL.upsertProfile) { statement throws(SQLiteError) in
+                    try statement.bind(list, at: 1)
+                    try statement.bind(profile.body, at: 2)
+                    try statement.bind(profile.setAt.milliseconds, at: 3)
+                }
+            } else {
+                try run(SQL.deleteProfile) { statement throws(SQLiteError) in try statement.bind(list, at: 1) }
+            }
+        } catch {
+            throw error.storeFailure
+        }
+    }
+}
+
+extension SQLiteListTables.SQL {
+    static let allProfiles: StaticString = "SELECT list, body, set_at FROM profiles"
+    static let oneProfile: StaticString = "SELECT body, set_at FROM profiles WHERE list = ?1"
+    static let upsertProfile: StaticString = "INSERT OR REPLACE INTO profiles (list, body, set_at) VALUES (?1, ?2, ?3)"
+    static let deleteProfile: StaticString = "DELETE FROM profiles WHERE list = ?1"
+}
