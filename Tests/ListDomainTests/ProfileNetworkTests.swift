@@ -62,17 +62,24 @@ struct ProfileNetworkTests {
         #expect(verdict()?.decision != nil)
     }
 
-    @Test("clients past the bound take the place of the fullest bucket, so a hammering one stays limited")
+    @Test("past the bound, new names share one bucket until some bucket is full again: renaming escapes nothing")
     func clientBound() {
         registry.set(DatasetProfile(rateLimit: .init(requests: 2, perSeconds: 60)), for: "x")
         #expect(verdict(client: "hammer")?.decision == nil)
         #expect(verdict(client: "hammer")?.decision == nil)
         #expect(verdict(client: "hammer")?.decision != nil)
-        for index in 0..<(ProfileRegistry.maximumClients + 50) {
+        for index in 1..<ProfileRegistry.maximumClients {
             #expect(verdict(client: "c\(index)")?.decision == nil)
         }
-        // The empty bucket was never the fullest, so it was kept: still refused.
+        // The table is full and no bucket is full again: new names share one bucket of 2.
+        let rotated = (0..<10).map { verdict(client: "new-\($0)")?.decision == nil }
+        #expect(rotated == [true, true] + Array(repeating: false, count: 8))
         #expect(verdict(client: "hammer")?.decision != nil)
+        // A minute on, every bucket is full again: a new name takes one of their places.
+        clock.advance(.seconds(60))
+        #expect(verdict(client: "late")?.decision == nil)
+        #expect(verdict(client: "late")?.decision == nil)
+        #expect(verdict(client: "late")?.decision != nil)  // its own bucket, not the shared one
         let bytes = registry.entry(of: "x").map { $0.entry.bytes("x") } ?? 0
         #expect(bytes < 200 * ProfileRegistry.maximumClients)
     }
@@ -81,21 +88,21 @@ struct ProfileNetworkTests {
     func tokens() throws {
         #expect(registry.issue("t0", for: "x") == nil)  // no profile: nothing to remember
         registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 30)), for: "x")
-        guard case .unauthorized(let missing) = verdict()?.decision else {
+        guard case .unauthorized(let missing, let carried) = verdict()?.decision else {
             Issue.record("no token should be refused")
             return
         }
-        #expect(missing.contains("carries none"))
+        #expect(missing.contains("carries none") && !carried)
         #expect(
             verdict(token: "nope")?.decision
-                == .unauthorized(reason: "the token is not one this dataset issued, or it was revoked"))
+                == .unauthorized(reason: "the token is not one this dataset issued, or it was revoked", carried: true))
         let issued = try #require(registry.issue("t1", for: "x"))
         #expect(issued.expiresIn == 30)
         #expect(verdict(token: "t1")?.decision == nil)
         clock.advance(.seconds(29))
         #expect(verdict(token: "t1")?.decision == nil)
         clock.advance(.seconds(1))
-        #expect(verdict(token: "t1")?.decision == .unauthorized(reason: "the token expired"))
+        #expect(verdict(token: "t1")?.decision == .unauthorized(reason: "the token expired", carried: true))
         #expect(registry.statistics.unauthorized == 3)
     }
 

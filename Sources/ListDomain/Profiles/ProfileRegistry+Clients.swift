@@ -20,8 +20,10 @@ extension ProfileRegistry {
         return entries.withLock { entries in
             guard let ttl = entries.profiles[dataset]?.profile.auth?.tokenTTLSeconds else { return nil }
             let cost = Self.clientEntryBytes + token.utf8.count
+            // The dataset's expired tokens go first when room is short: they let no one in.
+            let short = entries.bytes + cost > Self.maximumBytes
+            entries.bytes -= entries.profiles[dataset]!.makeRoomForToken(now: now, sweep: short)
             guard entries.bytes + cost <= Self.maximumBytes else { return nil }
-            entries.bytes -= entries.profiles[dataset]!.makeRoomForToken(now: now)
             entries.profiles[dataset]!.tokens[token] = now + .seconds(ttl)
             entries.bytes += cost
             return (token, ttl)
@@ -47,19 +49,21 @@ extension ProfileRegistry.Entry {
         var updated: Duration
     }
 
-    /// About how many bytes the entry holds, dataset name included: the profile, the buckets and the tokens.
+    /// About how many bytes the entry holds, dataset name included: the profile, the buckets (but the shared one,
+    /// which is never charged) and the tokens.
     func bytes(_ dataset: String) -> Int {
         profile.approximateBytes + dataset.utf8.count
-            + buckets.keys.reduce(0) { $0 + ProfileRegistry.clientEntryBytes + $1.utf8.count }
+            + buckets.keys.reduce(0) { $0 + ($1.isEmpty ? 0 : ProfileRegistry.clientEntryBytes + $1.utf8.count) }
             + tokens.keys.reduce(0) { $0 + ProfileRegistry.clientEntryBytes + $1.utf8.count }
     }
 
     /// Counts one request of `client` against `limit`: its standing afterwards, and when refused, when it may ask
     /// again. `budget` is the registry's byte count, charged for a new client.
     ///
-    /// A new client past ``ProfileRegistry/maximumClients`` (or the byte bound) takes the place of the one whose
-    /// bucket is fullest (a full bucket is the same as none); when even that cannot be, it shares one bucket with
-    /// the others that could not be tracked, so the limit still holds for them together.
+    /// A new client past ``ProfileRegistry/maximumClients`` (or the byte bound) takes the place of buckets that are
+    /// full again (a full bucket is the same as none); when none is, it shares one bucket with the others that
+    /// could not be tracked, so the limit still holds for them together: a client cannot escape its own empty
+    /// bucket by bringing a thousand new names. The shared bucket is not charged (one per dataset).
     mutating func take(_ limit: DatasetProfile.RateLimit, client: String, now: Duration, budget: inout Int)
         -> (ProfileRegistry.RateLimitStatus, retryAfter: Duration?)
     {
@@ -70,13 +74,11 @@ extension ProfileRegistry.Entry {
         let rate = limit.refillPerSecond
         if buckets[key] == nil {
             let cost = ProfileRegistry.clientEntryBytes + key.utf8.count
-            if buckets.count >= ProfileRegistry.maximumClients || budget + cost > ProfileRegistry.maximumBytes,
-                let fullest = buckets.max(by: {
-                    level($0.value, capacity, rate, now) < level($1.value, capacity, rate, now)
-                })
-            {
-                buckets[fullest.key] = nil
-                budget -= ProfileRegistry.clientEntryBytes + fullest.key.utf8.count
+            if buckets.count >= ProfileRegistry.maximumClients || budget + cost > ProfileRegistry.maximumBytes {
+                for (name, bucket) in buckets where !name.isEmpty && level(bucket, capacity, rate, now) >= capacity {
+                    buckets[name] = nil
+                    budget -= ProfileRegistry.clientEntryBytes + name.utf8.count
+                }
             }
             if buckets.count >= ProfileRegistry.maximumClients || budget + cost > ProfileRegistry.maximumBytes {
                 key = ""  // the shared bucket of the untracked (not charged: one per dataset)
@@ -104,7 +106,7 @@ extension ProfileRegistry.Entry {
 
     /// The bucket's level at `now`: refilled since it was last counted, never above `capacity`.
     private func level(_ bucket: Bucket, _ capacity: Double, _ rate: Double, _ now: Duration) -> Double {
-        let elapsed = now - bucket.updated
+        let elapsed = max(.zero, now - bucket.updated)  // `now` is read before the lock: it may be a little behind
         let (seconds, attoseconds) = elapsed.components
         return min(capacity, bucket.level + (Double(seconds) + Double(attoseconds) * 1e-18) * rate)
     }
@@ -117,9 +119,10 @@ extension ProfileRegistry.Entry {
         return nil
     }
 
-    /// Drops the expired tokens, and when still full, the one that expires first; returns the bytes freed.
-    mutating func makeRoomForToken(now: Duration) -> Int {
-        guard tokens.count >= ProfileRegistry.maximumTokens else { return 0 }
+    /// Drops the expired tokens when the dataset holds ``ProfileRegistry/maximumTokens`` (or `sweep`), and when
+    /// still full, the one that expires first; returns the bytes freed.
+    mutating func makeRoomForToken(now: Duration, sweep: Bool = false) -> Int {
+        guard sweep || tokens.count >= ProfileRegistry.maximumTokens else { return 0 }
         var freed = 0
         for (token, expiry) in tokens where expiry <= now {
             tokens[token] = nil

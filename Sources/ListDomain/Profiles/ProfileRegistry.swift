@@ -5,8 +5,9 @@ import Synchronization
 ///
 /// While no dataset has a profile a request costs one atomic load (``isEmpty``); once one does, a request to any
 /// dataset takes the lock for a lookup. Bounded: ``capacity`` profiles, ``maximumBytes`` of them in all.
-/// Kept in memory: a restart forgets the profiles, and servers that share a store do not share them. What clients
-/// make it hold (rate-limit buckets, tokens) counts in the same bound, and is bounded per dataset besides.
+/// In memory: the router stores each profile before setting it here, and sets the stored ones at start and when
+/// another server changed one (`Router+Profiles.swift`). What clients make it hold (rate-limit buckets, tokens)
+/// counts in the same bound, and is bounded per dataset besides.
 public final class ProfileRegistry: Sendable {
     /// A profile, when it was set, how many more requests each of its steps answers, and what its clients hold:
     /// their rate-limit buckets and their tokens (`ProfileRegistry+Clients.swift`).
@@ -48,8 +49,9 @@ public final class ProfileRegistry: Sendable {
         case outage(remaining: Duration)
         /// The client asked more often than the rate limit lets it: it may again in `retryAfter`.
         case rateLimited(retryAfter: Duration)
-        /// The dataset wants a token, and the request has none that is valid: `reason` says which.
-        case unauthorized(reason: String)
+        /// The dataset wants a token, and the request has none that is valid: `reason` says which; `carried`
+        /// whether it carried one at all (RFC 6750 §3.1 gives no error code to a request without one).
+        case unauthorized(reason: String, carried: Bool)
         /// Step `step` (from 0) answers it, and answers `left` more after it.
         case scripted(DatasetProfile.Answer, step: Int, left: Int)
     }
@@ -240,7 +242,7 @@ extension ProfileRegistry.Entry {
         }
         if profile.auth != nil, let reason = refusal(of: request.token, now: now) {
             acted.unauthorized += 1
-            verdict.decision = .unauthorized(reason: reason)
+            verdict.decision = .unauthorized(reason: reason, carried: request.token != nil)
             return verdict
         }
         // The first step not used up is the one that applies: steps run in order.

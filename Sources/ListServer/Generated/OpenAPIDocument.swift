@@ -2404,7 +2404,8 @@ enum OpenAPIDocument {
                   `injected-fault` with `Retry-After`, and every answer of the dataset carries `RateLimit-Policy:
                   "profile";q=<requests>;w=<per_s>` and `RateLimit: "profile";r=<left>;t=<seconds to full>`.
                 - `auth`: `{token_ttl_s}`: every request wants a token from `POST /auth/token` (401 with
-                  `WWW-Authenticate: Bearer error="invalid_token"` when it is missing, unknown, revoked or expired).
+                  `WWW-Authenticate: Bearer realm="ListServer"` when it is missing, with `error="invalid_token"` when it is
+                  unknown, revoked or expired).
                   Tokens stay when the profile is set again.
 
                 In order: an outage answers first; then the rate limit counts the request; then the token is checked; then
@@ -2415,8 +2416,9 @@ enum OpenAPIDocument {
                 requests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;
                 `left`, `active`, `remaining_ms` and `tokens` are ignored); `{}` clears the profile.
 
-                The profile is kept in memory by this server: a restart forgets it, and servers that share a store do not
-                share it. Dropping or expiring the dataset drops it. An unknown member is 400 `invalid-body`. 507
+                The profile is stored before the answer: a restart sets it again (its outage at the phase it had), and
+                servers that share a PostgreSQL store set it within moments. Script counts, rate-limit buckets and tokens
+                are each server's own. Dropping or expiring the dataset drops it. An unknown member is 400 `invalid-body`. 507
                 `dataset-limit` past 10,000 profiles or 16 MiB of them in all (their clients' buckets and tokens
                 included).
               security: *profileSecurity
@@ -2559,8 +2561,9 @@ enum OpenAPIDocument {
               operationId: revokeTokens
               summary: Expire every token of a dataset now
               description: |
-                Every token the dataset issued is refused from now on (401 with `WWW-Authenticate: Bearer
-                error="invalid_token"`), so an app's sign-in-again path can be tested. 204, no body.
+                Every token the dataset issued is refused from now on (401, `error="invalid_token"` in `WWW-Authenticate`),
+                so an app's sign-in-again path can be tested. 204, no body. It takes no credentials (a test harness's
+                route, as `/auth/token` is).
               parameters: *authParameters
               responses:
                 '204':
@@ -3421,8 +3424,8 @@ enum OpenAPIDocument {
               required: true
               schema:
                 type: string
-                pattern: '^Bearer error="invalid_token"'
-              example: 'Bearer error="invalid_token", error_description="the token expired"'
+                pattern: '^Bearer realm="ListServer"'
+              example: 'Bearer realm="ListServer", error="invalid_token", error_description="the token expired"'
             WWW-Authenticate:
               description: The scheme and realm the admin endpoints take.
               required: true
@@ -12017,7 +12020,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "putDatasetProfile",
                 "summary": "Set what every request to a dataset meets",
-                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n- `faults`: `{rate, kinds, fail_first, seed}`: the dataset's requests that carry no fault parameter of their\n  own meet these, as `?fail_rate=`, `?fail=` and `?fail_first=` would give them.\n- `latency`: `{list, detail, image}`, each as `store.latency.*`: `{min_ms, max_ms}` (uniform), `{fixed_ms}`,\n  `{median_ms, spread, max_ms}` (lognormal), or with `distribution` named; drawn for every answer of\n  that kind of route (`list`: pages, items, writes, the change feed; `detail`; `image`: the image bytes,\n  Picsum's too) and added to whatever else holds it.\n- `bandwidth`: `{kbps, first_byte_ms}`: every answer's body goes out at that rate, after that delay (the\n  head at once with the whole `Content-Length`, the body in slices on a loop timer every 50 ms). A\n  request's own `?kbps=` or `X-Bandwidth-Kbps` wins.\n- `rate_limit`: `{requests, per_s, burst}`: per client (`X-Client-Id`, else its address), a bucket of\n  `burst` (default `requests`) refilled at `requests/per_s` a second; a request over it is 429\n  `injected-fault` with `Retry-After`, and every answer of the dataset carries `RateLimit-Policy:\n  \"profile\";q=<requests>;w=<per_s>` and `RateLimit: \"profile\";r=<left>;t=<seconds to full>`.\n- `auth`: `{token_ttl_s}`: every request wants a token from `POST /auth/token` (401 with\n  `WWW-Authenticate: Bearer error=\"invalid_token\"` when it is missing, unknown, revoked or expired).\n  Tokens stay when the profile is set again.\n\nIn order: an outage answers first; then the rate limit counts the request; then the token is checked; then\nthe script. Latency, bandwidth and the rate-limit fields apply to every answer, those included.\n\nA step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not\nanswer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only\nrequests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;\n`left`, `active`, `remaining_ms` and `tokens` are ignored); `{}` clears the profile.\n\nThe profile is kept in memory by this server: a restart forgets it, and servers that share a store do not\nshare it. Dropping or expiring the dataset drops it. An unknown member is 400 `invalid-body`. 507\n`dataset-limit` past 10,000 profiles or 16 MiB of them in all (their clients' buckets and tokens\nincluded).\n",
+                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n- `faults`: `{rate, kinds, fail_first, seed}`: the dataset's requests that carry no fault parameter of their\n  own meet these, as `?fail_rate=`, `?fail=` and `?fail_first=` would give them.\n- `latency`: `{list, detail, image}`, each as `store.latency.*`: `{min_ms, max_ms}` (uniform), `{fixed_ms}`,\n  `{median_ms, spread, max_ms}` (lognormal), or with `distribution` named; drawn for every answer of\n  that kind of route (`list`: pages, items, writes, the change feed; `detail`; `image`: the image bytes,\n  Picsum's too) and added to whatever else holds it.\n- `bandwidth`: `{kbps, first_byte_ms}`: every answer's body goes out at that rate, after that delay (the\n  head at once with the whole `Content-Length`, the body in slices on a loop timer every 50 ms). A\n  request's own `?kbps=` or `X-Bandwidth-Kbps` wins.\n- `rate_limit`: `{requests, per_s, burst}`: per client (`X-Client-Id`, else its address), a bucket of\n  `burst` (default `requests`) refilled at `requests/per_s` a second; a request over it is 429\n  `injected-fault` with `Retry-After`, and every answer of the dataset carries `RateLimit-Policy:\n  \"profile\";q=<requests>;w=<per_s>` and `RateLimit: \"profile\";r=<left>;t=<seconds to full>`.\n- `auth`: `{token_ttl_s}`: every request wants a token from `POST /auth/token` (401 with\n  `WWW-Authenticate: Bearer realm=\"ListServer\"` when it is missing, with `error=\"invalid_token\"` when it is\n  unknown, revoked or expired).\n  Tokens stay when the profile is set again.\n\nIn order: an outage answers first; then the rate limit counts the request; then the token is checked; then\nthe script. Latency, bandwidth and the rate-limit fields apply to every answer, those included.\n\nA step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not\nanswer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only\nrequests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;\n`left`, `active`, `remaining_ms` and `tokens` are ignored); `{}` clears the profile.\n\nThe profile is stored before the answer: a restart sets it again (its outage at the phase it had), and\nservers that share a PostgreSQL store set it within moments. Script counts, rate-limit buckets and tokens\nare each server's own. Dropping or expiring the dataset drops it. An unknown member is 400 `invalid-body`. 507\n`dataset-limit` past 10,000 profiles or 16 MiB of them in all (their clients' buckets and tokens\nincluded).\n",
                 "security": [
                   {
                     "adminToken": []
@@ -12350,7 +12353,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "revokeTokens",
                 "summary": "Expire every token of a dataset now",
-                "description": "Every token the dataset issued is refused from now on (401 with `WWW-Authenticate: Bearer\nerror=\"invalid_token\"`), so an app's sign-in-again path can be tested. 204, no body.\n",
+                "description": "Every token the dataset issued is refused from now on (401, `error=\"invalid_token\"` in `WWW-Authenticate`),\nso an app's sign-in-again path can be tested. 204, no body. It takes no credentials (a test harness's\nroute, as `/auth/token` is).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/X-Dataset"
@@ -13331,9 +13334,9 @@ enum OpenAPIDocument {
                 "required": true,
                 "schema": {
                   "type": "string",
-                  "pattern": "^Bearer error=\"invalid_token\""
+                  "pattern": "^Bearer realm=\"ListServer\""
                 },
-                "example": "Bearer error=\"invalid_token\", error_description=\"the token expired\""
+                "example": "Bearer realm=\"ListServer\", error=\"invalid_token\", error_description=\"the token expired\""
               },
               "WWW-Authenticate": {
                 "description": "The scheme and realm the admin endpoints take.",
@@ -17409,5 +17412,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x888427CB9A47B52E
+    static let yamlFNV1a64: UInt64 = 0x39F2CA067D5F35F1
 }

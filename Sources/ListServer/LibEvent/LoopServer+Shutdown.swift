@@ -40,9 +40,7 @@ extension LoopServer {
     /// Sends with `Connection: close` (truncated, if that is the response's fault) and counts the
     /// answer until evhttp has written it.
     func sendWhileDraining(_ response: HTTPResponse, to request: EvHTTPRequest, requestID: String) {
-        if request.onComplete(loopServerCompleteCallback, context: Unmanaged.passUnretained(self).toOpaque()) {
-            unwritten += 1
-        }
+        countUntilWritten(request)
         if response.fault == .truncated {
             request.sendTruncated(response, requestID: requestID, buffer: replyBuffer)
         } else {
@@ -51,6 +49,13 @@ extension LoopServer {
         // Never free evhttp from here: at the deadline this runs in a loop over the requests still waiting,
         // and freeing evhttp would free the ones not yet answered under it.
         loop.execute { [self] in freeIfDrained() }
+    }
+
+    /// Counts `request`'s answer, about to be sent, until evhttp has written it: a drain waits for it.
+    func countUntilWritten(_ request: EvHTTPRequest) {
+        if request.onComplete(loopServerCompleteCallback, context: Unmanaged.passUnretained(self).toOpaque()) {
+            unwritten += 1
+        }
     }
 
     /// evhttp calls this from inside its own write callback, which goes on using the connection

@@ -257,9 +257,17 @@ extension LoopServer {
             Unmanaged.passUnretained(stream).release()  // the close callback's reference
         }
         let bufferevent = stream.request.connectionBufferevent  // before: ending may free the request
-        evhttp_send_reply_end(stream.request.raw)
         // As for every answer (LoopServer+Flush.swift), at once: the guard's filter moves output only when pushed.
-        if let bufferevent { bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL) }
+        // Chunked (HTTP/1.1), the end adds the last chunk and waits for it to be written: pushed after. Unchunked
+        // (HTTP/1.0, whose end is the connection's), evhttp frees the connection inside the end when the output
+        // is empty: pushed before, and not touched after.
+        if stream.chunked {
+            evhttp_send_reply_end(stream.request.raw)
+            if let bufferevent { bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL) }
+        } else {
+            if let bufferevent { bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL) }
+            evhttp_send_reply_end(stream.request.raw)
+        }
     }
 
     /// Closes a stream's connection (a subscriber that stopped reading), on the next turn of the loop: this may run

@@ -83,19 +83,25 @@ extension LoopServer {
             _ = evbuffer_add(replyBuffer, bytes.baseAddress, bytes.count)
         }
         answer.offset = end
-        let bufferevent = answer.request.connectionBufferevent
         evhttp_send_reply_chunk(answer.request.raw, replyBuffer)
+        evbuffer_drain(replyBuffer, evbuffer_get_length(replyBuffer))  // what evhttp did not take: the next reply's
+        // Pushed now (the guard's filter moves output only when pushed), and before the end: for a connection
+        // that closes after its answer (`Connection: close`, HTTP/1.0), evhttp frees it inside
+        // `evhttp_send_reply_end` when the output is empty, and it must not be touched after that.
+        if let bufferevent = answer.request.connectionBufferevent {
+            bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL)
+        }
         if answer.offset == body.count {
             finishThrottled(answer)
         } else {
             answer.timer = loop.schedule(after: Self.throttleInterval) { [self] in sendSlice(of: answer) }
         }
-        if let bufferevent { bufferevent_flush(bufferevent, Int16(EV_WRITE), BEV_NORMAL) }
     }
 
     /// The whole body is handed over: the answer ends, and the connection serves the next request.
     private func finishThrottled(_ answer: ThrottledAnswer) {
         throttled[answer.token] = nil
+        answer.timer = nil  // its closure holds the answer: the cycle ends here
         if let bufferevent = answer.request.connectionBufferevent {
             connections[bufferevent]?.streaming = false
         }
@@ -103,7 +109,9 @@ extension LoopServer {
             evhttp_connection_set_closecb(connection, nil, nil)
             Unmanaged.passUnretained(answer).release()  // the close callback's reference
         }
-        evhttp_send_reply_end(answer.request.raw)
+        // While draining, evhttp must not be freed before the rest is written (it would cut the body short).
+        if draining { countUntilWritten(answer.request) }
+        evhttp_send_reply_end(answer.request.raw)  // may free the request and its connection: neither is used after
         observer.end(answer.exchange, answer.response)
         if draining { loop.execute { [self] in freeIfDrained() } }
     }
@@ -121,6 +129,7 @@ extension LoopServer {
     fileprivate func throttledClosed(_ answer: ThrottledAnswer) {
         answer.closed = true
         answer.timer?.cancel()
+        answer.timer = nil
         guard throttled.removeValue(forKey: answer.token) != nil else { return }
         observer.end(answer.exchange, HTTPResponse(status: 0))
         if evhttp_request_get_connection(answer.request.raw) == nil {

@@ -150,12 +150,13 @@ extension Router {
         )
     }
 
-    /// What `fail_first` counts attempts at: the path and the query without the control parameters, so
-    /// `/items?page=2&fail_first=2` and `/items?fail_first=2&page=2&delay_ms=10` are the same resource.
+    /// What `fail_first` counts attempts at: the path and the query without the control parameters and the
+    /// token, so `/items?page=2&fail_first=2` and `/items?fail_first=2&page=2&delay_ms=10&kbps=64` are the same
+    /// resource, and a renewed `access_token` does not start the count over (nor does a token get into a store).
     static func faultResource(_ target: RequestTarget) -> String {
         let controlNames: Set = [
             RequestControls.Name.delay, RequestControls.Name.fail, RequestControls.Name.failRate,
-            RequestControls.Name.failFirst,
+            RequestControls.Name.failFirst, RequestControls.Name.kbps, "access_token",
         ]
         let items = ((try? target.queryItems()) ?? []).filter { !controlNames.contains($0.name) }
         return target.path + "?" + items.map { $0.name + "=" + $0.value }.joined(separator: "&")

@@ -202,12 +202,18 @@ extension Router {
                         + "rate_limit lets it; again in \(seconds) s",
                     headers: ["Retry-After": String(seconds)], status: 429
                 ).response())
-        case .unauthorized(let reason):
+        case .unauthorized(let reason, let carried):
+            // RFC 6750 §3.1: a request without a token gets the challenge alone; one whose token is not good,
+            // `invalid_token` and why.
+            let challenge =
+                carried
+                ? "Bearer realm=\"ListServer\", error=\"invalid_token\", error_description=\"\(reason)\""
+                : "Bearer realm=\"ListServer\""
             return .response(
                 Problem(
                     .unauthorized,
                     detail: "dataset \(Problem.quoted(dataset)): \(reason); get one with POST /auth/token",
-                    headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\", error_description=\"\(reason)\""]
+                    headers: ["WWW-Authenticate": challenge]
                 ).response())
         case .scripted(let answer, let step, let left):
             var scripted = outcome
