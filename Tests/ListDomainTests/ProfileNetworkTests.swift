@@ -20,7 +20,7 @@ struct ProfileNetworkTests {
     }
 
     func verdict(
-        _ dataset: String = "x", client: String = "a", token: String? = nil, kind: ProfileRequest.Kind = .list
+        _ dataset: String = "x", client: String = "a", token: UInt128? = nil, kind: ProfileRequest.Kind = .list
     ) -> ProfileRegistry.Verdict? {
         registry.verdict(dataset) { _ in
             ProfileRequest(method: "GET", route: "/items", query: [], kind: kind, client: client, token: token)
@@ -86,7 +86,7 @@ struct ProfileNetworkTests {
 
     @Test("a dataset with auth refuses a missing, unknown or expired token, and takes one it issued")
     func tokens() throws {
-        #expect(registry.issue("t0", for: "x") == nil)  // no profile: nothing to remember
+        #expect(registry.issue(0, for: "x") == nil)  // no profile: nothing to remember
         registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 30)), for: "x")
         guard case .unauthorized(let missing, let carried) = verdict()?.decision else {
             Issue.record("no token should be refused")
@@ -94,43 +94,43 @@ struct ProfileNetworkTests {
         }
         #expect(missing.contains("carries none") && !carried)
         #expect(
-            verdict(token: "nope")?.decision
+            verdict(token: 0xDEAD)?.decision
                 == .unauthorized(reason: "the token is not one this dataset issued, or it was revoked", carried: true))
-        let issued = try #require(registry.issue("t1", for: "x"))
+        let issued = try #require(registry.issue(1, for: "x"))
         #expect(issued.expiresIn == 30)
-        #expect(verdict(token: "t1")?.decision == nil)
+        #expect(verdict(token: 1)?.decision == nil)
         clock.advance(.seconds(29))
-        #expect(verdict(token: "t1")?.decision == nil)
+        #expect(verdict(token: 1)?.decision == nil)
         clock.advance(.seconds(1))
-        #expect(verdict(token: "t1")?.decision == .unauthorized(reason: "the token expired", carried: true))
+        #expect(verdict(token: 1)?.decision == .unauthorized(reason: "the token expired", carried: true))
         #expect(registry.statistics.unauthorized == 3)
     }
 
     @Test("tokens survive a new profile, and a revoke expires them all")
     func revoke() {
         registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x")
-        registry.issue("t1", for: "x")
-        registry.issue("t2", for: "x")
+        registry.issue(1, for: "x")
+        registry.issue(2, for: "x")
         registry.set(DatasetProfile(outage: .init(forMs: 1, everyMs: 1000), auth: .init(tokenTTLSeconds: 60)), for: "x")
         clock.advance(.milliseconds(5))
-        #expect(verdict(token: "t2")?.decision == nil)
+        #expect(verdict(token: 2)?.decision == nil)
         #expect(registry.revokeTokens(of: "x") == 2)
-        #expect(verdict(token: "t1")?.decision != nil)
+        #expect(verdict(token: 1)?.decision != nil)
         #expect(registry.entry(of: "x")?.entry.tokenCount == 0)
     }
 
     @Test("at most maximumTokens per dataset: the one that expires first makes room")
     func tokenBound() {
         registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x")
-        registry.issue("first", for: "x")
+        registry.issue(0xF1F1, for: "x")
         clock.advance(.seconds(1))
-        for index in 1..<ProfileRegistry.maximumTokens { registry.issue("t\(index)", for: "x") }
+        for index in 1..<ProfileRegistry.maximumTokens { registry.issue(UInt128(index), for: "x") }
         #expect(registry.entry(of: "x")?.entry.tokenCount == ProfileRegistry.maximumTokens)
-        registry.issue("last", for: "x")
+        registry.issue(0xAAAA, for: "x")
         #expect(registry.entry(of: "x")?.entry.tokenCount == ProfileRegistry.maximumTokens)
-        #expect(verdict(token: "first")?.decision != nil)
-        #expect(verdict(token: "last")?.decision == nil)
-        #expect(verdict(token: "t1")?.decision == nil)
+        #expect(verdict(token: 0xF1F1)?.decision != nil)
+        #expect(verdict(token: 0xAAAA)?.decision == nil)
+        #expect(verdict(token: 1)?.decision == nil)
     }
 
     @Test("an outage comes before the rate limit, the rate limit before the token, the token before the script")

@@ -105,6 +105,20 @@ struct ProfileRegistryTests {
         #expect(registry.decide("x", { request() })?.step == 0)
     }
 
+    @Test("the filter of profiled names never hides a profile, however names come and go (600 names, 256 bits)")
+    func nameFilter() {
+        let registry = self.registry
+        let profile = DatasetProfile(outage: .init(forMs: 1000))
+        for index in 0..<600 { registry.set(profile, for: "run-\(index)") }
+        for index in 0..<600 where index % 3 != 0 { registry.set(nil, for: "run-\(index)") }
+        for index in 0..<600 {
+            let decided = registry.decide("run-\(index)", { request() })
+            #expect((decided != nil) == (index % 3 == 0), "run-\(index)")
+        }
+        registry.set(profile, for: "run-1")
+        #expect(registry.decide("run-1", { request() }) != nil)
+    }
+
     @Test("at most `capacity` datasets have a profile; replacing one still works when full")
     func capacity() {
         let registry = self.registry

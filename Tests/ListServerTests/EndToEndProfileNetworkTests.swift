@@ -120,8 +120,8 @@ struct EndToEndProfileNetworkTests {
                 let paced = try await fetch(port: app.port, target, headers: headers)
                 let took = Self.seconds(since: start)
                 #expect(paced.status == 200 && Double(paced.body.count) == bytes)
-                // 8,000 bytes a second, the first slice at once.
-                #expect(took >= bytes / 8000 - 0.06 && took < bytes / 8000 + 0.5, "\(took) s for \(bytes) bytes")
+                // 8,000 bytes a second, the first slice at once (and a loaded machine may be slower, not faster).
+                #expect(took >= bytes / 8000 - 0.06 && took < 3 * bytes / 8000 + 1, "\(took) s for \(bytes) bytes")
             }
             #expect(try await fetch(port: app.port, "/items?kbps=0").status == 400)
             #expect(try await fetch(port: app.port, "/items", headers: ["X-Bandwidth-Kbps: fast"]).status == 400)

@@ -176,11 +176,15 @@ public struct ProfileRequest: Sendable {
     /// Who is asking, for the rate limit: `X-Client-Id`, else the peer's address.
     public var client: String
     /// The bearer token it carries, if any.
-    public var token: String?
+    /// The bearer token it carries, as the number it writes (32 hex digits: ``BearerTokens``); nil without one, or
+    /// with one that is not such a number.
+    public var token: UInt128?
+    /// Whether it carries a token at all (a malformed one included).
+    public var carriesToken: Bool
 
     public init(
         method: String, route: String, query: [DatasetProfile.Match.Parameter], kind: Kind = .list,
-        client: String = "", token: String? = nil
+        client: String = "", token: UInt128? = nil, carriesToken: Bool? = nil
     ) {
         self.method = method
         self.route = route
@@ -188,6 +192,7 @@ public struct ProfileRequest: Sendable {
         self.kind = kind
         self.client = client
         self.token = token
+        self.carriesToken = carriesToken ?? (token != nil)
     }
 }
 

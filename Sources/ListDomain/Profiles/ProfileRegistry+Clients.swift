@@ -8,18 +8,19 @@ extension ProfileRegistry {
     public static let maximumTokens = 1000
     /// The longest client key kept (`X-Client-Id` is the client's to choose): longer ones are cut.
     static let maximumClientKeyBytes = 128
-    /// What a bucket or a token costs beyond its key, about.
+    /// What a bucket costs beyond its key, about, and what a token costs.
     static let clientEntryBytes = 64
+    static let tokenBytes = 64
 
     /// A token for `dataset`, valid `tokenTTLSeconds` of its profile's ``DatasetProfile/Auth`` from now; `token` is
     /// what the caller made (random). Nil when the dataset's profile wants no token (nothing to remember), or
     /// when the profiles hold as much as they may.
     @discardableResult
-    public func issue(_ token: String, for dataset: String) -> (token: String, expiresIn: Int)? {
+    public func issue(_ token: UInt128, for dataset: String) -> (token: UInt128, expiresIn: Int)? {
         let now = now()
         return entries.withLock { entries in
             guard let ttl = entries.profiles[dataset]?.profile.auth?.tokenTTLSeconds else { return nil }
-            let cost = Self.clientEntryBytes + token.utf8.count
+            let cost = Self.tokenBytes
             // The dataset's expired tokens go first when room is short: they let no one in.
             let short = entries.bytes + cost > Self.maximumBytes
             entries.bytes -= entries.profiles[dataset]!.makeRoomForToken(now: now, sweep: short)
@@ -36,7 +37,7 @@ extension ProfileRegistry {
         entries.withLock { entries in
             guard let tokens = entries.profiles[dataset]?.tokens else { return 0 }
             entries.profiles[dataset]!.tokens = [:]
-            entries.bytes -= tokens.keys.reduce(0) { $0 + Self.clientEntryBytes + $1.utf8.count }
+            entries.bytes -= tokens.count * Self.tokenBytes
             return tokens.count
         }
     }
@@ -54,7 +55,7 @@ extension ProfileRegistry.Entry {
     func bytes(_ dataset: String) -> Int {
         profile.approximateBytes + dataset.utf8.count
             + buckets.keys.reduce(0) { $0 + ($1.isEmpty ? 0 : ProfileRegistry.clientEntryBytes + $1.utf8.count) }
-            + tokens.keys.reduce(0) { $0 + ProfileRegistry.clientEntryBytes + $1.utf8.count }
+            + tokens.count * ProfileRegistry.tokenBytes
     }
 
     /// Counts one request of `client` against `limit`: its standing afterwards, and when refused, when it may ask
@@ -112,8 +113,9 @@ extension ProfileRegistry.Entry {
     }
 
     /// Why `token` does not let a request in (missing, unknown, expired); nil when it does.
-    func refusal(of token: String?, now: Duration) -> String? {
-        guard let token else { return "the dataset's profile wants a bearer token, and the request carries none" }
+    func refusal(of token: UInt128?, carried: Bool, now: Duration) -> String? {
+        guard carried else { return "the dataset's profile wants a bearer token, and the request carries none" }
+        guard let token else { return "the token is not one this dataset issued (32 hex digits), or it was revoked" }
         guard let expiry = tokens[token] else { return "the token is not one this dataset issued, or it was revoked" }
         guard now < expiry else { return "the token expired" }
         return nil
@@ -126,11 +128,11 @@ extension ProfileRegistry.Entry {
         var freed = 0
         for (token, expiry) in tokens where expiry <= now {
             tokens[token] = nil
-            freed += ProfileRegistry.clientEntryBytes + token.utf8.count
+            freed += ProfileRegistry.tokenBytes
         }
         if tokens.count >= ProfileRegistry.maximumTokens, let first = tokens.min(by: { $0.value < $1.value }) {
             tokens[first.key] = nil
-            freed += ProfileRegistry.clientEntryBytes + first.key.utf8.count
+            freed += ProfileRegistry.tokenBytes
         }
         return freed
     }

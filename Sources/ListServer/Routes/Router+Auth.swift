@@ -15,7 +15,7 @@ extension Router {
     func issueToken(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         let dataset = try Self.listName(request.headers)
         var random = SystemRandomNumberGenerator()
-        let token = (0..<2).map { _ in Self.hex(random.next()) }.joined()
+        let token = UInt128(random.next()) << 64 | UInt128(random.next())
         var expiresIn = Self.untrackedTokenSeconds
         if profiles.entry(of: dataset)?.entry.profile.auth != nil {
             guard let issued = profiles.issue(token, for: dataset) else {
@@ -28,7 +28,7 @@ extension Router {
         }
         var json = JSONWriter(capacity: 128)
         json.append(raw: "{\"access_token\":")
-        json.append(string: token)
+        json.append(string: Self.hex(token))
         json.append(raw: ",\"token_type\":\"Bearer\",\"expires_in\":")
         json.append(integer: expiresIn)
         json.append(raw: "}")
@@ -43,9 +43,9 @@ extension Router {
         return HTTPResponse(status: 204)
     }
 
-    /// `value` as 16 lowercase hex digits.
-    private static func hex(_ value: UInt64) -> String {
+    /// `value` as 32 lowercase hex digits.
+    static func hex(_ value: UInt128) -> String {
         let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return String(repeating: "0", count: 32 - digits.count) + digits
     }
 }

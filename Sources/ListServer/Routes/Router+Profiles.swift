@@ -150,11 +150,14 @@ extension Router {
         // The query is decoded only when a step looks at it, or it may hold the token (a `<img>`'s).
         if needs.query || (needs.token && token == nil && target.query?.contains("access_token=") == true) {
             query = ((try? target.queryItems()) ?? []).map { .init(name: $0.name, value: $0.value) }
-            token = token ?? query.first { $0.name == "access_token" }?.value
+            if token == nil, let text = query.first(where: { $0.name == "access_token" })?.value {
+                token = (tokenValue(text.utf8), true)
+            }
         }
         return ProfileRequest(
             method: request.method.name, route: Route.templates[route.rawValue], query: query, kind: profileKind(route),
-            client: needs.client ? request.headers["X-Client-Id"] ?? request.peer : "", token: token)
+            client: needs.client ? request.headers["X-Client-Id"] ?? request.peer : "", token: token?.value,
+            carriesToken: token != nil)
     }
 
     /// Which of a profile's latencies a route's answers get.
@@ -169,13 +172,31 @@ extension Router {
         }
     }
 
-    /// The token of `Authorization: Bearer <token>` (the scheme in any case), if the request carries one.
-    static func bearerToken(_ headers: HTTPHeaders) -> String? {
-        guard let value = headers["Authorization"], value.utf8.count > 7,
-            HTTPHeaders.equalIgnoringASCIICase(value.utf8.prefix(7), "bearer ".utf8)
+    /// The token of `Authorization: Bearer <token>` (the scheme in any case), if the request carries one: its
+    /// number when it is one (``tokenValue(_:)``), nil when it is not.
+    static func bearerToken(_ headers: HTTPHeaders) -> (value: UInt128?, carried: Bool)? {
+        guard let field = headers["Authorization"], field.utf8.count > 7,
+            HTTPHeaders.equalIgnoringASCIICase(field.utf8.prefix(7), "bearer ".utf8)
         else { return nil }
-        let token = value.dropFirst(7).drop { $0 == " " }
-        return token.isEmpty ? nil : String(token)
+        return (tokenValue(field.utf8.dropFirst(7)), true)
+    }
+
+    /// A token's number: exactly 32 hex digits, as `POST /auth/token` writes them; nil for anything else. Read from
+    /// the bytes in place: no string is made or hashed per request.
+    static func tokenValue(_ text: some Collection<UInt8>) -> UInt128? {
+        guard text.count == 32 else { return nil }
+        var value: UInt128 = 0
+        for byte in text {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt128(digit)
+        }
+        return value
     }
 
     /// The answer a profile's decision gives in place of the route's (`outcome`, which a step's wire fault or
