@@ -119,6 +119,22 @@ struct ProfileRegistryTests {
         #expect(registry.decide("run-1", { request() }) != nil)
     }
 
+    @Test("a profile is idle once no request met it (nor was it set) for the time given")
+    func idleProfiles() {
+        let registry = self.registry
+        registry.set(DatasetProfile(outage: .init(forMs: 1, everyMs: 86_400_000)), for: "met")
+        registry.set(DatasetProfile(outage: .init(forMs: 1, everyMs: 86_400_000)), for: "left")
+        clock.advance(.seconds(3))
+        _ = registry.decide("met", { request() })
+        clock.advance(.seconds(2))
+        #expect(registry.idle(for: .seconds(4), limit: 10) == ["left"])
+        clock.advance(.seconds(2))
+        #expect(Set(registry.idle(for: .seconds(4), limit: 10)) == ["met", "left"])
+        #expect(registry.idle(for: .seconds(4), limit: 1).count == 1)
+        registry.set(DatasetProfile(outage: .init(forMs: 5)), for: "left")  // set again: in use
+        #expect(registry.idle(for: .seconds(4), limit: 10) == ["met"])
+    }
+
     @Test("at most `capacity` datasets have a profile; replacing one still works when full")
     func capacity() {
         let registry = self.registry

@@ -85,4 +85,32 @@ struct EndToEndProfileTests {
             }
         }
     }
+
+    @Test("a profile nobody meets for data.dataset_ttl_s goes, stored too, even on a dataset never written to")
+    func idleProfileExpires() async throws {
+        try await withTemporaryFolder { folder in
+            let configure: @Sendable (inout Settings) -> Void = {
+                $0.dataPath = folder + "/lists.sqlite"
+                $0.datasetTTLSeconds = 1
+            }
+            let body = #"{"latency":{"list":{"fixed_ms":1}}}"#
+            try await withServer(configure: configure) { app throws in
+                #expect(try await Self.putProfile(port: app.port, "idle", body).status == 200)
+                #expect(try await Self.putProfile(port: app.port, "busy", body).status == 200)
+                // "busy" is met every 200 ms; "idle" never. The sweep runs every second; 1 s of TTL and a pass.
+                _ = try await waitUntil("the idle profile to go", timeout: .seconds(8), every: .milliseconds(200)) {
+                    _ = try await fetch(port: app.port, "/d/busy/items?limit=1")
+                    return try await fetch(port: app.port, "/admin/datasets/idle/profile").jsonObject()
+                } isDone: {
+                    $0["latency"] == nil
+                }
+                let busy = try await fetch(port: app.port, "/admin/datasets/busy/profile").jsonObject()
+                #expect(busy["latency"] != nil)
+            }
+            try await withServer(configure: configure) { app throws in
+                let idle = try await fetch(port: app.port, "/admin/datasets/idle/profile").jsonObject()
+                #expect(idle["latency"] == nil, "the store still had it: \(idle)")
+            }
+        }
+    }
 }

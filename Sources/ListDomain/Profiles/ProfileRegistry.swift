@@ -28,11 +28,14 @@ public final class ProfileRegistry: Sendable {
         /// When it was set by the store's clock (``StoredProfile/setAt``): a server told of a change that is this
         /// one already (its own, heard back) leaves it be.
         public var setAt: WallTime?
+        /// When a request last met it (or it was set): one nobody meets for the datasets' time-to-live goes.
+        var lastUsed: Duration
 
         public init(profile: DatasetProfile, since: Duration, left: [Int]) {
             self.profile = profile
             self.since = since
             self.left = left
+            lastUsed = since
             let (seconds, attoseconds) = since.components
             random = SplitMix64(seed: profile.faults?.seed ?? UInt64(truncatingIfNeeded: seconds ^ attoseconds))
             policyField = profile.rateLimit.map { "\"profile\";q=\($0.requests);w=\($0.perSeconds)" } ?? ""
@@ -174,6 +177,14 @@ public final class ProfileRegistry: Sendable {
     /// The datasets that have a profile.
     public var datasets: [String] { entries.withLock { Array($0.profiles.keys) } }
 
+    /// The datasets whose profile no request met (and nobody set) for `unused` or more, at most `limit`.
+    public func idle(for unused: Duration, limit: Int) -> [String] {
+        let now = now()
+        return entries.withLock { entries in
+            Array(entries.profiles.lazy.filter { now - $0.value.lastUsed >= unused }.map(\.key).prefix(limit))
+        }
+    }
+
     /// The profile of `dataset` as it stands, and how long ago it was set; nil without one.
     public func entry(of dataset: String) -> (entry: Entry, elapsed: Duration)? {
         let now = now()
@@ -211,6 +222,7 @@ extension ProfileRegistry.Entry {
         budget: inout Int
     ) -> ProfileRegistry.Verdict {
         let step = left.firstIndex { $0 > 0 }
+        lastUsed = max(lastUsed, now)
         let request = request(
             ProfileRequest.Needs(
                 query: step.map { !profile.script[$0].match.query.isEmpty } ?? false,

@@ -119,6 +119,9 @@ final class Application: Sendable {
             expired: { [faults = router.faultInjectors, profiles = router.profiles] name in
                 faults.drop(name)
                 profiles.set(nil, for: name)
+            },
+            expireProfiles: { unused in
+                _ = await router.expireIdleProfiles(unusedFor: unused, limit: DatasetLifecycle.expiriesPerPass)
             })
         return Application(
             settings: settings, cache: cache, images: images, observability: observability, writes: writes,

@@ -32,9 +32,12 @@ enum DatasetLifecycle {
     /// - Parameters:
     ///   - ttl: ``SettingKey/datasetTTLSeconds``; zero never expires anything.
     ///   - expired: Told each dataset removed (the server forgets its fault counters).
+    ///   - expireProfiles: Asked, each pass, to drop the profiles nobody met for the time given (`ttl` and an
+    ///     interval, as a dataset's rows): a profile of a dataset never written to has no rows to expire with.
     static func start(
         writes: WriteCoordinator, ttl: Duration, wallClock: @escaping @Sendable () -> WallTime,
-        expired: @escaping @Sendable (String) -> Void
+        expired: @escaping @Sendable (String) -> Void,
+        expireProfiles: @escaping @Sendable (Duration) async -> Void = { _ in }
     ) -> Task<Void, Never> {
         let interval = interval(ttl: ttl)
         let ticksPerSweep = max(1, Int(interval / tick))
@@ -50,6 +53,7 @@ enum DatasetLifecycle {
                 for name in await sweep(writes: writes, ttl: ttl, interval: interval, now: wallClock()) {
                     expired(name)
                 }
+                if ttl > .zero { await expireProfiles(ttl + interval) }
             }
         }
     }

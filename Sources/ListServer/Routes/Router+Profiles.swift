@@ -95,6 +95,26 @@ extension Router {
         for name in profiles.datasets where stored[name] == nil { applyStored(nil, of: name) }
     }
 
+    /// Drops the profiles no request met (and nobody set) for `unused`, the stored ones too: a dataset that only
+    /// has a profile has no rows to expire with (`DatasetLifecycle`). Returns the datasets whose profile went. Not
+    /// with a store that servers share: each server sees only its own requests, and one would drop a profile that
+    /// another's clients use. A store that fails leaves the rest to the next pass.
+    func expireIdleProfiles(unusedFor unused: Duration, limit: Int) async -> [String] {
+        guard !writes.store.isShared else { return [] }
+        var removed: [String] = []
+        for name in profiles.idle(for: unused, limit: limit) {
+            do throws(StoreFailure) {
+                try await writes.store.setProfile(nil, of: name)
+            } catch {
+                break
+            }
+            profiles.set(nil, for: name)
+            faultInjectors.reseed(name, seed: nil)
+            removed.append(name)
+        }
+        return removed
+    }
+
     /// The profile of `name` as it stands; a dataset without one has the empty profile (no outage, no steps).
     func profileResponse(_ name: String) -> HTTPResponse {
         let (entry, elapsed) =
