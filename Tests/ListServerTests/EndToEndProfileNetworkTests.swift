@@ -95,6 +95,35 @@ struct EndToEndProfileNetworkTests {
         }
     }
 
+    @Test("paced bodies are held to the output budget: one more is 503 server-busy; a hang-up makes room")
+    func pacedBodiesBounded() async throws {
+        try await withServer(configure: {
+            $0.threads = 1
+            $0.limits.maxOutputBytes = 20_000  // one 100-item page (about 15 KB), not two
+        }) { app throws in
+            let first = try RawHTTPConnection(port: app.port)
+            try first.request("GET", "/items?limit=100&kbps=8")  // about 15 s to send
+            try await Task.sleep(for: .milliseconds(300))
+            let refused = try await fetch(port: app.port, "/items?limit=100&page=2&kbps=8")
+            #expect(refused.status == 503)
+            #expect(refused.header("Retry-After") == "1")
+            #expect(refused.text.contains("server-busy"))
+            first.hangUp()
+            let admitted = try await waitUntil("the hang-up to make room") {
+                try await offPool { () -> Int in
+                    let connection = try RawHTTPConnection(port: app.port)
+                    try connection.request("GET", "/items?limit=100&page=3&kbps=8")
+                    let head = try connection.readStreamHead().status
+                    connection.hangUp()
+                    return head
+                }
+            } isDone: {
+                $0 == 200
+            }
+            #expect(admitted == 200)
+        }
+    }
+
     @Test("a server that shuts down sends what its paced answers have left, whole")
     func drainSendsTheRest() async throws {
         let app = try await Application.start(settings: testSettings())

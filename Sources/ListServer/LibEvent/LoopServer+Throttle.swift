@@ -33,7 +33,10 @@ final class ThrottledAnswer {
 /// Answers sent at a rate: the head at once (with the whole `Content-Length`), then the body in slices on a loop
 /// timer, ``throttleInterval`` apart, each a rate's worth of that interval. No thread waits, and a client that
 /// hangs up frees everything at once (the connection's close callback, as for a stream). A drain sends what is
-/// left at once.
+/// left at once. What paced bodies hold is bounded like unread answers: the loop's share of
+/// ``SettingKey/maxOutputBytes`` (``LoopServer/outputBudget``); one more that would pass it is answered 503
+/// `server-busy` with `Retry-After`, not sent faster than it asked (a client at `?kbps=1` holds its body for
+/// minutes).
 extension LoopServer {
     /// The time between two slices of a throttled answer.
     static let throttleInterval: Duration = .milliseconds(50)
@@ -43,14 +46,28 @@ extension LoopServer {
         Int((Double(rate) * (throttleInterval / .seconds(1))).rounded(.up))
     }
 
-    /// Starts sending `response` for pending request `token` at its rate; false (nothing done) when there is
-    /// nothing to pace: no body on the wire (HEAD), a body within the first slice, or a drain under way.
+    /// Starts sending `response` for pending request `token` at its rate, or answers it 503 when the paced bodies
+    /// hold the loop's share of the output budget; false (nothing done) when there is nothing to pace: no body on
+    /// the wire (HEAD), a body within the first slice, or a drain under way.
     func startThrottled(_ token: UInt64, _ response: HTTPResponse) -> Bool {
         guard let entry = pending[token], !draining,
             response.body.count > Self.firstSlice(atRate: response.bytesPerSecond ?? response.body.count),
             evhttp_request_get_command(entry.request.raw) != EVHTTP_REQ_HEAD,
             let connection = evhttp_request_get_connection(entry.request.raw)
         else { return false }
+        guard throttledBytes + response.body.count <= outputBudget else {
+            answer(
+                token,
+                with: Problem(
+                    .serverBusy,
+                    detail: "the server holds \(throttledBytes) bytes of answers going out at a rate "
+                        + "(\(SettingKey.maxOutputBytes.name)), and this one is \(response.body.count) bytes; "
+                        + "retry shortly",
+                    headers: ["Retry-After": "1"]
+                ).response())
+            return true
+        }
+        throttledBytes += response.body.count
         pending[token] = nil
         entry.timer?.cancel()
         let answer = ThrottledAnswer(
@@ -82,6 +99,7 @@ extension LoopServer {
         body[answer.offset..<end].withUnsafeBytes { bytes in
             _ = evbuffer_add(replyBuffer, bytes.baseAddress, bytes.count)
         }
+        throttledBytes -= end - answer.offset
         answer.offset = end
         evhttp_send_reply_chunk(answer.request.raw, replyBuffer)
         evbuffer_drain(replyBuffer, evbuffer_get_length(replyBuffer))  // what evhttp did not take: the next reply's
@@ -131,6 +149,7 @@ extension LoopServer {
         answer.timer?.cancel()
         answer.timer = nil
         guard throttled.removeValue(forKey: answer.token) != nil else { return }
+        throttledBytes -= answer.response.body.count - answer.offset
         observer.end(answer.exchange, HTTPResponse(status: 0))
         if evhttp_request_get_connection(answer.request.raw) == nil {
             evhttp_request_free(answer.request.raw)

@@ -66,8 +66,10 @@ final class LoopServer: @unchecked Sendable {
     /// for a commit (with 2 loops and one writing client, that was one wake-up of the idle loop per write).
     let streamCount = StreamCount()
     var nextStreamToken: UInt64 = 0
-    /// Answers going out at a rate, by their request's token (`LoopServer+Throttle.swift`).
+    /// Answers going out at a rate, by their request's token (`LoopServer+Throttle.swift`), and the bytes of
+    /// their bodies not sent yet, held to ``outputBudget``.
     var throttled: [UInt64: ThrottledAnswer] = [:]
+    var throttledBytes = 0
     /// The next heartbeat of the open streams, while any is open.
     var heartbeat: LoopTimer?
     /// What this loop's streams may hold unsent, together: its share of ``SettingKey/eventBufferedBytes``.
