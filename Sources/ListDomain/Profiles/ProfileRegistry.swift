@@ -133,13 +133,28 @@ public final class ProfileRegistry: Sendable {
     /// ``maximumBytes`` (what ``set(_:for:age:setAt:)`` checks again).
     public func fits(_ profile: DatasetProfile, for dataset: String) -> Bool {
         entries.withLock { entries in
-            let replaced = entries.profiles[dataset].map { $0.bytes(dataset) } ?? 0
-            var entry = Entry(profile: profile, since: .zero, left: [])
-            entry.tokens = entries.profiles[dataset]?.tokens ?? [:]
-            entry.buckets = entries.profiles[dataset]?.buckets ?? [:]
-            return (entries.profiles[dataset] != nil || entries.profiles.count < Self.capacity)
-                && entries.bytes - replaced + entry.bytes(dataset) <= Self.maximumBytes
+            Self.entry(profile, for: dataset, since: .zero, setAt: nil, among: entries.profiles, bytes: entries.bytes)
+                != nil
         }
+    }
+
+    /// The entry `profile` makes for `dataset`, keeping what its clients hold (their buckets, their tokens: a
+    /// token issued before a change still works), and the bytes it adds; nil when it would make more than
+    /// ``capacity`` profiles or pass ``maximumBytes`` (`bytes` held now).
+    private static func entry(
+        _ profile: DatasetProfile, for dataset: String, since: Duration, setAt: WallTime?,
+        among profiles: [String: Entry], bytes: Int
+    ) -> (entry: Entry, added: Int)? {
+        var entry = Entry(profile: profile, since: since, left: profile.script.map(\.times))
+        entry.setAt = setAt
+        let old = profiles[dataset]
+        if let old {
+            entry.buckets = old.buckets
+            entry.tokens = old.tokens
+        }
+        let added = entry.bytes(dataset) - (old?.bytes(dataset) ?? 0)
+        guard old != nil || profiles.count < capacity, bytes + added <= maximumBytes else { return nil }
+        return (entry, added)
     }
 
     /// Sets (or with nil or an empty profile, clears) the profile of `dataset`; a script starts over, an outage
@@ -151,25 +166,20 @@ public final class ProfileRegistry: Sendable {
     {
         let started = now() - max(age, .zero)
         return entries.withLock { entries in
-            let replaced = entries.profiles[dataset].map { $0.bytes(dataset) } ?? 0
             guard let profile, profile != DatasetProfile() else {
-                if entries.profiles.removeValue(forKey: dataset) != nil { count.remove(dataset) }
-                entries.bytes -= replaced
+                if let old = entries.profiles.removeValue(forKey: dataset) {
+                    count.remove(dataset)
+                    entries.bytes -= old.bytes(dataset)
+                }
                 return true
             }
-            // What clients hold (their buckets, their tokens) stays: a token issued before a change still works.
-            var entry = Entry(profile: profile, since: started, left: profile.script.map(\.times))
-            entry.setAt = setAt
-            if let old = entries.profiles[dataset] {
-                entry.buckets = old.buckets
-                entry.tokens = old.tokens
-            }
-            let bytes = entry.bytes(dataset)
-            guard entries.profiles[dataset] != nil || entries.profiles.count < Self.capacity,
-                entries.bytes - replaced + bytes <= Self.maximumBytes
+            guard
+                let (entry, added) = Self.entry(
+                    profile, for: dataset, since: started, setAt: setAt, among: entries.profiles,
+                    bytes: entries.bytes)
             else { return false }
             if entries.profiles.updateValue(entry, forKey: dataset) == nil { count.add(dataset) }
-            entries.bytes += bytes - replaced
+            entries.bytes += added
             return true
         }
     }

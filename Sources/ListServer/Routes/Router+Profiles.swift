@@ -16,9 +16,7 @@ extension Router {
         try Self.checkDatasetName(name, what: "the dataset name")
         switch request.method {
         case .put:
-            let profile = try ProfileBody.profile(
-                request.body, dataset: name, routes: Self.profileRoutes,
-                maxDelayMs: Int(faults.maxDelay / .milliseconds(1)))
+            let profile = try readProfile(request.body, of: name)
             guard profiles.fits(profile, for: name) else { throw Self.profilesFull }
             // Stored first (a 200 means a restart keeps it, and the servers that share the store are told), then
             // set here; the body as sent, which reads back the same.
@@ -42,6 +40,12 @@ extension Router {
         default:
             return .response(profileResponse(name))
         }
+    }
+
+    /// `body` read as `name`'s profile: a `PUT`'s, or one stored (which a setting changed since may refuse).
+    private func readProfile(_ body: [UInt8], of name: String) throws(Problem) -> DatasetProfile {
+        try ProfileBody.profile(
+            body, dataset: name, routes: Self.profileRoutes, maxDelayMs: Int(faults.maxDelay / .milliseconds(1)))
     }
 
     static let profilesFull = Problem(
@@ -73,11 +77,7 @@ extension Router {
             return true
         }
         if let entry = profiles.entry(of: name)?.entry, entry.setAt == stored.setAt { return true }
-        guard
-            let profile = try? ProfileBody.profile(
-                stored.body, dataset: name, routes: Self.profileRoutes,
-                maxDelayMs: Int(faults.maxDelay / .milliseconds(1)))
-        else {
+        guard let profile = try? readProfile(stored.body, of: name) else {
             profiles.set(nil, for: name)
             return false
         }
