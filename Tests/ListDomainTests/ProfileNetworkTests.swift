@@ -16,7 +16,23 @@ struct ProfileNetworkTests {
     let registry: ProfileRegistry
 
     init() {
-        registry = ProfileRegistry(now: { [clock] in clock.now.withLock { $0 } })
+        registry = ProfileRegistry(
+            now: { [clock] in clock.now.withLock { $0 } }, wallClock: { [clock] in Self.wall(clock) },
+            signer: Self.signer)
+    }
+
+    /// The wall clock the test moves with the monotonic one: milliseconds since 1970, from late 2023.
+    static func wall(_ clock: ManualClock) -> Int64 {
+        1_700_000_000_000 + clock.now.withLock { $0 }.milliseconds
+    }
+
+    /// A signer for tests: keyed FNV-1a over the name and the expiry (the server's is XXH3, in its Digest room).
+    static let signer: ProfileRegistry.TokenSigner = { key, dataset, expiry in
+        var hash = UInt64(truncatingIfNeeded: key) ^ UInt64(truncatingIfNeeded: key >> 64) ^ 0xcbf2_9ce4_8422_2325
+        for byte in Array(dataset.utf8) + withUnsafeBytes(of: expiry, Array.init) {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return UInt128(hash) << 64 | UInt128(hash &* 0x9E37_79B9_7F4A_7C15)
     }
 
     func verdict(
@@ -86,51 +102,54 @@ struct ProfileNetworkTests {
 
     @Test("a dataset with auth refuses a missing, unknown or expired token, and takes one it issued")
     func tokens() throws {
-        #expect(registry.issue(0, for: "x") == nil)  // no profile: nothing to remember
-        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 30)), for: "x")
-        guard case .unauthorized(let missing, let carried) = verdict()?.decision else {
-            Issue.record("no token should be refused")
-            return
-        }
-        #expect(missing.contains("carries none") && !carried)
-        #expect(
-            verdict(token: 0xDEAD)?.decision
-                == .unauthorized(reason: "the token is not one this dataset issued, or it was revoked", carried: true))
-        let issued = try #require(registry.issue(1, for: "x"))
+        #expect(registry.issue(for: "x") == nil)  // no profile: no key to sign with
+        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 30)), for: "x", tokenKey: 7)
+        #expect(verdict()?.decision == .unauthorized(.missing))
+        #expect(TokenRefusal.missing.description.contains("carries none") && !TokenRefusal.missing.carried)
+        #expect(verdict(token: 0xDEAD)?.decision == .unauthorized(.unknown))
+        let issued = try #require(registry.issue(for: "x"))
         #expect(issued.expiresIn == 30)
-        #expect(verdict(token: 1)?.decision == nil)
+        #expect(verdict(token: issued.token)?.decision == nil)
+        // The expiry is in the token, signed: one moved later is not the dataset's.
+        #expect(verdict(token: issued.token + (1 << 80))?.decision == .unauthorized(.unknown))
         clock.advance(.seconds(29))
-        #expect(verdict(token: 1)?.decision == nil)
+        #expect(verdict(token: issued.token)?.decision == nil)
         clock.advance(.seconds(1))
-        #expect(verdict(token: 1)?.decision == .unauthorized(reason: "the token expired", carried: true))
-        #expect(registry.statistics.unauthorized == 3)
+        #expect(verdict(token: issued.token)?.decision == .unauthorized(.expired))
+        #expect(registry.statistics.unauthorized == 4)
     }
 
-    @Test("tokens survive a new profile, and a revoke expires them all")
-    func revoke() {
-        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x")
-        registry.issue(1, for: "x")
-        registry.issue(2, for: "x")
-        registry.set(DatasetProfile(outage: .init(forMs: 1, everyMs: 1000), auth: .init(tokenTTLSeconds: 60)), for: "x")
+    @Test("a token is the dataset's: another dataset with the same key refuses it, another server with it takes it")
+    func tokensAcrossDatasetsAndServers() throws {
+        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x", tokenKey: 7)
+        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "y", tokenKey: 7)
+        let token = try #require(registry.issue(for: "x")).token
+        #expect(verdict("y", token: token)?.decision == .unauthorized(.unknown))
+        // A second server, told of the same stored profile: nothing about the token was shared but the key.
+        let other = ProfileRegistry(
+            now: { .zero }, wallClock: { [clock] in Self.wall(clock) }, signer: Self.signer)
+        other.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x", tokenKey: 7)
+        let request = ProfileRequest(method: "GET", route: "/items", query: [], token: token)
+        #expect(other.verdict("x") { _ in request }?.decision == nil)
+        other.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x", tokenKey: 8)
+        #expect(other.verdict("x") { _ in request }?.decision == .unauthorized(.unknown))
+    }
+
+    @Test("tokens survive a new profile with the same key, and a new key (a revoke) refuses them all")
+    func revoke() throws {
+        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x", tokenKey: 7)
+        let first = try #require(registry.issue(for: "x")).token
+        let second = try #require(registry.issue(for: "x")).token
+        registry.set(
+            DatasetProfile(outage: .init(forMs: 1, everyMs: 1000), auth: .init(tokenTTLSeconds: 60)), for: "x",
+            tokenKey: 7)
         clock.advance(.milliseconds(5))
-        #expect(verdict(token: 2)?.decision == nil)
-        #expect(registry.revokeTokens(of: "x") == 2)
-        #expect(verdict(token: 1)?.decision != nil)
-        #expect(registry.entry(of: "x")?.entry.tokenCount == 0)
-    }
-
-    @Test("at most maximumTokens per dataset: the one that expires first makes room")
-    func tokenBound() {
-        registry.set(DatasetProfile(auth: .init(tokenTTLSeconds: 60)), for: "x")
-        registry.issue(0xF1F1, for: "x")
-        clock.advance(.seconds(1))
-        for index in 1..<ProfileRegistry.maximumTokens { registry.issue(UInt128(index), for: "x") }
-        #expect(registry.entry(of: "x")?.entry.tokenCount == ProfileRegistry.maximumTokens)
-        registry.issue(0xAAAA, for: "x")
-        #expect(registry.entry(of: "x")?.entry.tokenCount == ProfileRegistry.maximumTokens)
-        #expect(verdict(token: 0xF1F1)?.decision != nil)
-        #expect(verdict(token: 0xAAAA)?.decision == nil)
-        #expect(verdict(token: 1)?.decision == nil)
+        #expect(verdict(token: second)?.decision == nil)
+        #expect(registry.setTokenKey(9, for: "x"))
+        #expect(verdict(token: first)?.decision == .unauthorized(.unknown))
+        #expect(verdict(token: second)?.decision == .unauthorized(.unknown))
+        #expect(registry.entry(of: "x")?.entry.tokenKey == 9)
+        #expect(!registry.setTokenKey(9, for: "none"))
     }
 
     @Test("an outage comes before the rate limit, the rate limit before the token, the token before the script")

@@ -13,7 +13,10 @@ struct ProfileRegistryTests {
     }
 
     let clock = ManualClock()
-    var registry: ProfileRegistry { ProfileRegistry(now: { [clock] in clock.now.withLock { $0 } }) }
+    var registry: ProfileRegistry {
+        ProfileRegistry(
+            now: { [clock] in clock.now.withLock { $0 } }, wallClock: { 0 }, signer: ProfileNetworkTests.signer)
+    }
 
     func request(_ method: String = "GET", _ route: String = "/items", _ query: [(String, String)] = [])
         -> ProfileRequest
@@ -32,6 +35,29 @@ struct ProfileRegistryTests {
         registry.set(nil, for: "x")
         #expect(registry.isEmpty)
         #expect(registry.decide("x", { request() }) == nil)
+    }
+
+    @Test(
+        "a step's query conditions read the same from the query as sent (nothing escaped) as from its parameters",
+        arguments: [
+            ("page=2", true), ("limit=5&page=2", true), ("page=2&limit=5", true), ("page=20", false),
+            ("xpage=2", false), ("page=", false), ("page", false), ("a=1&&page=2&", true), ("page=3&page=2", true),
+            ("", false), ("page=2=", false), ("&page=2", true),
+        ])
+    func plainQuery(query: String, matches: Bool) {
+        let parameters = query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return DatasetProfile.Match.Parameter(
+                name: String(parts[0]), value: parts.count > 1 ? String(parts[1]) : "")
+        }
+        let decoded = ProfileRequest(method: "GET", route: "/items", query: parameters)
+        let plain = ProfileRequest(method: "GET", route: "/items", query: [], plainQuery: Substring(query))
+        let page2 = DatasetProfile.Match(query: [.init(name: "page", value: "2")])
+        #expect(page2.matches(decoded) == matches)
+        #expect(page2.matches(plain) == matches)
+        // A bare name, or one with `=` and nothing after it, is that name with an empty value.
+        let empty = DatasetProfile.Match(query: [.init(name: "page", value: "")])
+        #expect(empty.matches(plain) == empty.matches(decoded))
     }
 
     @Test("steps apply in order, each to exactly `times` matching requests; others pass untouched")

@@ -103,8 +103,9 @@ enum ConformanceRouter: Sendable {
     case fullProfiles
     /// Dataset `auth-run` has a profile with `auth`: its requests without a token are 401.
     case authProfile
-    /// Dataset `auth-run` has `auth`, and the profiles hold as many bytes as they may: a token is 507.
-    case fullProfileBytes
+    /// Dataset `auth-run` has a stored profile with `auth`, on a store whose writes fail: a revoke is 503 (an I/O
+    /// error) or 507 (a full disk).
+    case authUnavailableStore, authFullStore
 }
 
 /// One request and the status it must get; its response must conform to the spec.
@@ -570,7 +571,7 @@ struct OpenAPIConformanceTests {
     }()
 
     /// `POST /auth/token` and `/auth/revoke`: a token (for a dataset with `auth` or without), a bad dataset name, a
-    /// token past the profiles' bytes; and every data route of a dataset with `auth`, without a token.
+    /// revoke the store cannot write; and every data route of a dataset with `auth`, without a token.
     static let authCases: [ConformanceCase] = {
         let bad: HTTPHeaders = ["X-Dataset": "bad name"]
         let auth: HTTPHeaders = ["X-Dataset": "auth-run"]
@@ -581,12 +582,15 @@ struct OpenAPIConformanceTests {
                 contentType: "application/json", router: .authProfile, status: 200),
             .init(template: "/auth/token", target: "/auth/token", methods: ["post"], headers: bad, status: 400),
             .init(
-                template: "/auth/token", target: "/auth/token", methods: ["post"], headers: auth,
-                router: .fullProfileBytes, status: 507),
-            .init(
                 template: "/auth/revoke", target: "/auth/revoke", methods: ["post"], headers: auth,
                 router: .authProfile, status: 204),
             .init(template: "/auth/revoke", target: "/auth/revoke", methods: ["post"], headers: bad, status: 400),
+            .init(
+                template: "/auth/revoke", target: "/auth/revoke", methods: ["post"], headers: auth,
+                router: .authUnavailableStore, status: 503),
+            .init(
+                template: "/auth/revoke", target: "/auth/revoke", methods: ["post"], headers: auth,
+                router: .authFullStore, status: 507),
         ]
         for template in Route.table.filter(\.data).map(\.template) {
             cases.append(
@@ -796,32 +800,31 @@ struct OpenAPIConformanceTests {
             return router
         }()
 
-        let fullProfileBytes: Router = {
-            let router = RouterFixture.router()
-            router.profiles.set(DatasetProfile(auth: .init(tokenTTLSeconds: 30)), for: "auth-run")
-            // Scripts of long query conditions, until one more profile does not fit.
-            let value = String(repeating: "v", count: 256)
-            let match = DatasetProfile.Match(query: (0..<20).map { .init(name: "q\($0)", value: value) })
-            let script = [DatasetProfile.Step](
-                repeating: .init(match: match, answer: .init(status: 503), times: 1), count: 100)
-            var index = 0
-            // Large, then one step, then the smallest profile: the room left is less than a token's.
-            for profile in [
-                DatasetProfile(script: script), DatasetProfile(script: [script[0]]),
-                DatasetProfile(outage: .init(forMs: 1)),
-            ] {
-                while router.profiles.set(profile, for: "filler-\(index)") { index += 1 }
-            }
-            return router
-        }()
+        let authUnavailableStore: Router
+        let authFullStore: Router
 
         init() async {
+            authUnavailableStore = await Self.storedAuth(failing: StoreFailure(.unavailable, "disk I/O error"))
+            authFullStore = await Self.storedAuth(failing: StoreFailure(.full, "database or disk is full"))
             // The default list as a restarted server loads it: three changes, kept only in the store, now closed.
             let store = MemoryListStore()
             await store.close()
             let header = ListHeader(seed: 42, baseCount: 10_000, version: 1, nextID: 10_003, lastSequence: 3)
             unreadableStore = RouterFixture.router(
                 store: store, stored: [ListRegistry.defaultList: StoredList(header: header)])
+        }
+
+        /// A router where `auth-run` has a profile with `auth`, stored before the store's writes start to fail with
+        /// `failure`.
+        private static func storedAuth(failing failure: StoreFailure) async -> Router {
+            let store = MemoryListStore()
+            let stored = StoredProfile(
+                body: Array(#"{"auth":{"token_ttl_s":30}}"#.utf8), setAt: .init(milliseconds: 1), tokenKey: 1)
+            try? await store.setProfile(stored, of: "auth-run")
+            store.failNextCommits(1_000, with: failure)
+            let router = RouterFixture.router(store: store)
+            router.profiles.set(DatasetProfile(auth: .init(tokenTTLSeconds: 30)), for: "auth-run", tokenKey: 1)
+            return router
         }
 
         /// A router whose store fails every commit (far more than any test makes) with `failure`; dataset
@@ -846,7 +849,8 @@ struct OpenAPIConformanceTests {
             case .fullStoreWithUpload: fullStoreWithUpload
             case .fullProfiles: fullProfiles
             case .authProfile: authProfile
-            case .fullProfileBytes: fullProfileBytes
+            case .authUnavailableStore: authUnavailableStore
+            case .authFullStore: authFullStore
             }
         }
     }

@@ -6,11 +6,11 @@ import Synchronization
 /// While no dataset has a profile a request costs one atomic load (``isEmpty``); once one does, a request to any
 /// dataset takes the lock for a lookup. Bounded: ``capacity`` profiles, ``maximumBytes`` of them in all.
 /// In memory: the router stores each profile before setting it here, and sets the stored ones at start and when
-/// another server changed one (`Router+Profiles.swift`). What clients make it hold (rate-limit buckets, tokens)
-/// counts in the same bound, and is bounded per dataset besides.
+/// another server changed one (`Router+Profiles.swift`). What clients make it hold (rate-limit buckets) counts in
+/// the same bound, and is bounded per dataset besides; tokens hold nothing (`ProfileRegistry+Tokens.swift`).
 public final class ProfileRegistry: Sendable {
-    /// A profile, when it was set, how many more requests each of its steps answers, and what its clients hold:
-    /// their rate-limit buckets and their tokens (`ProfileRegistry+Clients.swift`).
+    /// A profile, when it was set, how many more requests each of its steps answers, what its clients hold (their
+    /// rate-limit buckets, `ProfileRegistry+Clients.swift`) and the key its tokens are signed with.
     public struct Entry: Sendable, Equatable {
         public let profile: DatasetProfile
         /// When the profile was set (``ProfileRegistry``'s clock): its outage counts from here.
@@ -19,12 +19,11 @@ public final class ProfileRegistry: Sendable {
         public var left: [Int]
         /// By client, its rate-limit bucket.
         var buckets: [String: Bucket] = [:]
-        /// The tokens issued, and when each expires.
-        var tokens: [UInt128: Duration] = [:]
+        /// The key of the dataset's tokens (``ProfileRegistry/TokenSigner``): stored with the profile, so that
+        /// every server sharing the store checks a token the same way; a new one revokes every token issued.
+        public internal(set) var tokenKey: UInt128 = 0
         /// The latency draws, seeded by the profile's fault seed (or the time it was set).
         var random: SplitMix64
-        /// `RateLimit-Policy`'s value (the IETF draft's): `"profile";q=<requests>;w=<per_s>`.
-        let policyField: String
         /// When it was set by the store's clock (``StoredProfile/setAt``): a server told of a change that is this
         /// one already (its own, heard back) leaves it be.
         public var setAt: WallTime?
@@ -38,11 +37,10 @@ public final class ProfileRegistry: Sendable {
             lastUsed = since
             let (seconds, attoseconds) = since.components
             random = SplitMix64(seed: profile.faults?.seed ?? UInt64(truncatingIfNeeded: seconds ^ attoseconds))
-            policyField = profile.rateLimit.map { "\"profile\";q=\($0.requests);w=\($0.perSeconds)" } ?? ""
         }
 
         public static func == (lhs: Entry, rhs: Entry) -> Bool {
-            lhs.profile == rhs.profile && lhs.since == rhs.since && lhs.left == rhs.left
+            lhs.profile == rhs.profile && lhs.since == rhs.since && lhs.left == rhs.left && lhs.tokenKey == rhs.tokenKey
         }
     }
 
@@ -52,15 +50,15 @@ public final class ProfileRegistry: Sendable {
         case outage(remaining: Duration)
         /// The client asked more often than the rate limit lets it: it may again in `retryAfter`.
         case rateLimited(retryAfter: Duration)
-        /// The dataset wants a token, and the request has none that is valid: `reason` says which; `carried`
-        /// whether it carried one at all (RFC 6750 §3.1 gives no error code to a request without one).
-        case unauthorized(reason: String, carried: Bool)
+        /// The dataset wants a token, and the request has none that is valid: `refusal` says why.
+        case unauthorized(TokenRefusal)
         /// Step `step` (from 0) answers it, and answers `left` more after it.
         case scripted(DatasetProfile.Answer, step: Int, left: Int)
     }
 
     /// Everything a profile does to one request: an answer in place of the route's, if any, and how its answer
-    /// travels.
+    /// travels. Plain values (a fault mix only where it can act): a verdict is copied several times a request,
+    /// and one holding a string or an array of the profile's retained and released it each time, from both loops.
     public struct Verdict: Sendable, Equatable {
         public var decision: Decision?
         /// Latency drawn for the request's kind of route.
@@ -78,8 +76,6 @@ public final class ProfileRegistry: Sendable {
 
     /// A client's standing with the rate limit (the IETF `RateLimit-Policy` and `RateLimit` fields).
     public struct RateLimitStatus: Sendable, Equatable {
-        /// `RateLimit-Policy`'s value, made once with the profile.
-        public var policy: String
         /// The quota (`requests`) and its window (`per_s`).
         public var quota: Int
         public var windowSeconds: Int
@@ -112,9 +108,18 @@ public final class ProfileRegistry: Sendable {
     private let count = ProfileCount()
     /// Monotonic time, from any origin.
     let now: @Sendable () -> Duration
+    /// The wall clock, in milliseconds since 1970: what a token's expiry counts in, the same on every server.
+    let wallClock: @Sendable () -> Int64
+    /// Signs tokens.
+    let signer: TokenSigner
 
-    public init(now: @escaping @Sendable () -> Duration) {
+    public init(
+        now: @escaping @Sendable () -> Duration, wallClock: @escaping @Sendable () -> Int64,
+        signer: @escaping TokenSigner
+    ) {
         self.now = now
+        self.wallClock = wallClock
+        self.signer = signer
     }
 
     /// The profiles now, and what they did so far.
@@ -133,37 +138,38 @@ public final class ProfileRegistry: Sendable {
     /// ``maximumBytes`` (what ``set(_:for:age:setAt:)`` checks again).
     public func fits(_ profile: DatasetProfile, for dataset: String) -> Bool {
         entries.withLock { entries in
-            Self.entry(profile, for: dataset, since: .zero, setAt: nil, among: entries.profiles, bytes: entries.bytes)
-                != nil
+            Self.entry(
+                profile, for: dataset, since: .zero, setAt: nil, tokenKey: 0, among: entries.profiles,
+                bytes: entries.bytes) != nil
         }
     }
 
-    /// The entry `profile` makes for `dataset`, keeping what its clients hold (their buckets, their tokens: a
-    /// token issued before a change still works), and the bytes it adds; nil when it would make more than
-    /// ``capacity`` profiles or pass ``maximumBytes`` (`bytes` held now).
+    /// The entry `profile` makes for `dataset` with tokens signed by `tokenKey`, keeping what its clients hold
+    /// (their buckets), and the bytes it adds; nil when it would make more than ``capacity`` profiles or pass
+    /// ``maximumBytes`` (`bytes` held now).
     private static func entry(
-        _ profile: DatasetProfile, for dataset: String, since: Duration, setAt: WallTime?,
+        _ profile: DatasetProfile, for dataset: String, since: Duration, setAt: WallTime?, tokenKey: UInt128,
         among profiles: [String: Entry], bytes: Int
     ) -> (entry: Entry, added: Int)? {
         var entry = Entry(profile: profile, since: since, left: profile.script.map(\.times))
         entry.setAt = setAt
+        entry.tokenKey = tokenKey
         let old = profiles[dataset]
-        if let old {
-            entry.buckets = old.buckets
-            entry.tokens = old.tokens
-        }
+        if let old { entry.buckets = old.buckets }
         let added = entry.bytes(dataset) - (old?.bytes(dataset) ?? 0)
         guard old != nil || profiles.count < capacity, bytes + added <= maximumBytes else { return nil }
         return (entry, added)
     }
 
-    /// Sets (or with nil or an empty profile, clears) the profile of `dataset`; a script starts over, an outage
-    /// starts `age` ago (now, unless it was set earlier: before a restart, or by another server). Returns false
-    /// (and sets nothing) when it would make more than ``capacity`` profiles or ``maximumBytes``.
+    /// Sets (or with nil or an empty profile, clears) the profile of `dataset`, its tokens signed by `tokenKey`;
+    /// a script starts over, an outage starts `age` ago (now, unless it was set earlier: before a restart, or by
+    /// another server). Returns false (and sets nothing) when it would make more than ``capacity`` profiles or
+    /// ``maximumBytes``.
     @discardableResult
-    public func set(_ profile: DatasetProfile?, for dataset: String, age: Duration = .zero, setAt: WallTime? = nil)
-        -> Bool
-    {
+    public func set(
+        _ profile: DatasetProfile?, for dataset: String, age: Duration = .zero, setAt: WallTime? = nil,
+        tokenKey: UInt128 = 0
+    ) -> Bool {
         let started = now() - max(age, .zero)
         return entries.withLock { entries in
             guard let profile, profile != DatasetProfile() else {
@@ -175,7 +181,7 @@ public final class ProfileRegistry: Sendable {
             }
             guard
                 let (entry, added) = Self.entry(
-                    profile, for: dataset, since: started, setAt: setAt, among: entries.profiles,
+                    profile, for: dataset, since: started, setAt: setAt, tokenKey: tokenKey, among: entries.profiles,
                     bytes: entries.bytes)
             else { return false }
             if entries.profiles.updateValue(entry, forKey: dataset) == nil { count.add(dataset) }
@@ -220,7 +226,7 @@ public final class ProfileRegistry: Sendable {
             // loops would then write (perf: retain and release were the largest part of a profile's cost).
             guard let index = entries.profiles.index(forKey: dataset) else { return nil }
             return entries.profiles.values[index].judge(
-                request, now: now, acted: &entries.acted, budget: &entries.bytes)
+                request, now: now, tokens: (self, dataset), acted: &entries.acted, budget: &entries.bytes)
         }
     }
 }
@@ -228,17 +234,23 @@ public final class ProfileRegistry: Sendable {
 extension ProfileRegistry.Entry {
     /// ``ProfileRegistry/verdict(_:_:)`` under the lock, on the entry in place.
     fileprivate mutating func judge(
-        _ request: (ProfileRequest.Needs) -> ProfileRequest, now: Duration, acted: inout ProfileRegistry.Statistics,
+        _ request: (ProfileRequest.Needs) -> ProfileRequest, now: Duration,
+        tokens: (registry: ProfileRegistry, dataset: String), acted: inout ProfileRegistry.Statistics,
         budget: inout Int
     ) -> ProfileRegistry.Verdict {
         let step = left.firstIndex { $0 > 0 }
-        lastUsed = max(lastUsed, now)
+        // Written once a second, not every request: both loops read the entry, and a write takes its cache line.
+        if now - lastUsed >= .seconds(1) { lastUsed = now }
         let request = request(
             ProfileRequest.Needs(
                 query: step.map { !profile.script[$0].match.query.isEmpty } ?? false,
                 client: profile.rateLimit != nil, token: profile.auth != nil))
         var verdict = ProfileRegistry.Verdict()
-        verdict.faults = profile.faults
+        if var faults = profile.faults {
+            // A mix that can draw nothing is left behind (an array the verdict would retain for nothing).
+            if faults.rate == 0, faults.failFirst == nil { faults.mix = nil }
+            verdict.faults = faults
+        }
         if let distribution = profile.latency?.distribution(for: request.kind) {
             verdict.latency = distribution.sample(using: &random)
         }
@@ -260,9 +272,9 @@ extension ProfileRegistry.Entry {
                 return verdict
             }
         }
-        if profile.auth != nil, let reason = refusal(of: request.token, carried: request.carriesToken, now: now) {
+        if profile.auth != nil, let refusal = refusal(of: request.token, carried: request.carriesToken, tokens) {
             acted.unauthorized += 1
-            verdict.decision = .unauthorized(reason: reason, carried: request.carriesToken)
+            verdict.decision = .unauthorized(refusal)
             return verdict
         }
         // The first step not used up is the one that applies: steps run in order.

@@ -2414,13 +2414,15 @@ enum OpenAPIDocument {
                 A step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not
                 answer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only
                 requests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;
-                `left`, `active`, `remaining_ms` and `tokens` are ignored); `{}` clears the profile.
+                `left`, `active` and `remaining_ms` are ignored); `{}` clears the profile.
 
                 The profile is stored before the answer: a restart sets it again (its outage at the phase it had), and
-                servers that share a PostgreSQL store set it within moments. Script counts, rate-limit buckets and tokens
-                are each server's own. Dropping or expiring the dataset drops it, and so does `data.dataset_ttl_s` without a
+                servers that share a PostgreSQL store set it within moments, with the key its tokens are signed with, so a
+                token works on all of them. Script counts and rate-limit buckets are each server's own: behind a load
+                balancer over N servers, a step answers up to `times` requests on each, and a client gets up to N times
+                its rate. Dropping or expiring the dataset drops it, and so does `data.dataset_ttl_s` without a
                 request that meets it (not with a store replicas share). An unknown member is 400 `invalid-body`. 507
-                `dataset-limit` past 10,000 profiles or 16 MiB of them in all (their clients' buckets and tokens
+                `dataset-limit` past 10,000 profiles or 16 MiB of them in all (their clients' rate-limit buckets
                 included).
               security: *profileSecurity
               parameters: *profileParameters
@@ -2516,7 +2518,8 @@ enum OpenAPIDocument {
                 profile's `auth.token_ttl_s` from now (an hour, and never asked for, when the profile has no `auth`). The
                 body is any JSON, unread, as a sign-in form's would be. The token goes in `Authorization: Bearer <token>`,
                 or as `?access_token=` where the client cannot set a header (`<img>`, `EventSource`; RFC 6750 §2.3).
-                507 `dataset-limit` when the profiles hold as much as they may (16 MiB with their tokens).
+                A token is its expiry and a signature under a key stored with the profile: every server that shares the
+                store accepts it, a restart keeps it valid, and the server holds nothing per token.
               parameters: &authParameters
                 - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/DelayMs'
@@ -2546,8 +2549,6 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '505':
                   $ref: '#/components/responses/HTTPVersionNotSupported'
-                '507':
-                  $ref: '#/components/responses/StoreFull'
             options:
               tags: [auth]
               operationId: optionsToken
@@ -2563,8 +2564,10 @@ enum OpenAPIDocument {
               summary: Expire every token of a dataset now
               description: |
                 Every token the dataset issued is refused from now on (401, `error="invalid_token"` in `WWW-Authenticate`),
-                so an app's sign-in-again path can be tested. 204, no body. It takes no credentials (a test harness's
-                route, as `/auth/token` is).
+                so an app's sign-in-again path can be tested: the profile's tokens get a new key, stored before the answer,
+                so every server that shares the store refuses them too. 204, no body (a dataset without a profile has
+                nothing to revoke: 204 as well). 503 or 507 when the store cannot write the new key (nothing changed). It
+                takes no credentials (a test harness's route, as `/auth/token` is).
               parameters: *authParameters
               responses:
                 '204':
@@ -2583,8 +2586,12 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ExpectationFailed'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/StoreUnavailable'
                 '505':
                   $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
             options:
               tags: [auth]
               operationId: optionsRevoke
@@ -3555,10 +3562,9 @@ enum OpenAPIDocument {
                 rate_limit: {type: object}
                 auth:
                   type: object
-                  required: [token_ttl_s, tokens]
+                  required: [token_ttl_s]
                   properties:
                     token_ttl_s: {type: integer}
-                    tokens: {type: integer, minimum: 0, description: How many tokens the dataset holds now.}
                 outage:
                   type: object
                   required: [for_ms, active]
@@ -12021,7 +12027,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "putDatasetProfile",
                 "summary": "Set what every request to a dataset meets",
-                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n- `faults`: `{rate, kinds, fail_first, seed}`: the dataset's requests that carry no fault parameter of their\n  own meet these, as `?fail_rate=`, `?fail=` and `?fail_first=` would give them.\n- `latency`: `{list, detail, image}`, each as `store.latency.*`: `{min_ms, max_ms}` (uniform), `{fixed_ms}`,\n  `{median_ms, spread, max_ms}` (lognormal), or with `distribution` named; drawn for every answer of\n  that kind of route (`list`: pages, items, writes, the change feed; `detail`; `image`: the image bytes,\n  Picsum's too) and added to whatever else holds it.\n- `bandwidth`: `{kbps, first_byte_ms}`: every answer's body goes out at that rate, after that delay (the\n  head at once with the whole `Content-Length`, the body in slices on a loop timer every 50 ms). A\n  request's own `?kbps=` or `X-Bandwidth-Kbps` wins.\n- `rate_limit`: `{requests, per_s, burst}`: per client (`X-Client-Id`, else its address), a bucket of\n  `burst` (default `requests`) refilled at `requests/per_s` a second; a request over it is 429\n  `injected-fault` with `Retry-After`, and every answer of the dataset carries `RateLimit-Policy:\n  \"profile\";q=<requests>;w=<per_s>` and `RateLimit: \"profile\";r=<left>;t=<seconds to full>`.\n- `auth`: `{token_ttl_s}`: every request wants a token from `POST /auth/token` (401 with\n  `WWW-Authenticate: Bearer realm=\"ListServer\"` when it is missing, with `error=\"invalid_token\"` when it is\n  unknown, revoked or expired).\n  Tokens stay when the profile is set again.\n\nIn order: an outage answers first; then the rate limit counts the request; then the token is checked; then\nthe script. Latency, bandwidth and the rate-limit fields apply to every answer, those included.\n\nA step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not\nanswer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only\nrequests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;\n`left`, `active`, `remaining_ms` and `tokens` are ignored); `{}` clears the profile.\n\nThe profile is stored before the answer: a restart sets it again (its outage at the phase it had), and\nservers that share a PostgreSQL store set it within moments. Script counts, rate-limit buckets and tokens\nare each server's own. Dropping or expiring the dataset drops it, and so does `data.dataset_ttl_s` without a\nrequest that meets it (not with a store replicas share). An unknown member is 400 `invalid-body`. 507\n`dataset-limit` past 10,000 profiles or 16 MiB of them in all (their clients' buckets and tokens\nincluded).\n",
+                "description": "Sets the profile of dataset `name`: what every request naming it (by `/d/{name}/`, `X-Dataset` or\n`?dataset=`) meets on the dataset's routes (items, details, images, uploads, writes, Picsum's, the change\nfeed), on every loop from the next request on. A new profile replaces the old one: its script starts over\nand its outage starts now. 200 with the profile as `GET` answers it.\n\n- `outage`: `{for_ms, every_ms}`: every request answers 503 `injected-fault` with `Retry-After` for `for_ms`\n  from now, and again every `every_ms` when given (a server that goes away mid-scroll).\n- `script`: steps in order; the first step not used up answers the next `times` requests that match it\n  (`method`, `route` template, a subset of the `query`), then the next step applies. A step answers with a\n  `status` (a problem `injected-fault`, with `Retry-After: retry_after_s`), a wire fault `kind` (`reset`,\n  `truncated`, `hang`) on that answer or on the route's own, and holds it `body_delay_ms`. A write a step\n  answers with a status is not written.\n- `faults`: `{rate, kinds, fail_first, seed}`: the dataset's requests that carry no fault parameter of their\n  own meet these, as `?fail_rate=`, `?fail=` and `?fail_first=` would give them.\n- `latency`: `{list, detail, image}`, each as `store.latency.*`: `{min_ms, max_ms}` (uniform), `{fixed_ms}`,\n  `{median_ms, spread, max_ms}` (lognormal), or with `distribution` named; drawn for every answer of\n  that kind of route (`list`: pages, items, writes, the change feed; `detail`; `image`: the image bytes,\n  Picsum's too) and added to whatever else holds it.\n- `bandwidth`: `{kbps, first_byte_ms}`: every answer's body goes out at that rate, after that delay (the\n  head at once with the whole `Content-Length`, the body in slices on a loop timer every 50 ms). A\n  request's own `?kbps=` or `X-Bandwidth-Kbps` wins.\n- `rate_limit`: `{requests, per_s, burst}`: per client (`X-Client-Id`, else its address), a bucket of\n  `burst` (default `requests`) refilled at `requests/per_s` a second; a request over it is 429\n  `injected-fault` with `Retry-After`, and every answer of the dataset carries `RateLimit-Policy:\n  \"profile\";q=<requests>;w=<per_s>` and `RateLimit: \"profile\";r=<left>;t=<seconds to full>`.\n- `auth`: `{token_ttl_s}`: every request wants a token from `POST /auth/token` (401 with\n  `WWW-Authenticate: Bearer realm=\"ListServer\"` when it is missing, with `error=\"invalid_token\"` when it is\n  unknown, revoked or expired).\n  Tokens stay when the profile is set again.\n\nIn order: an outage answers first; then the rate limit counts the request; then the token is checked; then\nthe script. Latency, bandwidth and the rate-limit fields apply to every answer, those included.\n\nA step that could never act is 400: a `route` that is not the dataset's, a `method` its route does not\nanswer, a wire fault or delay on the event stream. CORS preflights meet nothing, and the outage answers only\nrequests that are otherwise valid. `GET`'s answer may be sent back as it is (`dataset` must be the path's;\n`left`, `active` and `remaining_ms` are ignored); `{}` clears the profile.\n\nThe profile is stored before the answer: a restart sets it again (its outage at the phase it had), and\nservers that share a PostgreSQL store set it within moments, with the key its tokens are signed with, so a\ntoken works on all of them. Script counts and rate-limit buckets are each server's own: behind a load\nbalancer over N servers, a step answers up to `times` requests on each, and a client gets up to N times\nits rate. Dropping or expiring the dataset drops it, and so does `data.dataset_ttl_s` without a\nrequest that meets it (not with a store replicas share). An unknown member is 400 `invalid-body`. 507\n`dataset-limit` past 10,000 profiles or 16 MiB of them in all (their clients' rate-limit buckets\nincluded).\n",
                 "security": [
                   {
                     "adminToken": []
@@ -12235,7 +12241,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "issueToken",
                 "summary": "Sign in to a dataset",
-                "description": "A bearer token for the dataset the request names (`/d/{dataset}/auth/token` or `X-Dataset`), valid for its\nprofile's `auth.token_ttl_s` from now (an hour, and never asked for, when the profile has no `auth`). The\nbody is any JSON, unread, as a sign-in form's would be. The token goes in `Authorization: Bearer <token>`,\nor as `?access_token=` where the client cannot set a header (`<img>`, `EventSource`; RFC 6750 §2.3).\n507 `dataset-limit` when the profiles hold as much as they may (16 MiB with their tokens).\n",
+                "description": "A bearer token for the dataset the request names (`/d/{dataset}/auth/token` or `X-Dataset`), valid for its\nprofile's `auth.token_ttl_s` from now (an hour, and never asked for, when the profile has no `auth`). The\nbody is any JSON, unread, as a sign-in form's would be. The token goes in `Authorization: Bearer <token>`,\nor as `?access_token=` where the client cannot set a header (`<img>`, `EventSource`; RFC 6750 §2.3).\nA token is its expiry and a signature under a key stored with the profile: every server that shares the\nstore accepts it, a restart keeps it valid, and the server holds nothing per token.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/X-Dataset"
@@ -12285,9 +12291,6 @@ enum OpenAPIDocument {
                   },
                   "505": {
                     "$ref": "#/components/responses/HTTPVersionNotSupported"
-                  },
-                  "507": {
-                    "$ref": "#/components/responses/StoreFull"
                   }
                 }
               },
@@ -12354,7 +12357,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "revokeTokens",
                 "summary": "Expire every token of a dataset now",
-                "description": "Every token the dataset issued is refused from now on (401, `error=\"invalid_token\"` in `WWW-Authenticate`),\nso an app's sign-in-again path can be tested. 204, no body. It takes no credentials (a test harness's\nroute, as `/auth/token` is).\n",
+                "description": "Every token the dataset issued is refused from now on (401, `error=\"invalid_token\"` in `WWW-Authenticate`),\nso an app's sign-in-again path can be tested: the profile's tokens get a new key, stored before the answer,\nso every server that shares the store refuses them too. 204, no body (a dataset without a profile has\nnothing to revoke: 204 as well). 503 or 507 when the store cannot write the new key (nothing changed). It\ntakes no credentials (a test harness's route, as `/auth/token` is).\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/X-Dataset"
@@ -12391,8 +12394,14 @@ enum OpenAPIDocument {
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
                   },
+                  "503": {
+                    "$ref": "#/components/responses/StoreUnavailable"
+                  },
                   "505": {
                     "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
                   }
                 }
               },
@@ -13644,17 +13653,11 @@ enum OpenAPIDocument {
                   "auth": {
                     "type": "object",
                     "required": [
-                      "token_ttl_s",
-                      "tokens"
+                      "token_ttl_s"
                     ],
                     "properties": {
                       "token_ttl_s": {
                         "type": "integer"
-                      },
-                      "tokens": {
-                        "type": "integer",
-                        "minimum": 0,
-                        "description": "How many tokens the dataset holds now."
                       }
                     }
                   },
@@ -17413,5 +17416,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x428E8F2F9AC1903E
+    static let yamlFNV1a64: UInt64 = 0xAC986CEFFE052747
 }

@@ -67,6 +67,19 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
         fields.first { Self.namesMatch($0.name, name) }?.value
     }
 
+    /// The values of the first fields called `first` and `second` (any case), found in one pass over the fields.
+    package func values(_ first: String, _ second: String) -> (String?, String?) {
+        var found: (String?, String?) = (nil, nil)
+        for field in fields {
+            if found.0 == nil, Self.namesMatch(field.name, first) {
+                found.0 = field.value
+            } else if found.1 == nil, Self.namesMatch(field.name, second) {
+                found.1 = field.value
+            }
+        }
+        return found
+    }
+
     /// The values of every field called `name` (any case), in order.
     func values(for name: String) -> [String] {
         fields.filter { Self.namesMatch($0.name, name) }.map(\.value)

@@ -106,6 +106,8 @@ package struct HTTPResponse: Sendable {
     /// The rate the body goes out at, in bytes a second (a profile's `bandwidth`, `?kbps=`): the LibEvent layer
     /// sends it in slices on a loop timer after ``delay``; nil sends it at once.
     var bytesPerSecond: Int?
+    /// The IETF rate-limit fields, written into the head with ``headers`` (a profile's `rate_limit`).
+    package var rateLimit: RateLimitFields?
 
     /// Creates a response.
     ///

@@ -2,7 +2,7 @@ package import ListDomain
 
 /// A dataset's profile as `GET /admin/datasets/<name>/profile` answers it: the body it was set with, and where it
 /// stands: `{"dataset":…,"outage":{"for_ms":…,"every_ms":…,"active":B,"remaining_ms":R},"faults":{…},"latency":{…},
-/// "bandwidth":{…},"rate_limit":{…},"auth":{"token_ttl_s":T,"tokens":N},"script":[{…,"times":N,"left":L}]}`.
+/// "bandwidth":{…},"rate_limit":{…},"auth":{"token_ttl_s":T},"script":[{…,"times":N,"left":L}]}`.
 extension ProfileRegistry.Entry {
     package func writeJSON(dataset: String, elapsed: Duration, into json: inout JSONWriter) {
         json.append(raw: "{\"dataset\":")
@@ -136,8 +136,6 @@ extension ProfileRegistry.Entry {
         if let auth = profile.auth {
             json.append(raw: ",\"auth\":{\"token_ttl_s\":")
             json.append(integer: auth.tokenTTLSeconds)
-            json.append(raw: ",\"tokens\":")
-            json.append(integer: tokenCount)
             json.append(raw: "}")
         }
     }

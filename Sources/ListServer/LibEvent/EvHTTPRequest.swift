@@ -149,6 +149,48 @@ struct EvHTTPRequest: @unchecked Sendable {
     }
 
     /// Adds the response's header fields, `X-Request-Id` and, if asked, `Connection: close`.
+    /// `RateLimit-Policy` and `RateLimit` (``RateLimitFields``), each value written on the stack as C text: no
+    /// string is made for them.
+    private static func addRateLimitFields(_ limits: RateLimitFields, to output: UnsafeMutablePointer<evkeyvalq>?) {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            Self.write(buffer, "q", limits.quota, "w", limits.window)
+            _ = evhttp_add_header(output, "RateLimit-Policy", buffer.baseAddress)
+            Self.write(buffer, "r", limits.remaining, "t", limits.reset)
+            _ = evhttp_add_header(output, "RateLimit", buffer.baseAddress)
+        }
+    }
+
+    /// `"profile";<first>=<a>;<second>=<b>` and a NUL into `buffer`: 10 + 2 × (2 + 20) + 1 + 1 bytes at most, 56.
+    private static func write(
+        _ buffer: UnsafeMutableBufferPointer<CChar>, _ first: Unicode.Scalar, _ a: Int, _ second: Unicode.Scalar,
+        _ b: Int
+    ) {
+        var count = 0
+        func put(_ byte: UInt8) {
+            buffer[count] = CChar(bitPattern: byte)
+            count += 1
+        }
+        func put(_ number: Int) {
+            if number < 0 { put(UInt8(ascii: "-")) }
+            let start = count
+            var value = number.magnitude
+            repeat {
+                put(UInt8(ascii: "0") + UInt8(value % 10))
+                value /= 10
+            } while value > 0
+            buffer[start..<count].reverse()
+        }
+        for byte in "\"profile\";".utf8 { put(byte) }
+        put(UInt8(first.value))
+        put(UInt8(ascii: "="))
+        put(a)
+        put(UInt8(ascii: ";"))
+        put(UInt8(second.value))
+        put(UInt8(ascii: "="))
+        put(b)
+        put(UInt8(0))  // the C string ends
+    }
+
     func addHeaders(of response: HTTPResponse, requestID: String, closeConnection: Bool) {
         let output = evhttp_request_get_output_headers(raw)
         for (name, value) in response.headers {
@@ -159,6 +201,7 @@ struct EvHTTPRequest: @unchecked Sendable {
                 value.withCString { value in _ = evhttp_add_header(output, name, value) }
             }
         }
+        if let limits = response.rateLimit { Self.addRateLimitFields(limits, to: output) }
         if !requestID.isEmpty {
             requestID.withCString { requestID in _ = evhttp_add_header(output, "X-Request-Id", requestID) }
         }

@@ -1,6 +1,6 @@
 import ListDomain
 
-/// The datasets' profiles (`profiles`, migration 3), shared by the servers: a change is stored and announced to the
+/// The datasets' profiles (`profiles`, migrations 3 and 4), shared by the servers: a change is stored and announced to the
 /// others (`"p <list>"`) in one transaction, so each reads it once it is there.
 extension PostgresListTables {
     /// The stored profiles: every one (`list` nil), or `list`'s.
@@ -15,7 +15,8 @@ extension PostgresListTables {
             var profiles: [String: StoredProfile] = [:]
             for row in 0..<rows.count {
                 profiles[String(decoding: rows.bytes(row, 0), as: UTF8.self)] = StoredProfile(
-                    body: rows.bytes(row, 1), setAt: WallTime(milliseconds: rows.int64(row, 2)))
+                    body: rows.bytes(row, 1), setAt: WallTime(milliseconds: rows.int64(row, 2)),
+                    tokenKey: StoredProfile.tokenKey(rows.bytes(row, 3)))
             }
             return profiles
         }
@@ -25,7 +26,14 @@ extension PostgresListTables {
     func setProfile(_ profile: StoredProfile?, of list: String) throws(StoreFailure) {
         let name = PostgresValue.utf8(list)
         let change: PostgresConnection.Statement =
-            profile.map { .init(SQL.upsertProfile, [name, .bytea($0.body), .bigint($0.setAt.milliseconds)]) }
+            profile.map {
+                .init(
+                    SQL.upsertProfile,
+                    [
+                        name, .bytea($0.body), .bigint($0.setAt.milliseconds),
+                        .bytea(StoredProfile.bytes(of: $0.tokenKey)),
+                    ])
+            }
             ?? .init(SQL.deleteProfile, [name])
         try withConnection { connection throws(PostgresError) in
             _ = try connection.pipeline([
@@ -37,11 +45,11 @@ extension PostgresListTables {
 }
 
 extension PostgresListTables.SQL {
-    static let allProfiles = "SELECT list, body, set_at FROM profiles"
-    static let oneProfile = "SELECT list, body, set_at FROM profiles WHERE list = $1"
+    static let allProfiles = "SELECT list, body, set_at, token_key FROM profiles"
+    static let oneProfile = "SELECT list, body, set_at, token_key FROM profiles WHERE list = $1"
     static let upsertProfile = """
-        INSERT INTO profiles (list, body, set_at) VALUES ($1, $2, $3)
-        ON CONFLICT (list) DO UPDATE SET body = excluded.body, set_at = excluded.set_at
+        INSERT INTO profiles (list, body, set_at, token_key) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (list) DO UPDATE SET body = excluded.body, set_at = excluded.set_at, token_key = excluded.token_key
         """
     static let deleteProfile = "DELETE FROM profiles WHERE list = $1"
 }

@@ -104,6 +104,12 @@ enum PostgresSchema {
             set_at bigint NOT NULL
         );
         """,
+        // 4: the key of each dataset's tokens, as in the SQLite store's migration 5 (md5 of a random text: 16
+        // random bytes without the pgcrypto extension).
+        """
+        ALTER TABLE profiles ADD COLUMN token_key bytea;
+        UPDATE profiles SET token_key = decode(md5(random()::text || clock_timestamp()::text), 'hex');
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -3,8 +3,9 @@ import ListDomain
 /// `POST /auth/token` and `POST /auth/revoke`: the bearer tokens of a dataset whose profile has `auth`
 /// (``DatasetProfile/Auth``), so an app's sign-in, refresh-and-retry path can be tested.
 ///
-/// The dataset is the one the request names (`/d/<name>/`, `X-Dataset`). A token is 32 random hex digits, valid
-/// `token_ttl_s` from now on every route of the dataset, in `Authorization: Bearer` or, for what a browser fetches
+/// The dataset is the one the request names (`/d/<name>/`, `X-Dataset`). A token is 32 hex digits, its expiry and
+/// a signature (`ProfileRegistry+Tokens.swift`), valid `token_ttl_s` from now on every route of the dataset and on
+/// every server that shares the store, in `Authorization: Bearer` or, for what a browser fetches
 /// itself (`<img>`, `EventSource`), as `?access_token=` (RFC 6750 §2.3). A dataset without `auth` gets a token
 /// too (an app signs in however the server is set), one it never asks for. The body is any JSON, unread, as a
 /// sign-in form's would be. Neither route meets the profile (a token is what lets a client past it).
@@ -15,17 +16,10 @@ extension Router {
     func issueToken(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         let dataset = try Self.listName(request.headers)
         var random = SystemRandomNumberGenerator()
-        let token = UInt128(random.next()) << 64 | UInt128(random.next())
-        var expiresIn = Self.untrackedTokenSeconds
-        if profiles.entry(of: dataset)?.entry.profile.auth != nil {
-            guard let issued = profiles.issue(token, for: dataset) else {
-                throw Problem(
-                    .datasetLimit,
-                    detail: "the profiles hold as much as they may (\(ProfileRegistry.maximumBytes >> 20) MiB); "
-                        + "revoke tokens (POST /auth/revoke) or clear finished profiles first")
-            }
-            expiresIn = issued.expiresIn
-        }
+        // A dataset whose profile wants no token gets a random one, never checked.
+        let (token, expiresIn) =
+            profiles.issue(for: dataset)
+            ?? (UInt128(random.next()) << 64 | UInt128(random.next()), Self.untrackedTokenSeconds)
         var json = JSONWriter(capacity: 128)
         json.append(raw: "{\"access_token\":")
         json.append(string: Self.hex(token))
@@ -37,10 +31,34 @@ extension Router {
             status: 200, headers: ["Content-Type": MediaType.json, "Cache-Control": "no-store"], body: json.bytes)
     }
 
-    /// Expires every token of the dataset now: its clients' next requests get 401 and sign in again.
-    func revokeTokens(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
-        profiles.revokeTokens(of: try Self.listName(request.headers))
-        return HTTPResponse(status: 204)
+    /// Expires every token of the dataset now: its profile's tokens get a new key, stored with it (so every server
+    /// that shares the store refuses them too, and a restart does not bring them back), and its clients' next
+    /// requests get 401 and sign in again. A dataset without a profile has no tokens to revoke: 204 all the same.
+    func revokeTokens(_ request: HTTPRequest) throws(Problem) -> RouteOutcome {
+        let dataset = try Self.listName(request.headers)
+        return .deferred { [self] in
+            // Read from the store, not from this server's copy: what is stored is what the new key goes with.
+            let stored: StoredProfile?
+            do throws(StoreFailure) {
+                stored = try await writes.store.profile(of: dataset)
+            } catch {
+                return Self.writeResponse(.failed(error), list: writes.lists.state(of: dataset))
+            }
+            guard var stored else {
+                profiles.setTokenKey(Self.newTokenKey(), for: dataset)  // one set but not stored (tests): here too
+                return HTTPResponse(status: 204)
+            }
+            stored.tokenKey = Self.newTokenKey()
+            if let failure = await storing(stored, of: dataset) { return failure }
+            profiles.setTokenKey(stored.tokenKey, for: dataset)
+            return HTTPResponse(status: 204)
+        }
+    }
+
+    /// A new random key for a dataset's tokens.
+    static func newTokenKey() -> UInt128 {
+        var random = SystemRandomNumberGenerator()
+        return UInt128(random.next()) << 64 | UInt128(random.next())
     }
 
     /// `value` as 32 lowercase hex digits.

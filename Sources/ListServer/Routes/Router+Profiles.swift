@@ -19,11 +19,19 @@ extension Router {
             let profile = try readProfile(request.body, of: name)
             guard profiles.fits(profile, for: name) else { throw Self.profilesFull }
             // Stored first (a 200 means a restart keeps it, and the servers that share the store are told), then
-            // set here; the body as sent, which reads back the same.
-            let stored = StoredProfile(body: request.body, setAt: WallTime.now())
+            // set here; the body as sent, which reads back the same. The tokens' key stays as stored: a token
+            // issued before a change still works.
+            let body = request.body
             return .deferred { [self] in
+                let tokenKey: UInt128
+                do throws(StoreFailure) {
+                    tokenKey = try await writes.store.profile(of: name)?.tokenKey ?? Self.newTokenKey()
+                } catch {
+                    return Self.writeResponse(.failed(error), list: writes.lists.state(of: name))
+                }
+                let stored = StoredProfile(body: body, setAt: WallTime.now(), tokenKey: tokenKey)
                 if let failure = await storing(stored, of: name) { return failure }
-                guard profiles.set(profile, for: name, setAt: stored.setAt) else {
+                guard profiles.set(profile, for: name, setAt: stored.setAt, tokenKey: tokenKey) else {
                     return Self.profilesFull.response()  // filled meanwhile; stored, and set at the next start
                 }
                 // The dataset's fault draws start over, from the profile's seed or the server's.
@@ -55,7 +63,7 @@ extension Router {
             + "(DELETE /admin/datasets/<name>/profile)")
 
     /// Stores `stored` as `name`'s profile (nil deletes it); the problem answer when the store cannot.
-    private func storing(_ stored: StoredProfile?, of name: String) async -> HTTPResponse? {
+    func storing(_ stored: StoredProfile?, of name: String) async -> HTTPResponse? {
         do throws(StoreFailure) {
             try await writes.store.setProfile(stored, of: name)
             return nil
@@ -67,8 +75,8 @@ extension Router {
     /// Sets `name`'s profile as the store holds it (nil: none), at start and when another server changed it: its
     /// outage keeps the phase it had from when it was set. One that is set already (this server's own change,
     /// heard back) is left alone, so its script does not start over; one that no longer reads (a setting changed
-    /// since, `faults.max_delay_ms`) or does not fit is not set (`GET` shows none; a `PUT` replaces it). Returns
-    /// whether the profile is set as stored.
+    /// since, `faults.max_delay_ms`) or does not fit is not set (`GET` shows none; a `PUT` replaces it); one
+    /// whose tokens' key alone changed (a revoke) gets the key. Returns whether the profile is set as stored.
     @discardableResult
     func applyStored(_ stored: StoredProfile?, of name: String) -> Bool {
         guard let stored else {
@@ -76,13 +84,18 @@ extension Router {
             faultInjectors.reseed(name, seed: nil)
             return true
         }
-        if let entry = profiles.entry(of: name)?.entry, entry.setAt == stored.setAt { return true }
+        if let entry = profiles.entry(of: name)?.entry, entry.setAt == stored.setAt {
+            if entry.tokenKey != stored.tokenKey { profiles.setTokenKey(stored.tokenKey, for: name) }
+            return true
+        }
         guard let profile = try? readProfile(stored.body, of: name) else {
             profiles.set(nil, for: name)
             return false
         }
         let age = Duration.milliseconds(max(0, WallTime.now().milliseconds - stored.setAt.milliseconds))
-        guard profiles.set(profile, for: name, age: age, setAt: stored.setAt) else { return false }
+        guard profiles.set(profile, for: name, age: age, setAt: stored.setAt, tokenKey: stored.tokenKey) else {
+            return false
+        }
         faultInjectors.reseed(name, seed: profile.faults?.seed)
         return true
     }
@@ -149,7 +162,7 @@ extension Router {
     /// What the profile of the request's dataset does to it, and the dataset; nil when it has none (one atomic
     /// load while no dataset has a profile).
     func profileVerdict(of request: HTTPRequest, target: RequestTarget, resource: Resource?)
-        -> (dataset: String, verdict: ProfileRegistry.Verdict)?
+        -> (dataset: String, verdict: ProfileRegistry.Verdict?)?
     {
         // CORS preflights are the browser's, not the app's: they meet nothing (a 503 would read as a CORS error).
         guard !profiles.isEmpty, request.method != .options, let route = resource?.route, Self.meetsProfile(route)
@@ -166,17 +179,27 @@ extension Router {
         -> ProfileRequest
     {
         var query: [DatasetProfile.Match.Parameter] = []
-        var token = needs.token ? bearerToken(request.headers) : nil
-        // The query is decoded only when a step looks at it, or it may hold the token (a `<img>`'s).
-        if needs.query || (needs.token && token == nil && target.query?.contains("access_token=") == true) {
+        var plainQuery: Substring?
+        // Both fields in one pass over the headers (each lookup is a pass).
+        let (authorization, clientID) =
+            needs.token || needs.client ? request.headers.values("Authorization", "X-Client-Id") : (nil, nil)
+        var token = needs.token ? bearerToken(authorization) : nil
+        let tokenInQuery = needs.token && token == nil && target.query?.contains("access_token=") == true
+        if needs.query, !tokenInQuery, let raw = target.query,
+            !raw.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") })
+        {
+            plainQuery = raw  // a step's conditions are checked on it in place
+        } else if needs.query || tokenInQuery {
+            // Decoded only when a step looks at it, or it may hold the token (a `<img>`'s).
             query = ((try? target.queryItems()) ?? []).map { .init(name: $0.name, value: $0.value) }
             if token == nil, let text = query.first(where: { $0.name == "access_token" })?.value {
-                token = (tokenValue(text.utf8), true)
+                token = (tokenValue(text.utf8.span), true)
             }
         }
         return ProfileRequest(
-            method: request.method.name, route: Route.templates[route.rawValue], query: query, kind: profileKind(route),
-            client: needs.client ? request.headers["X-Client-Id"] ?? request.peer : "", token: token?.value,
+            method: request.method.name, route: Route.templates[route.rawValue], query: query, plainQuery: plainQuery,
+            kind: profileKind(route),
+            client: needs.client ? clientID ?? request.peer : "", token: token?.value,
             carriesToken: token != nil)
     }
 
@@ -192,40 +215,51 @@ extension Router {
         }
     }
 
-    /// The token of `Authorization: Bearer <token>` (the scheme in any case), if the request carries one: its
-    /// number when it is one (``tokenValue(_:)``), nil when it is not.
-    static func bearerToken(_ headers: HTTPHeaders) -> (value: UInt128?, carried: Bool)? {
-        guard let field = headers["Authorization"], field.utf8.count > 7,
-            HTTPHeaders.equalIgnoringASCIICase(field.utf8.prefix(7), "bearer ".utf8)
+    /// The token of an `Authorization: Bearer <token>` field (the scheme in any case), if it is one: its number
+    /// when it is one (``tokenValue(_:)``), nil when it is not.
+    static func bearerToken(_ authorization: String?) -> (value: UInt128?, carried: Bool)? {
+        guard let field = authorization else { return nil }
+        // Over the field's bytes in place: through `Substring.UTF8View` and a generic comparison of the scheme,
+        // the 32 digits cost ~1,900 instructions.
+        let bytes = field.utf8.span
+        // "Bearer " in any case: `| 0x20` lowers an ASCII letter, and only `B` or `b` lowers to `b`.
+        guard bytes.count > 7, bytes[0] | 0x20 == UInt8(ascii: "b"), bytes[1] | 0x20 == UInt8(ascii: "e"),
+            bytes[2] | 0x20 == UInt8(ascii: "a"), bytes[3] | 0x20 == UInt8(ascii: "r"),
+            bytes[4] | 0x20 == UInt8(ascii: "e"), bytes[5] | 0x20 == UInt8(ascii: "r"), bytes[6] == UInt8(ascii: " ")
         else { return nil }
-        return (tokenValue(field.utf8.dropFirst(7)), true)
+        return (tokenValue(bytes.extracting(7...)), true)
     }
 
     /// A token's number: exactly 32 hex digits, as `POST /auth/token` writes them; nil for anything else. Read from
     /// the bytes in place: no string is made or hashed per request.
-    static func tokenValue(_ text: some Collection<UInt8>) -> UInt128? {
-        guard text.count == 32 else { return nil }
-        var value: UInt128 = 0
-        for byte in text {
+    static func tokenValue(_ text: Span<UInt8>) -> UInt128? {
+        guard text.count == 32, let high = hexValue(text.extracting(..<16)), let low = hexValue(text.extracting(16...))
+        else { return nil }
+        return UInt128(high) << 64 | UInt128(low)
+    }
+
+    /// Up to 16 hex digits' number (two halves make a token: shifting a UInt128 a digit at a time cost twice as
+    /// much); nil when one is not a hex digit.
+    private static func hexValue(_ digits: Span<UInt8>) -> UInt64? {
+        var value: UInt64 = 0
+        for index in 0..<digits.count {
+            let byte = digits[index]
             let digit: UInt8
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
             default: return nil
             }
-            value = value << 4 | UInt128(digit)
+            value = value << 4 | UInt64(digit)
         }
         return value
     }
 
     /// The answer a profile's decision gives in place of the route's (`outcome`, which a step's wire fault or
-    /// delay may act on); nil when there is no decision.
-    func answering(_ decision: ProfileRegistry.Decision?, of dataset: String, _ outcome: RouteOutcome) -> RouteOutcome?
-    {
+    /// delay may act on).
+    func answering(_ decision: ProfileRegistry.Decision, of dataset: String, _ outcome: RouteOutcome) -> RouteOutcome {
         switch decision {
-        case nil:
-            return nil
         case .outage(let remaining):
             let seconds = Self.wholeSecondsUp(remaining)
             return .response(
@@ -243,11 +277,11 @@ extension Router {
                         + "rate_limit lets it; again in \(seconds) s",
                     headers: ["Retry-After": String(seconds)], status: 429
                 ).response())
-        case .unauthorized(let reason, let carried):
+        case .unauthorized(let reason):
             // RFC 6750 §3.1: a request without a token gets the challenge alone; one whose token is not good,
             // `invalid_token` and why.
             let challenge =
-                carried
+                reason.carried
                 ? "Bearer realm=\"ListServer\", error=\"invalid_token\", error_description=\"\(reason)\""
                 : "Bearer realm=\"ListServer\""
             return .response(
@@ -281,7 +315,7 @@ extension Router {
 
     /// `outcome` as it travels: held for the request's `delay_ms` and the profile's latency, sent at the
     /// request's `kbps` or the profile's bandwidth (after its first byte), with the client's rate-limit standing.
-    func traveling(_ outcome: RouteOutcome, _ verdict: ProfileRegistry.Verdict?, _ controls: RequestControls)
+    func traveling(_ outcome: consuming RouteOutcome, _ verdict: ProfileRegistry.Verdict?, _ controls: RequestControls)
         -> RouteOutcome
     {
         var delay = controls.delay + (verdict?.latency ?? .zero)
@@ -289,14 +323,25 @@ extension Router {
         if rate != nil, let firstByte = verdict?.bandwidth?.firstByteMs { delay += .milliseconds(firstByte) }
         let limit = verdict?.rateLimit
         guard rate != nil || limit != nil else { return outcome.delayed(by: delay) }
-        return outcome.mapResponse { [delay] response in
-            response.delay += delay
-            if let rate { response.bytesPerSecond = rate }
-            if let limit {
-                // The IETF fields (draft-ietf-httpapi-ratelimit-headers): the policy, and where the client stands.
-                response.headers.add("RateLimit-Policy", limit.policy)
-                response.headers.add("RateLimit", "\"profile\";r=\(limit.remaining);t=\(limit.resetSeconds)")
-            }
+        // A response made already is changed in place (consumed, not copied): no closure to allocate.
+        switch consume outcome {
+        case .response(var response):
+            Self.travel(&response, delay: delay, rate: rate, limit: limit)
+            return .response(response)
+        case let other:
+            return other.mapResponse { [delay] in Self.travel(&$0, delay: delay, rate: rate, limit: limit) }
+        }
+    }
+
+    /// What ``traveling(_:_:_:)`` does to a response: the delay, the rate, and the client's rate-limit standing.
+    private static func travel(
+        _ response: inout HTTPResponse, delay: Duration, rate: Int?, limit: ProfileRegistry.RateLimitStatus?
+    ) {
+        response.delay += delay
+        if let rate { response.bytesPerSecond = rate }
+        if let limit {
+            response.rateLimit = RateLimitFields(
+                quota: limit.quota, window: limit.windowSeconds, remaining: limit.remaining, reset: limit.resetSeconds)
         }
     }
 

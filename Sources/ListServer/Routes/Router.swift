@@ -162,7 +162,9 @@ package struct Router: Sendable {
         faultInjectors = FaultInjectorRegistry(faultInjector, seed: faultSeed)
         self.faults = faults
         let origin = ContinuousClock.now
-        profiles = ProfileRegistry(now: { ContinuousClock.now - origin })
+        profiles = ProfileRegistry(
+            now: { ContinuousClock.now - origin }, wallClock: { WallTime.now().milliseconds },
+            signer: TokenSignature.sign)
     }
 
     /// Creates a router over a fixed catalog that never grows, whose writes are kept in memory (tests, benchmarks).
@@ -505,7 +507,7 @@ package struct Router: Sendable {
         case .adminDatasetProfile(let name):
             return try datasetProfile(name, request)
         case .auth(let revoke):
-            return .response(try revoke ? revokeTokens(request) : issueToken(request))
+            return revoke ? try revokeTokens(request) : .response(try issueToken(request))
         case .picsumList:
             return .response(try picsumList(target, headers: request.headers))
         case .picsumInfo(let pick):

@@ -1,6 +1,6 @@
 import ListDomain
 
-/// The datasets' profiles (`profiles`, migration 4): kept so a restart sets them again.
+/// The datasets' profiles (`profiles`, migrations 4 and 5): kept so a restart sets them again.
 extension SQLiteListTables {
     /// Every stored profile, by dataset.
     func profiles() throws(StoreFailure) -> [String: StoredProfile] {
@@ -9,7 +9,8 @@ extension SQLiteListTables {
                 var profiles: [String: StoredProfile] = [:]
                 while try statement.step() {
                     profiles[statement.text(at: 0) ?? ""] = StoredProfile(
-                        body: statement.blob(at: 1), setAt: WallTime(milliseconds: statement.int64(at: 2)))
+                        body: statement.blob(at: 1), setAt: WallTime(milliseconds: statement.int64(at: 2)),
+                        tokenKey: StoredProfile.tokenKey(statement.blob(at: 3)))
                 }
                 return profiles
             }
@@ -26,7 +27,8 @@ extension SQLiteListTables {
                 guard try statement.step() else { return [:] }
                 return [
                     list: StoredProfile(
-                        body: statement.blob(at: 0), setAt: WallTime(milliseconds: statement.int64(at: 1)))
+                        body: statement.blob(at: 0), setAt: WallTime(milliseconds: statement.int64(at: 1)),
+                        tokenKey: StoredProfile.tokenKey(statement.blob(at: 2)))
                 ]
             }
         } catch {
@@ -43,6 +45,7 @@ extension SQLiteListTables {
                     try statement.bind(list, at: 1)
                     try statement.bind(profile.body, at: 2)
                     try statement.bind(profile.setAt.milliseconds, at: 3)
+                    try statement.bind(StoredProfile.bytes(of: profile.tokenKey), at: 4)
                 }
             } else {
                 try run(SQL.deleteProfile) { statement throws(SQLiteError) in try statement.bind(list, at: 1) }
@@ -54,8 +57,9 @@ extension SQLiteListTables {
 }
 
 extension SQLiteListTables.SQL {
-    static let allProfiles: StaticString = "SELECT list, body, set_at FROM profiles"
-    static let oneProfile: StaticString = "SELECT body, set_at FROM profiles WHERE list = ?1"
-    static let upsertProfile: StaticString = "INSERT OR REPLACE INTO profiles (list, body, set_at) VALUES (?1, ?2, ?3)"
+    static let allProfiles: StaticString = "SELECT list, body, set_at, token_key FROM profiles"
+    static let oneProfile: StaticString = "SELECT body, set_at, token_key FROM profiles WHERE list = ?1"
+    static let upsertProfile: StaticString =
+        "INSERT OR REPLACE INTO profiles (list, body, set_at, token_key) VALUES (?1, ?2, ?3, ?4)"
     static let deleteProfile: StaticString = "DELETE FROM profiles WHERE list = ?1"
 }

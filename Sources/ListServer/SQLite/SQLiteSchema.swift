@@ -99,6 +99,12 @@ enum SQLiteSchema {
             set_at INTEGER NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 5: the key each dataset's tokens are signed with (16 bytes), so that a restart and every server keep
+        // accepting them (`ProfileRegistry+Tokens.swift`); profiles stored before get a random one.
+        """
+        ALTER TABLE profiles ADD COLUMN token_key BLOB;
+        UPDATE profiles SET token_key = randomblob(16);
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -48,21 +48,25 @@ struct ListStoreConformance {
 
     // MARK: Checks
 
-    /// Profiles: stored byte for byte with their time, replaced, deleted, kept across a reopen, and dropped with
+    /// Profiles: stored byte for byte with their time and their tokens' key, replaced, deleted, kept across a reopen, and dropped with
     /// their dataset (whether it had rows or not) while other datasets' stay.
     func profilesRoundTrip() async throws {
         let store = try await open()
         #expect(try await store.profiles().isEmpty)
         let body = Array(#"{"outage":{"for_ms":10000},"label":"\u0000é"}"#.utf8)
-        let first = StoredProfile(body: body, setAt: Self.now)
-        let later = StoredProfile(
-            body: Array(#"{"auth":{"token_ttl_s":30}}"#.utf8), setAt: WallTime(milliseconds: 1_800_000_000_000))
+        let first = StoredProfile(body: body, setAt: Self.now, tokenKey: 1 << 127 | 0xFF)  // every byte kept
+        var later = StoredProfile(
+            body: Array(#"{"auth":{"token_ttl_s":30}}"#.utf8), setAt: WallTime(milliseconds: 1_800_000_000_000),
+            tokenKey: .max - 1)
         try await store.setProfile(first, of: "a")
         try await store.setProfile(first, of: "b")
         try await store.setProfile(first, of: "c")
         try await store.setProfile(later, of: "a")  // replaces
         try await store.setProfile(nil, of: "c")
         try await store.setProfile(nil, of: "never-set")
+        #expect(try await store.profile(of: "a") == later)
+        later.tokenKey = 3  // a revoke: the key alone changes
+        try await store.setProfile(later, of: "a")
         #expect(try await store.profile(of: "a") == later)
         #expect(try await store.profile(of: "c") == nil)
         await store.close()
