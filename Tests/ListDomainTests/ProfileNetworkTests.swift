@@ -100,6 +100,18 @@ struct ProfileNetworkTests {
         #expect(bytes < 200 * ProfileRegistry.maximumClients)
     }
 
+    @Test("a client's rate limit is one across loops: its requests on any loop draw on the same bucket")
+    func rateLimitAcrossLoops() throws {
+        registry.set(DatasetProfile(rateLimit: .init(requests: 4, perSeconds: 60)), for: "x")
+        let request = ProfileRequest(method: "GET", route: "/items", query: [], client: "a")
+        let decisions = (0..<6).map { loop in registry.verdict("x", loop: loop) { _ in request }?.decision }
+        #expect(decisions.prefix(4).allSatisfy { $0 == nil })
+        #expect(decisions.suffix(2).allSatisfy { if case .rateLimited = $0 { true } else { false } })
+        clock.advance(.seconds(15))  // one request's worth refilled, whichever loop asks
+        #expect(registry.verdict("x", loop: 7) { _ in request }?.decision == nil)
+        #expect(registry.verdict("x", loop: 3) { _ in request }?.decision != nil)
+    }
+
     @Test("a dataset with auth refuses a missing, unknown or expired token, and takes one it issued")
     func tokens() throws {
         #expect(registry.issue(for: "x") == nil)  // no profile: no key to sign with

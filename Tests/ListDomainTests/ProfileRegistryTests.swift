@@ -161,6 +161,36 @@ struct ProfileRegistryTests {
         #expect(registry.idle(for: .seconds(4), limit: 10) == ["met"])
     }
 
+    @Test("loops judge on shards of their own, yet a step answers exactly `times` requests and a change reaches all")
+    func shards() {
+        let registry = self.registry
+        let step = DatasetProfile.Step(match: .init(route: "/items"), answer: .init(status: 503), times: 5)
+        let second = DatasetProfile.Step(match: .init(route: "/items"), answer: .init(status: 500), times: 1)
+        registry.set(DatasetProfile(script: [step, second]), for: "x")
+        // Eight loops, each with a copy made before any step was used; their requests in turn.
+        var answered: [Int] = []
+        for round in 0..<3 {
+            for loop in 0..<8 {
+                let decision = registry.verdict("x", loop: loop) { _ in self.request() }?.decision
+                if case .scripted(let answer, _, _) = decision { answered.append(answer.status ?? 0) }
+                _ = round
+            }
+        }
+        #expect(answered == [503, 503, 503, 503, 503, 500])  // each step exactly its times, in order
+        #expect(registry.entry(of: "x")?.entry.left == [0, 0])
+        // A new profile, set while every loop holds a copy of the old one: each loop's next request meets it.
+        registry.set(DatasetProfile(outage: .init(forMs: 60_000)), for: "x")
+        for loop in 0..<8 {
+            guard case .outage = registry.verdict("x", loop: loop, { _ in self.request() })?.decision else {
+                Issue.record("loop \(loop) still judged by the old profile")
+                continue
+            }
+        }
+        registry.set(nil, for: "x")
+        #expect((0..<8).allSatisfy { registry.verdict("x", loop: $0) { _ in self.request() } == nil })
+        #expect(registry.statistics.scripted == 6 && registry.statistics.outages == 8)
+    }
+
     @Test("at most `capacity` datasets have a profile; replacing one still works when full")
     func capacity() {
         let registry = self.registry

@@ -172,6 +172,41 @@ struct EndToEndReplicaTests {
         }
     }
 
+    @Test("a token one replica issued lets a client in on the other; a revoke through the other refuses it on both")
+    func tokensShared() async throws {
+        try await withReplicas { a, b in
+            let body = #"{"auth":{"token_ttl_s":600}}"#
+            #expect(try await send(port: a.port, "PUT", "/admin/datasets/signed/profile", json: body).status == 200)
+            _ = try await waitUntil("replica b to set the profile a stored") {
+                try await fetch(port: b.port, "/d/signed/items?limit=1").status
+            } isDone: {
+                $0 == 401
+            }
+            let issued = try await send(port: a.port, "POST", "/d/signed/auth/token", json: "{}").jsonObject()
+            let token = try #require(issued["access_token"] as? String)
+            let bearer = ["Authorization: Bearer \(token)"]
+            // Nothing about the token went through the store: b checks a's signature with the key they share.
+            #expect(try await fetch(port: b.port, "/d/signed/items?limit=1", headers: bearer).status == 200)
+            #expect(try await fetch(port: a.port, "/d/signed/items?limit=1", headers: bearer).status == 200)
+            #expect(try await send(port: b.port, "POST", "/d/signed/auth/revoke", contentType: nil).status == 204)
+            #expect(try await fetch(port: b.port, "/d/signed/items?limit=1", headers: bearer).status == 401)
+            let refused = try await waitUntil("replica a to hear of the revoke") {
+                try await fetch(port: a.port, "/d/signed/items?limit=1", headers: bearer)
+            } isDone: {
+                $0.status == 401
+            }
+            #expect(refused.header("WWW-Authenticate")?.contains("invalid_token") == true)
+            // A token issued after the revoke works on both again.
+            let again = try await send(port: a.port, "POST", "/d/signed/auth/token", json: "{}").jsonObject()
+            let fresh = try #require(again["access_token"] as? String)
+            for port in [a.port, b.port] {
+                #expect(
+                    try await fetch(port: port, "/d/signed/items?limit=1", headers: ["Authorization: Bearer \(fresh)"])
+                        .status == 200)
+            }
+        }
+    }
+
     @Test("an image uploaded through one replica is served by the other, byte for byte; deleted there, gone here")
     func uploadsAreShared() async throws {
         try await withReplicas { a, b in

@@ -20,7 +20,12 @@ public struct DatasetProfile: Sendable, Equatable {
 
         /// How much of the outage is left `elapsed` after it started; nil outside it.
         public func remaining(after elapsed: Duration) -> Duration? {
-            let elapsedMs = UInt64(max(0, elapsed.milliseconds))
+            remaining(afterMilliseconds: elapsed.milliseconds)
+        }
+
+        /// ``remaining(after:)`` in whole milliseconds, as a request's verdict counts (no 128-bit arithmetic).
+        func remaining(afterMilliseconds elapsed: Int64) -> Duration? {
+            let elapsedMs = UInt64(max(0, elapsed))
             let phase = everyMs.map { elapsedMs % $0 } ?? elapsedMs
             guard phase < forMs else { return nil }
             return .milliseconds(Int64(forMs - phase))

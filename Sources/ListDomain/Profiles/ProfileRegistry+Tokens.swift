@@ -44,6 +44,7 @@ extension ProfileRegistry {
         entries.withLock { entries in
             guard entries.profiles[dataset] != nil else { return false }
             entries.profiles[dataset]!.tokenKey = key
+            count.changed()
             return true
         }
     }
@@ -73,18 +74,18 @@ public enum TokenRefusal: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-extension ProfileRegistry.Entry {
-    /// Why `token` does not let a request in; nil when it does.
-    func refusal(of token: UInt128?, carried: Bool, _ tokens: (registry: ProfileRegistry, dataset: String))
-        -> TokenRefusal?
-    {
+extension ProfileRegistry {
+    /// Why `token` does not let a request to `dataset` in, its tokens signed with `key`; nil when it does.
+    static func refusal(
+        of token: UInt128?, carried: Bool, key: UInt128, registry: ProfileRegistry, dataset: String
+    ) -> TokenRefusal? {
         guard carried else { return .missing }
         guard let token else { return .malformed }
         let expiry = Int64(truncatingIfNeeded: UInt64(truncatingIfNeeded: token >> 80))
-        let expected = ProfileRegistry.token(
-            expiring: expiry, dataset: tokens.dataset, key: tokenKey, signer: tokens.registry.signer)
-        guard token == expected else { return .unknown }
-        guard tokens.registry.wallClock() < expiry else { return .expired }
+        guard token == Self.token(expiring: expiry, dataset: dataset, key: key, signer: registry.signer) else {
+            return .unknown
+        }
+        guard registry.wallClock() < expiry else { return .expired }
         return nil
     }
 }

@@ -3,8 +3,10 @@ import Synchronization
 /// The profiles of the datasets that have one (``DatasetProfile``), and what each has used of its script: shared by
 /// every loop, so a step answers exactly `times` requests however they are spread over the loops.
 ///
-/// While no dataset has a profile a request costs one atomic load (``isEmpty``); once one does, a request to any
-/// dataset takes the lock for a lookup. Bounded: ``capacity`` profiles, ``maximumBytes`` of them in all.
+/// While no dataset has a profile a request costs one atomic load (``isEmpty``), and a request to a dataset
+/// without one a look at a filter of names. A request to a profiled dataset is judged on its loop's shard
+/// (``ProfileShard``), which takes no lock another loop takes. Bounded: ``capacity`` profiles, ``maximumBytes`` of
+/// them in all.
 /// In memory: the router stores each profile before setting it here, and sets the stored ones at start and when
 /// another server changed one (`Router+Profiles.swift`). What clients make it hold (rate-limit buckets) counts in
 /// the same bound, and is bounded per dataset besides; tokens hold nothing (`ProfileRegistry+Tokens.swift`).
@@ -17,26 +19,22 @@ public final class ProfileRegistry: Sendable {
         public let since: Duration
         /// By step, how many more matching requests it answers.
         public var left: [Int]
-        /// By client, its rate-limit bucket.
-        var buckets: [String: Bucket] = [:]
+        /// Which setting of the profile this is (the registry's generation when it was set): a shard keeps its
+        /// draws while it is the same one, and starts them over from the seed when it was set again.
+        var serial: UInt64 = 0
+        /// By client, its rate-limit cell (shared with the shards that met the client).
+        var buckets: [String: RateLimitCell] = [:]
         /// The key of the dataset's tokens (``ProfileRegistry/TokenSigner``): stored with the profile, so that
         /// every server sharing the store checks a token the same way; a new one revokes every token issued.
         public internal(set) var tokenKey: UInt128 = 0
-        /// The latency draws, seeded by the profile's fault seed (or the time it was set).
-        var random: SplitMix64
         /// When it was set by the store's clock (``StoredProfile/setAt``): a server told of a change that is this
         /// one already (its own, heard back) leaves it be.
         public var setAt: WallTime?
-        /// When a request last met it (or it was set): one nobody meets for the datasets' time-to-live goes.
-        var lastUsed: Duration
 
         public init(profile: DatasetProfile, since: Duration, left: [Int]) {
             self.profile = profile
             self.since = since
             self.left = left
-            lastUsed = since
-            let (seconds, attoseconds) = since.components
-            random = SplitMix64(seed: profile.faults?.seed ?? UInt64(truncatingIfNeeded: seconds ^ attoseconds))
         }
 
         public static func == (lhs: Entry, rhs: Entry) -> Bool {
@@ -101,11 +99,13 @@ public final class ProfileRegistry: Sendable {
     /// The most bytes all profiles may hold together (``DatasetProfile/approximateBytes``).
     public static let maximumBytes = 16 << 20
 
-    let entries = Mutex<(profiles: [String: Entry], bytes: Int, acted: Statistics)>(([:], 0, Statistics()))
+    let entries = Mutex<(profiles: [String: Entry], bytes: Int)>(([:], 0))
     /// How many profiles there are, in an allocation of its own: beside the lock, every request's load of it
     /// missed the cache whenever the other loop had just taken the lock (perf: `isEmpty` rose to 0.2 % of the
     /// server's time with a profile in use).
-    private let count = ProfileCount()
+    let count = ProfileCount()
+    /// The loops' shards; a loop's index picks one (more loops than shards share).
+    let shards = (0..<8).map { _ in ProfileShard() }
     /// Monotonic time, from any origin.
     let now: @Sendable () -> Duration
     /// The wall clock, in milliseconds since 1970: what a token's expiry counts in, the same on every server.
@@ -124,11 +124,17 @@ public final class ProfileRegistry: Sendable {
 
     /// The profiles now, and what they did so far.
     public var statistics: Statistics {
-        entries.withLock { entries in
-            var statistics = entries.acted
-            statistics.profiles = entries.profiles.count
-            return statistics
+        var statistics = Statistics()
+        statistics.profiles = entries.withLock { $0.profiles.count }
+        for shard in shards {
+            let acted = shard.state.withLock { $0.acted }
+            statistics.outages += acted.outages
+            statistics.scripted += acted.scripted
+            statistics.rateLimited += acted.rateLimited
+            statistics.unauthorized += acted.unauthorized
+            statistics.throttled += acted.throttled
         }
+        return statistics
     }
 
     /// Whether no dataset has a profile: the one check a request pays then.
@@ -176,16 +182,19 @@ public final class ProfileRegistry: Sendable {
                 if let old = entries.profiles.removeValue(forKey: dataset) {
                     count.remove(dataset)
                     entries.bytes -= old.bytes(dataset)
+                    count.changed()
                 }
                 return true
             }
             guard
-                let (entry, added) = Self.entry(
+                var (entry, added) = Self.entry(
                     profile, for: dataset, since: started, setAt: setAt, tokenKey: tokenKey, among: entries.profiles,
                     bytes: entries.bytes)
             else { return false }
+            entry.serial = count.generation.load(ordering: .relaxed) &+ 1  // the generation this change makes
             if entries.profiles.updateValue(entry, forKey: dataset) == nil { count.add(dataset) }
             entries.bytes += added
+            count.changed()
             return true
         }
     }
@@ -196,9 +205,15 @@ public final class ProfileRegistry: Sendable {
     /// The datasets whose profile no request met (and nobody set) for `unused` or more, at most `limit`.
     public func idle(for unused: Duration, limit: Int) -> [String] {
         let now = now()
-        return entries.withLock { entries in
-            Array(entries.profiles.lazy.filter { now - $0.value.lastUsed >= unused }.map(\.key).prefix(limit))
+        var used = entries.withLock { $0.profiles.mapValues(\.since) }  // set counts as used
+        for shard in shards {
+            shard.state.withLock { state in
+                for (dataset, entry) in state.entries where used[dataset] != nil {
+                    used[dataset] = max(used[dataset]!, .nanoseconds(entry.lastUsed))
+                }
+            }
         }
+        return Array(used.lazy.filter { now - $0.value >= unused }.map(\.key).prefix(limit))
     }
 
     /// The profile of `dataset` as it stands, and how long ago it was set; nil without one.
@@ -207,83 +222,19 @@ public final class ProfileRegistry: Sendable {
         return entries.withLock { entries in entries.profiles[dataset].map { ($0, now - $0.since) } }
     }
 
-    /// What `dataset`'s profile does to `request`: a step it matches is used once, a rate limit counts it, a
-    /// latency is drawn. Nil when the dataset has no profile.
+    /// What `dataset`'s profile does to `request` on loop `loop`: a step it matches is used once, a rate limit
+    /// counts it, a latency is drawn. Nil when the dataset has no profile.
     ///
     /// In order: an outage answers everything; then the rate limit counts the request (refused ones too: a client
     /// that hammers is refused however it asks); then a token is checked; then the script.
     ///
-    /// - Parameter request: Made only when the dataset has a profile (under the lock), with only what the
-    ///   profile looks at (``ProfileRequest/Needs``): decoding a query costs more than the rest of a verdict.
-    ///   Made before the lock instead, with what any profile looks at, requests to datasets without a profile paid
-    ///   for it too (plain/empty 1.06-1.11 in `Benchmarks/profiles/cost.sh`, against 1.02-1.08 the sitting
-    ///   before), and those with one paid no less (full - plain 2.0-3.9 us, against 2.4-4.1).
-    public func verdict(_ dataset: String, _ request: (ProfileRequest.Needs) -> ProfileRequest) -> Verdict? {
+    /// - Parameter request: Made only when the dataset has a profile, with only what the profile looks at
+    ///   (``ProfileRequest/Needs``): decoding a query costs more than the rest of a verdict.
+    public func verdict(_ dataset: String, loop: Int = 0, _ request: (ProfileRequest.Needs) -> ProfileRequest)
+        -> Verdict?
+    {
         guard !isEmpty, count.mayHave(dataset) else { return nil }
-        let now = now()
-        return entries.withLock { entries -> Verdict? in
-            // In place, never copied out: a copy retains the entry's arrays and dictionaries, whose counts both
-            // loops would then write (perf: retain and release were the largest part of a profile's cost).
-            guard let index = entries.profiles.index(forKey: dataset) else { return nil }
-            return entries.profiles.values[index].judge(
-                request, now: now, tokens: (self, dataset), acted: &entries.acted, budget: &entries.bytes)
-        }
-    }
-}
-
-extension ProfileRegistry.Entry {
-    /// ``ProfileRegistry/verdict(_:_:)`` under the lock, on the entry in place.
-    fileprivate mutating func judge(
-        _ request: (ProfileRequest.Needs) -> ProfileRequest, now: Duration,
-        tokens: (registry: ProfileRegistry, dataset: String), acted: inout ProfileRegistry.Statistics,
-        budget: inout Int
-    ) -> ProfileRegistry.Verdict {
-        let step = left.firstIndex { $0 > 0 }
-        // Written once a second, not every request: both loops read the entry, and a write takes its cache line.
-        if now - lastUsed >= .seconds(1) { lastUsed = now }
-        let request = request(
-            ProfileRequest.Needs(
-                query: step.map { !profile.script[$0].match.query.isEmpty } ?? false,
-                client: profile.rateLimit != nil, token: profile.auth != nil))
-        var verdict = ProfileRegistry.Verdict()
-        if var faults = profile.faults {
-            // A mix that can draw nothing is left behind (an array the verdict would retain for nothing).
-            if faults.rate == 0, faults.failFirst == nil { faults.mix = nil }
-            verdict.faults = faults
-        }
-        if let distribution = profile.latency?.distribution(for: request.kind) {
-            verdict.latency = distribution.sample(using: &random)
-        }
-        if let bandwidth = profile.bandwidth, request.kind != .stream {
-            verdict.bandwidth = bandwidth
-            acted.throttled += 1
-        }
-        if let outage = profile.outage, let remaining = outage.remaining(after: now - since) {
-            acted.outages += 1
-            verdict.decision = .outage(remaining: remaining)
-            return verdict
-        }
-        if let limit = profile.rateLimit {
-            let (status, retryAfter) = take(limit, client: request.client, now: now, budget: &budget)
-            verdict.rateLimit = status
-            if let retryAfter {
-                acted.rateLimited += 1
-                verdict.decision = .rateLimited(retryAfter: retryAfter)
-                return verdict
-            }
-        }
-        if profile.auth != nil, let refusal = refusal(of: request.token, carried: request.carriesToken, tokens) {
-            acted.unauthorized += 1
-            verdict.decision = .unauthorized(refusal)
-            return verdict
-        }
-        // The first step not used up is the one that applies: steps run in order.
-        if let step, profile.script[step].match.matches(request) {
-            left[step] -= 1
-            acted.scripted += 1
-            verdict.decision = .scripted(profile.script[step].answer, step: step, left: left[step])
-        }
-        return verdict
+        return verdict(dataset, shard: loop & (shards.count - 1), now: now(), request)
     }
 }
 
@@ -295,14 +246,22 @@ extension ProfileRegistry.Entry {
 /// `Benchmarks/profiles/cost.sh`). A set bit may be another name's (then the lock decides); a clear one is sure.
 /// `@unchecked Sendable`: ``names`` (how many datasets each bit stands for) is touched only under the registry's
 /// lock; the atomics are read without it.
-private final class ProfileCount: @unchecked Sendable {
+final class ProfileCount: @unchecked Sendable {
     let value = Atomic<Int>(0)
+    /// Moves on whenever what the shards copied may have changed (``ProfileShard``): read by every request to a
+    /// profiled dataset, written by a change.
+    let generation = Atomic<UInt64>(0)
     private let filter0 = Atomic<UInt64>(0)
     private let filter1 = Atomic<UInt64>(0)
     private let filter2 = Atomic<UInt64>(0)
     private let filter3 = Atomic<UInt64>(0)
     private var names = [Int](repeating: 0, count: 256)
     private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+    /// Something the shards copy changed (under the registry's lock): they copy it again.
+    func changed() {
+        generation.add(1, ordering: .releasing)
+    }
 
     /// A profile for `name` was added (under the registry's lock).
     func add(_ name: String) {

@@ -58,6 +58,9 @@ package struct HTTPRequest: Sendable {
     /// The request id: the client's `X-Request-Id` when it sent a usable one, otherwise one the server made up.
     /// Empty only for requests built by hand (tests), which then get no `X-Request-Id` back.
     var requestID: String
+    /// The index of the loop that serves it (0 for requests built by hand): what loop-local state it may use (a
+    /// dataset profile's shard).
+    var loop = 0
 
     /// Creates a request.
     ///

@@ -17,6 +17,8 @@ import Synchronization
 /// because tasks carry it across an `await` that resumes on that same thread.
 final class LoopServer: @unchecked Sendable {
     let loop: EventLoop
+    /// This loop's index among the server's loops.
+    let loopIndex: Int
     /// Answers the requests: ``Router/match(_:)`` when one arrives, then ``Router/route(_:_:)``.
     let router: Router
     /// The writes: the change feed the streams follow, the lists they read, the queue a drain refuses.
@@ -109,6 +111,7 @@ final class LoopServer: @unchecked Sendable {
         outputBudget = max(1, limits.maxOutputBytes / max(1, loopCount))
         self.uploadBudget = uploadBudget ?? UploadBudget(limits: limits)
         requestIDs = RequestIDGenerator(loopIndex: loopIndex)
+        self.loopIndex = loopIndex
         self.router = router
         self.writes = writes
         self.events = events
@@ -179,7 +182,8 @@ final class LoopServer: @unchecked Sendable {
         inRequestCallback = true
         defer { inRequestCallback = outer }
         let request = EvHTTPRequest(raw)
-        let httpRequest = request.makeHTTPRequest(ids: &requestIDs)
+        var httpRequest = request.makeHTTPRequest(ids: &requestIDs)
+        httpRequest.loop = loopIndex
         let requestID = httpRequest.requestID
         let match = router.match(httpRequest)  // the target is parsed here, once
         let exchange = observer.begin(httpRequest, route: match.label)

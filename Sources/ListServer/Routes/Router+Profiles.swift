@@ -168,7 +168,7 @@ extension Router {
         guard !profiles.isEmpty, request.method != .options, let route = resource?.route, Self.meetsProfile(route)
         else { return nil }
         guard let dataset = profileDataset(of: request, target: target, route: route) else { return nil }
-        let verdict = profiles.verdict(dataset) {
+        let verdict = profiles.verdict(dataset, loop: request.loop) {
             Self.profileRequest(request, target: target, route: route, needs: $0)
         }
         return verdict.map { (dataset, $0) }
@@ -185,9 +185,7 @@ extension Router {
             needs.token || needs.client ? request.headers.values("Authorization", "X-Client-Id") : (nil, nil)
         var token = needs.token ? bearerToken(authorization) : nil
         let tokenInQuery = needs.token && token == nil && target.query?.contains("access_token=") == true
-        if needs.query, !tokenInQuery, let raw = target.query,
-            !raw.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") })
-        {
+        if needs.query, !tokenInQuery, let raw = target.query, !Self.hasEscapes(raw.utf8.span) {
             plainQuery = raw  // a step's conditions are checked on it in place
         } else if needs.query || tokenInQuery {
             // Decoded only when a step looks at it, or it may hold the token (a `<img>`'s).
@@ -201,6 +199,14 @@ extension Router {
             kind: profileKind(route),
             client: needs.client ? clientID ?? request.peer : "", token: token?.value,
             carriesToken: token != nil)
+    }
+
+    /// Whether a query has a `%` or a `+` (an escape: then it is decoded, not read as sent).
+    private static func hasEscapes(_ query: Span<UInt8>) -> Bool {
+        for index in 0..<query.count where query[index] == UInt8(ascii: "%") || query[index] == UInt8(ascii: "+") {
+            return true
+        }
+        return false
     }
 
     /// Which of a profile's latencies a route's answers get.
@@ -242,18 +248,23 @@ extension Router {
     /// much); nil when one is not a hex digit.
     private static func hexValue(_ digits: Span<UInt8>) -> UInt64? {
         var value: UInt64 = 0
+        var invalid: UInt8 = 0
         for index in 0..<digits.count {
-            let byte = digits[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
-            default: return nil
-            }
-            value = value << 4 | UInt64(digit)
+            let digit = hexDigit[Int(digits[index])]
+            invalid |= digit  // 0xFF marks a byte that is not a digit; checked once, after the loop
+            value = value << 4 | UInt64(digit & 0x0F)
         }
-        return value
+        return invalid & 0xF0 == 0 ? value : nil
+    }
+
+    /// Each byte's value as a hex digit, 0xFF for a byte that is not one.
+    private static let hexDigit: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+        default: 0xFF
+        }
     }
 
     /// The answer a profile's decision gives in place of the route's (`outcome`, which a step's wire fault or
