@@ -9,9 +9,7 @@
 #   - "main" (only with MAIN_BIN): a build from before the change, no profile;
 #   - "empty": this build, no profile at all (what scenario 1 of scripts/bench.sh measures);
 #   - "profiled": this build with dataset `full` given a profile of every field, set so that requests still pass
-#     (an outage of 1 ms every day, started before the run; a script step that matches nothing; faults at rate 0;
-#     latency 0; 1 Gbps; a rate limit of a million a second; auth, with a token every request carries), and
-#     dataset `plain` with none.
+#     (lib.sh's), and dataset `plain` with none.
 # Each round runs SLICES passes; a pass runs, in an order that rotates, `wrk -t2 -c64 -d${SLICE}s -s
 # Benchmarks/load/load.lua -- pages 500` (random pages 1..500, limit 20) against: main; empty; profiled with
 # `X-Dataset: plain`; profiled with `X-Dataset: full`; the last two both with `Authorization: Bearer <token>`, the
@@ -27,6 +25,8 @@
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$root"
 load_lua=Benchmarks/load/load.lua
 BIN=${BIN:-.build/static/x86_64-unknown-linux-gnu/release/ListServer}
@@ -39,32 +39,17 @@ ticks=$(getconf CLK_TCK)
 install_missing_packages wrk curl
 trap stop_launched EXIT
 
-flags=(--threads 2 --seed 42 --item-count 10000 --latency-min-ms 1000 --latency-max-ms 1000 --cache-capacity 100000
-    --default-limit 20 --max-limit 100 --no-access-log --data-path :memory:)
 declare -A pid port
 start() { # name binary
-    launch_server "$OUT/$1.log" 0 "$2" "${flags[@]}"
+    launch_server "$OUT/$1.log" 0 "$2" "${profile_flags[@]}"
     pid[$1]=$launched_pid
     port[$1]=$launched_port
 }
 [[ -n ${MAIN_BIN:-} ]] && start main "$MAIN_BIN"
 start empty "$BIN"
 start profiled "$BIN"
-profile='{"outage":{"for_ms":1,"every_ms":86400000},
-  "script":[{"match":{"query":{"never":"1"}},"respond":{"status":503},"times":1000000}],
-  "faults":{"rate":0,"kinds":"503"},
-  "latency":{"list":{"fixed_ms":0},"detail":{"fixed_ms":0},"image":{"fixed_ms":0}},
-  "bandwidth":{"kbps":1000000},
-  "rate_limit":{"requests":1000000,"per_s":1},
-  "auth":{"token_ttl_s":86400}}'
-base="http://127.0.0.1:${port[profiled]}"
-curl -sf -X PUT -H 'Content-Type: application/json' -d "$profile" "$base/admin/datasets/full/profile" >/dev/null ||
-    die "the profile was not set"
-token=$(curl -sf -X POST -H 'X-Dataset: full' -d '{}' "$base/auth/token" |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')
-sleep 0.1 # past the outage's millisecond
-status=$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Dataset: full' -H "Authorization: Bearer $token" "$base/items")
-[[ $status == 200 ]] || die "a request to the profiled dataset answered $status"
+set_every_field_profile "${port[profiled]}"
+token=$profile_token
 
 # slice NAME SERVER [HEADER...]: one wrk slice; appends "round name cpu_us requests".
 slice() {
