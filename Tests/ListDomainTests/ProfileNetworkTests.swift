@@ -112,6 +112,40 @@ struct ProfileNetworkTests {
         #expect(registry.verdict("x", loop: 3) { _ in request }?.decision != nil)
     }
 
+    @Test("the longest limits a profile may set count without overflow: a burst of a million at one a day")
+    func extremeLimit() {
+        registry.set(DatasetProfile(rateLimit: .init(requests: 1, perSeconds: 86_400, burst: 1_000_000)), for: "x")
+        #expect(verdict()?.decision == nil)
+        #expect(verdict()?.rateLimit?.remaining == 999_998)
+        registry.set(DatasetProfile(rateLimit: .init(requests: 1, perSeconds: 86_400, burst: 1)), for: "y")
+        #expect(verdict("y")?.decision == nil)
+        guard case .rateLimited(let retryAfter) = verdict("y")?.decision else {
+            Issue.record("the second request within a day should be refused")
+            return
+        }
+        #expect(retryAfter > .seconds(86_000) && retryAfter <= .seconds(86_400))
+    }
+
+    @Test("a new rate limit starts every bucket full; the same one set again keeps them; client keys are cut")
+    func newLimitResetsBuckets() throws {
+        registry.set(DatasetProfile(rateLimit: .init(requests: 1, perSeconds: 3600)), for: "x")
+        #expect(verdict()?.decision == nil)
+        #expect(verdict()?.decision != nil)
+        registry.set(
+            DatasetProfile(outage: .init(forMs: 1, everyMs: 1000), rateLimit: .init(requests: 1, perSeconds: 3600)),
+            for: "x")
+        clock.advance(.milliseconds(5))
+        #expect(verdict()?.decision != nil)  // same limit: the empty bucket stays empty
+        registry.set(DatasetProfile(rateLimit: .init(requests: 100, perSeconds: 1)), for: "x")
+        #expect(verdict()?.decision == nil)  // looser limit: the client starts with a full bucket
+        // A client's name is cut to 128 bytes, in the loop's cells as in the registry's.
+        let long = String(repeating: "c", count: 10_000)
+        #expect(verdict(client: long + "1")?.decision == nil)
+        #expect(verdict(client: long + "2")?.rateLimit?.remaining == 98)  // the same bucket as the first
+        let keys = registry.shards[0].state.withLock { $0.entries["x"]?.cells.keys.map(\.utf8.count) ?? [] }
+        #expect(!keys.isEmpty && keys.allSatisfy { $0 <= ProfileRegistry.maximumClientKeyBytes })
+    }
+
     @Test("a dataset with auth refuses a missing, unknown or expired token, and takes one it issued")
     func tokens() throws {
         #expect(registry.issue(for: "x") == nil)  // no profile: no key to sign with

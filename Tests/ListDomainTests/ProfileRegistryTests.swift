@@ -187,6 +187,8 @@ struct ProfileRegistryTests {
             }
         }
         registry.set(nil, for: "x")
+        // Cleared: no loop keeps a copy, even one that never meets the dataset again.
+        #expect(registry.shards.allSatisfy { shard in shard.state.withLock { $0.entries["x"] == nil } })
         #expect((0..<8).allSatisfy { registry.verdict("x", loop: $0) { _ in self.request() } == nil })
         #expect(registry.statistics.scripted == 6 && registry.statistics.outages == 8)
     }

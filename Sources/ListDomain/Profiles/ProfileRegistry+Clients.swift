@@ -7,6 +7,12 @@ extension ProfileRegistry {
     static let maximumClientKeyBytes = 128
     /// What a bucket costs beyond its key, about.
     static let clientEntryBytes = 64
+
+    /// `client` as a rate limit keys it: its first ``maximumClientKeyBytes`` bytes.
+    static func clientKey(_ client: String) -> String {
+        client.utf8.count > maximumClientKeyBytes
+            ? String(decoding: client.utf8.prefix(maximumClientKeyBytes), as: UTF8.self) : client
+    }
 }
 
 extension ProfileRegistry {
@@ -21,10 +27,8 @@ extension ProfileRegistry {
     func rateLimitCell(for client: String, of dataset: String, now: Int64) -> RateLimitCell? {
         entries.withLock { entries in
             guard let index = entries.profiles.index(forKey: dataset) else { return nil }
-            if let cell = entries.profiles.values[index].buckets[client] { return cell }
-            let key =
-                client.utf8.count > Self.maximumClientKeyBytes
-                ? String(decoding: client.utf8.prefix(Self.maximumClientKeyBytes), as: UTF8.self) : client
+            let key = Self.clientKey(client)
+            if let cell = entries.profiles.values[index].buckets[key] { return cell }
             let (cell, dropped) = entries.profiles.values[index].admit(key, now: now, budget: &entries.bytes)
             if dropped { count.changed() }
             return cell
@@ -43,7 +47,6 @@ extension ProfileRegistry.Entry {
     /// The cell for a client not seen before (or the shared one it goes to), and whether full cells were dropped
     /// to make room.
     fileprivate mutating func admit(_ key: String, now: Int64, budget: inout Int) -> (RateLimitCell, dropped: Bool) {
-        if let cell = buckets[key] { return (cell, false) }  // a long name, cut to one seen before
         var dropped = false
         var key = key
         let cost = ProfileRegistry.clientEntryBytes + key.utf8.count

@@ -161,7 +161,9 @@ public final class ProfileRegistry: Sendable {
         entry.setAt = setAt
         entry.tokenKey = tokenKey
         let old = profiles[dataset]
-        if let old { entry.buckets = old.buckets }
+        // The clients' cells go on under the same limit; under another they would be read wrong (a cell is the time
+        // its bucket is full again, which depends on the rate), so a new limit starts every bucket full.
+        if let old, old.profile.rateLimit == profile.rateLimit { entry.buckets = old.buckets }
         let added = entry.bytes(dataset) - (old?.bytes(dataset) ?? 0)
         guard old != nil || profiles.count < capacity, bytes + added <= maximumBytes else { return nil }
         return (entry, added)
@@ -177,15 +179,21 @@ public final class ProfileRegistry: Sendable {
         tokenKey: UInt128 = 0
     ) -> Bool {
         let started = now() - max(age, .zero)
-        return entries.withLock { entries in
-            guard let profile, profile != DatasetProfile() else {
-                if let old = entries.profiles.removeValue(forKey: dataset) {
-                    count.remove(dataset)
-                    entries.bytes -= old.bytes(dataset)
-                    count.changed()
-                }
+        guard let profile, profile != DatasetProfile() else {
+            let removed = entries.withLock { entries in
+                guard let old = entries.profiles.removeValue(forKey: dataset) else { return false }
+                count.remove(dataset)
+                entries.bytes -= old.bytes(dataset)
+                count.changed()
                 return true
             }
+            // The loops' copies go too, after the registry's (a shard's lock is never taken inside it): a copy made
+            // before the removal is put in under the shard's lock, so it is gone by the time this takes that lock.
+            // Left, copies of removed profiles would pile up in shards whose loops never meet those datasets again.
+            if removed { for shard in shards { _ = shard.state.withLock { $0.entries.removeValue(forKey: dataset) } } }
+            return true
+        }
+        return entries.withLock { entries in
             guard
                 var (entry, added) = Self.entry(
                     profile, for: dataset, since: started, setAt: setAt, tokenKey: tokenKey, among: entries.profiles,

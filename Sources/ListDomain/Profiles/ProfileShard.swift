@@ -127,11 +127,14 @@ extension ProfileShard.Entry {
             return verdict
         }
         if let limit = profile.rateLimit {
-            var cell = cells[request.client]
-            if cell == nil, let made = registry.rateLimitCell(for: request.client, of: dataset, now: now) {
+            // Keyed as the registry keys them, cut to their first bytes: `X-Client-Id` is the client's to choose,
+            // up to the head's size.
+            let client = ProfileRegistry.clientKey(request.client)
+            var cell = cells[client]
+            if cell == nil, let made = registry.rateLimitCell(for: client, of: dataset, now: now) {
                 // Bounded as the registry's are: past that many clients this loop starts its list over.
                 if cells.count >= ProfileRegistry.maximumClients { cells.removeAll(keepingCapacity: true) }
-                cells[request.client] = made
+                cells[client] = made
                 cell = made
             }
             if let cell {

@@ -16,9 +16,11 @@ final class RateLimitCell: Sendable {
     /// Counts one request at `now` (nanoseconds) against `limit`: the client's standing afterwards, and when
     /// refused, how long until it may ask again (nanoseconds).
     func take(_ limit: DatasetProfile.RateLimit, now: Int64) -> (ProfileRegistry.RateLimitStatus, retryAfter: Int64?) {
-        let interval = max(1, Int64((1e9 / limit.refillPerSecond).rounded()))
-        let capacity = Int64(limit.capacity)
-        let tolerance = (capacity - 1) * interval  // how far `full` may be ahead of now and still let one through
+        // Both at most ~31 years, so that no sum below overflows (a valid profile may ask for a burst of a million
+        // at one request a day: 2.7 million years, more nanoseconds than an Int64 holds).
+        let interval = Int64(min(Self.longest, max(1, (1e9 / limit.refillPerSecond).rounded())))
+        // How far `full` may be ahead of now and still let one through.
+        let tolerance = Int64(min(Self.longest, Double(limit.capacity - 1) * Double(interval)))
         var current = full.load(ordering: .relaxed)
         while true {
             let start = max(current, now)
@@ -32,6 +34,9 @@ final class RateLimitCell: Sendable {
             current = seen
         }
     }
+
+    /// The longest interval or tolerance counted, in nanoseconds: 10^18, about 31 years.
+    static let longest = 1e18
 
     /// Whether the bucket is full at `now`: a full bucket is the same as none, so it may be dropped.
     func isFull(at now: Int64) -> Bool { full.load(ordering: .relaxed) <= now }

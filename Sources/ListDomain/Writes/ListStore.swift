@@ -100,8 +100,14 @@ public protocol ListStore: AnyObject, Sendable {
     func profile(of list: String) async throws(StoreFailure) -> StoredProfile?
 
     /// Stores `profile` as `list`'s (nil deletes it), durably before it returns; a shared store tells the other
-    /// servers. A drop of the list (``ListEffects/drop``) deletes it too, in the drop's transaction.
+    /// servers. A drop of the list (``ListEffects/drop``) deletes it too, in the drop's transaction. A profile
+    /// stored over one keeps the stored ``StoredProfile/tokenKey`` (a revoke that came between is not undone);
+    /// `profile`'s key goes only into a new row.
     func setProfile(_ profile: StoredProfile?, of list: String) async throws(StoreFailure)
+
+    /// Gives `list`'s stored profile a new token key (`POST /auth/revoke`), in one statement, durably, telling the
+    /// other servers as ``setProfile(_:of:)`` does; false (nothing written) when it has no stored profile.
+    func setTokenKey(_ key: UInt128, of list: String) async throws(StoreFailure) -> Bool
 
     /// Where the ``WriteCoordinator`` applies and commits its groups. A store that makes its calls on a thread of
     /// its own offers that thread, so that a group is applied, committed and answered there, without a hop to the

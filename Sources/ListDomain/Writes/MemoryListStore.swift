@@ -203,7 +203,19 @@ public final class MemoryListStore: ListStore {
         try contents.withLock { contents throws(StoreFailure) in
             try Self.checkOpen(contents)
             if !contents.failures.isEmpty { throw contents.failures.removeFirst() }
+            var profile = profile
+            if let stored = contents.profiles[list], profile != nil { profile!.tokenKey = stored.tokenKey }
             contents.profiles[list] = profile
+        }
+    }
+
+    public func setTokenKey(_ key: UInt128, of list: String) async throws(StoreFailure) -> Bool {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            if !contents.failures.isEmpty { throw contents.failures.removeFirst() }
+            guard contents.profiles[list] != nil else { return false }
+            contents.profiles[list]!.tokenKey = key
+            return true
         }
     }
 

@@ -44,12 +44,28 @@ extension PostgresListTables {
     }
 }
 
+extension PostgresListTables {
+    /// Gives `list`'s stored profile the token key `key` and tells the other servers, in one transaction; whether
+    /// it had one.
+    func setTokenKey(_ key: UInt128, of list: String) throws(StoreFailure) -> Bool {
+        try withConnection { connection throws(PostgresError) in
+            let results = try connection.pipeline([
+                .init("BEGIN"),
+                .init(SQL.setTokenKey, [.utf8(list), .bytea(StoredProfile.bytes(of: key))]),
+                .init(SQL.notify, [.text(PostgresNotification.profilePayload(list: list))]), .init("COMMIT"),
+            ])
+            return results[1].count > 0
+        }
+    }
+}
+
 extension PostgresListTables.SQL {
     static let allProfiles = "SELECT list, body, set_at, token_key FROM profiles"
     static let oneProfile = "SELECT list, body, set_at, token_key FROM profiles WHERE list = $1"
     static let upsertProfile = """
         INSERT INTO profiles (list, body, set_at, token_key) VALUES ($1, $2, $3, $4)
-        ON CONFLICT (list) DO UPDATE SET body = excluded.body, set_at = excluded.set_at, token_key = excluded.token_key
+        ON CONFLICT (list) DO UPDATE SET body = excluded.body, set_at = excluded.set_at
         """
     static let deleteProfile = "DELETE FROM profiles WHERE list = $1"
+    static let setTokenKey = "UPDATE profiles SET token_key = $2 WHERE list = $1 RETURNING list"
 }

@@ -162,6 +162,10 @@ package final class PostgresStore: ListStore {
         try await pool.run { tables throws(StoreFailure) in try tables.setProfile(profile, of: list) }
     }
 
+    package func setTokenKey(_ key: UInt128, of list: String) async throws(StoreFailure) -> Bool {
+        try await pool.run { tables throws(StoreFailure) in try tables.setTokenKey(key, of: list) }
+    }
+
     /// Runs the jobs already queued, closes the connections and stops the threads; later calls throw
     /// `.unavailable`.
     package func close() async {

@@ -37,20 +37,15 @@ extension Router {
     func revokeTokens(_ request: HTTPRequest) throws(Problem) -> RouteOutcome {
         let dataset = try Self.listName(request.headers)
         return .deferred { [self] in
-            // Read from the store, not from this server's copy: what is stored is what the new key goes with.
-            let stored: StoredProfile?
+            // One statement that changes the key alone: read, changed and written back, a profile deleted or
+            // replaced meanwhile (through another server) came back.
+            let key = Self.newTokenKey()
             do throws(StoreFailure) {
-                stored = try await writes.store.profile(of: dataset)
+                _ = try await writes.store.setTokenKey(key, of: dataset)
             } catch {
                 return Self.writeResponse(.failed(error), list: writes.lists.state(of: dataset))
             }
-            guard var stored else {
-                profiles.setTokenKey(Self.newTokenKey(), for: dataset)  // one set but not stored (tests): here too
-                return HTTPResponse(status: 204)
-            }
-            stored.tokenKey = Self.newTokenKey()
-            if let failure = await storing(stored, of: dataset) { return failure }
-            profiles.setTokenKey(stored.tokenKey, for: dataset)
+            profiles.setTokenKey(key, for: dataset)  // also one set here but not stored (tests)
             return HTTPResponse(status: 204)
         }
     }

@@ -19,18 +19,15 @@ extension Router {
             let profile = try readProfile(request.body, of: name)
             guard profiles.fits(profile, for: name) else { throw Self.profilesFull }
             // Stored first (a 200 means a restart keeps it, and the servers that share the store are told), then
-            // set here; the body as sent, which reads back the same. The tokens' key stays as stored: a token
-            // issued before a change still works.
+            // set here; the body as sent, which reads back the same. The tokens' key stays as stored (the store
+            // keeps it over a new body: a token issued before a change still works, and a revoke through another
+            // server meanwhile is not undone); read back after the write, it is the one set here.
             let body = request.body
+            let key = profiles.entry(of: name)?.entry.tokenKey ?? Self.newTokenKey()
             return .deferred { [self] in
-                let tokenKey: UInt128
-                do throws(StoreFailure) {
-                    tokenKey = try await writes.store.profile(of: name)?.tokenKey ?? Self.newTokenKey()
-                } catch {
-                    return Self.writeResponse(.failed(error), list: writes.lists.state(of: name))
-                }
-                let stored = StoredProfile(body: body, setAt: WallTime.now(), tokenKey: tokenKey)
+                let stored = StoredProfile(body: body, setAt: WallTime.now(), tokenKey: key)
                 if let failure = await storing(stored, of: name) { return failure }
+                let tokenKey = (try? await writes.store.profile(of: name))?.tokenKey ?? key
                 guard profiles.set(profile, for: name, setAt: stored.setAt, tokenKey: tokenKey) else {
                     return Self.profilesFull.response()  // filled meanwhile; stored, and set at the next start
                 }
@@ -63,7 +60,7 @@ extension Router {
             + "(DELETE /admin/datasets/<name>/profile)")
 
     /// Stores `stored` as `name`'s profile (nil deletes it); the problem answer when the store cannot.
-    func storing(_ stored: StoredProfile?, of name: String) async -> HTTPResponse? {
+    private func storing(_ stored: StoredProfile?, of name: String) async -> HTTPResponse? {
         do throws(StoreFailure) {
             try await writes.store.setProfile(stored, of: name)
             return nil

@@ -114,6 +114,12 @@ final class SQLiteConnection {
         return sqlite3_db_readonly(handle, "main") == 1
     }
 
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int {
+        guard let handle else { return 0 }
+        return Int(sqlite3_changes(handle))
+    }
+
     /// Whether no transaction is open (SQLite rolls some failed transactions back by itself).
     var isAutocommit: Bool {
         guard let handle else { return true }

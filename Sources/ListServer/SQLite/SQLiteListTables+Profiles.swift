@@ -56,10 +56,30 @@ extension SQLiteListTables {
     }
 }
 
+extension SQLiteListTables {
+    /// Gives `list`'s stored profile the token key `key`, in a transaction of its own; whether it had one.
+    func setTokenKey(_ key: UInt128, of list: String) throws(StoreFailure) -> Bool {
+        do throws(SQLiteError) {
+            if !connection.isAutocommit { try run(SQL.rollback) }
+            try run(SQL.setTokenKey) { statement throws(SQLiteError) in
+                try statement.bind(list, at: 1)
+                try statement.bind(StoredProfile.bytes(of: key), at: 2)
+            }
+            return connection.changes > 0
+        } catch {
+            throw error.storeFailure
+        }
+    }
+}
+
 extension SQLiteListTables.SQL {
     static let allProfiles: StaticString = "SELECT list, body, set_at, token_key FROM profiles"
     static let oneProfile: StaticString = "SELECT body, set_at, token_key FROM profiles WHERE list = ?1"
-    static let upsertProfile: StaticString =
-        "INSERT OR REPLACE INTO profiles (list, body, set_at, token_key) VALUES (?1, ?2, ?3, ?4)"
+    /// A profile stored over one keeps its token key (a revoke that came between is not undone).
+    static let upsertProfile: StaticString = """
+        INSERT INTO profiles (list, body, set_at, token_key) VALUES (?1, ?2, ?3, ?4)
+        ON CONFLICT (list) DO UPDATE SET body = excluded.body, set_at = excluded.set_at
+        """
+    static let setTokenKey: StaticString = "UPDATE profiles SET token_key = ?2 WHERE list = ?1"
     static let deleteProfile: StaticString = "DELETE FROM profiles WHERE list = ?1"
 }

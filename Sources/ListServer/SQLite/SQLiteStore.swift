@@ -148,6 +148,10 @@ package final class SQLiteStore: ListStore {
         try await thread.run { tables throws(StoreFailure) in try tables.setProfile(profile, of: list) }
     }
 
+    package func setTokenKey(_ key: UInt128, of list: String) async throws(StoreFailure) -> Bool {
+        try await thread.run { tables throws(StoreFailure) in try tables.setTokenKey(key, of: list) }
+    }
+
     /// The store's thread: the ``WriteCoordinator`` applies and commits its groups on it, so a write crosses two
     /// threads (its loop's and this one), not four (the loop, the global pool, this thread, the pool again).
     package var preferredExecutor: (any TaskExecutor)? { thread }

@@ -102,5 +102,9 @@ final class GatedListStore: ListStore {
         try await inner.setProfile(profile, of: list)
     }
 
+    func setTokenKey(_ key: UInt128, of list: String) async throws(StoreFailure) -> Bool {
+        try await inner.setTokenKey(key, of: list)
+    }
+
     func close() async { await inner.close() }
 }

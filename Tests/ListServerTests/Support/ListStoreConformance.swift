@@ -61,13 +61,22 @@ struct ListStoreConformance {
         try await store.setProfile(first, of: "a")
         try await store.setProfile(first, of: "b")
         try await store.setProfile(first, of: "c")
-        try await store.setProfile(later, of: "a")  // replaces
+        try await store.setProfile(later, of: "a")  // replaces the body and the time, keeps the key
         try await store.setProfile(nil, of: "c")
         try await store.setProfile(nil, of: "never-set")
+        #expect(
+            try await store.profile(of: "a")
+                == StoredProfile(body: later.body, setAt: later.setAt, tokenKey: first.tokenKey))
+        try await store.setProfile(later, of: "d")  // a new row takes the key given
+        #expect(try await store.profile(of: "d") == later)
+        try await store.setProfile(nil, of: "d")
+        #expect(try await store.setTokenKey(3, of: "a"))  // a revoke: the key alone changes
+        #expect(try await !store.setTokenKey(3, of: "never-set"))
+        later.tokenKey = 3
         #expect(try await store.profile(of: "a") == later)
-        later.tokenKey = 3  // a revoke: the key alone changes
-        try await store.setProfile(later, of: "a")
-        #expect(try await store.profile(of: "a") == later)
+        // A profile stored over one keeps the key it has: a revoke in between is not undone.
+        try await store.setProfile(StoredProfile(body: later.body, setAt: later.setAt, tokenKey: 99), of: "a")
+        #expect(try await store.profile(of: "a")?.tokenKey == 3)
         #expect(try await store.profile(of: "c") == nil)
         await store.close()
         let reopened = try await open()
