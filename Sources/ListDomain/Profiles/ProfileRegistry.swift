@@ -104,6 +104,8 @@ public final class ProfileRegistry: Sendable {
     /// missed the cache whenever the other loop had just taken the lock (perf: `isEmpty` rose to 0.2 % of the
     /// server's time with a profile in use).
     let count = ProfileCount()
+    /// What ``changedDirectly(_:)`` calls.
+    private let directChange = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// The loops' shards; a loop's index picks one (more loops than shards share).
     let shards = (0..<8).map { _ in ProfileShard() }
     /// Monotonic time, from any origin.
@@ -205,6 +207,20 @@ public final class ProfileRegistry: Sendable {
             count.changed()
             return true
         }
+    }
+
+    /// Asks that `dataset`'s profile be read from the store again and set as it is there, after this server set or
+    /// cleared it, or gave it a new token key, directly. A server whose store others share hands the name to its
+    /// listener (``onDirectChange(_:)``), which sets what it hears in order, so the store's state is set last: a
+    /// direct set that came after another server's change was heard (a PUT and a DELETE at once, two revokes)
+    /// would otherwise stay until the dataset changed again. Nothing happens without a listener.
+    public func changedDirectly(_ dataset: String) {
+        directChange.withLock { $0 }?(dataset)
+    }
+
+    /// Sets what ``changedDirectly(_:)`` calls (once, as the server starts).
+    public func onDirectChange(_ handler: @escaping @Sendable (String) -> Void) {
+        directChange.withLock { $0 = handler }
     }
 
     /// The datasets that have a profile.

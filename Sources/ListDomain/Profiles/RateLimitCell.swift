@@ -25,12 +25,17 @@ final class RateLimitCell: Sendable {
         while true {
             let start = max(current, now)
             if start - now > tolerance {
-                return (Self.status(limit, ahead: start - now, interval: interval), start - now - tolerance)
+                return (
+                    Self.status(limit, ahead: start - now, interval: interval, tolerance: tolerance),
+                    start - now - tolerance
+                )
             }
             let next = start + interval
             let (exchanged, seen) = full.compareExchange(
                 expected: current, desired: next, successOrdering: .relaxed, failureOrdering: .relaxed)
-            if exchanged { return (Self.status(limit, ahead: next - now, interval: interval), nil) }
+            if exchanged {
+                return (Self.status(limit, ahead: next - now, interval: interval, tolerance: tolerance), nil)
+            }
             current = seen
         }
     }
@@ -41,11 +46,13 @@ final class RateLimitCell: Sendable {
     /// Whether the bucket is full at `now`: a full bucket is the same as none, so it may be dropped.
     func isFull(at now: Int64) -> Bool { full.load(ordering: .relaxed) <= now }
 
-    /// The standing when the bucket is full again `ahead` nanoseconds from now.
-    private static func status(_ limit: DatasetProfile.RateLimit, ahead: Int64, interval: Int64)
+    /// The standing when the bucket is full again `ahead` nanoseconds from now: its level counted from the burst
+    /// it lets through, `tolerance / interval + 1` (the profile's burst unless ``longest`` cut it).
+    private static func status(_ limit: DatasetProfile.RateLimit, ahead: Int64, interval: Int64, tolerance: Int64)
         -> ProfileRegistry.RateLimitStatus
     {
-        let level = Double(limit.capacity) - Double(ahead) / Double(interval)
+        let capacity = min(Double(limit.capacity), (Double(tolerance) / Double(interval)).rounded(.down) + 1)
+        let level = capacity - Double(ahead) / Double(interval)
         return ProfileRegistry.RateLimitStatus(
             quota: limit.requests, windowSeconds: limit.perSeconds, remaining: max(0, Int(level.rounded(.down))),
             resetSeconds: Int((Double(ahead) / 1e9).rounded(.up)))

@@ -151,6 +151,9 @@ final class Application: Sendable {
         // Profiles another server changed, read and set one at a time, in the order heard: two reads in flight at
         // once could set an older profile after a newer one. Nil: every profile (after a reconnection).
         let (changedProfiles, heard) = AsyncStream<String?>.makeStream()
+        // This server's own direct changes go through the same queue: read back from the store in order with what
+        // was heard, the store's state is set last (ProfileRegistry.changedDirectly).
+        router.profiles.onDirectChange { heard.yield($0) }
         Task {
             for await name in changedProfiles {
                 if let name {

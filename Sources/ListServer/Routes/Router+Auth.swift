@@ -46,6 +46,7 @@ extension Router {
                 return Self.writeResponse(.failed(error), list: writes.lists.state(of: dataset))
             }
             profiles.setTokenKey(key, for: dataset)  // also one set here but not stored (tests)
+            profiles.changedDirectly(dataset)
             return HTTPResponse(status: 204)
         }
     }

@@ -66,6 +66,7 @@ extension Router {
                 }
                 faults.drop(name)
                 profiles.set(nil, for: name)
+                profiles.changedDirectly(name)
             }
             return Self.writeResponse(outcome, list: writes.lists.state(of: name))
         }

@@ -31,6 +31,7 @@ extension Router {
                 guard profiles.set(profile, for: name, setAt: stored.setAt, tokenKey: tokenKey) else {
                     return Self.profilesFull.response()  // filled meanwhile; stored, and set at the next start
                 }
+                profiles.changedDirectly(name)
                 // The dataset's fault draws start over, from the profile's seed or the server's.
                 faultInjectors.reseed(name, seed: profile.faults?.seed)
                 return profileResponse(name)
@@ -39,6 +40,7 @@ extension Router {
             return .deferred { [self] in
                 if let failure = await storing(nil, of: name) { return failure }
                 profiles.set(nil, for: name)
+                profiles.changedDirectly(name)
                 faultInjectors.reseed(name, seed: nil)
                 return HTTPResponse(status: 204)
             }
