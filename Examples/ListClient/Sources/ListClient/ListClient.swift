@@ -184,7 +184,7 @@ struct ListClientMain {
             throw Failure("page 2 after its retry")
         }
         let state = try await client.getDatasetProfile(path: .init(name: dataset)).ok.body.json
-        guard state.script.first?.left == 0, state.auth?.tokens == 1 else { throw Failure("the profile: \(state)") }
+        guard state.script.first?.left == 0, state.auth?.tokenTtlS == 60 else { throw Failure("the profile: \(state)") }
         _ = try await client.deleteDatasetProfile(path: .init(name: dataset))
         print("under a profile: 401 until it signed in, page 2 failed once with 503 and loaded on its retry")
     }
