@@ -37,8 +37,8 @@ extension Router {
     func revokeTokens(_ request: HTTPRequest) throws(Problem) -> RouteOutcome {
         let dataset = try Self.listName(request.headers)
         return .deferred { [self] in
-            // One statement that changes the key alone: read, changed and written back, a profile deleted or
-            // replaced meanwhile (through another server) came back.
+            // One statement that changes the key alone. Read, changed and written back (as it was), the row
+            // brought back a profile that another server deleted or replaced in between.
             let key = Self.newTokenKey()
             do throws(StoreFailure) {
                 _ = try await writes.store.setTokenKey(key, of: dataset)
