@@ -27,17 +27,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-cd "$root"
-load_lua=Benchmarks/load/load.lua
-BIN=${BIN:-.build/static/x86_64-unknown-linux-gnu/release/ListServer}
-ROUNDS=${ROUNDS:-5}
-SLICE=${SLICE:-1}
-SLICES=${SLICES:-6}
-OUT=${OUT:-$(mktemp -d /tmp/listserver-profile-cost.XXXXXX)}
-mkdir -p "$OUT"
-ticks=$(getconf CLK_TCK)
-install_missing_packages wrk curl
-trap stop_launched EXIT
+setup_profile_bench cost 6
 
 declare -A pid port
 start() { # name binary

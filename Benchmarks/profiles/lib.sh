@@ -2,6 +2,24 @@
 # What cost.sh and together.sh share: the servers' flags (scenario 1's), the profile of every field they give
 # dataset `full`, and how it is set. Sourced after scripts/lib/common.sh.
 
+# setup_profile_bench NAME SLICES: what both scripts start with, from the repository's root: the load script,
+# BIN, ROUNDS (5), SLICE (1 s), SLICES (the default given), OUT (a new /tmp/listserver-profile-NAME.* unless set),
+# the clock's ticks a second, wrk and curl installed, and every server launched stopped on exit.
+# shellcheck disable=SC2034 # the variables are the calling script's
+setup_profile_bench() {
+    cd "$root"
+    load_lua=Benchmarks/load/load.lua
+    BIN=${BIN:-.build/static/x86_64-unknown-linux-gnu/release/ListServer}
+    ROUNDS=${ROUNDS:-5}
+    SLICE=${SLICE:-1}
+    SLICES=${SLICES:-$2}
+    OUT=${OUT:-$(mktemp -d "/tmp/listserver-profile-$1.XXXXXX")}
+    mkdir -p "$OUT"
+    ticks=$(getconf CLK_TCK)
+    install_missing_packages wrk curl
+    trap stop_launched EXIT
+}
+
 # Scenario 1's flags: 2 loops, 10,000 items, seed 42, no access log, no store.
 # shellcheck disable=SC2034 # used by the scripts that source this
 profile_flags=(--threads 2 --seed 42 --item-count 10000 --latency-min-ms 1000 --latency-max-ms 1000

@@ -22,17 +22,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-cd "$root"
-load_lua=Benchmarks/load/load.lua
-BIN=${BIN:-.build/static/x86_64-unknown-linux-gnu/release/ListServer}
-ROUNDS=${ROUNDS:-5}
-SLICE=${SLICE:-1}
-SLICES=${SLICES:-10}
-OUT=${OUT:-$(mktemp -d /tmp/listserver-profile-together.XXXXXX)}
-mkdir -p "$OUT"
-ticks=$(getconf CLK_TCK)
-install_missing_packages wrk curl
-trap stop_launched EXIT
+setup_profile_bench together 10
 
 declare -A pid port token
 for server in a b; do

@@ -14,14 +14,4 @@ public struct StoredProfile: Sendable, Equatable {
         self.tokenKey = tokenKey
     }
 
-    /// A token key as a store keeps it: 16 bytes, big-endian.
-    public static func bytes(of key: UInt128) -> [UInt8] {
-        (0..<16).map { UInt8(truncatingIfNeeded: key >> (8 * (15 - $0))) }
-    }
-
-    /// The token key in `bytes` (``bytes(of:)``); 0 for anything but 16 bytes (a store never writes that).
-    public static func tokenKey(_ bytes: [UInt8]) -> UInt128 {
-        guard bytes.count == 16 else { return 0 }
-        return bytes.reduce(0) { $0 << 8 | UInt128($1) }
-    }
 }

@@ -16,7 +16,7 @@ extension PostgresListTables {
             for row in 0..<rows.count {
                 profiles[String(decoding: rows.bytes(row, 0), as: UTF8.self)] = StoredProfile(
                     body: rows.bytes(row, 1), setAt: WallTime(milliseconds: rows.int64(row, 2)),
-                    tokenKey: StoredProfile.tokenKey(rows.bytes(row, 3)))
+                    tokenKey: UInt128(bigEndianBytes: rows.bytes(row, 3)) ?? 0)
             }
             return profiles
         }
@@ -31,7 +31,7 @@ extension PostgresListTables {
                     SQL.upsertProfile,
                     [
                         name, .bytea($0.body), .bigint($0.setAt.milliseconds),
-                        .bytea(StoredProfile.bytes(of: $0.tokenKey)),
+                        .bytea($0.tokenKey.bigEndianBytes),
                     ])
             }
             ?? .init(SQL.deleteProfile, [name])
@@ -51,7 +51,7 @@ extension PostgresListTables {
         try withConnection { connection throws(PostgresError) in
             let results = try connection.pipeline([
                 .init("BEGIN"),
-                .init(SQL.setTokenKey, [.utf8(list), .bytea(StoredProfile.bytes(of: key))]),
+                .init(SQL.setTokenKey, [.utf8(list), .bytea(key.bigEndianBytes)]),
                 .init(SQL.notify, [.text(PostgresNotification.profilePayload(list: list))]), .init("COMMIT"),
             ])
             return results[1].count > 0

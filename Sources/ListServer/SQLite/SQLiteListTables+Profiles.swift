@@ -10,7 +10,7 @@ extension SQLiteListTables {
                 while try statement.step() {
                     profiles[statement.text(at: 0) ?? ""] = StoredProfile(
                         body: statement.blob(at: 1), setAt: WallTime(milliseconds: statement.int64(at: 2)),
-                        tokenKey: StoredProfile.tokenKey(statement.blob(at: 3)))
+                        tokenKey: UInt128(bigEndianBytes: statement.blob(at: 3)) ?? 0)
                 }
                 return profiles
             }
@@ -28,7 +28,7 @@ extension SQLiteListTables {
                 return [
                     list: StoredProfile(
                         body: statement.blob(at: 0), setAt: WallTime(milliseconds: statement.int64(at: 1)),
-                        tokenKey: StoredProfile.tokenKey(statement.blob(at: 2)))
+                        tokenKey: UInt128(bigEndianBytes: statement.blob(at: 2)) ?? 0)
                 ]
             }
         } catch {
@@ -45,7 +45,7 @@ extension SQLiteListTables {
                     try statement.bind(list, at: 1)
                     try statement.bind(profile.body, at: 2)
                     try statement.bind(profile.setAt.milliseconds, at: 3)
-                    try statement.bind(StoredProfile.bytes(of: profile.tokenKey), at: 4)
+                    try statement.bind(profile.tokenKey.bigEndianBytes, at: 4)
                 }
             } else {
                 try run(SQL.deleteProfile) { statement throws(SQLiteError) in try statement.bind(list, at: 1) }
@@ -63,7 +63,7 @@ extension SQLiteListTables {
             if !connection.isAutocommit { try run(SQL.rollback) }
             try run(SQL.setTokenKey) { statement throws(SQLiteError) in
                 try statement.bind(list, at: 1)
-                try statement.bind(StoredProfile.bytes(of: key), at: 2)
+                try statement.bind(key.bigEndianBytes, at: 2)
             }
             return connection.changes > 0
         } catch {
