@@ -145,20 +145,35 @@ struct ProfileRegistryTests {
         #expect(registry.decide("run-1", { request() }) != nil)
     }
 
-    @Test("a profile is idle once no request met it (nor was it set) for the time given")
-    func idleProfiles() {
-        let registry = self.registry
-        registry.set(DatasetProfile(outage: .init(forMs: 1, everyMs: 86_400_000)), for: "met")
-        registry.set(DatasetProfile(outage: .init(forMs: 1, everyMs: 86_400_000)), for: "left")
+    @Test("the uses a server records for idle profiles to expire: when each was last met, each once, to the second")
+    func unrecordedUses() {
+        let clock = clock
+        let registry = ProfileRegistry(
+            now: { [clock] in clock.now.withLock { $0 } },
+            wallClock: { [clock] in 1_000_000 + Int64(clock.now.withLock { $0 } / .milliseconds(1)) },
+            signer: ProfileNetworkTests.signer)
+        let profile = DatasetProfile(outage: .init(forMs: 1, everyMs: 86_400_000))
+        registry.set(profile, for: "met")
+        registry.set(profile, for: "left")
+        #expect(registry.unrecordedUses().uses.isEmpty, "set is not met")
         clock.advance(.seconds(3))
         _ = registry.decide("met", { request() })
-        clock.advance(.seconds(2))
-        #expect(registry.idle(for: .seconds(4), limit: 10) == ["left"])
-        clock.advance(.seconds(2))
-        #expect(Set(registry.idle(for: .seconds(4), limit: 10)) == ["met", "left"])
-        #expect(registry.idle(for: .seconds(4), limit: 1).count == 1)
-        registry.set(DatasetProfile(outage: .init(forMs: 5)), for: "left")  // set again: in use
-        #expect(registry.idle(for: .seconds(4), limit: 10) == ["met"])
+        _ = registry.verdict("met", loop: 5) { _ in request() }
+        var (uses, through) = registry.unrecordedUses()
+        #expect(uses == ["met": WallTime(milliseconds: 1_003_000)] && through == .seconds(3))
+        // Not recorded (the store failed): offered again.
+        #expect(registry.unrecordedUses().uses == uses)
+        registry.usesRecorded(through: through)
+        #expect(registry.unrecordedUses().uses.isEmpty)
+        clock.advance(.milliseconds(500))
+        _ = registry.decide("met", { request() })
+        #expect(registry.unrecordedUses().uses.isEmpty, "noted once a second")
+        clock.advance(.seconds(1))
+        _ = registry.decide("met", { request() })
+        (uses, through) = registry.unrecordedUses()
+        #expect(uses == ["met": WallTime(milliseconds: 1_004_500)] && through == .milliseconds(4500))
+        registry.set(nil, for: "met")
+        #expect(registry.unrecordedUses().uses.isEmpty, "a cleared profile has no uses to record")
     }
 
     @Test("loops judge on shards of their own, yet a step answers exactly `times` requests and a change reaches all")

@@ -172,6 +172,34 @@ struct EndToEndReplicaTests {
         }
     }
 
+    @Test("an unused profile expires on both replicas; one met only through the other replica stays on both")
+    func idleProfilesExpireAcrossReplicas() async throws {
+        // data.dataset_ttl_s 3: a sweep every second, a profile goes after 4 s unmet.
+        try await withReplicas(configure: { $0.datasetTTLSeconds = 3 }) { a, b in
+            let body = #"{"latency":{"list":{"fixed_ms":1}}}"#
+            for name in ["idle", "busy"] {
+                #expect(try await EndToEndProfileTests.putProfile(port: a.port, name, body).status == 200)
+            }
+            func hasProfile(_ port: Int, _ name: String) async throws -> Bool {
+                try await fetch(port: port, "/admin/datasets/\(name)/profile").jsonObject()["latency"] != nil
+            }
+            // Only b's clients meet "busy"; a sees none of them, and must not expire it.
+            _ = try await waitUntil("idle to go on both", timeout: .seconds(12), every: .milliseconds(200)) {
+                _ = try await fetch(port: b.port, "/d/busy/items?limit=1")
+                return [try await hasProfile(a.port, "idle"), try await hasProfile(b.port, "idle")]
+            } isDone: {
+                $0 == [false, false]
+            }
+            let start = ContinuousClock.now
+            while ContinuousClock.now - start < .seconds(5) {  // more than the 4 s a profile may sit unmet
+                _ = try await fetch(port: b.port, "/d/busy/items?limit=1")
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(try await hasProfile(a.port, "busy"), "replica a expired a profile b's clients use")
+            #expect(try await hasProfile(b.port, "busy"))
+        }
+    }
+
     @Test("a token one replica issued lets a client in on the other; a revoke through the other refuses it on both")
     func tokensShared() async throws {
         try await withReplicas { a, b in

@@ -106,6 +106,8 @@ public final class ProfileRegistry: Sendable {
     let count = ProfileCount()
     /// What ``changedDirectly(_:)`` calls.
     private let directChange = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// The time (this registry's clock) up to which uses are recorded (``usesRecorded(through:)``).
+    private let recorded = Mutex<Duration>(.zero)
     /// The loops' shards; a loop's index picks one (more loops than shards share).
     let shards = (0..<8).map { _ in ProfileShard() }
     /// Monotonic time, from any origin.
@@ -226,18 +228,30 @@ public final class ProfileRegistry: Sendable {
     /// The datasets that have a profile.
     public var datasets: [String] { entries.withLock { Array($0.profiles.keys) } }
 
-    /// The datasets whose profile no request met (and nobody set) for `unused` or more, at most `limit`.
-    public func idle(for unused: Duration, limit: Int) -> [String] {
+    /// When a request on this server last met each profile, by the wall clock, for those met since the uses
+    /// recorded through (``usesRecorded(through:)``); and the registry's time now, which those uses go up to. A use
+    /// is noted to the second (``ProfileShard``).
+    public func unrecordedUses() -> (uses: [String: WallTime], through: Duration) {
         let now = now()
-        var used = entries.withLock { $0.profiles.mapValues(\.since) }  // set counts as used
+        let wall = wallClock()
+        let mark = recorded.withLock { $0 }.nanoseconds
+        var used: [String: Int64] = [:]
+        let profiled = entries.withLock { Set($0.profiles.keys) }
         for shard in shards {
             shard.state.withLock { state in
-                for (dataset, entry) in state.entries where used[dataset] != nil {
-                    used[dataset] = max(used[dataset]!, .nanoseconds(entry.lastUsed))
+                for (dataset, entry) in state.entries where entry.lastUsed > mark && profiled.contains(dataset) {
+                    used[dataset] = max(used[dataset] ?? entry.lastUsed, entry.lastUsed)
                 }
             }
         }
-        return Array(used.lazy.filter { now - $0.value >= unused }.map(\.key).prefix(limit))
+        let nanoseconds = now.nanoseconds
+        return (used.mapValues { WallTime(milliseconds: wall - (nanoseconds - $0) / 1_000_000) }, now)
+    }
+
+    /// Notes that the uses ``unrecordedUses()`` returned with `through` are kept (by the store): the next call
+    /// returns only later ones.
+    public func usesRecorded(through: Duration) {
+        recorded.withLock { $0 = max($0, through) }
     }
 
     /// The profile of `dataset` as it stands, and how long ago it was set; nil without one.

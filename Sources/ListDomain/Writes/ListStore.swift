@@ -109,6 +109,16 @@ public protocol ListStore: AnyObject, Sendable {
     /// other servers as ``setProfile(_:of:)`` does; false (nothing written) when it has no stored profile.
     func setTokenKey(_ key: UInt128, of list: String) async throws(StoreFailure) -> Bool
 
+    /// Keeps when requests last met these datasets' profiles (a later time only; a dataset without a stored profile
+    /// gets nothing), in one transaction: each server records its own, so a store that servers share knows the last
+    /// use of every profile, whichever server met it.
+    func recordProfileUse(_ uses: [String: WallTime]) async throws(StoreFailure)
+
+    /// Deletes the stored profiles neither met (``recordProfileUse(_:)``) nor set after `cutoff`, least recently
+    /// used first, at most `limit`, in one statement that looks again at each row it deletes (a profile set or met
+    /// meanwhile stays), telling the other servers as ``setProfile(_:of:)`` does. Returns their datasets.
+    func expireProfiles(idleBefore cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String]
+
     /// Where the ``WriteCoordinator`` applies and commits its groups. A store that makes its calls on a thread of
     /// its own offers that thread, so that a group is applied, committed and answered there, without a hop to the
     /// global pool and back around each commit; nil (the default) for the global concurrent executor.

@@ -13,6 +13,8 @@ public final class MemoryListStore: ListStore {
         /// When each list was last used, as recorded (a list without an entry: never recorded).
         var lastUsed: [String: WallTime] = [:]
         var profiles: [String: StoredProfile] = [:]
+        /// When each stored profile was last met (``recordProfileUse(_:)``).
+        var profileUses: [String: WallTime] = [:]
         /// Lists loaded one by one (``loadList(_:)``), in order: tests check what a server loads, and when.
         var loads: [String] = []
         var failures: [StoreFailure] = []
@@ -133,6 +135,7 @@ public final class MemoryListStore: ListStore {
                     contents.images[name] = nil
                     contents.lastUsed[name] = nil
                     contents.profiles[name] = nil
+                    contents.profileUses[name] = nil
                 }
                 guard let header = effects.header else { continue }
                 var list = contents.lists[name] ?? StoredList(header: header)
@@ -206,6 +209,7 @@ public final class MemoryListStore: ListStore {
             var profile = profile
             if let stored = contents.profiles[list], profile != nil { profile!.tokenKey = stored.tokenKey }
             contents.profiles[list] = profile
+            if profile == nil { contents.profileUses[list] = nil }
         }
     }
 
@@ -216,6 +220,33 @@ public final class MemoryListStore: ListStore {
             guard contents.profiles[list] != nil else { return false }
             contents.profiles[list]!.tokenKey = key
             return true
+        }
+    }
+
+    public func recordProfileUse(_ uses: [String: WallTime]) async throws(StoreFailure) {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            for (list, time) in uses where contents.profiles[list] != nil {
+                contents.profileUses[list] = max(contents.profileUses[list] ?? time, time)
+            }
+        }
+    }
+
+    public func expireProfiles(idleBefore cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String] {
+        try contents.withLock { contents throws(StoreFailure) in
+            try Self.checkOpen(contents)
+            if !contents.failures.isEmpty { throw contents.failures.removeFirst() }
+            let uses = contents.profileUses
+            let idle = contents.profiles.compactMap { list, stored -> (String, WallTime)? in
+                let used = max(stored.setAt, uses[list] ?? stored.setAt)
+                return used <= cutoff ? (list, used) : nil
+            }
+            let removed = idle.sorted { $0.1 < $1.1 }.prefix(max(limit, 0)).map(\.0)
+            for list in removed {
+                contents.profiles[list] = nil
+                contents.profileUses[list] = nil
+            }
+            return removed
         }
     }
 

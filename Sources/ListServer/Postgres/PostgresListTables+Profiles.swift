@@ -1,6 +1,6 @@
 import ListDomain
 
-/// The datasets' profiles (`profiles`, migrations 3 and 4), shared by the servers: a change is stored and announced to the
+/// The datasets' profiles (`profiles`, migrations 3 to 5), shared by the servers: a change is stored and announced to the
 /// others (`"p <list>"`) in one transaction, so each reads it once it is there.
 extension PostgresListTables {
     /// The stored profiles: every one (`list` nil), or `list`'s.
@@ -59,6 +59,27 @@ extension PostgresListTables {
     }
 }
 
+extension PostgresListTables {
+    /// Keeps these last uses of profiles (a later one only), in one transaction.
+    func recordProfileUse(_ uses: [String: WallTime]) throws(StoreFailure) {
+        try withConnection(retrying: true) { connection throws(PostgresError) in
+            let updates = uses.map { list, time in
+                PostgresConnection.Statement(SQL.recordProfileUse, [.utf8(list), .bigint(time.milliseconds)])
+            }
+            _ = try connection.pipeline([.init("BEGIN")] + updates + [.init("COMMIT")])
+        }
+    }
+
+    /// Deletes the profiles neither met nor set after `cutoff`, at most `limit`, and tells the other servers, in
+    /// one statement; their datasets.
+    func expireProfiles(idleBefore cutoff: WallTime, limit: Int) throws(StoreFailure) -> [String] {
+        try withConnection { connection throws(PostgresError) in
+            let rows = try connection.execute(SQL.expireProfiles, [.bigint(cutoff.milliseconds), .int(max(limit, 0))])
+            return (0..<rows.count).map { String(decoding: rows.bytes($0, 0), as: UTF8.self) }
+        }
+    }
+}
+
 extension PostgresListTables.SQL {
     static let allProfiles = "SELECT list, body, set_at, token_key FROM profiles"
     static let oneProfile = "SELECT list, body, set_at, token_key FROM profiles WHERE list = $1"
@@ -68,4 +89,16 @@ extension PostgresListTables.SQL {
         """
     static let deleteProfile = "DELETE FROM profiles WHERE list = $1"
     static let setTokenKey = "UPDATE profiles SET token_key = $2 WHERE list = $1 RETURNING list"
+    static let recordProfileUse = "UPDATE profiles SET last_used = GREATEST(last_used, $2) WHERE list = $1"
+    /// The outer condition is checked again on a row that another server's transaction changed while this one
+    /// waited for it (read committed): a profile set or met meanwhile is not deleted. The notifications (as
+    /// ``PostgresNotification/profilePayload(list:)`` writes them) go out when the statement commits.
+    static let expireProfiles = """
+        WITH gone AS (
+            DELETE FROM profiles WHERE GREATEST(set_at, last_used) <= $1 AND list IN (
+                SELECT list FROM profiles WHERE GREATEST(set_at, last_used) <= $1
+                ORDER BY GREATEST(set_at, last_used) LIMIT $2)
+            RETURNING list)
+        SELECT list, pg_notify(\(PostgresNotification.channel), 'p ' || encode(list, 'hex')) FROM gone
+        """
 }

@@ -110,6 +110,8 @@ enum PostgresSchema {
         ALTER TABLE profiles ADD COLUMN token_key bytea;
         UPDATE profiles SET token_key = decode(md5(random()::text || clock_timestamp()::text), 'hex');
         """,
+        // 5: when a request last met each profile, as in the SQLite store's migration 6.
+        "ALTER TABLE profiles ADD COLUMN last_used bigint NOT NULL DEFAULT 0;",
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -166,6 +166,17 @@ package final class PostgresStore: ListStore {
         try await pool.run { tables throws(StoreFailure) in try tables.setTokenKey(key, of: list) }
     }
 
+    package func recordProfileUse(_ uses: [String: WallTime]) async throws(StoreFailure) {
+        guard !uses.isEmpty else { return }
+        try await pool.run { tables throws(StoreFailure) in try tables.recordProfileUse(uses) }
+    }
+
+    package func expireProfiles(idleBefore cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String] {
+        try await pool.run { tables throws(StoreFailure) in
+            try tables.expireProfiles(idleBefore: cutoff, limit: limit)
+        }
+    }
+
     /// Runs the jobs already queued, closes the connections and stops the threads; later calls throw
     /// `.unavailable`.
     package func close() async {

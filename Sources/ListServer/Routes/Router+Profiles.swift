@@ -107,22 +107,26 @@ extension Router {
         for name in profiles.datasets where stored[name] == nil { applyStored(nil, of: name) }
     }
 
-    /// Drops the profiles no request met (and nobody set) for `unused`, the stored ones too: a dataset that only
-    /// has a profile has no rows to expire with (`DatasetLifecycle`). Returns the datasets whose profile went. Not
-    /// with a store that servers share: each server sees only its own requests, and one would drop a profile that
-    /// another's clients use. A store that fails leaves the rest to the next pass.
+    /// Drops the profiles no request met (and nobody set) for `unused`, stored too: a dataset that only has a
+    /// profile has no rows to expire with (`DatasetLifecycle`). This server's uses go to the store first, and the
+    /// store decides: servers that share it each record their own, so a profile one server never meets stays while
+    /// another's clients use it. Returns the datasets whose profile went. A store that fails leaves the rest to the
+    /// next pass (uses it did not take are offered again).
     func expireIdleProfiles(unusedFor unused: Duration, limit: Int) async -> [String] {
-        guard !writes.store.isShared else { return [] }
-        var removed: [String] = []
-        for name in profiles.idle(for: unused, limit: limit) {
-            do throws(StoreFailure) {
-                try await writes.store.setProfile(nil, of: name)
-            } catch {
-                break
-            }
+        let (uses, through) = profiles.unrecordedUses()
+        let cutoff = WallTime(milliseconds: WallTime.now().milliseconds - Int64(unused / .milliseconds(1)))
+        let removed: [String]
+        do throws(StoreFailure) {
+            try await writes.store.recordProfileUse(uses)
+            profiles.usesRecorded(through: through)
+            removed = try await writes.store.expireProfiles(idleBefore: cutoff, limit: limit)
+        } catch {
+            return []
+        }
+        for name in removed {
             profiles.set(nil, for: name)
+            profiles.changedDirectly(name)
             faultInjectors.reseed(name, seed: nil)
-            removed.append(name)
         }
         return removed
     }

@@ -6,17 +6,27 @@ extension SQLiteListTables {
     /// Keeps these last uses (a later one only; a list without a row gets none) and stamps every list whose last
     /// use is not recorded (0) with `now`, in one transaction.
     func recordUse(_ uses: [String: WallTime], now: WallTime) throws(StoreFailure) {
+        try recordTimes(uses, with: SQL.recordUse) { () throws(SQLiteError) in
+            try run(SQL.stampUnrecorded) { statement throws(SQLiteError) in try statement.bind(now.milliseconds, at: 1)
+            }
+        }
+    }
+
+    /// Runs `statement` (`?1` a name, `?2` its time in ms) for each of `times`, then `finish`, in one transaction.
+    func recordTimes(
+        _ times: [String: WallTime], with statement: StaticString,
+        finish: () throws(SQLiteError) -> Void = { () throws(SQLiteError) in }
+    ) throws(StoreFailure) {
         do throws(SQLiteError) {
             if !connection.isAutocommit { try run(SQL.rollback) }
             try run(SQL.begin)
-            for (name, time) in uses {
-                try run(SQL.recordUse) { statement throws(SQLiteError) in
+            for (name, time) in times {
+                try run(statement) { statement throws(SQLiteError) in
                     try statement.bind(name, at: 1)
                     try statement.bind(time.milliseconds, at: 2)
                 }
             }
-            try run(SQL.stampUnrecorded) { statement throws(SQLiteError) in try statement.bind(now.milliseconds, at: 1)
-            }
+            try finish()
             try run(SQL.commit)
         } catch {
             if !connection.isAutocommit { try? run(SQL.rollback) }
@@ -26,8 +36,13 @@ extension SQLiteListTables {
 
     /// The datasets last used at or before `cutoff`, least recently used first, at most `limit`.
     func idleLists(before cutoff: WallTime, limit: Int) throws(StoreFailure) -> [String] {
+        try names(SQL.idleLists, cutoff: cutoff, limit: limit)
+    }
+
+    /// The names `statement` (`?1` a time in ms, `?2` a limit) gives.
+    func names(_ statement: StaticString, cutoff: WallTime, limit: Int) throws(StoreFailure) -> [String] {
         do throws(SQLiteError) {
-            return try connection.withStatement(SQL.idleLists) { statement throws(SQLiteError) in
+            return try connection.withStatement(statement) { statement throws(SQLiteError) in
                 try statement.bind(cutoff.milliseconds, at: 1)
                 try statement.bind(Int64(max(limit, 0)), at: 2)
                 var names: [String] = []

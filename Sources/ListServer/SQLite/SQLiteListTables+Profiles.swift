@@ -1,6 +1,6 @@
 import ListDomain
 
-/// The datasets' profiles (`profiles`, migrations 4 and 5): kept so a restart sets them again.
+/// The datasets' profiles (`profiles`, migrations 4 to 6): kept so a restart sets them again.
 extension SQLiteListTables {
     /// Every stored profile, by dataset.
     func profiles() throws(StoreFailure) -> [String: StoredProfile] {
@@ -72,6 +72,19 @@ extension SQLiteListTables {
     }
 }
 
+extension SQLiteListTables {
+    /// Keeps these last uses of profiles (a later one only), in one transaction.
+    func recordProfileUse(_ uses: [String: WallTime]) throws(StoreFailure) {
+        try recordTimes(uses, with: SQL.recordProfileUse)
+    }
+
+    /// Deletes the profiles neither met nor set after `cutoff`, at most `limit`, in one statement; their datasets.
+    func expireProfiles(idleBefore cutoff: WallTime, limit: Int) throws(StoreFailure) -> [String] {
+        if !connection.isAutocommit { try? run(SQL.rollback) }
+        return try names(SQL.expireProfiles, cutoff: cutoff, limit: limit)
+    }
+}
+
 extension SQLiteListTables.SQL {
     static let allProfiles: StaticString = "SELECT list, body, set_at, token_key FROM profiles"
     static let oneProfile: StaticString = "SELECT body, set_at, token_key FROM profiles WHERE list = ?1"
@@ -82,4 +95,12 @@ extension SQLiteListTables.SQL {
         """
     static let setTokenKey: StaticString = "UPDATE profiles SET token_key = ?2 WHERE list = ?1"
     static let deleteProfile: StaticString = "DELETE FROM profiles WHERE list = ?1"
+    static let recordProfileUse: StaticString = "UPDATE profiles SET last_used = max(last_used, ?2) WHERE list = ?1"
+    /// The outer condition is the one that counts (the store's one writer makes the inner one the same here; the
+    /// PostgreSQL store's statement needs it, and both read alike).
+    static let expireProfiles: StaticString = """
+        DELETE FROM profiles WHERE max(set_at, last_used) <= ?1 AND list IN (
+            SELECT list FROM profiles WHERE max(set_at, last_used) <= ?1 ORDER BY max(set_at, last_used) LIMIT ?2)
+        RETURNING list
+        """
 }

@@ -105,6 +105,9 @@ enum SQLiteSchema {
         ALTER TABLE profiles ADD COLUMN token_key BLOB;
         UPDATE profiles SET token_key = randomblob(16);
         """,
+        // 6: when a request last met each profile (ms since 1970; 0: not since it was set), as every server that
+        // shares the store records it, so that an unused profile expires (``SettingKey/datasetTTLSeconds``).
+        "ALTER TABLE profiles ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0;",
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -152,6 +152,17 @@ package final class SQLiteStore: ListStore {
         try await thread.run { tables throws(StoreFailure) in try tables.setTokenKey(key, of: list) }
     }
 
+    package func recordProfileUse(_ uses: [String: WallTime]) async throws(StoreFailure) {
+        guard !uses.isEmpty else { return }
+        try await thread.run { tables throws(StoreFailure) in try tables.recordProfileUse(uses) }
+    }
+
+    package func expireProfiles(idleBefore cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String] {
+        try await thread.run { tables throws(StoreFailure) in
+            try tables.expireProfiles(idleBefore: cutoff, limit: limit)
+        }
+    }
+
     /// The store's thread: the ``WriteCoordinator`` applies and commits its groups on it, so a write crosses two
     /// threads (its loop's and this one), not four (the loop, the global pool, this thread, the pool again).
     package var preferredExecutor: (any TaskExecutor)? { thread }

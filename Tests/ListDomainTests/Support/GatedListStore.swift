@@ -106,5 +106,13 @@ final class GatedListStore: ListStore {
         try await inner.setTokenKey(key, of: list)
     }
 
+    func recordProfileUse(_ uses: [String: WallTime]) async throws(StoreFailure) {
+        try await inner.recordProfileUse(uses)
+    }
+
+    func expireProfiles(idleBefore cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String] {
+        try await inner.expireProfiles(idleBefore: cutoff, limit: limit)
+    }
+
     func close() async { await inner.close() }
 }

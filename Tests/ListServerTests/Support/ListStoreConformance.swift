@@ -18,6 +18,7 @@ struct ListStoreConformance {
     enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case stateSurvivesReopening, wipeAndDrop, changesRoundTripAndPrune, changeWindows, idempotencyRecordsAndExpiry
         case closedStoreFails, uploadsRoundTrip, listsByName, usesAndIdleLists, removal, profilesRoundTrip
+        case idleProfiles
 
         /// Whether the check closes the store and opens it again, expecting the same contents (an in-memory
         /// store cannot).
@@ -43,6 +44,7 @@ struct ListStoreConformance {
         case .usesAndIdleLists: try await usesAndIdleLists()
         case .removal: try await removal()
         case .profilesRoundTrip: try await profilesRoundTrip()
+        case .idleProfiles: try await idleProfiles()
         }
     }
 
@@ -88,6 +90,30 @@ struct ListStoreConformance {
         #expect(try await reopened.profiles() == ["b": first])
         try await reopened.commit(Self.batch("b", Self.effects(header: Self.header(lastSequence: 0), drop: true)))
         #expect(try await reopened.profiles().isEmpty)
+    }
+
+    /// Idle profiles: a use recorded keeps the latest time (of any server), a profile set again counts from then,
+    /// and an expiry deletes those neither met nor set after the cutoff, least recently used first, up to its limit.
+    func idleProfiles() async throws {
+        let store = try await open()
+        func at(_ seconds: Int64) -> WallTime { WallTime(milliseconds: Self.now.milliseconds + seconds * 1000) }
+        func profile(setAt: WallTime) -> StoredProfile {
+            StoredProfile(body: Array(#"{"outage":{"for_ms":10}}"#.utf8), setAt: setAt, tokenKey: 1)
+        }
+        for name in ["old", "met", "reset", "older"] { try await store.setProfile(profile(setAt: at(-100)), of: name) }
+        try await store.setProfile(profile(setAt: at(-200)), of: "oldest")
+        try await store.setProfile(profile(setAt: at(0)), of: "fresh")
+        try await store.recordProfileUse(["met": at(-10), "never-set": at(0)])
+        try await store.recordProfileUse(["met": at(-50), "older": at(-150)])  // another server's, earlier: kept later
+        try await store.setProfile(profile(setAt: at(-5)), of: "reset")
+        #expect(Set(try await store.expireProfiles(idleBefore: at(-20), limit: 1)) == ["oldest"])
+        #expect(Set(try await store.expireProfiles(idleBefore: at(-20), limit: 10)) == ["old", "older"])
+        #expect(Set(try await store.profiles().keys) == ["met", "reset", "fresh"])
+        #expect(try await store.expireProfiles(idleBefore: at(-20), limit: 10).isEmpty)
+        #expect(try await store.expireProfiles(idleBefore: at(-8), limit: 10) == ["met"])
+        #expect(Set(try await store.profiles().keys) == ["reset", "fresh"])
+        try await store.recordProfileUse([:])
+        await store.close()
     }
 
     /// Uploaded images: their files come back byte for byte by (list, id, digest), and only by the digest stored;
