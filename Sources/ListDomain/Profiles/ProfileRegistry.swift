@@ -249,10 +249,16 @@ public final class ProfileRegistry: Sendable {
     }
 
     /// Notes that the uses ``unrecordedUses()`` returned with `through` are kept (by the store): the next call
-    /// returns only later ones.
+    /// returns only those after ``recordOverlap`` before it. A request reads the clock before it takes its shard's
+    /// lock, so one that read it just before `through` may note its use after the shards were read; without the
+    /// overlap that use, and the second of uses after it that are not noted, would never be recorded. A use
+    /// recorded twice changes nothing (the store keeps the later time).
     public func usesRecorded(through: Duration) {
-        recorded.withLock { $0 = max($0, through) }
+        recorded.withLock { $0 = max($0, through - Self.recordOverlap) }
     }
+
+    /// How far back from the last record ``unrecordedUses()`` looks again.
+    public static let recordOverlap = Duration.seconds(2)
 
     /// The profile of `dataset` as it stands, and how long ago it was set; nil without one.
     public func entry(of dataset: String) -> (entry: Entry, elapsed: Duration)? {

@@ -110,8 +110,8 @@ public protocol ListStore: AnyObject, Sendable {
     func setTokenKey(_ key: UInt128, of list: String) async throws(StoreFailure) -> Bool
 
     /// Keeps when requests last met these datasets' profiles (a later time only; a dataset without a stored profile
-    /// gets nothing), in one transaction: each server records its own, so a store that servers share knows the last
-    /// use of every profile, whichever server met it.
+    /// gets nothing): each server records its own, so a store that servers share knows the last use of every
+    /// profile, whichever server met it.
     func recordProfileUse(_ uses: [String: WallTime]) async throws(StoreFailure)
 
     /// Deletes the stored profiles neither met (``recordProfileUse(_:)``) nor set after `cutoff`, least recently

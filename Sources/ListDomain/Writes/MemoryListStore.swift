@@ -235,7 +235,6 @@ public final class MemoryListStore: ListStore {
     public func expireProfiles(idleBefore cutoff: WallTime, limit: Int) async throws(StoreFailure) -> [String] {
         try contents.withLock { contents throws(StoreFailure) in
             try Self.checkOpen(contents)
-            if !contents.failures.isEmpty { throw contents.failures.removeFirst() }
             let uses = contents.profileUses
             let idle = contents.profiles.compactMap { list, stored -> (String, WallTime)? in
                 let used = max(stored.setAt, uses[list] ?? stored.setAt)

@@ -60,13 +60,14 @@ extension PostgresListTables {
 }
 
 extension PostgresListTables {
-    /// Keeps these last uses of profiles (a later one only), in one transaction.
+    /// Keeps these last uses of profiles (a later one only), each statement on its own, as `recordUse` does: in
+    /// one transaction, its row locks (taken in each server's own order) could deadlock with another server's
+    /// record or expiry, and PostgreSQL would abort one; a record applied in part is still right.
     func recordProfileUse(_ uses: [String: WallTime]) throws(StoreFailure) {
         try withConnection(retrying: true) { connection throws(PostgresError) in
-            let updates = uses.map { list, time in
-                PostgresConnection.Statement(SQL.recordProfileUse, [.utf8(list), .bigint(time.milliseconds)])
+            for (list, time) in uses {
+                try connection.execute(SQL.recordProfileUse, [.utf8(list), .bigint(time.milliseconds)])
             }
-            _ = try connection.pipeline([.init("BEGIN")] + updates + [.init("COMMIT")])
         }
     }
 

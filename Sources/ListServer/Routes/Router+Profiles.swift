@@ -124,9 +124,11 @@ extension Router {
             return []
         }
         for name in removed {
-            profiles.set(nil, for: name)
+            // Read back rather than cleared: a PUT through this server between the store's delete and here is
+            // stored and set, and stays (a store that fails to read: cleared, as the store had it). A shared
+            // store's listener reads it again too, after what it heard before (``ProfileRegistry/changedDirectly(_:)``).
+            applyStored(try? await writes.store.profile(of: name), of: name)
             profiles.changedDirectly(name)
-            faultInjectors.reseed(name, seed: nil)
         }
         return removed
     }
