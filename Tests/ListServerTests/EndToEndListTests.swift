@@ -31,6 +31,24 @@ struct EndToEndListTests {
         }
     }
 
+    @Test("every answer has one Date, the time now (within the second a loop keeps it for)")
+    func dateField() async throws {
+        try await withServer { app in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            for path in ["/items", "/items/3", "/nowhere"] {
+                let before = Date()
+                let response = try await fetch(port: app.port, path)
+                let after = Date()
+                #expect(response.headers(named: "Date").count == 1, "\(path)")
+                let date = try #require(response.header("Date").flatMap(formatter.date(from:)), "\(path)")
+                #expect(date >= before.addingTimeInterval(-1.5) && date <= after, "\(path): \(date)")
+            }
+        }
+    }
+
     @Test("a later page holds ids (P-1)*L ..< P*L, and the same bytes every time")
     func laterPageIsDeterministic() async throws {
         try await withServer { app in

@@ -28,7 +28,7 @@ extension LoopServer {
     /// Answers `request` with `response`, and flushes it or queues its flush.
     func reply(_ response: HTTPResponse, to request: EvHTTPRequest, requestID: String, closeConnection: Bool = false) {
         let connection = request.send(
-            response, requestID: requestID, closeConnection: closeConnection, buffer: replyBuffer)
+            response, requestID: requestID, closeConnection: closeConnection, date: date.current, buffer: replyBuffer)
         guard let connection else { return }
         if !inRequestCallback || response.body.count > Self.untrackedBytes {
             // For a connection without a guard this is a no-op: evhttp's own bufferevent writes when it can.
