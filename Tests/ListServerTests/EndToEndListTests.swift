@@ -31,7 +31,7 @@ struct EndToEndListTests {
         }
     }
 
-    @Test("every answer has one Date, the time now (within the second a loop keeps it for)")
+    @Test("every answer has one Date, the time now (within the second a loop keeps it for), HTTP/1.0 too")
     func dateField() async throws {
         try await withServer { app in
             let formatter = DateFormatter()
@@ -45,6 +45,14 @@ struct EndToEndListTests {
                 #expect(response.headers(named: "Date").count == 1, "\(path)")
                 let date = try #require(response.header("Date").flatMap(formatter.date(from:)), "\(path)")
                 #expect(date >= before.addingTimeInterval(-1.5) && date <= after, "\(path): \(date)")
+            }
+            // HTTP/1.0 too (RFC 9110 §6.6.1), a page and the event stream: evhttp adds one to HTTP/1.1 answers only.
+            for path in ["/items", "/items/events"] {
+                let connection = try RawHTTPConnection(port: app.port)
+                try connection.write("GET \(path) HTTP/1.0\r\nHost: x\r\n\r\n")
+                let head = try await offPool { try connection.readStreamHead() }
+                #expect(head.headers(named: "Date").count == 1, "HTTP/1.0 \(path)")
+                #expect(head.header("Date").flatMap(formatter.date(from:)) != nil, "HTTP/1.0 \(path)")
             }
         }
     }

@@ -1,10 +1,11 @@
 import Glibc
 
-/// The `Date` field of a loop's answers, as C text, made again when the second changes: evhttp would make it for
-/// every answer that has none (``HTTPDate``). Touched only on its loop's thread.
+/// The `Date` field of a loop's answers, as C text, made again when the second changes (``HTTPDate``): evhttp would
+/// make one for every HTTP/1.1 answer that has none (and none for HTTP/1.0, which RFC 9110 asks for as well).
+/// Touched only on its loop's thread.
 final class DateField {
     /// The second the text is of (`time`), and the text: 29 bytes and a NUL.
-    private var second: time_t = -1
+    private var second = time_t.min  // (-1 is 1969's last second, and `time`'s error)
     private let text = UnsafeMutablePointer<CChar>.allocate(capacity: 30)
 
     init() {

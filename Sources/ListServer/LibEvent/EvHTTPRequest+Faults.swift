@@ -32,8 +32,10 @@ extension EvHTTPRequest {
     /// Sends the status line and header fields with the `Content-Length` of the whole body, then only the first
     /// half of the body (at least one byte short), then closes the connection once that is written
     /// (`Connection: close`). A HEAD answer has no body to cut and goes out whole, then the connection closes.
-    func sendTruncated(_ response: HTTPResponse, requestID: String, buffer: OpaquePointer) {
-        addHeaders(of: response, requestID: requestID, closeConnection: true)
+    func sendTruncated(
+        _ response: HTTPResponse, requestID: String, date: UnsafePointer<CChar>, buffer: OpaquePointer
+    ) {
+        addHeaders(of: response, requestID: requestID, closeConnection: true, date: date)
         evhttp_add_header(evhttp_request_get_output_headers(raw), "Content-Length", String(response.body.count))
         let connection = connectionBufferevent
         // With a Content-Length, evhttp sends the body as it comes, not chunked.

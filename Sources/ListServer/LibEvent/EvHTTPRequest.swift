@@ -124,8 +124,8 @@ struct EvHTTPRequest: @unchecked Sendable {
         return true
     }
 
-    /// Answers the request with `X-Request-Id: requestID` (unless empty) and `Date: date` (when given); `buffer` is a
-    /// reusable evbuffer that comes back empty. Returns the connection's bufferevent, whose output the caller flushes
+    /// Answers the request with `X-Request-Id: requestID` (unless empty) and `Date: date`; `buffer` is a reusable
+    /// evbuffer that comes back empty. Returns the connection's bufferevent, whose output the caller flushes
     /// (``LoopServer/flushSoon(_:)``), or nil when the client is gone.
     ///
     /// evhttp queues the answer before it enables writing, which is when the connection guard's filter would have
@@ -133,7 +133,7 @@ struct EvHTTPRequest: @unchecked Sendable {
     /// states the length GET would send (evhttp writes none for HEAD on its own).
     @discardableResult
     func send(
-        _ response: HTTPResponse, requestID: String, closeConnection: Bool = false, date: UnsafePointer<CChar>? = nil,
+        _ response: HTTPResponse, requestID: String, closeConnection: Bool = false, date: UnsafePointer<CChar>,
         buffer: OpaquePointer
     ) -> OpaquePointer? {
         addHeaders(of: response, requestID: requestID, closeConnection: closeConnection, date: date)
@@ -191,13 +191,11 @@ struct EvHTTPRequest: @unchecked Sendable {
         put(UInt8(0))  // the C string ends
     }
 
-    /// Adds `Date` (when given: a loop's ``DateField``; else evhttp makes one as it sends), the response's header
-    /// fields, `X-Request-Id` and, if asked, `Connection: close`.
-    func addHeaders(
-        of response: HTTPResponse, requestID: String, closeConnection: Bool, date: UnsafePointer<CChar>? = nil
-    ) {
+    /// Adds `Date` (`date`, the loop's ``DateField``: evhttp finds one and adds none of its own), the response's
+    /// header fields, `X-Request-Id` and, if asked, `Connection: close`.
+    func addHeaders(of response: HTTPResponse, requestID: String, closeConnection: Bool, date: UnsafePointer<CChar>) {
         let output = evhttp_request_get_output_headers(raw)
-        if let date { _ = evhttp_add_header(output, "Date", date) }  // else evhttp adds one
+        _ = evhttp_add_header(output, "Date", date)
         for (name, value) in response.headers {
             // `withCString` rather than passing the Strings as pointer arguments: for a small string (up to 15
             // bytes, most names and many values) that conversion allocates a NUL-terminated copy each time, 14

@@ -58,7 +58,8 @@ extension LoopServer {
         if draining {
             sendWhileDraining(response, to: entry.request, requestID: entry.requestID)
         } else if response.fault == .truncated {
-            entry.request.sendTruncated(response, requestID: entry.requestID, buffer: replyBuffer)
+            entry.request.sendTruncated(
+                response, requestID: entry.requestID, date: date.current, buffer: replyBuffer)
         } else {
             response = admitted(response, for: entry.request)
             reply(response, to: entry.request, requestID: entry.requestID)

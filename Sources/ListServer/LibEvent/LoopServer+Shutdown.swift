@@ -42,7 +42,7 @@ extension LoopServer {
     func sendWhileDraining(_ response: HTTPResponse, to request: EvHTTPRequest, requestID: String) {
         countUntilWritten(request)
         if response.fault == .truncated {
-            request.sendTruncated(response, requestID: requestID, buffer: replyBuffer)
+            request.sendTruncated(response, requestID: requestID, date: date.current, buffer: replyBuffer)
         } else {
             reply(response, to: request, requestID: requestID, closeConnection: true)
         }

@@ -82,7 +82,7 @@ extension LoopServer {
         }
         // Told when the connection goes (the client left, the stream was dropped, or evhttp is freed).
         evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
-        request.addHeaders(of: opened, requestID: requestID, closeConnection: false)
+        request.addHeaders(of: opened, requestID: requestID, closeConnection: false, date: date.current)
         dropKeepAlive(request)
         evhttp_send_reply_start(request.raw, 200, "OK")
         // evhttp chose chunking as it started the reply; the events are framed here as it would frame them.

@@ -77,7 +77,8 @@ extension LoopServer {
             connections[bufferevent]?.streaming = true  // answering, slowly: not idle, not stuck
         }
         evhttp_connection_set_closecb(connection, loopServerThrottledClosed, Unmanaged.passRetained(answer).toOpaque())
-        entry.request.addHeaders(of: response, requestID: entry.requestID, closeConnection: false)
+        entry.request.addHeaders(
+            of: response, requestID: entry.requestID, closeConnection: false, date: date.current)
         // With its length stated, evhttp sends the body as it is given, unchunked.
         evhttp_add_header(
             evhttp_request_get_output_headers(entry.request.raw), "Content-Length", String(response.body.count))

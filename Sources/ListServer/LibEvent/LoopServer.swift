@@ -39,7 +39,7 @@ final class LoopServer: @unchecked Sendable {
     var drainDeadline: LoopTimer?
     /// The reply body buffer, reused: `evhttp_send_reply` moves its contents out.
     let replyBuffer: OpaquePointer
-    /// The `Date` of the answers ``reply(_:to:requestID:closeConnection:)`` sends.
+    /// The `Date` of the answers this loop sends.
     let date = DateField()
     let limits: HTTPLimits
     /// The bytes large uploads may hold at once, shared by every loop.
