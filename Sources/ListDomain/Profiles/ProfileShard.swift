@@ -35,9 +35,6 @@ final class ProfileShard: Sendable {
 }
 
 extension ProfileRegistry {
-    /// The shard of loop `loop`'s requests.
-    func shard(_ loop: Int) -> ProfileShard { shards[loop & (shards.count - 1)] }
-
     /// `dataset`'s profile copied for shard number `index` at `generation` (keeping what the shard drew and when it
     /// last met it while the profile is the same one); nil when it has none.
     fileprivate func copy(_ dataset: String, shard index: Int, generation: UInt64, old: ProfileShard.Entry?)

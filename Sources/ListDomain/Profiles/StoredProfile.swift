@@ -13,5 +13,4 @@ public struct StoredProfile: Sendable, Equatable {
         self.setAt = setAt
         self.tokenKey = tokenKey
     }
-
 }
