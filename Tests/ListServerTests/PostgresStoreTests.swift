@@ -28,6 +28,18 @@ struct PostgresStoreTests {
             idempotencyTTL: idempotencyTTL, schema: schema)
     }
 
+    @Test("the profile notification the expiry writes in SQL is the one a server writes, and reads back")
+    func profilePayloadInSQL() throws {
+        let connection = try PostgresConnection(url: try #require(PostgresTestDatabase.url).value)
+        let expression = PostgresNotification.profilePayloadSQL(column: "convert_to($1, 'UTF8')")
+        for name in ["run-1", "é 🎉 \"x\" ' %", "Z"] {
+            let payload = try connection.execute("SELECT " + expression, [.text(name)]).text(0, 0)
+            #expect(payload == PostgresNotification.profilePayload(list: name), "\(name)")
+            let read = try #require(PostgresNotification(payload: payload ?? ""))
+            #expect(read.list == name && read.profile && read.sequence == nil)
+        }
+    }
+
     @Test("conformance", arguments: Conformance.Check.allCases)
     func conformance(check: Conformance.Check) async throws {
         try await Conformance(open: { try await open() }).run(check)

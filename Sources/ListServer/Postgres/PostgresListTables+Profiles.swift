@@ -92,14 +92,15 @@ extension PostgresListTables.SQL {
     static let setTokenKey = "UPDATE profiles SET token_key = $2 WHERE list = $1 RETURNING list"
     static let recordProfileUse = "UPDATE profiles SET last_used = GREATEST(last_used, $2) WHERE list = $1"
     /// The outer condition is checked again on a row that another server's transaction changed while this one
-    /// waited for it (read committed): a profile set or met meanwhile is not deleted. The notifications (as
-    /// ``PostgresNotification/profilePayload(list:)`` writes them) go out when the statement commits.
+    /// waited for it (read committed): a profile set or met meanwhile is not deleted. The notifications go out
+    /// when the statement commits.
     static let expireProfiles = """
         WITH gone AS (
             DELETE FROM profiles WHERE GREATEST(set_at, last_used) <= $1 AND list IN (
                 SELECT list FROM profiles WHERE GREATEST(set_at, last_used) <= $1
                 ORDER BY GREATEST(set_at, last_used) LIMIT $2)
             RETURNING list)
-        SELECT list, pg_notify(\(PostgresNotification.channel), 'p ' || encode(list, 'hex')) FROM gone
+        SELECT list, pg_notify(\(PostgresNotification.channel), \(PostgresNotification.profilePayloadSQL(column: "list")))
+        FROM gone
         """
 }

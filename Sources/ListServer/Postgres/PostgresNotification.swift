@@ -20,6 +20,13 @@ struct PostgresNotification: Equatable {
         "p" + payload(list: list, sequence: nil).dropFirst()
     }
 
+    /// ``profilePayload(list:)`` as an SQL expression, of a `bytea` column that holds the list's name (UTF-8): for a
+    /// statement that notifies for the rows it changes. Hex digits in lower case, as ``payload(list:sequence:)``
+    /// writes them.
+    static func profilePayloadSQL(column: String) -> String {
+        "'p ' || encode(\(column), 'hex')"
+    }
+
     /// `"<sequence> <list name as hex>"`, or `"x <list name as hex>"` for a removal (a build from before removals
     /// ignores it: its sequence does not parse): a list name may hold any character (hex keeps the payload plain
     /// ASCII, which `NOTIFY` needs).
