@@ -215,9 +215,13 @@ public final class ProfileRegistry: Sendable {
     /// cleared it, or gave it a new token key, directly. A server whose store others share hands the name to its
     /// listener (``onDirectChange(_:)``), which sets what it hears in order, so the store's state is set last: a
     /// direct set that came after another server's change was heard (a PUT and a DELETE at once, two revokes)
-    /// would otherwise stay until the dataset changed again. Nothing happens without a listener.
-    public func changedDirectly(_ dataset: String) {
-        directChange.withLock { $0 }?(dataset)
+    /// would otherwise stay until the dataset changed again. Nothing happens without a listener. Returns whether
+    /// a listener took it.
+    @discardableResult
+    public func changedDirectly(_ dataset: String) -> Bool {
+        guard let handler = directChange.withLock({ $0 }) else { return false }
+        handler(dataset)
+        return true
     }
 
     /// Sets what ``changedDirectly(_:)`` calls (once, as the server starts).

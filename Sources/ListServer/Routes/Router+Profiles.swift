@@ -123,12 +123,11 @@ extension Router {
         } catch {
             return []
         }
-        for name in removed {
-            // Read back rather than cleared: a PUT through this server between the store's delete and here is
-            // stored and set, and stays (a store that fails to read: cleared, as the store had it). A shared
-            // store's listener reads it again too, after what it heard before (``ProfileRegistry/changedDirectly(_:)``).
+        // Read back rather than cleared: a PUT through this server between the store's delete and here is stored
+        // and set, and stays (a store that fails to read: cleared, as the store had it). A shared store's listener
+        // reads it, in order with what it heard (``ProfileRegistry/changedDirectly(_:)``); without one, here.
+        for name in removed where !profiles.changedDirectly(name) {
             applyStored(try? await writes.store.profile(of: name), of: name)
-            profiles.changedDirectly(name)
         }
         return removed
     }
