@@ -35,7 +35,8 @@ struct ConfigurationCommandLineTests {
         .minBodyRate: "--min-body-rate", .reservedConnections: "--reserved-connections",
         .maxDatasets: "--max-datasets", .datasetTTLSeconds: "--dataset-ttl-s",
         .maxDatasetBytes: "--max-dataset-bytes", .maxMemoryBytes: "--max-memory-bytes",
-        .maxOutputBytes: "--max-output-bytes",
+        .maxOutputBytes: "--max-output-bytes", .journalCapacity: "--journal-capacity",
+        .journalMaxBytes: "--journal-max-bytes", .journalMaxInFlightHint: "--journal-max-in-flight-hint",
         .eventBufferedBytes: "--event-buffered-bytes", .adminAllowedOrigins: "--admin-allowed-origins",
     ]
 

@@ -48,7 +48,9 @@ struct ConfigurationLoadingTests {
         .datasetTTLSeconds: "LISTSERVER_DATASET_TTL_S", .eventBufferedBytes: "LISTSERVER_EVENT_BUFFERED_BYTES",
         .adminAllowedOrigins: "LISTSERVER_ADMIN_ALLOWED_ORIGINS",
         .maxDatasetBytes: "LISTSERVER_MAX_DATASET_BYTES", .maxMemoryBytes: "LISTSERVER_MAX_MEMORY_BYTES",
-        .maxOutputBytes: "LISTSERVER_MAX_OUTPUT_BYTES",
+        .maxOutputBytes: "LISTSERVER_MAX_OUTPUT_BYTES", .journalCapacity: "LISTSERVER_JOURNAL_CAPACITY",
+        .journalMaxBytes: "LISTSERVER_JOURNAL_MAX_BYTES",
+        .journalMaxInFlightHint: "LISTSERVER_JOURNAL_MAX_IN_FLIGHT_HINT",
     ]
 
     /// A valid value for every key, in three variants so layers can be told apart: each differs from the default
@@ -76,6 +78,9 @@ struct ConfigurationLoadingTests {
         case .maxDatasetBytes: String(1_000_000 + variant)
         case .maxMemoryBytes: String(200_000_000 + variant)
         case .eventBufferedBytes: String(1_000_000 + variant)
+        case .journalCapacity: String(100 + variant)
+        case .journalMaxBytes: String(2_000_000 + variant)
+        case .journalMaxInFlightHint: String(4 + variant)
         case .adminAllowedOrigins: ["https://a.example", "*", "http://localhost:3000,https://b.example:8443"][variant]
         case .itemCount: String(500 + variant)
         case .seed: String(7 + variant)
@@ -269,7 +274,8 @@ struct ConfigurationLoadingTests {
                     + "data.synchronous=full data.url=<none> data.pool_size=4 data.idempotency_ttl_s=86400 "
                     + "data.changes_kept=100000 data.max_datasets=10000 data.dataset_ttl_s=604800 "
                     + "data.max_dataset_bytes=33554432 data.max_memory_bytes=134217728 events.heartbeat_ms=15000 events.max_wait_ms=30000 events.max_buffer_bytes=262144 "
-                    + "events.max_buffered_bytes=67108864 "
+                    + "events.max_buffered_bytes=67108864 journal.capacity=10000 journal.max_bytes=67108864 "
+                    + "journal.max_in_flight_hint=16 "
                     + "delay.max_ms=30000 faults.rate=0 "
                     + "faults.kinds=500,503,429,reset,truncated,hang faults.seed=1 faults.hang_ms=10000 "
                     + "faults.retry_after_s=1 admin.token=<none> admin.allowed_origins= cors.allow_origin=* "

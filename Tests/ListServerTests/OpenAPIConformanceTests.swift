@@ -195,6 +195,7 @@ struct OpenAPIConformanceTests {
             .init(template: "/metrics", target: "/metrics?x=%zz", status: 400),
             .init(template: "/metrics", target: "/metrics", router: .metricsOff, status: 404),
         ] + optionsCases + changesCases + eventsCases + writeCases + uploadCases + datasetListCases + datasetCases
+        + journalCases
         + profileCases + authCases
         + storeFailureCases
         + resetCases + changesAfterResetCases
@@ -315,7 +316,9 @@ struct OpenAPIConformanceTests {
         ("/items/events", "/items/events"), ("/admin/datasets/{name}", "/admin/datasets/bad%20name"),
         ("/admin/datasets", "/admin/datasets"), ("/admin/datasets/{name}/profile", "/admin/datasets/x/profile"),
         ("/", "/"), ("/app/{file}", "/app/app.js"), ("/metrics", "/metrics"), ("/auth/token", "/auth/token"),
-        ("/auth/revoke", "/auth/revoke"),
+        ("/auth/revoke", "/auth/revoke"), ("/admin/journal", "/admin/journal"),
+        ("/admin/journal/events", "/admin/journal/events"), ("/admin/journal.har", "/admin/journal.har"),
+        ("/admin/report", "/admin/report"),
     ].flatMap { template, target in
         [
             ConformanceCase(template: template, target: target, methods: ["options"], status: 204),
@@ -624,6 +627,50 @@ struct OpenAPIConformanceTests {
         .init(template: "/admin/datasets", target: "/admin/datasets", router: .unreadableStore, status: 503),
     ]
 
+    /// The journal's routes: answered (after some requests), a bad parameter or dataset, without the token, from
+    /// another host, and with the journal off (the router without metrics has none).
+    static let journalCases: [ConformanceCase] =
+        [
+            ("/admin/journal", "/admin/journal", ["get", "head"]),
+            ("/admin/journal.har", "/admin/journal.har", ["get", "head"]),
+            ("/admin/report", "/admin/report", ["get", "head"]),
+            ("/admin/journal/events", "/admin/journal/events", ["get"]),
+        ].flatMap { template, path, methods in
+            [
+                ConformanceCase(template: template, target: path, methods: methods, status: 200),
+                ConformanceCase(
+                    template: template, target: path + "?dataset=bad%20name", methods: methods, status: 400),
+                ConformanceCase(
+                    template: template, target: path, methods: methods, headers: ["X-Dataset": "a b"], status: 400),
+                ConformanceCase(template: template, target: path, methods: methods, fromLoopback: false, status: 403),
+                ConformanceCase(template: template, target: path, methods: methods, router: .adminToken, status: 401),
+                ConformanceCase(template: template, target: path, methods: methods, router: .metricsOff, status: 404),
+            ]
+        } + [
+            .init(template: "/admin/journal", target: "/admin/journal?since=0&limit=5&client=tab-1", status: 200),
+            .init(template: "/admin/journal", target: "/admin/journal?limit=0", status: 400),
+            .init(template: "/admin/journal", target: "/admin/journal?since=-1", status: 400),
+            .init(
+                template: "/admin/journal", target: "/admin/journal?dataset=ui-test-42", methods: ["delete"],
+                status: 204),
+            .init(
+                template: "/admin/journal", target: "/admin/journal?dataset=bad%20name", methods: ["delete"],
+                status: 400),
+            .init(
+                template: "/admin/journal", target: "/admin/journal", methods: ["delete"], fromLoopback: false,
+                status: 403),
+            .init(
+                template: "/admin/journal", target: "/admin/journal", methods: ["delete"], router: .adminToken,
+                status: 401),
+            .init(
+                template: "/admin/journal", target: "/admin/journal", methods: ["delete"], router: .metricsOff,
+                status: 404),
+            .init(
+                template: "/admin/journal/events", target: "/admin/journal/events", methods: ["get"],
+                headers: ["Last-Event-ID": "one"], status: 400),
+            .init(template: "/admin/report", target: "/admin/report?client=tab-1", status: 200),
+        ]
+
     /// Every write, reset and drop on a store that cannot commit: 503 (an I/O error) or 507 (a full disk).
     static let storeFailureCases: [ConformanceCase] = [
         (ConformanceRouter.unavailableStore, 503), (.fullStore, 507),
@@ -705,6 +752,9 @@ struct OpenAPIConformanceTests {
             ("/seed/{seed}/{width}/{height}", "options"), ("/{size}", "options"), ("/{width}/{height}", "options"),
             ("/", "get"), ("/", "options"), ("/app/{file}", "get"), ("/app/{file}", "options"), ("/metrics", "get"),
             ("/metrics", "options"), ("/auth/token", "options"), ("/auth/revoke", "options"),
+            ("/admin/journal", "get"), ("/admin/journal", "options"), ("/admin/journal.har", "get"),
+            ("/admin/journal.har", "options"), ("/admin/report", "get"), ("/admin/report", "options"),
+            ("/admin/journal/events", "options"),
         ].map { template, method in
             ConformanceCase(
                 template: template, target: example(template) + "?delay_ms=soon",
@@ -970,7 +1020,7 @@ struct OpenAPIConformanceTests {
 
     /// Paths whose GET has no HEAD: `/items/events` is an event stream, with no length to announce (HEAD there is
     /// 405, which `undocumentedMethods` checks).
-    static let getOnlyPaths: Set = ["/items/events"]
+    static let getOnlyPaths: Set = ["/items/events", "/admin/journal/events"]
 
     @Test(
         "HEAD is documented like GET and answered like GET",

@@ -58,6 +58,11 @@ struct RouterBasePathTests {
             Step(method: .get, path: "/app/app.js"),
             Step(method: .get, path: "/metrics"),
             Step(method: .get, path: "/admin/datasets"),
+            Step(method: .get, path: "/admin/journal?limit=5"),
+            Step(method: .get, path: "/admin/journal/events"),
+            Step(method: .get, path: "/admin/journal.har"),
+            Step(method: .get, path: "/admin/report"),
+            Step(method: .delete, path: "/admin/journal"),
             Step(
                 method: .put, path: "/admin/datasets/x/profile", headers: json,
                 body: Array(#"{"script":[{"match":{"route":"/items/{id}/detail"},"respond":{"status":503}}]}"#.utf8)),

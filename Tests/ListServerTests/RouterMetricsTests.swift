@@ -189,6 +189,9 @@ struct RouterMetricsTests {
             ("/admin/datasets/ui-1", .adminDataset),
             ("/admin/datasets/bad%20name", .adminDataset), ("/admin/datasets/", nil),
             ("/admin/datasets", .adminDatasets), ("/admin/datasets?after=a", .adminDatasets),
+            ("/admin/journal", .adminJournal), ("/admin/journal/events", .adminJournalEvents),
+            ("/admin/journal.har", .adminJournalHAR), ("/admin/report?client=a", .adminReport),
+            ("/admin/journal/", nil), ("/admin/journal.json", nil),
             ("/v2/list", .picsumList), ("/id/3/info", .picsumIDInfo), ("/seed/s/info", .picsumSeedInfo),
             ("/id/3/200", .picsumIDSquare), ("/id/3/200/300.jpg", .picsumIDSized), ("/seed/s/200", .picsumSeedSquare),
             ("/seed/s/2/3", .picsumSeedSized), ("/200.webp", .picsumSquare), ("/200/300", .picsumSized),
@@ -212,7 +215,8 @@ struct RouterMetricsTests {
             .picsumImage(.id("1"), sizes: ["2", "3"]), .picsumImage(.seed("s"), sizes: ["2"]),
             .picsumImage(.seed("s"), sizes: ["2", "3"]), .picsumImage(.random, sizes: ["2"]),
             .picsumImage(.random, sizes: ["2", "3"]), .appIndex, .webApp("app.js"),
-            .auth(revoke: false), .auth(revoke: true),
+            .auth(revoke: false), .auth(revoke: true), .adminJournal(.entries), .adminJournal(.events),
+            .adminJournal(.har), .adminJournal(.report),
         ]
         #expect(Set(resources.map(\.route)) == Set(Route.allCases), "one resource per route")
         #expect(Set(metrics.routeNames).count == Route.allCases.count + 1, "templates are distinct")

@@ -68,7 +68,9 @@ final class Application: Sendable {
         let images = ImageCache(
             encoder: imageWorkers, latency: settings.imageLatency, capacityBytes: settings.imageCacheBytes,
             clock: clock)
-        let observability = Observability(settings: settings, accessLogger: accessLogger, routes: Route.templates)
+        let observability = Observability(
+            settings: settings, accessLogger: accessLogger, routes: Route.templates,
+            journalDataset: Router.journalDataset(of:route:), wallMillisecondsNow: WallTime.now().milliseconds)
         let metrics = observability.metrics
         var commitObserver: (@Sendable (Duration, Int) -> Void)?
         if let metrics {
@@ -116,12 +118,15 @@ final class Application: Sendable {
         Allocator.releaseFreedPages()  // what start-up freed (the store's check of its file) goes back now
         let lifecycle = DatasetLifecycle.start(
             writes: writes, ttl: .seconds(settings.datasetTTLSeconds), wallClock: { WallTime.now() },
-            expired: { [faults = router.faultInjectors, profiles = router.profiles] name in
+            expired: {
+                [faults = router.faultInjectors, profiles = router.profiles, journal = observability.journal] name in
                 faults.drop(name)
                 profiles.set(nil, for: name)
+                journal?.remove(name)
             },
-            expireProfiles: { unused in
+            expireProfiles: { [journal = observability.journal] unused in
                 _ = await router.expireIdleProfiles(unusedFor: unused, limit: DatasetLifecycle.expiriesPerPass)
+                journal?.removeIdle(for: unused)  // a dataset only ever read has no rows to expire with
             })
         return Application(
             settings: settings, cache: cache, images: images, observability: observability, writes: writes,

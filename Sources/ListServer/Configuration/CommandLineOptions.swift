@@ -178,6 +178,15 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.eventBufferedBytes.flagName), help: help(.eventBufferedBytes))
     var eventBufferedBytes: Int?
 
+    @Option(name: .customLong(SettingKey.journalCapacity.flagName), help: help(.journalCapacity))
+    var journalCapacity: Int?
+
+    @Option(name: .customLong(SettingKey.journalMaxBytes.flagName), help: help(.journalMaxBytes))
+    var journalMaxBytes: Int?
+
+    @Option(name: .customLong(SettingKey.journalMaxInFlightHint.flagName), help: help(.journalMaxInFlightHint))
+    var journalMaxInFlightHint: Int?
+
     @Option(name: .customLong(SettingKey.maxDelayMs.flagName), help: help(.maxDelayMs))
     var maxDelayMs: Int?
 
@@ -274,7 +283,8 @@ struct CommandLineOptions: ParsableCommand {
             (.maxDatasets, maxDatasets), (.datasetTTLSeconds, datasetTTLSeconds),
             (.maxDatasetBytes, maxDatasetBytes), (.maxMemoryBytes, maxMemoryBytes),
             (.heartbeatMs, heartbeatMs), (.maxWaitMs, maxWaitMs), (.eventBufferBytes, eventBufferBytes),
-            (.eventBufferedBytes, eventBufferedBytes),
+            (.eventBufferedBytes, eventBufferedBytes), (.journalCapacity, journalCapacity),
+            (.journalMaxBytes, journalMaxBytes), (.journalMaxInFlightHint, journalMaxInFlightHint),
             (.maxDelayMs, maxDelayMs),
             (.faultSeed, faultSeed), (.hangMs, hangMs), (.retryAfterSeconds, retryAfterSeconds),
             (.shutdownGraceMs, shutdownGraceMs),

@@ -164,6 +164,21 @@ extension SettingKey {
                 "event-buffered-bytes", "LISTSERVER_EVENT_BUFFERED_BYTES", 65_536...17_179_869_184, "bytes",
                 "Unsent event-stream bytes all subscribers together may hold; past it the slowest are dropped first."
             )
+        case .journalCapacity:
+            (
+                "journal-capacity", "LISTSERVER_JOURNAL_CAPACITY", 0...1_000_000, "n",
+                "Requests the journal keeps per dataset (GET /admin/journal), the oldest going first; 0 keeps none."
+            )
+        case .journalMaxBytes:
+            (
+                "journal-max-bytes", "LISTSERVER_JOURNAL_MAX_BYTES", 1_048_576...17_179_869_184, "bytes",
+                "Memory every dataset's journal together may take; past it the least recently used lose entries."
+            )
+        case .journalMaxInFlightHint:
+            (
+                "journal-max-in-flight-hint", "LISTSERVER_JOURNAL_MAX_IN_FLIGHT_HINT", 1...100_000, "n",
+                "Details or images one client may have in flight at once before the report card says overfetch."
+            )
         case .shutdownGraceMs:
             (
                 "shutdown-grace-ms", "LISTSERVER_SHUTDOWN_GRACE_MS", 0...600_000, "ms",

@@ -124,6 +124,9 @@ extension Settings {
             maxWaitMs: try reader.int(.maxWaitMs),
             eventBufferBytes: try reader.int(.eventBufferBytes),
             eventBufferedBytes: try reader.int(.eventBufferedBytes),
+            journal: JournalSettings(
+                capacity: try reader.int(.journalCapacity), maxBytes: try reader.int(.journalMaxBytes),
+                maxInFlightHint: try reader.int(.journalMaxInFlightHint)),
             maxDelayMs: try reader.int(.maxDelayMs),
             faultRate: try reader.double(.faultRate),
             faultKinds: try reader.parsed(.faultKinds, FaultMix.init(parsing:)),

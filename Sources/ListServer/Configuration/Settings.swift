@@ -137,6 +137,10 @@ struct Settings: Sendable, Equatable {
     /// the slowest are dropped first.
     var eventBufferedBytes = 67_108_864
 
+    /// ``SettingKey/journalCapacity``, ``SettingKey/journalMaxBytes``, ``SettingKey/journalMaxInFlightHint``: the
+    /// request journal's bounds and the report card's hint.
+    var journal = JournalSettings()
+
     /// ``SettingKey/maxDelayMs``: the largest `?delay_ms` a request may ask for, in milliseconds.
     var maxDelayMs = 30_000
 
@@ -241,6 +245,9 @@ struct Settings: Sendable, Equatable {
         case .maxWaitMs: .int(maxWaitMs)
         case .eventBufferBytes: .int(eventBufferBytes)
         case .eventBufferedBytes: .int(eventBufferedBytes)
+        case .journalCapacity: .int(journal.capacity)
+        case .journalMaxBytes: .int(journal.maxBytes)
+        case .journalMaxInFlightHint: .int(journal.maxInFlightHint)
         case .maxDelayMs: .int(maxDelayMs)
         case .faultRate: .double(faultRate)
         case .faultKinds: .string(faultKinds.text)

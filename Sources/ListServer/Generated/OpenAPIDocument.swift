@@ -2180,6 +2180,323 @@ enum OpenAPIDocument {
               description: '204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight.'
               parameters: *optionsParameters
               responses: *optionsResponses
+          /admin/journal:
+            description: 'Methods other than GET, HEAD, DELETE and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, DELETE, OPTIONS`).'
+            get:
+              tags: [admin]
+              operationId: getJournal
+              summary: What the clients of a dataset asked for and got, oldest first
+              description: |
+                The request journal of the dataset `?dataset=` or `X-Dataset` names (the default list without either;
+                `/d/<name>/admin/journal` names it too): one entry per request a client's app made to a data route (items,
+                details, images, Picsum's routes, the change feed and its stream, `/auth/*`, and unknown paths that name a
+                dataset), with when it started (`t_ms`, from the journal's earliest request), who sent it (`client`:
+                `X-Client-Id`, `?client_id=` for an `<img>` or `EventSource`, else `peer:<address>:<port>`), the route,
+                the status, the body bytes, how long it took, whether the client gave up before its answer was whole
+                (`aborted`, with `received_bytes`), the fault ListServer injected, and the request fields that matter to
+                list clients. The entries after `since` (of one `client`, if given), at most `limit` (default 1000, at most
+                10,000); `next_since` is the `since` of the next page. The journal keeps the latest `journal.capacity`
+                entries per dataset (10,000 by default), every dataset's together within `journal.max_bytes`; `missed`
+                counts the entries after `since` no longer kept. Entries appear within 100 ms of their answer, and at once
+                for a request answered before this one was asked. 404 when `journal.capacity` is 0. Access as for the other
+                admin endpoints.
+              security:
+                - adminToken: []
+                - {}
+              parameters: &journalParameters
+                - $ref: '#/components/parameters/DatasetQuery'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/JournalClient'
+                - $ref: '#/components/parameters/JournalSince'
+                - name: limit
+                  in: query
+                  description: The most entries in the answer, 1-10000 (default 1000).
+                  schema:
+                    type: integer
+                    minimum: 1
+                    maximum: 10000
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &journalResponses
+                '200':
+                  $ref: '#/components/responses/Journal'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [admin]
+              operationId: headJournal
+              summary: The status and headers of the journal
+              description: As `GET /admin/journal`, without the body.
+              security:
+                - adminToken: []
+                - {}
+              parameters: *journalParameters
+              responses: *journalResponses
+            delete:
+              tags: [admin]
+              operationId: clearJournal
+              summary: Empty a dataset's journal
+              description: |
+                Empties the journal of the dataset `?dataset=` or `X-Dataset` names: 204, no body. Entry numbers go on
+                (the next entry's `seq` follows the last one's), and `t_ms` counts from the next request. A UI test calls
+                this before the part it wants a report card of. 404 when `journal.capacity` is 0.
+              security:
+                - adminToken: []
+                - {}
+              parameters:
+                - $ref: '#/components/parameters/DatasetQuery'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses:
+                '204':
+                  $ref: '#/components/responses/JournalCleared'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            options:
+              tags: [admin]
+              operationId: optionsJournal
+              summary: The methods of the journal, and the CORS preflight
+              description: '204 with `Allow: GET, HEAD, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
+          /admin/journal/events:
+            description: Methods other than GET and OPTIONS (HEAD included) get 405 (`MethodNotAllowed`).
+            get:
+              tags: [admin]
+              operationId: streamJournal
+              summary: A dataset's journal as it grows, as Server-Sent Events
+              description: |
+                The journal of `GET /admin/journal` as a stream (200 `text/event-stream; charset=utf-8`, `Cache-Control:
+                no-store`): `retry: 2000`, then the kept entries after `since` (or `Last-Event-ID`; the newest 500 of
+                them at most, after an `event: missed` with `data: {"missed":N}` when more came before), then each new
+                entry within 100 ms of its answer, as `event: entry`, `id:` its `seq`, `data:` its JSON (schema
+                `JournalEntry`). `client` follows one client. Heartbeats, bounds and the end are those of
+                `/items/events`. 404 when `journal.capacity` is 0. Access as for the other admin endpoints.
+              security:
+                - adminToken: []
+                - {}
+              parameters:
+                - $ref: '#/components/parameters/Last-Event-ID'
+                - $ref: '#/components/parameters/DatasetQuery'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/JournalClient'
+                - $ref: '#/components/parameters/JournalSince'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses:
+                '200':
+                  $ref: '#/components/responses/JournalStream'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            options:
+              tags: [admin]
+              operationId: optionsJournalEvents
+              summary: The methods of the journal's stream, and the CORS preflight
+              description: '204 with `Allow: GET, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
+          /admin/journal.har:
+            description: 'Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, OPTIONS`).'
+            get:
+              tags: [admin]
+              operationId: getJournalHAR
+              summary: A dataset's journal as a HAR 1.2 file
+              description: |
+                The journal (every kept entry, of one `client` if given) as an HTTP Archive 1.2 (`Content-Disposition:
+                attachment; filename="journal.har"`), which browser dev tools and Charles open. The journal keeps no
+                bodies and only the fields it reports, so each entry's request lists those it kept (`X-Client-Id`,
+                `If-None-Match`, `If-Match`, `Idempotency-Key`, `Range`, `Last-Event-ID`) and its response `Content-Type`,
+                `ETag` and `Retry-After`; `content.size` is the body's length, header sizes are -1 (unknown). Custom
+                fields: `_seq`, `_client`, `_route`, `_aborted`, `_received_bytes`, `_fault`. 404 when `journal.capacity`
+                is 0. Access as for the other admin endpoints.
+              security:
+                - adminToken: []
+                - {}
+              parameters: &harParameters
+                - $ref: '#/components/parameters/DatasetQuery'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/JournalClient'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &harResponses
+                '200':
+                  $ref: '#/components/responses/JournalHAR'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [admin]
+              operationId: headJournalHAR
+              summary: The status and headers of the HAR file
+              description: As `GET /admin/journal.har`, without the body.
+              security:
+                - adminToken: []
+                - {}
+              parameters: *harParameters
+              responses: *harResponses
+            options:
+              tags: [admin]
+              operationId: optionsJournalHAR
+              summary: The methods of the HAR file, and the CORS preflight
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
+          /admin/report:
+            description: 'Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, OPTIONS`).'
+            get:
+              tags: [admin]
+              operationId: getReport
+              summary: The report card of a dataset's clients
+              description: |
+                What the clients of the dataset did that a good list client does not, read from its journal (of one
+                `client`, if given): one finding per kind with `count` (the requests that made the mistake), `examples`
+                (the `seq` of the first ten), `advice` (what to do instead) and `readme` (where the README explains it).
+                A kind nothing broke is left out, so a well-behaved client gets `"findings": []` (or only `aborted`, which
+                is for information). The kinds: `duplicate_page`, `no_revalidation`, `retry_before_retry_after`,
+                `retry_storm`, `post_retry_without_idempotency_key`, `lost_update_risk`, `aborted` (with `by_route`:
+                count and wasted bytes per route), `overfetch` and `ignored_next`; the README's "The report card" gives
+                each rule. 404 when `journal.capacity` is 0. Access as for the other admin endpoints.
+              security:
+                - adminToken: []
+                - {}
+              parameters: &reportParameters
+                - $ref: '#/components/parameters/DatasetQuery'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/JournalClient'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &reportResponses
+                '200':
+                  $ref: '#/components/responses/ReportCard'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/Unauthorized'
+                '403':
+                  $ref: '#/components/responses/Forbidden'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [admin]
+              operationId: headReport
+              summary: The status and headers of the report card
+              description: As `GET /admin/report`, without the body.
+              security:
+                - adminToken: []
+                - {}
+              parameters: *reportParameters
+              responses: *reportResponses
+            options:
+              tags: [admin]
+              operationId: optionsReport
+              summary: The methods of the report card, and the CORS preflight
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
           /admin/datasets:
             description: 'Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, OPTIONS`).'
             get:
@@ -3063,6 +3380,23 @@ enum OpenAPIDocument {
                 maximum: 18446744073709551615
                 default: 0
               example: 0
+            JournalClient:
+              name: client
+              in: query
+              required: false
+              description: Only this client's requests (its `X-Client-Id`, `?client_id=`, or `peer:<address>:<port>`).
+              schema:
+                type: string
+              example: tab-1
+            JournalSince:
+              name: since
+              in: query
+              required: false
+              description: The entries after this `seq` (the `next_since` of the page before; 0, the default, for all).
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 9223372036854775807
             EventsSince:
               name: since
               in: query
@@ -3365,7 +3699,8 @@ enum OpenAPIDocument {
             Allow:
               description: |
                 The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,
-                OPTIONS` for `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` for `/items/{id}/image`, `GET, OPTIONS` for `/items/events`, `POST, OPTIONS` for `/admin/reset`,
+                OPTIONS` for `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` for `/items/{id}/image`, `GET, HEAD, DELETE,
+                OPTIONS` for `/admin/journal`, `GET, OPTIONS` for `/items/events` and `/admin/journal/events`, `POST, OPTIONS` for `/admin/reset`,
                 `DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's
                 405 for `CONNECT` says `GET, HEAD, OPTIONS` too.
               required: true
@@ -3376,6 +3711,7 @@ enum OpenAPIDocument {
                   - GET, HEAD, POST, OPTIONS
                   - GET, HEAD, PATCH, DELETE, OPTIONS
                   - GET, HEAD, PUT, DELETE, OPTIONS
+                  - GET, HEAD, DELETE, OPTIONS
                   - GET, OPTIONS
                   - POST, OPTIONS
                   - DELETE, OPTIONS
@@ -3453,6 +3789,133 @@ enum OpenAPIDocument {
                 type: string
                 const: close
           schemas:
+            JournalEntry:
+              type: object
+              additionalProperties: false
+              description: One request in the journal.
+              required:
+                - seq
+                - t_ms
+                - client
+                - method
+                - target
+                - route
+                - status
+                - bytes
+                - duration_ms
+                - aborted
+                - received_bytes
+                - fault
+                - if_none_match
+                - if_match
+                - idempotency_key
+                - range
+                - last_event_id
+                - etag
+                - retry_after_s
+              properties:
+                seq:
+                  type: integer
+                  minimum: 1
+                  description: The entry's number in the dataset's journal.
+                t_ms:
+                  type: number
+                  minimum: 0
+                  description: When the request arrived, in ms after the journal's earliest request.
+                client:
+                  type: string
+                  description: '`X-Client-Id`, `?client_id=`, or `peer:<address>:<port>`.'
+                method:
+                  type: string
+                target:
+                  type: string
+                  description: The request-target as sent.
+                route:
+                  type: string
+                  description: The route's path template, or `other`.
+                status:
+                  type: integer
+                  description: The answer's status; 0 when none was sent (an injected `reset` or `hang`).
+                bytes:
+                  type: integer
+                  minimum: 0
+                  description: The answer's body bytes (0 for HEAD).
+                duration_ms:
+                  type: number
+                  minimum: 0
+                aborted:
+                  type: boolean
+                  description: The client left before its answer was whole.
+                received_bytes:
+                  type: [integer, 'null']
+                  description: For an aborted request, the body bytes the client got.
+                fault:
+                  type: [string, 'null']
+                  description: What ListServer injected (`500`, `503`, `429`, `outage`, `rate_limit`, `scripted`, `reset`, `truncated`, `hang`).
+                if_none_match:
+                  type: [string, 'null']
+                if_match:
+                  type: [string, 'null']
+                idempotency_key:
+                  type: [string, 'null']
+                range:
+                  type: [string, 'null']
+                last_event_id:
+                  type: [string, 'null']
+                etag:
+                  type: [string, 'null']
+                  description: The answer's `ETag`.
+                retry_after_s:
+                  type: [integer, 'null']
+                  description: The answer's `Retry-After`, in seconds.
+            Finding:
+              type: object
+              additionalProperties: false
+              required: [kind, count, examples, advice, readme]
+              properties:
+                kind:
+                  type: string
+                  enum:
+                    - duplicate_page
+                    - no_revalidation
+                    - retry_before_retry_after
+                    - retry_storm
+                    - post_retry_without_idempotency_key
+                    - lost_update_risk
+                    - aborted
+                    - overfetch
+                    - ignored_next
+                count:
+                  type: integer
+                  minimum: 1
+                  description: The requests that made the mistake (for `aborted`, that the client gave up).
+                examples:
+                  type: array
+                  maxItems: 10
+                  items:
+                    type: integer
+                  description: The `seq` of the first of them.
+                advice:
+                  type: string
+                  description: What a good client does instead.
+                readme:
+                  type: string
+                  description: Where the README explains the rule.
+                by_route:
+                  type: array
+                  description: For `aborted`, by route.
+                  items:
+                    type: object
+                    additionalProperties: false
+                    required: [route, count, wasted_bytes]
+                    properties:
+                      route:
+                        type: string
+                      count:
+                        type: integer
+                      wasted_bytes:
+                        type: integer
+                        description: The answer bytes the client did not get.
             DatasetProfile:
               type: object
               additionalProperties: false
@@ -4499,6 +4962,207 @@ enum OpenAPIDocument {
                 application/json:
                   schema:
                     $ref: '#/components/schemas/DatasetProfileState'
+            Journal:
+              description: A page of the dataset's request journal, oldest first.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    additionalProperties: false
+                    required: [dataset, client, entries, next_since, first_seq, last_seq, missed, capacity]
+                    properties:
+                      dataset:
+                        type: string
+                        description: The dataset (empty for the default list).
+                      client:
+                        type: [string, 'null']
+                      entries:
+                        type: array
+                        items:
+                          $ref: '#/components/schemas/JournalEntry'
+                      next_since:
+                        type: integer
+                        minimum: 0
+                        description: The `since` of the next page.
+                      first_seq:
+                        type: integer
+                        minimum: 1
+                        description: The oldest entry kept.
+                      last_seq:
+                        type: integer
+                        minimum: 0
+                        description: The newest entry (0 before the first).
+                      missed:
+                        type: integer
+                        minimum: 0
+                        description: The entries after `since` that are no longer kept.
+                      capacity:
+                        type: integer
+                        description: '`journal.capacity`: the entries kept per dataset.'
+                  example:
+                    dataset: ui-test-42
+                    client: null
+                    entries:
+                      - seq: 1
+                        t_ms: 0.0
+                        client: tab-1
+                        method: GET
+                        target: /items?page=1&limit=20
+                        route: /items
+                        status: 200
+                        bytes: 2914
+                        duration_ms: 0.412
+                        aborted: false
+                        received_bytes: null
+                        fault: null
+                        if_none_match: null
+                        if_match: null
+                        idempotency_key: null
+                        range: null
+                        last_event_id: null
+                        etag: '"v1-5b9dcf0409739599"'
+                        retry_after_s: null
+                    next_since: 1
+                    first_seq: 1
+                    last_seq: 1
+                    missed: 0
+                    capacity: 10000
+            JournalCleared:
+              description: 'The journal is empty: no body.'
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+            JournalStream:
+              description: |
+                The journal as Server-Sent Events (see the operation): `retry: 2000`, then `entry` events (`id:` the
+                `seq`, `data:` the entry's JSON), a `missed` event when the replay left entries out, and `:` heartbeats.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoStore'
+                X-Accel-Buffering:
+                  $ref: '#/components/headers/X-Accel-Buffering'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                text/event-stream:
+                  example: |+
+                    retry: 2000
+
+                    id: 1
+                    event: entry
+                    data: {"seq":1,"t_ms":0.000,"client":"tab-1","method":"GET","target":"/items?page=1","route":"/items","status":200,"bytes":2914,"duration_ms":0.412,"aborted":false,"received_bytes":null,"fault":null,"if_none_match":null,"if_match":null,"idempotency_key":null,"range":null,"last_event_id":null,"etag":"\"v1-5b9dcf0409739599\"","retry_after_s":null}
+
+            JournalHAR:
+              description: The journal as an HTTP Archive 1.2.
+              headers:
+                Content-Disposition:
+                  description: '`attachment; filename="journal.har"`: a browser saves it.'
+                  schema:
+                    type: string
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    required: [log]
+                    properties:
+                      log:
+                        type: object
+                        required: [version, creator, entries]
+                        properties:
+                          version:
+                            const: '1.2'
+                          creator:
+                            type: object
+                          pages:
+                            type: array
+                          entries:
+                            type: array
+                            items:
+                              type: object
+                              required: [startedDateTime, time, request, response, cache, timings]
+            ReportCard:
+              description: What the dataset's clients did that a good list client does not.
+              headers:
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    additionalProperties: false
+                    required: [dataset, client, entries, clients, findings]
+                    properties:
+                      dataset:
+                        type: string
+                      client:
+                        type: [string, 'null']
+                      entries:
+                        type: integer
+                        minimum: 0
+                        description: The journal entries read.
+                      clients:
+                        type: array
+                        items:
+                          type: string
+                        description: The clients those entries came from, in the order they first appear.
+                      findings:
+                        type: array
+                        items:
+                          $ref: '#/components/schemas/Finding'
+                  example:
+                    dataset: ui-test-42
+                    client: null
+                    entries: 6
+                    clients: [tab-1]
+                    findings:
+                      - kind: duplicate_page
+                        count: 1
+                        examples: [2]
+                        advice: Keep the pages you have and revalidate with If-None-Match (or wait for the change feed) instead of fetching the same page again while nothing changed.
+                        readme: README.md#the-report-card
             DatasetDeleted:
               description: 'The dataset is forgotten (or was never used): no body.'
               headers:
@@ -11558,6 +12222,839 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/admin/journal": {
+              "description": "Methods other than GET, HEAD, DELETE and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, DELETE, OPTIONS`).",
+              "get": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "getJournal",
+                "summary": "What the clients of a dataset asked for and got, oldest first",
+                "description": "The request journal of the dataset `?dataset=` or `X-Dataset` names (the default list without either;\n`/d/<name>/admin/journal` names it too): one entry per request a client's app made to a data route (items,\ndetails, images, Picsum's routes, the change feed and its stream, `/auth/*`, and unknown paths that name a\ndataset), with when it started (`t_ms`, from the journal's earliest request), who sent it (`client`:\n`X-Client-Id`, `?client_id=` for an `<img>` or `EventSource`, else `peer:<address>:<port>`), the route,\nthe status, the body bytes, how long it took, whether the client gave up before its answer was whole\n(`aborted`, with `received_bytes`), the fault ListServer injected, and the request fields that matter to\nlist clients. The entries after `since` (of one `client`, if given), at most `limit` (default 1000, at most\n10,000); `next_since` is the `since` of the next page. The journal keeps the latest `journal.capacity`\nentries per dataset (10,000 by default), every dataset's together within `journal.max_bytes`; `missed`\ncounts the entries after `since` no longer kept. Entries appear within 100 ms of their answer, and at once\nfor a request answered before this one was asked. 404 when `journal.capacity` is 0. Access as for the other\nadmin endpoints.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalClient"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalSince"
+                  },
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "description": "The most entries in the answer, 1-10000 (default 1000).",
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 10000
+                    }
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/Journal"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "headJournal",
+                "summary": "The status and headers of the journal",
+                "description": "As `GET /admin/journal`, without the body.",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalClient"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalSince"
+                  },
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "description": "The most entries in the answer, 1-10000 (default 1000).",
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 10000
+                    }
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/Journal"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "delete": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "clearJournal",
+                "summary": "Empty a dataset's journal",
+                "description": "Empties the journal of the dataset `?dataset=` or `X-Dataset` names: 204, no body. Entry numbers go on\n(the next entry's `seq` follows the last one's), and `t_ms` counts from the next request. A UI test calls\nthis before the part it wants a report card of. 404 when `journal.capacity` is 0.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/JournalCleared"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "optionsJournal",
+                "summary": "The methods of the journal, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/admin/journal/events": {
+              "description": "Methods other than GET and OPTIONS (HEAD included) get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "streamJournal",
+                "summary": "A dataset's journal as it grows, as Server-Sent Events",
+                "description": "The journal of `GET /admin/journal` as a stream (200 `text/event-stream; charset=utf-8`, `Cache-Control:\nno-store`): `retry: 2000`, then the kept entries after `since` (or `Last-Event-ID`; the newest 500 of\nthem at most, after an `event: missed` with `data: {\"missed\":N}` when more came before), then each new\nentry within 100 ms of its answer, as `event: entry`, `id:` its `seq`, `data:` its JSON (schema\n`JournalEntry`). `client` follows one client. Heartbeats, bounds and the end are those of\n`/items/events`. 404 when `journal.capacity` is 0. Access as for the other admin endpoints.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Last-Event-ID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalClient"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalSince"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/JournalStream"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "optionsJournalEvents",
+                "summary": "The methods of the journal's stream, and the CORS preflight",
+                "description": "204 with `Allow: GET, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/admin/journal.har": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, OPTIONS`).",
+              "get": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "getJournalHAR",
+                "summary": "A dataset's journal as a HAR 1.2 file",
+                "description": "The journal (every kept entry, of one `client` if given) as an HTTP Archive 1.2 (`Content-Disposition:\nattachment; filename=\"journal.har\"`), which browser dev tools and Charles open. The journal keeps no\nbodies and only the fields it reports, so each entry's request lists those it kept (`X-Client-Id`,\n`If-None-Match`, `If-Match`, `Idempotency-Key`, `Range`, `Last-Event-ID`) and its response `Content-Type`,\n`ETag` and `Retry-After`; `content.size` is the body's length, header sizes are -1 (unknown). Custom\nfields: `_seq`, `_client`, `_route`, `_aborted`, `_received_bytes`, `_fault`. 404 when `journal.capacity`\nis 0. Access as for the other admin endpoints.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalClient"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/JournalHAR"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "headJournalHAR",
+                "summary": "The status and headers of the HAR file",
+                "description": "As `GET /admin/journal.har`, without the body.",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalClient"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/JournalHAR"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "optionsJournalHAR",
+                "summary": "The methods of the HAR file, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/admin/report": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, OPTIONS`).",
+              "get": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "getReport",
+                "summary": "The report card of a dataset's clients",
+                "description": "What the clients of the dataset did that a good list client does not, read from its journal (of one\n`client`, if given): one finding per kind with `count` (the requests that made the mistake), `examples`\n(the `seq` of the first ten), `advice` (what to do instead) and `readme` (where the README explains it).\nA kind nothing broke is left out, so a well-behaved client gets `\"findings\": []` (or only `aborted`, which\nis for information). The kinds: `duplicate_page`, `no_revalidation`, `retry_before_retry_after`,\n`retry_storm`, `post_retry_without_idempotency_key`, `lost_update_risk`, `aborted` (with `by_route`:\ncount and wasted bytes per route), `overfetch` and `ignored_next`; the README's \"The report card\" gives\neach rule. 404 when `journal.capacity` is 0. Access as for the other admin endpoints.\n",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalClient"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ReportCard"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "headReport",
+                "summary": "The status and headers of the report card",
+                "description": "As `GET /admin/report`, without the body.",
+                "security": [
+                  {
+                    "adminToken": []
+                  },
+                  {}
+                ],
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/JournalClient"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ReportCard"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/Unauthorized"
+                  },
+                  "403": {
+                    "$ref": "#/components/responses/Forbidden"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "admin"
+                ],
+                "operationId": "optionsReport",
+                "summary": "The methods of the report card, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
             "/admin/datasets": {
               "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`, `Allow: GET, HEAD, OPTIONS`).",
               "get": {
@@ -12949,6 +14446,27 @@ enum OpenAPIDocument {
                 },
                 "example": 0
               },
+              "JournalClient": {
+                "name": "client",
+                "in": "query",
+                "required": false,
+                "description": "Only this client's requests (its `X-Client-Id`, `?client_id=`, or `peer:<address>:<port>`).",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "tab-1"
+              },
+              "JournalSince": {
+                "name": "since",
+                "in": "query",
+                "required": false,
+                "description": "The entries after this `seq` (the `next_since` of the page before; 0, the default, for all).",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 9223372036854775807
+                }
+              },
               "EventsSince": {
                 "name": "since",
                 "in": "query",
@@ -13264,7 +14782,7 @@ enum OpenAPIDocument {
                 }
               },
               "Allow": {
-                "description": "The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,\nOPTIONS` for `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` for `/items/{id}/image`, `GET, OPTIONS` for `/items/events`, `POST, OPTIONS` for `/admin/reset`,\n`DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's\n405 for `CONNECT` says `GET, HEAD, OPTIONS` too.\n",
+                "description": "The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,\nOPTIONS` for `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` for `/items/{id}/image`, `GET, HEAD, DELETE,\nOPTIONS` for `/admin/journal`, `GET, OPTIONS` for `/items/events` and `/admin/journal/events`, `POST, OPTIONS` for `/admin/reset`,\n`DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's\n405 for `CONNECT` says `GET, HEAD, OPTIONS` too.\n",
                 "required": true,
                 "schema": {
                   "type": "string",
@@ -13273,6 +14791,7 @@ enum OpenAPIDocument {
                     "GET, HEAD, POST, OPTIONS",
                     "GET, HEAD, PATCH, DELETE, OPTIONS",
                     "GET, HEAD, PUT, DELETE, OPTIONS",
+                    "GET, HEAD, DELETE, OPTIONS",
                     "GET, OPTIONS",
                     "POST, OPTIONS",
                     "DELETE, OPTIONS"
@@ -13374,6 +14893,207 @@ enum OpenAPIDocument {
               }
             },
             "schemas": {
+              "JournalEntry": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "One request in the journal.",
+                "required": [
+                  "seq",
+                  "t_ms",
+                  "client",
+                  "method",
+                  "target",
+                  "route",
+                  "status",
+                  "bytes",
+                  "duration_ms",
+                  "aborted",
+                  "received_bytes",
+                  "fault",
+                  "if_none_match",
+                  "if_match",
+                  "idempotency_key",
+                  "range",
+                  "last_event_id",
+                  "etag",
+                  "retry_after_s"
+                ],
+                "properties": {
+                  "seq": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The entry's number in the dataset's journal."
+                  },
+                  "t_ms": {
+                    "type": "number",
+                    "minimum": 0,
+                    "description": "When the request arrived, in ms after the journal's earliest request."
+                  },
+                  "client": {
+                    "type": "string",
+                    "description": "`X-Client-Id`, `?client_id=`, or `peer:<address>:<port>`."
+                  },
+                  "method": {
+                    "type": "string"
+                  },
+                  "target": {
+                    "type": "string",
+                    "description": "The request-target as sent."
+                  },
+                  "route": {
+                    "type": "string",
+                    "description": "The route's path template, or `other`."
+                  },
+                  "status": {
+                    "type": "integer",
+                    "description": "The answer's status; 0 when none was sent (an injected `reset` or `hang`)."
+                  },
+                  "bytes": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "The answer's body bytes (0 for HEAD)."
+                  },
+                  "duration_ms": {
+                    "type": "number",
+                    "minimum": 0
+                  },
+                  "aborted": {
+                    "type": "boolean",
+                    "description": "The client left before its answer was whole."
+                  },
+                  "received_bytes": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "For an aborted request, the body bytes the client got."
+                  },
+                  "fault": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "What ListServer injected (`500`, `503`, `429`, `outage`, `rate_limit`, `scripted`, `reset`, `truncated`, `hang`)."
+                  },
+                  "if_none_match": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "if_match": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "idempotency_key": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "range": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "last_event_id": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "etag": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The answer's `ETag`."
+                  },
+                  "retry_after_s": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "The answer's `Retry-After`, in seconds."
+                  }
+                }
+              },
+              "Finding": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "kind",
+                  "count",
+                  "examples",
+                  "advice",
+                  "readme"
+                ],
+                "properties": {
+                  "kind": {
+                    "type": "string",
+                    "enum": [
+                      "duplicate_page",
+                      "no_revalidation",
+                      "retry_before_retry_after",
+                      "retry_storm",
+                      "post_retry_without_idempotency_key",
+                      "lost_update_risk",
+                      "aborted",
+                      "overfetch",
+                      "ignored_next"
+                    ]
+                  },
+                  "count": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The requests that made the mistake (for `aborted`, that the client gave up)."
+                  },
+                  "examples": {
+                    "type": "array",
+                    "maxItems": 10,
+                    "items": {
+                      "type": "integer"
+                    },
+                    "description": "The `seq` of the first of them."
+                  },
+                  "advice": {
+                    "type": "string",
+                    "description": "What a good client does instead."
+                  },
+                  "readme": {
+                    "type": "string",
+                    "description": "Where the README explains the rule."
+                  },
+                  "by_route": {
+                    "type": "array",
+                    "description": "For `aborted`, by route.",
+                    "items": {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": [
+                        "route",
+                        "count",
+                        "wasted_bytes"
+                      ],
+                      "properties": {
+                        "route": {
+                          "type": "string"
+                        },
+                        "count": {
+                          "type": "integer"
+                        },
+                        "wasted_bytes": {
+                          "type": "integer",
+                          "description": "The answer bytes the client did not get."
+                        }
+                      }
+                    }
+                  }
+                }
+              },
               "DatasetProfile": {
                 "type": "object",
                 "additionalProperties": false,
@@ -15155,6 +16875,320 @@ enum OpenAPIDocument {
                   "application/json": {
                     "schema": {
                       "$ref": "#/components/schemas/DatasetProfileState"
+                    }
+                  }
+                }
+              },
+              "Journal": {
+                "description": "A page of the dataset's request journal, oldest first.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": [
+                        "dataset",
+                        "client",
+                        "entries",
+                        "next_since",
+                        "first_seq",
+                        "last_seq",
+                        "missed",
+                        "capacity"
+                      ],
+                      "properties": {
+                        "dataset": {
+                          "type": "string",
+                          "description": "The dataset (empty for the default list)."
+                        },
+                        "client": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "entries": {
+                          "type": "array",
+                          "items": {
+                            "$ref": "#/components/schemas/JournalEntry"
+                          }
+                        },
+                        "next_since": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "The `since` of the next page."
+                        },
+                        "first_seq": {
+                          "type": "integer",
+                          "minimum": 1,
+                          "description": "The oldest entry kept."
+                        },
+                        "last_seq": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "The newest entry (0 before the first)."
+                        },
+                        "missed": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "The entries after `since` that are no longer kept."
+                        },
+                        "capacity": {
+                          "type": "integer",
+                          "description": "`journal.capacity`: the entries kept per dataset."
+                        }
+                      }
+                    },
+                    "example": {
+                      "dataset": "ui-test-42",
+                      "client": null,
+                      "entries": [
+                        {
+                          "seq": 1,
+                          "t_ms": 0.0,
+                          "client": "tab-1",
+                          "method": "GET",
+                          "target": "/items?page=1&limit=20",
+                          "route": "/items",
+                          "status": 200,
+                          "bytes": 2914,
+                          "duration_ms": 0.412,
+                          "aborted": false,
+                          "received_bytes": null,
+                          "fault": null,
+                          "if_none_match": null,
+                          "if_match": null,
+                          "idempotency_key": null,
+                          "range": null,
+                          "last_event_id": null,
+                          "etag": "\"v1-5b9dcf0409739599\"",
+                          "retry_after_s": null
+                        }
+                      ],
+                      "next_since": 1,
+                      "first_seq": 1,
+                      "last_seq": 1,
+                      "missed": 0,
+                      "capacity": 10000
+                    }
+                  }
+                }
+              },
+              "JournalCleared": {
+                "description": "The journal is empty: no body.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
+              "JournalStream": {
+                "description": "The journal as Server-Sent Events (see the operation): `retry: 2000`, then `entry` events (`id:` the\n`seq`, `data:` the entry's JSON), a `missed` event when the replay left entries out, and `:` heartbeats.\n",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoStore"
+                  },
+                  "X-Accel-Buffering": {
+                    "$ref": "#/components/headers/X-Accel-Buffering"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "text/event-stream": {
+                    "example": "retry: 2000\n\nid: 1\nevent: entry\ndata: {\"seq\":1,\"t_ms\":0.000,\"client\":\"tab-1\",\"method\":\"GET\",\"target\":\"/items?page=1\",\"route\":\"/items\",\"status\":200,\"bytes\":2914,\"duration_ms\":0.412,\"aborted\":false,\"received_bytes\":null,\"fault\":null,\"if_none_match\":null,\"if_match\":null,\"idempotency_key\":null,\"range\":null,\"last_event_id\":null,\"etag\":\"\\\"v1-5b9dcf0409739599\\\"\",\"retry_after_s\":null}\n\n"
+                  }
+                }
+              },
+              "JournalHAR": {
+                "description": "The journal as an HTTP Archive 1.2.",
+                "headers": {
+                  "Content-Disposition": {
+                    "description": "`attachment; filename=\"journal.har\"`: a browser saves it.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object",
+                      "required": [
+                        "log"
+                      ],
+                      "properties": {
+                        "log": {
+                          "type": "object",
+                          "required": [
+                            "version",
+                            "creator",
+                            "entries"
+                          ],
+                          "properties": {
+                            "version": {
+                              "const": "1.2"
+                            },
+                            "creator": {
+                              "type": "object"
+                            },
+                            "pages": {
+                              "type": "array"
+                            },
+                            "entries": {
+                              "type": "array",
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "startedDateTime",
+                                  "time",
+                                  "request",
+                                  "response",
+                                  "cache",
+                                  "timings"
+                                ]
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "ReportCard": {
+                "description": "What the dataset's clients did that a good list client does not.",
+                "headers": {
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": [
+                        "dataset",
+                        "client",
+                        "entries",
+                        "clients",
+                        "findings"
+                      ],
+                      "properties": {
+                        "dataset": {
+                          "type": "string"
+                        },
+                        "client": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "entries": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "The journal entries read."
+                        },
+                        "clients": {
+                          "type": "array",
+                          "items": {
+                            "type": "string"
+                          },
+                          "description": "The clients those entries came from, in the order they first appear."
+                        },
+                        "findings": {
+                          "type": "array",
+                          "items": {
+                            "$ref": "#/components/schemas/Finding"
+                          }
+                        }
+                      }
+                    },
+                    "example": {
+                      "dataset": "ui-test-42",
+                      "client": null,
+                      "entries": 6,
+                      "clients": [
+                        "tab-1"
+                      ],
+                      "findings": [
+                        {
+                          "kind": "duplicate_page",
+                          "count": 1,
+                          "examples": [
+                            2
+                          ],
+                          "advice": "Keep the pages you have and revalidate with If-None-Match (or wait for the change feed) instead of fetching the same page again while nothing changed.",
+                          "readme": "README.md#the-report-card"
+                        }
+                      ]
                     }
                   }
                 }
@@ -17416,5 +19450,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x34779D1ECFA3FF66
+    static let yamlFNV1a64: UInt64 = 0xDAB376D67174159E
 }

@@ -30,6 +30,32 @@ enum HTTPDate {
         return text
     }
 
+    /// The ISO 8601 UTC date and time `milliseconds` after 1970 began, to the millisecond:
+    /// `2026-11-29T19:05:00.123Z` (HAR's `startedDateTime`).
+    static func iso8601(millisecondsSince1970 milliseconds: Int64) -> String {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let ofDay = Int(seconds - days * 86_400)
+        let (year, month, day) = civil(daysSince1970: days)
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        append(Int(year), width: 4, to: &text)
+        text.append(UInt8(ascii: "-"))
+        append(month, width: 2, to: &text)
+        text.append(UInt8(ascii: "-"))
+        append(day, width: 2, to: &text)
+        text.append(UInt8(ascii: "T"))
+        append(ofDay / 3600, width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        append(ofDay / 60 % 60, width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        append(ofDay % 60, width: 2, to: &text)
+        text.append(UInt8(ascii: "."))
+        append(Int(milliseconds - seconds * 1000), width: 3, to: &text)
+        text.append(UInt8(ascii: "Z"))
+        return String(decoding: text, as: UTF8.self)
+    }
+
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 

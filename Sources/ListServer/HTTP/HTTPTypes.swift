@@ -55,6 +55,9 @@ package struct HTTPRequest: Sendable {
     var fromLoopback: Bool
     /// The client's address as evhttp gives it (`127.0.0.1`, `::1`); empty for requests built by hand.
     var peer: String
+    /// The client's port (0 for requests built by hand): with ``peer``, what tells one connection of a client from
+    /// another in the journal.
+    var peerPort: UInt16 = 0
     /// The request id: the client's `X-Request-Id` when it sent a usable one, otherwise one the server made up.
     /// Empty only for requests built by hand (tests), which then get no `X-Request-Id` back.
     var requestID: String
@@ -111,6 +114,9 @@ package struct HTTPResponse: Sendable {
     var bytesPerSecond: Int?
     /// The IETF rate-limit fields, written into the head with ``headers`` (a profile's `rate_limit`).
     package var rateLimit: RateLimitFields?
+    /// What the journal notes of this answer beyond its status and fields: the fault ListServer injected, or the
+    /// ids a list page held (``ResponseNote``); nil for most answers. Never sent.
+    var note: ResponseNote?
 
     /// Creates a response.
     ///
@@ -132,6 +138,21 @@ package struct HTTPResponse: Sendable {
         self.body = body
         self.delay = delay
         self.fault = fault
+    }
+}
+
+/// What the request journal notes of an answer that its status and header fields do not say.
+enum ResponseNote: Sendable, Equatable {
+    /// ListServer injected this answer: `500`, `503`, `429` (a fault control or `faults.rate`), `outage` or
+    /// `rate_limit` (a dataset profile), `scripted` (a profile's script).
+    case injected(String)
+    /// A page of a list: the lowest and highest id on it (both 0 for an empty page), how many it held, and whether
+    /// it was the last (`next_page: null`, `has_more: false`).
+    case listed(lowest: UInt64, highest: UInt64, count: Int, last: Bool)
+
+    /// The note of a page holding `ids` (in any order).
+    static func listed(_ ids: some Collection<UInt64>, last: Bool) -> ResponseNote {
+        .listed(lowest: ids.min() ?? 0, highest: ids.max() ?? 0, count: ids.count, last: last)
     }
 }
 

@@ -300,6 +300,23 @@ final class ConnectionGuard {
     /// Counts the connection as an ordinary one from now on (its loop has made room for it).
     func leftReserve() { isReserved = false }
 
+    /// Whether the client has closed its side of the connection (or reset it): a look at the socket that takes
+    /// nothing from it (`MSG_PEEK`). evhttp reads nothing while it waits for an answer, so it has not seen the end.
+    /// A client that only shut down writing (and still reads) looks the same.
+    var peerHasClosed: Bool {
+        guard let socket else { return true }
+        let fd = bufferevent_getfd(socket)
+        guard fd >= 0 else { return true }
+        var byte: UInt8 = 0
+        let received = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if received == 0 { return true }
+        if received < 0 {
+            let code = cevent_errno()
+            return code != EAGAIN && code != EWOULDBLOCK && code != EINTR
+        }
+        return false
+    }
+
     /// Hands over the rejection owed for the marker request (once).
     func takeRejection() -> HeadRejection? {
         defer { pendingRejection = nil }

@@ -31,10 +31,12 @@ struct EvHTTPRequest: @unchecked Sendable {
             }
             requestID = evhttp_find_header(input, "X-Request-Id").flatMap(Self.usableRequestID)
         }
-        let (peer, fromLoopback) = self.peer
-        return HTTPRequest(
+        let (peer, port, fromLoopback) = self.peer
+        var request = HTTPRequest(
             method: method, target: target, headers: headers, body: body, fromLoopback: fromLoopback,
             requestID: requestID ?? ids.next(), peer: peer)
+        request.peerPort = port
+        return request
     }
 
     /// A field name as a `String`: the names clients send on nearly every request, spelled as they usually are, as
@@ -78,19 +80,20 @@ struct EvHTTPRequest: @unchecked Sendable {
         }
     }
 
-    /// The client's address, and whether it is a loopback one: 127.0.0.0/8, `::1` or IPv4-mapped `::ffff:127.x.y.z`.
+    /// The client's address and port, and whether the address is a loopback one: 127.0.0.0/8, `::1` or IPv4-mapped
+    /// `::ffff:127.x.y.z`.
     ///
     /// Reads the numeric address evhttp stored when it accepted the connection: no system call per request (and
     /// an IPv4 address fits a small string: no allocation).
-    private var peer: (address: String, loopback: Bool) {
-        guard let connection = evhttp_request_get_connection(raw) else { return ("", false) }
+    private var peer: (address: String, port: UInt16, loopback: Bool) {
+        guard let connection = evhttp_request_get_connection(raw) else { return ("", 0, false) }
         var address: UnsafeMutablePointer<CChar>?
         var port: UInt16 = 0
         evhttp_connection_get_peer(connection, &address, &port)
-        guard let address else { return ("", false) }
+        guard let address else { return ("", 0, false) }
         let loopback =
             strncmp(address, "127.", 4) == 0 || strcmp(address, "::1") == 0 || strncmp(address, "::ffff:127.", 11) == 0
-        return (String(cString: address), loopback)
+        return (String(cString: address), port, loopback)
     }
 
     private var method: HTTPMethod {

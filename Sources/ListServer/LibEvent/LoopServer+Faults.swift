@@ -55,17 +55,35 @@ extension LoopServer {
         guard let entry = pending.removeValue(forKey: token) else { return }
         entry.timer?.cancel()
         var response = response
+        var abandonedAt: Int?
         if draining {
             sendWhileDraining(response, to: entry.request, requestID: entry.requestID)
         } else if response.fault == .truncated {
             entry.request.sendTruncated(
                 response, requestID: entry.requestID, date: date.current, buffer: replyBuffer)
         } else {
+            if entry.exchange.journaled, clientLeft(entry) {
+                abandonedAt = 0  // the client left while its answer was being made or held: sent for nothing
+            }
             response = admitted(response, for: entry.request)
             reply(response, to: entry.request, requestID: entry.requestID)
         }
-        observer.end(entry.exchange, response)
+        observer.end(entry.exchange, response, abandonedAt: abandonedAt)
     }
+
+    /// Whether the client of a request answered only now has left meanwhile. Asked of requests that waited at least
+    /// ``abandonmentCheckAfter`` (a detail miss, an image, a delayed answer: what a client cancels), so a write
+    /// answered within a millisecond pays no system call for it.
+    private func clientLeft(_ entry: PendingRequest) -> Bool {
+        guard let start = entry.exchange.start, start.duration(to: .now) >= Self.abandonmentCheckAfter else {
+            return false
+        }
+        guard let bufferevent = entry.request.connectionBufferevent else { return true }
+        return connections[bufferevent]?.peerHasClosed ?? false
+    }
+
+    /// How long a request must have waited for its answer before the journal checks whether its client left.
+    static let abandonmentCheckAfter = Duration.milliseconds(20)
 
     /// Answers every injected hang with 503; called when draining begins.
     func answerHangs() {

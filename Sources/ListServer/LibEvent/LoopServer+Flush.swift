@@ -25,17 +25,22 @@ import CEvent
 /// next with 503 although the kernel takes them at once (the budget's end-to-end test saw its `/metrics` refused
 /// so). Their bytes cost more than the wake-up anyway.
 extension LoopServer {
-    /// Answers `request` with `response`, and flushes it or queues its flush.
-    func reply(_ response: HTTPResponse, to request: EvHTTPRequest, requestID: String, closeConnection: Bool = false) {
+    /// Answers `request` with `response`, and flushes it or queues its flush; false when the client had left (the
+    /// answer was dropped).
+    @discardableResult
+    func reply(_ response: HTTPResponse, to request: EvHTTPRequest, requestID: String, closeConnection: Bool = false)
+        -> Bool
+    {
         let connection = request.send(
             response, requestID: requestID, closeConnection: closeConnection, date: date.current, buffer: replyBuffer)
-        guard let connection else { return }
+        guard let connection else { return false }
         if !inRequestCallback || response.body.count > Self.untrackedBytes {
             // For a connection without a guard this is a no-op: evhttp's own bufferevent writes when it can.
             bufferevent_flush(connection, Int16(EV_WRITE), BEV_NORMAL)
         } else {
             flushSoon(connection)
         }
+        return true
     }
 
     /// Queues a flush of `bufferevent`'s output for this turn of the loop; a connection without a guard writes on

@@ -11,6 +11,8 @@ final class EventStream: @unchecked Sendable {
     let list: String
     /// What the items' URLs in its events start with (``EventStreamRequest/basePath``).
     let basePath: [UInt8]?
+    /// Set for a stream of `list`'s request journal (`LoopServer+JournalStreams.swift`), which changes never reach.
+    var journal: JournalFollow?
     let token: UInt64
     /// The sequence number of the last change sent; live changes at or below it are not sent again.
     var lastSent: UInt64
@@ -54,6 +56,7 @@ final class EventStream: @unchecked Sendable {
 extension LoopServer {
     /// Starts answering `request` with an event stream; returns the answer's status and header fields.
     func openStream(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) -> HTTPResponse {
+        if let follow = stream.journal { return openJournalStream(request, stream, follow, requestID: requestID) }
         let opened = HTTPResponse(status: 200, headers: stream.headers)
         guard let connection = evhttp_request_get_connection(request.raw) else { return opened }
         let token = nextStreamToken
@@ -142,11 +145,11 @@ extension LoopServer {
         if changes.isEmpty && dropped {
             // The list was removed (an idle dataset expired) and its sequence numbers start over: its streams end,
             // and a client that reconnects with its Last-Event-ID is told to reload.
-            for stream in Array(streams.values) where stream.list == list { end(stream) }
+            for stream in Array(streams.values) where stream.list == list && stream.journal == nil { end(stream) }
             return
         }
         // A dropped dataset's feed goes on with a `reset` change, like a reset's: its streams see it and stay.
-        let followers = streams.values.filter { $0.list == list }
+        let followers = streams.values.filter { $0.list == list && $0.journal == nil }
         guard !followers.isEmpty else { return }  // nothing to frame for a list no stream here follows
         // Framed once for all of them, and once more for each base path some follow under (`/d/<name>/`).
         let events = changes.map { ($0.sequence, EventFrame($0.serverSentEvent)) }
@@ -174,7 +177,7 @@ extension LoopServer {
     /// a persistent HTTP/1.0 answer by its length, and the stream's buffer is empty as it starts), and the events
     /// after a body its client thinks has ended. Without the field evhttp adds no length and closes the connection
     /// when the stream ends; on HTTP/1.1 the field changes nothing (persistence is the default, chunks frame it).
-    private func dropKeepAlive(_ request: EvHTTPRequest) {
+    func dropKeepAlive(_ request: EvHTTPRequest) {
         let fields = evhttp_request_get_input_headers(request.raw)
         // evhttp looks at the first field only, and takes any value that starts with "keep-alive" (2.1.12,
         // evhttp_is_connection_keepalive): so while the first one does, it goes.
@@ -193,7 +196,7 @@ extension LoopServer {
     /// fresh buffer per call (whose chain, sized to a power of two, nearly doubled what a stream held). evhttp keeps
     /// no count of a reply's chunks, so bytes added beside it are sent as its own; `evhttp_send_reply_end` adds
     /// the last chunk after them.
-    private func write(_ frame: EventFrame, to stream: EventStream) {
+    func write(_ frame: EventFrame, to stream: EventStream) {
         guard streams[stream.token] != nil, let bufferevent = stream.request.connectionBufferevent else { return }
         measureBacklog(of: stream, bufferevent)
         let count = frame.count(chunked: stream.chunked)
@@ -295,6 +298,7 @@ extension LoopServer {
     /// Takes `stream` out of the loop's table and its backlog out of the loop's total.
     private func forget(_ stream: EventStream) {
         guard streams.removeValue(forKey: stream.token) != nil else { return }
+        if stream.journal != nil { journalStreamCount.value.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
         streamBacklog -= stream.backlog
         stream.backlog = 0
     }
@@ -307,7 +311,7 @@ extension LoopServer {
     }
 
     /// A `:` comment to every stream every `interval` while any is open, so proxies and clients see it alive.
-    private func startHeartbeats(every interval: Duration) {
+    func startHeartbeats(every interval: Duration) {
         guard heartbeat == nil else { return }
         heartbeat = loop.schedule(after: interval) { [self] in
             heartbeat = nil
@@ -321,7 +325,7 @@ extension LoopServer {
     /// Caps the kernel's send buffer of a stream's socket (`SO_SNDBUF`, ``streamSocketBuffer``): left to
     /// autotuning it grows to 4 MiB on Linux for a client that stops reading, so that much per subscriber would sit
     /// in the kernel, unseen by ``SettingKey/eventBufferBytes``, before the subscriber could be dropped.
-    private func limitKernelBuffer(of bufferevent: OpaquePointer) {
+    func limitKernelBuffer(of bufferevent: OpaquePointer) {
         let socket = bufferevent_get_underlying(bufferevent) ?? bufferevent
         let fd = bufferevent_getfd(socket)
         guard fd >= 0 else { return }
@@ -339,7 +343,7 @@ extension LoopServer {
 }
 
 /// evhttp's connection close callback for a stream: C calling convention, the stream comes retained in `context`.
-private func loopServerStreamClosed(_ connection: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+func loopServerStreamClosed(_ connection: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
     guard let context else { return }
     let stream = Unmanaged<EventStream>.fromOpaque(context).takeRetainedValue()
     stream.server.streamClosed(stream)

@@ -151,7 +151,7 @@ extension LoopServer {
         answer.timer = nil
         guard throttled.removeValue(forKey: answer.token) != nil else { return }
         throttledBytes -= answer.response.body.count - answer.offset
-        observer.end(answer.exchange, HTTPResponse(status: 0))
+        observer.end(answer.exchange, HTTPResponse(status: 0), abandoned: answer.response, at: answer.offset)
         if evhttp_request_get_connection(answer.request.raw) == nil {
             evhttp_request_free(answer.request.raw)
         }

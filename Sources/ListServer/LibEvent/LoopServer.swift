@@ -58,8 +58,10 @@ final class LoopServer: @unchecked Sendable {
     /// Why accepting is paused, if it is.
     var acceptPause: AcceptPause = []
     var sweepTimer: OpaquePointer?
-    /// Metrics and access log of this loop's requests and connections.
+    /// Metrics, access log and journal records of this loop's requests and connections.
     let observer: LoopObserver
+    /// The request journal whose streams this loop serves; nil when it is off.
+    let journal: Journal?
     /// Makes the ids of requests that come without a usable `X-Request-Id`.
     var requestIDs: RequestIDGenerator
     /// Open event streams, by a per-loop token (`LoopServer+Streams.swift`).
@@ -69,6 +71,8 @@ final class LoopServer: @unchecked Sendable {
     /// How many streams are open, for the feed's listener on the committing thread: a loop with none is not woken
     /// for a commit (with 2 loops and one writing client, that was one wake-up of the idle loop per write).
     let streamCount = StreamCount()
+    /// How many of them follow a request journal: a loop with none is not woken when the journal takes requests in.
+    let journalStreamCount = StreamCount()
     var nextStreamToken: UInt64 = 0
     /// Answers going out at a rate, by their request's token (`LoopServer+Throttle.swift`), and the bytes of
     /// their bodies not sent yet, held to ``outputBudget``.
@@ -120,6 +124,13 @@ final class LoopServer: @unchecked Sendable {
         self.limits = limits
         self.connectionLimit = connectionLimit
         observer = observability.makeLoopObserver()
+        journal = observability.journal
+        if let journal = observability.journal {
+            // The first record since a collection asks for one soon: a live view sees requests within that.
+            observer.scheduleCollect = { [loop] in
+                _ = loop.schedule(after: Journal.collectAfter) { journal.collect() }
+            }
+        }
         guard let buffer = evbuffer_new() else { throw EventError.call("evbuffer_new", errno: cevent_errno()) }
         replyBuffer = buffer
         guard let http = evhttp_new(loop.base) else {
@@ -155,6 +166,12 @@ final class LoopServer: @unchecked Sendable {
         registerForAcceptErrors(listener)
         // Each commit's changes reach this loop once, and go out to its streams on its own thread.
         let server = LoopServerReference(self)  // the feed must not keep a loop's server alive
+        if let journal = observability.journal {
+            journal.addListener { [loop, journalStreamCount] dataset, entries, origin in
+                guard journalStreamCount.value.load(ordering: .sequentiallyConsistent) > 0 else { return }
+                loop.execute { server.value.deliverJournal(entries, of: dataset, origin: origin) }
+            }
+        }
         writes.feed.addListener { [loop, streamCount] list, changes, dropped in
             // Skipping is safe: a stream counts itself before it reads where the list is (``openStream``), and
             // the commit was installed before this runs, so a stream not yet counted starts after these changes.
@@ -188,7 +205,7 @@ final class LoopServer: @unchecked Sendable {
         httpRequest.loop = loopIndex
         let requestID = httpRequest.requestID
         let match = router.match(httpRequest)  // the target is parsed here, once
-        let exchange = observer.begin(httpRequest, route: match.label)
+        let exchange = observer.begin(httpRequest, route: match.label, journaled: match.journaled)
         if draining {
             sendWhileDraining(Self.shuttingDown, to: request, requestID: requestID)
             observer.end(exchange, Self.shuttingDown)

@@ -6,11 +6,13 @@ struct RequestExchange: Sendable {
     let route: RouteLabel
     /// When it arrived; nil when nothing is recorded.
     let start: ContinuousClock.Instant?
-    /// The request, kept for the access log only.
+    /// The request, kept for the access log and the journal only.
     let request: HTTPRequest?
+    /// Whether the journal records it (its route is one a client's app uses, and the journal is on).
+    var journaled = false
 }
 
-/// One event loop's recorder of requests and connections, for the metrics and the access log.
+/// One event loop's recorder of requests and connections, for the metrics, the access log and the journal.
 ///
 /// The LibEvent layer calls it at a handful of points: ``begin(_:route:)`` when evhttp hands over a request,
 /// ``end(_:_:)`` once the answer is handed back (or ``rejected(_:_:)`` for a refused head),
@@ -19,7 +21,9 @@ struct RequestExchange: Sendable {
 /// Per request, with metrics on, that costs two clock reads, two
 /// plain stores to this loop's ``LoopGauges``, one atomic increment of a counter found by array index (created on
 /// first use of its route and status, then kept here) and one histogram update. No strings are built and no
-/// dictionary is consulted unless the access log is on.
+/// dictionary is consulted unless the access log is on. With the journal on, a request to a route a client's app
+/// uses is also appended to this loop's ``JournalShard`` as it is (a ``JournalRecord``: its parts retained, nothing
+/// parsed), under a lock no other thread takes on the request path; ``Journal/collect()`` reads them later.
 ///
 /// Loop thread only: it is a plain class with no locks, owned by its ``LoopServer``.
 final class LoopObserver {
@@ -29,15 +33,20 @@ final class LoopObserver {
     private let metrics: ServerMetrics?
     private let gauges: LoopGauges?
     private let accessLog: AccessLog?
+    /// This loop's journal buffer, and the journal; nil when the journal is off.
+    private let journal: (journal: Journal, shard: JournalShard)?
+    /// Asks the loop to collect the journal in ``Journal/collectAfter`` (set by the loop that owns this observer).
+    var scheduleCollect: (() -> Void)?
     private let durations: [Metrics.Timer]
     /// Request counters by `metrics.slot(of: route) * statusSlots + status`, made on first use.
     private var requestCounters: [Metrics.Counter?]
     /// Counters of refused heads by status, made on first use.
     private var rejectionCounters: [Int: Metrics.Counter] = [:]
 
-    init(metrics: ServerMetrics?, accessLog: AccessLog?) {
+    init(metrics: ServerMetrics?, accessLog: AccessLog?, journal: Journal? = nil) {
         self.metrics = metrics
         self.accessLog = accessLog
+        self.journal = journal.map { ($0, $0.makeShard()) }
         gauges = metrics?.makeLoopGauges()
         durations = metrics?.durations ?? []
         requestCounters = Array(
@@ -45,28 +54,67 @@ final class LoopObserver {
     }
 
     /// Whether anything is recorded at all.
-    var isRecording: Bool { metrics != nil || accessLog != nil }
+    var isRecording: Bool { metrics != nil || accessLog != nil || journal != nil }
 
-    /// A request has arrived: note its route (from the router's ``Router/match(_:)``) and the time.
-    func begin(_ request: HTTPRequest, route: RouteLabel) -> RequestExchange {
+    /// A request has arrived: note its route (from the router's ``Router/match(_:)``) and the time; `journaled` says
+    /// whether its route is one the journal records.
+    func begin(_ request: HTTPRequest, route: RouteLabel, journaled: Bool = false) -> RequestExchange {
         guard isRecording else { return RequestExchange(route: .other, start: nil, request: nil) }
         gauges?.addInFlight(1)
-        return RequestExchange(
+        let journaled = journaled && journal != nil
+        var exchange = RequestExchange(
             route: route,
             start: .now,
-            request: accessLog == nil ? nil : request)
+            request: accessLog == nil && !journaled ? nil : request)
+        exchange.journaled = journaled
+        return exchange
     }
 
-    /// The request's answer has been handed to evhttp.
-    func end(_ exchange: RequestExchange, _ response: HTTPResponse) {
+    /// The request's answer has been handed to evhttp; `abandonedAt`, when the client had left before it was whole,
+    /// is how many of its body bytes the client got.
+    func end(_ exchange: RequestExchange, _ response: HTTPResponse, abandonedAt: Int? = nil) {
         guard let start = exchange.start else { return }
-        let elapsed = start.duration(to: .now)
+        let now = ContinuousClock.now
+        let elapsed = start.duration(to: now)
+        if exchange.journaled { record(exchange, response, start: start, end: now, abandonedAt: abandonedAt) }
         if let metrics {
             gauges?.addInFlight(-1)
             requestCounter(metrics, exchange.route, response.status).increment()
             durations[metrics.slot(of: exchange.route)].record(duration: elapsed)
         }
         accessLog?.log(exchange, response, elapsed: elapsed)
+    }
+
+    /// The client left while `answer` was going out, after `got` of its body bytes: `response` (no answer, status
+    /// 0) is what the metrics and the access log count, `answer` what the journal notes as abandoned.
+    func end(_ exchange: RequestExchange, _ response: HTTPResponse, abandoned answer: HTTPResponse, at got: Int) {
+        var journaled = exchange
+        journaled.journaled = false
+        end(journaled, response)
+        if exchange.journaled, let start = exchange.start {
+            record(exchange, answer, start: start, end: .now, abandonedAt: got)
+        }
+    }
+
+    /// Appends the request to this loop's journal buffer; the first record since the last collection asks the loop
+    /// to collect soon, a full buffer is collected now.
+    private func record(
+        _ exchange: RequestExchange, _ response: HTTPResponse, start: ContinuousClock.Instant,
+        end: ContinuousClock.Instant, abandonedAt: Int?
+    ) {
+        guard let (journal, shard) = self.journal, var request = exchange.request else { return }
+        if request.method != .post { request.body = [] }  // only a POST's is read (its hash); an upload's goes now
+        let held = shard.append(
+            JournalRecord(
+                request: request, route: exchange.route.index, status: response.status,
+                responseHeaders: response.headers,
+                bytes: request.method == .head ? 0 : response.body.count, note: response.note,
+                wireFault: response.fault, start: start, end: end, abandonedAt: abandonedAt))
+        if held == 1 {
+            scheduleCollect?()
+        } else if held >= JournalShard.limit {
+            journal.collect()
+        }
     }
 
     /// A refused request head has been answered (through the marker request that stands in for it).

@@ -9,14 +9,18 @@ package final class Observability: Sendable {
     let metrics: ServerMetrics?
     /// The access log, or nil when ``SettingKey/accessLog`` is false or ``SettingKey/logLevel`` is above `info`.
     let accessLog: AccessLog?
+    /// The request journal, or nil when ``SettingKey/journalCapacity`` is 0.
+    let journal: Journal?
 
-    /// Neither metrics nor an access log: what a router gets unless told otherwise.
+    /// Neither metrics nor an access log nor a journal: what a router gets unless told otherwise.
     package static let disabled = Observability(metrics: nil, accessLog: nil)
 
     /// Creates an observability from its parts.
-    init(metrics: ServerMetrics?, accessLog: AccessLog?) {
+    init(metrics: ServerMetrics?, accessLog: AccessLog?, journal: Journal? = nil) {
         self.metrics = metrics
         self.accessLog = accessLog
+        self.journal = journal
+        if let metrics, let journal { metrics.observe(journal) }
     }
 
     /// Creates the metrics and access log the settings ask for.
@@ -26,15 +30,24 @@ package final class Observability: Sendable {
     ///     ``SettingKey/logLevel``.
     ///   - accessLogger: Where access lines go (at level `info`); its own log level is respected too.
     ///   - routes: The name of each route requests are counted under (``ServerMetrics/init(routes:)``).
-    convenience init(settings: Settings, accessLogger: Logger, routes: [String]) {
+    ///   - journalDataset: The dataset a request went to, given its route's place in `routes` (the router's rule).
+    convenience init(
+        settings: Settings, accessLogger: Logger, routes: [String],
+        journalDataset: @escaping @Sendable (HTTPRequest, Int?) -> String? = { _, _ in nil },
+        wallMillisecondsNow: Int64 = 0
+    ) {
         let logs = settings.logging.accessLog && settings.logging.level <= .info && accessLogger.logLevel <= .info
         self.init(
             metrics: settings.metricsEnabled ? ServerMetrics(routes: routes) : nil,
-            accessLog: logs ? AccessLog(logger: accessLogger, format: settings.logging.format) : nil)
+            accessLog: logs ? AccessLog(logger: accessLogger, format: settings.logging.format) : nil,
+            journal: settings.journal.capacity > 0
+                ? Journal(
+                    settings: settings.journal, routes: routes, epochWallMilliseconds: wallMillisecondsNow,
+                    datasetOf: journalDataset) : nil)
     }
 
     /// A recorder for one event loop; call on that loop's thread, and use it only there.
     func makeLoopObserver() -> LoopObserver {
-        LoopObserver(metrics: metrics, accessLog: accessLog)
+        LoopObserver(metrics: metrics, accessLog: accessLog, journal: journal)
     }
 }

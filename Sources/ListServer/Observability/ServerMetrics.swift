@@ -18,6 +18,7 @@ import Synchronization
 /// | `listserver_detail_cache_*` | counters, gauges | | ``DetailCache/statistics`` at scrape time |
 /// | `listserver_allocator_allocated_bytes`, `…_resident_bytes` | gauges | | ``Allocator/statistics()`` at scrape time |
 /// | `listserver_datasets_*` | gauges, counter | | ``ListMemoryStatistics`` at scrape time (`+Datasets.swift`) |
+/// | `listserver_journal_*` | gauges, counter | | the request journal's usage at scrape time (`+Journal.swift`) |
 /// | `listserver_image_*` | counters, gauges | | the image cache's statistics at scrape time (`+Images.swift`) |
 /// | `listserver_writes_total` | counter | `method`, `outcome` | answers to writes (`+Writes.swift`) |
 /// | `listserver_store_commit_*` | histogram, counter | | group commits: their time and the writes they carried |
@@ -67,6 +68,7 @@ final class ServerMetrics: Sendable {
     private let cache: CacheSeries
     private let images: ImageSeries
     private let datasets: DatasetSeries
+    private let journal: JournalSeries
     private let profiles: ProfileSeries
     /// The write path's series (`ServerMetrics+Writes.swift`).
     let writes: WriteSeries
@@ -119,6 +121,7 @@ final class ServerMetrics: Sendable {
         cache = CacheSeries(registry: registry, factory: factory)
         images = ImageSeries(registry: registry, factory: factory)
         datasets = DatasetSeries(registry: registry, factory: factory)
+        journal = JournalSeries(registry: registry, factory: factory)
         profiles = ProfileSeries(registry: registry, factory: factory)
         writes = WriteSeries(registry: registry)
         for status in Self.rejectionStatuses { _ = rejectionCounter(status: status) }
@@ -152,6 +155,11 @@ final class ServerMetrics: Sendable {
         return Metrics.Counter(
             label: name.name, dimensions: labels, handler: registry.makeCounter(descriptor: name, labels: labels),
             factory: factory)
+    }
+
+    /// Shows the request journal's usage in the `listserver_journal_*` series from now on.
+    func observe(_ journal: Journal) {
+        self.journal.observe(journal)
     }
 
     /// Registers one loop's gauges; they count from now on.
@@ -193,6 +201,7 @@ final class ServerMetrics: Sendable {
         if let imageStatistics { images.update(imageStatistics) }
         if let lists { datasets.update(lists) }
         if let profileStatistics { profiles.update(profileStatistics) }
+        journal.update()
         return registry.emitToBuffer()
     }
 

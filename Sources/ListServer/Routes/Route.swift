@@ -17,6 +17,7 @@ package enum Route: Int, CaseIterable, Sendable {
     case picsumSquare, picsumSized
     case changes, events, healthz, readyz, openAPIJSON, openAPIYAML, app, appFile, metrics
     case adminReset, adminDatasets, adminDataset, adminDatasetProfile, authToken, authRevoke
+    case adminJournal, adminJournalEvents, adminJournalHAR, adminReport
 
     /// What is true of one route.
     package struct Facts: Sendable {
@@ -42,11 +43,14 @@ package enum Route: Int, CaseIterable, Sendable {
         package let decodesQuery: Bool
         /// The setting that turns the route off (404 when off).
         package let gate: Gate?
+        /// What a client's app asks for (not admin, the probes, `/metrics`, the spec or the app's own files): the
+        /// journal records requests to it.
+        package let journaled: Bool
 
         init(
             _ template: String, _ methods: [HTTPMethod] = [.get, .head], admin: Bool = false, stream: Bool = false,
             data: Bool = false, catchesUp: Bool = false, datasetQuery: Bool = false, decodesQuery: Bool = false,
-            gate: Gate? = nil
+            gate: Gate? = nil, journaled: Bool = true
         ) {
             self.template = template
             self.methods = methods
@@ -58,6 +62,7 @@ package enum Route: Int, CaseIterable, Sendable {
             self.datasetQuery = datasetQuery
             self.decodesQuery = decodesQuery
             self.gate = gate
+            self.journaled = journaled && !admin
         }
     }
 
@@ -81,7 +86,7 @@ package enum Route: Int, CaseIterable, Sendable {
         /// ``Facts/methods``, a bit each (``bit(of:)``).
         let methodBits: UInt16
         /// As ``Facts``'s flags of the same names.
-        let admin, data, catchesUp, datasetQuery, decodesQuery: Bool
+        let admin, data, catchesUp, datasetQuery, decodesQuery, journaled: Bool
         /// ``Facts/gate``.
         let gate: Gate?
 
@@ -92,6 +97,7 @@ package enum Route: Int, CaseIterable, Sendable {
             catchesUp = facts.catchesUp
             datasetQuery = facts.datasetQuery
             decodesQuery = facts.decodesQuery
+            journaled = facts.journaled
             gate = facts.gate
         }
 
@@ -148,13 +154,13 @@ package enum Route: Int, CaseIterable, Sendable {
         case .picsumSized: picsum("/{width}/{height}")
         case .changes: Facts("/items/changes", decodesQuery: true)
         case .events: Facts("/items/events", [.get], stream: true, datasetQuery: true, decodesQuery: true)
-        case .healthz: Facts("/healthz")
-        case .readyz: Facts("/readyz")
-        case .openAPIJSON: Facts("/openapi.json")
-        case .openAPIYAML: Facts("/openapi.yaml")
-        case .app: Facts("/")
-        case .appFile: Facts("/app/{file}")
-        case .metrics: Facts("/metrics", gate: .metrics)
+        case .healthz: Facts("/healthz", journaled: false)
+        case .readyz: Facts("/readyz", journaled: false)
+        case .openAPIJSON: Facts("/openapi.json", journaled: false)
+        case .openAPIYAML: Facts("/openapi.yaml", journaled: false)
+        case .app: Facts("/", journaled: false)
+        case .appFile: Facts("/app/{file}", journaled: false)
+        case .metrics: Facts("/metrics", gate: .metrics, journaled: false)
         case .adminReset: Facts("/admin/reset", [.post], admin: true)
         case .adminDatasets: Facts("/admin/datasets", admin: true)
         case .adminDataset: Facts("/admin/datasets/{name}", [.delete], admin: true)
@@ -162,6 +168,12 @@ package enum Route: Int, CaseIterable, Sendable {
             Facts("/admin/datasets/{name}/profile", [.get, .head, .put, .delete], admin: true)
         case .authToken: Facts("/auth/token", [.post])
         case .authRevoke: Facts("/auth/revoke", [.post])
+        case .adminJournal:
+            Facts("/admin/journal", [.get, .head, .delete], admin: true, datasetQuery: true, decodesQuery: true)
+        case .adminJournalEvents:
+            Facts("/admin/journal/events", [.get], admin: true, stream: true, datasetQuery: true, decodesQuery: true)
+        case .adminJournalHAR: Facts("/admin/journal.har", admin: true, datasetQuery: true, decodesQuery: true)
+        case .adminReport: Facts("/admin/report", admin: true, datasetQuery: true, decodesQuery: true)
         }
     }
 

@@ -120,4 +120,12 @@ package struct EventStreamRequest: Sendable {
     package let settings: EventSettings
     /// What the items' URLs start with: `/d/<name>` for a stream opened under it, else empty.
     package var basePath: [UInt8]? = nil
+    /// Set for `GET /admin/journal/events`: the stream follows `list`'s request journal, not its changes, from the
+    /// entry after ``after``.
+    var journal: JournalFollow?
+}
+
+/// What a journal stream follows besides its dataset: one client's requests, or (nil) every client's.
+struct JournalFollow: Sendable, Equatable {
+    var client: String?
 }

@@ -27,6 +27,7 @@ extension Router {
             }
         let hasMore: Bool
         let nextCursor: UInt64?
+        let listed: ResponseNote
         let total: UInt64
         var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + Int(limit) * Self.estimatedItemBytes)
         json.basePath = basePath
@@ -42,6 +43,12 @@ extension Router {
             let page = CursorPage(cursor: position, order: order, limit: limit, total: catalog.count)
             catalog.writeCursorPage(page, version: version, into: &json)
             (hasMore, nextCursor, total) = (page.hasMore, page.nextCursor, page.total)
+            listed =
+                page.idRange.isEmpty
+                ? .listed(lowest: 0, highest: 0, count: 0, last: !page.hasMore)
+                : .listed(
+                    lowest: page.idRange.lowerBound, highest: page.idRange.upperBound - 1,
+                    count: page.idRange.count, last: !page.hasMore)
         } else {
             // As for pages by number (see `writtenPage`): deletions and the highest revision on the page join in.
             let page = state.cursorPage(position, order: order, limit: limit)
@@ -54,6 +61,7 @@ extension Router {
                 hasMore: page.hasMore, nextCursor: page.nextCursor, order: order, limit: limit, total: page.total,
                 version: version, into: &json)
             (hasMore, nextCursor, total) = (page.hasMore, page.nextCursor, page.total)
+            listed = .listed(page.ids, last: !page.hasMore)
         }
         var headers: HTTPHeaders = [
             "Content-Type": MediaType.json,
@@ -64,6 +72,8 @@ extension Router {
             let parameter = if case .before = position { "before" } else { "after" }
             headers.add("Link", "</items?\(parameter)=\(next)&order=\(order.rawValue)&limit=\(limit)>; rel=\"next\"")
         }
-        return HTTPResponse(status: 200, headers: headers, body: json.bytes)
+        var response = HTTPResponse(status: 200, headers: headers, body: json.bytes)
+        response.note = listed
+        return response
     }
 }

@@ -53,6 +53,7 @@ extension Router {
         let writes = self.writes
         let faults = faultInjectors
         let profiles = self.profiles
+        let journal = observability.journal
         return .deferred {
             let outcome = await writes.submit(WriteOperation(list: name, action: .drop))
             if case .done = outcome {
@@ -67,6 +68,7 @@ extension Router {
                 faults.drop(name)
                 profiles.set(nil, for: name)
                 profiles.changedDirectly(name)
+                journal?.remove(name)
             }
             return Self.writeResponse(outcome, list: writes.lists.state(of: name))
         }

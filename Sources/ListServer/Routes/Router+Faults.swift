@@ -184,9 +184,11 @@ extension Router {
         if kind == .unavailable || kind == .tooManyRequests {
             headers.add("Retry-After", String(faults.retryAfterSeconds))
         }
-        return Problem(
+        var response = Problem(
             .injectedFault, detail: "this \(status) was injected (\(how))", headers: headers, status: status
         ).response()
+        response.note = .injected(String(status))
+        return response
     }
 
 }

@@ -55,7 +55,14 @@ extension Router {
         var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + page.ids.count * Self.estimatedItemBytes)
         json.basePath = basePath
         catalog.writePage(page, order: request.order, version: version, into: &json)
-        return pageResponse(page, order: request.order, tag: tag, body: json.bytes)
+        var response = pageResponse(page, order: request.order, tag: tag, body: json.bytes)
+        response.note =
+            page.ids.isEmpty
+            ? .listed(lowest: 0, highest: 0, count: 0, last: true)
+            : .listed(
+                lowest: page.ids.lowerBound, highest: page.ids.upperBound - 1, count: page.ids.count,
+                last: page.nextPage == nil)
+        return response
     }
 
     /// A page by number of a list with writes: live items only, written items with their fields.
@@ -74,7 +81,9 @@ extension Router {
         json.basePath = basePath
         state.writeItems(ids, into: &json)
         Catalog.writePageEnvelope(page, version: state.header.version, into: &json)
-        return pageResponse(page, order: request.order, tag: tag, body: json.bytes)
+        var response = pageResponse(page, order: request.order, tag: tag, body: json.bytes)
+        response.note = .listed(ids, last: page.nextPage == nil)
+        return response
     }
 
     /// The tag of a page by number as the generated catalog of `state` gives it.

@@ -277,21 +277,23 @@ extension Router {
         switch decision {
         case .outage(let remaining):
             let seconds = Self.wholeSecondsUp(remaining)
-            return .response(
-                Problem(
-                    .injectedFault,
-                    detail: "dataset \(Problem.quoted(dataset)) is in an outage its profile set, for \(seconds) s more",
-                    headers: ["Retry-After": String(seconds)], status: 503
-                ).response())
+            var response = Problem(
+                .injectedFault,
+                detail: "dataset \(Problem.quoted(dataset)) is in an outage its profile set, for \(seconds) s more",
+                headers: ["Retry-After": String(seconds)], status: 503
+            ).response()
+            response.note = .injected("outage")
+            return .response(response)
         case .rateLimited(let retryAfter):
             let seconds = Self.wholeSecondsUp(retryAfter)
-            return .response(
-                Problem(
-                    .injectedFault,
-                    detail: "this client asked dataset \(Problem.quoted(dataset)) more often than its profile's "
-                        + "rate_limit lets it; again in \(seconds) s",
-                    headers: ["Retry-After": String(seconds)], status: 429
-                ).response())
+            var response = Problem(
+                .injectedFault,
+                detail: "this client asked dataset \(Problem.quoted(dataset)) more often than its profile's "
+                    + "rate_limit lets it; again in \(seconds) s",
+                headers: ["Retry-After": String(seconds)], status: 429
+            ).response()
+            response.note = .injected("rate_limit")
+            return .response(response)
         case .unauthorized(let reason):
             // RFC 6750 §3.1: a request without a token gets the challenge alone; one whose token is not good,
             // `invalid_token` and why.
@@ -324,7 +326,7 @@ extension Router {
             if let delay = answer.bodyDelayMs {
                 scripted = scripted.delayed(by: .milliseconds(delay))
             }
-            return scripted
+            return scripted.mapResponse { $0.note = .injected("scripted") }
         }
     }
 

@@ -199,6 +199,10 @@ package struct Router: Sendable {
 
         /// The route the request counts under in `/metrics`.
         var label: RouteLabel { (try? resource.get())?.route.label ?? .other }
+
+        /// Whether the journal records the request: its route is one a client's app uses, or it names none (an
+        /// unknown path is recorded when it names a dataset, ``journalDataset(of:route:)``).
+        var journaled: Bool { (try? resource.get())?.route.flags.journaled ?? true }
     }
 
     /// Parses `request`'s target and finds the resource it names.
@@ -280,6 +284,8 @@ package struct Router: Sendable {
         case adminDatasetProfile(String)
         /// `/auth/token` (or with `revoke`, `/auth/revoke`): a dataset's bearer tokens.
         case auth(revoke: Bool)
+        /// `/admin/journal`, `/admin/journal/events`, `/admin/journal.har`, `/admin/report`: the request journal.
+        case adminJournal(JournalView)
         /// `/items/changes`: the change feed as JSON (long-poll).
         case changes
         /// `/items/events`: the change feed as Server-Sent Events.
@@ -353,6 +359,10 @@ package struct Router: Sendable {
                 self = .adminDatasetProfile(segments[2])
                 return
             }
+            if segments.first == "admin", let view = JournalView(segments: segments.dropFirst()) {
+                self = .adminJournal(view)
+                return
+            }
             if segments.count == 2, segments[0] == "auth", segments[1] == "token" || segments[1] == "revoke" {
                 self = .auth(revoke: segments[1] == "revoke")
                 return
@@ -405,6 +415,10 @@ package struct Router: Sendable {
             case .adminDatasets: .adminDatasets
             case .adminDatasetProfile: .adminDatasetProfile
             case .auth(let revoke): revoke ? .authRevoke : .authToken
+            case .adminJournal(.entries): .adminJournal
+            case .adminJournal(.events): .adminJournalEvents
+            case .adminJournal(.har): .adminJournalHAR
+            case .adminJournal(.report): .adminReport
             case .changes: .changes
             case .events: .events
             case .picsumList: .picsumList
@@ -508,6 +522,14 @@ package struct Router: Sendable {
             return try datasetProfile(name, request)
         case .auth(let revoke):
             return revoke ? try revokeTokens(request) : .response(try issueToken(request))
+        case .adminJournal(.entries):
+            return try journalRoute(request, target: target)
+        case .adminJournal(.events):
+            return try journalEventsRoute(request, target: target)
+        case .adminJournal(.har):
+            return try harRoute(request, target: target)
+        case .adminJournal(.report):
+            return try reportRoute(request, target: target)
         case .picsumList:
             return .response(try picsumList(target, headers: request.headers))
         case .picsumInfo(let pick):

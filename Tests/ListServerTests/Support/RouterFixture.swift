@@ -39,7 +39,11 @@ enum RouterFixture {
             catalog: catalog, cache: DetailCache(store: store, capacity: 100), images: imageCache(clock: clock),
             paging: paging,
             observability: metrics
-                ? Observability(metrics: ServerMetrics(routes: Route.templates), accessLog: nil) : .disabled,
+                ? Observability(
+                    metrics: ServerMetrics(routes: Route.templates), accessLog: nil,
+                    journal: Journal(
+                        settings: JournalSettings(), routes: Route.templates, datasetOf: Router.journalDataset))
+                : .disabled,
             service: service)
     }
 
@@ -63,7 +67,11 @@ enum RouterFixture {
             writes: writes, cache: DetailCache(store: slowStore, capacity: 100), images: imageCache(),
             paging: defaultPaging,
             observability: metrics
-                ? Observability(metrics: ServerMetrics(routes: Route.templates), accessLog: nil) : .disabled,
+                ? Observability(
+                    metrics: ServerMetrics(routes: Route.templates), accessLog: nil,
+                    journal: Journal(
+                        settings: JournalSettings(), routes: Route.templates, datasetOf: Router.journalDataset))
+                : .disabled,
             service: service)
     }
 }

@@ -1,0 +1,194 @@
+import ListDomain
+
+/// The request journal's routes: `GET`/`DELETE /admin/journal`, `GET /admin/journal/events`, `GET
+/// /admin/journal.har` and `GET /admin/report`, each for the dataset `?dataset=` or `X-Dataset` names (the default
+/// list without either; `/d/<name>/admin/…` names it too), and who records what (``journalDataset(of:route:)``).
+///
+/// Admin routes, so access is as for the others (``authorizeAdmin(_:)``); with ``SettingKey/journalCapacity`` 0
+/// they answer 404.
+extension Router {
+    /// Which of the journal's resources a path names.
+    enum JournalView: Sendable, Equatable {
+        case entries, events, har, report
+
+        /// The view at the segments after `admin`, or nil.
+        init?(segments: ArraySlice<String>) {
+            switch Array(segments) {
+            case ["journal"]: self = .entries
+            case ["journal", "events"]: self = .events
+            case ["journal.har"]: self = .har
+            case ["report"]: self = .report
+            default: return nil
+            }
+        }
+    }
+
+    /// The most entries one page of the journal holds, and its default.
+    static let maximumJournalLimit: UInt64 = 10_000
+    static let defaultJournalLimit: UInt64 = 1000
+
+    /// The dataset a journaled request went to: `X-Dataset`, the `/d/<name>` base of its target, `?dataset=` on a
+    /// GET or HEAD of a route that reads it, else the default list; nil for a name that is no dataset's (the request
+    /// got a 400, and no journal is made for a name nobody can use) and for an unknown path that names no dataset.
+    /// `route` is the place of the request's route in the route table, nil for none.
+    @Sendable static func journalDataset(of request: HTTPRequest, route: Int?) -> String? {
+        if let field = request.headers[datasetField] {
+            return DatasetName.isValid(field.utf8) ? field : nil
+        }
+        let target = request.target.utf8
+        if target.starts(with: RequestTarget.basePrefix.utf8) {
+            let name = target.dropFirst(3).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
+            return DatasetName.isValid(name) ? String(Substring(name)) : nil
+        }
+        guard let route = route.flatMap(Route.init(rawValue:)) else { return nil }
+        if route.flags.datasetQuery, request.method == .get || request.method == .head,
+            target.firstRange(of: "dataset=".utf8) != nil,
+            let name = (try? RequestTarget(request.target).queryItems())?.first(where: { $0.name == "dataset" })?.value
+        {
+            return DatasetName.isValid(name.utf8) ? name : nil
+        }
+        return ListRegistry.defaultList
+    }
+
+    /// What the journal's routes read from the query: the dataset, a client, a position and a limit.
+    struct JournalQuery {
+        var dataset: String
+        var client: String?
+        var since: UInt64 = 0
+        var limit = Router.defaultJournalLimit
+    }
+
+    /// The journal, or the 404 of a server that keeps none.
+    func journal() throws(Problem) -> Journal {
+        guard let journal = observability.journal else {
+            throw Problem(
+                .notFound, detail: "the request journal is off (\(SettingKey.journalCapacity.name) is 0)")
+        }
+        return journal
+    }
+
+    /// The journal query of `request`.
+    func journalQuery(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> JournalQuery {
+        let items = try ImageQuery.items(of: target)
+        var query = JournalQuery(dataset: try Self.listName(request.headers, query: items))
+        let sinceRule = QueryIntegerRule(name: "since", range: 0...UInt64(Int64.max))
+        let limitRule = QueryIntegerRule(name: "limit", range: 1...Self.maximumJournalLimit)
+        for item in items {
+            switch item.name {
+            case "client": query.client = item.value.isEmpty ? nil : item.value
+            case "since": query.since = try sinceRule.validate(item.value)
+            case "limit": query.limit = try limitRule.validate(item.value)
+            default: continue
+            }
+        }
+        return query
+    }
+
+    /// `GET /admin/journal`: a page of the dataset's journal, oldest first; `DELETE`: empties it (204).
+    func journalRoute(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> RouteOutcome {
+        let journal = try journal()
+        let query = try journalQuery(request, target: target)
+        if request.method == .delete {
+            journal.clear(query.dataset)
+            return .response(HTTPResponse(status: 204))
+        }
+        return .deferred {
+            let page = await Self.offLoop {
+                journal.page(of: query.dataset, client: query.client, since: query.since, limit: Int(query.limit))
+            }
+            return Self.journalResponse(page, query: query, capacity: journal.settings.capacity)
+        }
+    }
+
+    /// The JSON of `GET /admin/journal`:
+    /// `{"dataset","client","entries":[…],"next_since","first_seq","last_seq","missed","capacity"}`.
+    private static func journalResponse(_ page: JournalPage, query: JournalQuery, capacity: Int) -> HTTPResponse {
+        var json = JSONWriter(capacity: 256 + page.entries.count * 400)
+        json.append(raw: "{\"dataset\":")
+        json.append(string: query.dataset)
+        json.append(raw: ",\"client\":")
+        if let client = query.client { json.append(string: client) } else { json.appendNull() }
+        json.append(raw: ",\"entries\":[")
+        for (index, entry) in page.entries.enumerated() {
+            if index > 0 { json.append(raw: ",") }
+            entry.write(into: &json, origin: page.origin)
+        }
+        json.append(raw: "],\"next_since\":")
+        json.append(integer: page.entries.last?.seq ?? max(query.since, page.firstSeq - 1))
+        json.append(raw: ",\"first_seq\":")
+        json.append(integer: page.firstSeq)
+        json.append(raw: ",\"last_seq\":")
+        json.append(integer: page.lastSeq)
+        json.append(raw: ",\"missed\":")
+        json.append(integer: page.missed)
+        json.append(raw: ",\"capacity\":")
+        json.append(integer: capacity)
+        json.append(raw: "}")
+        return HTTPResponse(status: 200, headers: ["Content-Type": MediaType.json], body: json.bytes)
+    }
+
+    /// `GET /admin/report`: the report card of the dataset's journal (of one client, with `?client=`).
+    func reportRoute(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> RouteOutcome {
+        let journal = try journal()
+        let query = try journalQuery(request, target: target)
+        return .deferred {
+            let body = await Self.offLoop {
+                let card = ReportCard(
+                    journal.entries(of: query.dataset, client: query.client).entries,
+                    maxInFlight: journal.settings.maxInFlightHint)
+                var json = JSONWriter(capacity: 1024)
+                card.write(into: &json, dataset: query.dataset, client: query.client)
+                return json.bytes
+            }
+            return HTTPResponse(status: 200, headers: ["Content-Type": MediaType.json], body: body)
+        }
+    }
+
+    /// `GET /admin/journal.har`: the dataset's journal as a HAR 1.2 file.
+    func harRoute(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> RouteOutcome {
+        let journal = try journal()
+        let query = try journalQuery(request, target: target)
+        let host = request.headers["Host"] ?? "localhost"
+        return .deferred {
+            let body = await Self.offLoop {
+                let (entries, _) = journal.entries(of: query.dataset, client: query.client)
+                return JournalHAR(entries, epochWallMilliseconds: journal.epochWallMilliseconds, host: host).bytes
+            }
+            return HTTPResponse(
+                status: 200,
+                headers: [
+                    "Content-Type": MediaType.json,
+                    "Content-Disposition": "attachment; filename=\"journal.har\"",
+                ],
+                body: body)
+        }
+    }
+
+    /// `GET /admin/journal/events`: the dataset's journal as Server-Sent Events, from `?since=` (or
+    /// `Last-Event-ID`) on, then live.
+    func journalEventsRoute(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> RouteOutcome {
+        _ = try journal()
+        var query = try journalQuery(request, target: target)
+        if let lastEventID = request.headers["Last-Event-ID"] {
+            guard let seq = UInt64(plainDecimal: lastEventID) else {
+                throw Problem(
+                    .invalidHeader,
+                    detail: "Last-Event-ID must be a journal entry's seq, got \(Problem.quoted(lastEventID))")
+            }
+            query.since = seq
+        }
+        let headers: HTTPHeaders = [
+            "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no",
+        ]
+        var stream = EventStreamRequest(list: query.dataset, after: query.since, headers: headers, settings: events)
+        stream.journal = JournalFollow(client: query.client)
+        return .stream(stream)
+    }
+
+    /// Runs `work` on the global executor, off the loop that awaits it: a report over 10,000 entries takes
+    /// milliseconds, which the loop's other requests must not wait for.
+    static func offLoop<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await Task.detached(operation: work).value
+    }
+}
