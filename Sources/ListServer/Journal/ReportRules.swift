@@ -8,11 +8,10 @@ struct ReportRules {
     /// More than ``stormAttempts`` attempts at one URL within ``stormWindow`` after failures is a storm.
     static let stormWindow: Int64 = 10_000_000
     static let stormAttempts = 5
-    /// Retries closer than this that do not space out (each gap under ``backoffGrowth`` times the one before) have
-    /// no backoff; a run of ``backoffRun`` of them is a storm.
+    /// Three retries in a row, each within this of the failure before it, whose last gap is not at least
+    /// ``backoffGrowth`` times the first, have no backoff (exponential backoff makes it 4; linear, 3).
     static let backoffGap: Int64 = 1_000_000
-    static let backoffGrowth = 1.5
-    static let backoffRun = 3
+    static let backoffGrowth: Int64 = 2
     /// Two POSTs of the same body within this are a retry.
     static let postWindow: Int64 = 30_000_000
 
@@ -110,8 +109,8 @@ struct ReportRules {
         return found
     }
 
-    /// Retries of one URL after failures: more than five attempts within 10 s, or a run of three quick retries that
-    /// do not space out after failures that gave no Retry-After.
+    /// Retries of one URL after failures: more than five attempts within 10 s, or three quick retries in a row that
+    /// do not space out, after failures that gave no Retry-After.
     static func storms(_ requests: [JournalEntry]) -> [JournalEntry] {
         var flagged = Set<UInt64>()
         var found: [JournalEntry] = []
@@ -132,21 +131,16 @@ struct ReportRules {
                     for index in first...last { flag(retries[index].retry) }
                 }
             }
-            // No backoff: consecutive quick retries whose gaps do not grow.
-            var run: [JournalEntry] = []
-            var previousGap: Int64?
-            for (retry, failure) in retries {
-                let gap = retry.start - failure.end
-                let quick = failure.retryAfter == nil && gap < backoffGap
-                let adjacent = run.last.map { last in failure.seq == last.seq } ?? true
-                let spacedOut = previousGap.map { Double(gap) >= Double($0) * backoffGrowth } ?? false
-                if quick && adjacent && !spacedOut {
-                    run.append(retry)
-                } else {
-                    run = quick ? [retry] : []
+            // No backoff: three quick retries in a row, each after the failure of the one before, whose gaps do not
+            // grow.
+            for index in retries.indices.dropFirst(2) {
+                let run = retries[(index - 2)...index]
+                let chained = zip(run, run.dropFirst()).allSatisfy { $1.after.seq == $0.retry.seq }
+                let gaps = run.map { $0.retry.start - $0.after.end }
+                let quick = run.allSatisfy { $0.after.retryAfter == nil } && gaps.allSatisfy { $0 < backoffGap }
+                if chained && quick && gaps[2] < backoffGrowth * max(gaps[0], 1) {
+                    for (retry, _) in run { flag(retry) }
                 }
-                previousGap = quick ? gap : nil
-                if run.count >= backoffRun { run.forEach(flag) }
             }
         }
         return found
@@ -185,8 +179,9 @@ struct ReportRules {
         return found
     }
 
-    /// Details and images of ids no page of the dataset had listed when they were asked for, and those a client
-    /// asked for while more than ``maxInFlight`` others of its own were in flight.
+    /// Details and images of ids no page of the dataset had listed when they were asked for (once a page had been
+    /// loaded at all: an app opened on one item, or a journal that no longer holds the pages, says nothing), and
+    /// those a client asked for while more than ``maxInFlight`` others of its own were in flight.
     func overfetched() -> [JournalEntry] {
         var found: [JournalEntry] = []
         var listed = IDRanges()
@@ -199,7 +194,7 @@ struct ReportRules {
                 if let ids = pages[nextPage].listed, ids.count > 0 { listed.insert(ids.lowest...ids.highest) }
                 nextPage += 1
             }
-            if let id = Self.itemID(entry.target), !listed.contains(id) { found.append(entry) }
+            if nextPage > 0, let id = Self.itemID(entry.target), !listed.contains(id) { found.append(entry) }
         }
         for requests in byClient {
             var inFlight: [Int64] = []  // the ends of the extras in flight, as a min-heap would hold them

@@ -1,0 +1,142 @@
+import ListDomain
+import Synchronization
+import Testing
+
+@testable import ListServer
+
+/// The journal without a server: records in, entries out, and its bounds.
+@Suite("Journal: records, entries and bounds")
+struct JournalTests {
+    static func journal(capacity: Int = 100, maxBytes: Int = 64 << 20) -> Journal {
+        Journal(
+            settings: JournalSettings(capacity: capacity, maxBytes: maxBytes), routes: Route.templates,
+            datasetOf: Router.journalDataset)
+    }
+
+    /// A record of `target` that took 1 ms, `at` ms after `epoch`.
+    static func record(
+        _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], route: Route? = .items,
+        status: Int = 200, at ms: Int, epoch: ContinuousClock.Instant, responseHeaders: HTTPHeaders = [:],
+        body: [UInt8] = []
+    ) -> JournalRecord {
+        var request = HTTPRequest(method: method, target: target, headers: headers, body: body, peer: "127.0.0.1")
+        request.peerPort = 40_000
+        return JournalRecord(
+            request: request, route: route?.rawValue, status: status, responseHeaders: responseHeaders, bytes: 10,
+            note: nil, wireFault: nil, start: epoch + .milliseconds(ms), end: epoch + .milliseconds(ms + 1),
+            abandonedAt: nil)
+    }
+
+    @Test("a record becomes an entry with the fields list clients care about")
+    func entryFields() throws {
+        let epoch = ContinuousClock.now
+        let journal = Journal(
+            settings: JournalSettings(), routes: Route.templates, epoch: epoch, datasetOf: Router.journalDataset)
+        let headers: HTTPHeaders = [
+            "X-Client-Id": "tab-1", "if-none-match": "\"a\"", "If-Match": "\"b\"", "Idempotency-Key": "k",
+            "Range": "bytes=0-1", "Last-Event-ID": "7", "X-Dataset": "run-1",
+        ]
+        journal.add([
+            Self.record(
+                "/items/3", method: .post, headers: headers, route: .item, status: 503, at: 5, epoch: epoch,
+                responseHeaders: ["Retry-After": "2", "ETag": "\"e\"", "Content-Type": MediaType.json],
+                body: Array("{}".utf8))
+        ])
+        let entry = try #require(journal.entries(of: "run-1").entries.first)
+        #expect(entry.seq == 1 && entry.client == "tab-1" && entry.route == "/items/{id}" && entry.status == 503)
+        #expect(entry.ifNoneMatch == "\"a\"" && entry.ifMatch == "\"b\"" && entry.idempotencyKey == "k")
+        #expect(entry.range == "bytes=0-1" && entry.lastEventID == "7")
+        #expect(entry.etag == "\"e\"" && entry.retryAfter == 2 && entry.contentType == MediaType.json)
+        #expect(entry.start == 5000 && entry.duration == 1000 && entry.bodyHash != nil)
+        #expect(journal.entries(of: "").entries.isEmpty, "the default list's journal is another")
+    }
+
+    @Test("the dataset and the client a request is recorded under")
+    func attribution() {
+        let epoch = ContinuousClock.now
+        let journal = Self.journal()
+        journal.add([
+            Self.record("/d/base-1/items?page=2", at: 0, epoch: epoch),
+            Self.record("/items/4/image?dataset=img-1&client_id=tab-9", route: .itemImage, at: 1, epoch: epoch),
+            Self.record("/items?dataset=ignored", at: 2, epoch: epoch),  // /items reads no ?dataset=
+            Self.record("/items", headers: ["X-Dataset": "bad name"], at: 3, epoch: epoch),
+            Self.record("/nowhere", route: nil, at: 4, epoch: epoch),
+            Self.record("/d/base-1/nowhere", route: nil, at: 5, epoch: epoch),
+        ])
+        #expect(journal.entries(of: "base-1").entries.map(\.target) == ["/d/base-1/items?page=2", "/d/base-1/nowhere"])
+        #expect(journal.entries(of: "base-1").entries.last?.route == "other")
+        #expect(journal.entries(of: "img-1").entries.map(\.client) == ["tab-9"])
+        #expect(journal.entries(of: "").entries.map(\.target) == ["/items?dataset=ignored"])
+        #expect(journal.entries(of: "").entries.first?.client == "peer:127.0.0.1:40000")
+        #expect(journal.usage.datasets == 3, "no journal for a bad name or an unknown path without a dataset")
+    }
+
+    @Test("a full journal writes over its oldest entries; a page says what it missed")
+    func capacity() {
+        let epoch = ContinuousClock.now
+        let journal = Self.journal(capacity: 10)
+        journal.add((0..<25).map { Self.record("/items?page=\($0 + 1)", at: $0, epoch: epoch) })
+        let page = journal.page(of: "", client: nil, since: 0, limit: 100)
+        #expect(page.entries.map(\.seq) == Array(16...25))
+        #expect(page.firstSeq == 16 && page.lastSeq == 25 && page.missed == 15)
+        #expect(journal.page(of: "", client: nil, since: 20, limit: 2).entries.map(\.seq) == [21, 22])
+        #expect(journal.page(of: "", client: nil, since: 20, limit: 2).missed == 0)
+        #expect(journal.usage.entries == 10 && journal.usage.dropped == 15)
+    }
+
+    @Test("every journal together stays within max_bytes: the one written to longest ago loses entries first")
+    func byteBound() throws {
+        let epoch = ContinuousClock.now
+        let entryBytes = try #require(
+            {
+                let probe = Self.journal()
+                probe.add([Self.record("/items?page=1", at: 0, epoch: epoch)])
+                return probe.usage.bytes
+            }())
+        let journal = Self.journal(capacity: 1000, maxBytes: entryBytes * 50)
+        journal.add(
+            (0..<40).map { Self.record("/items?page=\($0)", headers: ["X-Dataset": "old"], at: $0, epoch: epoch) })
+        journal.add(
+            (0..<40).map { Self.record("/items?page=\($0)", headers: ["X-Dataset": "new"], at: $0, epoch: epoch) })
+        #expect(journal.usage.bytes <= entryBytes * 50)
+        #expect(journal.entries(of: "new").entries.count == 40, "the journal written to last keeps all")
+        let old = journal.entries(of: "old").entries
+        #expect(old.count < 40 && old.last?.seq == 40, "the other lost its oldest: \(old.map(\.seq))")
+    }
+
+    @Test("clear empties a journal and numbering goes on; remove forgets it; idle ones go")
+    func clearAndRemove() {
+        let epoch = ContinuousClock.now
+        let journal = Self.journal()
+        journal.add((0..<3).map { Self.record("/items?page=\($0)", at: $0, epoch: epoch) })
+        journal.clear("")
+        #expect(journal.entries(of: "").entries.isEmpty && journal.usage.bytes == 0)
+        journal.add([Self.record("/items", at: 10, epoch: epoch)])
+        #expect(journal.entries(of: "").entries.map(\.seq) == [4])
+        let after = journal.entries(of: "")
+        #expect(after.origin != nil && after.origin == after.entries.first?.start, "t_ms starts again")
+        journal.remove("")
+        #expect(journal.usage.datasets == 0)
+        journal.add([Self.record("/items", headers: ["X-Dataset": "idle"], at: 0, epoch: .now - .seconds(120))])
+        journal.removeIdle(for: .seconds(60))
+        #expect(journal.usage.datasets == 0)
+    }
+
+    @Test("records wait in a loop's buffer until collected; listeners hear each dataset's new entries")
+    func shardsAndListeners() {
+        let epoch = ContinuousClock.now
+        let journal = Self.journal()
+        let heard = Mutex<[String: [UInt64]]>([:])
+        journal.addListener { dataset, entries, _ in heard.withLock { $0[dataset, default: []] += entries.map(\.seq) } }
+        let one = journal.makeShard()
+        let two = journal.makeShard()
+        #expect(one.append(Self.record("/items?page=2", at: 5, epoch: epoch)) == 1)
+        #expect(two.append(Self.record("/items?page=1", at: 1, epoch: epoch)) == 1)
+        #expect(two.append(Self.record("/d/b/items", at: 2, epoch: epoch)) == 2)
+        #expect(heard.withLock { $0.isEmpty })
+        // A reader collects first: both loops' records, in the order their answers were done.
+        #expect(journal.entries(of: "").entries.map(\.target) == ["/items?page=1", "/items?page=2"])
+        #expect(heard.withLock { $0 } == ["": [1, 2], "b": [1]])
+        #expect(one.take().isEmpty && two.take().isEmpty)
+    }
+}
