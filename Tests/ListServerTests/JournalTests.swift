@@ -123,20 +123,32 @@ struct JournalTests {
     }
 
     @Test("records wait in a loop's buffer until collected; listeners hear each dataset's new entries")
-    func shardsAndListeners() {
+    func shardsAndListeners() throws {
         let epoch = ContinuousClock.now
         let journal = Self.journal()
         let heard = Mutex<[String: [UInt64]]>([:])
         journal.addListener { dataset, entries, _ in heard.withLock { $0[dataset, default: []] += entries.map(\.seq) } }
+        journal.followers.store(1, ordering: .relaxed)  // a journal stream is open: listeners are handed entries
         let one = journal.makeShard()
         let two = journal.makeShard()
-        #expect(one.append(Self.record("/items?page=2", at: 5, epoch: epoch)) == 1)
-        #expect(two.append(Self.record("/items?page=1", at: 1, epoch: epoch)) == 1)
-        #expect(two.append(Self.record("/d/b/items", at: 2, epoch: epoch)) == 2)
+        var peers = PeerNames()
+        func pending(_ record: JournalRecord) throws -> Journal.Pending {
+            try #require(journal.pending(record, peers: &peers))
+        }
+        #expect(one.append(try pending(Self.record("/items?page=2", at: 5, epoch: epoch))) == 1)
+        #expect(two.append(try pending(Self.record("/items?page=1", at: 1, epoch: epoch))) == 1)
+        #expect(two.append(try pending(Self.record("/d/b/items", at: 2, epoch: epoch))) == 2)
+        #expect(journal.pending(Self.record("/nowhere", route: nil, at: 3, epoch: epoch), peers: &peers) == nil)
         #expect(heard.withLock { $0.isEmpty })
         // A reader collects first: both loops' records, in the order their answers were done.
         #expect(journal.entries(of: "").entries.map(\.target) == ["/items?page=1", "/items?page=2"])
         #expect(heard.withLock { $0 } == ["": [1, 2], "b": [1]])
         #expect(one.take().isEmpty && two.take().isEmpty)
+        // With no stream open, a collection hands nothing over.
+        journal.followers.store(0, ordering: .relaxed)
+        _ = one.append(try pending(Self.record("/items?page=3", at: 6, epoch: epoch)))
+        journal.collect()
+        #expect(heard.withLock { $0 } == ["": [1, 2], "b": [1]])
+        #expect(journal.entries(of: "").entries.count == 3)
     }
 }

@@ -36,6 +36,15 @@ final class Journal: Sendable {
         var dropped = 0
     }
 
+    /// An entry of a dataset's journal, not numbered yet.
+    struct Pending: Sendable {
+        let dataset: String
+        let entry: JournalEntry
+    }
+
+    /// How many journal streams are open, on every loop: with none, a collection hands its entries to nobody.
+    let followers = Atomic<Int>(0)
+
     /// How long a loop keeps records before it collects them itself: what a live view waits at most.
     static let collectAfter = Duration.milliseconds(100)
 
@@ -69,20 +78,48 @@ final class Journal: Sendable {
     /// Takes every loop's records into the journals; a reader calls it first, so that it sees every request
     /// answered before it asked.
     func collect() {
-        let records = shards.withLock { $0 }.flatMap { $0.take() }
-        guard !records.isEmpty else { return }
-        add(records)
+        let taken = shards.withLock { $0 }.map { $0.take() }
+        guard taken.contains(where: { !$0.isEmpty }) else { return }
+        add(taken)
+    }
+
+    /// `record` as an entry of the journal of its dataset; nil for a request that names no dataset it can keep.
+    func pending(_ record: JournalRecord, peers: inout PeerNames) -> Pending? {
+        guard let dataset = datasetOf(record.request, record.route) else { return nil }
+        return Pending(dataset: dataset, entry: JournalEntry(record, epoch: epoch, routes: routes, peers: &peers))
     }
 
     /// Adds `records` (in the order of their answers), turned into entries.
     func add(_ records: [JournalRecord]) {
+        var peers = PeerNames()
+        add([records.compactMap { pending($0, peers: &peers) }])
+    }
+
+    /// Adds the records of each loop (each in the order of its answers), turned into entries in the order of their
+    /// answers: a merge of the loops' runs, reading each record in place (sorting them moved every record, a large
+    /// value, several times).
+    private func add(_ runs: [[Pending]]) {
         var batches: [String: [JournalEntry]] = [:]
-        var order = records
-        order.sort { $0.end < $1.end }
-        for record in order {
-            guard let dataset = datasetOf(record.request, record.route) else { continue }
-            batches[dataset, default: []].append(JournalEntry(record, epoch: epoch, routes: routes))
+        var next = [Int](repeating: 0, count: runs.count)
+        var current: (dataset: String, entries: [JournalEntry])?  // consecutive entries are mostly of one dataset
+        while true {
+            var earliest: Int?
+            for run in runs.indices where next[run] < runs[run].count {
+                if let best = earliest, runs[best][next[best]].entry.end <= runs[run][next[run]].entry.end { continue }
+                earliest = run
+            }
+            guard let run = earliest else { break }
+            let pending = runs[run][next[run]]
+            next[run] += 1
+            if current?.dataset == pending.dataset {
+                current!.entries.append(pending.entry)
+            } else {
+                if let current { batches[current.dataset, default: []] += current.entries }
+                current = (pending.dataset, [pending.entry])
+            }
         }
+        if let current { batches[current.dataset, default: []] += current.entries }
+        let following = followers.load(ordering: .relaxed) > 0
         var added: [(String, [JournalEntry], Int64?)] = []
         state.withLock { state in
             state.collections += 1
@@ -90,12 +127,12 @@ final class Journal: Sendable {
                 var ring = state.rings.removeValue(forKey: dataset) ?? JournalRing(capacity: settings.capacity)
                 let before = ring.bytes
                 let overwritten = max(0, ring.count + entries.count - ring.capacity)
-                let numbered = entries.map { ring.append($0) }
+                let numbered = ring.append(contentsOf: entries, returning: following)
                 ring.lastAdded = state.collections
                 state.bytes += ring.bytes - before
                 state.dropped += overwritten
                 state.rings[dataset] = ring
-                added.append((dataset, numbered, ring.origin))
+                if following { added.append((dataset, numbered, ring.origin)) }
             }
             Self.bound(&state, to: settings.maxBytes)
         }
@@ -124,13 +161,15 @@ final class Journal: Sendable {
         collect()
         return state.withLock { state in
             guard let ring = state.rings[dataset] else {
-                return JournalPage(entries: [], origin: nil, firstSeq: 1, lastSeq: 0, missed: 0)
+                return JournalPage(entries: [], origin: nil, firstSeq: 1, lastSeq: 0, missed: 0, nextSince: 0)
             }
+            // A position past the end is one of a journal since restarted (the server was): it starts over.
+            let since = since < ring.nextSeq ? since : 0
             let entries = ring.entries(after: since, limit: limit) { client == nil || $0.client == client }
             let missed = since + 1 < ring.firstSeq ? ring.firstSeq - since - 1 : 0
             return JournalPage(
                 entries: entries, origin: ring.origin, firstSeq: ring.firstSeq, lastSeq: ring.nextSeq - 1,
-                missed: missed)
+                missed: missed, nextSince: entries.last?.seq ?? max(since, ring.firstSeq - 1))
         }
     }
 
@@ -154,7 +193,7 @@ final class Journal: Sendable {
         state.withLock { state in
             guard var ring = state.rings.removeValue(forKey: dataset) else { return }
             state.bytes -= ring.bytes
-            ring.removeAll()
+            ring.removeAll(at: JournalEntry.microseconds(epoch.duration(to: .now)))
             state.rings[dataset] = ring
         }
     }
@@ -174,7 +213,7 @@ final class Journal: Sendable {
         collect()
         let cutoff = JournalEntry.microseconds(epoch.duration(to: .now) - idle)
         state.withLock { state in
-            for (dataset, ring) in state.rings where ring.newestEnd < cutoff {
+            for (dataset, ring) in state.rings where ring.lastActivity < cutoff {
                 state.rings[dataset] = nil
                 state.bytes -= ring.bytes
             }
@@ -199,4 +238,6 @@ struct JournalPage: Sendable {
     let lastSeq: UInt64
     /// How many entries after `since` were no longer kept (written over, or dropped for the byte bound).
     let missed: UInt64
+    /// The `since` of the next page: the last entry's `seq` (or, with none, where the journal stands).
+    let nextSince: UInt64
 }

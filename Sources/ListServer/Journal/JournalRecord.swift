@@ -1,6 +1,9 @@
 /// A request as a loop hands it to the journal, the moment its answer is done: the request and the answer's parts,
-/// retained as they are (nothing parsed, nothing copied), for ``JournalEntry/init(_:epoch:)`` to read later, off the
-/// request path.
+/// read at once into a ``JournalEntry`` (``Journal/pending(_:peers:)``) while they are in the loop's cache.
+///
+/// Kept as they were until the journal took them in, 100 ms later, they cost more in cache misses than the reading:
+/// the entry made then, and the request's fields and strings freed then, touched memory long gone cold (perf: the
+/// journal took 14 % of a loaded server's CPU so, 6 % read at once).
 struct JournalRecord: Sendable {
     var request: HTTPRequest
     /// The route's place in the route table (``Journal/routes``); nil for `other`.
@@ -18,11 +21,13 @@ struct JournalRecord: Sendable {
 }
 
 extension JournalEntry {
-    /// The entry of `record`, with times in microseconds since `epoch`; `routes` names the route table's routes.
-    init(_ record: JournalRecord, epoch: ContinuousClock.Instant, routes: [String]) {
+    /// The entry of `record`, with times in microseconds since `epoch`; `routes` names the route table's routes,
+    /// `peers` the clients that send no id of their own, made once per connection of a collection.
+    init(_ record: JournalRecord, epoch: ContinuousClock.Instant, routes: [String], peers: inout PeerNames) {
         let request = record.request
         var client: String?
-        for (name, value) in request.headers {
+        var range, ifMatch, ifNoneMatch, lastEventID, idempotencyKey: String?
+        request.headers.forEachField { name, value in
             switch name.utf8.count {
             case 5 where HTTPHeaders.namesMatch(name, "Range"): range = range ?? value
             case 8 where HTTPHeaders.namesMatch(name, "If-Match"): ifMatch = ifMatch ?? value
@@ -33,7 +38,9 @@ extension JournalEntry {
             default: break
             }
         }
-        for (name, value) in record.responseHeaders {
+        var contentType, etag: String?
+        var retryAfter: Int?
+        record.responseHeaders.forEachField { name, value in
             switch name.utf8.count {
             case 4 where HTTPHeaders.namesMatch(name, "ETag"): etag = value
             case 11 where HTTPHeaders.namesMatch(name, "Retry-After"): retryAfter = Int(value)
@@ -41,15 +48,23 @@ extension JournalEntry {
             default: break
             }
         }
+        self.range = range
+        self.ifMatch = ifMatch
+        self.ifNoneMatch = ifNoneMatch
+        self.lastEventID = lastEventID
+        self.idempotencyKey = idempotencyKey
+        self.contentType = contentType
+        self.etag = etag
+        self.retryAfter = retryAfter
         start = Self.microseconds(epoch.duration(to: record.start))
         duration = max(0, Self.microseconds(record.start.duration(to: record.end)))
-        if client == nil, request.target.utf8.firstRange(of: "client_id=".utf8) != nil,
+        if client == nil, ByteSearch.contains(request.target, "client_id="),
             let value = (try? RequestTarget(request.target).queryItems())?.first(where: { $0.name == "client_id" })?
                 .value, !value.isEmpty
         {
             client = value  // what an `<img>` or an `EventSource`, which send no field of their own, can say
         }
-        self.client = client ?? Self.peerClient(request)
+        self.client = client ?? peers.name(of: request)
         method = request.method
         target = request.target
         route = record.route.flatMap { routes.indices.contains($0) ? routes[$0] : nil } ?? "other"
@@ -72,11 +87,6 @@ extension JournalEntry {
         }
     }
 
-    /// `peer:<address>:<port>`: one connection of a client that does not say who it is.
-    private static func peerClient(_ request: HTTPRequest) -> String {
-        request.peer.isEmpty ? "peer:-" : "peer:\(request.peer):\(request.peerPort)"
-    }
-
     /// A wire fault's name, as the access log writes it.
     static func name(of fault: WireFault) -> String {
         switch fault {
@@ -90,5 +100,24 @@ extension JournalEntry {
     static func microseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds &* 1_000_000 &+ attoseconds / 1_000_000_000_000
+    }
+}
+
+/// `peer:<address>:<port>`, the client a request without `X-Client-Id` is recorded as, made once per connection (a
+/// loop keeps one of these): a new string per entry was an allocation and a formatted print for nearly every request
+/// of a load test, whose clients send no id.
+struct PeerNames {
+    private var names: [UInt16: (address: String, name: String)] = [:]
+    /// The most names kept; past it they are made again.
+    static let limit = 4096
+
+    /// The name of `request`'s connection.
+    mutating func name(of request: HTTPRequest) -> String {
+        guard !request.peer.isEmpty else { return "peer:-" }
+        if let known = names[request.peerPort], known.address == request.peer { return known.name }
+        if names.count >= Self.limit { names.removeAll(keepingCapacity: true) }
+        let name = "peer:\(request.peer):\(request.peerPort)"
+        names[request.peerPort] = (request.peer, name)
+        return name
     }
 }

@@ -9,8 +9,12 @@ struct JournalRing: Sendable {
     let capacity: Int
     /// The number the next entry gets.
     private(set) var nextSeq: UInt64 = 1
-    /// When the earliest request taken in since the journal began (or was emptied) arrived: `t_ms` counts from it.
+    /// When the earliest request of the first collection since the journal began (or was emptied) arrived: `t_ms`
+    /// counts from it. Fixed then, so the `t_ms` of an entry already sent never changes; a request that started
+    /// before it and was answered after that collection (rare: an app's first request is its first page) gets 0.
     private(set) var origin: Int64?
+    /// When an entry was last added or the journal emptied (microseconds, as the entries' times): idle journals go.
+    private(set) var lastActivity: Int64 = .min
     /// What the entries take (``JournalEntry/footprint``).
     private(set) var bytes = 0
     /// When an entry was last added, in the journal's own count of collections: the ring added to longest ago
@@ -27,21 +31,36 @@ struct JournalRing: Sendable {
     /// The number of the oldest entry kept (``nextSeq`` when there is none).
     var firstSeq: UInt64 { nextSeq - UInt64(storage.count) }
 
-    /// Adds `entry`, numbered, writing over the oldest when full; returns it as numbered.
-    mutating func append(_ entry: JournalEntry) -> JournalEntry {
-        var entry = entry
-        entry.seq = nextSeq
-        nextSeq += 1
-        origin = min(origin ?? entry.start, entry.start)  // answers come in out of order: the earliest start
+    /// Adds a collection's entries of this dataset, numbered, writing over the oldest when full; returns them as
+    /// numbered if `returning` (for the journal's streams), else nothing.
+    mutating func append(contentsOf entries: [JournalEntry], returning: Bool = true) -> [JournalEntry] {
+        if origin == nil { origin = entries.lazy.map(\.start).min() }
+        lastActivity = max(lastActivity, entries.lazy.map(\.end).max() ?? .min)
+        let first = nextSeq
+        for entry in entries { append(entry) }
+        guard returning else { return [] }
+        return (first..<nextSeq).suffix(storage.count).map { storage[index(of: $0)] }
+    }
+
+    /// Adds `entry`, numbered, writing over the oldest when full.
+    private mutating func append(_ entry: JournalEntry) {
         bytes += entry.footprint
         if storage.count < capacity {
             storage.append(entry)
+            storage[storage.count - 1].seq = nextSeq
         } else {
             bytes -= storage[head].footprint
             storage[head] = entry
+            storage[head].seq = nextSeq
             head = (head + 1) % capacity
         }
-        return entry
+        nextSeq += 1
+    }
+
+    /// Where the kept entry numbered `seq` is in ``storage``.
+    private func index(of seq: UInt64) -> Int {
+        let offset = Int(seq - firstSeq)
+        return storage.count < capacity ? offset : (head + offset) % capacity
     }
 
     /// Removes the oldest entries until they took `wanted` bytes or the ring is empty; returns the bytes freed.
@@ -59,12 +78,13 @@ struct JournalRing: Sendable {
         return freed
     }
 
-    /// Empties the ring; numbering goes on, and `t_ms` starts again at the next request.
-    mutating func removeAll() {
+    /// Empties the ring at `now` (microseconds); numbering goes on, and `t_ms` starts again at the next request.
+    mutating func removeAll(at now: Int64) {
         storage = []
         head = 0
         bytes = 0
         origin = nil
+        lastActivity = now
     }
 
     /// The entries numbered after `since`, oldest first, at most `limit` of them, that `include` keeps.
@@ -80,12 +100,6 @@ struct JournalRing: Sendable {
             offset += 1
         }
         return found
-    }
-
-    /// When the newest entry's answer was done (`Int64.min` for an empty ring).
-    var newestEnd: Int64 {
-        guard !storage.isEmpty else { return .min }
-        return storage[storage.count < capacity ? storage.count - 1 : (head + capacity - 1) % capacity].end
     }
 
     /// Every entry, oldest first.

@@ -187,7 +187,8 @@ struct ReportRules {
         var listed = IDRanges()
         let byStart = entries.sorted { ($0.start, $0.seq) < ($1.start, $1.seq) }
         // Pages count from when they were answered: a row is on screen once its page is.
-        let pages = byStart.filter { $0.listed != nil && $0.status == 200 }.sorted { $0.end < $1.end }
+        let pages = byStart.filter { $0.listed != nil && ($0.status == 200 || $0.status == 304) }
+            .sorted { $0.end < $1.end }
         var nextPage = 0
         for entry in byStart where Self.extraRoutes.contains(entry.route) && entry.method == .get {
             while nextPage < pages.count, pages[nextPage].end <= entry.start {
@@ -221,7 +222,7 @@ struct ReportRules {
             } else if let before = query.before, let bottom = oldest[query.key], before <= bottom {
                 found.append(entry)
             }
-            guard entry.status == 200, let ids = entry.listed, ids.last else { continue }
+            guard entry.status == 200 || entry.status == 304, let ids = entry.listed, ids.last else { continue }
             if query.after == nil && query.before == nil {
                 lastPage[query.key] = query.page ?? 1  // the latest: a list that grew has more pages now
             }

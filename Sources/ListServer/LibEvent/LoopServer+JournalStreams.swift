@@ -30,6 +30,7 @@ extension LoopServer {
         // read below sees too are not sent twice (``EventStream/lastSent``).
         streams[token] = open
         journalStreamCount.value.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        journal.followers.wrappingAdd(1, ordering: .sequentiallyConsistent)
         if let bufferevent = request.connectionBufferevent {
             connections[bufferevent]?.streaming = true
             limitKernelBuffer(of: bufferevent)
@@ -46,7 +47,7 @@ extension LoopServer {
         let kept = journal.page(of: stream.list, client: follow.client, since: since, limit: Int.max)
         let replayed = kept.entries.suffix(Self.journalReplayLimit)
         let missed = Int(kept.missed) + kept.entries.count - replayed.count
-        open.lastSent = max(since, kept.lastSeq)
+        open.lastSent = kept.lastSeq  // a `since` past the end (the server restarted) starts over
         if missed > 0 {
             let event = "event: missed\ndata: {\"missed\":\(missed)}\n\n"
             write(EventFrame(Array(event.utf8)), to: open)

@@ -298,7 +298,10 @@ extension LoopServer {
     /// Takes `stream` out of the loop's table and its backlog out of the loop's total.
     private func forget(_ stream: EventStream) {
         guard streams.removeValue(forKey: stream.token) != nil else { return }
-        if stream.journal != nil { journalStreamCount.value.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+        if stream.journal != nil {
+            journalStreamCount.value.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+            journal?.followers.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        }
         streamBacklog -= stream.backlog
         stream.backlog = 0
     }

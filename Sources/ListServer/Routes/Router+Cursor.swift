@@ -37,23 +37,26 @@ extension Router {
         let tag: EntityTag
         if state.isPristine {
             tag = generatedTag
-            if let notModified = Self.notModified(tag, requestHeaders) {
-                return notModified
-            }
             let page = CursorPage(cursor: position, order: order, limit: limit, total: catalog.count)
-            catalog.writeCursorPage(page, version: version, into: &json)
-            (hasMore, nextCursor, total) = (page.hasMore, page.nextCursor, page.total)
             listed =
                 page.idRange.isEmpty
                 ? .listed(lowest: 0, highest: 0, count: 0, last: !page.hasMore)
                 : .listed(
                     lowest: page.idRange.lowerBound, highest: page.idRange.upperBound - 1,
                     count: page.idRange.count, last: !page.hasMore)
+            if var notModified = Self.notModified(tag, requestHeaders) {
+                notModified.note = listed  // the client has these ids on screen (the report card's overfetch)
+                return notModified
+            }
+            catalog.writeCursorPage(page, version: version, into: &json)
+            (hasMore, nextCursor, total) = (page.hasMore, page.nextCursor, page.total)
         } else {
             // As for pages by number (see `writtenPage`): deletions and the highest revision on the page join in.
             let page = state.cursorPage(position, order: order, limit: limit)
             tag = generatedTag.forPage(page.ids, of: state)
-            if let notModified = Self.notModified(tag, requestHeaders) {
+            listed = .listed(page.ids, last: !page.hasMore)
+            if var notModified = Self.notModified(tag, requestHeaders) {
+                notModified.note = listed
                 return notModified
             }
             state.writeItems(page.ids, into: &json)
@@ -61,7 +64,6 @@ extension Router {
                 hasMore: page.hasMore, nextCursor: page.nextCursor, order: order, limit: limit, total: page.total,
                 version: version, into: &json)
             (hasMore, nextCursor, total) = (page.hasMore, page.nextCursor, page.total)
-            listed = .listed(page.ids, last: !page.hasMore)
         }
         var headers: HTTPHeaders = [
             "Content-Type": MediaType.json,

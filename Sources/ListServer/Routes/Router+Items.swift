@@ -48,21 +48,26 @@ extension Router {
         let catalog = state.catalog
         let version = state.header.version
         let tag = Self.generatedPageTag(request, state: state)
-        if let notModified = Self.notModified(tag, headers) {
+        let page = catalog.page(request.page, limit: request.limit)
+        if var notModified = Self.notModified(tag, headers) {
+            notModified.note = Self.listed(page)  // the client has these ids on screen (the report card's overfetch)
             return notModified
         }
-        let page = catalog.page(request.page, limit: request.limit)
         var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + page.ids.count * Self.estimatedItemBytes)
         json.basePath = basePath
         catalog.writePage(page, order: request.order, version: version, into: &json)
         var response = pageResponse(page, order: request.order, tag: tag, body: json.bytes)
-        response.note =
-            page.ids.isEmpty
+        response.note = Self.listed(page)
+        return response
+    }
+
+    /// The journal's note of a generated page: its ids, and whether it is the last.
+    private static func listed(_ page: Page) -> ResponseNote {
+        page.ids.isEmpty
             ? .listed(lowest: 0, highest: 0, count: 0, last: true)
             : .listed(
                 lowest: page.ids.lowerBound, highest: page.ids.upperBound - 1, count: page.ids.count,
                 last: page.nextPage == nil)
-        return response
     }
 
     /// A page by number of a list with writes: live items only, written items with their fields.
@@ -74,7 +79,8 @@ extension Router {
     {
         let (page, ids) = state.page(request.page, limit: request.limit, order: request.order)
         let tag = Self.generatedPageTag(request, state: state).forPage(ids, of: state)
-        if let notModified = Self.notModified(tag, headers) {
+        if var notModified = Self.notModified(tag, headers) {
+            notModified.note = .listed(ids, last: page.nextPage == nil)
             return notModified
         }
         var json = JSONWriter(capacity: Self.estimatedEnvelopeBytes + ids.count * Self.estimatedItemBytes)

@@ -42,7 +42,7 @@ extension Router {
         }
         guard let route = route.flatMap(Route.init(rawValue:)) else { return nil }
         if route.flags.datasetQuery, request.method == .get || request.method == .head,
-            target.firstRange(of: "dataset=".utf8) != nil,
+            ByteSearch.contains(request.target, "dataset="),
             let name = (try? RequestTarget(request.target).queryItems())?.first(where: { $0.name == "dataset" })?.value
         {
             return DatasetName.isValid(name.utf8) ? name : nil
@@ -114,7 +114,7 @@ extension Router {
             entry.write(into: &json, origin: page.origin)
         }
         json.append(raw: "],\"next_since\":")
-        json.append(integer: page.entries.last?.seq ?? max(query.since, page.firstSeq - 1))
+        json.append(integer: page.nextSince)
         json.append(raw: ",\"first_seq\":")
         json.append(integer: page.firstSeq)
         json.append(raw: ",\"last_seq\":")
