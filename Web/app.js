@@ -1,12 +1,14 @@
-// The app at /: three views of the list this server exists for, switched by the URL's fragment, the control panel
+// The app at /: three views of the list this server exists for and the Journal of what they asked the server (a
+// network panel of the dataset's requests with its report card), switched by the URL's fragment; the control panel
 // that makes the network slow or failing on purpose, and the Scenario panel that sets the dataset's profile.
 import { basePath, request } from "./api.js";
 import { listView } from "./list.js";
 import { photosView } from "./photos.js";
 import { chatView } from "./chat.js";
+import { journalView } from "./journal.js";
 import { scenarioPanel } from "./scenario.js";
 
-const views = { list: listView, photos: photosView, chat: chatView };
+const views = { list: listView, photos: photosView, chat: chatView, journal: journalView };
 let leave = null;
 
 function show() {

@@ -10,9 +10,12 @@ messages it missed exactly once; scrolling up in the chat loads older messages w
 where it was. No page may log a console error or see a failed request other than the injected ones. Screenshots of
 each view go to --screenshots. The Scenario panel's presets set the dataset's profile: an outage fails the list's
 next load until Clear, and a profile that asks for a bearer token is met by the app fetching one after the first 401.
-Traffic to 127.0.0.1 only; every wait is bounded.
+The Journal view follows a dataset's request journal live (rows appear as a second page scrolls the List), and the
+report card of every flow whose client is the app as it is (List, Photos, the base path, the Journal's list) has no
+finding but `aborted`. Traffic to 127.0.0.1 only; every wait is bounded.
 """
 import argparse
+import json
 import os
 import re
 import signal
@@ -142,8 +145,13 @@ def set_dataset(page, name):
     page.eval_on_selector("#controls input[name=dataset]", "field => field.blur()")
 
 
+datasets = {}  # flow -> the dataset it ran on, for the report cards (report_cards)
+
+
 def dataset(flow):
-    return f"bt-{flow}-{uuid.uuid4().hex[:8]}"
+    name = f"bt-{flow}-{uuid.uuid4().hex[:8]}"
+    datasets[flow] = name
+    return name
 
 
 def list_scrolls_to_200(context, base, shots):
@@ -350,6 +358,143 @@ def scenario_panel(context, base):
     page.close()
 
 
+def journal_follows_live(context, base, shots):
+    """The Journal view of a fresh dataset follows its journal live: page A shows it, page B scrolls the List of the
+    same dataset, and page A (never reloaded) shows a row per request as they are answered, pages (`/items`) and
+    details (`/items/{id}/detail`), in seq order, each with its hooks; the client filter lists page B's client; the
+    report card (the server's, and the view's) has no finding but `aborted`: the List view is a well-behaved client."""
+    name = dataset("journal")
+    viewer = Watched(context, base, "journal")
+    page = viewer.page
+    viewer.open("journal", name)
+    wait_for(page, "document.getElementById('journal-status')?.textContent === 'live'", "the journal's stream")
+    wait_for(page, "document.querySelector('#journal .journal-report .journal-none, #journal .journal-finding')",
+             "the report card of the empty journal")
+    check(page.evaluate("document.querySelectorAll('#journal .journal-row').length") == 0,
+          "journal: rows shown for a dataset nobody has asked anything yet")
+    page.evaluate("window.__notReloaded = true")
+
+    # Page B in a context of its own, with nothing in its HTTP cache, and opened on the Journal (which asks nothing of
+    # the list) until the dataset is chosen: its pages and details are all answered (200, with the server's latency),
+    # none revalidated from another dataset's (304 at once; the earlier flows', or the default list's it would load
+    # first if opened on the List).
+    list_context = context.browser.new_context(viewport={"width": 900, "height": 800})
+    lister = Watched(list_context, base, "journal's list")
+    other = lister.page
+    lister.open("journal", name)
+    other.evaluate("location.hash = '#list'")
+    wait_for(other, "document.querySelectorAll('#rows .row').length >= 20", "the list's first page")
+    # Down a third of a screen at a time, slowly enough that the details in view load as a person scrolls.
+    for _ in range(14):
+        other.mouse.wheel(0, 300)
+        time.sleep(0.25)
+    wait_for(other, "document.querySelectorAll('#rows .row').length >= 60", "three pages of the list")
+
+    wait_for(page, "document.querySelectorAll('#journal .journal-row').length >= 5", "five rows in the journal")
+    wait_for(page, """(() => {
+        const routes = new Set([...document.querySelectorAll('#journal .journal-row')].map(row => row.dataset.route));
+        return routes.has('/items') && routes.has('/items/{id}/detail');
+    })()""", "rows of /items and of /items/{id}/detail in the journal")
+    check(page.evaluate("window.__notReloaded === true"), "journal: the page was reloaded")
+    rows = page.evaluate("""[...document.querySelectorAll('#journal .journal-row')].map(row => ({
+        seq: Number(row.dataset.seq), status: row.dataset.status, route: row.dataset.route,
+        aborted: row.dataset.aborted, id: row.id, bar: Boolean(row.querySelector('.span-bar')),
+        width: row.querySelector('.span-bar')?.getBoundingClientRect().width ?? 0 }))""")
+    seqs = [row["seq"] for row in rows]
+    check(seqs == sorted(seqs) and len(set(seqs)) == len(seqs), f"journal: rows not in seq order: {seqs[:20]}")
+    odd = [row for row in rows if row["id"] != f"journal-row-{row['seq']}" or row["aborted"] not in ("true", "false")
+           or not row["status"].isdigit() or not row["bar"] or row["width"] <= 0]
+    check(not odd, f"journal: rows without their hooks or bar: {odd[:3]}")
+    pages = [row for row in rows if row["route"] == "/items"]
+    check(all(row["status"] in ("200", "304") for row in pages), f"journal: a page not answered 200 or 304: {pages[:3]}")
+    # The filter lists the list's client, and keeps its rows when chosen.
+    chosen = page.evaluate("""(() => {
+        const select = document.getElementById('journal-client');
+        if (select.options.length < 2) return null;
+        select.value = select.options[1].value;
+        select.dispatchEvent(new Event('change'));
+        return select.value;
+    })()""")
+    if check(chosen, "journal: the client filter lists no client"):
+        hidden = page.evaluate(f"""[...document.querySelectorAll('#journal .journal-row')]
+            .filter(row => row.hidden !== (row.dataset.client !== {json.dumps(chosen)})).length""")
+        check(hidden == 0, f"journal: {hidden} rows shown or hidden against the filter")
+        page.select_option("#journal-client", "")
+    wait_for(page, "document.querySelector('#journal .journal-report:not([aria-busy]) .journal-findings > li')",
+             "the report card in the view")
+    shown = page.evaluate("[...document.querySelectorAll('#journal .journal-finding')].map(f => f.dataset.kind)")
+    check(set(shown) <= {"aborted"}, f"journal: the view's report card shows {shown}")
+    example = page.query_selector("#journal .journal-finding .journal-example")
+    if example:  # a finding's example leads to its row
+        seq = example.get_attribute("data-seq")
+        example.click()
+        check(page.evaluate(f"document.getElementById('journal-row-{seq}')?.classList.contains('highlight')"),
+              f"journal: the example #{seq} did not highlight its row")
+    page.bring_to_front()
+    page.screenshot(path=os.path.join(shots, "journal.png"))
+
+    answer = page.request.get(f"{base}/admin/report?dataset={name}")
+    card = answer.json() if answer.ok else {}
+    kinds = {finding["kind"] for finding in card.get("findings", [])}
+    if not check(answer.ok and kinds <= {"aborted"},
+                 f"journal: the report card answered {answer.status} with findings {sorted(kinds)}, want only aborted"):
+        print(json.dumps(card.get("findings"), indent=1), flush=True)
+    lister.report()
+    viewer.report()
+    list_context.close()
+    page.close()
+
+
+# The report cards read at the end (report_cards), by the flow that ran on the dataset. The first are the app as it
+# is, a client that must do nothing a good list client does not: `aborted` (requests it gave up on) is information.
+# The others retry faster than Retry-After on purpose (Retry clicked at once): their cards are printed, not judged.
+JUDGED = ("list", "reset", "photos", "base")
+PRINTED = ("faults", "scenario")
+
+
+def report_cards(context, base):
+    for flow in JUDGED + PRINTED:
+        name = datasets.get(flow)
+        if name is None:
+            continue
+        answer = context.request.get(f"{base}/admin/report?dataset={name}")
+        if not check(answer.ok, f"report card of {flow} ({name}): status {answer.status}"):
+            continue
+        card = answer.json()
+        findings = card["findings"]
+        summary = "; ".join(f"{f['kind']} x{f['count']} (e.g. {f['examples'][:5]})" for f in findings)
+        print(f"   report card of {flow} ({card['entries']} requests): {summary or 'no findings'}", flush=True)
+        extra = sorted({f["kind"] for f in findings} - {"aborted"})
+        if flow in JUDGED and not check(not extra, f"report card of {flow} ({name}): findings {extra}, want none "
+                                                   f"but aborted"):
+            print(json.dumps(findings, indent=1), flush=True)
+            print_examples(context, base, name, findings)
+
+
+def print_examples(context, base, name, findings):
+    """What the first requests of each finding were, with the list pages (when each started and ended): to tell a
+    client's mistake from a rule's."""
+    answer = context.request.get(f"{base}/admin/journal?dataset={name}&limit=10000")
+    if not answer.ok:
+        return
+    entries = {entry["seq"]: entry for entry in answer.json()["entries"]}
+
+    def line(entry):
+        return (f"#{entry['seq']} {entry['method']} {entry['target']} {entry['status']} t={entry['t_ms']:.1f} "
+                f"end={entry['t_ms'] + entry['duration_ms']:.1f} ms client={entry['client'][:8]}"
+                f"{' aborted' if entry['aborted'] else ''}{' fault=' + entry['fault'] if entry['fault'] else ''}")
+
+    for finding in findings:
+        if finding["kind"] == "aborted":
+            continue
+        for seq in finding["examples"][:3]:
+            if seq in entries:
+                print(f"   {finding['kind']}: {line(entries[seq])}", flush=True)
+    for entry in entries.values():
+        if entry["route"] == "/items":
+            print(f"   page: {line(entry)}", flush=True)
+
+
 def chat_live_and_offline(browser, base, shots, server):
     name = dataset("chat")
     sender_context = browser.new_context()
@@ -466,15 +611,16 @@ def run(args, server, started):
         browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
         context = browser.new_context(viewport={"width": 900, "height": 800})
         for flow in (list_scrolls_to_200, faults_then_retry, reset_starts_over, photos_decode, app_under_base_path,
-                     scenario_panel):
+                     scenario_panel, journal_follows_live, report_cards):
             print(f"browser test: {flow.__name__}", flush=True)
             arguments = (context, args.base, args.screenshots) \
-                if flow in (list_scrolls_to_200, photos_decode, app_under_base_path) \
+                if flow in (list_scrolls_to_200, photos_decode, app_under_base_path, journal_follows_live) \
                 else (context, args.base)
             try:
                 flow(*arguments)
             except Exception as error:  # a timeout or a missing element: loud, and the next flow runs
                 check(False, f"{flow.__name__}: {error}")
+        # The chat flow restarts the server, whose journals are kept in memory only: the report cards come before it.
         print("browser test: chat_live_and_offline", flush=True)
         try:
             chat_live_and_offline(browser, args.base, args.screenshots, server)

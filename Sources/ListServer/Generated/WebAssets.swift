@@ -202,7 +202,7 @@ package enum WebAssets {
 
         """##),
         "app.css": Asset(
-            contentType: "text/css; charset=utf-8", tag: #""w-e347065d9999bfc9""#,
+            contentType: "text/css; charset=utf-8", tag: #""w-bd1fd6ee7611cbe6""#,
             text: ##"""
         :root { color-scheme: light dark; --accent: #2f6fdf; --muted: #888; font: 15px/1.4 system-ui, sans-serif; }
         body { margin: 0; }
@@ -255,7 +255,52 @@ package enum WebAssets {
         .send input { flex: 1; padding: .4rem; }
         .live { color: var(--muted); font-size: .85rem; margin: .25rem 0 0; }
         .hidden-label { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+        .journal-bar { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; font-size: .9rem; }
+        .journal-bar .live { margin: 0; min-width: 6rem; }
+        .journal-count { color: var(--muted); }
+        .journal-note { color: #c33; }
+        .journal-report { margin: .5rem 0; padding: .25rem .75rem; border: 1px solid #8884; border-radius: .5rem; }
+        .journal-report h2 { font-size: 1rem; margin: .25rem 0; }
+        .journal-report h2 small { font-weight: normal; color: var(--muted); }
+        .journal-finding { padding: .35rem 0; border-top: 1px solid #8882; }
+        .journal-finding p { margin: .1rem 0; }
+        .journal-finding .count { color: var(--muted); }
+        .journal-finding .advice { font-size: .9rem; }
+        .journal-finding.kind-aborted .kind { color: var(--muted); }
+        .journal-none { color: var(--muted); padding: .25rem 0; }
+        .journal-example { border: none; background: none; padding: 0 .15rem; color: var(--accent); text-decoration: underline;
+          cursor: pointer; font: .85rem ui-monospace, monospace; }
+        .by-route { font-size: .85rem; color: var(--muted); }
+        .journal-grid { display: grid; grid-template-columns: 3rem 3.6rem minmax(6rem, 15rem) 2.6rem 4.2rem minmax(8rem, 1fr);
+          gap: .5rem; align-items: center; }
+        .journal-head { font-size: .8rem; color: var(--muted); padding: .2rem .25rem; border-bottom: 1px solid #8884;
+          overflow: hidden; scrollbar-gutter: stable; }
+        .journal-axis { display: flex; justify-content: space-between; margin-right: .9rem; }
+        /* The time axis: --t0 and --span (milliseconds) on the list, --t and --d on each row, set from the script. */
+        .journal-rows { --t0: 0; --span: 1; max-height: 60vh; min-height: 12rem; overflow-y: auto;
+          overflow-anchor: none; scrollbar-gutter: stable; font-size: .85rem; font-variant-numeric: tabular-nums; }
+        .journal-row { padding: .15rem .25rem; border-bottom: 1px solid #8881; }
+        .journal-row[hidden] { display: none; }
+        .journal-row > .target { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+        .journal-row > .seq, .journal-row > .took, .journal-row > .code { text-align: right; }
+        .journal-row > .seq { color: var(--muted); }
+        .journal-row .track { position: relative; height: .8rem; margin-right: .9rem; background: #8881; }
+        .journal-row .span-bar { position: absolute; top: 0; bottom: 0; border-radius: 2px; background: var(--bar, #888);
+          left: calc((var(--t) - var(--t0)) / var(--span) * 100%); width: max(2px, calc(var(--d) / var(--span) * 100%)); }
+        .status-2xx { --bar: #2e9d4f; }
+        .status-3xx { --bar: #6f8fb5; }
+        .status-4xx { --bar: #e08a1e; }
+        .status-5xx { --bar: #d33; }
+        .status-5xx > .code, .status-4xx > .code { color: var(--bar); font-weight: 600; }
+        .journal-row.aborted .span-bar { background-image: repeating-linear-gradient(135deg, transparent 0 3px, #fffa 3px 6px);
+          outline: 1px dashed var(--bar, #888); }
+        .fault-mark { position: absolute; left: 100%; top: 50%; transform: translateY(-50%); margin-left: 1px; font-size: .8rem;
+          line-height: 1; color: #b56b00; cursor: help; }
+        .journal-row.highlight { animation: highlight 2s ease-out; }
+        @keyframes highlight { from { background: #2f6fdf55; } to { background: transparent; } }
         @media (max-width: 40rem) {
+          .journal-grid { grid-template-columns: 2.6rem minmax(5rem, 1fr) 2.4rem minmax(5rem, 1fr); }
+          .journal-grid > :nth-child(2), .journal-grid > :nth-child(5) { display: none; }
           .row { grid-template-columns: 1rem 1fr 5rem; }
           .row .author { display: none; }
           .links { margin-left: 0; }
@@ -263,17 +308,19 @@ package enum WebAssets {
 
         """##),
         "app.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-f437b0964c5d9db5""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-dc902b6526bfb49b""#,
             text: ##"""
-        // The app at /: three views of the list this server exists for, switched by the URL's fragment, the control panel
+        // The app at /: three views of the list this server exists for and the Journal of what they asked the server (a
+        // network panel of the dataset's requests with its report card), switched by the URL's fragment; the control panel
         // that makes the network slow or failing on purpose, and the Scenario panel that sets the dataset's profile.
         import { basePath, request } from "./api.js";
         import { listView } from "./list.js";
         import { photosView } from "./photos.js";
         import { chatView } from "./chat.js";
+        import { journalView } from "./journal.js";
         import { scenarioPanel } from "./scenario.js";
 
-        const views = { list: listView, photos: photosView, chat: chatView };
+        const views = { list: listView, photos: photosView, chat: chatView, journal: journalView };
         let leave = null;
 
         function show() {
@@ -582,7 +629,7 @@ package enum WebAssets {
 
         """##),
         "index.html": Asset(
-            contentType: "text/html; charset=utf-8", tag: #""w-7f720d7b6bbdb2f7""#,
+            contentType: "text/html; charset=utf-8", tag: #""w-71f3c3623e01f06c""#,
             text: ##"""
         <!doctype html>
         <html lang="en">
@@ -602,6 +649,7 @@ package enum WebAssets {
             <a href="#list" data-view="list">List</a>
             <a href="#photos" data-view="photos">Photos</a>
             <a href="#chat" data-view="chat">Chat</a>
+            <a href="#journal" data-view="journal">Journal</a>
           </nav>
           <span class="links"><a href="openapi.yaml">API</a> · <a href="metrics">metrics</a> · <a href="healthz">health</a></span>
         </header>
@@ -639,6 +687,390 @@ package enum WebAssets {
         <main id="view" tabindex="-1"></main>
         </body>
         </html>
+
+        """##),
+        "journal-report.js": Asset(
+            contentType: "text/javascript; charset=utf-8", tag: #""w-0221b2cf9a924bec""#,
+            text: ##"""
+        // The Journal view's report card (`GET /admin/report`): what the dataset's clients did that a good list client does
+        // not, one finding per kind with its count, its advice and its example requests, each a link to its row below.
+        // Loaded when the view opens and again at most every 2 s while entries arrive (and at once when the client filter
+        // changes); an older answer that arrives after a newer one is not shown.
+        import { request } from "./api.js";
+        import { escape } from "./list.js";
+
+        /** The least time between two loads while entries arrive. */
+        const spacing = 2000;
+
+        /** Wires the report card into `box` (`<section class="journal-report">`). `url(client)` is the report's URL,
+         * `jump(seq)` shows a row, `clientsSeen(names)` hands the report's clients to the filter. Returns
+         * `{ refresh, soon, stop }`: load now, load within the spacing, stop for good. */
+        export function reportCard(box, { url, jump, clientsSeen }) {
+          box.innerHTML = `<h2>Report card <small class="journal-report-state" aria-live="polite"></small></h2>
+            <ul class="journal-findings"></ul>`;
+          const list = box.querySelector(".journal-findings");
+          const state = box.querySelector(".journal-report-state");
+          let client = "";
+          let turn = 0;
+          let last = 0; // when the latest load started
+          let timer = null;
+          let controller = null;
+          let stopped = false;
+
+          async function refresh(forClient = client) {
+            if (stopped) return;
+            client = forClient;
+            clearTimeout(timer);
+            timer = null;
+            controller?.abort();
+            controller = new AbortController();
+            const mine = ++turn;
+            last = Date.now();
+            box.setAttribute("aria-busy", "true");
+            try {
+              const { json } = await request(url(client), { controls: false, signal: controller.signal });
+              if (mine !== turn) return;
+              show(json);
+              clientsSeen(json.clients ?? []);
+            } catch (error) {
+              if (error.name === "AbortError" || mine !== turn) return;
+              state.textContent = `not loaded: ${error.message}`;
+            } finally {
+              if (mine === turn) box.removeAttribute("aria-busy");
+            }
+          }
+
+          /** A load within the spacing: entries are arriving. */
+          function soon() {
+            if (stopped || timer !== null) return;
+            timer = setTimeout(() => refresh(), Math.max(0, last + spacing - Date.now()));
+          }
+
+          function show(json) {
+            const clients = json.clients?.length ?? 0;
+            const who = json.client ? `of client ${json.client}` : `of ${clients} client${clients === 1 ? "" : "s"}`;
+            state.textContent = `${json.entries} request${json.entries === 1 ? "" : "s"} ${who}`;
+            list.replaceChildren();
+            if (!json.findings.length) {
+              const none = document.createElement("li");
+              none.className = "journal-none";
+              none.textContent = "No findings";
+              list.append(none);
+              return;
+            }
+            for (const finding of json.findings) list.append(findingItem(finding));
+          }
+
+          function findingItem(finding) {
+            const item = document.createElement("li");
+            item.className = `journal-finding kind-${finding.kind}`;
+            item.dataset.kind = finding.kind;
+            item.dataset.count = finding.count;
+            const examples = finding.examples.map((seq) => `<button type="button" class="journal-example"
+              data-seq="${Number(seq)}" aria-label="Show request ${Number(seq)}">#${Number(seq)}</button>`).join(" ");
+            const routes = (finding.by_route ?? []).map((row) => `<li><code>${escape(row.route)}</code>: ${Number(row.count)},
+              ${Number(row.wasted_bytes)} bytes not sent</li>`).join("");
+            item.innerHTML = `<p><strong class="kind">${escape(finding.kind)}</strong>
+              <span class="count">× ${Number(finding.count)}</span></p>
+              <p class="advice" title="${escape(finding.readme ?? "")}">${escape(finding.advice)}</p>
+              <p class="examples">${finding.count > finding.examples.length ? "First requests" : "Requests"}: ${examples}</p>
+              ${routes ? `<ul class="by-route">${routes}</ul>` : ""}`;
+            return item;
+          }
+
+          list.addEventListener("click", (event) => {
+            const example = event.target.closest(".journal-example");
+            if (example) jump(Number(example.dataset.seq));
+          });
+
+          return {
+            refresh,
+            soon,
+            stop() {
+              stopped = true;
+              clearTimeout(timer);
+              controller?.abort();
+            },
+          };
+        }
+
+        """##),
+        "journal-row.js": Asset(
+            contentType: "text/javascript; charset=utf-8", tag: #""w-057fd8b6bc9730f1""#,
+            text: ##"""
+        // One entry of the request journal as a row of the Journal view: its seq, method, target, status and duration, and
+        // a bar on the time axis the list holds (CSS: `--t0` and `--span` on the list, `--t` and `--d` on the row), coloured
+        // by status, hatched when the client gave up on the request, with a marker at its end for an injected fault.
+        import { escape } from "./list.js";
+
+        /** `ms` milliseconds, short. */
+        export function time(ms) {
+          if (ms < 1000) return `${Math.round(ms)} ms`;
+          if (ms < 60000) return `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
+          return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
+        }
+
+        /** The colour class of a status: 0 (no answer) goes with the 5xx. */
+        function statusClass(status) {
+          if (status >= 200 && status < 300) return "status-2xx";
+          if (status >= 300 && status < 400) return "status-3xx";
+          if (status >= 400 && status < 500) return "status-4xx";
+          return status === 0 || status >= 500 ? "status-5xx" : "status-other";
+        }
+
+        /** A client's name in the filter: the start of a UUID (an app's `X-Client-Id`), else the name, shortened. */
+        export function clientLabel(name) {
+          if (/^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(name)) return `${name.slice(0, 8)}…`;
+          return name.length > 28 ? `${name.slice(0, 26)}…` : name;
+        }
+
+        /** The `<li>` of `entry` (a journal entry's JSON), `id="journal-row-<seq>"`, its facts in `data-*` and its title. */
+        export function entryRow(entry) {
+          const row = document.createElement("li");
+          const aborted = entry.aborted === true;
+          row.className = `journal-row journal-grid ${statusClass(entry.status)}${aborted ? " aborted" : ""}`;
+          row.id = `journal-row-${entry.seq}`;
+          row.tabIndex = -1;
+          Object.assign(row.dataset, {
+            seq: entry.seq, status: entry.status, route: entry.route, aborted: String(aborted), client: entry.client,
+          });
+          const facts = [`#${entry.seq} ${entry.method} ${entry.target}`, `route ${entry.route}`,
+            entry.status ? `status ${entry.status}` : "no answer", time(entry.duration_ms), `${entry.bytes} bytes`,
+            `client ${entry.client}`];
+          if (aborted) facts.push(`given up after ${entry.received_bytes ?? 0} bytes`);
+          if (entry.fault) facts.push(`fault ${entry.fault}`);
+          if (entry.retry_after_s != null) facts.push(`Retry-After ${entry.retry_after_s} s`);
+          if (entry.if_none_match) facts.push(`If-None-Match ${entry.if_none_match}`);
+          row.title = facts.join(" · ");
+          const fault = entry.fault ? `<span class="fault-mark" title="fault: ${escape(entry.fault)}">⚡<span
+            class="hidden-label">fault ${escape(entry.fault)}</span></span>` : "";
+          row.innerHTML = `<span class="seq">${Number(entry.seq)}</span><span class="method">${escape(entry.method)}</span>
+            <span class="target">${escape(entry.target)}</span><span class="code">${Number(entry.status) || "–"}</span>
+            <span class="took">${time(entry.duration_ms)}</span>
+            <span class="track"><span class="span-bar">${fault}</span></span>`;
+          // Through the CSSOM (the page's policy allows no style attributes): where the bar starts and how long it lasts.
+          // The list holds the axis, so a rescale sets two properties on it, not two on every row.
+          row.style.setProperty("--t", String(entry.t_ms));
+          row.style.setProperty("--d", String(entry.duration_ms));
+          return row;
+        }
+
+        """##),
+        "journal.js": Asset(
+            contentType: "text/javascript; charset=utf-8", tag: #""w-da3763b1b4f4ad2f""#,
+            text: ##"""
+        // The Journal view: what the clients of the dataset asked for and got, as a browser's network panel shows it. One
+        // row per request (`GET /admin/journal/events`, followed live while the view is shown), with a bar from its start to
+        // its end on a time axis all rows share, coloured by status, hatched when the client gave up on it, with a marker
+        // where ListServer injected a fault; a filter by client; and the report card above (journal-report.js), whose
+        // examples lead to their rows. The rows keep to the latest 2,000; the Clear button empties the dataset's journal.
+        import { datasetName, request } from "./api.js";
+        import { reportCard } from "./journal-report.js";
+        import { clientLabel, entryRow, time } from "./journal-row.js";
+
+        /** The most rows the view keeps (the oldest go). */
+        const keep = 2000;
+
+        /** `path` at the server's root, naming the dataset the app shows by `?dataset=` (nothing for the default list), with
+         * `params` (those "" or null left out). */
+        function adminURL(path, params = {}) {
+          const query = new URLSearchParams();
+          const name = datasetName();
+          if (name) query.set("dataset", name);
+          for (const [key, value] of Object.entries(params)) if (value !== "" && value != null) query.set(key, String(value));
+          const text = query.toString();
+          return text ? `${path}?${text}` : path;
+        }
+
+        export function journalView(root) {
+          root.innerHTML = `<section id="journal" class="journal" aria-label="Request journal">
+            <div class="journal-bar">
+              <span id="journal-status" class="live" role="status">connecting…</span>
+              <span class="journal-count"></span>
+              <label>Client <select id="journal-client"><option value="">all</option></select></label>
+              <a id="journal-har" download="journal.har">Download HAR</a>
+              <button type="button" id="journal-clear">Clear</button>
+              <span class="journal-note" role="alert"></span>
+            </div>
+            <section class="journal-report" aria-label="Report card"></section>
+            <div class="journal-head journal-grid" aria-hidden="true">
+              <span>#</span><span>Method</span><span>Target</span><span>Status</span><span>Time</span>
+              <span class="journal-axis"><span class="from"></span><span class="to"></span></span>
+            </div>
+            <ol id="journal-rows" class="journal-rows" aria-label="Requests, in the order of their answers"></ol>
+          </section>`;
+          const rows = root.querySelector("#journal-rows");
+          const status = root.querySelector("#journal-status");
+          const count = root.querySelector(".journal-count");
+          const note = root.querySelector(".journal-note");
+          const select = root.querySelector("#journal-client");
+          const har = root.querySelector("#journal-har");
+          const axisFrom = root.querySelector(".journal-axis .from");
+          const axisTo = root.querySelector(".journal-axis .to");
+          const shown = new Map(); // seq -> { row, start, end } (milliseconds on the journal's clock)
+          const clients = new Set();
+          let highest = 0; // the highest seq seen: where a stream opened again starts
+          let missed = 0; // entries the stream said it no longer had
+          let source = null;
+          let reopening = null;
+          let drawing = 0;
+          let following = true; // the list is scrolled to its end: it stays there as rows come
+          let stopped = false;
+
+          har.href = adminURL("/admin/journal.har");
+          const report = reportCard(root.querySelector(".journal-report"), {
+            url: (client) => adminURL("/admin/report", { client }),
+            jump,
+            clientsSeen: (names) => names.forEach(addClient),
+          });
+
+          // EventSource sends no custom header: the dataset goes in the query. It reconnects by itself after a lost
+          // connection, with Last-Event-ID (the server goes on after it); an answer that is no stream closes it for good, so
+          // a new one is opened later, from the highest seq shown.
+          function connect() {
+            if (stopped) return;
+            status.textContent = "connecting…";
+            const stream = new EventSource(adminURL("/admin/journal/events", { since: highest }));
+            source = stream;
+            stream.addEventListener("open", () => { status.textContent = "live"; });
+            stream.addEventListener("error", () => {
+              if (stream.readyState !== EventSource.CLOSED) {
+                status.textContent = "reconnecting…";
+                return;
+              }
+              status.textContent = "not available; trying again";
+              reopening = setTimeout(connect, 5000);
+            });
+            stream.addEventListener("entry", (event) => add(JSON.parse(event.data)));
+            stream.addEventListener("missed", (event) => {
+              missed += Number(JSON.parse(event.data).missed) || 0;
+              redraw();
+            });
+          }
+
+          const filtered = (client) => select.value !== "" && client !== select.value;
+          rows.addEventListener("scroll", () => {
+            following = rows.scrollHeight - rows.scrollTop - rows.clientHeight < 24;
+          }, { passive: true });
+
+          function add(entry) {
+            if (shown.has(entry.seq)) return;
+            highest = Math.max(highest, entry.seq);
+            const row = entryRow(entry);
+            row.hidden = filtered(entry.client);
+            // In seq order (the order of the answers); the replay and the live entries come so, this keeps it whatever comes.
+            let before = rows.lastElementChild;
+            while (before && Number(before.dataset.seq) > entry.seq) before = before.previousElementSibling;
+            rows.insertBefore(row, before ? before.nextSibling : rows.firstChild);
+            shown.set(entry.seq, { row, start: entry.t_ms, end: entry.t_ms + entry.duration_ms });
+            addClient(entry.client);
+            while (shown.size > keep) {
+              const oldest = rows.firstElementChild;
+              shown.delete(Number(oldest.dataset.seq));
+              oldest.remove();
+            }
+            redraw();
+            report.soon();
+          }
+
+          /** The axis over every row kept, the count, and the newest row in view if the list is at its end: once a frame. */
+          function redraw() {
+            if (drawing) return;
+            drawing = requestAnimationFrame(() => {
+              drawing = 0;
+              let from = Infinity;
+              let to = -Infinity;
+              let visible = 0;
+              for (const { row, start, end } of shown.values()) {
+                from = Math.min(from, start);
+                to = Math.max(to, end);
+                if (!row.hidden) visible += 1;
+              }
+              if (!shown.size) from = to = 0;
+              const span = Math.max(to - from, 1);
+              rows.style.setProperty("--t0", String(from));
+              rows.style.setProperty("--span", String(span));
+              axisFrom.textContent = shown.size ? time(from) : "";
+              axisTo.textContent = shown.size ? time(from + span) : "";
+              count.textContent = `${visible === shown.size ? visible : `${visible} of ${shown.size}`} request`
+                + (shown.size === 1 ? "" : "s")
+                + (missed ? `; ${missed} earlier ones no longer kept` : "");
+              if (following) rows.scrollTop = rows.scrollHeight;
+            });
+          }
+
+          function addClient(name) {
+            if (!name || clients.has(name)) return;
+            clients.add(name);
+            const option = document.createElement("option");
+            option.value = name;
+            option.textContent = clientLabel(name);
+            option.title = name;
+            select.append(option);
+          }
+
+          /** Shows the row of `seq` (a finding's example): scrolled to, highlighted, focused. */
+          function jump(seq) {
+            const row = document.getElementById(`journal-row-${seq}`);
+            if (!row) {
+              note.textContent = `Request #${seq} is no longer shown (the view keeps the latest ${keep}).`;
+              return;
+            }
+            note.textContent = "";
+            if (row.hidden) {
+              select.value = "";
+              select.dispatchEvent(new Event("change"));
+            }
+            row.scrollIntoView({ block: "center" });
+            row.classList.remove("highlight");
+            void row.offsetWidth; // so that the animation starts again on a second click
+            row.classList.add("highlight");
+            row.addEventListener("animationend", () => row.classList.remove("highlight"), { once: true });
+            row.focus({ preventScroll: true });
+          }
+
+          select.addEventListener("change", () => {
+            for (const { row } of shown.values()) row.hidden = filtered(row.dataset.client);
+            har.href = adminURL("/admin/journal.har", { client: select.value });
+            report.refresh(select.value);
+            redraw();
+          });
+
+          root.querySelector("#journal-clear").addEventListener("click", async (event) => {
+            const button = event.currentTarget;
+            button.disabled = true;
+            note.textContent = "";
+            try {
+              await request(adminURL("/admin/journal"), { method: "DELETE", controls: false });
+              // The view starts over on a new stream, after the highest seq shown (numbers go on after a Clear): what the old
+              // one still had in flight from before the Clear is not shown, and `t_ms` counts from the first request after.
+              source?.close();
+              clearTimeout(reopening);
+              rows.replaceChildren();
+              shown.clear();
+              missed = 0;
+              following = true;
+              connect();
+              redraw();
+              report.refresh();
+            } catch (error) {
+              note.textContent = `Clear failed: ${error.message}`;
+            } finally {
+              button.disabled = false;
+            }
+          });
+
+          connect();
+          report.refresh();
+          redraw();
+          return () => {
+            stopped = true;
+            source?.close();
+            clearTimeout(reopening);
+            cancelAnimationFrame(drawing);
+            report.stop();
+          };
+        }
 
         """##),
         "list.js": Asset(
