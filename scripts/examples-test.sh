@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-install_missing_packages "${build_packages[@]}" curl
+install_missing_packages "${build_packages[@]}" curl python3
 if [[ -n ${EXAMPLES_TEST_BINARY:-} ]]; then
     binary=$EXAMPLES_TEST_BINARY
 else
@@ -41,5 +41,20 @@ port=$launched_port
 log "PhotoList against 127.0.0.1:$port"
 timeout 300 "$(swift build --package-path Examples/PhotoList --show-bin-path)/PhotoList" "http://127.0.0.1:$port" 2 10
 log "ListClient against 127.0.0.1:$port"
-timeout 300 "$(swift build --package-path Examples/ListClient --show-bin-path)/ListClient" "http://127.0.0.1:$port"
+timeout 300 "$(swift build --package-path Examples/ListClient --show-bin-path)/ListClient" "http://127.0.0.1:$port" |
+    tee "$work/listclient.out"
+# Both are well-behaved clients: the report card of what they did has no findings (`aborted` aside, for information).
+dataset=$(sed -n 's/^dataset //p' "$work/listclient.out")
+[[ -n $dataset ]] || die "ListClient did not say its dataset"
+for query in "dataset=$dataset" ""; do
+    curl -sf "http://127.0.0.1:$port/admin/report?$query" >"$work/report.json"
+    python3 - "$work/report.json" <<'PYTHON'
+import json, sys
+card = json.load(open(sys.argv[1]))
+kinds = [finding["kind"] for finding in card["findings"] if finding["kind"] != "aborted"]
+if not card["entries"] or kinds:
+    sys.exit(f"the report card of dataset {card['dataset']!r} ({card['entries']} requests): {card['findings']}")
+print(f"report card of dataset {card['dataset']!r}: {card['entries']} requests, no findings")
+PYTHON
+done
 log "examples-test: passed"
