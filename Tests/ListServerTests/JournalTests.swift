@@ -13,18 +13,35 @@ struct JournalTests {
             datasetOf: Router.journalDataset)
     }
 
-    /// A record of `target` that took 1 ms, `at` ms after `epoch`.
+    /// A request and its answer, as a loop hands them to the journal.
+    struct Answered {
+        var request: HTTPRequest
+        var route: Int?
+        var response: HTTPResponse
+        var start: ContinuousClock.Instant
+        var end: ContinuousClock.Instant
+
+        /// Its slot and the slot's extra.
+        var slot: (JournalSlot, JournalSlot.Extra?) {
+            var extra: JournalSlot.Extra?
+            let slot = JournalSlot(
+                request, route: route, response, start: start, end: end, abandonedAt: nil, extra: &extra)
+            return (slot, extra)
+        }
+    }
+
+    /// `target`, answered in 1 ms, `at` ms after `epoch`.
     static func record(
         _ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], route: Route? = .items,
         status: Int = 200, at ms: Int, epoch: ContinuousClock.Instant, responseHeaders: HTTPHeaders = [:],
         body: [UInt8] = []
-    ) -> JournalRecord {
+    ) -> Answered {
         var request = HTTPRequest(method: method, target: target, headers: headers, body: body, peer: "127.0.0.1")
         request.peerPort = 40_000
-        return JournalRecord(
-            request: request, route: route?.rawValue, status: status, responseHeaders: responseHeaders, bytes: 10,
-            note: nil, wireFault: nil, start: epoch + .milliseconds(ms), end: epoch + .milliseconds(ms + 1),
-            abandonedAt: nil)
+        return Answered(
+            request: request, route: route?.rawValue,
+            response: HTTPResponse(status: status, headers: responseHeaders, body: Array(repeating: 0, count: 10)),
+            start: epoch + .milliseconds(ms), end: epoch + .milliseconds(ms + 1))
     }
 
     @Test("a record becomes an entry with the fields list clients care about")
@@ -49,6 +66,29 @@ struct JournalTests {
         #expect(entry.etag == "\"e\"" && entry.retryAfter == 2 && entry.contentType == MediaType.json)
         #expect(entry.start == 5000 && entry.duration == 1000 && entry.bodyHash != nil)
         #expect(journal.entries(of: "").entries.isEmpty, "the default list's journal is another")
+    }
+
+    @Test("a slot keeps texts that do not fit, rare fields and unknown methods in its extra, and reads back whole")
+    func slotsReadBack() throws {
+        let epoch = ContinuousClock.now
+        let long = "/items?" + String(repeating: "q=1&", count: 60)
+        let client = "tab-" + String(repeating: "x", count: 40)
+        for (target, headers, method) in [
+            ("/items/3", ["X-Client-Id": "tab-1"] as HTTPHeaders, HTTPMethod.get),
+            (long, ["X-Client-Id": client], .get),
+            ("/items", ["If-Match": "\"m\"", "Range": "bytes=1-2"], .other("PROPFIND")),
+        ] {
+            let record = Self.record(
+                target, method: method, headers: headers, at: 3, epoch: epoch,
+                responseHeaders: ["ETag": "\"v1-5b9dcf0409739599\"", "Content-Type": "text/x-odd"])
+            let (slot, extra) = record.slot
+            let entry = slot.entry(routes: Route.templates, epoch: epoch, extra: extra)
+            #expect(entry.target == target && entry.method == method && entry.route == "/items")
+            #expect(entry.client == headers["X-Client-Id"] ?? "peer:127.0.0.1:40000")
+            #expect(entry.etag == "\"v1-5b9dcf0409739599\"" && entry.contentType == "text/x-odd")
+            #expect(entry.ifMatch == headers["If-Match"] && entry.range == headers["Range"])
+        }
+        #expect(MemoryLayout<JournalSlot>.stride <= 200, "a slot is a fixed-size write")
     }
 
     @Test("the dataset and the client a request is recorded under")
@@ -131,24 +171,37 @@ struct JournalTests {
         journal.followers.store(1, ordering: .relaxed)  // a journal stream is open: listeners are handed entries
         let one = journal.makeShard()
         let two = journal.makeShard()
-        var peers = PeerNames()
-        func pending(_ record: JournalRecord) throws -> Journal.Pending {
-            try #require(journal.pending(record, peers: &peers))
+        func append(_ answered: Answered, to shard: JournalShard) throws -> Int {
+            let pending = try #require(journal.pending(answered))
+            return shard.append(pending.slot, dataset: pending.dataset, extra: pending.extra)
         }
-        #expect(one.append(try pending(Self.record("/items?page=2", at: 5, epoch: epoch))) == 1)
-        #expect(two.append(try pending(Self.record("/items?page=1", at: 1, epoch: epoch))) == 1)
-        #expect(two.append(try pending(Self.record("/d/b/items", at: 2, epoch: epoch))) == 2)
-        #expect(journal.pending(Self.record("/nowhere", route: nil, at: 3, epoch: epoch), peers: &peers) == nil)
+        #expect(try append(Self.record("/items?page=2", at: 5, epoch: epoch), to: one) == 1)
+        #expect(try append(Self.record("/items?page=1", at: 1, epoch: epoch), to: two) == 1)
+        #expect(try append(Self.record("/d/b/items", at: 2, epoch: epoch), to: two) == 2)
+        #expect(journal.pending(Self.record("/nowhere", route: nil, at: 3, epoch: epoch)) == nil)
         #expect(heard.withLock { $0.isEmpty })
         // A reader collects first: both loops' records, in the order their answers were done.
         #expect(journal.entries(of: "").entries.map(\.target) == ["/items?page=1", "/items?page=2"])
         #expect(heard.withLock { $0 } == ["": [1, 2], "b": [1]])
-        #expect(one.take().isEmpty && two.take().isEmpty)
+        #expect(one.take().slots.isEmpty && two.take().slots.isEmpty)
         // With no stream open, a collection hands nothing over.
         journal.followers.store(0, ordering: .relaxed)
-        _ = one.append(try pending(Self.record("/items?page=3", at: 6, epoch: epoch)))
+        _ = try append(Self.record("/items?page=3", at: 6, epoch: epoch), to: one)
         journal.collect()
         #expect(heard.withLock { $0 } == ["": [1, 2], "b": [1]])
         #expect(journal.entries(of: "").entries.count == 3)
+    }
+}
+
+extension Journal {
+    /// `answered` as its dataset's request, or nil.
+    func pending(_ answered: JournalTests.Answered) -> Pending? {
+        pending(
+            answered.request, route: answered.route, answered.response, start: answered.start, end: answered.end)
+    }
+
+    /// Adds `answered`, in order.
+    func add(_ answered: [JournalTests.Answered]) {
+        add(answered.compactMap { pending($0) })
     }
 }

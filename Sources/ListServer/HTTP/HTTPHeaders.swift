@@ -104,8 +104,11 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     /// Calls `body` with each field's name and value, in order. Where the iterator hands out (name, value) tuples,
     /// which the runtime looks up tuple metadata for when the loop is not specialized (the journal's reading of a
     /// request's fields spent more in that lookup than in the reading), this hands out the strings.
+    ///
+    /// By index, borrowing each field where it lies: `for field in fields` copied each out of the array, a retain and
+    /// a release of its name and of its value (some 500 instructions over an answer's fields, callgrind).
     func forEachField(_ body: (_ name: String, _ value: String) -> Void) {
-        for field in fields { body(field.name, field.value) }
+        for index in fields.indices { body(fields[index].name, fields[index].value) }
     }
 
     /// Iterates the fields in the order they were added.

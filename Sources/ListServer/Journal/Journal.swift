@@ -13,9 +13,9 @@ final class Journal: Sendable {
     let settings: JournalSettings
     /// The route table's path templates, by place: what an entry's `route` says.
     let routes: [String]
-    /// The dataset a request went to, given the place of its route; nil for none (the router's rule:
-    /// ``Router/journalDataset(of:route:)``).
-    let datasetOf: @Sendable (HTTPRequest, Int?) -> String?
+    /// The dataset a request went to (and the client its query names), given the place of its route; nil for none
+    /// (the router's rule: ``Router/journalDataset(of:route:)``).
+    let datasetOf: @Sendable (HTTPRequest, Int?) -> Attribution?
     /// What entry times count from, and the wall-clock time then (milliseconds since 1970, for the HAR export).
     let epoch: ContinuousClock.Instant
     let epochWallMilliseconds: Int64
@@ -36,10 +36,18 @@ final class Journal: Sendable {
         var dropped = 0
     }
 
-    /// An entry of a dataset's journal, not numbered yet.
+    /// Whose a request is: its dataset, and the client its query names (`?client_id=`, for an `<img>` or an
+    /// `EventSource`, which send no field of their own; read by the router on the routes that read `?dataset=`).
+    struct Attribution: Sendable {
+        let dataset: String
+        var queryClient: String?
+    }
+
+    /// A request of a dataset's journal, not numbered yet.
     struct Pending: Sendable {
         let dataset: String
-        let entry: JournalEntry
+        let slot: JournalSlot
+        let extra: JournalSlot.Extra?
     }
 
     /// How many journal streams are open, on every loop: with none, a collection hands its entries to nobody.
@@ -50,7 +58,7 @@ final class Journal: Sendable {
 
     init(
         settings: JournalSettings, routes: [String], epoch: ContinuousClock.Instant = .now,
-        epochWallMilliseconds: Int64 = 0, datasetOf: @escaping @Sendable (HTTPRequest, Int?) -> String?
+        epochWallMilliseconds: Int64 = 0, datasetOf: @escaping @Sendable (HTTPRequest, Int?) -> Attribution?
     ) {
         self.settings = settings
         self.epochWallMilliseconds = epochWallMilliseconds
@@ -78,67 +86,102 @@ final class Journal: Sendable {
     /// Takes every loop's records into the journals; a reader calls it first, so that it sees every request
     /// answered before it asked.
     func collect() {
-        let taken = shards.withLock { $0 }.map { $0.take() }
-        guard taken.contains(where: { !$0.isEmpty }) else { return }
-        add(taken)
-    }
-
-    /// `record` as an entry of the journal of its dataset; nil for a request that names no dataset it can keep.
-    func pending(_ record: JournalRecord, peers: inout PeerNames) -> Pending? {
-        guard let dataset = datasetOf(record.request, record.route) else { return nil }
-        return Pending(dataset: dataset, entry: JournalEntry(record, epoch: epoch, routes: routes, peers: &peers))
-    }
-
-    /// Adds `records` (in the order of their answers), turned into entries.
-    func add(_ records: [JournalRecord]) {
-        var peers = PeerNames()
-        add([records.compactMap { pending($0, peers: &peers) }])
-    }
-
-    /// Adds the records of each loop (each in the order of its answers), turned into entries in the order of their
-    /// answers: a merge of the loops' runs, reading each record in place (sorting them moved every record, a large
-    /// value, several times).
-    private func add(_ runs: [[Pending]]) {
-        var batches: [String: [JournalEntry]] = [:]
-        var next = [Int](repeating: 0, count: runs.count)
-        var current: (dataset: String, entries: [JournalEntry])?  // consecutive entries are mostly of one dataset
-        while true {
-            var earliest: Int?
-            for run in runs.indices where next[run] < runs[run].count {
-                if let best = earliest, runs[best][next[best]].entry.end <= runs[run][next[run]].entry.end { continue }
-                earliest = run
-            }
-            guard let run = earliest else { break }
-            let pending = runs[run][next[run]]
-            next[run] += 1
-            if current?.dataset == pending.dataset {
-                current!.entries.append(pending.entry)
-            } else {
-                if let current { batches[current.dataset, default: []] += current.entries }
-                current = (pending.dataset, [pending.entry])
-            }
+        let shards = self.shards.withLock { $0 }
+        var runs = shards.map { $0.take() }
+        guard runs.contains(where: { !$0.slots.isEmpty }) else { return }
+        add(runs)
+        for index in runs.indices where runs[index].slots.capacity > 0 {
+            runs[index].removeAll()
+            shards[index].recycle(runs[index])
         }
-        if let current { batches[current.dataset, default: []] += current.entries }
+    }
+
+    /// `request`, answered with `response`, as a request of the journal of its dataset; nil for a request that
+    /// names no dataset it can keep. `route` is the place of its route in the route table, nil for none.
+    func pending(
+        _ request: borrowing HTTPRequest, route: Int?, _ response: borrowing HTTPResponse,
+        start: ContinuousClock.Instant, end: ContinuousClock.Instant, abandonedAt: Int? = nil
+    ) -> Pending? {
+        guard let attribution = datasetOf(request, route) else { return nil }
+        var extra: JournalSlot.Extra?
+        let slot = JournalSlot(
+            request, route: route, response, start: start, end: end, abandonedAt: abandonedAt,
+            queryClient: attribution.queryClient, extra: &extra)
+        return Pending(dataset: attribution.dataset, slot: slot, extra: extra)
+    }
+
+    /// Adds `pending` (in the order of their answers): what a loop's buffer would hand over.
+    func add(_ pending: [Pending]) {
+        var batch = JournalShard.Batch()
+        for request in pending {
+            if !request.dataset.isEmpty || request.extra != nil {
+                batch.tags.append(
+                    JournalShard.Tag(index: batch.slots.count, dataset: request.dataset, extra: request.extra))
+            }
+            batch.slots.append(request.slot)
+        }
+        add([batch])
+    }
+
+    /// `instant` in microseconds since the epoch.
+    private func microseconds(_ instant: ContinuousClock.Instant?) -> Int64? {
+        instant.map { JournalEntry.microseconds(epoch.duration(to: $0)) }
+    }
+
+    /// Adds the requests of each loop (each in the order of its answers) in the order of their answers, a merge of
+    /// the loops' runs, each written into its dataset's ring where it lies: no array of them is made on the way.
+    private func add(_ runs: [JournalShard.Batch]) {
         let following = followers.load(ordering: .relaxed) > 0
-        var added: [(String, [JournalEntry], Int64?)] = []
+        var added: [String: [JournalRing.Kept]] = [:]
+        var origins: [String: Int64?] = [:]
         state.withLock { state in
             state.collections += 1
-            for (dataset, entries) in batches {
-                var ring = state.rings.removeValue(forKey: dataset) ?? JournalRing(capacity: settings.capacity)
-                let before = ring.bytes
-                let overwritten = max(0, ring.count + entries.count - ring.capacity)
-                let numbered = ring.append(contentsOf: entries, returning: following)
-                ring.lastAdded = state.collections
+            let collection = state.collections
+            var current: (dataset: String, ring: JournalRing, bytes: Int)?  // requests come mostly of one dataset
+            func putBack() {
+                guard var (dataset, ring, before) = current else { return }
+                ring.lastAdded = collection
                 state.bytes += ring.bytes - before
-                state.dropped += overwritten
                 state.rings[dataset] = ring
-                if following { added.append((dataset, numbered, ring.origin)) }
+                if following { origins[dataset] = microseconds(ring.origin) }
+                current = nil
             }
+            var next = [Int](repeating: 0, count: runs.count)
+            var nextTag = [Int](repeating: 0, count: runs.count)
+            while true {
+                var earliest: Int?
+                for run in runs.indices where next[run] < runs[run].slots.count {
+                    if let best = earliest, runs[best].slots[next[best]].end <= runs[run].slots[next[run]].end {
+                        continue
+                    }
+                    earliest = run
+                }
+                guard let run = earliest else { break }
+                var dataset = ListRegistry.defaultList
+                var extra: JournalSlot.Extra?
+                if nextTag[run] < runs[run].tags.count, runs[run].tags[nextTag[run]].index == next[run] {
+                    dataset = runs[run].tags[nextTag[run]].dataset
+                    extra = runs[run].tags[nextTag[run]].extra
+                    nextTag[run] += 1
+                }
+                if current?.dataset != dataset {
+                    putBack()
+                    let ring = state.rings.removeValue(forKey: dataset) ?? JournalRing(capacity: settings.capacity)
+                    current = (dataset, ring, ring.bytes)
+                }
+                if current!.ring.count == current!.ring.capacity { state.dropped += 1 }
+                current!.ring.add(runs[run].slots[next[run]], extra: extra, collection: collection)
+                if following { added[dataset, default: []].append(current!.ring.newest) }
+                next[run] += 1
+            }
+            putBack()
             Self.bound(&state, to: settings.maxBytes)
         }
+        guard !added.isEmpty else { return }
         let listeners = self.listeners.withLock { $0 }
-        for (dataset, entries, origin) in added {
-            for listener in listeners { listener(dataset, entries, origin) }
+        for (dataset, kept) in added {
+            let entries = kept.map { $0.slot.entry(routes: routes, epoch: epoch, extra: $0.extra) }
+            for listener in listeners { listener(dataset, entries, origins[dataset] ?? nil) }
         }
     }
 
@@ -159,27 +202,46 @@ final class Journal: Sendable {
     /// A page of `dataset`'s journal: the entries after `since` (of `client`, if given), oldest first.
     func page(of dataset: String, client: String?, since: UInt64, limit: Int) -> JournalPage {
         collect()
-        return state.withLock { state in
-            guard let ring = state.rings[dataset] else {
-                return JournalPage(entries: [], origin: nil, firstSeq: 1, lastSeq: 0, missed: 0, nextSince: 0)
-            }
+        // The slots are copied out under the lock (bytes, mostly) and read into entries after it: a page of 10,000
+        // read under it would hold up the loops that collect.
+        struct Kept {
+            var slots: [JournalRing.Kept] = []
+            var origin: Int64?
+            var firstSeq: UInt64 = 1
+            var lastSeq: UInt64 = 0
+            var since: UInt64 = 0
+        }
+        let kept = state.withLock { state -> Kept in
+            guard let ring = state.rings[dataset] else { return Kept() }
             // A position past the end is one of a journal since restarted (the server was): it starts over.
             let since = since < ring.nextSeq ? since : 0
-            let entries = ring.entries(after: since, limit: limit) { client == nil || $0.client == client }
-            let missed = since + 1 < ring.firstSeq ? ring.firstSeq - since - 1 : 0
-            return JournalPage(
-                entries: entries, origin: ring.origin, firstSeq: ring.firstSeq, lastSeq: ring.nextSeq - 1,
-                missed: missed, nextSince: entries.last?.seq ?? max(since, ring.firstSeq - 1))
+            let slots = ring.entries(after: since, limit: client == nil ? limit : .max)
+            return Kept(
+                slots: slots, origin: microseconds(ring.origin), firstSeq: ring.firstSeq, lastSeq: ring.nextSeq - 1,
+                since: since)
         }
+        var entries: [JournalEntry] = []
+        for slot in kept.slots where entries.count < limit {
+            let entry = slot.slot.entry(routes: routes, epoch: epoch, extra: slot.extra)
+            if client == nil || entry.client == client { entries.append(entry) }
+        }
+        let missed = kept.since + 1 < kept.firstSeq ? kept.firstSeq - kept.since - 1 : 0
+        let nextSince =
+            entries.count == limit ? entries.last!.seq : kept.slots.last?.slot.seq ?? max(kept.since, kept.firstSeq - 1)
+        return JournalPage(
+            entries: entries, origin: kept.origin, firstSeq: kept.firstSeq, lastSeq: kept.lastSeq, missed: missed,
+            nextSince: nextSince)
     }
 
     /// Every entry of `dataset`'s journal (of `client`, if given), oldest first, and when its first request came.
     func entries(of dataset: String, client: String? = nil) -> (entries: [JournalEntry], origin: Int64?) {
         collect()
-        return state.withLock { state in
+        let (slots, origin) = state.withLock { state -> ([JournalRing.Kept], Int64?) in
             guard let ring = state.rings[dataset] else { return ([], nil) }
-            return (ring.all.filter { client == nil || $0.client == client }, ring.origin)
+            return (ring.all, microseconds(ring.origin))
         }
+        let entries = slots.map { $0.slot.entry(routes: routes, epoch: epoch, extra: $0.extra) }
+        return (entries.filter { client == nil || $0.client == client }, origin)
     }
 
     /// The number the next entry of `dataset` gets: where a live stream starts.
@@ -193,7 +255,7 @@ final class Journal: Sendable {
         state.withLock { state in
             guard var ring = state.rings.removeValue(forKey: dataset) else { return }
             state.bytes -= ring.bytes
-            ring.removeAll(at: JournalEntry.microseconds(epoch.duration(to: .now)))
+            ring.removeAll(at: .now)
             state.rings[dataset] = ring
         }
     }
@@ -211,9 +273,9 @@ final class Journal: Sendable {
     /// the store: its journal goes here, with the dataset sweep).
     func removeIdle(for idle: Duration) {
         collect()
-        let cutoff = JournalEntry.microseconds(epoch.duration(to: .now) - idle)
+        let cutoff = ContinuousClock.now - idle
         state.withLock { state in
-            for (dataset, ring) in state.rings where ring.lastActivity < cutoff {
+            for (dataset, ring) in state.rings where (ring.lastActivity ?? cutoff) <= cutoff {
                 state.rings[dataset] = nil
                 state.bytes -= ring.bytes
             }

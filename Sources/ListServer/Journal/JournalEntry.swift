@@ -1,13 +1,13 @@
 /// One request as the journal keeps it: what the client asked, what it got, and when.
 ///
-/// Made from a ``JournalRecord`` when the journal takes its loops' records in (``Journal/collect()``), not on the
-/// request path. Times are microseconds on the monotonic clock the loops read (``JournalClock``); ``JournalEntry``s
-/// of one dataset are numbered by ``seq`` in the order the journal took them.
+/// What the journal's readers get: read from a ``JournalSlot`` (how the journal keeps a request) when the journal is
+/// read. Times are microseconds since the journal's epoch on the monotonic clock; the entries of one dataset are
+/// numbered by ``seq`` in the order the journal took them in.
 struct JournalEntry: Sendable, Equatable {
     /// The entry's number in its dataset's journal, from 1; never reused while the server runs (a `DELETE` empties
     /// the journal and numbering goes on).
     var seq: UInt64 = 0
-    /// When the request arrived, in microseconds on ``JournalClock``.
+    /// When the request arrived, in microseconds on the journal's clock.
     var start: Int64
     /// How long from its arrival until its answer was handed over (or the client left), in microseconds.
     var duration: Int64
@@ -54,22 +54,6 @@ struct JournalEntry: Sendable, Equatable {
     /// Whether the client left before its answer was whole.
     var aborted: Bool { abandonedAt != nil }
 
-    /// When the answer was done, in microseconds on ``JournalClock``.
+    /// When the answer was done, in microseconds on the journal's clock.
     var end: Int64 { start &+ duration }
-
-    /// What the entry takes in memory, roughly: its inline size and the bytes of its strings that do not fit in
-    /// one (Swift keeps up to 15 UTF-8 bytes inline). What ``SettingKey/journalMaxBytes`` counts.
-    /// ``route`` is one of the route table's strings, shared by every entry: not counted. Added up field by field
-    /// rather than over an array of them, which would allocate for every entry.
-    var footprint: Int {
-        MemoryLayout<JournalEntry>.stride + Self.heapBytes(client) + Self.heapBytes(target) + Self.heapBytes(fault)
-            + Self.heapBytes(ifNoneMatch) + Self.heapBytes(ifMatch) + Self.heapBytes(idempotencyKey)
-            + Self.heapBytes(range) + Self.heapBytes(lastEventID) + Self.heapBytes(etag) + Self.heapBytes(contentType)
-    }
-
-    /// The heap a string of this length takes beyond its inline 16 bytes (its header and bytes, rounded up).
-    private static func heapBytes(_ text: String?) -> Int {
-        guard let count = text?.utf8.count, count > 15 else { return 0 }
-        return 32 + (count + 15) & ~15
-    }
 }

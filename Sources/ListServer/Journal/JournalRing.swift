@@ -1,9 +1,9 @@
-/// One dataset's journal: its latest entries, oldest first, at most a capacity of them.
+/// One dataset's journal: its latest requests (``JournalSlot``s), oldest first, at most a capacity of them.
 ///
 /// A ring over an array that grows to the capacity and is then written over in place, so a full journal
 /// allocates nothing more per entry.
 struct JournalRing: Sendable {
-    private(set) var storage: [JournalEntry] = []
+    private(set) var storage: [JournalSlot] = []
     /// Where the oldest entry is, once the storage is full.
     private var head = 0
     let capacity: Int
@@ -12,10 +12,14 @@ struct JournalRing: Sendable {
     /// When the earliest request of the first collection since the journal began (or was emptied) arrived: `t_ms`
     /// counts from it. Fixed then, so the `t_ms` of an entry already sent never changes; a request that started
     /// before it and was answered after that collection (rare: an app's first request is its first page) gets 0.
-    private(set) var origin: Int64?
-    /// When an entry was last added or the journal emptied (microseconds, as the entries' times): idle journals go.
-    private(set) var lastActivity: Int64 = .min
-    /// What the entries take (``JournalEntry/footprint``).
+    private(set) var origin: ContinuousClock.Instant?
+    /// When an entry was last added or the journal emptied: idle journals go.
+    private(set) var lastActivity: ContinuousClock.Instant?
+    /// The extras of the slots that have one, by `seq`.
+    private(set) var extras: [UInt64: JournalSlot.Extra] = [:]
+    /// The collection that set ``origin``.
+    private var originCollection: UInt64 = 0
+    /// What the slots and their extras take (``JournalSlot/footprint(extra:)``).
     private(set) var bytes = 0
     /// When an entry was last added, in the journal's own count of collections: the ring added to longest ago
     /// loses entries first when every journal together takes too much.
@@ -31,30 +35,46 @@ struct JournalRing: Sendable {
     /// The number of the oldest entry kept (``nextSeq`` when there is none).
     var firstSeq: UInt64 { nextSeq - UInt64(storage.count) }
 
-    /// Adds a collection's entries of this dataset, numbered, writing over the oldest when full; returns them as
-    /// numbered if `returning` (for the journal's streams), else nothing.
-    mutating func append(contentsOf entries: [JournalEntry], returning: Bool = true) -> [JournalEntry] {
-        if origin == nil { origin = entries.lazy.map(\.start).min() }
-        lastActivity = max(lastActivity, entries.lazy.map(\.end).max() ?? .min)
-        let first = nextSeq
-        for entry in entries { append(entry) }
-        guard returning else { return [] }
-        return (first..<nextSeq).suffix(storage.count).map { storage[index(of: $0)] }
-    }
-
-    /// Adds `entry`, numbered, writing over the oldest when full.
-    private mutating func append(_ entry: JournalEntry) {
-        bytes += entry.footprint
+    /// Adds one request of collection number `collection` (and its extra), numbered, writing over the oldest when
+    /// full. The origin is the earliest start of the first collection that added any.
+    mutating func add(_ slot: JournalSlot, extra: JournalSlot.Extra?, collection: UInt64) {
+        if originCollection == collection || origin == nil {
+            origin = origin.map { min($0, slot.start) } ?? slot.start
+            originCollection = collection
+        }
+        if lastActivity.map({ $0 < slot.end }) ?? true { lastActivity = slot.end }
+        bytes += JournalSlot.footprint(extra: extra)
+        if let extra { extras[nextSeq] = extra }
         if storage.count < capacity {
-            storage.append(entry)
+            storage.append(slot)
             storage[storage.count - 1].seq = nextSeq
         } else {
-            bytes -= storage[head].footprint
-            storage[head] = entry
+            forget(storage[head])
+            storage[head] = slot
             storage[head].seq = nextSeq
             head = (head + 1) % capacity
         }
         nextSeq += 1
+    }
+
+    /// Takes a slot written over or removed out of the count, and its extra with it.
+    private mutating func forget(_ slot: JournalSlot) {
+        let extra = slot.flags.contains(.extra) ? extras.removeValue(forKey: slot.seq) : nil
+        bytes -= JournalSlot.footprint(extra: extra)
+    }
+
+    /// The newest request (the ring must not be empty).
+    var newest: Kept { kept(at: index(of: nextSeq - 1)) }
+
+    /// A slot with its extra.
+    struct Kept: Sendable {
+        let slot: JournalSlot
+        let extra: JournalSlot.Extra?
+    }
+
+    private func kept(at index: Int) -> Kept {
+        let slot = storage[index]
+        return Kept(slot: slot, extra: slot.flags.contains(.extra) ? extras[slot.seq] : nil)
     }
 
     /// Where the kept entry numbered `seq` is in ``storage``.
@@ -65,45 +85,42 @@ struct JournalRing: Sendable {
 
     /// Removes the oldest entries until they took `wanted` bytes or the ring is empty; returns the bytes freed.
     mutating func removeOldest(freeing wanted: Int) -> Int {
-        storage = all  // unwrapped once, so the array shrinks from the front
-        head = 0
-        var freed = 0
+        storage = storage.count < capacity || head == 0 ? storage : Array(storage[head...] + storage[..<head])
+        head = 0  // unwrapped once, so the array shrinks from the front
+        let before = bytes
         var removed = 0
-        while removed < storage.count, freed < wanted {
-            freed += storage[removed].footprint
+        while removed < storage.count, before - bytes < wanted {
+            forget(storage[removed])
             removed += 1
         }
         storage.removeFirst(removed)
-        bytes -= freed
-        return freed
+        return before - bytes
     }
 
-    /// Empties the ring at `now` (microseconds); numbering goes on, and `t_ms` starts again at the next request.
-    mutating func removeAll(at now: Int64) {
+    /// Empties the ring at `now`; numbering goes on, and `t_ms` starts again at the next request.
+    mutating func removeAll(at now: ContinuousClock.Instant) {
         storage = []
+        extras = [:]
         head = 0
         bytes = 0
         origin = nil
         lastActivity = now
     }
 
-    /// The entries numbered after `since`, oldest first, at most `limit` of them, that `include` keeps.
-    func entries(after since: UInt64, limit: Int, where include: (JournalEntry) -> Bool) -> [JournalEntry] {
-        var found: [JournalEntry] = []
+    /// The entries numbered after `since`, oldest first, at most `limit` of them.
+    func entries(after since: UInt64, limit: Int) -> [Kept] {
+        var found: [Kept] = []
         let count = storage.count
         guard count > 0 else { return found }
         let skip = since >= firstSeq ? Int(min(since - firstSeq + 1, UInt64(count))) : 0
         var offset = skip
         while offset < count, found.count < limit {
-            let entry = storage[(head + offset) % count]
-            if include(entry) { found.append(entry) }
+            found.append(kept(at: (head + offset) % count))
             offset += 1
         }
         return found
     }
 
     /// Every entry, oldest first.
-    var all: [JournalEntry] {
-        storage.count < capacity || head == 0 ? storage : Array(storage[head...] + storage[..<head])
-    }
+    var all: [Kept] { entries(after: 0, limit: .max) }
 }

@@ -37,8 +37,6 @@ final class LoopObserver {
     private let journal: (journal: Journal, shard: JournalShard)?
     /// Asks the loop to collect the journal in ``Journal/collectAfter`` (set by the loop that owns this observer).
     var scheduleCollect: (() -> Void)?
-    /// The journal's names of this loop's connections whose clients send no id.
-    private var peers = PeerNames()
     private let durations: [Metrics.Timer]
     /// Request counters by `metrics.slot(of: route) * statusSlots + status`, made on first use.
     private var requestCounters: [Metrics.Counter?]
@@ -104,13 +102,11 @@ final class LoopObserver {
         _ exchange: RequestExchange, _ response: HTTPResponse, start: ContinuousClock.Instant,
         end: ContinuousClock.Instant, abandonedAt: Int?
     ) {
-        guard let (journal, shard) = self.journal, let request = exchange.request else { return }
-        let record = JournalRecord(
-            request: request, route: exchange.route.index, status: response.status, responseHeaders: response.headers,
-            bytes: request.method == .head ? 0 : response.body.count, note: response.note, wireFault: response.fault,
-            start: start, end: end, abandonedAt: abandonedAt)
-        guard let pending = journal.pending(record, peers: &peers) else { return }
-        let held = shard.append(pending)
+        guard let (journal, shard) = self.journal, let request = exchange.request,
+            let pending = journal.pending(
+                request, route: exchange.route.index, response, start: start, end: end, abandonedAt: abandonedAt)
+        else { return }
+        let held = shard.append(pending.slot, dataset: pending.dataset, extra: pending.extra)
         if held == 1 {
             scheduleCollect?()
         } else if held >= JournalShard.limit {

@@ -33,7 +33,7 @@ package final class Observability: Sendable {
     ///   - journalDataset: The dataset a request went to, given its route's place in `routes` (the router's rule).
     convenience init(
         settings: Settings, accessLogger: Logger, routes: [String],
-        journalDataset: @escaping @Sendable (HTTPRequest, Int?) -> String? = { _, _ in nil },
+        journalDataset: @escaping @Sendable (HTTPRequest, Int?) -> Journal.Attribution? = { _, _ in nil },
         wallMillisecondsNow: Int64 = 0
     ) {
         let logs = settings.logging.accessLog && settings.logging.level <= .info && accessLogger.logLevel <= .info

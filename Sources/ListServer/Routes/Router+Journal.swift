@@ -30,24 +30,30 @@ extension Router {
     /// The dataset a journaled request went to: `X-Dataset`, the `/d/<name>` base of its target, `?dataset=` on a
     /// GET or HEAD of a route that reads it, else the default list; nil for a name that is no dataset's (the request
     /// got a 400, and no journal is made for a name nobody can use) and for an unknown path that names no dataset.
-    /// `route` is the place of the request's route in the route table, nil for none.
-    @Sendable static func journalDataset(of request: HTTPRequest, route: Int?) -> String? {
+    /// On the routes that read `?dataset=` (what an `<img>` or an `EventSource` loads), also `?client_id=`. `route`
+    /// is the place of the request's route in the route table, nil for none.
+    @Sendable static func journalDataset(of request: HTTPRequest, route: Int?) -> Journal.Attribution? {
+        var attribution: Journal.Attribution?
         if let field = request.headers[datasetField] {
-            return DatasetName.isValid(field.utf8) ? field : nil
+            guard DatasetName.isValid(field.utf8) else { return nil }
+            attribution = Journal.Attribution(dataset: field)
+        } else if ByteSearch.hasPrefix(request.target, RequestTarget.basePrefix) {
+            let name = request.target.utf8.dropFirst(3).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
+            guard DatasetName.isValid(name) else { return nil }
+            attribution = Journal.Attribution(dataset: String(Substring(name)))
         }
-        let target = request.target.utf8
-        if target.starts(with: RequestTarget.basePrefix.utf8) {
-            let name = target.dropFirst(3).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
-            return DatasetName.isValid(name) ? String(Substring(name)) : nil
+        guard let route = route.flatMap(Route.init(rawValue:)) else { return attribution }
+        guard route.flags.datasetQuery, request.method == .get || request.method == .head,
+            ByteSearch.contains(request.target, "dataset=") || ByteSearch.contains(request.target, "client_id="),
+            let query = try? RequestTarget(request.target).queryItems()
+        else { return attribution ?? Journal.Attribution(dataset: ListRegistry.defaultList) }
+        if attribution == nil {
+            let name = query.first(where: { $0.name == "dataset" })?.value
+            guard name.map({ DatasetName.isValid($0.utf8) }) ?? true else { return nil }
+            attribution = Journal.Attribution(dataset: name ?? ListRegistry.defaultList)
         }
-        guard let route = route.flatMap(Route.init(rawValue:)) else { return nil }
-        if route.flags.datasetQuery, request.method == .get || request.method == .head,
-            ByteSearch.contains(request.target, "dataset="),
-            let name = (try? RequestTarget(request.target).queryItems())?.first(where: { $0.name == "dataset" })?.value
-        {
-            return DatasetName.isValid(name.utf8) ? name : nil
-        }
-        return ListRegistry.defaultList
+        attribution?.queryClient = query.first(where: { $0.name == "client_id" && !$0.value.isEmpty })?.value
+        return attribution
     }
 
     /// What the journal's routes read from the query: the dataset, a client, a position and a limit.
