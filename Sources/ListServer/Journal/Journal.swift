@@ -110,6 +110,21 @@ final class Journal: Sendable {
         return Pending(dataset: attribution.dataset, slot: slot, extra: extra)
     }
 
+    /// Records `request`, answered with `response`, in `shard` (a loop's); returns how many requests the shard holds
+    /// then, or nil for a request that names no dataset it can keep. The slot is made where it goes, with no copy
+    /// on the way.
+    func record(
+        _ request: borrowing HTTPRequest, route: Int?, _ response: borrowing HTTPResponse,
+        start: ContinuousClock.Instant, end: ContinuousClock.Instant, abandonedAt: Int?, in shard: JournalShard
+    ) -> Int? {
+        guard let attribution = datasetOf(request, route) else { return nil }
+        return shard.append(dataset: attribution.dataset) { extra in
+            JournalSlot(
+                request, route: route, response, start: start, end: end, abandonedAt: abandonedAt,
+                queryClient: attribution.queryClient, extra: &extra)
+        }
+    }
+
     /// Adds `pending` (in the order of their answers): what a loop's buffer would hand over.
     func add(_ pending: [Pending]) {
         var batch = JournalShard.Batch()
@@ -131,48 +146,65 @@ final class Journal: Sendable {
     /// Adds the requests of each loop (each in the order of its answers) in the order of their answers, a merge of
     /// the loops' runs, each written into its dataset's ring where it lies: no array of them is made on the way.
     private func add(_ runs: [JournalShard.Batch]) {
+        // The loops' slots in one array (bytes copied), each run after the other, with the tag of each that has one,
+        // and the order of their answers, merged from the runs: reading them through the array of runs retained and
+        // released a run's arrays at every look (callgrind).
+        let total = runs.reduce(0) { $0 + $1.slots.count }
+        var slots: [JournalSlot] = []
+        slots.reserveCapacity(total)
+        var tags: [JournalShard.Tag] = []
+        var tagOf = [Int32](repeating: -1, count: total)
+        var bounds: [Int] = [0]
+        for run in runs {
+            for tag in run.tags {
+                tagOf[slots.count + tag.index] = Int32(tags.count)
+                tags.append(tag)
+            }
+            slots.append(contentsOf: run.slots)
+            bounds.append(slots.count)
+        }
+        var order: [Int32] = []
+        order.reserveCapacity(total)
+        var heads = Array(bounds.dropLast())
+        while order.count < total {
+            var earliest = -1
+            for run in heads.indices where heads[run] < bounds[run + 1] {
+                if earliest < 0 || slots[heads[run]].end < slots[heads[earliest]].end { earliest = run }
+            }
+            order.append(Int32(heads[earliest]))
+            heads[earliest] += 1
+        }
         let following = followers.load(ordering: .relaxed) > 0
         var added: [String: [JournalRing.Kept]] = [:]
         var origins: [String: Int64?] = [:]
         state.withLock { state in
             state.collections += 1
             let collection = state.collections
-            var current: (dataset: String, ring: JournalRing, bytes: Int)?  // requests come mostly of one dataset
+            // The ring being written, out of the table (requests come mostly of one dataset), and what it took before.
+            var dataset: String?
+            var ring = JournalRing(capacity: 1)
+            var before = 0
             func putBack() {
-                guard var (dataset, ring, before) = current else { return }
+                guard let name = dataset else { return }
                 ring.lastAdded = collection
                 state.bytes += ring.bytes - before
-                state.rings[dataset] = ring
-                if following { origins[dataset] = microseconds(ring.origin) }
-                current = nil
+                state.rings[name] = ring
+                if following { origins[name] = microseconds(ring.origin) }
+                dataset = nil
             }
-            var next = [Int](repeating: 0, count: runs.count)
-            var nextTag = [Int](repeating: 0, count: runs.count)
-            while true {
-                var earliest: Int?
-                for run in runs.indices where next[run] < runs[run].slots.count {
-                    if let best = earliest, runs[best].slots[next[best]].end <= runs[run].slots[next[run]].end {
-                        continue
-                    }
-                    earliest = run
-                }
-                guard let run = earliest else { break }
-                var dataset = ListRegistry.defaultList
-                var extra: JournalSlot.Extra?
-                if nextTag[run] < runs[run].tags.count, runs[run].tags[nextTag[run]].index == next[run] {
-                    dataset = runs[run].tags[nextTag[run]].dataset
-                    extra = runs[run].tags[nextTag[run]].extra
-                    nextTag[run] += 1
-                }
-                if current?.dataset != dataset {
+            for position in order {
+                let index = Int(position)
+                let tag = tagOf[index] >= 0 ? tags[Int(tagOf[index])] : nil
+                let name = tag?.dataset ?? ListRegistry.defaultList
+                if dataset != name {
                     putBack()
-                    let ring = state.rings.removeValue(forKey: dataset) ?? JournalRing(capacity: settings.capacity)
-                    current = (dataset, ring, ring.bytes)
+                    ring = state.rings.removeValue(forKey: name) ?? JournalRing(capacity: settings.capacity)
+                    dataset = name
+                    before = ring.bytes
                 }
-                if current!.ring.count == current!.ring.capacity { state.dropped += 1 }
-                current!.ring.add(runs[run].slots[next[run]], extra: extra, collection: collection)
-                if following { added[dataset, default: []].append(current!.ring.newest) }
-                next[run] += 1
+                if ring.count == ring.capacity { state.dropped += 1 }
+                ring.add(slots[index], extra: tag?.extra, collection: collection)
+                if following { added[name, default: []].append(ring.newest) }
             }
             putBack()
             Self.bound(&state, to: settings.maxBytes)

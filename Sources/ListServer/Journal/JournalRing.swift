@@ -12,9 +12,14 @@ struct JournalRing: Sendable {
     /// When the earliest request of the first collection since the journal began (or was emptied) arrived: `t_ms`
     /// counts from it. Fixed then, so the `t_ms` of an entry already sent never changes; a request that started
     /// before it and was answered after that collection (rare: an app's first request is its first page) gets 0.
-    private(set) var origin: ContinuousClock.Instant?
+    var origin: ContinuousClock.Instant? { hasOrigin ? originInstant : nil }
     /// When an entry was last added or the journal emptied: idle journals go.
-    private(set) var lastActivity: ContinuousClock.Instant?
+    var lastActivity: ContinuousClock.Instant? { hasActivity ? lastActivityInstant : nil }
+    // Kept as plain instants with flags: an optional instant went through generic witnesses at every request.
+    private var originInstant = ContinuousClock.now
+    private var hasOrigin = false
+    private var lastActivityInstant = ContinuousClock.now
+    private var hasActivity = false
     /// The extras of the slots that have one, by `seq`.
     private(set) var extras: [UInt64: JournalSlot.Extra] = [:]
     /// The collection that set ``origin``.
@@ -38,28 +43,32 @@ struct JournalRing: Sendable {
     /// Adds one request of collection number `collection` (and its extra), numbered, writing over the oldest when
     /// full. The origin is the earliest start of the first collection that added any.
     mutating func add(_ slot: JournalSlot, extra: JournalSlot.Extra?, collection: UInt64) {
-        if originCollection == collection || origin == nil {
-            origin = origin.map { min($0, slot.start) } ?? slot.start
+        if !hasOrigin || originCollection == collection {
+            if !hasOrigin || slot.start < originInstant { originInstant = slot.start }
+            hasOrigin = true
             originCollection = collection
         }
-        if lastActivity.map({ $0 < slot.end }) ?? true { lastActivity = slot.end }
+        if !hasActivity || lastActivityInstant < slot.end {
+            lastActivityInstant = slot.end
+            hasActivity = true
+        }
+        var slot = slot
+        slot.seq = nextSeq
         bytes += JournalSlot.footprint(extra: extra)
         if let extra { extras[nextSeq] = extra }
         if storage.count < capacity {
             storage.append(slot)
-            storage[storage.count - 1].seq = nextSeq
         } else {
-            forget(storage[head])
+            forget(at: head)
             storage[head] = slot
-            storage[head].seq = nextSeq
-            head = (head + 1) % capacity
+            head = head + 1 == capacity ? 0 : head + 1
         }
         nextSeq += 1
     }
 
-    /// Takes a slot written over or removed out of the count, and its extra with it.
-    private mutating func forget(_ slot: JournalSlot) {
-        let extra = slot.flags.contains(.extra) ? extras.removeValue(forKey: slot.seq) : nil
+    /// Takes the slot at `index`, about to be written over or removed, out of the count, and its extra with it.
+    private mutating func forget(at index: Int) {
+        let extra = storage[index].flags.contains(.extra) ? extras.removeValue(forKey: storage[index].seq) : nil
         bytes -= JournalSlot.footprint(extra: extra)
     }
 
@@ -90,7 +99,7 @@ struct JournalRing: Sendable {
         let before = bytes
         var removed = 0
         while removed < storage.count, before - bytes < wanted {
-            forget(storage[removed])
+            forget(at: removed)
             removed += 1
         }
         storage.removeFirst(removed)
@@ -103,8 +112,9 @@ struct JournalRing: Sendable {
         extras = [:]
         head = 0
         bytes = 0
-        origin = nil
-        lastActivity = now
+        hasOrigin = false
+        lastActivityInstant = now
+        hasActivity = true
     }
 
     /// The entries numbered after `since`, oldest first, at most `limit` of them.

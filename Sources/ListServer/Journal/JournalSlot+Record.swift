@@ -36,7 +36,7 @@ extension JournalSlot {
             }
         }
         client = client ?? queryClient
-        let methodCode = Self.methods.firstIndex(of: request.method)
+        let methodCode = Self.code(of: request.method)
         self.init(
             start: start, end: end, bytes: request.method == .head ? 0 : UInt32(clamping: response.body.count),
             status: UInt16(clamping: response.status), method: UInt8(methodCode ?? Self.methods.count),
@@ -61,7 +61,9 @@ extension JournalSlot {
         }
         var otherContentType: String?
         if let contentType {
-            if let code = Self.contentTypes.firstIndex(of: contentType) {
+            if contentType == MediaType.json {  // nearly every answer
+                self.contentType = 1
+            } else if let code = Self.contentTypes.firstIndex(of: contentType) {
                 self.contentType = UInt8(code + 1)
             } else {
                 self.contentType = Self.otherContentType
@@ -73,10 +75,7 @@ extension JournalSlot {
             port = request.peerPort
         }
         // The texts, one after the other, as far as they fit; the others go with the rare fields.
-        var used = 0
-        targetLength = place(request.target, used: &used)
-        clientLength = place(client ?? request.peer, used: &used)
-        if let etag { etagLength = place(etag, used: &used) }
+        (targetLength, clientLength, etagLength) = place(request.target, client ?? request.peer, etag)
         let rare = ifNoneMatch != nil || ifMatch != nil || idempotencyKey != nil || range != nil || lastEventID != nil
         if rare || targetLength == Self.elsewhere || clientLength == Self.elsewhere || etagLength == Self.elsewhere
             || otherContentType != nil || methodCode == nil
@@ -91,21 +90,58 @@ extension JournalSlot {
         }
     }
 
+    /// `method`'s place in ``methods`` (a switch: a search of the array compared enums with payloads generically).
+    private static func code(of method: HTTPMethod) -> Int? {
+        switch method {
+        case .get: 0
+        case .head: 1
+        case .post: 2
+        case .put: 3
+        case .delete: 4
+        case .options: 5
+        case .patch: 6
+        case .trace: 7
+        case .connect: 8
+        case .other: nil
+        }
+    }
+
     /// Whether field name `name` is `canonical`, in any case.
     private static func named(_ name: String, _ canonical: String) -> Bool {
         name == canonical || HTTPHeaders.namesMatch(name, canonical)
     }
 
-    /// Copies `string` into ``text`` after `used` bytes if it fits; returns its length, or ``elsewhere`` when it
-    /// does not fit.
-    private mutating func place(_ string: String, used: inout Int) -> UInt8 {
-        let source = string.utf8.span
-        let count = source.count
-        guard count < Int(Self.elsewhere), used + count <= text.count else { return Self.elsewhere }
+    /// Copies the three texts into ``text``, one after the other, each as far as there is room; returns their
+    /// lengths, ``elsewhere`` for one that does not fit (and 0 for no `ETag`). One span over the slot's bytes for all
+    /// three, written without a bounds check per byte.
+    private mutating func place(_ target: String, _ client: String, _ etag: String?) -> (UInt8, UInt8, UInt8) {
         var destination = text.mutableSpan
-        for index in 0..<count { destination[unchecked: used + index] = source[unchecked: index] }
-        used += count
-        return UInt8(count)
+        var used = 0
+        var lengths: (UInt8, UInt8, UInt8) = (0, 0, 0)
+        for field in 0..<3 {
+            let string: String
+            switch field {
+            case 0: string = target
+            case 1: string = client
+            default:
+                guard let etag else { continue }
+                string = etag
+            }
+            let source = string.utf8.span
+            let count = source.count
+            var length = Self.elsewhere
+            if count < Int(Self.elsewhere), used + count <= destination.count {
+                for index in 0..<count { destination[unchecked: used + index] = source[unchecked: index] }
+                used += count
+                length = UInt8(count)
+            }
+            switch field {
+            case 0: lengths.0 = length
+            case 1: lengths.1 = length
+            default: lengths.2 = length
+            }
+        }
+        return lengths
     }
 
     /// The text of the `field`th of the texts (0: the target, 1: the client, 2: the `ETag`), or nil when it is

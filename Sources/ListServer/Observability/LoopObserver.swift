@@ -103,10 +103,10 @@ final class LoopObserver {
         end: ContinuousClock.Instant, abandonedAt: Int?
     ) {
         guard let (journal, shard) = self.journal, let request = exchange.request,
-            let pending = journal.pending(
-                request, route: exchange.route.index, response, start: start, end: end, abandonedAt: abandonedAt)
+            let held = journal.record(
+                request, route: exchange.route.index, response, start: start, end: end, abandonedAt: abandonedAt,
+                in: shard)
         else { return }
-        let held = shard.append(pending.slot, dataset: pending.dataset, extra: pending.extra)
         if held == 1 {
             scheduleCollect?()
         } else if held >= JournalShard.limit {
