@@ -81,6 +81,14 @@ export function journalView(root) {
       reopening = setTimeout(connect, 5000);
     });
     stream.addEventListener("entry", (event) => add(JSON.parse(event.data)));
+    // The journal started over (the server restarted): its numbers begin again, so what is shown goes.
+    stream.addEventListener("reset", () => {
+      rows.replaceChildren();
+      shown.clear();
+      highest = 0;
+      missed = 0;
+      redraw();
+    });
     stream.addEventListener("missed", (event) => {
       missed += Number(JSON.parse(event.data).missed) || 0;
       redraw();

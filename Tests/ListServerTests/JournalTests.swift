@@ -127,18 +127,18 @@ struct JournalTests {
     @Test("every journal together stays within max_bytes: the one written to longest ago loses entries first")
     func byteBound() throws {
         let epoch = ContinuousClock.now
-        let entryBytes = try #require(
-            {
-                let probe = Self.journal()
-                probe.add([Self.record("/items?page=1", at: 0, epoch: epoch)])
-                return probe.usage.bytes
-            }())
-        let journal = Self.journal(capacity: 1000, maxBytes: entryBytes * 50)
+        let probe = Self.journal()
+        probe.add([Self.record("/items?page=1", at: 0, epoch: epoch)])
+        let one = probe.usage.bytes
+        probe.add([Self.record("/items?page=2", at: 1, epoch: epoch)])
+        let entryBytes = probe.usage.bytes - one
+        #expect(entryBytes > 0 && one - entryBytes == JournalRing.overhead)
+        let journal = Self.journal(capacity: 1000, maxBytes: entryBytes * 50 + 2 * JournalRing.overhead)
         journal.add(
             (0..<40).map { Self.record("/items?page=\($0)", headers: ["X-Dataset": "old"], at: $0, epoch: epoch) })
         journal.add(
             (0..<40).map { Self.record("/items?page=\($0)", headers: ["X-Dataset": "new"], at: $0, epoch: epoch) })
-        #expect(journal.usage.bytes <= entryBytes * 50)
+        #expect(journal.usage.bytes <= entryBytes * 50 + 2 * JournalRing.overhead)
         #expect(journal.entries(of: "new").entries.count == 40, "the journal written to last keeps all")
         let old = journal.entries(of: "old").entries
         #expect(old.count < 40 && old.last?.seq == 40, "the other lost its oldest: \(old.map(\.seq))")
@@ -150,7 +150,7 @@ struct JournalTests {
         let journal = Self.journal()
         journal.add((0..<3).map { Self.record("/items?page=\($0)", at: $0, epoch: epoch) })
         journal.clear("")
-        #expect(journal.entries(of: "").entries.isEmpty && journal.usage.bytes == 0)
+        #expect(journal.entries(of: "").entries.isEmpty && journal.usage.bytes == JournalRing.overhead)
         journal.add([Self.record("/items", at: 10, epoch: epoch)])
         #expect(journal.entries(of: "").entries.map(\.seq) == [4])
         let after = journal.entries(of: "")
@@ -160,6 +160,23 @@ struct JournalTests {
         journal.add([Self.record("/items", headers: ["X-Dataset": "idle"], at: 0, epoch: .now - .seconds(120))])
         journal.removeIdle(for: .seconds(60))
         #expect(journal.usage.datasets == 0)
+    }
+
+    @Test("a journal made again numbers on, and past max_datasets the journal added to longest ago goes")
+    func numberingAndDatasetCap() {
+        let epoch = ContinuousClock.now
+        let journal = Journal(
+            settings: JournalSettings(capacity: 100, maxDatasets: 2), routes: Route.templates,
+            datasetOf: Router.journalDataset)
+        journal.add((0..<3).map { Self.record("/items", headers: ["X-Dataset": "a"], at: $0, epoch: epoch) })
+        journal.remove("a")
+        journal.add([Self.record("/items", headers: ["X-Dataset": "a"], at: 5, epoch: epoch)])
+        #expect(journal.entries(of: "a").entries.map(\.seq) == [4], "no number names two requests")
+        journal.add([Self.record("/items", headers: ["X-Dataset": "b"], at: 6, epoch: epoch)])
+        journal.add([Self.record("/items", headers: ["X-Dataset": "c"], at: 7, epoch: epoch)])
+        #expect(journal.usage.datasets == 2)
+        #expect(journal.entries(of: "a").entries.isEmpty, "a, added to longest ago, went for c")
+        #expect(journal.entries(of: "c").entries.map(\.seq) == [1], "a new dataset's journal numbers from 1")
     }
 
     @Test("records wait in a loop's buffer until collected; listeners hear each dataset's new entries")

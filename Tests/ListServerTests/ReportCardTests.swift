@@ -103,8 +103,12 @@ struct ReportCardTests {
         // Exponential backoff: 100, 200, 400 ms; linear: 100, 200, 300 ms.
         #expect(Self.findings(attempts([100, 200, 400])).isEmpty)
         #expect(Self.findings(attempts([100, 200, 300])).isEmpty)
-        // A steady 100 ms with some jitter is still none.
+        // A steady 100 ms with some jitter is still none; full jitter on a doubling base is backoff.
         #expect(Self.findings(attempts([100, 140, 110]))["retry_storm"]?.count == 3)
+        #expect(Self.findings(attempts([80, 40, 150])).isEmpty)
+        // One patient retry, 11 s after its failure (the window's start passes it: the card once crashed here).
+        #expect(Self.findings(attempts([11_000], status: 503, retryAfter: 1)).isEmpty)
+        #expect(Self.findings(attempts([11_000, 11_000, 11_000], status: 500)).isEmpty)
         // Two quick retries: not yet a storm.
         #expect(Self.findings(attempts([50, 50])).isEmpty)
         // Retry-After honoured each time, but six attempts within 10 s.
@@ -195,6 +199,11 @@ struct ReportCardTests {
         #expect(Self.findings([lastPage, past])["ignored_next"]?.examples == [2])
         let otherLimit = Self.entry(2, "/items?page=501&limit=10", route: "/items", at: 10, listed: empty)
         #expect(Self.findings([lastPage, otherLimit]).isEmpty)
+        // The list grew: page 500 is no longer the last, and page 501 is fine.
+        let notLast = JournalEntry.ListedIDs(lowest: 9980, highest: 9999, count: 20, last: false)
+        let again500 = Self.entry(2, "/items?page=500&limit=20", route: "/items", at: 5, listed: notLast)
+        let next501 = Self.entry(3, "/items?page=501&limit=20", route: "/items", at: 10, listed: last)
+        #expect(Self.findings([lastPage, again500, next501]).isEmpty)
         // Older messages: has_more false at id 3, then asking before 3 again.
         let top = JournalEntry.ListedIDs(lowest: 0, highest: 2, count: 3, last: true)
         let oldest = Self.entry(1, "/items?before=3&order=desc&limit=20", route: "/items", at: 0, listed: top)

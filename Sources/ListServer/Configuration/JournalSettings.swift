@@ -8,4 +8,7 @@ struct JournalSettings: Sendable, Equatable {
     /// ``SettingKey/journalMaxInFlightHint``: more details or images than this in flight at once from one client is
     /// an `overfetch` finding.
     var maxInFlightHint = 16
+    /// The most datasets with a journal at once: ``SettingKey/maxDatasets`` and the default list (a client can name
+    /// datasets at will; the journal added to longest ago goes first).
+    var maxDatasets = 10_001
 }

@@ -126,7 +126,7 @@ extension Settings {
             eventBufferedBytes: try reader.int(.eventBufferedBytes),
             journal: JournalSettings(
                 capacity: try reader.int(.journalCapacity), maxBytes: try reader.int(.journalMaxBytes),
-                maxInFlightHint: try reader.int(.journalMaxInFlightHint)),
+                maxInFlightHint: try reader.int(.journalMaxInFlightHint), maxDatasets: try reader.int(.maxDatasets) + 1),
             maxDelayMs: try reader.int(.maxDelayMs),
             faultRate: try reader.double(.faultRate),
             faultKinds: try reader.parsed(.faultKinds, FaultMix.init(parsing:)),

@@ -2191,7 +2191,8 @@ enum OpenAPIDocument {
                 `/d/<name>/admin/journal` names it too): one entry per request a client's app made to a data route (items,
                 details, images, Picsum's routes, the change feed and its stream, `/auth/*`, and unknown paths that name a
                 dataset), with when it started (`t_ms`, from the journal's earliest request), who sent it (`client`:
-                `X-Client-Id`, `?client_id=` for an `<img>` or `EventSource`, else `peer:<address>:<port>`), the route,
+                `X-Client-Id`, `?client_id=` for an `<img>` or `EventSource` on the routes that take `?dataset=`, else
+                `peer:<address>:<port>`), the route,
                 the status, the body bytes, how long it took, whether the client gave up before its answer was whole
                 (`aborted`, with `received_bytes`), the fault ListServer injected, and the request fields that matter to
                 list clients. The entries after `since` (of one `client`, if given), at most `limit` (default 1000, at most
@@ -12230,7 +12231,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getJournal",
                 "summary": "What the clients of a dataset asked for and got, oldest first",
-                "description": "The request journal of the dataset `?dataset=` or `X-Dataset` names (the default list without either;\n`/d/<name>/admin/journal` names it too): one entry per request a client's app made to a data route (items,\ndetails, images, Picsum's routes, the change feed and its stream, `/auth/*`, and unknown paths that name a\ndataset), with when it started (`t_ms`, from the journal's earliest request), who sent it (`client`:\n`X-Client-Id`, `?client_id=` for an `<img>` or `EventSource`, else `peer:<address>:<port>`), the route,\nthe status, the body bytes, how long it took, whether the client gave up before its answer was whole\n(`aborted`, with `received_bytes`), the fault ListServer injected, and the request fields that matter to\nlist clients. The entries after `since` (of one `client`, if given), at most `limit` (default 1000, at most\n10,000); `next_since` is the `since` of the next page. The journal keeps the latest `journal.capacity`\nentries per dataset (10,000 by default), every dataset's together within `journal.max_bytes`; `missed`\ncounts the entries after `since` no longer kept. Entries appear within 100 ms of their answer, and at once\nfor a request answered before this one was asked. 404 when `journal.capacity` is 0. Access as for the other\nadmin endpoints.\n",
+                "description": "The request journal of the dataset `?dataset=` or `X-Dataset` names (the default list without either;\n`/d/<name>/admin/journal` names it too): one entry per request a client's app made to a data route (items,\ndetails, images, Picsum's routes, the change feed and its stream, `/auth/*`, and unknown paths that name a\ndataset), with when it started (`t_ms`, from the journal's earliest request), who sent it (`client`:\n`X-Client-Id`, `?client_id=` for an `<img>` or `EventSource` on the routes that take `?dataset=`, else\n`peer:<address>:<port>`), the route,\nthe status, the body bytes, how long it took, whether the client gave up before its answer was whole\n(`aborted`, with `received_bytes`), the fault ListServer injected, and the request fields that matter to\nlist clients. The entries after `since` (of one `client`, if given), at most `limit` (default 1000, at most\n10,000); `next_since` is the `since` of the next page. The journal keeps the latest `journal.capacity`\nentries per dataset (10,000 by default), every dataset's together within `journal.max_bytes`; `missed`\ncounts the entries after `since` no longer kept. Entries appear within 100 ms of their answer, and at once\nfor a request answered before this one was asked. 404 when `journal.capacity` is 0. Access as for the other\nadmin endpoints.\n",
                 "security": [
                   {
                     "adminToken": []
@@ -19450,5 +19451,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xDAB376D67174159E
+    static let yamlFNV1a64: UInt64 = 0x5028B471F15FDAB6
 }

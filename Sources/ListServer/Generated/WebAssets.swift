@@ -857,7 +857,7 @@ package enum WebAssets {
 
         """##),
         "journal.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-da3763b1b4f4ad2f""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-2a678b6522901bf4""#,
             text: ##"""
         // The Journal view: what the clients of the dataset asked for and got, as a browser's network panel shows it. One
         // row per request (`GET /admin/journal/events`, followed live while the view is shown), with a bar from its start to
@@ -942,6 +942,14 @@ package enum WebAssets {
               reopening = setTimeout(connect, 5000);
             });
             stream.addEventListener("entry", (event) => add(JSON.parse(event.data)));
+            // The journal started over (the server restarted): its numbers begin again, so what is shown goes.
+            stream.addEventListener("reset", () => {
+              rows.replaceChildren();
+              shown.clear();
+              highest = 0;
+              missed = 0;
+              redraw();
+            });
             stream.addEventListener("missed", (event) => {
               missed += Number(JSON.parse(event.data).missed) || 0;
               redraw();

@@ -31,6 +31,15 @@ final class Journal: Sendable {
     private struct State {
         var rings: [String: JournalRing] = [:]
         var bytes = 0
+        /// Where the journals forgotten lately (dropped, expired, evicted) had got to: one made again for the same
+        /// dataset numbers on from there, so no number names two of its requests while the server runs. At most
+        /// ``retiredLimit`` names.
+        var retired: [String: UInt64] = [:]
+
+        mutating func retire(_ dataset: String, _ ring: JournalRing) {
+            if retired.count >= Journal.retiredLimit { retired.removeAll(keepingCapacity: true) }
+            retired[dataset] = ring.nextSeq
+        }
         var collections: UInt64 = 0
         /// Entries written over or dropped for the byte bound, for `/metrics`.
         var dropped = 0
@@ -85,16 +94,28 @@ final class Journal: Sendable {
 
     /// Takes every loop's records into the journals; a reader calls it first, so that it sees every request
     /// answered before it asked.
+    ///
+    /// One collection at a time (``collecting``): two at once (two loops' timers, a timer and a reader) could number
+    /// a later batch before an earlier one, hand a stream its entries out of order, or let a reader answer before
+    /// the batch another collection had taken was in.
     func collect() {
-        let shards = self.shards.withLock { $0 }
-        var runs = shards.map { $0.take() }
-        guard runs.contains(where: { !$0.slots.isEmpty }) else { return }
-        add(runs)
-        for index in runs.indices where runs[index].slots.capacity > 0 {
-            runs[index].removeAll()
-            shards[index].recycle(runs[index])
+        collecting.withLock { _ in
+            let shards = self.shards.withLock { $0 }
+            var runs = shards.map { $0.take() }
+            guard runs.contains(where: { !$0.slots.isEmpty }) else { return }
+            add(runs)
+            for index in runs.indices where runs[index].slots.capacity > 0 {
+                runs[index].removeAll()
+                shards[index].recycle(runs[index])
+            }
         }
     }
+
+    /// The most forgotten journals whose numbering is remembered.
+    static let retiredLimit = 10_000
+
+    /// Held by a collection from its taking to its listeners' last call.
+    private let collecting = Mutex<Void>(())
 
     /// `request`, answered with `response`, as a request of the journal of its dataset; nil for a request that
     /// names no dataset it can keep. `route` is the place of its route in the route table, nil for none.
@@ -174,10 +195,13 @@ final class Journal: Sendable {
             order.append(Int32(heads[earliest]))
             heads[earliest] += 1
         }
-        let following = followers.load(ordering: .relaxed) > 0
+        var following = false
         var added: [String: [JournalRing.Kept]] = [:]
         var origins: [String: Int64?] = [:]
         state.withLock { state in
+            // Read under the lock a stream reads the journal under as it opens: a stream counted after this reads
+            // what this collection adds.
+            following = followers.load(ordering: .sequentiallyConsistent) > 0
             state.collections += 1
             let collection = state.collections
             // The ring being written, out of the table (requests come mostly of one dataset), and what it took before.
@@ -198,9 +222,16 @@ final class Journal: Sendable {
                 let name = tag?.dataset ?? ListRegistry.defaultList
                 if dataset != name {
                     putBack()
-                    ring = state.rings.removeValue(forKey: name) ?? JournalRing(capacity: settings.capacity)
+                    if let kept = state.rings.removeValue(forKey: name) {
+                        ring = kept
+                        before = ring.bytes
+                    } else {
+                        Self.makeRoomForOneMore(&state, within: settings.maxDatasets)
+                        let firstSeq = state.retired.removeValue(forKey: name) ?? 1
+                        ring = JournalRing(capacity: settings.capacity, firstSeq: firstSeq)
+                        before = 0  // its own overhead counts from now
+                    }
                     dataset = name
-                    before = ring.bytes
                 }
                 if ring.count == ring.capacity { state.dropped += 1 }
                 ring.add(slots[index], extra: tag?.extra, collection: collection)
@@ -218,21 +249,40 @@ final class Journal: Sendable {
     }
 
     /// Takes the oldest entries of the journals added to longest ago until every journal together is within
-    /// `maxBytes`.
+    /// `maxBytes`: in that order, found once (a look for the oldest at each step cost the number of journals each
+    /// time, under the lock a loop collects under).
     private static func bound(_ state: inout State, to maxBytes: Int) {
-        while state.bytes > maxBytes {
-            guard let (dataset, _) = state.rings.min(by: { $0.value.lastAdded < $1.value.lastAdded }) else { return }
-            var ring = state.rings.removeValue(forKey: dataset)!
+        guard state.bytes > maxBytes else { return }
+        let order = state.rings.map { ($0.key, $0.value.lastAdded) }.sorted { $0.1 < $1.1 }.map(\.0)
+        for dataset in order where state.bytes > maxBytes {
+            guard var ring = state.rings.removeValue(forKey: dataset) else { continue }
             let count = ring.count
-            // A quarter of what it holds at a time, so a journal over the bound is not trimmed entry by entry.
-            state.bytes -= ring.removeOldest(freeing: max(state.bytes - maxBytes, ring.bytes / 4))
+            state.bytes -= ring.removeOldest(freeing: state.bytes - maxBytes)
             state.dropped += count - ring.count
-            if !ring.isEmpty { state.rings[dataset] = ring }
+            if ring.isEmpty {
+                state.bytes -= ring.bytes  // its own overhead
+                state.retire(dataset, ring)
+            } else {
+                state.rings[dataset] = ring
+            }
         }
     }
 
+    /// Forgets the journal added to longest ago when there are `limit` already (datasets a client names at will:
+    /// each name its journal, without this).
+    private static func makeRoomForOneMore(_ state: inout State, within limit: Int) {
+        guard state.rings.count >= limit,
+            let (dataset, _) = state.rings.min(by: { $0.value.lastAdded < $1.value.lastAdded }),
+            let ring = state.rings.removeValue(forKey: dataset)
+        else { return }
+        state.bytes -= ring.bytes
+        state.dropped += ring.count
+        state.retire(dataset, ring)
+    }
+
     /// A page of `dataset`'s journal: the entries after `since` (of `client`, if given), oldest first.
-    func page(of dataset: String, client: String?, since: UInt64, limit: Int) -> JournalPage {
+    /// With `newest`, the newest `limit` of them (a stream's replay).
+    func page(of dataset: String, client: String?, since: UInt64, limit: Int, newest: Bool = false) -> JournalPage {
         collect()
         // The slots are copied out under the lock (bytes, mostly) and read into entries after it: a page of 10,000
         // read under it would hold up the loops that collect.
@@ -241,25 +291,34 @@ final class Journal: Sendable {
             var origin: Int64?
             var firstSeq: UInt64 = 1
             var lastSeq: UInt64 = 0
+            /// The `since` asked (0 for a journal since restarted), and where the read started (later for `newest`).
             var since: UInt64 = 0
+            var start: UInt64 = 0
         }
         let kept = state.withLock { state -> Kept in
             guard let ring = state.rings[dataset] else { return Kept() }
             // A position past the end is one of a journal since restarted (the server was): it starts over.
             let since = since < ring.nextSeq ? since : 0
-            let slots = ring.entries(after: since, limit: client == nil ? limit : .max)
+            var start = since
+            if newest, client == nil, ring.nextSeq - 1 > UInt64(limit) {
+                start = max(since, ring.nextSeq - 1 - UInt64(limit))
+            }
+            let slots = ring.entries(after: start, limit: client == nil ? limit : .max)
             return Kept(
                 slots: slots, origin: microseconds(ring.origin), firstSeq: ring.firstSeq, lastSeq: ring.nextSeq - 1,
-                since: since)
+                since: since, start: start)
         }
         var entries: [JournalEntry] = []
         for slot in kept.slots where entries.count < limit {
             let entry = slot.slot.entry(routes: routes, epoch: epoch, extra: slot.extra)
             if client == nil || entry.client == client { entries.append(entry) }
         }
-        let missed = kept.since + 1 < kept.firstSeq ? kept.firstSeq - kept.since - 1 : 0
+        // What came after `since` that this page does not start with: no longer kept, or skipped for the newest.
+        let firstGiven = max(kept.start, kept.firstSeq - 1)
+        let missed = firstGiven > kept.since ? firstGiven - kept.since : 0
         let nextSince =
-            entries.count == limit ? entries.last!.seq : kept.slots.last?.slot.seq ?? max(kept.since, kept.firstSeq - 1)
+            entries.count == limit
+            ? entries.last!.seq : kept.slots.last?.slot.seq ?? max(kept.start, kept.firstSeq - 1)
         return JournalPage(
             entries: entries, origin: kept.origin, firstSeq: kept.firstSeq, lastSeq: kept.lastSeq, missed: missed,
             nextSince: nextSince)
@@ -288,6 +347,7 @@ final class Journal: Sendable {
             guard var ring = state.rings.removeValue(forKey: dataset) else { return }
             state.bytes -= ring.bytes
             ring.removeAll(at: .now)
+            state.bytes += ring.bytes
             state.rings[dataset] = ring
         }
     }
@@ -298,6 +358,7 @@ final class Journal: Sendable {
         state.withLock { state in
             guard let ring = state.rings.removeValue(forKey: dataset) else { return }
             state.bytes -= ring.bytes
+            state.retire(dataset, ring)
         }
     }
 
@@ -310,6 +371,7 @@ final class Journal: Sendable {
             for (dataset, ring) in state.rings where (ring.lastActivity ?? cutoff) <= cutoff {
                 state.rings[dataset] = nil
                 state.bytes -= ring.bytes
+                state.retire(dataset, ring)
             }
         }
     }

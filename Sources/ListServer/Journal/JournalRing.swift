@@ -30,8 +30,14 @@ struct JournalRing: Sendable {
     /// loses entries first when every journal together takes too much.
     var lastAdded: UInt64 = 0
 
-    init(capacity: Int) {
+    /// What a journal takes beyond its slots (its table entry, its arrays' headers), counted in ``bytes``.
+    static let overhead = 512
+
+    /// A journal numbering from `firstSeq`.
+    init(capacity: Int, firstSeq: UInt64 = 1) {
         self.capacity = max(1, capacity)
+        nextSeq = firstSeq
+        bytes = Self.overhead
     }
 
     var count: Int { storage.count }
@@ -111,7 +117,7 @@ struct JournalRing: Sendable {
         storage = []
         extras = [:]
         head = 0
-        bytes = 0
+        bytes = Self.overhead
         hasOrigin = false
         lastActivityInstant = now
         hasActivity = true

@@ -18,7 +18,7 @@ extension JournalSlot {
             switch name.utf8.count {
             case 5 where Self.named(name, "Range"): range = range ?? value
             case 8 where Self.named(name, "If-Match"): ifMatch = ifMatch ?? value
-            case 11 where Self.named(name, "X-Client-Id"): client = client ?? value
+            case 11 where Self.named(name, "X-Client-Id"): client = client ?? (value.isEmpty ? nil : value)
             case 13 where Self.named(name, "If-None-Match"): ifNoneMatch = ifNoneMatch ?? value
             case 13 where Self.named(name, "Last-Event-ID"): lastEventID = lastEventID ?? value
             case 15 where Self.named(name, "Idempotency-Key"): idempotencyKey = idempotencyKey ?? value
@@ -168,7 +168,7 @@ extension JournalSlot {
             client: flags.contains(.peer) ? (clientText.isEmpty ? "peer:-" : "peer:\(clientText):\(port)") : clientText,
             method: Int(method) < Self.methods.count ? Self.methods[Int(method)] : .other(extra?.methodName ?? "?"),
             target: target,
-            route: route != Self.otherRoute && Int(route) < routes.count ? routes[Int(route)] : RouteLabel.otherName,
+            route: route != Self.otherRoute && Int(route) < routes.count ? routes[Int(route)] : "other",
             status: Int(status), bytes: Int(bytes))
         entry.abandonedAt = abandonedAt == Self.whole ? nil : Int(abandonedAt)
         entry.fault = fault > 0 ? Self.faultNames[Int(fault) - 1] : nil

@@ -8,10 +8,9 @@ struct ReportRules {
     /// More than ``stormAttempts`` attempts at one URL within ``stormWindow`` after failures is a storm.
     static let stormWindow: Int64 = 10_000_000
     static let stormAttempts = 5
-    /// Three retries in a row, each within this of the failure before it, whose last gap is not at least
-    /// ``backoffGrowth`` times the first, have no backoff (exponential backoff makes it 4; linear, 3).
+    /// Three retries in a row, each within this of the failure before it, whose later gaps both stay under half
+    /// again the first, have no backoff.
     static let backoffGap: Int64 = 1_000_000
-    static let backoffGrowth: Int64 = 2
     /// Two POSTs of the same body within this are a retry.
     static let postWindow: Int64 = 30_000_000
 
@@ -125,20 +124,25 @@ struct ReportRules {
             }
             // More than five attempts (a failure and five retries) within the window.
             var first = 0
+            var flaggedUpTo = -1  // each retry flagged once, however many windows hold it
             for last in retries.indices {
-                while retries[last].retry.start - retries[first].after.start > stormWindow { first += 1 }
+                while first < last && retries[last].retry.start - retries[first].after.start > stormWindow {
+                    first += 1
+                }
                 if last - first + 1 >= stormAttempts {
-                    for index in first...last { flag(retries[index].retry) }
+                    for index in max(first, flaggedUpTo + 1)...last { flag(retries[index].retry) }
+                    flaggedUpTo = last
                 }
             }
-            // No backoff: three quick retries in a row, each after the failure of the one before, whose gaps do not
-            // grow.
+            // No backoff: three quick retries in a row, each after the failure of the one before, whose later gaps
+            // do not grow past half again the first (backoff doubles them; jitter rarely keeps both that short).
             for index in retries.indices.dropFirst(2) {
                 let run = retries[(index - 2)...index]
                 let chained = zip(run, run.dropFirst()).allSatisfy { $1.after.seq == $0.retry.seq }
                 let gaps = run.map { $0.retry.start - $0.after.end }
                 let quick = run.allSatisfy { $0.after.retryAfter == nil } && gaps.allSatisfy { $0 < backoffGap }
-                if chained && quick && gaps[2] < backoffGrowth * max(gaps[0], 1) {
+                let limit = max(gaps[0], 1) * 3 / 2
+                if chained && quick && gaps[1] < limit && gaps[2] < limit {
                     for (retry, _) in run { flag(retry) }
                 }
             }
@@ -222,7 +226,12 @@ struct ReportRules {
             } else if let before = query.before, let bottom = oldest[query.key], before <= bottom {
                 found.append(entry)
             }
-            guard entry.status == 200 || entry.status == 304, let ids = entry.listed, ids.last else { continue }
+            guard entry.status == 200 || entry.status == 304, let ids = entry.listed else { continue }
+            guard ids.last else {
+                // The list grew: the page said last before is not the last any more.
+                if let page = query.page, let last = lastPage[query.key], page <= last { lastPage[query.key] = nil }
+                continue
+            }
             if query.after == nil && query.before == nil {
                 lastPage[query.key] = query.page ?? 1  // the latest: a list that grew has more pages now
             }

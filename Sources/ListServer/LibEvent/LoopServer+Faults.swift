@@ -43,8 +43,10 @@ extension LoopServer {
             answer(token, with: response)
         case .reset, .hang:
             pending[token] = nil
-            observer.end(entry.exchange, HTTPResponse(status: 0, fault: response.fault))  // before the client sees it
+            let none = HTTPResponse(status: 0, fault: response.fault)
+            observer.journal(entry.exchange, none)  // before the client sees it
             entry.request.closeConnection(reset: response.fault == .reset)
+            observer.end(entry.exchange, none, journaled: true)
             if draining { loop.execute { [self] in freeIfDrained() } }
         }
     }
@@ -52,24 +54,26 @@ extension LoopServer {
     /// Answers a pending request now (cancelling its timer): normally, truncated if that is its fault, or with
     /// `Connection: close` while draining.
     ///
-    /// Recorded before it is sent, as every answer is (``LoopServer/dispatch``): once the client has it, it may ask
-    /// again on another loop, and the journal must hold this request first.
+    /// Recorded in the journal before it is sent, as every answer is (``LoopObserver/journal(_:_:abandonedAt:)``).
     func answer(_ token: UInt64, with response: HTTPResponse) {
         guard let entry = pending.removeValue(forKey: token) else { return }
         entry.timer?.cancel()
         if draining {
-            observer.end(entry.exchange, response)
+            observer.journal(entry.exchange, response)
             sendWhileDraining(response, to: entry.request, requestID: entry.requestID)
+            observer.end(entry.exchange, response, journaled: true)
         } else if response.fault == .truncated {
-            observer.end(entry.exchange, response)
+            observer.journal(entry.exchange, response)
             entry.request.sendTruncated(
                 response, requestID: entry.requestID, date: date.current, buffer: replyBuffer)
+            observer.end(entry.exchange, response, journaled: true)
         } else {
             // The client left while its answer was being made or held: it is sent for nothing.
             let abandonedAt: Int? = entry.exchange.journaled && clientLeft(entry) ? 0 : nil
             let response = admitted(response, for: entry.request)
-            observer.end(entry.exchange, response, abandonedAt: abandonedAt)
+            observer.journal(entry.exchange, response, abandonedAt: abandonedAt)
             reply(response, to: entry.request, requestID: entry.requestID)
+            observer.end(entry.exchange, response, journaled: true)
         }
     }
 

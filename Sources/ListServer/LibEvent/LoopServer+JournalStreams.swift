@@ -42,12 +42,20 @@ extension LoopServer {
         open.chunked = evhttp_find_header(evhttp_request_get_output_headers(request.raw), "Transfer-Encoding") != nil
         write(EventFrame(Array("retry: \(stream.settings.retry.wholeMilliseconds)\n\n".utf8)), to: open)
         startHeartbeats(every: stream.settings.heartbeat)
-        // The replay: the newest kept entries after `since`, at most the limit.
+        // The replay: the newest kept entries after `since`, at most the limit (read as such: not the whole journal
+        // read into entries on the loop to keep its end).
         let since = stream.after ?? 0
-        let kept = journal.page(of: stream.list, client: follow.client, since: since, limit: Int.max)
+        let kept = journal.page(
+            of: stream.list, client: follow.client, since: since,
+            limit: follow.client == nil ? Self.journalReplayLimit : .max,
+            newest: true)
         let replayed = kept.entries.suffix(Self.journalReplayLimit)
         let missed = Int(kept.missed) + kept.entries.count - replayed.count
-        open.lastSent = kept.lastSeq  // a `since` past the end (the server restarted) starts over
+        if since > kept.lastSeq {
+            // Numbers past the journal's end: it started over (the server restarted). A view clears what it shows.
+            write(EventFrame(Array("event: reset\ndata: {}\n\n".utf8)), to: open)
+        }
+        open.lastSent = kept.lastSeq
         if missed > 0 {
             let event = "event: missed\ndata: {\"missed\":\(missed)}\n\n"
             write(EventFrame(Array(event.utf8)), to: open)

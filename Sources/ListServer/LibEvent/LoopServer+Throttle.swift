@@ -130,8 +130,9 @@ extension LoopServer {
         }
         // While draining, evhttp must not be freed before the rest is written (it would cut the body short).
         if draining { countUntilWritten(answer.request) }
-        observer.end(answer.exchange, answer.response)  // before the last bytes go (LoopServer+Faults.swift, `answer`)
+        observer.journal(answer.exchange, answer.response)  // before the last bytes go
         evhttp_send_reply_end(answer.request.raw)  // may free the request and its connection: neither is used after
+        observer.end(answer.exchange, answer.response, journaled: true)
         if draining { loop.execute { [self] in freeIfDrained() } }
     }
 

@@ -226,8 +226,9 @@ final class LoopServer: @unchecked Sendable {
         switch outcome {
         case .response(let response) where response.isPlain:
             let response = admitted(response, for: request)
-            observer.end(exchange, response)  // before the client has it (LoopServer+Faults.swift, `answer`)
+            observer.journal(exchange, response)  // before the client has it
             reply(response, to: request, requestID: requestID)
+            observer.end(exchange, response, journaled: true)
         case .response(let response):
             hold(response, for: track(request, exchange, requestID))
         case .stream(let stream):

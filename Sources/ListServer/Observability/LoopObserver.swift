@@ -70,13 +70,25 @@ final class LoopObserver {
         return exchange
     }
 
+    /// The request's answer is about to go: the journal records it now, before the client has it (once it has, it
+    /// may ask again on another loop, and the journal must hold this request first). ``end(_:_:abandonedAt:journaled:)``
+    /// follows with `journaled: true`.
+    func journal(_ exchange: RequestExchange, _ response: HTTPResponse, abandonedAt: Int? = nil) {
+        guard exchange.journaled, let start = exchange.start else { return }
+        record(exchange, response, start: start, end: .now, abandonedAt: abandonedAt)
+    }
+
     /// The request's answer has been handed to evhttp; `abandonedAt`, when the client had left before it was whole,
-    /// is how many of its body bytes the client got.
-    func end(_ exchange: RequestExchange, _ response: HTTPResponse, abandonedAt: Int? = nil) {
+    /// is how many of its body bytes the client got; `journaled` when ``journal(_:_:abandonedAt:)`` recorded it.
+    func end(
+        _ exchange: RequestExchange, _ response: HTTPResponse, abandonedAt: Int? = nil, journaled: Bool = false
+    ) {
         guard let start = exchange.start else { return }
         let now = ContinuousClock.now
         let elapsed = start.duration(to: now)
-        if exchange.journaled { record(exchange, response, start: start, end: now, abandonedAt: abandonedAt) }
+        if exchange.journaled && !journaled {
+            record(exchange, response, start: start, end: now, abandonedAt: abandonedAt)
+        }
         if let metrics {
             gauges?.addInFlight(-1)
             requestCounter(metrics, exchange.route, response.status).increment()

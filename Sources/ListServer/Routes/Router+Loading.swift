@@ -68,7 +68,8 @@ extension Router {
             return (try? checkDatasetName(name, what: "")) == nil ? nil : name
         }
         guard request.method == .get || request.method == .head,
-            let flags = (try? match.resource.get())?.route.flags, flags.datasetQuery, flags.answers(request.method),
+            let flags = (try? match.resource.get())?.route.flags, flags.datasetQuery, !flags.admin,
+            flags.answers(request.method),
             let target = try? match.target.get(), let query = target.query,
             query.utf8.firstRange(of: "dataset=".utf8) != nil,
             let name = (try? target.queryItems())?.first(where: { $0.name == "dataset" })?.value
