@@ -162,6 +162,18 @@ final class ServerMetrics: Sendable {
         self.journal.observe(journal)
     }
 
+    /// What the loops' connections hold of answers their clients have not read, and how many connections were
+    /// closed for that so far, summed now (what `/metrics` shows, without asking for it: an answer over the output
+    /// budget's threshold itself, which the budget refuses while clients hold it).
+    var output: (unsent: Int, dropped: Int) {
+        loops.withLock { loops in
+            loops.reduce(into: (0, 0)) { sums, loop in
+                sums.0 += loop.unsentOutput.load(ordering: .relaxed)
+                sums.1 += loop.droppedUnread.load(ordering: .relaxed)
+            }
+        }
+    }
+
     /// Registers one loop's gauges; they count from now on.
     func makeLoopGauges() -> LoopGauges {
         let gauges = LoopGauges()
