@@ -126,6 +126,12 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401",
 include-operation-id = ["getItemImage", "headItemImage", "getItemImageFile", "headItemImageFile"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
+# The journal's routes: `X-Dataset` and `?dataset=` naming two datasets is 400 (documented with the parameter, as
+# for images and the event stream), which no schema can say of two independent parameters.
+[[operations]]
+include-operation-id = ["getJournal", "headJournal", "clearJournal", "getJournalHAR", "headJournalHAR", "getReport", "headReport"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
 [[operations]]
 include-operation-id = ["optionsItem", "optionsItemDetail", "optionsDataset", "optionsDatasetProfile"]
 generation.mode = "positive"

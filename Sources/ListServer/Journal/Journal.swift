@@ -77,9 +77,6 @@ final class Journal: Sendable {
         state = Mutex(State())
     }
 
-    /// Whether requests are recorded at all (``SettingKey/journalCapacity`` above 0).
-    var isOn: Bool { settings.capacity > 0 }
-
     /// A buffer for one loop to record into.
     func makeShard() -> JournalShard {
         let shard = JournalShard()
