@@ -168,6 +168,15 @@ package enum WireFault: Sendable, Equatable {
     /// Answer nothing for this long, then close the connection without answering: the client's own timeout
     /// should fire first. Shutdown answers a hanging request with 503 like any request in flight.
     case hang(Duration)
+
+    /// The fault's name in the access log and the request journal: `reset`, `truncated`, `hang`.
+    var name: String {
+        switch self {
+        case .reset: "reset"
+        case .truncated: "truncated"
+        case .hang: "hang"
+        }
+    }
 }
 
 /// Media types the router answers with.

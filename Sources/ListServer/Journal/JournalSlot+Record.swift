@@ -51,7 +51,7 @@ extension JournalSlot {
         case nil: break
         }
         if fault == 0, let wireFault = response.fault {
-            fault = Self.faultNames.firstIndex(of: JournalEntry.name(of: wireFault)).map { UInt8($0 + 1) } ?? 0
+            fault = Self.faultNames.firstIndex(of: wireFault.name).map { UInt8($0 + 1) } ?? 0
         }
         if request.method == .post, !request.body.isEmpty {
             var hasher = Hasher()

@@ -27,7 +27,7 @@ struct AccessLog: Sendable {
         let cache = response.headers["X-Cache"] ?? "-"
         write(
             method: method, path: path, status: response.status, bytes: bytes, elapsed: elapsed, cache: cache,
-            requestID: Self.requestID(of: exchange), fault: response.fault.map(Self.name), rejection: nil)
+            requestID: Self.requestID(of: exchange), fault: response.fault?.name, rejection: nil)
     }
 
     /// Logs the answer to a refused request head (`exchange` is that of the marker request standing in for it).
@@ -41,15 +41,6 @@ struct AccessLog: Sendable {
     private static func requestID(of exchange: RequestExchange) -> String? {
         guard let id = exchange.request?.requestID, !id.isEmpty else { return nil }
         return id
-    }
-
-    /// The name of a wire fault in the log.
-    private static func name(_ fault: WireFault) -> String {
-        switch fault {
-        case .reset: "reset"
-        case .truncated: "truncated"
-        case .hang: "hang"
-        }
     }
 
     private func write(

@@ -166,10 +166,18 @@ final class ServerMetrics: Sendable {
     /// closed for that so far, summed now (what `/metrics` shows, without asking for it: an answer over the output
     /// budget's threshold itself, which the budget refuses while clients hold it).
     var output: (unsent: Int, dropped: Int) {
+        let sums = loopSums
+        return (sums.unsent, sums.dropped)
+    }
+
+    /// Every loop's gauges, summed.
+    private var loopSums: (inFlight: Int, connections: Int, unsent: Int, dropped: Int) {
         loops.withLock { loops in
-            loops.reduce(into: (0, 0)) { sums, loop in
-                sums.0 += loop.unsentOutput.load(ordering: .relaxed)
-                sums.1 += loop.droppedUnread.load(ordering: .relaxed)
+            loops.reduce(into: (0, 0, 0, 0)) { sums, loop in
+                sums.0 += loop.inFlight.load(ordering: .relaxed)
+                sums.1 += loop.connections.load(ordering: .relaxed)
+                sums.2 += loop.unsentOutput.load(ordering: .relaxed)
+                sums.3 += loop.droppedUnread.load(ordering: .relaxed)
             }
         }
     }
@@ -193,14 +201,7 @@ final class ServerMetrics: Sendable {
         cache statistics: DetailCacheStatistics, images imageStatistics: ImageCacheStatistics? = nil,
         lists: ListMemoryStatistics? = nil, profiles profileStatistics: ProfileRegistry.Statistics? = nil
     ) -> [UInt8] {
-        let (requests, connections, unsent, dropped) = loops.withLock { loops in
-            loops.reduce(into: (0, 0, 0, 0)) { sums, loop in
-                sums.0 += loop.inFlight.load(ordering: .relaxed)
-                sums.1 += loop.connections.load(ordering: .relaxed)
-                sums.2 += loop.unsentOutput.load(ordering: .relaxed)
-                sums.3 += loop.droppedUnread.load(ordering: .relaxed)
-            }
-        }
+        let (requests, connections, unsent, dropped) = loopSums
         inFlight.set(requests)
         openConnections.set(connections)
         unsentOutput.set(unsent)

@@ -23,6 +23,14 @@ enum RouterFixture {
         ImageCache(encoder: imageWorkers, latency: .none, capacityBytes: 8 << 20, clock: clock)
     }
 
+    /// Metrics and a request journal when `metrics`; nothing at all otherwise.
+    static func observability(metrics: Bool) -> Observability {
+        guard metrics else { return .disabled }
+        return Observability(
+            metrics: ServerMetrics(routes: Route.templates), accessLog: nil,
+            journal: Journal(settings: JournalSettings(), routes: Route.templates, datasetOf: Router.journalDataset))
+    }
+
     /// A router over a catalog of `count` items whose store sleeps `latency` on `clock` (instant by default), with
     /// every route on (`/metrics` too, unless `metrics` is false).
     static func router(
@@ -38,12 +46,7 @@ enum RouterFixture {
         return Router(
             catalog: catalog, cache: DetailCache(store: store, capacity: 100), images: imageCache(clock: clock),
             paging: paging,
-            observability: metrics
-                ? Observability(
-                    metrics: ServerMetrics(routes: Route.templates), accessLog: nil,
-                    journal: Journal(
-                        settings: JournalSettings(), routes: Route.templates, datasetOf: Router.journalDataset))
-                : .disabled,
+            observability: observability(metrics: metrics),
             service: service)
     }
 
@@ -66,12 +69,7 @@ enum RouterFixture {
         return Router(
             writes: writes, cache: DetailCache(store: slowStore, capacity: 100), images: imageCache(),
             paging: defaultPaging,
-            observability: metrics
-                ? Observability(
-                    metrics: ServerMetrics(routes: Route.templates), accessLog: nil,
-                    journal: Journal(
-                        settings: JournalSettings(), routes: Route.templates, datasetOf: Router.journalDataset))
-                : .disabled,
+            observability: observability(metrics: metrics),
             service: service)
     }
 }
