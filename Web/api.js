@@ -1,6 +1,7 @@
 // The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
-// parameters, the dataset as X-Dataset), a bearer token fetched when the dataset asks for one, problems turned into
-// errors a failure view can show.
+// parameters, the dataset as X-Dataset), a bearer token fetched when the dataset asks for one, a request never sent
+// again before the Retry-After of its 429 or 503 (retry.js), problems turned into errors a failure view can show.
+import { latestRetryAt, noteAnswer, requestKey, untilAllowed } from "./retry.js";
 
 /** A random UUID: `crypto.randomUUID` where the page is a secure context (https, localhost), else made from
  * `crypto.getRandomValues`, which every context has (a phone or an emulator reaches the server over plain http). */
@@ -65,11 +66,13 @@ export function baseHeaders() {
 }
 
 export class RequestError extends Error {
-  /** `detail`: the problem's own `detail`, when the server answered one. */
-  constructor(message, status, detail) {
+  /** `detail`: the problem's own `detail`, when the server answered one. `retryAt`: the `performance.now()` time
+   * before which the request is not to be sent again (a 429's or 503's Retry-After), or 0. */
+  constructor(message, status, detail, retryAt = 0) {
     super(message);
     this.status = status;
     this.detail = detail;
+    this.retryAt = retryAt;
   }
 }
 
@@ -83,6 +86,12 @@ const issuing = new Map(); // dataset -> the POST /auth/token in flight, shared 
 /** The dataset a token is kept for: as requests name it (the base path, else X-Dataset). */
 function tokenKey() {
   return basePath || settings().dataset;
+}
+
+/** The latest Retry-After the dataset's answers asked the app to wait out (a `performance.now()` time, 0 for none):
+ * what an `EventSource`, whose own answer the app cannot read, waits before it is opened again. */
+export function datasetRetryAt() {
+  return latestRetryAt(tokenKey());
 }
 
 /** `url` with the dataset's token as `access_token` (RFC 6750 §2.3), for what the browser fetches itself (`<img>`,
@@ -105,6 +114,8 @@ function renewToken(refused) {
 }
 
 async function issueToken(dataset) {
+  const key = requestKey(dataset, "POST", underBase("/auth/token"));
+  await untilAllowed(key);
   let response;
   let json = null;
   try {
@@ -115,8 +126,10 @@ async function issueToken(dataset) {
   } catch (error) {
     throw new RequestError(`no token: the connection failed (${error.message})`, 0);
   }
+  const retryAt = noteAnswer(key, response);
   if (!response.ok || typeof json?.access_token !== "string") {
-    throw new RequestError(`no token: ${json?.detail ?? `status ${response.status}`}`, response.status, json?.detail);
+    throw new RequestError(`no token: ${json?.detail ?? `status ${response.status}`}`, response.status, json?.detail,
+      retryAt);
   }
   tokens.set(dataset, json.access_token);
   return json.access_token;
@@ -129,6 +142,7 @@ export async function request(path,
   { method = "GET", body, headers = {}, faults = true, controls = true, signal } = {}) {
   const url = controls ? withControls(path, { faults }) : path;
   const bearer = !path.startsWith("/admin/");
+  const key = requestKey(tokenKey(), method, url);
   const send = async (token) => {
     try {
       return await fetch(url, {
@@ -145,6 +159,7 @@ export async function request(path,
       throw new RequestError(`the connection failed (${error.message})`, 0);
     }
   };
+  await untilAllowed(key, signal); // a Retry-After not yet over: an automatic retry waits it out
   const token = bearer ? tokens.get(tokenKey()) : undefined;
   let response = await send(token);
   if (bearer && response.status === 401 && /^bearer\b/i.test(response.headers.get("WWW-Authenticate") ?? "")) {
@@ -153,20 +168,50 @@ export async function request(path,
   }
   noteHeaders(response);
   const text = await response.text().catch(() => null);
-  if (text === null) throw new RequestError("the answer was cut off", response.status);
+  const retryAt = noteAnswer(key, response);
+  if (text === null) throw new RequestError("the answer was cut off", response.status, undefined, retryAt);
   let json = null;
   if (text) {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new RequestError(`the answer is not JSON (${response.status})`, response.status);
+      throw new RequestError(`the answer is not JSON (${response.status})`, response.status, undefined, retryAt);
     }
   }
   if (!response.ok) {
     throw new RequestError(json?.detail ? `${response.status}: ${json.detail}` : `status ${response.status}`,
-      response.status, json?.detail);
+      response.status, json?.detail, retryAt);
   }
   return { json, response };
+}
+
+/** Fetches a picture as an `<img>` would, by its URL alone (no header of the app's: the dataset and the token go in
+ * the query, and without X-Client-Id each connection is a client of its own, as an `<img>`'s is), but where the app
+ * can read a 429's or 503's Retry-After; resolves with the bytes, rejects with a RequestError. */
+export async function fetchImage(url, signal) {
+  const key = requestKey(tokenKey(), "GET", url);
+  await untilAllowed(key, signal);
+  let response;
+  try {
+    // As an <img>'s: its Accept (which picks WebP), and a low priority, so the list's pages go first.
+    response = await fetch(url, {
+      signal, priority: "low", headers: { Accept: "image/avif,image/webp,image/*,*/*;q=0.8" },
+    });
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new RequestError(`the connection failed (${error.message})`, 0);
+  }
+  let bytes;
+  try {
+    bytes = await response.blob();
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    bytes = null;
+  }
+  const retryAt = noteAnswer(key, response);
+  if (!response.ok) throw new RequestError(`status ${response.status}`, response.status, undefined, retryAt);
+  if (bytes === null) throw new RequestError("the answer was cut off", response.status);
+  return bytes;
 }
 
 /** Shows the catalog version and the last X-Cache in the status line. */

@@ -2,8 +2,9 @@
 // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
 // POST fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match;
 // messages from others arrive over EventSource, which resumes with Last-Event-ID after a lost connection.
-import { basePath, request, settings, noteVersion, underBase, uuid, withToken } from "./api.js";
+import { basePath, datasetRetryAt, request, settings, noteVersion, underBase, uuid, withToken } from "./api.js";
 import { escape } from "./list.js";
+import { armRetry } from "./retry.js";
 
 const batch = 20;
 
@@ -75,7 +76,7 @@ export function chatView(root) {
       if (error.name === "AbortError") return;
       older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
-      older.querySelector(".retry").addEventListener("click", () => loadNewest({ startOver }));
+      armRetry(older.querySelector(".retry"), error.retryAt, () => loadNewest({ startOver }));
     }
   }
 
@@ -115,7 +116,7 @@ export function chatView(root) {
       if (error.name === "AbortError") return;
       older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
-      older.querySelector(".retry").addEventListener("click", loadOlder);
+      armRetry(older.querySelector(".retry"), error.retryAt, loadOlder);
     }
   }
 
@@ -134,7 +135,7 @@ export function chatView(root) {
       state.setAttribute("role", "alert");
       state.innerHTML = `not sent (${escape(error.message)})
         <button type="button" class="retry">Retry</button> <button type="button" class="discard">Discard</button>`;
-      state.querySelector(".retry").addEventListener("click", () => send(text, pending, key));
+      armRetry(state.querySelector(".retry"), error.retryAt, () => send(text, pending, key));
       state.querySelector(".discard").addEventListener("click", () => pending.remove());
       pending.append(state);
     }
@@ -222,12 +223,15 @@ export function chatView(root) {
     source.addEventListener("error", () => {
       live.textContent = "reconnecting…";
       // EventSource reconnects by itself after a lost connection, but not after an answer that is no stream (a 401
-      // before the app held a token, or with an expired one; a 503 outage): open a new one, with the token the data
-      // requests hold by then, and load the newest messages for what happened meanwhile.
+      // before the app held a token, or with an expired one; a 503 outage): load the newest messages for what
+      // happened meanwhile (which fetches a token if the dataset asks for one), then open a new stream, with that
+      // token. The stream's own Retry-After cannot be read, so it waits out the latest the dataset's answers gave
+      // (an outage's 503s all say when it ends).
       if (source.readyState !== EventSource.CLOSED) return;
-      reopening = setTimeout(() => {
-        connect();
-        loadNewest();
+      reopening = setTimeout(async () => {
+        await loadNewest();
+        if (controller.signal.aborted) return;
+        reopening = setTimeout(connect, Math.max(0, datasetRetryAt() - performance.now()));
       }, 2000);
     });
     source.addEventListener("created", (event) => append(JSON.parse(event.data)));

@@ -1,7 +1,9 @@
 // The List view: the two-level list. Pages of items load as the end comes near; each row then loads its slow
-// detail (loading, then the value with a short animation, or a failure with Retry), and shows it again, animated,
-// whenever it scrolls back into view. A cached detail (X-Cache: HIT) appears at once.
+// detail (loading, then the value with a short animation, or a failure with Retry, which counts down a 429's or
+// 503's Retry-After first), and shows it again, animated, whenever it scrolls back into view. A cached detail
+// (X-Cache: HIT) appears at once.
 import { request, noteVersion } from "./api.js";
+import { armRetry } from "./retry.js";
 
 const pageSize = 20;
 
@@ -51,7 +53,7 @@ export function listView(root) {
       loading = false;
       more.innerHTML = `<span class="failure" role="alert">Page ${nextPage} failed: ${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
-      more.querySelector(".retry").addEventListener("click", loadPage);
+      armRetry(more.querySelector(".retry"), error.retryAt, loadPage);
     }
   }
 
@@ -87,7 +89,7 @@ export function listView(root) {
       cell.className = "detail failed";
       cell.innerHTML = `<span role="alert" title="${escape(error.message)}">failed</span>
         <button type="button" class="retry">Retry</button>`;
-      cell.querySelector(".retry").addEventListener("click", () => loadDetail(row));
+      armRetry(cell.querySelector(".retry"), error.retryAt, () => loadDetail(row));
     }
   }
 

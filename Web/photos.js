@@ -1,7 +1,9 @@
 // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
 // and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
-import { basePath, request, withControls, withToken, settings, noteVersion } from "./api.js";
+// A failed page or picture shows Retry, which counts down a 429's or 503's Retry-After first.
+import { basePath, fetchImage, request, withControls, withToken, settings, noteVersion } from "./api.js";
 import { escape } from "./list.js";
+import { armRetry } from "./retry.js";
 
 export function photosView(root) {
   root.innerHTML = `<section class="photos" aria-label="Photos"><ul id="photos"></ul>
@@ -34,7 +36,7 @@ export function photosView(root) {
       loading = false;
       more.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
-      more.querySelector(".retry").addEventListener("click", loadPage);
+      armRetry(more.querySelector(".retry"), error.retryAt, loadPage);
     }
   }
 
@@ -53,33 +55,46 @@ export function photosView(root) {
     const frame = entry.querySelector(".frame");
     frame.style.setProperty("--placeholder", item.color);
     const image = entry.querySelector("img");
-    // An <img> sends no X-Dataset and no Authorization: the dataset and the token (when one is held) go in the query.
+    // Fetched as an <img> would fetch it (fetchImage), by its URL alone: the dataset and the token (when one is held)
+    // go in the query. Not by the <img> itself, which cannot tell a 503's Retry-After from any other failure.
     const dataset = basePath ? "" : settings().dataset;  // under a base path, image_url carries it
     const source = () => withToken(withControls(
       `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`));
     image.addEventListener("load", () => {
+      URL.revokeObjectURL(image.src);
       frame.removeAttribute("aria-busy");
       image.classList.add("shown");
     });
     image.addEventListener("error", () => {
+      URL.revokeObjectURL(image.src);
+      failed(0); // bytes that do not decode: no Retry-After to wait out
+    });
+
+    function failed(retryAt) {
       frame.removeAttribute("aria-busy");
       frame.classList.add("failed");
       const retry = document.createElement("button");
       retry.type = "button";
       retry.className = "retry";
-      retry.textContent = "Retry";
-      retry.addEventListener("click", () => {
+      frame.append(retry);
+      // The same URL again (a cache-buster would be another resource to fail_first).
+      armRetry(retry, retryAt, () => {
         frame.classList.remove("failed");
         frame.setAttribute("aria-busy", "true");
         retry.remove();
-        // The same URL again (a cache-buster would be another resource to fail_first): a failed load is not
-        // cached, and clearing the source first makes the browser fetch it anew.
-        image.removeAttribute("src");
-        image.src = source();
+        load();
       });
-      frame.append(retry);
-    });
-    image.src = source();
+    }
+
+    async function load() {
+      try {
+        image.src = URL.createObjectURL(await fetchImage(source(), controller.signal));
+      } catch (error) {
+        if (error.name !== "AbortError") failed(error.retryAt);
+      }
+    }
+
+    load();
     return entry;
   }
 

@@ -17,11 +17,12 @@ package enum WebAssets {
     /// Every file, by name (`package`: the fuzzer checks that the app's answers are these files).
     package static let files: [String: Asset] = [
         "api.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-30cbbb1dafbdb2ca""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-1a38606ee2aeba25""#,
             text: ##"""
         // The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
-        // parameters, the dataset as X-Dataset), a bearer token fetched when the dataset asks for one, problems turned into
-        // errors a failure view can show.
+        // parameters, the dataset as X-Dataset), a bearer token fetched when the dataset asks for one, a request never sent
+        // again before the Retry-After of its 429 or 503 (retry.js), problems turned into errors a failure view can show.
+        import { latestRetryAt, noteAnswer, requestKey, untilAllowed } from "./retry.js";
 
         /** A random UUID: `crypto.randomUUID` where the page is a secure context (https, localhost), else made from
          * `crypto.getRandomValues`, which every context has (a phone or an emulator reaches the server over plain http). */
@@ -86,11 +87,13 @@ package enum WebAssets {
         }
 
         export class RequestError extends Error {
-          /** `detail`: the problem's own `detail`, when the server answered one. */
-          constructor(message, status, detail) {
+          /** `detail`: the problem's own `detail`, when the server answered one. `retryAt`: the `performance.now()` time
+           * before which the request is not to be sent again (a 429's or 503's Retry-After), or 0. */
+          constructor(message, status, detail, retryAt = 0) {
             super(message);
             this.status = status;
             this.detail = detail;
+            this.retryAt = retryAt;
           }
         }
 
@@ -104,6 +107,12 @@ package enum WebAssets {
         /** The dataset a token is kept for: as requests name it (the base path, else X-Dataset). */
         function tokenKey() {
           return basePath || settings().dataset;
+        }
+
+        /** The latest Retry-After the dataset's answers asked the app to wait out (a `performance.now()` time, 0 for none):
+         * what an `EventSource`, whose own answer the app cannot read, waits before it is opened again. */
+        export function datasetRetryAt() {
+          return latestRetryAt(tokenKey());
         }
 
         /** `url` with the dataset's token as `access_token` (RFC 6750 §2.3), for what the browser fetches itself (`<img>`,
@@ -126,6 +135,8 @@ package enum WebAssets {
         }
 
         async function issueToken(dataset) {
+          const key = requestKey(dataset, "POST", underBase("/auth/token"));
+          await untilAllowed(key);
           let response;
           let json = null;
           try {
@@ -136,8 +147,10 @@ package enum WebAssets {
           } catch (error) {
             throw new RequestError(`no token: the connection failed (${error.message})`, 0);
           }
+          const retryAt = noteAnswer(key, response);
           if (!response.ok || typeof json?.access_token !== "string") {
-            throw new RequestError(`no token: ${json?.detail ?? `status ${response.status}`}`, response.status, json?.detail);
+            throw new RequestError(`no token: ${json?.detail ?? `status ${response.status}`}`, response.status, json?.detail,
+              retryAt);
           }
           tokens.set(dataset, json.access_token);
           return json.access_token;
@@ -150,6 +163,7 @@ package enum WebAssets {
           { method = "GET", body, headers = {}, faults = true, controls = true, signal } = {}) {
           const url = controls ? withControls(path, { faults }) : path;
           const bearer = !path.startsWith("/admin/");
+          const key = requestKey(tokenKey(), method, url);
           const send = async (token) => {
             try {
               return await fetch(url, {
@@ -166,6 +180,7 @@ package enum WebAssets {
               throw new RequestError(`the connection failed (${error.message})`, 0);
             }
           };
+          await untilAllowed(key, signal); // a Retry-After not yet over: an automatic retry waits it out
           const token = bearer ? tokens.get(tokenKey()) : undefined;
           let response = await send(token);
           if (bearer && response.status === 401 && /^bearer\b/i.test(response.headers.get("WWW-Authenticate") ?? "")) {
@@ -174,20 +189,50 @@ package enum WebAssets {
           }
           noteHeaders(response);
           const text = await response.text().catch(() => null);
-          if (text === null) throw new RequestError("the answer was cut off", response.status);
+          const retryAt = noteAnswer(key, response);
+          if (text === null) throw new RequestError("the answer was cut off", response.status, undefined, retryAt);
           let json = null;
           if (text) {
             try {
               json = JSON.parse(text);
             } catch {
-              throw new RequestError(`the answer is not JSON (${response.status})`, response.status);
+              throw new RequestError(`the answer is not JSON (${response.status})`, response.status, undefined, retryAt);
             }
           }
           if (!response.ok) {
             throw new RequestError(json?.detail ? `${response.status}: ${json.detail}` : `status ${response.status}`,
-              response.status, json?.detail);
+              response.status, json?.detail, retryAt);
           }
           return { json, response };
+        }
+
+        /** Fetches a picture as an `<img>` would, by its URL alone (no header of the app's: the dataset and the token go in
+         * the query, and without X-Client-Id each connection is a client of its own, as an `<img>`'s is), but where the app
+         * can read a 429's or 503's Retry-After; resolves with the bytes, rejects with a RequestError. */
+        export async function fetchImage(url, signal) {
+          const key = requestKey(tokenKey(), "GET", url);
+          await untilAllowed(key, signal);
+          let response;
+          try {
+            // As an <img>'s: its Accept (which picks WebP), and a low priority, so the list's pages go first.
+            response = await fetch(url, {
+              signal, priority: "low", headers: { Accept: "image/avif,image/webp,image/*,*/*;q=0.8" },
+            });
+          } catch (error) {
+            if (error.name === "AbortError") throw error;
+            throw new RequestError(`the connection failed (${error.message})`, 0);
+          }
+          let bytes;
+          try {
+            bytes = await response.blob();
+          } catch (error) {
+            if (error.name === "AbortError") throw error;
+            bytes = null;
+          }
+          const retryAt = noteAnswer(key, response);
+          if (!response.ok) throw new RequestError(`status ${response.status}`, response.status, undefined, retryAt);
+          if (bytes === null) throw new RequestError("the answer was cut off", response.status);
+          return bytes;
         }
 
         /** Shows the catalog version and the last X-Cache in the status line. */
@@ -369,14 +414,15 @@ package enum WebAssets {
 
         """##),
         "chat.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-9677f1e86aae4357""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-9cfccd183111dccb""#,
             text: ##"""
         // The Chat view: newest at the bottom; scrolling up loads older messages without the view jumping (the first
         // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
         // POST fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match;
         // messages from others arrive over EventSource, which resumes with Last-Event-ID after a lost connection.
-        import { basePath, request, settings, noteVersion, underBase, uuid, withToken } from "./api.js";
+        import { basePath, datasetRetryAt, request, settings, noteVersion, underBase, uuid, withToken } from "./api.js";
         import { escape } from "./list.js";
+        import { armRetry } from "./retry.js";
 
         const batch = 20;
 
@@ -448,7 +494,7 @@ package enum WebAssets {
               if (error.name === "AbortError") return;
               older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
-              older.querySelector(".retry").addEventListener("click", () => loadNewest({ startOver }));
+              armRetry(older.querySelector(".retry"), error.retryAt, () => loadNewest({ startOver }));
             }
           }
 
@@ -488,7 +534,7 @@ package enum WebAssets {
               if (error.name === "AbortError") return;
               older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
-              older.querySelector(".retry").addEventListener("click", loadOlder);
+              armRetry(older.querySelector(".retry"), error.retryAt, loadOlder);
             }
           }
 
@@ -507,7 +553,7 @@ package enum WebAssets {
               state.setAttribute("role", "alert");
               state.innerHTML = `not sent (${escape(error.message)})
                 <button type="button" class="retry">Retry</button> <button type="button" class="discard">Discard</button>`;
-              state.querySelector(".retry").addEventListener("click", () => send(text, pending, key));
+              armRetry(state.querySelector(".retry"), error.retryAt, () => send(text, pending, key));
               state.querySelector(".discard").addEventListener("click", () => pending.remove());
               pending.append(state);
             }
@@ -595,12 +641,15 @@ package enum WebAssets {
             source.addEventListener("error", () => {
               live.textContent = "reconnecting…";
               // EventSource reconnects by itself after a lost connection, but not after an answer that is no stream (a 401
-              // before the app held a token, or with an expired one; a 503 outage): open a new one, with the token the data
-              // requests hold by then, and load the newest messages for what happened meanwhile.
+              // before the app held a token, or with an expired one; a 503 outage): load the newest messages for what
+              // happened meanwhile (which fetches a token if the dataset asks for one), then open a new stream, with that
+              // token. The stream's own Retry-After cannot be read, so it waits out the latest the dataset's answers gave
+              // (an outage's 503s all say when it ends).
               if (source.readyState !== EventSource.CLOSED) return;
-              reopening = setTimeout(() => {
-                connect();
-                loadNewest();
+              reopening = setTimeout(async () => {
+                await loadNewest();
+                if (controller.signal.aborted) return;
+                reopening = setTimeout(connect, Math.max(0, datasetRetryAt() - performance.now()));
               }, 2000);
             });
             source.addEventListener("created", (event) => append(JSON.parse(event.data)));
@@ -1082,12 +1131,14 @@ package enum WebAssets {
 
         """##),
         "list.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-daa34421097d9f62""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-936c61d00d721b30""#,
             text: ##"""
         // The List view: the two-level list. Pages of items load as the end comes near; each row then loads its slow
-        // detail (loading, then the value with a short animation, or a failure with Retry), and shows it again, animated,
-        // whenever it scrolls back into view. A cached detail (X-Cache: HIT) appears at once.
+        // detail (loading, then the value with a short animation, or a failure with Retry, which counts down a 429's or
+        // 503's Retry-After first), and shows it again, animated, whenever it scrolls back into view. A cached detail
+        // (X-Cache: HIT) appears at once.
         import { request, noteVersion } from "./api.js";
+        import { armRetry } from "./retry.js";
 
         const pageSize = 20;
 
@@ -1137,7 +1188,7 @@ package enum WebAssets {
               loading = false;
               more.innerHTML = `<span class="failure" role="alert">Page ${nextPage} failed: ${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
-              more.querySelector(".retry").addEventListener("click", loadPage);
+              armRetry(more.querySelector(".retry"), error.retryAt, loadPage);
             }
           }
 
@@ -1173,7 +1224,7 @@ package enum WebAssets {
               cell.className = "detail failed";
               cell.innerHTML = `<span role="alert" title="${escape(error.message)}">failed</span>
                 <button type="button" class="retry">Retry</button>`;
-              cell.querySelector(".retry").addEventListener("click", () => loadDetail(row));
+              armRetry(cell.querySelector(".retry"), error.retryAt, () => loadDetail(row));
             }
           }
 
@@ -1201,12 +1252,14 @@ package enum WebAssets {
 
         """##),
         "photos.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-2524d13bd7b394cb""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-8545c9f61a115c32""#,
             text: ##"""
         // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
         // and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
-        import { basePath, request, withControls, withToken, settings, noteVersion } from "./api.js";
+        // A failed page or picture shows Retry, which counts down a 429's or 503's Retry-After first.
+        import { basePath, fetchImage, request, withControls, withToken, settings, noteVersion } from "./api.js";
         import { escape } from "./list.js";
+        import { armRetry } from "./retry.js";
 
         export function photosView(root) {
           root.innerHTML = `<section class="photos" aria-label="Photos"><ul id="photos"></ul>
@@ -1239,7 +1292,7 @@ package enum WebAssets {
               loading = false;
               more.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
-              more.querySelector(".retry").addEventListener("click", loadPage);
+              armRetry(more.querySelector(".retry"), error.retryAt, loadPage);
             }
           }
 
@@ -1258,33 +1311,46 @@ package enum WebAssets {
             const frame = entry.querySelector(".frame");
             frame.style.setProperty("--placeholder", item.color);
             const image = entry.querySelector("img");
-            // An <img> sends no X-Dataset and no Authorization: the dataset and the token (when one is held) go in the query.
+            // Fetched as an <img> would fetch it (fetchImage), by its URL alone: the dataset and the token (when one is held)
+            // go in the query. Not by the <img> itself, which cannot tell a 503's Retry-After from any other failure.
             const dataset = basePath ? "" : settings().dataset;  // under a base path, image_url carries it
             const source = () => withToken(withControls(
               `${item.image_url}?w=${w}&h=${h}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`));
             image.addEventListener("load", () => {
+              URL.revokeObjectURL(image.src);
               frame.removeAttribute("aria-busy");
               image.classList.add("shown");
             });
             image.addEventListener("error", () => {
+              URL.revokeObjectURL(image.src);
+              failed(0); // bytes that do not decode: no Retry-After to wait out
+            });
+
+            function failed(retryAt) {
               frame.removeAttribute("aria-busy");
               frame.classList.add("failed");
               const retry = document.createElement("button");
               retry.type = "button";
               retry.className = "retry";
-              retry.textContent = "Retry";
-              retry.addEventListener("click", () => {
+              frame.append(retry);
+              // The same URL again (a cache-buster would be another resource to fail_first).
+              armRetry(retry, retryAt, () => {
                 frame.classList.remove("failed");
                 frame.setAttribute("aria-busy", "true");
                 retry.remove();
-                // The same URL again (a cache-buster would be another resource to fail_first): a failed load is not
-                // cached, and clearing the source first makes the browser fetch it anew.
-                image.removeAttribute("src");
-                image.src = source();
+                load();
               });
-              frame.append(retry);
-            });
-            image.src = source();
+            }
+
+            async function load() {
+              try {
+                image.src = URL.createObjectURL(await fetchImage(source(), controller.signal));
+              } catch (error) {
+                if (error.name !== "AbortError") failed(error.retryAt);
+              }
+            }
+
+            load();
             return entry;
           }
 
@@ -1294,6 +1360,81 @@ package enum WebAssets {
             controller.abort();
             endObserver.disconnect();
           };
+        }
+
+        """##),
+        "retry.js": Asset(
+            contentType: "text/javascript; charset=utf-8", tag: #""w-32e722bdaacc26e6""#,
+            text: ##"""
+        // Retry-After: a 429 or 503 that says when to ask again is remembered for its request (the dataset, the method and
+        // the URL: what the server's report card compares), and the app does not send that request again before then. The
+        // data layer waits out what is left before it sends (so an automatic retry waits too), and a failure view's Retry
+        // button is disabled and counts down ("Retry in 3 s") until the time has come.
+        // Times are `performance.now()` milliseconds: monotonic, unlike `Date.now()`.
+
+        const notBefore = new Map(); // "<dataset> <METHOD> <url>" -> the time before which it is not sent again
+
+        /** The key a request is remembered by. `dataset` is "" for the shared default list. */
+        export function requestKey(dataset, method, url) {
+          return `${dataset} ${method} ${url}`;
+        }
+
+        /** The milliseconds a 429 or 503 asks the client to wait (`Retry-After`: seconds, or an HTTP date), else 0. */
+        export function retryAfterMs(response) {
+          if (response.status !== 429 && response.status !== 503) return 0;
+          const value = response.headers.get("Retry-After")?.trim() ?? "";
+          const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+          return Number.isFinite(ms) ? Math.max(0, ms) : 0;
+        }
+
+        /** Notes the answer to the request `key` (once its body is read: the wait counts from the end of the answer) and
+         * returns the time it may be sent again: later for a 429 or 503 with Retry-After, else now. */
+        export function noteAnswer(key, response) {
+          const wait = retryAfterMs(response);
+          if (wait > 0) notBefore.set(key, performance.now() + wait);
+          else notBefore.delete(key);
+          return performance.now() + wait;
+        }
+
+        /** When the request `key` may be sent again (0: at once). */
+        export function retryAt(key) {
+          return notBefore.get(key) ?? 0;
+        }
+
+        /** The latest time any request of `dataset` may be sent again: for what the app cannot read the answer of itself
+         * (an `EventSource`), the best guess of how long the dataset asked to be left alone (an outage's 503s all say it). */
+        export function latestRetryAt(dataset) {
+          let latest = 0;
+          for (const [key, at] of notBefore) if (key.startsWith(`${dataset} `)) latest = Math.max(latest, at);
+          return latest;
+        }
+
+        /** Resolves once the request `key` may be sent again (at once if it may now); rejects if `signal` aborts first. */
+        export function untilAllowed(key, signal) {
+          const wait = retryAt(key) - performance.now();
+          if (wait <= 0) return Promise.resolve();
+          return new Promise((resolve, reject) => {
+            if (signal?.aborted) return reject(signal.reason);
+            const timer = setTimeout(resolve, wait);
+            signal?.addEventListener("abort", () => {
+              clearTimeout(timer);
+              reject(signal.reason);
+            }, { once: true });
+          });
+        }
+
+        /** Wires a failure view's Retry `button` to `retry`; until `at` (a `performance.now()` time, as a RequestError's
+         * `retryAt`) it is disabled and counts down the seconds left. */
+        export function armRetry(button, at, retry) {
+          button.addEventListener("click", retry);
+          const tick = () => {
+            const left = (at ?? 0) - performance.now();
+            const seconds = Math.ceil(left / 1000);
+            button.disabled = left > 0;
+            button.textContent = left > 0 ? `Retry in ${seconds} s` : "Retry";
+            if (left > 0) setTimeout(tick, left - (seconds - 1) * 1000); // when the number shown changes, and at the end
+          };
+          tick();
         }
 
         """##),
