@@ -159,6 +159,10 @@ struct EndToEndJournalTests {
             let edited = try await ask(
                 "/items/1", method: "PATCH", json: #"{"likes":3}"#, headers: ["If-Match: \(item.header("ETag") ?? "")"])
             #expect(edited.status == 200)
+            // Its own new item, past every page it loaded: its detail is no overfetch (the 201 gave the id).
+            let mine = try await ask("/items", method: "POST", json: #"{"label":"mine"}"#)
+            let id = try #require(try mine.jsonObject()["id"] as? Int)
+            #expect(try await ask("/items/\(id)/detail").status == 200)
             let card = try await Self.report(port, dataset: "card")
             #expect(card.isEmpty, "\(card)")
         }

@@ -176,6 +176,16 @@ struct ReportCardTests {
         var imageConnection = onPage
         imageConnection.client = "peer:127.0.0.1:5000"
         #expect(Self.findings([page, imageConnection]).isEmpty)
+        // Ids learned from a POST's 201, an item, or the change feed are listed too; a failed POST lists nothing.
+        let mine = JournalEntry.ListedIDs(lowest: 500, highest: 500, count: 1, last: false)
+        let created = Self.entry(
+            6, "/items", method: .post, route: "/items", status: 201, at: 0, took: 5, listed: mine)
+        #expect(Self.findings([page, created, farAhead]).isEmpty)
+        let fed = Self.entry(6, "/items/changes?since=0", route: "/items/changes", at: 0, took: 5, listed: mine)
+        #expect(Self.findings([page, fed, farAhead]).isEmpty)
+        var refused = created
+        refused.status = 503
+        #expect(Self.findings([page, refused, farAhead])["overfetch"]?.examples == [3])
         // 17 details in flight at once with a hint of 16: the one that made 17.
         let burst = (0..<17).map {
             Self.entry(

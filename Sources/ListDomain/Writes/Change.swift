@@ -47,6 +47,15 @@ public enum ChangeEvent: Sendable, Equatable {
     /// The name clients see: `created`, `updated`, `deleted` or `reset`.
     public var kind: String { kindName.description }
 
+    /// The id of the item it is about; nil for a reset.
+    public var itemID: UInt64? {
+        switch self {
+        case .created(let item), .updated(let item): item.id
+        case .deleted(let id): id
+        case .reset: nil
+        }
+    }
+
     /// ``kind`` as a literal (the store binds it without a copy).
     public var kindName: StaticString {
         switch self {

@@ -191,7 +191,8 @@ struct ReportRules {
         var listed = IDRanges()
         let byStart = entries.sorted { ($0.start, $0.seq) < ($1.start, $1.seq) }
         // Pages count from when they were answered: a row is on screen once its page is.
-        let pages = byStart.filter { $0.listed != nil && ($0.status == 200 || $0.status == 304) }
+        // Pages, and what else gives a client ids: an item, a created one, the change feed.
+        let pages = byStart.filter { $0.listed != nil && ((200...299).contains($0.status) || $0.status == 304) }
             .sorted { $0.end < $1.end }
         var nextPage = 0
         for entry in byStart where Self.extraRoutes.contains(entry.route) && entry.method == .get {

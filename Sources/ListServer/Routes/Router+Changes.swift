@@ -54,7 +54,11 @@ extension Router {
                     json.append(raw: "],\"next_since\":")
                     json.append(integer: nextSince)
                     json.append(raw: "}")
-                    return HTTPResponse(status: 200, headers: ["Content-Type": MediaType.json], body: json.bytes)
+                    var response = HTTPResponse(
+                        status: 200, headers: ["Content-Type": MediaType.json], body: json.bytes)
+                    // The ids the client learns here (the report card's overfetch counts them as listed).
+                    response.note = .listed(changes.compactMap(\.event.itemID), last: false)
+                    return response
                 case .expired(let last):
                     return Self.changesExpired(since: since, last: last).response()
                 }

@@ -168,12 +168,17 @@ extension Router {
         let state = try readableState(of: try Self.listName(headers))
         let id = try itemID(rawID, in: state)
         let tag = EntityTag(item: state.itemRevision(id))
-        if let notModified = Self.notModified(tag, headers) {
+        // The client has the item now: its detail and image are no overfetch (the report card).
+        let note = ResponseNote.listed(lowest: id, highest: id, count: 1, last: false)
+        if var notModified = Self.notModified(tag, headers) {
+            notModified.note = note
             return notModified
         }
-        return HTTPResponse(
+        var response = HTTPResponse(
             status: 200, headers: ["Content-Type": MediaType.json, "ETag": tag.headerValue],
             body: Self.itemJSON(id, in: state, basePath: basePath))
+        response.note = note
+        return response
     }
 
     /// Item `id` of `state` as JSON: the generated fast path unless it has written fields.

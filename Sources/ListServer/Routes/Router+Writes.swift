@@ -162,7 +162,9 @@ extension Router {
                 headers.add("Location", itemPath(item.id))
                 status = 201
             }
-            return HTTPResponse(status: status, headers: headers, body: json.bytes)
+            var response = HTTPResponse(status: status, headers: headers, body: json.bytes)
+            response.note = .listed(lowest: item.id, highest: item.id, count: 1, last: false)  // the client has it
+            return response
         case .imageStored(let revision, let created):
             return storedImageResponse(revision, created: created, basePath: basePath)
         case .deleted, .dropped, .grew, .reset, .imageRemoved, .expired:
