@@ -63,8 +63,12 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     }
 
     /// The value of the first field called `name` (any case), or nil.
+    ///
+    /// By index, comparing each name where it lies: `fields.first { … }` copied each field out, a retain and a release
+    /// of its strings per field.
     package subscript(name: String) -> String? {
-        fields.first { Self.namesMatch($0.name, name) }?.value
+        for index in fields.indices where Self.namesMatch(fields[index].name, name) { return fields[index].value }
+        return nil
     }
 
     /// The values of the first fields called `first` and `second` (any case), found in one pass over the fields.
@@ -78,6 +82,30 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
             }
         }
         return found
+    }
+
+    /// The values of the first fields called `first`, `second` and `third` (any case), found in one pass over the
+    /// fields, by index: the journal reads three of every answer's. Lengths first, then `==` (fields are mostly
+    /// spelled as asked, and it compares small strings whole), then case-insensitively.
+    func values(_ first: String, _ second: String, _ third: String) -> (String?, String?, String?) {
+        let counts = (first.utf8.count, second.utf8.count, third.utf8.count)
+        var found: (String?, String?, String?) = (nil, nil, nil)
+        for index in fields.indices {
+            let count = fields[index].name.utf8.count
+            if count == counts.0, found.0 == nil, Self.sameName(fields[index].name, first) {
+                found.0 = fields[index].value
+            } else if count == counts.1, found.1 == nil, Self.sameName(fields[index].name, second) {
+                found.1 = fields[index].value
+            } else if count == counts.2, found.2 == nil, Self.sameName(fields[index].name, third) {
+                found.2 = fields[index].value
+            }
+        }
+        return found
+    }
+
+    /// Whether `name` is `wanted`, in any case; `==` first.
+    private static func sameName(_ name: String, _ wanted: String) -> Bool {
+        name == wanted || namesMatch(name, wanted)
     }
 
     /// The values of every field called `name` (any case), in order.

@@ -25,16 +25,10 @@ extension JournalSlot {
             default: break
             }
         }
-        var contentType, etag: String?
-        var retryAfter = Self.noRetryAfter
-        response.headers.forEachField { name, value in
-            switch name.utf8.count {
-            case 4 where Self.named(name, "ETag"): etag = value
-            case 11 where Self.named(name, "Retry-After"): retryAfter = UInt16(value) ?? Self.noRetryAfter
-            case 12 where Self.named(name, "Content-Type"): contentType = value
-            default: break
-            }
-        }
+        // An answer has more fields (eight for a page): read by index, not handed to a closure one by one, which
+        // retained and released each (callgrind: 1,960 instructions a page for the slot, 1,600 so).
+        let (etag, retryAfterField, contentType) = response.headers.values("ETag", "Retry-After", "Content-Type")
+        let retryAfter = retryAfterField.flatMap { UInt16($0) } ?? Self.noRetryAfter
         client = client ?? queryClient
         let methodCode = Self.code(of: request.method)
         self.init(
