@@ -216,10 +216,18 @@ export function chatView(root) {
   const stream = `/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`;
   let events;
   let reopening;
-  function connect() {
+  // `reopened`: a stream opened again after one that ended; it starts from now, so the newest messages are loaded
+  // again once it is open, for what came between the load before it and its start (shown ones are skipped).
+  function connect(reopened = false) {
     const source = new EventSource(withToken(underBase(stream)));
     events = source;
-    source.addEventListener("open", () => { live.textContent = "live"; });
+    source.addEventListener("open", () => {
+      live.textContent = "live";
+      if (reopened) {
+        reopened = false;
+        loadNewest();
+      }
+    });
     source.addEventListener("error", () => {
       live.textContent = "reconnecting…";
       // EventSource reconnects by itself after a lost connection, but not after an answer that is no stream (a 401
@@ -231,7 +239,7 @@ export function chatView(root) {
       reopening = setTimeout(async () => {
         await loadNewest();
         if (controller.signal.aborted) return;
-        reopening = setTimeout(connect, Math.max(0, datasetRetryAt() - performance.now()));
+        reopening = setTimeout(() => connect(true), Math.max(0, datasetRetryAt() - performance.now()));
       }, 2000);
     });
     source.addEventListener("created", (event) => append(JSON.parse(event.data)));

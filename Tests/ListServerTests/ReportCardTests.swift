@@ -186,6 +186,10 @@ struct ReportCardTests {
         var refused = created
         refused.status = 503
         #expect(Self.findings([page, refused, farAhead])["overfetch"]?.examples == [3])
+        // A client that only posted, or opened one item (a deep link), has loaded no page: nothing to judge by.
+        let elsewhere = Self.entry(7, "/items/700/detail", route: "/items/{id}/detail", at: 10)
+        #expect(Self.findings([created, elsewhere]).isEmpty)
+        #expect(Self.findings([page, created, elsewhere])["overfetch"]?.examples == [7])
         // 17 details in flight at once with a hint of 16: the one that made 17.
         let burst = (0..<17).map {
             Self.entry(

@@ -414,7 +414,7 @@ package enum WebAssets {
 
         """##),
         "chat.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-9cfccd183111dccb""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-fb1545fce8b41102""#,
             text: ##"""
         // The Chat view: newest at the bottom; scrolling up loads older messages without the view jumping (the first
         // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
@@ -634,10 +634,18 @@ package enum WebAssets {
           const stream = `/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`;
           let events;
           let reopening;
-          function connect() {
+          // `reopened`: a stream opened again after one that ended; it starts from now, so the newest messages are loaded
+          // again once it is open, for what came between the load before it and its start (shown ones are skipped).
+          function connect(reopened = false) {
             const source = new EventSource(withToken(underBase(stream)));
             events = source;
-            source.addEventListener("open", () => { live.textContent = "live"; });
+            source.addEventListener("open", () => {
+              live.textContent = "live";
+              if (reopened) {
+                reopened = false;
+                loadNewest();
+              }
+            });
             source.addEventListener("error", () => {
               live.textContent = "reconnecting…";
               // EventSource reconnects by itself after a lost connection, but not after an answer that is no stream (a 401
@@ -649,7 +657,7 @@ package enum WebAssets {
               reopening = setTimeout(async () => {
                 await loadNewest();
                 if (controller.signal.aborted) return;
-                reopening = setTimeout(connect, Math.max(0, datasetRetryAt() - performance.now()));
+                reopening = setTimeout(() => connect(true), Math.max(0, datasetRetryAt() - performance.now()));
               }, 2000);
             });
             source.addEventListener("created", (event) => append(JSON.parse(event.data)));

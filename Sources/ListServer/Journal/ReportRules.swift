@@ -195,12 +195,15 @@ struct ReportRules {
         let pages = byStart.filter { $0.listed != nil && ((200...299).contains($0.status) || $0.status == 304) }
             .sorted { $0.end < $1.end }
         var nextPage = 0
+        var pageLoaded = false  // a list page, not only an item, a write or the feed
         for entry in byStart where Self.extraRoutes.contains(entry.route) && entry.method == .get {
             while nextPage < pages.count, pages[nextPage].end <= entry.start {
-                if let ids = pages[nextPage].listed, ids.count > 0 { listed.insert(ids.lowest...ids.highest) }
+                let source = pages[nextPage]
+                if let ids = source.listed, ids.count > 0 { listed.insert(ids.lowest...ids.highest) }
+                if source.method == .get, Self.pageRoutes.contains(source.route) { pageLoaded = true }
                 nextPage += 1
             }
-            if nextPage > 0, let id = Self.itemID(entry.target), !listed.contains(id) { found.append(entry) }
+            if pageLoaded, let id = Self.itemID(entry.target), !listed.contains(id) { found.append(entry) }
         }
         for requests in byClient {
             var inFlight: [Int64] = []  // the ends of the extras in flight, as a min-heap would hold them
