@@ -27,6 +27,9 @@ export function chatView(root) {
   let oldest = null;
   let hasMore = true;
   let loadingOlder = false;
+  // Older messages failed: only their Retry loads them again, not scrolling to the top (which would retry on its
+  // own, hidden behind "Loading…", and hide the failure and its countdown).
+  let olderFailed = false;
   const controller = new AbortController();
 
   function message(item) {
@@ -69,6 +72,7 @@ export function chatView(root) {
       for (const item of [...json.items].reverse()) append(item);
       oldest = json.next_cursor;
       hasMore = json.has_more;
+      olderFailed = false; // the failure and its Retry, if any, are replaced
       older.textContent = hasMore ? "" : "The beginning.";
       messages.scrollTop = messages.scrollHeight;
       fillTheBox();
@@ -82,12 +86,13 @@ export function chatView(root) {
 
   /** A tall window that the messages do not fill has nothing to scroll: load older ones until it is full. */
   function fillTheBox() {
-    if (hasMore && messages.scrollHeight <= messages.clientHeight) loadOlder();
+    if (hasMore && !olderFailed && messages.scrollHeight <= messages.clientHeight) loadOlder();
   }
 
   async function loadOlder() {
     if (loadingOlder || !hasMore || oldest === null) return;
     loadingOlder = true;
+    olderFailed = false;
     // Keep the first visible message where it is: everything that changes (this line, then the rows) is above it,
     // and its distance from the bottom of the content does not change, so the scroll position is set from that.
     const fromBottom = messages.scrollHeight - messages.scrollTop;
@@ -113,6 +118,7 @@ export function chatView(root) {
       fillTheBox();
     } catch (error) {
       loadingOlder = false;
+      olderFailed = true;
       if (error.name === "AbortError") return;
       older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
@@ -207,7 +213,7 @@ export function chatView(root) {
   });
 
   messages.addEventListener("scroll", () => {
-    if (messages.scrollTop < 120) loadOlder();
+    if (!olderFailed && messages.scrollTop < 120) loadOlder();
   });
 
   // Live: every change of the list. EventSource sends no custom header, so the dataset goes in the query, and so

@@ -16,6 +16,9 @@ export function listView(root) {
   let nextPage = 1;
   let loading = false;
   let finished = false;
+  // A page failed: only its Retry loads it again, not the end of the list coming into view (which would retry on
+  // its own, hidden behind "Loading…", and hide the failure and its countdown).
+  let failed = false;
   const controller = new AbortController();
 
   const rowObserver = new IntersectionObserver((entries) => {
@@ -29,11 +32,12 @@ export function listView(root) {
   }, { rootMargin: "100px" });
 
   const endObserver = new IntersectionObserver((entries) => {
-    if (entries.some((entry) => entry.isIntersecting)) loadPage();
+    if (!failed && entries.some((entry) => entry.isIntersecting)) loadPage();
   }, { rootMargin: "400px" });
 
   async function loadPage() {
     if (loading || finished) return;
+    failed = false;
     loading = true;
     more.innerHTML = `<span class="spinner" aria-busy="true">Loading page ${nextPage}…</span>`;
     try {
@@ -51,6 +55,7 @@ export function listView(root) {
     } catch (error) {
       if (error.name === "AbortError") return;
       loading = false;
+      failed = true;
       more.innerHTML = `<span class="failure" role="alert">Page ${nextPage} failed: ${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
       armRetry(more.querySelector(".retry"), error.retryAt, loadPage);

@@ -13,14 +13,16 @@ export function photosView(root) {
   let page = 1;
   let loading = false;
   let finished = false;
+  let failed = false; // a page failed: only its Retry loads it again (as in the List view)
   const controller = new AbortController();
 
   const endObserver = new IntersectionObserver((entries) => {
-    if (entries.some((entry) => entry.isIntersecting)) loadPage();
+    if (!failed && entries.some((entry) => entry.isIntersecting)) loadPage();
   }, { rootMargin: "600px" });
 
   async function loadPage() {
     if (loading || finished) return;
+    failed = false;
     loading = true;
     more.innerHTML = `<span class="spinner" aria-busy="true">Loading photos…</span>`;
     try {
@@ -34,6 +36,7 @@ export function photosView(root) {
     } catch (error) {
       if (error.name === "AbortError") return;
       loading = false;
+      failed = true;
       more.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
       armRetry(more.querySelector(".retry"), error.retryAt, loadPage);

@@ -414,7 +414,7 @@ package enum WebAssets {
 
         """##),
         "chat.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-fb1545fce8b41102""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-c4628a2a57432282""#,
             text: ##"""
         // The Chat view: newest at the bottom; scrolling up loads older messages without the view jumping (the first
         // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
@@ -445,6 +445,9 @@ package enum WebAssets {
           let oldest = null;
           let hasMore = true;
           let loadingOlder = false;
+          // Older messages failed: only their Retry loads them again, not scrolling to the top (which would retry on its
+          // own, hidden behind "Loading…", and hide the failure and its countdown).
+          let olderFailed = false;
           const controller = new AbortController();
 
           function message(item) {
@@ -487,6 +490,7 @@ package enum WebAssets {
               for (const item of [...json.items].reverse()) append(item);
               oldest = json.next_cursor;
               hasMore = json.has_more;
+              olderFailed = false; // the failure and its Retry, if any, are replaced
               older.textContent = hasMore ? "" : "The beginning.";
               messages.scrollTop = messages.scrollHeight;
               fillTheBox();
@@ -500,12 +504,13 @@ package enum WebAssets {
 
           /** A tall window that the messages do not fill has nothing to scroll: load older ones until it is full. */
           function fillTheBox() {
-            if (hasMore && messages.scrollHeight <= messages.clientHeight) loadOlder();
+            if (hasMore && !olderFailed && messages.scrollHeight <= messages.clientHeight) loadOlder();
           }
 
           async function loadOlder() {
             if (loadingOlder || !hasMore || oldest === null) return;
             loadingOlder = true;
+            olderFailed = false;
             // Keep the first visible message where it is: everything that changes (this line, then the rows) is above it,
             // and its distance from the bottom of the content does not change, so the scroll position is set from that.
             const fromBottom = messages.scrollHeight - messages.scrollTop;
@@ -531,6 +536,7 @@ package enum WebAssets {
               fillTheBox();
             } catch (error) {
               loadingOlder = false;
+              olderFailed = true;
               if (error.name === "AbortError") return;
               older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
@@ -625,7 +631,7 @@ package enum WebAssets {
           });
 
           messages.addEventListener("scroll", () => {
-            if (messages.scrollTop < 120) loadOlder();
+            if (!olderFailed && messages.scrollTop < 120) loadOlder();
           });
 
           // Live: every change of the list. EventSource sends no custom header, so the dataset goes in the query, and so
@@ -1139,7 +1145,7 @@ package enum WebAssets {
 
         """##),
         "list.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-936c61d00d721b30""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-abb41eef9023f3a7""#,
             text: ##"""
         // The List view: the two-level list. Pages of items load as the end comes near; each row then loads its slow
         // detail (loading, then the value with a short animation, or a failure with Retry, which counts down a 429's or
@@ -1159,6 +1165,9 @@ package enum WebAssets {
           let nextPage = 1;
           let loading = false;
           let finished = false;
+          // A page failed: only its Retry loads it again, not the end of the list coming into view (which would retry on
+          // its own, hidden behind "Loading…", and hide the failure and its countdown).
+          let failed = false;
           const controller = new AbortController();
 
           const rowObserver = new IntersectionObserver((entries) => {
@@ -1172,11 +1181,12 @@ package enum WebAssets {
           }, { rootMargin: "100px" });
 
           const endObserver = new IntersectionObserver((entries) => {
-            if (entries.some((entry) => entry.isIntersecting)) loadPage();
+            if (!failed && entries.some((entry) => entry.isIntersecting)) loadPage();
           }, { rootMargin: "400px" });
 
           async function loadPage() {
             if (loading || finished) return;
+            failed = false;
             loading = true;
             more.innerHTML = `<span class="spinner" aria-busy="true">Loading page ${nextPage}…</span>`;
             try {
@@ -1194,6 +1204,7 @@ package enum WebAssets {
             } catch (error) {
               if (error.name === "AbortError") return;
               loading = false;
+              failed = true;
               more.innerHTML = `<span class="failure" role="alert">Page ${nextPage} failed: ${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
               armRetry(more.querySelector(".retry"), error.retryAt, loadPage);
@@ -1260,7 +1271,7 @@ package enum WebAssets {
 
         """##),
         "photos.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-8545c9f61a115c32""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-19340d9f003ec779""#,
             text: ##"""
         // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
         // and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
@@ -1277,14 +1288,16 @@ package enum WebAssets {
           let page = 1;
           let loading = false;
           let finished = false;
+          let failed = false; // a page failed: only its Retry loads it again (as in the List view)
           const controller = new AbortController();
 
           const endObserver = new IntersectionObserver((entries) => {
-            if (entries.some((entry) => entry.isIntersecting)) loadPage();
+            if (!failed && entries.some((entry) => entry.isIntersecting)) loadPage();
           }, { rootMargin: "600px" });
 
           async function loadPage() {
             if (loading || finished) return;
+            failed = false;
             loading = true;
             more.innerHTML = `<span class="spinner" aria-busy="true">Loading photos…</span>`;
             try {
@@ -1298,6 +1311,7 @@ package enum WebAssets {
             } catch (error) {
               if (error.name === "AbortError") return;
               loading = false;
+              failed = true;
               more.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
               armRetry(more.querySelector(".retry"), error.retryAt, loadPage);
