@@ -284,6 +284,31 @@ struct EndToEndReplicaTests {
         }
     }
 
+    @Test("servers of two schemas in one database each grow their own list (the growth lock is per schema)")
+    func growthLockPerSchema() async throws {
+        // A server of another schema holds its growth lock throughout; this one's list must grow all the same.
+        let other = try EndToEndPostgresTests.freshURL()
+        try await withServer(configure: {
+            $0.dataURL = other; $0.growEveryMs = 100
+        }) { holder in
+            try await waitUntil("the other schema's list to grow") {
+                try await fetch(port: holder.port, "/items?limit=1").header("X-Total-Count")
+            } isDone: {
+                (Int($0 ?? "") ?? 0) > 10_000
+            }
+            let url = try EndToEndPostgresTests.freshURL()
+            try await withServer(configure: {
+                $0.dataURL = url; $0.growEveryMs = 100
+            }) { server in
+                try await waitUntil("this schema's list to grow beside it") {
+                    try await fetch(port: server.port, "/items?limit=1").header("X-Total-Count")
+                } isDone: {
+                    (Int($0 ?? "") ?? 0) > 10_000
+                }
+            }
+        }
+    }
+
     @Test("with items.grow_every_ms, one replica grows the list, not each of them")
     func oneReplicaGrows() async throws {
         let started = ContinuousClock.now

@@ -66,8 +66,11 @@ final class PostgresListener: @unchecked Sendable {
     /// Whether this server holds the growth lock: it alone grows the default list.
     var isGrowing: Bool { growing.load(ordering: .acquiring) }
 
-    /// The session-level advisory lock of the server that grows the default list ("Grow" in ASCII).
-    static let growthLock: Int64 = 0x4772_6F77
+    /// The session-level advisory lock of the server that grows the default list ("Grow" in ASCII), taken with the
+    /// hash of the schema as its second key: advisory locks are the database's, and servers of two schemas (two
+    /// deployments, or two test runs, sharing a database) each grow their own list. With the lock as the only key,
+    /// one schema's server kept the other's from ever growing.
+    static let growthLock: Int32 = 0x4772_6F77
 
     private func run() {
         var backoff = Duration.zero
@@ -112,7 +115,8 @@ final class PostgresListener: @unchecked Sendable {
         while !isStopped {
             if !isGrowing && ContinuousClock.now - lastTry >= .seconds(1) {
                 lastTry = ContinuousClock.now
-                let taken = try connection.execute("SELECT pg_try_advisory_lock(\(Self.growthLock))::int::bigint")
+                let taken = try connection.execute(
+                    "SELECT pg_try_advisory_lock(\(Self.growthLock), hashtext(current_schema()))::int::bigint")
                 growing.store(taken.int64(0, 0) == 1, ordering: .releasing)
             }
             for payload in try connection.waitForNotifications(timeoutMilliseconds: 250) {
