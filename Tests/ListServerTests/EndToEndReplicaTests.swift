@@ -284,6 +284,15 @@ struct EndToEndReplicaTests {
         }
     }
 
+    /// Waits until the default list of the server on `port` has grown past its 10,000 generated items.
+    static func waitToGrow(_ port: Int, _ condition: String) async throws {
+        try await waitUntil(condition) {
+            try await fetch(port: port, "/items?limit=1").header("X-Total-Count")
+        } isDone: {
+            (Int($0 ?? "") ?? 0) > 10_000
+        }
+    }
+
     @Test("servers of two schemas in one database each grow their own list (the growth lock is per schema)")
     func growthLockPerSchema() async throws {
         // A server of another schema holds its growth lock throughout; this one's list must grow all the same.
@@ -291,20 +300,12 @@ struct EndToEndReplicaTests {
         try await withServer(configure: {
             $0.dataURL = other; $0.growEveryMs = 100
         }) { holder in
-            try await waitUntil("the other schema's list to grow") {
-                try await fetch(port: holder.port, "/items?limit=1").header("X-Total-Count")
-            } isDone: {
-                (Int($0 ?? "") ?? 0) > 10_000
-            }
+            try await Self.waitToGrow(holder.port, "the other schema's list to grow")
             let url = try EndToEndPostgresTests.freshURL()
             try await withServer(configure: {
                 $0.dataURL = url; $0.growEveryMs = 100
             }) { server in
-                try await waitUntil("this schema's list to grow beside it") {
-                    try await fetch(port: server.port, "/items?limit=1").header("X-Total-Count")
-                } isDone: {
-                    (Int($0 ?? "") ?? 0) > 10_000
-                }
+                try await Self.waitToGrow(server.port, "this schema's list to grow beside it")
             }
         }
     }
@@ -314,11 +315,7 @@ struct EndToEndReplicaTests {
         let started = ContinuousClock.now
         try await withReplicas(configure: { $0.growEveryMs = 100 }) { a, b in
             // Once one replica holds the growth lock (its listener takes it after connecting), then a while more.
-            try await waitUntil("the list to grow") {
-                try await fetch(port: a.port, "/items?limit=1").header("X-Total-Count")
-            } isDone: {
-                (Int($0 ?? "") ?? 0) > 10_000
-            }
+            try await Self.waitToGrow(a.port, "the list to grow")
             try await Task.sleep(for: .milliseconds(1500))
             let count = try await waitUntil("both replicas to agree on the count") {
                 (
