@@ -125,10 +125,9 @@ final class LoopServer: @unchecked Sendable {
         self.connectionLimit = connectionLimit
         observer = observability.makeLoopObserver()
         journal = observability.journal
-        if let journal = observability.journal {
-            // The first record since a collection asks for one soon: a live view sees requests within that.
-            observer.scheduleCollect = { [loop] in
-                _ = loop.schedule(after: Journal.collectAfter) { journal.collect() }
+        if observability.journal != nil {
+            observer.scheduleCollect = { [loop, weak observer] in
+                _ = loop.schedule(after: Journal.collectAfter) { observer?.collectDue() }
             }
         }
         guard let buffer = evbuffer_new() else { throw EventError.call("evbuffer_new", errno: cevent_errno()) }
