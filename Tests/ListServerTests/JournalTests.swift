@@ -44,6 +44,16 @@ struct JournalTests {
             start: epoch + .milliseconds(ms), end: epoch + .milliseconds(ms + 1))
     }
 
+    @Test("a slot is plain bytes, as the ring copies it, and holds as many text bytes as it says")
+    func slotIsPlainBytes() {
+        #expect(_isPOD(JournalSlot.self))
+        #expect(
+            MemoryLayout.size(
+                ofValue: JournalSlot(
+                    start: .zero, end: .zero, bytes: 0, status: 200, method: 0, route: 0
+                ).text) == JournalSlot.textCapacity)
+    }
+
     @Test("a record becomes an entry with the fields list clients care about")
     func entryFields() throws {
         let epoch = ContinuousClock.now

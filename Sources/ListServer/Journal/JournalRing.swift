@@ -12,13 +12,13 @@ struct JournalRing: Sendable {
     /// When the earliest request of the first collection since the journal began (or was emptied) arrived: `t_ms`
     /// counts from it. Fixed then, so the `t_ms` of an entry already sent never changes; a request that started
     /// before it and was answered after that collection (rare: an app's first request is its first page) gets 0.
-    var origin: ContinuousClock.Instant? { hasOrigin ? originInstant : nil }
+    var origin: ContinuousClock.Instant? { hasOrigin ? JournalSlot.clockZero + originTime : nil }
     /// When an entry was last added or the journal emptied: idle journals go.
-    var lastActivity: ContinuousClock.Instant? { hasActivity ? lastActivityInstant : nil }
-    // Kept as plain instants with flags: an optional instant went through generic witnesses at every request.
-    private var originInstant = ContinuousClock.now
+    var lastActivity: ContinuousClock.Instant? { hasActivity ? JournalSlot.clockZero + lastActivityTime : nil }
+    // Kept as slot times with flags (``JournalSlot/start``): compared with each slot's as it is added.
+    private var originTime = Duration.zero
     private var hasOrigin = false
-    private var lastActivityInstant = ContinuousClock.now
+    private var lastActivityTime = Duration.zero
     private var hasActivity = false
     /// The extras of the slots that have one, by `seq`.
     private(set) var extras: [UInt64: JournalSlot.Extra] = [:]
@@ -48,33 +48,43 @@ struct JournalRing: Sendable {
 
     /// Adds one request of collection number `collection` (and its extra), numbered, writing over the oldest when
     /// full. The origin is the earliest start of the first collection that added any.
-    mutating func add(_ slot: JournalSlot, extra: JournalSlot.Extra?, collection: UInt64) {
+    ///
+    /// The slot is copied once, as bytes, from where the collection holds it to where it goes, and numbered there.
+    mutating func add(_ slot: UnsafePointer<JournalSlot>, extra: JournalSlot.Extra?, collection: UInt64) {
+        let (start, end) = (slot.pointer(to: \.start)!.pointee, slot.pointer(to: \.end)!.pointee)
         if !hasOrigin || originCollection == collection {
-            if !hasOrigin || slot.start < originInstant { originInstant = slot.start }
+            if !hasOrigin || start < originTime { originTime = start }
             hasOrigin = true
             originCollection = collection
         }
-        if !hasActivity || lastActivityInstant < slot.end {
-            lastActivityInstant = slot.end
+        if !hasActivity || lastActivityTime < end {
+            lastActivityTime = end
             hasActivity = true
         }
-        var slot = slot
-        slot.seq = nextSeq
         bytes += JournalSlot.footprint(extra: extra)
         if let extra { extras[nextSeq] = extra }
+        let index: Int
         if storage.count < capacity {
-            storage.append(slot)
+            index = storage.count
+            storage.append(slot.pointee)
         } else {
+            index = head
             forget(at: head)
-            storage[head] = slot
             head = head + 1 == capacity ? 0 : head + 1
+        }
+        let seq = nextSeq
+        storage.withUnsafeMutableBufferPointer { storage in
+            let place = storage.baseAddress! + index
+            UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
+            place.pointer(to: \.seq)!.pointee = seq
         }
         nextSeq += 1
     }
 
     /// Takes the slot at `index`, about to be written over or removed, out of the count, and its extra with it.
     private mutating func forget(at index: Int) {
-        let extra = storage[index].flags.contains(.extra) ? extras.removeValue(forKey: storage[index].seq) : nil
+        let (flags, seq) = storage.withUnsafeBufferPointer { ($0[index].flags, $0[index].seq) }
+        let extra = flags.contains(.extra) ? extras.removeValue(forKey: seq) : nil
         bytes -= JournalSlot.footprint(extra: extra)
     }
 
@@ -119,7 +129,7 @@ struct JournalRing: Sendable {
         head = 0
         bytes = Self.overhead
         hasOrigin = false
-        lastActivityInstant = now
+        lastActivityTime = JournalSlot.time(now)
         hasActivity = true
     }
 
