@@ -18,6 +18,17 @@ struct HTTPTypesTests {
         #expect(headers.count == 3)
     }
 
+    @Test("three names looked up in one pass: any case, the first of each, none for a name absent or of another length")
+    func threeAtOnce() {
+        let headers: HTTPHeaders = [
+            "Link": "<x>", "etag": "\"a\"", "Vary": "Accept", "ETag": "\"b\"", "X-Request-Id": "1",
+            "content-type": "application/json", "Retry-After-": "9",
+        ]
+        let (etag, retryAfter, contentType) = headers.values("ETag", "Retry-After", "Content-Type")
+        #expect(etag == "\"a\"" && retryAfter == nil && contentType == "application/json")
+        #expect(headers.values("Vary", "LINK", "x-request-id") == ("Accept", "<x>", "1"))
+    }
+
     @Test("fields keep their order and spelling when iterated")
     func orderedIteration() {
         let headers: HTTPHeaders = ["B": "2", "a": "1", "B": "3"]
