@@ -13,14 +13,26 @@
 # totals; per round it prints CPU µs a request of each side and their ratio, on ÷ off. Then the same rounds with
 # both servers off: the floor of the method (two servers that do the same work, told apart by their place only).
 #
+# With PIN=1 (the default) both servers' threads run on CPU 0 and both loads on CPU 1, and the load that starts first
+# alternates from slice to slice. Unpinned, six busy threads on two CPUs were shared out differently each second, and
+# a server's CPU a request with them (the more it waits, the more requests each wake-up serves): single slices of
+# two identical servers differed by up to 1.6×, and rounds of ten by up to 6 % (off ÷ off 0.965–1.058 in one
+# sitting). Pinned, the scheduler shares CPU 0 fairly between the four loop threads: off ÷ off 0.97–1.01.
+#
 # Environment: BIN (default .build/static/x86_64-unknown-linux-gnu/release/ListServer), ROUNDS (5), SLICES (10
-# a round), SLICE (1 second), OUT (a new directory under /tmp).
+# a round), SLICE (1 second), PIN (1), OUT (a new directory under /tmp).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
 # shellcheck source=SCRIPTDIR/../profiles/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../profiles/lib.sh"
 setup_profile_bench journal 10
+PIN=${PIN:-1}
+server_cpu=() load_cpu=()
+if [[ $PIN == 1 ]]; then
+    (($(nproc) >= 2)) || die "PIN=1 needs two CPUs"
+    server_cpu=(taskset -a -pc 0) load_cpu=(taskset -c 1)
+fi
 
 declare -A pid port
 # start NAME FLAGS...: a server of the build with scenario 1's flags and FLAGS.
@@ -30,15 +42,18 @@ start() {
     launch_server "$OUT/$name.log" 0 "$BIN" "${profile_flags[@]}" "$@"
     pid[$name]=$launched_pid
     port[$name]=$launched_port
+    if ((${#server_cpu[@]})); then "${server_cpu[@]}" "$launched_pid" >/dev/null; fi
 }
 
-# slice ROUND A B: both loads at once; appends "round side cpu_us requests" per server.
+# slice ROUND A B [FIRST]: both loads at once, FIRST's (A's unless B) started first; appends "round side cpu_us
+# requests" per server, A's line first.
 slice() {
-    local round=$1 side before requests loads=()
+    local round=$1 side before requests loads=() order=("$2" "$3")
+    [[ ${4:-$2} == "$3" ]] && order=("$3" "$2")
     declare -A before
     for side in "$2" "$3"; do before[$side]=$(cpu_ticks "${pid[$side]}"); done
-    for side in "$2" "$3"; do
-        wrk -t1 -c32 -d"${SLICE}s" -s "$load_lua" "http://127.0.0.1:${port[$side]}/" -- pages 500 \
+    for side in "${order[@]}"; do
+        "${load_cpu[@]}" wrk -t1 -c32 -d"${SLICE}s" -s "$load_lua" "http://127.0.0.1:${port[$side]}/" -- pages 500 \
             >"$OUT/$side-$round.wrk" &
         loads+=($!)
     done
@@ -57,7 +72,9 @@ rounds() {
     slice 0 "$a" "$b" # warm-up, not counted
     : >"$OUT/results.tsv"
     for ((round = 1; round <= ROUNDS; round++)); do
-        for ((pass = 0; pass < SLICES; pass++)); do slice "$round" "$a" "$b"; done
+        for ((pass = 0; pass < SLICES; pass++)); do
+            if ((pass % 2)); then slice "$round" "$a" "$b" "$b"; else slice "$round" "$a" "$b"; fi
+        done
     done
     awk -F'\t' -v a="$a" -v b="$b" -v label="$label" '{ cpu_us[$1, $2] += $3 * $4; requests[$1, $2] += $4 }
       END {
