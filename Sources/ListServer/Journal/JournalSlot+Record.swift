@@ -32,7 +32,8 @@ extension JournalSlot {
         client = client ?? queryClient
         let methodCode = Self.code(of: request.method)
         self.init(
-            start: Self.time(start), end: Self.time(end), bytes: request.method == .head ? 0 : UInt32(clamping: response.body.count),
+            start: Self.time(start), end: Self.time(end),
+            bytes: request.method == .head ? 0 : UInt32(clamping: response.body.count),
             status: UInt16(clamping: response.status), method: UInt8(methodCode ?? Self.methods.count),
             route: route.map { UInt8(clamping: $0) } ?? Self.otherRoute)
         self.abandonedAt = abandonedAt.map { UInt32(clamping: $0) } ?? Self.whole
