@@ -91,21 +91,23 @@ struct EndToEndProfileTests {
         try await withTemporaryFolder { folder in
             let configure: @Sendable (inout Settings) -> Void = {
                 $0.dataPath = folder + "/lists.sqlite"
-                $0.datasetTTLSeconds = 1
+                // 2 s: "busy" goes when unmet for the TTL and a sweep (3 s). With 1 s, a full test run's load once
+                // held this test's 200 ms loop up long enough for it to go (the test took 30 s, not 5).
+                $0.datasetTTLSeconds = 2
             }
             let body = #"{"latency":{"list":{"fixed_ms":1}}}"#
             try await withServer(configure: configure) { app throws in
                 #expect(try await Self.putProfile(port: app.port, "idle", body).status == 200)
                 #expect(try await Self.putProfile(port: app.port, "busy", body).status == 200)
-                // "busy" is met every 200 ms; "idle" never. The sweep runs every second; 1 s of TTL and a pass.
-                _ = try await waitUntil("the idle profile to go", timeout: .seconds(8), every: .milliseconds(200)) {
+                // "busy" is met every 200 ms; "idle" never. The sweep runs every second; 2 s of TTL and a pass.
+                _ = try await waitUntil("the idle profile to go", timeout: .seconds(15), every: .milliseconds(200)) {
                     _ = try await fetch(port: app.port, "/d/busy/items?limit=1")
                     return try await fetch(port: app.port, "/admin/datasets/idle/profile").jsonObject()
                 } isDone: {
                     $0["latency"] == nil
                 }
                 let start = ContinuousClock.now
-                while ContinuousClock.now - start < .seconds(3) {  // more than the 2 s a profile may sit unmet
+                while ContinuousClock.now - start < .seconds(4) {  // more than the 3 s a profile may sit unmet
                     _ = try await fetch(port: app.port, "/d/busy/items?limit=1")
                     try await Task.sleep(for: .milliseconds(200))
                 }
