@@ -7,7 +7,7 @@ import Testing
 @Suite("LoopObserver: the journal's collections")
 struct LoopObserverJournalTests {
     /// A loop's observer on `journal` that counts the collections it asks its loop for.
-    final class Loop {
+    final class Loop: @unchecked Sendable {  // one thread
         let observer: LoopObserver
         var asked = 0
 
@@ -46,5 +46,32 @@ struct LoopObserverJournalTests {
         #expect(two.asked == 2)
         // Every request reached the journal, each once.
         #expect(journal.entries(of: "").entries.count == 101)
+    }
+
+    @Test("a loop whose collection falls due during another's asks again rather than wait for it")
+    func busyAsksAgain() {
+        let journal = JournalTests.journal(capacity: 1_000)
+        let one = Loop(journal)
+        let two = Loop(journal)
+        // Listeners are called inside a collection: loop two's timer fires while loop one's collection is under way.
+        let duringCollection = Mutex<Bool?>(nil)
+        journal.followers.store(1, ordering: .relaxed)
+        journal.addListener { _, _, _ in
+            duringCollection.withLock { $0 = journal.collectUnlessBusy() }
+        }
+        one.page(1)
+        two.page(1)
+        #expect(two.asked == 1)
+        one.observer.collectDue()
+        #expect(duringCollection.withLock { $0 } == false)
+        // Loop two's own timer, firing then, asks its loop again and stays asked-for (no second request needed).
+        journal.addListener { _, _, _ in two.observer.collectDue() }
+        one.page(2)
+        one.observer.collectDue()
+        #expect(two.asked == 2)
+        two.page(2)
+        #expect(two.asked == 2)
+        two.observer.collectDue()
+        #expect(journal.entries(of: "").entries.count == 4)
     }
 }

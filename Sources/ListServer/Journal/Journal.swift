@@ -96,15 +96,23 @@ final class Journal: Sendable {
     /// a later batch before an earlier one, hand a stream its entries out of order, or let a reader answer before
     /// the batch another collection had taken was in.
     func collect() {
-        collecting.withLock { _ in
-            let shards = self.shards.withLock { $0 }
-            var runs = shards.map { $0.take() }
-            guard runs.contains(where: { !$0.slots.isEmpty }) else { return }
-            add(runs)
-            for index in runs.indices where runs[index].slots.capacity > 0 {
-                runs[index].removeAll()
-                shards[index].recycle(runs[index])
-            }
+        collecting.withLock { _ in collectHoldingLock() }
+    }
+
+    /// ``collect()``, unless another collection is under way (a loop's own, which would otherwise wait for it);
+    /// returns false then, having taken nothing.
+    func collectUnlessBusy() -> Bool {
+        collecting.withLockIfAvailable { _ in collectHoldingLock() } != nil
+    }
+
+    private func collectHoldingLock() {
+        let shards = self.shards.withLock { $0 }
+        var runs = shards.map { $0.take() }
+        guard runs.contains(where: { !$0.slots.isEmpty }) else { return }
+        add(runs)
+        for index in runs.indices where runs[index].slots.capacity > 0 {
+            runs[index].removeAll()
+            shards[index].recycle(runs[index])
         }
     }
 
@@ -163,48 +171,31 @@ final class Journal: Sendable {
 
     /// Adds the requests of each loop (each in the order of its answers) in the order of their answers, a merge of
     /// the loops' runs, each written into its dataset's ring where it lies: no array of them is made on the way.
+    ///
+    /// The slots are read in place, through pointers into the loops' buffers, and copied once, as bytes, into their
+    /// rings. Read from an array of them, `slots[i].end` copied a whole slot out to read its end; copied into one
+    /// array first, then into the rings by value, each slot was copied four times (callgrind: 1,300 instructions a
+    /// slot for a collection, and a third of the memory copying of a page with the journal on, perf).
     private func add(_ runs: [JournalShard.Batch]) {
-        // The loops' slots in one array (bytes copied), each run after the other, with the tag of each that has one,
-        // and the order of their answers, merged from the runs: reading them through the array of runs retained and
-        // released a run's arrays at every look (callgrind).
-        let total = runs.reduce(0) { $0 + $1.slots.count }
-        var slots: [JournalSlot] = []
-        slots.reserveCapacity(total)
-        var tags: [JournalShard.Tag] = []
-        var tagOf = [Int32](repeating: -1, count: total)
-        var bounds: [Int] = [0]
-        for run in runs {
-            for tag in run.tags {
-                tagOf[slots.count + tag.index] = Int32(tags.count)
-                tags.append(tag)
-            }
-            slots.append(contentsOf: run.slots)
-            bounds.append(slots.count)
-        }
-        // Slots are read in place, through pointers: `slots[i].end` copied the whole slot out to read its end, and
-        // writing each into its ring by value copied it three times more (callgrind: 1,300 instructions a slot for
-        // a collection so).
         var writer = RingWriter(epoch: epoch)
-        slots.withUnsafeBufferPointer { slots in
-            let order = Self.merged(slots, bounds: bounds)
+        Self.withSlots(of: runs) { runSlots in
+            let order = Self.merged(runSlots, runs: runs)
             state.withLock { state in
                 // Read under the lock a stream reads the journal under as it opens: a stream counted after this reads
                 // what this collection adds.
                 writer.following = followers.load(ordering: .sequentiallyConsistent) > 0
                 state.collections += 1
                 writer.collection = state.collections
-                for position in order {
-                    let index = Int(position)
-                    let tagIndex = tagOf[index]
-                    if tagIndex < 0 {
+                for next in order {
+                    if next.tag < 0 {
                         if !writer.atDefault { writer.switchTo(ListRegistry.defaultList, &state, settings) }
-                        writer.add(slots.baseAddress! + index, extra: nil, &state)
+                        writer.add(next.slot, extra: nil, &state)
                     } else {
-                        let tag = tags[Int(tagIndex)]
+                        let tag = runs[Int(next.run)].tags[Int(next.tag)]
                         if writer.atDefault || writer.dataset != tag.dataset {
                             writer.switchTo(tag.dataset, &state, settings)
                         }
-                        writer.add(slots.baseAddress! + index, extra: tag.extra, &state)
+                        writer.add(next.slot, extra: tag.extra, &state)
                     }
                 }
                 writer.putBack(&state)
@@ -219,20 +210,50 @@ final class Journal: Sendable {
         }
     }
 
-    /// The order of the slots' answers (by `end`), a merge of the runs between `bounds` (each already in order).
-    private static func merged(_ slots: UnsafeBufferPointer<JournalSlot>, bounds: [Int]) -> [Int32] {
-        var order: [Int32] = []
-        order.reserveCapacity(slots.count)
-        guard let base = slots.baseAddress else { return order }
-        var heads = Array(bounds.dropLast())
-        while order.count < slots.count {
+    /// Calls `body` with the storage of each run's slots, in place (one nested access a run: the pointers are good
+    /// only inside).
+    private static func withSlots(
+        of runs: [JournalShard.Batch], from first: Int = 0, _ taken: [UnsafeBufferPointer<JournalSlot>] = [],
+        _ body: ([UnsafeBufferPointer<JournalSlot>]) -> Void
+    ) {
+        guard first < runs.count else { return body(taken) }
+        runs[first].slots.withUnsafeBufferPointer { slots in withSlots(of: runs, from: first + 1, taken + [slots], body)
+        }
+    }
+
+    /// A slot in the order of the answers: where it is, its run, and its tag's place in the run's tags (-1 for
+    /// none).
+    private struct Next {
+        let slot: UnsafePointer<JournalSlot>
+        let run: Int32
+        let tag: Int32
+    }
+
+    /// The slots of every run in the order of their answers (by `end`), a merge of the runs (each already in order).
+    private static func merged(_ slots: [UnsafeBufferPointer<JournalSlot>], runs: [JournalShard.Batch]) -> [Next] {
+        let total = slots.reduce(0) { $0 + $1.count }
+        var order: [Next] = []
+        order.reserveCapacity(total)
+        var heads = [Int](repeating: 0, count: slots.count)
+        // Each run's next tag, and the slot it is of (.max for none left).
+        var nextTags = [Int](repeating: 0, count: slots.count)
+        var taggedAt = runs.map { $0.tags.first?.index ?? .max }
+        while order.count < total {
             var earliest = -1
             var earliestEnd = Duration.zero
-            for run in heads.indices where heads[run] < bounds[run + 1] {
-                let end = (base + heads[run]).pointer(to: \.end)!.pointee
+            for run in slots.indices where heads[run] < slots[run].count {
+                let end = (slots[run].baseAddress! + heads[run]).pointer(to: \.end)!.pointee
                 if earliest < 0 || end < earliestEnd { (earliest, earliestEnd) = (run, end) }
             }
-            order.append(Int32(heads[earliest]))
+            let index = heads[earliest]
+            var tag: Int32 = -1
+            if taggedAt[earliest] == index {
+                tag = Int32(nextTags[earliest])
+                nextTags[earliest] += 1
+                let tags = runs[earliest].tags
+                taggedAt[earliest] = nextTags[earliest] < tags.count ? tags[nextTags[earliest]].index : .max
+            }
+            order.append(Next(slot: slots[earliest].baseAddress! + index, run: Int32(earliest), tag: tag))
             heads[earliest] += 1
         }
         return order

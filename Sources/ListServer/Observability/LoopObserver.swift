@@ -125,17 +125,23 @@ final class LoopObserver {
                 in: shard)
         else { return }
         if held >= JournalShard.limit {
-            journal.collect()
+            _ = journal.collectUnlessBusy()  // else the collection under way, or the next, takes them
         } else if !collectScheduled, let scheduleCollect {
             collectScheduled = true
             scheduleCollect()
         }
     }
 
-    /// The collection this loop asked for is due: takes every loop's records into the journal.
+    /// The collection this loop asked for is due: takes every loop's records into the journal, or, while another
+    /// loop's collection is under way, asks again (a loop never waits for another's: with the loops sharing a CPU,
+    /// one that waited for a collection whose loop had been switched out waited out that loop's turn).
     func collectDue() {
-        collectScheduled = false
-        journal?.journal.collect()
+        guard let journal = journal?.journal else { return }
+        if journal.collectUnlessBusy() {
+            collectScheduled = false
+        } else {
+            scheduleCollect?()
+        }
     }
 
     /// A refused request head has been answered (through the marker request that stands in for it).
