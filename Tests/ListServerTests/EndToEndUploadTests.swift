@@ -29,6 +29,38 @@ struct EndToEndUploadTests {
         }
     }
 
+    @Test("an image fetched in ranges, as a client resumes a download: generated and uploaded, byte for byte; 416 past")
+    func rangesOverHTTP() async throws {
+        let file = try Self.noisePNG(width: 64, height: 48)
+        try await withServer(configure: {
+            $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0
+        }) { app in
+            #expect(try await Self.put(port: app.port, "/items/5/image", file).status == 201)
+            for target in ["/items/5/image", "/items/6/image?w=200&h=150"] {
+                let whole = try await fetch(port: app.port, target)
+                #expect(whole.status == 200 && whole.header("Accept-Ranges") == "bytes")
+                let etag = try #require(whole.header("ETag"))
+                // 1,000 bytes at a time, each asked only while the image is still the one begun with.
+                var assembled: [UInt8] = []
+                while assembled.count < whole.body.count {
+                    let part = try await fetch(
+                        port: app.port, target,
+                        headers: ["Range: bytes=\(assembled.count)-\(assembled.count + 999)", "If-Range: \(etag)"])
+                    #expect(part.status == 206)
+                    let last = min(assembled.count + 999, whole.body.count - 1)
+                    #expect(part.header("Content-Range") == "bytes \(assembled.count)-\(last)/\(whole.body.count)")
+                    #expect(part.header("Content-Length") == String(last - assembled.count + 1))
+                    guard part.status == 206, !part.body.isEmpty else { break }
+                    assembled += part.body
+                }
+                #expect(assembled == whole.body, "\(target)")
+                if target == "/items/5/image" { #expect(assembled == file) }
+                let past = try await fetch(port: app.port, target, headers: ["Range: bytes=\(whole.body.count)-"])
+                #expect(past.status == 416 && past.header("Content-Range") == "bytes */\(whole.body.count)")
+            }
+        }
+    }
+
     @Test("a 1 MiB upload passes the 64 KiB JSON limit, survives a restart byte for byte; one over its limit is 413")
     func uploadOutlivesTheServer() async throws {
         let file = try Self.noisePNG(width: 640, height: 560)

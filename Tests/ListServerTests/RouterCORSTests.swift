@@ -8,13 +8,14 @@ import Testing
 struct RouterCORSTests {
     static let exposed =
         "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, "
-        + "Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate"
+        + "Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate, Content-Range, "
+        + "Accept-Ranges"
     /// Every method some route answers.
     static let methods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
     /// The request fields the API reads, allowed when a preflight asks for none or for a malformed list.
     static let readFields =
-        "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, Pragma, "
-        + "X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id"
+        "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, If-Range, Idempotency-Key, Last-Event-ID, "
+        + "Pragma, Range, X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id"
 
     @Test(
         "by default every response lets any origin read it and exposes the API's fields",

@@ -180,6 +180,55 @@ struct RouterImageTests {
         #expect(fresh.headers["X-Cache"] == "MISS")
     }
 
+    @Test("a GET's Range gets 206 with those bytes of the image and Content-Range; HEAD and a stale If-Range the whole")
+    func ranges() async throws {
+        let whole = await image("/items/3/image?w=120&h=80")
+        #expect(whole.status == 200 && whole.headers["Accept-Ranges"] == "bytes")
+        let length = whole.body.count
+        let etag = try #require(whole.headers["ETag"])
+        for (field, part) in [
+            ("bytes=0-99", 0..<100), ("bytes=100-", 100..<length), ("bytes=-10", length - 10..<length),
+        ] {
+            let response = await image("/items/3/image?w=120&h=80", headers: ["Range": field])
+            #expect(response.status == 206, "\(field)")
+            #expect(response.body == Array(whole.body[part]), "\(field)")
+            #expect(response.headers["Content-Range"] == "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(length)")
+            #expect(response.headers["ETag"] == etag && response.headers["Content-Type"] == "image/jpeg")
+        }
+        // With the image's tag in If-Range the range applies; with another, the whole image.
+        let current = await image("/items/3/image?w=120&h=80", headers: ["Range": "bytes=0-9", "If-Range": etag])
+        #expect(current.status == 206 && current.body.count == 10)
+        let stale = await image(
+            "/items/3/image?w=120&h=80", headers: ["Range": "bytes=0-9", "If-Range": "\"v0-0000000000000000\""])
+        #expect(stale.status == 200 && stale.body == whole.body && stale.headers["Content-Range"] == nil)
+        // Several ranges: the whole image (RFC 9110 lets a server ignore them).
+        let several = await image("/items/3/image?w=120&h=80", headers: ["Range": "bytes=0-1,5-6"])
+        #expect(several.status == 200 && several.body == whole.body)
+        // A HEAD ignores Range: its headers are the whole image's GET's.
+        let head = await router.answer(
+            HTTPRequest(method: .head, target: "/items/3/image?w=120&h=80", headers: ["Range": "bytes=0-9"]))
+        #expect(head.status == 200 && head.headers["Content-Range"] == nil)
+        // If-None-Match is judged first: a match is 304 whatever the range.
+        let notModified = await image(
+            "/items/3/image?w=120&h=80", headers: ["Range": "bytes=0-9", "If-None-Match": etag])
+        #expect(notModified.status == 304 && notModified.body.isEmpty)
+    }
+
+    @Test("a Range past the image's end is 416 range-not-satisfiable with the image's length; Picsum's images too")
+    func unsatisfiable() async throws {
+        let whole = await image("/items/4/image.png?w=30&h=20")
+        let response = await image("/items/4/image.png?w=30&h=20", headers: ["Range": "bytes=\(whole.body.count)-"])
+        #expect(response.status == 416)
+        #expect(response.headers["Content-Range"] == "bytes */\(whole.body.count)")
+        #expect(response.headers["Content-Type"] == MediaType.problemJSON)
+        let problem = try #require(response.jsonObject)
+        #expect(problem["type"] as? String == "urn:listserver:problem:range-not-satisfiable")
+        #expect(problem["status"] as? Int == 416)
+        let picsum = await image("/id/4/30/20.png", headers: ["Range": "bytes=0-3"])
+        #expect(picsum.status == 206 && picsum.body == Array(whole.body[0..<4]))
+        #expect(picsum.headers["Picsum-ID"] == "4")
+    }
+
     @Test("bad parameters are 400 naming the parameter; unknown extensions, ids past the end and deleted items 404")
     func refusals() async throws {
         let bad: [(String, String)] = [

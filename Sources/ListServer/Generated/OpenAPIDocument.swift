@@ -666,7 +666,7 @@ enum OpenAPIDocument {
                 default) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,
                 64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one
                 encode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets
-                304 only after the lookup. When every image worker is busy and `image.queue_limit` images already wait:
+                304 only after the lookup; then a `Range` gets 206 with part of the image, or 416 (see `Range`). When every image worker is busy and `image.queue_limit` images already wait:
                 503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,
                 `fail`, `fail_rate`, `fail_first`) are ignored.
               parameters: &getItemImageParameters
@@ -684,6 +684,8 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/FailRate'
                 - $ref: '#/components/parameters/FailFirst'
                 - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/Range'
+                - $ref: '#/components/parameters/If-Range'
                 - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/DatasetQuery'
                 - $ref: '#/components/parameters/X-Client-Id'
@@ -691,8 +693,12 @@ enum OpenAPIDocument {
               responses: &getItemImageResponses
                 '200':
                   $ref: '#/components/responses/ItemImage'
+                '206':
+                  $ref: '#/components/responses/ItemImagePart'
                 '304':
                   $ref: '#/components/responses/ImageNotModified'
+                '416':
+                  $ref: '#/components/responses/RangeNotSatisfiable'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '401':
@@ -725,7 +731,37 @@ enum OpenAPIDocument {
               summary: The status and headers of one item's image
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *getItemImageParameters
-              responses: *getItemImageResponses
+              responses: &headItemImageResponses
+                '200':
+                  $ref: '#/components/responses/ItemImage'
+                '304':
+                  $ref: '#/components/responses/ImageNotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/ImageFailed'
+                '503':
+                  $ref: '#/components/responses/ImageUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
             put:
               tags: [images]
               operationId: putItemImage
@@ -894,6 +930,8 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/FailRate'
                 - $ref: '#/components/parameters/FailFirst'
                 - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/Range'
+                - $ref: '#/components/parameters/If-Range'
                 - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/DatasetQuery'
                 - $ref: '#/components/parameters/X-Client-Id'
@@ -905,7 +943,7 @@ enum OpenAPIDocument {
               summary: The status and headers of one item's image in the format of the extension
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *getItemImageFileParameters
-              responses: *getItemImageResponses
+              responses: *headItemImageResponses
             options:
               tags: [images]
               operationId: optionsItemImageFile
@@ -1151,6 +1189,8 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/CacheControlNoCache'
                 - $ref: '#/components/parameters/PragmaNoCache'
                 - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/Range'
+                - $ref: '#/components/parameters/If-Range'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/Fail'
                 - $ref: '#/components/parameters/FailRate'
@@ -1161,8 +1201,12 @@ enum OpenAPIDocument {
               responses: &getPicsumSquareResponses
                 '200':
                   $ref: '#/components/responses/PicsumImage'
+                '206':
+                  $ref: '#/components/responses/PicsumImagePart'
                 '304':
                   $ref: '#/components/responses/PicsumImageNotModified'
+                '416':
+                  $ref: '#/components/responses/PicsumRangeNotSatisfiable'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '401':
@@ -1195,7 +1239,37 @@ enum OpenAPIDocument {
               summary: The status and headers of the same GET
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *getPicsumSquareParameters
-              responses: *getPicsumSquareResponses
+              responses: &headPicsumSquareResponses
+                '200':
+                  $ref: '#/components/responses/PicsumImage'
+                '304':
+                  $ref: '#/components/responses/PicsumImageNotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/ImageFailed'
+                '503':
+                  $ref: '#/components/responses/ImageUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
             options:
               tags: [picsum]
               operationId: optionsPicsumSquare
@@ -1232,6 +1306,8 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/CacheControlNoCache'
                 - $ref: '#/components/parameters/PragmaNoCache'
                 - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/Range'
+                - $ref: '#/components/parameters/If-Range'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/Fail'
                 - $ref: '#/components/parameters/FailRate'
@@ -1242,8 +1318,12 @@ enum OpenAPIDocument {
               responses: &getPicsumImageResponses
                 '200':
                   $ref: '#/components/responses/PicsumImage'
+                '206':
+                  $ref: '#/components/responses/PicsumImagePart'
                 '304':
                   $ref: '#/components/responses/PicsumImageNotModified'
+                '416':
+                  $ref: '#/components/responses/PicsumRangeNotSatisfiable'
                 '400':
                   $ref: '#/components/responses/BadRequest'
                 '401':
@@ -1276,7 +1356,37 @@ enum OpenAPIDocument {
               summary: The status and headers of the same GET
               description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
               parameters: *getPicsumImageParameters
-              responses: *getPicsumImageResponses
+              responses: &headPicsumImageResponses
+                '200':
+                  $ref: '#/components/responses/PicsumImage'
+                '304':
+                  $ref: '#/components/responses/PicsumImageNotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/ImageFailed'
+                '503':
+                  $ref: '#/components/responses/ImageUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
             options:
               tags: [picsum]
               operationId: optionsPicsumImage
@@ -3282,6 +3392,28 @@ enum OpenAPIDocument {
               schema:
                 type: string
               example: '"v1-9f86d081884c7d65"'
+            Range:
+              name: Range
+              in: header
+              required: false
+              description: |
+                Part of the image (GET only; a HEAD answers as the whole image's GET would): one range of bytes,
+                `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<count>` (the last `count`). 206 with those bytes and
+                `Content-Range`, or 416 when no byte of the image is in it. Another unit, a malformed field and a list of
+                several ranges are ignored: the whole image, 200 (RFC 9110 lets a server do so).
+              schema:
+                type: string
+              example: bytes=0-1023
+            If-Range:
+              name: If-Range
+              in: header
+              required: false
+              description: |
+                With `Range`: the range applies only while this is the image's `ETag` (compared strongly); otherwise the
+                whole image, 200. A date never matches (images have no `Last-Modified`).
+              schema:
+                type: string
+              example: '"v1-9f86d081884c7d65"'
             ImageIf-Match:
               name: If-Match
               in: header
@@ -3538,7 +3670,8 @@ enum OpenAPIDocument {
                 type: string
                 const: >-
                   Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location,
-                  Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate
+                  Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate,
+                  Content-Range, Accept-Ranges
             Vary:
               description: '`Origin` when `cors.allow_origin` is a list of origins: the CORS fields depend on the `Origin`.'
               required: false
@@ -3555,15 +3688,15 @@ enum OpenAPIDocument {
               description: |
                 On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a
                 well-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,
-                Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Bandwidth-Kbps,
-                X-Client-Id, X-Dataset, X-Request-Id`).
+                Content-Type, If-Match, If-None-Match, If-Range, Idempotency-Key, Last-Event-ID, Pragma, Range,
+                X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id`).
               required: false
               schema:
                 type: string
                 minLength: 1
               example: >-
-                Authorization, Cache-Control, Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID,
-                Pragma, X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id
+                Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, If-Range, Idempotency-Key,
+                Last-Event-ID, Pragma, Range, X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id
             Access-Control-Max-Age:
               description: On a CORS preflight from an allowed origin, how long a browser may reuse the answer, in seconds.
               required: false
@@ -3597,6 +3730,24 @@ enum OpenAPIDocument {
               schema:
                 type: string
                 const: no-referrer
+            Accept-Ranges:
+              description: '`bytes`: the image answers `Range` requests.'
+              required: true
+              schema:
+                type: string
+                const: bytes
+            ImageContent-Range:
+              description: The bytes sent and the image's length, `bytes <first>-<last>/<length>`.
+              required: true
+              schema:
+                type: string
+                pattern: '^bytes [0-9]+-[0-9]+/[0-9]+$'
+            UnsatisfiedContent-Range:
+              description: The image's length, `bytes */<length>`.
+              required: true
+              schema:
+                type: string
+                pattern: '^bytes \*/[0-9]+$'
             ETag:
               description: |
                 A strong entity tag of the representation: `v`, the list's version, `-` and 16 lowercase hex digits, in
@@ -5815,6 +5966,8 @@ enum OpenAPIDocument {
             PicsumImage:
               description: The image, as `ItemImage`, with Picsum's `Picsum-ID`.
               headers:
+                Accept-Ranges:
+                  $ref: '#/components/headers/Accept-Ranges'
                 Picsum-ID:
                   $ref: '#/components/headers/Picsum-ID'
                 ETag:
@@ -5874,6 +6027,8 @@ enum OpenAPIDocument {
                 The image, from the cache (`X-Cache: HIT`) or drawn and encoded after the store latency (`X-Cache: MISS`,
                 with `Server-Timing: store;dur=…, encode;dur=…`), named `<id>-<w>x<h>.<ext>` in `Content-Disposition`.
               headers:
+                Accept-Ranges:
+                  $ref: '#/components/headers/Accept-Ranges'
                 ETag:
                   $ref: '#/components/headers/ETag'
                 X-Cache:
@@ -5905,6 +6060,154 @@ enum OpenAPIDocument {
                   schema:
                     type: string
                     format: binary
+            ItemImagePart:
+              description: |
+                The bytes of the image a `Range` asked for, `Content-Range` saying which; otherwise as the whole image's 200
+                (the same `ETag`, `X-Cache`, `Content-Type`).
+              headers:
+                Content-Range:
+                  $ref: '#/components/headers/ImageContent-Range'
+                Accept-Ranges:
+                  $ref: '#/components/headers/Accept-Ranges'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Server-Timing:
+                  $ref: '#/components/headers/ImageServerTiming'
+                Content-Disposition:
+                  $ref: '#/components/headers/ImageContentDisposition'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/ImageVary'
+              content:
+                image/jpeg:
+                  schema:
+                    type: string
+                    format: binary
+                image/png:
+                  schema:
+                    type: string
+                    format: binary
+                image/webp:
+                  schema:
+                    type: string
+                    format: binary
+            RangeNotSatisfiable:
+              description: |
+                `range-not-satisfiable`: the `Range` asks for no byte of the image (its first position at or past the end,
+                or a suffix of 0 bytes); `Content-Range` gives the image's length.
+              headers:
+                Content-Range:
+                  $ref: '#/components/headers/UnsatisfiedContent-Range'
+                Accept-Ranges:
+                  $ref: '#/components/headers/Accept-Ranges'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/ImageVary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:range-not-satisfiable
+                          status:
+                            const: 416
+            PicsumImagePart:
+              description: |
+                As `ItemImagePart`, with Picsum's `Picsum-ID`.
+              headers:
+                Picsum-ID:
+                  $ref: '#/components/headers/Picsum-ID'
+                Content-Range:
+                  $ref: '#/components/headers/ImageContent-Range'
+                Accept-Ranges:
+                  $ref: '#/components/headers/Accept-Ranges'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Server-Timing:
+                  $ref: '#/components/headers/ImageServerTiming'
+                Content-Disposition:
+                  $ref: '#/components/headers/ImageContentDisposition'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/ImageVary'
+              content:
+                image/jpeg:
+                  schema:
+                    type: string
+                    format: binary
+                image/png:
+                  schema:
+                    type: string
+                    format: binary
+                image/webp:
+                  schema:
+                    type: string
+                    format: binary
+            PicsumRangeNotSatisfiable:
+              description: |
+                As `RangeNotSatisfiable`, with Picsum's `Picsum-ID`.
+              headers:
+                Picsum-ID:
+                  $ref: '#/components/headers/Picsum-ID'
+                Content-Range:
+                  $ref: '#/components/headers/UnsatisfiedContent-Range'
+                Accept-Ranges:
+                  $ref: '#/components/headers/Accept-Ranges'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                X-Cache:
+                  $ref: '#/components/headers/X-Cache'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/ImageVary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:range-not-satisfiable
+                          status:
+                            const: 416
             ImageNotModified:
               description: |
                 `If-None-Match` matched the image's `ETag`, after the lookup (so with `X-Cache`, and `Server-Timing` on a
@@ -7708,7 +8011,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getItemImage",
                 "summary": "The image of one item, generated or uploaded",
-                "description": "The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap\nfont: the same decoded pixels for the same item, size and options on every server. After a `PUT` of this\npath, the uploaded image instead (see `putItemImage`): as stored (same bytes, same format) when no\nsize, format, `grayscale` or `blur` is asked for; otherwise decoded, scaled to cover `w`x`h` and cropped\naround its centre (as Lorem Picsum crops), then re-encoded. An upload is never negotiated by `Accept`: it\nis served in its own format unless the extension or `format` names another. The size is `w`x`h`;\nwith one of them the other keeps the item's shape (400 naming the one given when the other would pass\n5000); with neither it is the item's own `width`x`height`, made smaller (same shape) to fit 5000 pixels a\nside and 25 megapixels. The format is the path's extension\n(`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with\n`Vary: Accept`), else JPEG.\n\nSlow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by\ndefault) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,\n64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one\nencode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets\n304 only after the lookup. When every image worker is busy and `image.queue_limit` images already wait:\n503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,\n`fail`, `fail_rate`, `fail_first`) are ignored.\n",
+                "description": "The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap\nfont: the same decoded pixels for the same item, size and options on every server. After a `PUT` of this\npath, the uploaded image instead (see `putItemImage`): as stored (same bytes, same format) when no\nsize, format, `grayscale` or `blur` is asked for; otherwise decoded, scaled to cover `w`x`h` and cropped\naround its centre (as Lorem Picsum crops), then re-encoded. An upload is never negotiated by `Accept`: it\nis served in its own format unless the extension or `format` names another. The size is `w`x`h`;\nwith one of them the other keeps the item's shape (400 naming the one given when the other would pass\n5000); with neither it is the item's own `width`x`height`, made smaller (same shape) to fit 5000 pixels a\nside and 25 megapixels. The format is the path's extension\n(`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with\n`Vary: Accept`), else JPEG.\n\nSlow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by\ndefault) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,\n64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one\nencode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets\n304 only after the lookup; then a `Range` gets 206 with part of the image, or 416 (see `Range`). When every image worker is busy and `image.queue_limit` images already wait:\n503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,\n`fail`, `fail_rate`, `fail_first`) are ignored.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
@@ -7753,6 +8056,12 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/If-None-Match"
                   },
                   {
+                    "$ref": "#/components/parameters/Range"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Range"
+                  },
+                  {
                     "$ref": "#/components/parameters/X-Dataset"
                   },
                   {
@@ -7769,8 +8078,14 @@ enum OpenAPIDocument {
                   "200": {
                     "$ref": "#/components/responses/ItemImage"
                   },
+                  "206": {
+                    "$ref": "#/components/responses/ItemImagePart"
+                  },
                   "304": {
                     "$ref": "#/components/responses/ImageNotModified"
+                  },
+                  "416": {
+                    "$ref": "#/components/responses/RangeNotSatisfiable"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -7862,6 +8177,12 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Range"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Range"
                   },
                   {
                     "$ref": "#/components/parameters/X-Dataset"
@@ -8257,6 +8578,12 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/If-None-Match"
                   },
                   {
+                    "$ref": "#/components/parameters/Range"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Range"
+                  },
+                  {
                     "$ref": "#/components/parameters/X-Dataset"
                   },
                   {
@@ -8273,8 +8600,14 @@ enum OpenAPIDocument {
                   "200": {
                     "$ref": "#/components/responses/ItemImage"
                   },
+                  "206": {
+                    "$ref": "#/components/responses/ItemImagePart"
+                  },
                   "304": {
                     "$ref": "#/components/responses/ImageNotModified"
+                  },
+                  "416": {
+                    "$ref": "#/components/responses/RangeNotSatisfiable"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -8363,6 +8696,12 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Range"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Range"
                   },
                   {
                     "$ref": "#/components/parameters/X-Dataset"
@@ -9178,6 +9517,12 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/If-None-Match"
                   },
                   {
+                    "$ref": "#/components/parameters/Range"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Range"
+                  },
+                  {
                     "$ref": "#/components/parameters/DelayMs"
                   },
                   {
@@ -9203,8 +9548,14 @@ enum OpenAPIDocument {
                   "200": {
                     "$ref": "#/components/responses/PicsumImage"
                   },
+                  "206": {
+                    "$ref": "#/components/responses/PicsumImagePart"
+                  },
                   "304": {
                     "$ref": "#/components/responses/PicsumImageNotModified"
+                  },
+                  "416": {
+                    "$ref": "#/components/responses/PicsumRangeNotSatisfiable"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -9275,6 +9626,12 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Range"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Range"
                   },
                   {
                     "$ref": "#/components/parameters/DelayMs"
@@ -9445,6 +9802,12 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/If-None-Match"
                   },
                   {
+                    "$ref": "#/components/parameters/Range"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Range"
+                  },
+                  {
                     "$ref": "#/components/parameters/DelayMs"
                   },
                   {
@@ -9470,8 +9833,14 @@ enum OpenAPIDocument {
                   "200": {
                     "$ref": "#/components/responses/PicsumImage"
                   },
+                  "206": {
+                    "$ref": "#/components/responses/PicsumImagePart"
+                  },
                   "304": {
                     "$ref": "#/components/responses/PicsumImageNotModified"
+                  },
+                  "416": {
+                    "$ref": "#/components/responses/PicsumRangeNotSatisfiable"
                   },
                   "400": {
                     "$ref": "#/components/responses/BadRequest"
@@ -9545,6 +9914,12 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Range"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Range"
                   },
                   {
                     "$ref": "#/components/parameters/DelayMs"
@@ -14360,6 +14735,26 @@ enum OpenAPIDocument {
                 },
                 "example": "\"v1-9f86d081884c7d65\""
               },
+              "Range": {
+                "name": "Range",
+                "in": "header",
+                "required": false,
+                "description": "Part of the image (GET only; a HEAD answers as the whole image's GET would): one range of bytes,\n`bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<count>` (the last `count`). 206 with those bytes and\n`Content-Range`, or 416 when no byte of the image is in it. Another unit, a malformed field and a list of\nseveral ranges are ignored: the whole image, 200 (RFC 9110 lets a server do so).\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "bytes=0-1023"
+              },
+              "If-Range": {
+                "name": "If-Range",
+                "in": "header",
+                "required": false,
+                "description": "With `Range`: the range applies only while this is the image's `ETag` (compared strongly); otherwise the\nwhole image, 200. A date never matches (images have no `Last-Modified`).\n",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "\"v1-9f86d081884c7d65\""
+              },
               "ImageIf-Match": {
                 "name": "If-Match",
                 "in": "header",
@@ -14609,7 +15004,7 @@ enum OpenAPIDocument {
                 "required": false,
                 "schema": {
                   "type": "string",
-                  "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate"
+                  "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate, Content-Range, Accept-Ranges"
                 }
               },
               "Vary": {
@@ -14629,13 +15024,13 @@ enum OpenAPIDocument {
                 }
               },
               "Access-Control-Allow-Headers": {
-                "description": "On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a\nwell-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,\nContent-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Bandwidth-Kbps,\nX-Client-Id, X-Dataset, X-Request-Id`).\n",
+                "description": "On a CORS preflight from an allowed origin: the preflight's `Access-Control-Request-Headers` when it is a\nwell-formed list of field names, else the fields the API reads (`Authorization, Cache-Control,\nContent-Type, If-Match, If-None-Match, If-Range, Idempotency-Key, Last-Event-ID, Pragma, Range,\nX-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id`).\n",
                 "required": false,
                 "schema": {
                   "type": "string",
                   "minLength": 1
                 },
-                "example": "Authorization, Cache-Control, Content-Type, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID, Pragma, X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id"
+                "example": "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, If-Range, Idempotency-Key, Last-Event-ID, Pragma, Range, X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id"
               },
               "Access-Control-Max-Age": {
                 "description": "On a CORS preflight from an allowed origin, how long a browser may reuse the answer, in seconds.",
@@ -14676,6 +15071,30 @@ enum OpenAPIDocument {
                 "schema": {
                   "type": "string",
                   "const": "no-referrer"
+                }
+              },
+              "Accept-Ranges": {
+                "description": "`bytes`: the image answers `Range` requests.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "const": "bytes"
+                }
+              },
+              "ImageContent-Range": {
+                "description": "The bytes sent and the image's length, `bytes <first>-<last>/<length>`.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^bytes [0-9]+-[0-9]+/[0-9]+$"
+                }
+              },
+              "UnsatisfiedContent-Range": {
+                "description": "The image's length, `bytes */<length>`.",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^bytes \\*/[0-9]+$"
                 }
               },
               "ETag": {
@@ -18237,6 +18656,9 @@ enum OpenAPIDocument {
               "PicsumImage": {
                 "description": "The image, as `ItemImage`, with Picsum's `Picsum-ID`.",
                 "headers": {
+                  "Accept-Ranges": {
+                    "$ref": "#/components/headers/Accept-Ranges"
+                  },
                   "Picsum-ID": {
                     "$ref": "#/components/headers/Picsum-ID"
                   },
@@ -18324,6 +18746,9 @@ enum OpenAPIDocument {
               "ItemImage": {
                 "description": "The image, from the cache (`X-Cache: HIT`) or drawn and encoded after the store latency (`X-Cache: MISS`,\nwith `Server-Timing: store;dur=…, encode;dur=…`), named `<id>-<w>x<h>.<ext>` in `Content-Disposition`.\n",
                 "headers": {
+                  "Accept-Ranges": {
+                    "$ref": "#/components/headers/Accept-Ranges"
+                  },
                   "ETag": {
                     "$ref": "#/components/headers/ETag"
                   },
@@ -18369,6 +18794,234 @@ enum OpenAPIDocument {
                     "schema": {
                       "type": "string",
                       "format": "binary"
+                    }
+                  }
+                }
+              },
+              "ItemImagePart": {
+                "description": "The bytes of the image a `Range` asked for, `Content-Range` saying which; otherwise as the whole image's 200\n(the same `ETag`, `X-Cache`, `Content-Type`).\n",
+                "headers": {
+                  "Content-Range": {
+                    "$ref": "#/components/headers/ImageContent-Range"
+                  },
+                  "Accept-Ranges": {
+                    "$ref": "#/components/headers/Accept-Ranges"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Server-Timing": {
+                    "$ref": "#/components/headers/ImageServerTiming"
+                  },
+                  "Content-Disposition": {
+                    "$ref": "#/components/headers/ImageContentDisposition"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/ImageVary"
+                  }
+                },
+                "content": {
+                  "image/jpeg": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  },
+                  "image/png": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  },
+                  "image/webp": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  }
+                }
+              },
+              "RangeNotSatisfiable": {
+                "description": "`range-not-satisfiable`: the `Range` asks for no byte of the image (its first position at or past the end,\nor a suffix of 0 bytes); `Content-Range` gives the image's length.\n",
+                "headers": {
+                  "Content-Range": {
+                    "$ref": "#/components/headers/UnsatisfiedContent-Range"
+                  },
+                  "Accept-Ranges": {
+                    "$ref": "#/components/headers/Accept-Ranges"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/ImageVary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:range-not-satisfiable"
+                            },
+                            "status": {
+                              "const": 416
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
+              "PicsumImagePart": {
+                "description": "As `ItemImagePart`, with Picsum's `Picsum-ID`.\n",
+                "headers": {
+                  "Picsum-ID": {
+                    "$ref": "#/components/headers/Picsum-ID"
+                  },
+                  "Content-Range": {
+                    "$ref": "#/components/headers/ImageContent-Range"
+                  },
+                  "Accept-Ranges": {
+                    "$ref": "#/components/headers/Accept-Ranges"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Server-Timing": {
+                    "$ref": "#/components/headers/ImageServerTiming"
+                  },
+                  "Content-Disposition": {
+                    "$ref": "#/components/headers/ImageContentDisposition"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/ImageVary"
+                  }
+                },
+                "content": {
+                  "image/jpeg": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  },
+                  "image/png": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  },
+                  "image/webp": {
+                    "schema": {
+                      "type": "string",
+                      "format": "binary"
+                    }
+                  }
+                }
+              },
+              "PicsumRangeNotSatisfiable": {
+                "description": "As `RangeNotSatisfiable`, with Picsum's `Picsum-ID`.\n",
+                "headers": {
+                  "Picsum-ID": {
+                    "$ref": "#/components/headers/Picsum-ID"
+                  },
+                  "Content-Range": {
+                    "$ref": "#/components/headers/UnsatisfiedContent-Range"
+                  },
+                  "Accept-Ranges": {
+                    "$ref": "#/components/headers/Accept-Ranges"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "X-Cache": {
+                    "$ref": "#/components/headers/X-Cache"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/ImageVary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:range-not-satisfiable"
+                            },
+                            "status": {
+                              "const": 416
+                            }
+                          }
+                        }
+                      ]
                     }
                   }
                 }
@@ -19451,5 +20104,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x5028B471F15FDAB6
+    static let yamlFNV1a64: UInt64 = 0x747C5E49DF8457E4
 }

@@ -91,6 +91,9 @@ package struct Problem: Error, Sendable, Equatable {
         /// 400: an uploaded image is empty, is no JPEG, PNG or WebP file, declares a size images may not have, or
         /// does not decode (truncated, damaged).
         case invalidImage
+        /// 416: a `Range` that asks for no byte of the image (its first position at or past the end, or a suffix of
+        /// 0); `Content-Range: bytes */<length>` says how long it is.
+        case rangeNotSatisfiable
 
         /// The HTTP status code.
         var status: Int {
@@ -115,6 +118,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .lengthRequired: 411
             case .bodyTooLarge: 413
             case .requestLineTooLong: 414
+            case .rangeNotSatisfiable: 416
             case .expectationFailed: 417
             case .headersTooLarge: 431
             case .notImplemented: 501
@@ -160,6 +164,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .imageBusy: "urn:listserver:problem:image-busy"
             case .imageFailed: "urn:listserver:problem:image-failed"
             case .invalidImage: "urn:listserver:problem:invalid-image"
+            case .rangeNotSatisfiable: "urn:listserver:problem:range-not-satisfiable"
             }
         }
 
@@ -200,6 +205,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .imageBusy: "Image workers busy"
             case .imageFailed: "Image could not be encoded"
             case .invalidImage: "Invalid image"
+            case .rangeNotSatisfiable: "Range not satisfiable"
             }
         }
     }

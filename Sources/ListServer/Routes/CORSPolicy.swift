@@ -11,13 +11,14 @@ struct CORSPolicy: Sendable, Equatable {
     /// The response fields a browser script may read besides the CORS-safelisted ones.
     static let exposedHeaders =
         "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, "
-        + "Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate"
+        + "Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate, Content-Range, "
+        + "Accept-Ranges"
     /// The methods a preflight allows: every method some route answers.
     static let allowedMethods = Route.allMethods
     /// The request fields a preflight allows: those the API reads.
     static let allowedHeaders =
-        "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, Pragma, "
-        + "X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id"
+        "Authorization, Cache-Control, Content-Type, If-Match, If-None-Match, If-Range, Idempotency-Key, Last-Event-ID, "
+        + "Pragma, Range, X-Bandwidth-Kbps, X-Client-Id, X-Dataset, X-Request-Id"
     /// How long a browser may cache a preflight answer, in seconds.
     static let maxAgeSeconds = "600"
 

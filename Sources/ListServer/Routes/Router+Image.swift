@@ -9,17 +9,19 @@ extension Router {
     /// ``negotiatedImageFormat(_:)``), else JPEG. The response (at once for a cached image, deferred otherwise)
     /// carries `X-Cache`, on a miss `Server-Timing: store;dur=…, encode;dur=…`, a strong `ETag` (304 on a matching
     /// `If-None-Match`, after the lookup, as for details), `Content-Disposition: inline; filename="42-600x400.jpg"`
-    /// (Picsum's pattern, with `-blur_<n>` and `-grayscale` when they apply), and `Vary: Accept` when the format
-    /// was negotiated. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh.
+    /// (Picsum's pattern, with `-blur_<n>` and `-grayscale` when they apply), `Accept-Ranges: bytes`, and
+    /// `Vary: Accept` when the format was negotiated. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes
+    /// afresh. `range`, a GET's `Range` (``byteRange(_:)``), answers 206 with part of the image, or 416.
     ///
     /// - Parameters:
     ///   - rawID: The decoded id segment.
     ///   - fileExtension: The extension of the last segment (`png` of `image.png`), if it has one.
     /// - Throws: A ``Problem``: 400 for a bad id or parameter, 404 for an id past the end, a deleted item or an
     ///   extension that is no image format.
-    func image(_ rawID: String, fileExtension: String?, target: RequestTarget, headers: HTTPHeaders)
-        throws(Problem) -> RouteOutcome
-    {
+    func image(
+        _ rawID: String, fileExtension: String?, target: RequestTarget, headers: HTTPHeaders,
+        range: ByteRangeRequest? = nil
+    ) throws(Problem) -> RouteOutcome {
         guard let images else {
             throw Problem(.notFound, detail: "images are not served by this server")
         }
@@ -55,14 +57,20 @@ extension Router {
             blur: query.blur, upload: upload.map { ImageSpec.Upload(list: list, image: $0) })
         return serveImage(
             spec, format: format, from: images, version: state.header.version, headers: headers,
-            negotiated: chosen == nil && upload == nil)
+            negotiated: chosen == nil && upload == nil, range: range)
+    }
+
+    /// The `Range` of `request` that image routes honour: a GET's (RFC 9110 defines ranges for GET only; a HEAD
+    /// answers as the whole body's GET would), and only a field of one byte range (``ByteRangeRequest``).
+    static func byteRange(_ request: HTTPRequest) -> ByteRangeRequest? {
+        request.method == .get ? ByteRangeRequest(request.headers) : nil
     }
 
     /// The answer for `spec` in `format` through `images`, the router's image cache: what `/items/<id>/image` and
     /// Picsum's `/id/…` routes share. `picsumID` adds Picsum's `Picsum-ID` field.
     func serveImage(
         _ spec: ImageSpec, format: ImageFormat, from images: ImageCache, version: UInt64, headers: HTTPHeaders,
-        negotiated: Bool, picsumID: UInt64? = nil
+        negotiated: Bool, range: ByteRangeRequest? = nil, picsumID: UInt64? = nil
     ) -> RouteOutcome {
         let tag = EntityTag(image: spec, format: format, version: version)
         let bypassCache = Self.requestsFreshDetail(headers)
@@ -70,7 +78,8 @@ extension Router {
         // A cached image is answered at once, like a page: no task (the hit path of Benchmarks/images).
         if !bypassCache, let hit = images.readyHit(ImageKey(spec: spec, format: format)) {
             var response = Self.imageResponse(
-                hit, spec: spec, format: format, tag: tag, ifNoneMatch: condition, negotiated: negotiated)
+                hit, spec: spec, format: format, tag: tag, ifNoneMatch: condition, negotiated: negotiated,
+                range: range)
             if let picsumID { response.headers.add("Picsum-ID", String(picsumID)) }
             return .response(response)
         }
@@ -97,7 +106,8 @@ extension Router {
                 }
             }
             var response = Self.imageResponse(
-                lookup, spec: spec, format: format, tag: tag, ifNoneMatch: condition, negotiated: negotiated)
+                lookup, spec: spec, format: format, tag: tag, ifNoneMatch: condition, negotiated: negotiated,
+                range: range)
             if let picsumID {
                 response.headers.add("Picsum-ID", String(picsumID))
             }
@@ -106,10 +116,12 @@ extension Router {
         }
     }
 
-    /// The answer once the lookup is done: 200 with the bytes, or 304 when `ifNoneMatch` matches `tag`.
+    /// The answer once the lookup is done: 200 with the bytes, 304 when `ifNoneMatch` matches `tag` (checked before
+    /// the range, as RFC 9110 §13.2.2 orders them), 206 with the bytes `range` asks for, or 416 when it asks for
+    /// none of them.
     static func imageResponse(
         _ lookup: ImageLookup, spec: ImageSpec, format: ImageFormat, tag: EntityTag, ifNoneMatch: String?,
-        negotiated: Bool
+        negotiated: Bool, range: ByteRangeRequest? = nil
     ) -> HTTPResponse {
         var headers = HTTPHeaders(capacity: 8)
         switch lookup.source {
@@ -128,9 +140,27 @@ extension Router {
         if let ifNoneMatch, tag.matches(ifNoneMatch: ifNoneMatch) {
             return HTTPResponse(status: 304, headers: headers)
         }
+        headers.add("Accept-Ranges", "bytes")
+        let length = lookup.bytes.count
+        var (status, body) = (200, lookup.bytes)
+        switch range?.answer(length: length, etag: tag.headerValue) ?? .whole {
+        case .whole:
+            break
+        case .part(let part):
+            headers.add("Content-Range", ByteRangeRequest.contentRange(part, length: length))
+            (status, body) = (206, Array(lookup.bytes[part]))
+        case .unsatisfiable:
+            headers.add("Content-Range", ByteRangeRequest.contentRange(nil, length: length))
+            return Problem(
+                .rangeNotSatisfiable,
+                detail:
+                    "the image has \(length) bytes and the range asks for none of them (bytes=0-\(length - 1) is all)",
+                headers: headers
+            ).response()
+        }
         headers.add("Content-Type", MediaType.image(format))
         headers.add("Content-Disposition", "inline; filename=\"\(spec.fileName(format))\"")
-        return HTTPResponse(status: 200, headers: headers, body: lookup.bytes)
+        return HTTPResponse(status: status, headers: headers, body: body)
     }
 
     /// The format an `Accept` field prefers among JPEG, WebP and PNG; JPEG without one, or when it names none of

@@ -9,7 +9,10 @@ extension Router {
     ///
     /// Picsum's rules: a size of 0 is the item's own; more than 5000 is 400; `grayscale` present (with any value)
     /// turns the image grey; `blur` present without a value is 5, with one it must be 1...10.
-    func picsumImage(_ pick: PicsumPick, sizes: [String], target: RequestTarget, headers: HTTPHeaders)
+    func picsumImage(
+        _ pick: PicsumPick, sizes: [String], target: RequestTarget, headers: HTTPHeaders,
+        range: ByteRangeRequest? = nil
+    )
         throws(Problem) -> RouteOutcome
     {
         guard let images else {
@@ -53,7 +56,7 @@ extension Router {
             upload: upload)
         return serveImage(
             spec, format: format, from: images, version: state.header.version, headers: headers, negotiated: false,
-            picsumID: item.id)
+            range: range, picsumID: item.id)
     }
 
     /// A size segment: 0 (the item's own) or 1...5000.

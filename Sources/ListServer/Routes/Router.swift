@@ -509,7 +509,9 @@ package struct Router: Sendable {
         case .itemImage(let rawID, fileExtension: nil) where request.method == .delete:
             return try removeImage(rawID, request, target: target)
         case .itemImage(let rawID, let fileExtension):
-            return try image(rawID, fileExtension: fileExtension, target: target, headers: request.headers)
+            return try image(
+                rawID, fileExtension: fileExtension, target: target, headers: request.headers,
+                range: Self.byteRange(request))
         case .changes:
             return try changes(target, headers: request.headers)
         case .events:
@@ -535,7 +537,8 @@ package struct Router: Sendable {
         case .picsumInfo(let pick):
             return .response(try picsumInfo(pick, headers: request.headers, base: target.base))
         case .picsumImage(let pick, let sizes):
-            return try picsumImage(pick, sizes: sizes, target: target, headers: request.headers)
+            return try picsumImage(
+                pick, sizes: sizes, target: target, headers: request.headers, range: Self.byteRange(request))
         case .probe(let ready):
             return .response(Self.probeResponse(ready: ready, storeReachable: !ready || writes.store.isReachable))
         case .openAPI(let format):
