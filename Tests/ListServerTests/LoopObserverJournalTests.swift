@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -48,30 +49,39 @@ struct LoopObserverJournalTests {
         #expect(journal.entries(of: "").entries.count == 101)
     }
 
-    @Test("a loop whose collection falls due during another's asks again rather than wait for it")
+    @Test(
+        "a loop whose collection falls due during another's asks again rather than wait for it",
+        .timeLimit(.minutes(1)))  // waiting would be a deadlock: the other collection waits for this test
     func busyAsksAgain() {
         let journal = JournalTests.journal(capacity: 1_000)
         let one = Loop(journal)
         let two = Loop(journal)
-        // Listeners are called inside a collection: loop two's timer fires while loop one's collection is under way.
-        let duringCollection = Mutex<Bool?>(nil)
+        // Listeners are called inside a collection: loop one's is held there, on its own thread, while loop two's
+        // timer fires on this one (a lock tried again on the thread that holds it is no test of this).
+        let (entered, release, done) = (
+            DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)
+        )
         journal.followers.store(1, ordering: .relaxed)
         journal.addListener { _, _, _ in
-            duringCollection.withLock { $0 = journal.collectUnlessBusy() }
+            entered.signal()
+            release.wait()
         }
         one.page(1)
         two.page(1)
         #expect(two.asked == 1)
-        one.observer.collectDue()
-        #expect(duringCollection.withLock { $0 } == false)
-        // Loop two's own timer, firing then, asks its loop again and stays asked-for (no second request needed).
-        journal.addListener { _, _, _ in two.observer.collectDue() }
-        one.page(2)
-        one.observer.collectDue()
-        #expect(two.asked == 2)
-        two.page(2)
-        #expect(two.asked == 2)
+        Thread {
+            one.observer.collectDue()
+            done.signal()
+        }.start()
+        entered.wait()
         two.observer.collectDue()
-        #expect(journal.entries(of: "").entries.count == 4)
+        #expect(two.asked == 2, "loop two asked its loop again")
+        two.page(2)
+        #expect(two.asked == 2, "and stays asked-for: no second request needed")
+        release.signal()
+        done.wait()
+        release.signal()  // for the listener of loop two's collection, next
+        two.observer.collectDue()
+        #expect(journal.entries(of: "").entries.count == 3)
     }
 }

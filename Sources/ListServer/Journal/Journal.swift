@@ -192,7 +192,7 @@ final class Journal: Sendable {
                         writer.add(next.slot, extra: nil, &state)
                     } else {
                         let tag = runs[Int(next.run)].tags[Int(next.tag)]
-                        if writer.atDefault || writer.dataset != tag.dataset {
+                        if writer.dataset != tag.dataset {  // the default list's, too, when it has an extra
                             writer.switchTo(tag.dataset, &state, settings)
                         }
                         writer.add(next.slot, extra: tag.extra, &state)

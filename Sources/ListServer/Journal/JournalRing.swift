@@ -63,20 +63,19 @@ struct JournalRing: Sendable {
         }
         bytes += JournalSlot.footprint(extra: extra)
         if let extra { extras[nextSeq] = extra }
-        let index: Int
-        if storage.count < capacity {
-            index = storage.count
-            storage.append(slot.pointee)
-        } else {
-            index = head
-            forget(at: head)
-            head = head + 1 == capacity ? 0 : head + 1
-        }
         let seq = nextSeq
-        storage.withUnsafeMutableBufferPointer { storage in
-            let place = storage.baseAddress! + index
-            UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
-            place.pointer(to: \.seq)!.pointee = seq
+        if storage.count < capacity {
+            storage.append(slot.pointee)  // until the ring is full
+            storage.withUnsafeMutableBufferPointer { $0[$0.count - 1].seq = seq }
+        } else {
+            forget(at: head)
+            let index = head
+            storage.withUnsafeMutableBufferPointer { storage in
+                let place = storage.baseAddress! + index
+                UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
+                place.pointer(to: \.seq)!.pointee = seq
+            }
+            head = head + 1 == capacity ? 0 : head + 1
         }
         nextSeq += 1
     }
