@@ -92,18 +92,10 @@ struct ByteRangeRequest: Sendable, Equatable {
         return .span(first: first, last: last)
     }
 
-    /// `1*DIGIT` as a position, saturating at `Int.max` (a position past any body is still a well-formed one).
+    /// `1*DIGIT` as a position, saturating at `Int.max` (a position past any body is still a well-formed one):
+    /// the query's digits (``Swift/UInt64/init(plainDecimal:)``), where all-digit text too long for them is `.max`.
     private static func position(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-            return nil
-        }
-        var value = 0
-        for digit in text.utf8 {
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflowAgain) = times.addingReportingOverflow(Int(digit - UInt8(ascii: "0")))
-            if overflow || overflowAgain { return .max }
-            value = sum
-        }
-        return value
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else { return nil }
+        return UInt64(plainDecimal: text).map { Int(clamping: $0) } ?? .max
     }
 }
