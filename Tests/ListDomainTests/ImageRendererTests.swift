@@ -2,12 +2,6 @@ import Testing
 
 @testable import ListDomain
 
-/// A pixel's red, green and blue as integers.
-private func channels(_ image: RGBImage, x: Int, y: Int) -> [Int] {
-    let pixel = image.pixel(x: x, y: y)
-    return [Int(pixel.red), Int(pixel.green), Int(pixel.blue)]
-}
-
 @Suite("ImageRenderer")
 struct ImageRendererTests {
     /// A mid-grey-green item colour, dark enough for white digits.
@@ -21,73 +15,125 @@ struct ImageRendererTests {
         #expect(first != ImageRenderer.render(ImageSpec(id: 43, width: 120, height: 80, color: Self.color)))
     }
 
-    @Test func theBackgroundRunsFromLighterAtTheTopToDarkerAtTheBottom() {
-        let image = ImageRenderer.render(ImageSpec(id: 1, width: 200, height: 101, color: Self.color))
-        let base = [0x3F, 0x7A, 0x59]
-        let towardsWhite: [Int] = base.map { $0 + (255 - $0) / 4 }
-        let towardsBlack: [Int] = base.map { $0 - $0 / 4 }
-        // The middle row is the colour itself; the top a quarter of the way to white, the bottom to black.
-        #expect(channels(image, x: 0, y: 50) == base)
-        #expect(channels(image, x: 0, y: 0) == towardsWhite)
-        #expect(channels(image, x: 0, y: 100) == towardsBlack)
-        // Every pixel of a row has the row's colour where no digit is drawn (the left edge is clear of text).
-        for y in 0..<101 {
-            #expect(image.pixel(x: 0, y: y) == image.pixel(x: 3, y: y))
+    /// The mean of each channel over the whole image.
+    static func mean(_ image: RGBImage) -> [Double] {
+        var sums = [0, 0, 0]
+        for (index, byte) in image.pixels.enumerated() { sums[index % 3] += Int(byte) }
+        return sums.map { Double($0) / Double(image.width * image.height) }
+    }
+
+    /// The luma of a pixel (BT.601).
+    static func luma(_ image: RGBImage, x: Int, y: Int) -> Double {
+        let pixel = image.pixel(x: x, y: y)
+        return 0.299 * Double(pixel.red) + 0.587 * Double(pixel.green) + 0.114 * Double(pixel.blue)
+    }
+
+    @Test("the photo's average is the item's colour, so the colour is its placeholder")
+    func theAverageIsTheItemsColour() {
+        for color: UInt32 in [0x3F7A59, 0xF4A261, 0x11048B, 0x808080, 0xC0392B] {
+            for (width, height) in [(600, 400), (120, 200)] {
+                let image = ImageRenderer.render(ImageSpec(id: 17, width: width, height: height, color: color))
+                let target = [Double(color >> 16), Double(color >> 8 & 0xFF), Double(color & 0xFF)]
+                let mean = Self.mean(image)
+                for channel in 0..<3 {
+                    #expect(abs(mean[channel] - target[channel]) <= 10, "\(color) \(width)x\(height): \(mean)")
+                }
+            }
         }
     }
 
-    @Test func theIdIsDrawnLargeAndCentredInTheTextColour() throws {
-        let spec = ImageSpec(id: 7, width: 300, height: 200, color: Self.color)
+    @Test("a landscape: a lighter sky above darker ground, textured like a photo, not flat")
+    func aTexturedLandscape() {
+        let image = ImageRenderer.render(ImageSpec(id: 3, width: 600, height: 400, color: Self.color))
+        func rowsLuma(_ rows: Range<Int>) -> Double {
+            var sum = 0.0
+            for y in rows { for x in stride(from: 0, to: 600, by: 3) { sum += Self.luma(image, x: x, y: y) } }
+            return sum / Double(rows.count * 200)
+        }
+        #expect(rowsLuma(0..<40) > rowsLuma(360..<400) + 20)
+        // Neighbouring pixels differ as in a photo: grain and detail, not runs of one colour.
+        var differences = 0
+        for y in stride(from: 300, to: 340, by: 1) {
+            for x in 100..<500 where Self.luma(image, x: x, y: y) != Self.luma(image, x: x + 1, y: y) {
+                differences += 1
+            }
+        }
+        #expect(differences > 40 * 400 * 8 / 10)
+    }
+
+    @Test("the id is drawn small in the bottom-left corner: white digits on a dark plate")
+    func theIdIsOnAPlate() throws {
+        let spec = ImageSpec(id: 7, width: 600, height: 400, color: Self.color)
         let image = ImageRenderer.render(spec)
         let layout = try #require(ImageRenderer.textLayout(spec))
-        // "7" is 5 font columns wide: three quarters of 300 over 5 is 45, half of 200 over 7 is 14.
-        #expect(layout.scale == 14)
-        #expect(layout.x == (300 - 5 * 14) / 2 && layout.y == (200 - 7 * 14) / 2)
-        let white: (UInt8, UInt8, UInt8) = (255, 255, 255)
+        // A font pixel is a hundredth of the shorter side: 4 pixels; the digit's top 3 font pixels from the bottom.
+        #expect(layout.scale == 4)
+        #expect(layout.x == 12 && layout.y == 400 - 12 - 28)
+        let ink = (ImageRenderer.inkLuma, ImageRenderer.inkLuma, ImageRenderer.inkLuma)
+        let plate = (ImageRenderer.plateLuma, ImageRenderer.plateLuma, ImageRenderer.plateLuma)
         // The top row of a 7 is solid; its bottom row has only the second column set.
         for column in 0..<5 {
-            #expect(image.pixel(x: layout.x + column * 14 + 7, y: layout.y + 7) == white)
+            #expect(image.pixel(x: layout.x + column * 4 + 2, y: layout.y + 2) == ink)
         }
-        #expect(image.pixel(x: layout.x + 1 * 14 + 7, y: layout.y + 6 * 14 + 7) == white)
-        #expect(image.pixel(x: layout.x + 4 * 14 + 7, y: layout.y + 6 * 14 + 7) != white)
+        #expect(image.pixel(x: layout.x + 1 * 4 + 2, y: layout.y + 6 * 4 + 2) == ink)
+        #expect(image.pixel(x: layout.x + 4 * 4 + 2, y: layout.y + 6 * 4 + 2) == plate)
+        #expect(image.pixel(x: layout.x - 2, y: layout.y - 2) == plate)
     }
 
-    @Test func lightColoursGetDarkDigitsAndDarkColoursWhiteOnes() {
-        #expect(ImageRenderer.textColor(on: 0xF4A261) == (0x1A, 0x1A, 0x1A))
-        #expect(ImageRenderer.textColor(on: 0x11048B) == (0xFF, 0xFF, 0xFF))
-    }
-
-    @Test func anImageTooSmallForTheDigitsIsJustTheBackground() {
-        let spec = ImageSpec(id: 123_456, width: 10, height: 10, color: Self.color)
+    @Test func anImageTooSmallForThePlateIsJustThePhoto() {
+        let spec = ImageSpec(id: 123_456, width: 30, height: 10, color: Self.color)
         #expect(ImageRenderer.textLayout(spec) == nil)
         let image = ImageRenderer.render(spec)
-        #expect(image.pixel(x: 5, y: 5) == ImageRenderer.background(Self.color, row: 5, of: 10))
+        #expect(image.pixels.count == 30 * 10 * 3)
+        #expect(ImageRenderer.textLayout(ImageSpec(id: 1, width: 30, height: 30, color: Self.color)) != nil)
     }
 
-    @Test func grayscaleMakesTheChannelsEqualWithTheLumaOfEachPixel() {
+    @Test("the same landscape at every size: the sky, the hills and the ground lie in the same places")
+    func theSameLandscapeAtEverySize() {
+        let small = PhotoScene(id: 5, color: Self.color, width: 60, height: 40)
+        let large = PhotoScene(id: 5, color: Self.color, width: 1200, height: 800)
+        var same = 0
+        var layers = Set<Int>()
+        for y in 0..<40 {
+            for x in 0..<60 {
+                let layer = small.layer(x: x, y: y)
+                layers.insert(layer)
+                if layer == large.layer(x: 20 * x + 10, y: 20 * y + 10) { same += 1 }
+            }
+        }
+        #expect(layers == [0, 1, 2, 3])
+        #expect(same >= 2400 * 9 / 10, "\(same) of 2400")
+    }
+
+    @Test func grayscaleMakesTheChannelsEqual() {
         let colour = ImageRenderer.render(ImageSpec(id: 9, width: 64, height: 48, color: 0xF4A261))
         let gray = ImageRenderer.render(ImageSpec(id: 9, width: 64, height: 48, color: 0xF4A261, grayscale: true))
+        #expect(colour != gray)
         for (x, y) in [(0, 0), (32, 24), (63, 47), (10, 40)] {
-            let rgb = channels(colour, x: x, y: y)
-            let weighted: Int = 77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128
-            let luma = weighted >> 8
-            #expect(channels(gray, x: x, y: y) == [luma, luma, luma])
+            let pixel = gray.pixel(x: x, y: y)
+            #expect(pixel.red == pixel.green && pixel.green == pixel.blue)
+            #expect(abs(Double(pixel.red) - Self.luma(colour, x: x, y: y)) <= 3)
         }
     }
 
-    @Test func blurSoftensTheDigitsEdgesButLeavesAFlatAreaAlone() throws {
-        let sharp = ImageRenderer.render(ImageSpec(id: 1, width: 256, height: 256, color: Self.color))
+    @Test func blurSmoothsTheGrainAndTheDigitsEdges() throws {
+        let spec = ImageSpec(id: 1, width: 256, height: 256, color: Self.color)
+        let sharp = ImageRenderer.render(spec)
         let soft = ImageRenderer.render(ImageSpec(id: 1, width: 256, height: 256, color: Self.color, blur: 5))
-        #expect(soft != sharp)
-        // Far from the digit the gradient changes by at most a step per row: blurring it changes little.
-        let before = channels(sharp, x: 5, y: 128)
-        let after = channels(soft, x: 5, y: 128)
-        #expect(zip(before, after).allSatisfy { abs($0 - $1) <= 2 })
-        // At the digit's edge a sharp image jumps from background to white; a blurred one passes through between.
-        let layout = try #require(
-            ImageRenderer.textLayout(ImageSpec(id: 1, width: 256, height: 256, color: Self.color)))
-        let edge = soft.pixel(x: layout.x + 2 * layout.scale, y: layout.y + 3 * layout.scale).red
-        #expect(edge > 0x3F && edge < 255)
+        func roughness(_ image: RGBImage) -> Double {
+            var sum = 0.0
+            for y in 0..<256 {
+                for x in 0..<255 { sum += abs(Self.luma(image, x: x, y: y) - Self.luma(image, x: x + 1, y: y)) }
+            }
+            return sum
+        }
+        #expect(roughness(soft) < roughness(sharp) / 3)
+        // At a digit's edge a sharp image jumps from the plate to white; a blurred one passes through between.
+        let layout = try #require(ImageRenderer.textLayout(spec))
+        let y = layout.y + layout.scale / 2
+        let x = try #require((layout.x..<256).first { sharp.pixel(x: $0, y: y).red == ImageRenderer.inkLuma })
+        let edge = soft.pixel(x: x, y: y).red
+        #expect(edge > ImageRenderer.plateLuma + 20 && edge < ImageRenderer.inkLuma - 20)
     }
 
     @Test func anOwnSizeOverTheLimitsShrinksKeepingItsShape() {

@@ -47,6 +47,10 @@ public struct YCbCrImage: Sendable, Equatable {
         var cb: Int
         var cr: Int
 
+        init(y: Int, cb: Int, cr: Int) {
+            (self.y, self.cb, self.cr) = (y, cb, cr)
+        }
+
         init(_ color: ImageRenderer.Color) {
             let red = Int(color.red)
             let green = Int(color.green)

@@ -131,8 +131,9 @@ struct EntityTag: Sendable, Equatable {
     /// How generated images are drawn and encoded, as part of their tags: raised whenever the bytes served for the
     /// same image change, so that a strong tag never names two files (servers of two builds behind one balancer
     /// among them). 2: JPEGs drawn as 4:2:0 planes (the same picture, but not always the same file as before).
-    /// 3: PNGs filtered by `Sub` or `Up` only (the same pixels in another file).
-    static let generatedImageRevision: UInt64 = 3
+    /// 3: PNGs filtered by `Sub` or `Up` only (the same pixels in another file). 4: photos of a landscape, the id
+    /// on a plate in the corner (``PhotoScene``), where a gradient had the id large in the middle.
+    static let generatedImageRevision: UInt64 = 4
 
     /// How uploads are re-encoded (scaled, with effects or in another format), as part of those variants' tags,
     /// for the same reason; an upload served as stored is its own file and its tag has none. 1: PNGs filtered by

@@ -1,0 +1,207 @@
+/// The landscape an item's generated photo shows: a sky, far hills, near hills and the ground, each a layer with its
+/// own light, colour and texture, under light that falls off towards the edges, with grain over all.
+///
+/// Laid out from the item's id and colour alone (so the image is the same in every dataset whose item has that
+/// colour), in integer arithmetic: every machine draws the same pixels. Positions are fractions of the image, so
+/// one item's photo shows the same landscape at every size; textures are sampled a pixel per pixel, so a larger
+/// photo has more detail, as a camera's does.
+///
+/// The layers' light and colour are offsets from the item's colour, shifted so that the layout's mean (``mean``)
+/// is that colour: the colour a list shows before the photo arrives is the photo's average.
+struct PhotoScene {
+    let width: Int
+    let height: Int
+    /// The first row of hill layer `k + 1` in column `x` at `ridges[k * width + x]` (k 0: far hills, 1: near hills,
+    /// 2: the ground), never above the row of the layer behind it.
+    let ridges: [Int]
+    /// Each layer's luma before the row's gradient and the falloff (sky, far, near, ground).
+    private(set) var luma: SIMD4<Int>
+    /// How each layer's luma changes from the top row to the bottom one.
+    let slope: SIMD4<Int>
+    /// Each layer's chroma, Cb and Cr (128 is grey).
+    private(set) var cb: SIMD4<Int>
+    private(set) var cr: SIMD4<Int>
+    /// The weight of the smooth and the detail texture in each layer, and the grain's, in 1/128 of a table's value.
+    let smoothWeight: SIMD4<Int>
+    let detailWeight: SIMD4<Int>
+    let grainWeight: Int
+    /// Where this photo starts sampling each texture (x, y).
+    let smoothOrigin: (x: Int, y: Int)
+    let detailOrigin: (x: Int, y: Int)
+    let grainOrigin: (x: Int, y: Int)
+    /// The light lost at the edges, and in each column.
+    let falloffDepth: Int
+    let columnFalloff: [Int16]
+    /// Where the skylines cross each row: the columns `x` of row `y` whose layer is not column `x - 1`'s, at
+    /// `crossings[crossingStarts[y]..<crossingStarts[y + 1]]`, in order (a column once per skyline crossing there).
+    /// A row's runs of one layer follow from them without a look at each pixel.
+    private let crossings: [Int32]
+    private let crossingStarts: [Int32]
+
+    /// The scene of `spec`'s photo.
+    init(_ spec: ImageSpec) {
+        self.init(id: spec.id, color: spec.color, width: spec.width, height: spec.height)
+    }
+
+    init(id: UInt64, color: UInt32, width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        let key = SplitMix64.mix(id &* SplitMix64.gamma ^ UInt64(color))
+        /// The `index`th draw from `range`.
+        func draw(_ index: UInt64, _ range: ClosedRange<Int>) -> Int {
+            range.lowerBound + Int(SplitMix64.mix(key &+ index) >> 20 % UInt64(range.count))
+        }
+        var ridges = [Int](repeating: 0, count: 3 * width)
+        let smooth = PhotoTextures.smooth
+        for layer in 0..<3 {
+            // A row of the smooth texture, stretched to the width, is the skyline; each layer lower and flatter.
+            let base = [38, 55, 72][layer] * height / 100 + (draw(10 + UInt64(layer), 0...100) - 50) * height / 1000
+            let amplitude = [18, 12, 6][layer] * height * (50 + draw(20 + UInt64(layer), 0...100)) / 10_000
+            let row = draw(30 + UInt64(layer), 0...255) * PhotoTextures.side
+            let start = draw(40 + UInt64(layer), 0...255) * 256
+            // Table cells per column in 1/256: the width spans about 170 cells, whatever it is.
+            let step = 2 * 65_536 / ([3, 5, 8][layer] * max(1, width))
+            for x in 0..<width {
+                let position = start + x * step
+                let cell = position >> 8
+                let fraction = position & 255
+                let left = Int(smooth[row + (cell & PhotoTextures.mask)])
+                let right = Int(smooth[row + ((cell + 1) & PhotoTextures.mask)])
+                let sample = (left * (256 - fraction) + right * fraction) >> 8
+                var ridge = base - amplitude * sample / 127
+                if layer > 0 { ridge = max(ridge, ridges[(layer - 1) * width + x]) }
+                ridges[layer * width + x] = ridge
+            }
+        }
+        self.ridges = ridges
+        // Contrast in 1/64: full for a colour with room on both sides of every channel, less for one near black,
+        // white or a pure hue, whose pixels would otherwise be clipped (and their mean no longer the colour).
+        let channels = ImageRenderer.components(color)
+        let room = [channels.red, channels.green, channels.blue].map { min(Int($0), 255 - Int($0)) }.min()!
+        let contrast = min(64, max(16, room))
+        luma = SIMD4(50, 20, -10, -30) &* contrast / 64
+        slope = SIMD4(-30, 0, 0, 20) &* contrast / 64
+        cb = SIMD4(15, 8, 0, -5) &* contrast / 64
+        cr = SIMD4(-8, -4, 0, 5) &* contrast / 64
+        // How textured this photo is: the spread of sizes a real set of photos has.
+        // Texture averages out, so it is cut less: by half at most.
+        let grain = min(64, max(32, room))
+        let texture = (13 + draw(51, 0...18)) * grain
+        smoothWeight = SIMD4(12, 9, 16, 20) &* texture / 640
+        detailWeight = SIMD4(2, 9, 20, 30) &* texture / 640
+        grainWeight = draw(50, 1...16) * grain / 64
+        smoothOrigin = (draw(60, 0...255), draw(61, 0...255))
+        detailOrigin = (draw(62, 0...255), draw(63, 0...255))
+        grainOrigin = (draw(64, 0...255), draw(65, 0...255))
+        falloffDepth = 20 * contrast / 64
+        columnFalloff = (0..<width).map { [falloffDepth] in Int16(Self.falloff($0, of: width, depth: falloffDepth)) }
+        (crossings, crossingStarts) = Self.crossings(of: ridges, width: width, height: height)
+        // Shift the layers so that the layout's mean is the item's colour.
+        let target = YCbCrImage.Sample(ImageRenderer.components(color))
+        let mean = self.mean()
+        luma &+= SIMD4(repeating: target.y - mean.y)
+        cb &+= SIMD4(repeating: target.cb - mean.cb)
+        cr &+= SIMD4(repeating: target.cr - mean.cr)
+    }
+
+    /// The light lost at `position` of `length`: none in the middle, `depth` levels at the edges, quadratically.
+    static func falloff(_ position: Int, of length: Int, depth: Int) -> Int {
+        let offset = 2 * position + 1 - length
+        return -depth * offset * offset / max(1, length * length)
+    }
+
+    /// Which layer pixel (`x`, `y`) shows: 0 the sky, 1 far hills, 2 near hills, 3 the ground.
+    func layer(x: Int, y: Int) -> Int {
+        (y >= ridges[x] ? 1 : 0) + (y >= ridges[width + x] ? 1 : 0) + (y >= ridges[2 * width + x] ? 1 : 0)
+    }
+
+    /// Calls `body` with each run of columns of row `y` that shows one layer, left to right, and the layer.
+    @inline(__always)
+    func forEachRun(row y: Int, _ body: (_ columns: Range<Int>, _ layer: Int) -> Void) {
+        var start = 0
+        var layer = self.layer(x: 0, y: y)
+        for index in Int(crossingStarts[y])..<Int(crossingStarts[y + 1]) {
+            let column = Int(crossings[index])
+            if column > start {
+                body(start..<column, layer)
+                start = column
+            }
+            layer = self.layer(x: column, y: y)
+        }
+        body(start..<width, layer)
+    }
+
+    /// The crossings of the skylines `ridges` with the rows: for each skyline and each pair of neighbouring columns,
+    /// the rows between their two heights get the right column (counted first, then placed, then each row's put
+    /// in order: a handful each).
+    private static func crossings(of ridges: [Int], width: Int, height: Int) -> ([Int32], [Int32]) {
+        /// The rows whose layer differs between columns `x - 1` and `x` of skyline `skyline`.
+        func rows(_ skyline: Int, _ x: Int) -> Range<Int> {
+            let (left, right) = (ridges[skyline * width + x - 1], ridges[skyline * width + x])
+            let top = max(0, min(left, right))
+            return top..<max(top, min(height, max(left, right)))
+        }
+        var starts = [Int32](repeating: 0, count: height + 1)
+        for skyline in 0..<3 {
+            for x in 1..<max(1, width) {
+                for y in rows(skyline, x) { starts[y + 1] += 1 }
+            }
+        }
+        for y in 0..<height { starts[y + 1] += starts[y] }
+        var next = starts
+        var crossings = [Int32](repeating: 0, count: Int(starts[height]))
+        for skyline in 0..<3 {
+            for x in 1..<max(1, width) {
+                for y in rows(skyline, x) {
+                    crossings[Int(next[y])] = Int32(x)
+                    next[y] += 1
+                }
+            }
+        }
+        for y in 0..<height {
+            // Insertion sort: three runs in order, of a few columns each.
+            let range = Int(starts[y])..<Int(starts[y + 1])
+            for index in range.dropFirst() {
+                let value = crossings[index]
+                var place = index
+                while place > range.lowerBound, crossings[place - 1] > value {
+                    crossings[place] = crossings[place - 1]
+                    place -= 1
+                }
+                crossings[place] = value
+            }
+        }
+        return (crossings, starts)
+    }
+
+    /// Each layer's luma in row `y` before texture and the column's falloff.
+    func rowLuma(_ y: Int) -> SIMD4<Int> {
+        luma &+ slope &* y / max(1, height - 1) &+ SIMD4(repeating: Self.falloff(y, of: height, depth: falloffDepth))
+    }
+
+    /// The layout's luma and chroma (no texture, which averages out) at `grid`×`grid` points spread evenly over the
+    /// image, each the sample at its pixel: what a small render of the photo shows.
+    func layout(grid: Int) -> [YCbCrImage.Sample] {
+        var samples: [YCbCrImage.Sample] = []
+        samples.reserveCapacity(grid * grid)
+        for row in 0..<grid {
+            let y = (2 * row + 1) * height / (2 * grid)
+            let luma = rowLuma(y)
+            for column in 0..<grid {
+                let x = (2 * column + 1) * width / (2 * grid)
+                let layer = layer(x: x, y: y)
+                samples.append(
+                    YCbCrImage.Sample(y: luma[layer] + Int(columnFalloff[x]), cb: cb[layer], cr: cr[layer]))
+            }
+        }
+        return samples
+    }
+
+    /// The mean of ``layout(grid:)`` at 32×32 points.
+    func mean() -> YCbCrImage.Sample {
+        let samples = layout(grid: 32)
+        let count = samples.count
+        let sum = samples.reduce(into: SIMD3<Int>()) { $0 &+= SIMD3($1.y, $1.cb, $1.cr) }
+        return YCbCrImage.Sample(y: sum.x / count, cb: sum.y / count, cr: sum.z / count)
+    }
+}
