@@ -28,15 +28,22 @@ struct ImageRendererTests {
         return 0.299 * Double(pixel.red) + 0.587 * Double(pixel.green) + 0.114 * Double(pixel.blue)
     }
 
-    @Test("the photo's average is the item's colour, so the colour is its placeholder")
+    @Test("the photo's average is the item's colour, so the colour is its placeholder, at every size")
     func theAverageIsTheItemsColour() {
-        for color: UInt32 in [0x3F7A59, 0xF4A261, 0x11048B, 0x808080, 0xC0392B] {
-            for (width, height) in [(600, 400), (120, 200)] {
-                let image = ImageRenderer.render(ImageSpec(id: 17, width: width, height: height, color: color))
-                let target = [Double(color >> 16), Double(color >> 8 & 0xFF), Double(color & 0xFF)]
-                let mean = Self.mean(image)
-                for channel in 0..<3 {
-                    #expect(abs(mean[channel] - target[channel]) <= 10, "\(color) \(width)x\(height): \(mean)")
+        // Within 6 levels a channel (a thumbnail's grey plate and its few chroma samples cost up to 5); black, white
+        // and pure hues within 12, their texture clipped at 0 or 255.
+        let colours: [(UInt32, Double)] = [
+            (0x3F7A59, 6), (0xF4A261, 6), (0x11048B, 6), (0x808080, 6), (0xC0392B, 6), (0x000000, 12),
+            (0xFFFFFF, 12), (0xFF0000, 12), (0x0000FF, 12),
+        ]
+        for (color, tolerance) in colours {
+            for (width, height) in [(600, 400), (150, 100), (60, 60)] {
+                for id: UInt64 in 0..<4 {
+                    let image = ImageRenderer.render(ImageSpec(id: id, width: width, height: height, color: color))
+                    let target = [Double(color >> 16), Double(color >> 8 & 0xFF), Double(color & 0xFF)]
+                    let mean = Self.mean(image)
+                    let worst = (0..<3).map { abs(mean[$0] - target[$0]) }.max()!
+                    #expect(worst <= tolerance, "\(String(color, radix: 16)) \(width)x\(height) id \(id): \(mean)")
                 }
             }
         }
@@ -85,6 +92,13 @@ struct ImageRendererTests {
         #expect(ImageRenderer.textLayout(spec) == nil)
         let image = ImageRenderer.render(spec)
         #expect(image.pixels.count == 30 * 10 * 3)
+        // No grey pixel at all: neither plate nor ink (the photo's pixels have the item's green tint).
+        for y in 0..<10 {
+            for x in 0..<30 {
+                let pixel = image.pixel(x: x, y: y)
+                #expect(!(pixel.red == pixel.green && pixel.green == pixel.blue), "\(x),\(y)")
+            }
+        }
         #expect(ImageRenderer.textLayout(ImageSpec(id: 1, width: 30, height: 30, color: Self.color)) != nil)
     }
 
@@ -134,6 +148,15 @@ struct ImageRendererTests {
         let x = try #require((layout.x..<256).first { sharp.pixel(x: $0, y: y).red == ImageRenderer.inkLuma })
         let edge = soft.pixel(x: x, y: y).red
         #expect(edge > ImageRenderer.plateLuma + 20 && edge < ImageRenderer.inkLuma - 20)
+    }
+
+    @Test("the extreme shapes draw: one pixel, one row, one column, two columns")
+    func extremeShapes() {
+        for (width, height) in [(1, 1), (1, 5000), (5000, 1), (2, 5000), (5000, 3), (3, 3)] {
+            let spec = ImageSpec(id: 77, width: width, height: height, color: Self.color)
+            #expect(ImageRenderer.renderPlanes(spec).planes.count == YCbCrImage.byteCount(width: width, height: height))
+            #expect(ImageRenderer.render(spec).pixels.count == width * height * 3)
+        }
     }
 
     @Test func anOwnSizeOverTheLimitsShrinksKeepingItsShape() {

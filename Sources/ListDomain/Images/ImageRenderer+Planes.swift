@@ -30,15 +30,37 @@ extension ImageRenderer {
         let lumaWidth = YCbCrImage.lumaSide(width)
         let lumaHeight = YCbCrImage.lumaSide(height)
         var span = planes.mutableSpan
+        var sum = 0
         for y in 0..<height {
-            drawLuma(scene, row: y, into: &span, at: y * lumaWidth)
-            if lumaWidth > width { span[y * lumaWidth + width] = span[y * lumaWidth + width - 1] }
+            sum += drawLuma(scene, row: y, into: &span, at: y * lumaWidth)
+        }
+        // The texture's mean over this photo's window of the tiles is not quite 0 (a small photo sees a few of the
+        // smooth texture's 64-pixel features), clipping moves it too, and so does the plate: the photo's luma is
+        // shifted so that the whole image's is the colour's, which the layout alone only comes near. A shift of up to
+        // two levels is left: a pass over every pixel for it would cost a 600×400 photo a quarter more (where the
+        // texture's window mean is within about 2 levels anyway).
+        let layout = textLayout(spec)
+        var area = width * height
+        if let layout {
+            let plate = plate(layout)
+            for y in plate.y {
+                for x in plate.x { sum -= Int(span[y * lumaWidth + x]) }
+            }
+            area -= plate.x.count * plate.y.count
+        }
+        let shift = (scene.targetLuma * width * height - sum - (layout.map(textLumaSum) ?? 0)) / max(1, area)
+        if abs(shift) > 2 {
+            for y in 0..<height {
+                shiftLuma(&span, at: y * lumaWidth, count: width, by: shift)
+            }
+        }
+        if let layout { drawText(layout, into: &span, lumaWidth: lumaWidth) }
+        for y in 0..<height where lumaWidth > width {
+            span[y * lumaWidth + width] = span[y * lumaWidth + width - 1]
         }
         if lumaHeight > height {
             for x in 0..<lumaWidth { span[height * lumaWidth + x] = span[(height - 1) * lumaWidth + x] }
         }
-        let layout = textLayout(spec)
-        if let layout { drawText(layout, into: &span, lumaWidth: lumaWidth) }
         drawChroma(scene, spec, plate: layout.map(plate), into: &span, lumaWidth: lumaWidth, lumaHeight: lumaHeight)
     }
 
@@ -47,31 +69,57 @@ extension ImageRenderer {
     /// Each run is drawn in segments that read each texture contiguously, in a loop the compiler vectorises (per
     /// pixel, with the layer looked up in the loop, a 600×400 photo took 1.6 ms; the budget is a fraction of its
     /// 0.7 ms encode).
-    private static func drawLuma(_ scene: PhotoScene, row y: Int, into span: inout MutableSpan<UInt8>, at start: Int) {
+    /// Returns the sum of the row's samples.
+    private static func drawLuma(_ scene: PhotoScene, row y: Int, into span: inout MutableSpan<UInt8>, at start: Int)
+        -> Int
+    {
         let light = scene.rowLuma(y)
+        var sum = 0
         scene.forEachRun(row: y) { columns, layer in
-            drawRun(scene, row: y, columns: columns, layer: layer, light: light[layer], into: &span, at: start)
+            sum += drawRun(scene, row: y, columns: columns, layer: layer, light: light[layer], into: &span, at: start)
+        }
+        return sum
+    }
+
+    /// Adds `shift` to `count` luma samples from `start`, clipped to 0...255: a saturating add or subtract of
+    /// bytes, which the compiler vectorises (through `Int16` and a clamp it stayed a byte at a time).
+    private static func shiftLuma(_ span: inout MutableSpan<UInt8>, at start: Int, count: Int, by shift: Int) {
+        var row = span.extracting(start..<(start + count))
+        let amount = UInt8(clamping: abs(shift))
+        if shift > 0 {
+            let ceiling = 255 - amount
+            for index in row.indices {
+                let value = row[index]
+                row[index] = value > ceiling ? 255 : value &+ amount
+            }
+        } else {
+            for index in row.indices {
+                let value = row[index]
+                row[index] = value < amount ? 0 : value &- amount
+            }
         }
     }
 
-    /// Columns `columns` of row `y`, all of layer `layer` whose light in this row is `light`.
+    /// Columns `columns` of row `y`, all of layer `layer` whose light in this row is `light`; returns the sum of
+    /// their samples.
     private static func drawRun(
         _ scene: PhotoScene, row y: Int, columns: Range<Int>, layer: Int, light: Int,
         into span: inout MutableSpan<UInt8>, at start: Int
-    ) {
+    ) -> Int {
         let side = PhotoTextures.side
         let mask = PhotoTextures.mask
         let rows = (
             ((y + scene.smoothOrigin.y) & mask) * side, ((y + scene.detailOrigin.y) & mask) * side,
             ((y + scene.grainOrigin.y) & mask) * side
         )
-        // 16-bit lanes, eight to a vector: the weights are at most 94, the texture sums within ±23,000.
+        // 16-bit lanes, eight to a vector.
         let weights = (
             Int16(scene.smoothWeight[layer]), Int16(scene.detailWeight[layer]), Int16(scene.grainWeight)
         )
         let light = Int16(clamping: light)
         let tables = (PhotoTextures.smooth, PhotoTextures.detail, PhotoTextures.grain)
         let falloff = scene.columnFalloff.span
+        var sum = 0
         var x = columns.lowerBound
         while x < columns.upperBound {
             // Where each texture is read from, and how far before it wraps.
@@ -84,16 +132,36 @@ extension ImageRenderer {
             let grain = tables.2.span.extracting((rows.2 + at.2)..<(rows.2 + at.2 + count))
             let fall = falloff.extracting(x..<(x + count))
             var out = span.extracting((start + x)..<(start + x + count))
-            // Wrapping arithmetic (no overflow checks, which keep a loop from being vectorised): the sums stay
-            // within a few thousand.
+            // Wrapping arithmetic (no overflow checks, which keep a loop from being vectorised): the texture sums
+            // stay within ±22,000 (``PhotoScene/maximumWeight``), a segment's sum of samples within 65,280.
+            var segmentSum: UInt16 = 0  // 16-bit lanes too: at most 256 × 255
             for index in 0..<count {
                 let texture =
                     weights.0 &* Int16(smooth[index]) &+ weights.1 &* Int16(detail[index])
                     &+ weights.2 &* Int16(grain[index])
-                out[index] = UInt8(clamping: light &+ fall[index] &+ texture &>> 7)
+                let sample = UInt8(clamping: light &+ fall[index] &+ texture &>> 7)
+                out[index] = sample
+                segmentSum &+= UInt16(sample)
             }
+            sum += Int(segmentSum)
             x += count
         }
+        return sum
+    }
+
+    /// The sum of the plate's luma, digits included.
+    private static func textLumaSum(_ layout: (scale: Int, x: Int, y: Int, digits: [Int])) -> Int {
+        let plate = plate(layout)
+        var inked = 0
+        for digit in layout.digits {
+            for row in 0..<BitmapFont.glyphHeight {
+                for column in 0..<BitmapFont.glyphWidth where BitmapFont.isSet(digit: digit, column: column, row: row) {
+                    inked += 1
+                }
+            }
+        }
+        let inkedPixels = inked * layout.scale * layout.scale
+        return plate.x.count * plate.y.count * Int(plateLuma) + inkedPixels * (Int(inkLuma) - Int(plateLuma))
     }
 
     /// The id's plate and digits on the luma plane.

@@ -58,7 +58,8 @@ public enum ImageRenderer {
     /// and the digits; nil when the image is too small for the plate.
     ///
     /// A font pixel is a hundredth of the shorter side (at least one image pixel): 4 pixels, digits 28 tall, on a
-    /// 600×400 photo. The plate reaches a font pixel past the digits on every side, two font pixels from the corner.
+    /// 600×400 photo. The plate reaches a font pixel past the digits on every side, two font pixels (or one more
+    /// image pixel) from the corner.
     static func textLayout(_ spec: ImageSpec) -> (scale: Int, x: Int, y: Int, digits: [Int])? {
         let digits = BitmapFont.decimalDigits(of: spec.id)
         let scale = max(1, min(spec.width, spec.height) / 100)
@@ -66,7 +67,10 @@ public enum ImageRenderer {
             width: (BitmapFont.textWidth(digits.count) + 2) * scale, height: (BitmapFont.glyphHeight + 2) * scale
         )
         guard plate.width + 4 * scale <= spec.width, plate.height + 4 * scale <= spec.height else { return nil }
-        return (scale, 3 * scale, spec.height - 3 * scale - BitmapFont.glyphHeight * scale, digits)
+        // The plate's top row even, so that no 2×2 chroma block is half plate, half photo: its colour on the
+        // plate's dark edge would show as a coloured line.
+        let plateTop = (spec.height - 2 * scale - plate.height) & ~1
+        return (scale, 3 * scale, plateTop + scale, digits)
     }
 
     /// The plate behind the digits, in pixels: columns and rows.

@@ -29,6 +29,10 @@ struct PhotoScene {
     let smoothOrigin: (x: Int, y: Int)
     let detailOrigin: (x: Int, y: Int)
     let grainOrigin: (x: Int, y: Int)
+    /// The luma of the item's colour: the mean the photo's luma is brought to.
+    let targetLuma: Int
+    /// The most the three texture weights of a layer add up to: 171 × 127 fits the 16 bits a pixel is drawn in.
+    static let maximumWeight = 171
     /// The light lost at the edges, and in each column.
     let falloffDepth: Int
     let columnFalloff: [Int16]
@@ -59,10 +63,10 @@ struct PhotoScene {
             let amplitude = [18, 12, 6][layer] * height * (50 + draw(20 + UInt64(layer), 0...100)) / 10_000
             let row = draw(30 + UInt64(layer), 0...255) * PhotoTextures.side
             let start = draw(40 + UInt64(layer), 0...255) * 256
-            // Table cells per column in 1/256: the width spans about 170 cells, whatever it is.
-            let step = 2 * 65_536 / ([3, 5, 8][layer] * max(1, width))
+            // The width spans about 170 cells (1/256 each), whatever it is.
+            let span = 2 * 65_536 / [3, 5, 8][layer]
             for x in 0..<width {
-                let position = start + x * step
+                let position = start + x * span / width
                 let cell = position >> 8
                 let fraction = position & 255
                 let left = Int(smooth[row + (cell & PhotoTextures.mask)])
@@ -90,6 +94,7 @@ struct PhotoScene {
         smoothWeight = SIMD4(12, 9, 16, 20) &* texture / 640
         detailWeight = SIMD4(2, 9, 20, 30) &* texture / 640
         grainWeight = draw(50, 1...16) * grain / 64
+        assert((smoothWeight &+ detailWeight).max() + grainWeight <= Self.maximumWeight)
         smoothOrigin = (draw(60, 0...255), draw(61, 0...255))
         detailOrigin = (draw(62, 0...255), draw(63, 0...255))
         grainOrigin = (draw(64, 0...255), draw(65, 0...255))
@@ -98,6 +103,7 @@ struct PhotoScene {
         (crossings, crossingStarts) = Self.crossings(of: ridges, width: width, height: height)
         // Shift the layers so that the layout's mean is the item's colour.
         let target = YCbCrImage.Sample(ImageRenderer.components(color))
+        targetLuma = target.y
         let mean = self.mean()
         luma &+= SIMD4(repeating: target.y - mean.y)
         cb &+= SIMD4(repeating: target.cb - mean.cb)
@@ -202,6 +208,11 @@ struct PhotoScene {
         let samples = layout(grid: 32)
         let count = samples.count
         let sum = samples.reduce(into: SIMD3<Int>()) { $0 &+= SIMD3($1.y, $1.cb, $1.cr) }
-        return YCbCrImage.Sample(y: sum.x / count, cb: sum.y / count, cr: sum.z / count)
+        // Rounded to the nearest (the sums of offsets may be negative, and `/` truncates towards 0).
+        func mean(_ total: Int) -> Int {
+            let (numerator, denominator) = (2 * total + count, 2 * count)
+            return numerator >= 0 ? numerator / denominator : -((denominator - 1 - numerator) / denominator)
+        }
+        return YCbCrImage.Sample(y: mean(sum.x), cb: mean(sum.y), cr: mean(sum.z))
     }
 }
