@@ -42,6 +42,7 @@ struct ConfigurationLoadingTests {
         .imageLatencySpread: "LISTSERVER_IMAGE_LATENCY_SPREAD", .imageCacheBytes: "LISTSERVER_IMAGE_CACHE_BYTES",
         .imageWorkers: "LISTSERVER_IMAGE_WORKERS", .imageQueueLimit: "LISTSERVER_IMAGE_QUEUE_LIMIT",
         .imageMaxUploadBytes: "LISTSERVER_IMAGE_MAX_UPLOAD_BYTES",
+        .imageProgressive: "LISTSERVER_IMAGE_PROGRESSIVE",
         .picsumEnabled: "LISTSERVER_PICSUM", .publicURL: "LISTSERVER_PUBLIC_URL",
         .bodyTimeoutMs: "LISTSERVER_BODY_TIMEOUT_MS", .minBodyRate: "LISTSERVER_MIN_BODY_RATE",
         .reservedConnections: "LISTSERVER_RESERVED_CONNECTIONS", .maxDatasets: "LISTSERVER_MAX_DATASETS",
@@ -129,6 +130,7 @@ struct ConfigurationLoadingTests {
         case .imageQueueLimit: String(8 + variant)
         case .imageMaxUploadBytes: String(1_000_000 + variant)
         case .picsumEnabled: ["false", "true", "false"][variant]
+        case .imageProgressive: ["true", "false", "true"][variant]
         case .publicURL: ["https://photos.example", "http://127.0.0.1:8080/base", "http://[::1]:9000"][variant]
         }
     }

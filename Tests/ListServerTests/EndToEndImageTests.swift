@@ -52,6 +52,27 @@ struct EndToEndImageTests {
         }
     }
 
+    @Test("?progressive over HTTP: a progressive JPEG decoding to the baseline's pixels; image.progressive by default")
+    func progressiveOverHTTP() async throws {
+        let codecs = try ImageCodecs()
+        try await withServer(configure: {
+            $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0
+        }) { app in
+            let baseline = try await fetch(port: app.port, "/items/42/image?w=200&h=120")
+            let progressive = try await fetch(port: app.port, "/items/42/image?w=200&h=120&progressive")
+            #expect(RouterImageTests.isProgressive(baseline.body) == false)
+            #expect(RouterImageTests.isProgressive(progressive.body) == true)
+            #expect(progressive.header("ETag") != baseline.header("ETag"))
+            #expect(try codecs.decode(progressive.body, as: .jpeg) == (try codecs.decode(baseline.body, as: .jpeg)))
+        }
+        try await withServer(configure: {
+            $0.imageLatencyMinMs = 0; $0.imageLatencyMaxMs = 0; $0.imageProgressive = true
+        }) { app in
+            let progressive = try await fetch(port: app.port, "/items/42/image?w=200&h=120")
+            #expect(RouterImageTests.isProgressive(progressive.body) == true)
+        }
+    }
+
     @Test("concurrent first fetches of one image share a single encode")
     func coalescing() async throws {
         try await withServer(configure: {

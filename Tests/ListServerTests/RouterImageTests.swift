@@ -87,6 +87,49 @@ struct RouterImageTests {
         }
     }
 
+    /// Whether a JPEG file's frame is progressive (SOF2, `FF C2`) rather than baseline (SOF0, `FF C0`).
+    static func isProgressive(_ jpeg: [UInt8]) -> Bool? {
+        for index in 0..<(jpeg.count - 1) where jpeg[index] == 0xFF {
+            if jpeg[index + 1] == 0xC2 { return true }
+            if jpeg[index + 1] == 0xC0 { return false }
+        }
+        return nil
+    }
+
+    @Test(
+        "?progressive serves a progressive JPEG of the same pixels, with its own ETag; =0 and the default are baseline")
+    func progressive() async throws {
+        let baseline = await image("/items/7/image?w=320&h=200")
+        let progressive = await image("/items/7/image?w=320&h=200&progressive")
+        let off = await image("/items/7/image?w=320&h=200&progressive=0")
+        #expect(baseline.status == 200 && progressive.status == 200 && off.status == 200)
+        #expect(Self.isProgressive(baseline.body) == false && Self.isProgressive(off.body) == false)
+        #expect(Self.isProgressive(progressive.body) == true)
+        #expect(
+            progressive.headers["ETag"] != baseline.headers["ETag"] && off.headers["ETag"] == baseline.headers["ETag"])
+        // The same coefficients in another order: the very same pixels decoded.
+        #expect(try codecs.decode(progressive.body, as: .jpeg) == (try codecs.decode(baseline.body, as: .jpeg)))
+        // PNG has no such thing: the same file and tag either way.
+        let png = await image("/items/7/image.png?w=32&h=20")
+        let pngAsked = await image("/items/7/image.png?w=32&h=20&progressive")
+        #expect(png.body == pngAsked.body && png.headers["ETag"] == pngAsked.headers["ETag"])
+        let bad = await image("/items/7/image?progressive=maybe")
+        #expect(bad.status == 400 && bad.jsonObject?["parameter"] as? String == "progressive")
+    }
+
+    @Test("image.progressive makes JPEGs progressive by default, Picsum's too; ?progressive=0 still asks for baseline")
+    func progressiveByDefault() async throws {
+        var service = ServiceOptions()
+        service.imageProgressive = true
+        let router = RouterFixture.router(service: service)
+        func fetch(_ target: String) async -> HTTPResponse {
+            await router.answer(HTTPRequest(method: .get, target: target))
+        }
+        #expect(Self.isProgressive(await fetch("/items/7/image?w=64&h=40").body) == true)
+        #expect(Self.isProgressive(await fetch("/id/7/64/40").body) == true)
+        #expect(Self.isProgressive(await fetch("/items/7/image?w=64&h=40&progressive=0").body) == false)
+    }
+
     @Test("without a size the image has the item's own; one side alone keeps the item's shape")
     func sizes() async throws {
         let own = item(42)  // 1600x1200

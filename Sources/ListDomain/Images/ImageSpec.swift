@@ -40,12 +40,15 @@ public struct ImageSpec: Hashable, Sendable {
     public let blur: Int
     /// The uploaded image the pixels come from; nil for the generated image.
     public let upload: Upload?
+    /// Whether a JPEG of it is progressive (coarse scans of the whole picture first, refined by the later ones): the
+    /// same pixels, another file. Only JPEGs have it (the router asks for it for JPEGs only).
+    public let progressive: Bool
 
     /// Creates a spec; the sizes and the blur must be within the limits (the router checks them and answers a 400
     /// naming the parameter otherwise).
     public init(
         id: UInt64, width: Int, height: Int, color: UInt32, grayscale: Bool = false, blur: Int = 0,
-        upload: Upload? = nil
+        upload: Upload? = nil, progressive: Bool = false
     ) {
         precondition(Self.allows(width: width, height: height), "image size \(width)x\(height) is out of range")
         precondition(blur == 0 || Self.blurRange.contains(blur), "blur \(blur) is out of range")
@@ -56,6 +59,7 @@ public struct ImageSpec: Hashable, Sendable {
         self.grayscale = grayscale
         self.blur = blur
         self.upload = upload
+        self.progressive = progressive
     }
 
     /// Whether `format` asks for the uploaded file exactly as stored: same format and size, no effects. Such an
@@ -63,6 +67,7 @@ public struct ImageSpec: Hashable, Sendable {
     public func isStoredUpload(as format: ImageFormat) -> Bool {
         guard let image = upload?.image else { return false }
         return format == image.format && width == image.width && height == image.height && !grayscale && blur == 0
+            && !progressive
     }
 
     /// Whether `width`×`height` is a size images may have: each side in 1...maxSide, at most maxPixels.

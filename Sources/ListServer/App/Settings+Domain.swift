@@ -33,8 +33,8 @@ extension Settings {
 
 extension ServiceOptions {
     /// The options `settings` configure: ``SettingKey/corsAllowOrigin``, ``SettingKey/pageLatencyMs``,
-    /// ``SettingKey/adminToken``, ``SettingKey/adminAllowedOrigins``, ``SettingKey/picsumEnabled`` and
-    /// ``SettingKey/publicURL``.
+    /// ``SettingKey/adminToken``, ``SettingKey/adminAllowedOrigins``, ``SettingKey/imageProgressive``,
+    /// ``SettingKey/picsumEnabled`` and ``SettingKey/publicURL``.
     init(_ settings: Settings) {
         let publicURL = settings.publicURL.text.isEmpty ? nil : settings.publicURL.text
         self.init(
@@ -43,7 +43,7 @@ extension ServiceOptions {
             adminToken: settings.adminToken,
             datasetTTL: .seconds(settings.datasetTTLSeconds),
             adminOrigin: AdminOrigin(allowed: settings.adminAllowedOrigins, publicURL: publicURL),
-            picsumEnabled: settings.picsumEnabled, publicURL: publicURL)
+            imageProgressive: settings.imageProgressive, picsumEnabled: settings.picsumEnabled, publicURL: publicURL)
     }
 }
 

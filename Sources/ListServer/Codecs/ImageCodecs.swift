@@ -14,18 +14,20 @@ package final class ImageCodecs: @unchecked Sendable {
         jpeg = try JPEGCodec()
     }
 
-    /// `image` encoded as `format`.
-    package func encode(_ image: RGBImage, as format: ImageFormat) throws(ImageCodecError) -> [UInt8] {
+    /// `image` encoded as `format`; a JPEG progressive when asked.
+    package func encode(_ image: RGBImage, as format: ImageFormat, progressive: Bool = false) throws(ImageCodecError)
+        -> [UInt8]
+    {
         switch format {
-        case .jpeg: try jpeg.encode(image)
+        case .jpeg: try jpeg.encode(image, progressive: progressive)
         case .png: try PNGCodec.encode(image)
         case .webp: try WebPCodec.encode(image)
         }
     }
 
     /// `image` as a JPEG file (``ImageRenderer/renderPlanes(_:into:)`` draws such planes).
-    func encodeJPEG(_ image: YCbCrImage) throws(ImageCodecError) -> [UInt8] {
-        try jpeg.encode(image)
+    func encodeJPEG(_ image: YCbCrImage, progressive: Bool = false) throws(ImageCodecError) -> [UInt8] {
+        try jpeg.encode(image, progressive: progressive)
     }
 
     /// The pixels of an image file of `format`.

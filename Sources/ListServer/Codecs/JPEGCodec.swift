@@ -2,8 +2,8 @@ import CTurboJPEG
 import Glibc
 import ListDomain
 
-/// JPEG through libjpeg-turbo's TurboJPEG API: baseline, quality 85, 4:2:0 chroma subsampling (what photo sites
-/// serve).
+/// JPEG through libjpeg-turbo's TurboJPEG API: baseline (or progressive when asked), quality 85, 4:2:0 chroma
+/// subsampling (what photo sites serve).
 ///
 /// A TurboJPEG handle must not be used by two threads at once, and making one allocates libjpeg's state, so each
 /// image worker keeps one codec for its whole life (``ImageCodecs``).
@@ -18,6 +18,10 @@ final class JPEGCodec {
     static let quality: Int32 = 85
 
     private var compressor: tjhandle
+    /// A second compressor for progressive files, made on the first. libjpeg-turbo 2.1 leaves a handle that made a
+    /// progressive file in a state where its next baseline files are damaged ("Corrupt JPEG data: bad Huffman
+    /// code" when decoded: a test that asked for both on one worker found it), so one handle makes only the one kind.
+    private var progressiveCompressor: tjhandle?
     private var decompressor: tjhandle?
 
     init() throws(ImageCodecError) {
@@ -29,36 +33,55 @@ final class JPEGCodec {
 
     deinit {
         tjDestroy(compressor)
+        if let progressiveCompressor { tjDestroy(progressiveCompressor) }
         if let decompressor { tjDestroy(decompressor) }
     }
 
-    /// `image` as a JPEG file.
-    func encode(_ image: RGBImage) throws(ImageCodecError) -> [UInt8] {
+    /// TurboJPEG's flags for a progressive file or a baseline one.
+    private static func flags(progressive: Bool) -> Int32 {
+        progressive ? TJFLAG_PROGRESSIVE : 0
+    }
+
+    /// The handle that makes files of the kind asked for.
+    private func compressorHandle(progressive: Bool) throws(ImageCodecError) -> tjhandle {
+        guard progressive else { return compressor }
+        if let progressiveCompressor { return progressiveCompressor }
+        guard let made = tjInitCompress() else {
+            throw ImageCodecError(codec: "TurboJPEG", message: String(cString: tjGetErrorStr2(nil)))
+        }
+        progressiveCompressor = made
+        return made
+    }
+
+    /// `image` as a JPEG file, progressive or baseline.
+    func encode(_ image: RGBImage, progressive: Bool = false) throws(ImageCodecError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
+        let handle = try compressorHandle(progressive: progressive)
         let status = image.pixels.withUnsafeBufferPointer { pixels in
             tjCompress2(
-                compressor, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
-                &output, &size, Int32(TJSAMP_420.rawValue), Self.quality, 0)
+                handle, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
+                &output, &size, Int32(TJSAMP_420.rawValue), Self.quality, Self.flags(progressive: progressive))
         }
         defer { tjFree(output) }
-        guard status == 0, let output else { throw compressionFailed() }
+        guard status == 0, let output else { throw compressionFailed(progressive: progressive) }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
     /// `image` as a JPEG file, from its 4:2:0 planes: no colour conversion or chroma averaging left to do. The same
     /// picture ``encode(_:)-(RGBImage)`` makes of its RGB pixels; the same file too when both sides are multiples of
     /// 16 (elsewhere TurboJPEG fills the last block out from the planes' last samples, not from the last pixels).
-    func encode(_ image: YCbCrImage) throws(ImageCodecError) -> [UInt8] {
+    func encode(_ image: YCbCrImage, progressive: Bool = false) throws(ImageCodecError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
+        let handle = try compressorHandle(progressive: progressive)
         let status = image.planes.withUnsafeBufferPointer { planes in
             tjCompressFromYUV(
-                compressor, planes.baseAddress, Int32(image.width), 1, Int32(image.height),
-                Int32(TJSAMP_420.rawValue), &output, &size, Self.quality, 0)
+                handle, planes.baseAddress, Int32(image.width), 1, Int32(image.height),
+                Int32(TJSAMP_420.rawValue), &output, &size, Self.quality, Self.flags(progressive: progressive))
         }
         defer { tjFree(output) }
-        guard status == 0, let output else { throw compressionFailed() }
+        guard status == 0, let output else { throw compressionFailed(progressive: progressive) }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
@@ -128,9 +151,13 @@ final class JPEGCodec {
     }
 
     /// The compressor's error; the compressor is replaced by a new one (kept if none can be made, to fail again).
-    private func compressionFailed() -> ImageCodecError {
-        let error = ImageCodecError(codec: "TurboJPEG", message: String(cString: tjGetErrorStr2(compressor)))
-        if let fresh = tjInitCompress() {
+    private func compressionFailed(progressive: Bool) -> ImageCodecError {
+        let failed = progressive ? progressiveCompressor ?? compressor : compressor
+        let error = ImageCodecError(codec: "TurboJPEG", message: String(cString: tjGetErrorStr2(failed)))
+        if progressive, let progressiveCompressor {
+            tjDestroy(progressiveCompressor)
+            self.progressiveCompressor = nil  // made afresh by the next progressive file
+        } else if !progressive, let fresh = tjInitCompress() {
             tjDestroy(compressor)
             compressor = fresh
         }

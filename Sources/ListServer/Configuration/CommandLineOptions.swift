@@ -124,6 +124,11 @@ struct CommandLineOptions: ParsableCommand {
     var imageMaxUploadBytes: Int?
 
     @Flag(
+        name: .customLong(SettingKey.imageProgressive.flagName), inversion: .prefixedNo,
+        help: help(.imageProgressive))
+    var imageProgressive: Bool?
+
+    @Flag(
         name: .customLong(SettingKey.picsumEnabled.flagName), inversion: .prefixedNo, help: help(.picsumEnabled))
     var picsum: Bool?
 
@@ -260,6 +265,7 @@ struct CommandLineOptions: ParsableCommand {
         ]
         let booleans: [(SettingKey, Bool?)] = [
             (.metricsEnabled, metrics), (.accessLog, accessLog), (.picsumEnabled, picsum),
+            (.imageProgressive, imageProgressive),
         ]
         let doubles: [(SettingKey, Double?)] = [
             (.latencySpread, latencySpread), (.imageLatencySpread, imageLatencySpread), (.faultRate, faultRate),

@@ -271,6 +271,11 @@ extension SettingKey {
                 "image-workers", "LISTSERVER_IMAGE_WORKERS", 0...256, "n",
                 "Threads that draw and encode images; 0 means one per active processor."
             )
+        case .imageProgressive:
+            (
+                "image-progressive", "LISTSERVER_IMAGE_PROGRESSIVE", nil, "bool",
+                "Serve JPEGs progressive (coarse scans first) unless a request says ?progressive=0; false: baseline."
+            )
         case .picsumEnabled:
             (
                 "picsum", "LISTSERVER_PICSUM", nil, "bool",

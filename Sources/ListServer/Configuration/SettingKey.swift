@@ -43,6 +43,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case imageWorkers = "image.workers"
     case imageQueueLimit = "image.queue_limit"
     case imageMaxUploadBytes = "image.max_upload_bytes"
+    case imageProgressive = "image.progressive"
     case picsumEnabled = "picsum.enabled"
     case publicURL = "server.public_url"
     case defaultLimit = "paging.default_limit"
@@ -137,7 +138,7 @@ enum SettingKey: String, CaseIterable, Sendable {
         case .host, .logLevel, .logFormat, .latencyDistribution, .imageLatencyDistribution, .faultKinds, .adminToken,
             .corsAllowOrigin, .adminAllowedOrigins, .dataPath, .dataSynchronous, .dataURL, .publicURL:
             .string
-        case .metricsEnabled, .accessLog, .picsumEnabled: .boolean
+        case .metricsEnabled, .accessLog, .picsumEnabled, .imageProgressive: .boolean
         case .latencySpread, .imageLatencySpread, .faultRate: .double
         default: .integer
         }
@@ -170,7 +171,7 @@ enum SettingKey: String, CaseIterable, Sendable {
         case .adminToken: "empty or \(AdminToken.lengths) visible ASCII characters (0x21...0x7E)"
         case .corsAllowOrigin: "*, empty, or a comma-separated list of http(s)://host[:port]"
         case .adminAllowedOrigins: "empty, *, or a comma-separated list of http(s)://host[:port]"
-        case .metricsEnabled, .accessLog, .picsumEnabled: "true or false"
+        case .metricsEnabled, .accessLog, .picsumEnabled, .imageProgressive: "true or false"
         case .publicURL: "empty, or http(s)://host[:port] with an optional path"
         default:
             if let bounds = fractionalBounds {

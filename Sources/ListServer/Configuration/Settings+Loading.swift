@@ -106,6 +106,7 @@ extension Settings {
             imageCacheBytes: try reader.int(.imageCacheBytes),
             imageWorkers: imageWorkers == 0 ? max(1, activeProcessorCount) : imageWorkers,
             imageQueueLimit: try reader.int(.imageQueueLimit),
+            imageProgressive: try reader.bool(.imageProgressive),
             picsumEnabled: try reader.bool(.picsumEnabled),
             publicURL: try reader.parsed(.publicURL, PublicURL.init(parsing:)),
             paging: PagingSettings(defaultLimit: try reader.int(.defaultLimit), maxLimit: try reader.int(.maxLimit)),

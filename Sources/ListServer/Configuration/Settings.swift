@@ -77,6 +77,9 @@ struct Settings: Sendable, Equatable {
     /// ``SettingKey/imageQueueLimit``: the most images waiting for a worker before requests get 503.
     var imageQueueLimit = 64
 
+    /// ``SettingKey/imageProgressive``: whether JPEGs are progressive unless a request says.
+    var imageProgressive = false
+
     /// ``SettingKey/picsumEnabled``: whether Lorem Picsum's routes are served.
     var picsumEnabled = true
 
@@ -227,6 +230,7 @@ struct Settings: Sendable, Equatable {
         case .imageWorkers: .int(imageWorkers)
         case .imageQueueLimit: .int(imageQueueLimit)
         case .imageMaxUploadBytes: .int(limits.maxUploadBytes)
+        case .imageProgressive: .bool(imageProgressive)
         case .picsumEnabled: .bool(picsumEnabled)
         case .publicURL: .string(publicURL.text)
         case .defaultLimit: .int(paging.defaultLimit)

@@ -650,10 +650,11 @@ enum OpenAPIDocument {
               operationId: getItemImage
               summary: The image of one item, generated or uploaded
               description: |
-                The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap
-                font: the same decoded pixels for the same item, size and options on every server. After a `PUT` of this
+                A photo of a landscape whose average is the item's colour, with the item's id on a dark plate in the
+                bottom-left corner, weighing what a photo weighs (a 600x400 JPEG 22-49 KB): the same decoded pixels for the
+                same item, size and options on every server. After a `PUT` of this
                 path, the uploaded image instead (see `putItemImage`): as stored (same bytes, same format) when no
-                size, format, `grayscale` or `blur` is asked for; otherwise decoded, scaled to cover `w`x`h` and cropped
+                size, format, `grayscale`, `blur` or `progressive` is asked for; otherwise decoded, scaled to cover `w`x`h` and cropped
                 around its centre (as Lorem Picsum crops), then re-encoded. An upload is never negotiated by `Accept`: it
                 is served in its own format unless the extension or `format` names another. The size is `w`x`h`;
                 with one of them the other keeps the item's shape (400 naming the one given when the other would pass
@@ -676,6 +677,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/ImageFormat'
                 - $ref: '#/components/parameters/ImageGrayscale'
                 - $ref: '#/components/parameters/ImageBlur'
+                - $ref: '#/components/parameters/ImageProgressive'
                 - $ref: '#/components/parameters/ImageAccept'
                 - $ref: '#/components/parameters/CacheControlNoCache'
                 - $ref: '#/components/parameters/PragmaNoCache'
@@ -923,6 +925,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/ImageHeight'
                 - $ref: '#/components/parameters/ImageGrayscale'
                 - $ref: '#/components/parameters/ImageBlur'
+                - $ref: '#/components/parameters/ImageProgressive'
                 - $ref: '#/components/parameters/CacheControlNoCache'
                 - $ref: '#/components/parameters/PragmaNoCache'
                 - $ref: '#/components/parameters/DelayMs'
@@ -3199,6 +3202,19 @@ enum OpenAPIDocument {
               description: |
                 Shades of grey, as Lorem Picsum's `?grayscale`: present without a value, `1` or `true`; `0` or `false` for
                 colour.
+              allowEmptyValue: true
+              schema:
+                type: string
+                enum: ['', '1', 'true', '0', 'false']
+            ImageProgressive:
+              name: progressive
+              in: query
+              required: false
+              description: |
+                A progressive JPEG (coarse scans of the whole picture first, each later scan refining it), for clients that
+                render partial images: present without a value, `1` or `true`; `0` or `false` for a baseline one. Without
+                it, `image.progressive` decides (false by default). The same pixels in another file, with its own `ETag`;
+                PNG and WebP ignore it.
               allowEmptyValue: true
               schema:
                 type: string
@@ -8011,7 +8027,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "getItemImage",
                 "summary": "The image of one item, generated or uploaded",
-                "description": "The item's colour as a background with a vertical gradient and its id in large digits of a built-in bitmap\nfont: the same decoded pixels for the same item, size and options on every server. After a `PUT` of this\npath, the uploaded image instead (see `putItemImage`): as stored (same bytes, same format) when no\nsize, format, `grayscale` or `blur` is asked for; otherwise decoded, scaled to cover `w`x`h` and cropped\naround its centre (as Lorem Picsum crops), then re-encoded. An upload is never negotiated by `Accept`: it\nis served in its own format unless the extension or `format` names another. The size is `w`x`h`;\nwith one of them the other keeps the item's shape (400 naming the one given when the other would pass\n5000); with neither it is the item's own `width`x`height`, made smaller (same shape) to fit 5000 pixels a\nside and 25 megapixels. The format is the path's extension\n(`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with\n`Vary: Accept`), else JPEG.\n\nSlow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by\ndefault) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,\n64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one\nencode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets\n304 only after the lookup; then a `Range` gets 206 with part of the image, or 416 (see `Range`). When every image worker is busy and `image.queue_limit` images already wait:\n503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,\n`fail`, `fail_rate`, `fail_first`) are ignored.\n",
+                "description": "A photo of a landscape whose average is the item's colour, with the item's id on a dark plate in the\nbottom-left corner, weighing what a photo weighs (a 600x400 JPEG 22-49 KB): the same decoded pixels for the\nsame item, size and options on every server. After a `PUT` of this\npath, the uploaded image instead (see `putItemImage`): as stored (same bytes, same format) when no\nsize, format, `grayscale`, `blur` or `progressive` is asked for; otherwise decoded, scaled to cover `w`x`h` and cropped\naround its centre (as Lorem Picsum crops), then re-encoded. An upload is never negotiated by `Accept`: it\nis served in its own format unless the extension or `format` names another. The size is `w`x`h`;\nwith one of them the other keeps the item's shape (400 naming the one given when the other would pass\n5000); with neither it is the item's own `width`x`height`, made smaller (same shape) to fit 5000 pixels a\nside and 25 megapixels. The format is the path's extension\n(`/items/{id}/image.{format}`), else `format`, else the best of JPEG, WebP and PNG for `Accept` (then with\n`Vary: Accept`), else JPEG.\n\nSlow like a detail: a first fetch waits a latency drawn from `image.latency.*` (uniform 500-1500 ms by\ndefault) while a worker draws and encodes the image; the bytes are then cached (LRU, `image.cache_bytes`,\n64 MiB by default) and later fetches answer at once. Concurrent first fetches of one image share one\nencode. `Cache-Control: no-cache` (or `Pragma: no-cache`) encodes afresh. A matching `If-None-Match` gets\n304 only after the lookup; then a `Range` gets 206 with part of the image, or 416 (see `Range`). When every image worker is busy and `image.queue_limit` images already wait:\n503 `image-busy` with `Retry-After`. Query parameters other than these and the controls (`delay_ms`,\n`fail`, `fail_rate`, `fail_first`) are ignored.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ItemID"
@@ -8030,6 +8046,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/ImageBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageProgressive"
                   },
                   {
                     "$ref": "#/components/parameters/ImageAccept"
@@ -8153,6 +8172,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/ImageBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageProgressive"
                   },
                   {
                     "$ref": "#/components/parameters/ImageAccept"
@@ -8557,6 +8579,9 @@ enum OpenAPIDocument {
                     "$ref": "#/components/parameters/ImageBlur"
                   },
                   {
+                    "$ref": "#/components/parameters/ImageProgressive"
+                  },
+                  {
                     "$ref": "#/components/parameters/CacheControlNoCache"
                   },
                   {
@@ -8675,6 +8700,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/ImageBlur"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ImageProgressive"
                   },
                   {
                     "$ref": "#/components/parameters/CacheControlNoCache"
@@ -14551,6 +14579,23 @@ enum OpenAPIDocument {
                   ]
                 }
               },
+              "ImageProgressive": {
+                "name": "progressive",
+                "in": "query",
+                "required": false,
+                "description": "A progressive JPEG (coarse scans of the whole picture first, each later scan refining it), for clients that\nrender partial images: present without a value, `1` or `true`; `0` or `false` for a baseline one. Without\nit, `image.progressive` decides (false by default). The same pixels in another file, with its own `ETag`;\nPNG and WebP ignore it.\n",
+                "allowEmptyValue": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "",
+                    "1",
+                    "true",
+                    "0",
+                    "false"
+                  ]
+                }
+              },
               "ImageBlur": {
                 "name": "blur",
                 "in": "query",
@@ -20104,5 +20149,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x747C5E49DF8457E4
+    static let yamlFNV1a64: UInt64 = 0x418B98AF1C289DA0
 }

@@ -144,7 +144,8 @@ struct EntityTag: Sendable, Equatable {
     /// follow), 6 for an upload (its digest instead of the colour: the same file gives the same tag in every dataset
     /// and replica; a re-encoded variant adds ``reencodedUploadRevision``).
     init(image spec: ImageSpec, format: ImageFormat, version: UInt64) {
-        let effects = UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0)
+        // A progressive JPEG far above the blur's bits: the tags of baseline images stay as they were.
+        let effects = UInt64(spec.blur) << 1 | (spec.grayscale ? 1 : 0) | (spec.progressive ? 1 << 16 : 0)
         let formatIndex = UInt64(ImageFormat.allCases.firstIndex(of: format)!)
         if let upload = spec.upload {
             let digest = upload.image.digest

@@ -85,7 +85,7 @@ final class ImageWorkers: ImageEncoding, Sendable {
         if format == .jpeg, ImageRenderer.drawsPlanes(spec) {
             ImageRenderer.renderPlanes(spec, into: &worker.frame)
             return try worker.codecs.encodeJPEG(
-                YCbCrImage(width: spec.width, height: spec.height, planes: worker.frame))
+                YCbCrImage(width: spec.width, height: spec.height, planes: worker.frame), progressive: spec.progressive)
         }
         let image: RGBImage
         if let upload = spec.upload, let source {
@@ -97,7 +97,7 @@ final class ImageWorkers: ImageEncoding, Sendable {
             ImageRenderer.render(spec, into: &worker.frame)
             image = RGBImage(width: spec.width, height: spec.height, pixels: worker.frame)
         }
-        return try worker.codecs.encode(image, as: format)
+        return try worker.codecs.encode(image, as: format, progressive: spec.progressive)
     }
 
     /// Checks an upload on a worker: the header's size first (nothing is decoded for a file that declares too

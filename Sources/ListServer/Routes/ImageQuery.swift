@@ -16,6 +16,8 @@ struct ImageQuery: Sendable, Equatable {
     var format: ImageFormat?
     var grayscale = false
     var blur = 0
+    /// `?progressive`: nil when the request does not say (``SettingKey/imageProgressive`` decides).
+    var progressive: Bool?
 
     private static let widthRule = QueryIntegerRule(name: "w", range: 1...UInt64(ImageSpec.maxSide))
     private static let heightRule = QueryIntegerRule(name: "h", range: 1...UInt64(ImageSpec.maxSide))
@@ -39,6 +41,7 @@ struct ImageQuery: Sendable, Equatable {
         var format: String?
         var grayscale: String?
         var blur: String?
+        var progressive: String?
         for item in items {
             switch item.name {
             case "w": try Self.widthRule.setOnce(&width, item.value)
@@ -46,6 +49,7 @@ struct ImageQuery: Sendable, Equatable {
             case "blur": try Self.blurRule.setOnce(&blur, item.value)
             case "format": try Self.setOnce(&format, item.value, name: "format")
             case "grayscale": try Self.setOnce(&grayscale, item.value, name: "grayscale")
+            case "progressive": try Self.setOnce(&progressive, item.value, name: "progressive")
             default: continue
             }
         }
@@ -63,17 +67,21 @@ struct ImageQuery: Sendable, Equatable {
             }
             self.format = parsed
         }
-        if let grayscale {
-            switch grayscale {
-            case "", "1", "true": self.grayscale = true
-            case "0", "false": self.grayscale = false
-            default:
-                throw Problem(
-                    .invalidParameter,
-                    detail: "query parameter \"grayscale\" takes no value, 1, true, 0 or false, got "
-                        + Problem.quoted(grayscale),
-                    parameter: "grayscale")
-            }
+        if let grayscale { self.grayscale = try Self.flag(grayscale, name: "grayscale") }
+        self.progressive = try progressive.map { text throws(Problem) in try Self.flag(text, name: "progressive") }
+    }
+
+    /// A switch parameter's value: none, `1` or `true` is on; `0` or `false` off; anything else a 400.
+    static func flag(_ value: String, name: String) throws(Problem) -> Bool {
+        switch value {
+        case "", "1", "true": return true
+        case "0", "false": return false
+        default:
+            throw Problem(
+                .invalidParameter,
+                detail: "query parameter \(Problem.quoted(name)) takes no value, 1, true, 0 or false, got "
+                    + Problem.quoted(value),
+                parameter: name)
         }
     }
 

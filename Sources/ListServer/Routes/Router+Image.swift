@@ -54,7 +54,8 @@ extension Router {
             }
         let spec = ImageSpec(
             id: id, width: size.width, height: size.height, color: item.rgb, grayscale: query.grayscale,
-            blur: query.blur, upload: upload.map { ImageSpec.Upload(list: list, image: $0) })
+            blur: query.blur, upload: upload.map { ImageSpec.Upload(list: list, image: $0) },
+            progressive: format == .jpeg && (query.progressive ?? service.imageProgressive))
         return serveImage(
             spec, format: format, from: images, version: state.header.version, headers: headers,
             negotiated: chosen == nil && upload == nil, range: range)

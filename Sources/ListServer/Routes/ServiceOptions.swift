@@ -13,6 +13,8 @@ package struct ServiceOptions: Sendable, Equatable {
     var datasetTTL: Duration = .zero
     /// ``SettingKey/adminAllowedOrigins`` (and the server's own origin): which web pages may call the admin endpoints.
     var adminOrigin = AdminOrigin(allowed: .none, publicURL: nil)
+    /// ``SettingKey/imageProgressive``: whether a JPEG is progressive when the request does not say.
+    var imageProgressive = false
     /// ``SettingKey/picsumEnabled``: whether Lorem Picsum's routes are served (404 otherwise).
     var picsumEnabled = true
     /// ``SettingKey/publicURL``: the base of absolute URLs; nil takes each request's `Host`.
