@@ -38,6 +38,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -692,7 +693,11 @@ static int bound_socket(const struct addrinfo *address, int port, int reuse_port
         ((struct sockaddr_in *)&storage)->sin_port = htons((uint16_t)port);
     int fd = socket(address->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int on = 1;
+    /* TCP_NODELAY, which Linux hands on to the accepted sockets: without it a 33 KB answer (a photo, issue 35),
+     * written by libevent in 16 KB pieces, waited out the client's delayed ACK on its last piece (Nagle): 43 ms an
+     * answer, 1,455 hits a second against ListServer's 39,000. ListServer's own writes did not meet it. */
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on) != 0 ||
         (reuse_port && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) != 0) ||
         bind(fd, (struct sockaddr *)&storage, address->ai_addrlen) != 0) {
         fprintf(stderr, "evhttp-baseline: cannot bind %s:%d: %s\n", config.host, port, strerror(errno));
