@@ -137,8 +137,7 @@ extension ImageRenderer {
             var segmentSum: UInt16 = 0  // 16-bit lanes too: at most 256 × 255
             for index in 0..<count {
                 let texture =
-                    weights.0 &* Int16(smooth[index]) &+ weights.1 &* Int16(detail[index])
-                    &+ weights.2 &* Int16(grain[index])
+                    weights.0 &* smooth[index] &+ weights.1 &* detail[index] &+ weights.2 &* grain[index]
                 let sample = UInt8(clamping: light &+ fall[index] &+ texture &>> 7)
                 out[index] = sample
                 segmentSum &+= UInt16(sample)

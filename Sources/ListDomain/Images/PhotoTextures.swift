@@ -1,7 +1,7 @@
-/// The three noise textures every generated photo samples: 256×256 signed bytes each, tiling seamlessly, made once
-/// from fixed seeds in integer arithmetic (the same bytes on every machine).
+/// The three noise textures every generated photo samples: 256×256 values in -127...127 each, tiling seamlessly,
+/// made once from fixed seeds in integer arithmetic (the same values on every machine).
 ///
-/// A photo's texture is what gives JPEG the work a real photo does (about 40 KB for 600×400 rather than 10 KB for a
+/// A photo's texture is what gives JPEG the work a real photo does (about 31 KB for 600×400 rather than 14 KB for a
 /// gradient): ``smooth`` for clouds and the lie of the land (features of 8–64 pixels), ``detail`` for rock and
 /// grass (2–8 pixels), ``grain`` for sensor noise (one pixel). Sampling a table per pixel costs a load; computing
 /// fractal noise per pixel cost octaves of interpolation each (the render budget is a fraction of the encode).
@@ -15,14 +15,14 @@ enum PhotoTextures {
     /// Value noise of periods 8, 4 and 2 pixels, weighted 4:2:1.
     static let detail = valueNoise(seed: 0x5EED_0002, octaves: [(8, 4), (4, 2), (2, 1)])
     /// White noise.
-    static let grain: [Int8] = {
+    static let grain: [Int16] = {
         var generator = SplitMix64(seed: 0x5EED_0003)
         return centred((0..<(side * side)).map { _ in Int(generator.next() % 2001) - 1000 })
     }()
 
     /// Octaves of value noise on the 256×256 torus: a lattice of random values every `period` pixels, eased
     /// between (smoothstep, in 1/256 steps), summed with their weights, then centred and scaled to ±127.
-    private static func valueNoise(seed: UInt64, octaves: [(period: Int, weight: Int)]) -> [Int8] {
+    private static func valueNoise(seed: UInt64, octaves: [(period: Int, weight: Int)]) -> [Int16] {
         var sum = [Int](repeating: 0, count: side * side)
         for (octave, (period, weight)) in octaves.enumerated() {
             let cells = side / period
@@ -48,10 +48,11 @@ enum PhotoTextures {
         return centred(sum)
     }
 
-    /// `values` less their mean, scaled so the largest magnitude is 127.
-    private static func centred(_ values: [Int]) -> [Int8] {
+    /// `values` less their mean, scaled so the largest magnitude is 127, each held in 16 bits: the lanes a photo
+    /// is drawn in, so the drawing loads them as they are (from bytes it widened each, 10 % of the loop).
+    private static func centred(_ values: [Int]) -> [Int16] {
         let mean = values.reduce(0, +) / values.count
         let largest = max(1, values.map { abs($0 - mean) }.max() ?? 1)
-        return values.map { Int8(($0 - mean) * 127 / largest) }
+        return values.map { Int16(($0 - mean) * 127 / largest) }
     }
 }
