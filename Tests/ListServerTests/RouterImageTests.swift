@@ -89,7 +89,7 @@ struct RouterImageTests {
 
     /// Whether a JPEG file's frame is progressive (SOF2, `FF C2`) rather than baseline (SOF0, `FF C0`).
     static func isProgressive(_ jpeg: [UInt8]) -> Bool? {
-        for index in 0..<(jpeg.count - 1) where jpeg[index] == 0xFF {
+        for index in jpeg.indices.dropLast() where jpeg[index] == 0xFF {
             if jpeg[index + 1] == 0xC2 { return true }
             if jpeg[index + 1] == 0xC0 { return false }
         }
@@ -115,6 +115,49 @@ struct RouterImageTests {
         #expect(png.body == pngAsked.body && png.headers["ETag"] == pngAsked.headers["ETag"])
         let bad = await image("/items/7/image?progressive=maybe")
         #expect(bad.status == 400 && bad.jsonObject?["parameter"] as? String == "progressive")
+    }
+
+    @Test("one codec makes baseline, progressive and baseline files in turn, each decoding without a warning")
+    func baselineAfterProgressive() throws {
+        // The decoder stops on any warning (TJFLAG_STOPONWARNING): a damaged file throws, as a handle that had made a
+        // progressive file once made its next baseline ones ("bad Huffman code").
+        let spec = ImageSpec(id: 3, width: 96, height: 64, color: 0x3F7A59)
+        let planes = ImageRenderer.renderPlanes(spec)
+        for progressive in [false, true, false, true, false] {
+            let file = try codecs.encodeJPEG(planes, progressive: progressive)
+            #expect(Self.isProgressive(file) == progressive)
+            let decoded = try codecs.decode(file, as: .jpeg)
+            #expect(decoded.width == 96 && decoded.height == 64)
+            let fromRGB = try codecs.encode(ImageRenderer.render(spec), as: .jpeg, progressive: progressive)
+            #expect(try codecs.decode(fromRGB, as: .jpeg).width == 96)
+        }
+    }
+
+    @Test("with image.progressive on, an upload is served as stored with the ETag its PUT gave, and If-Match takes it")
+    func progressiveSettingLeavesUploadsAlone() async throws {
+        var service = ServiceOptions()
+        service.imageProgressive = true
+        let router = RouterFixture.router(service: service)
+        func answer(_ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: [UInt8] = [])
+            async -> HTTPResponse
+        {
+            await router.answer(HTTPRequest(method: method, target: target, headers: headers, body: body))
+        }
+        let file = try codecs.encode(
+            ImageRenderer.render(ImageSpec(id: 1, width: 80, height: 60, color: 0x808080)), as: .jpeg)
+        #expect(Self.isProgressive(file) == false)
+        let stored = await answer("/items/9/image", method: .put, headers: ["Content-Type": "image/jpeg"], body: file)
+        #expect(stored.status == 201)
+        let served = await answer("/items/9/image")
+        #expect(served.body == file && served.headers["ETag"] == stored.headers["ETag"])
+        #expect(Self.isProgressive((await answer("/items/9/image?progressive")).body) == true)
+        // A generated image, served progressive: If-Match with the tag a plain GET gave is a match.
+        let generated = await answer("/items/10/image")
+        #expect(Self.isProgressive(generated.body) == true)
+        let tag = try #require(generated.headers["ETag"])
+        let replaced = await answer(
+            "/items/10/image", method: .put, headers: ["Content-Type": "image/jpeg", "If-Match": tag], body: file)
+        #expect(replaced.status == 201)
     }
 
     @Test("image.progressive makes JPEGs progressive by default, Picsum's too; ?progressive=0 still asks for baseline")

@@ -227,9 +227,9 @@ extension ImageRenderer {
 }
 
 extension YCbCrImage {
-    /// The planes' RGB pixels as a JPEG decoder computes them (`jdcolor.c`: the JFIF equations in 16-bit fixed
-    /// point with its rounding), each chroma sample standing for its 2×2 pixels, into `pixels` (which become
-    /// `width * height * 3` bytes).
+    /// The planes' RGB pixels with libjpeg's colour conversion (`jdcolor.c`: the JFIF equations in 16-bit fixed
+    /// point with its rounding), each chroma sample standing for its 2×2 pixels (nearest neighbour, where a JPEG
+    /// decoder smooths chroma between samples), into `pixels` (which become `width * height * 3` bytes).
     func rgb(into pixels: inout [UInt8]) {
         let count = width * height * 3
         if pixels.count != count {

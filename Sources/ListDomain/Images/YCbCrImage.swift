@@ -40,8 +40,7 @@ public struct YCbCrImage: Sendable, Equatable {
     }
 
     /// One pixel's luma and chroma as libjpeg computes them from RGB (`jccolor.c`: the JFIF equations, ITU-R BT.601
-    /// full range, in 16-bit fixed point with its rounding), so that planes drawn here encode to the very bytes
-    /// TurboJPEG makes from the RGB pixels.
+    /// full range, in 16-bit fixed point with its rounding): how an item's colour becomes the photo's target.
     struct Sample: Equatable {
         var y: Int
         var cb: Int
@@ -63,9 +62,4 @@ public struct YCbCrImage: Sendable, Equatable {
         }
     }
 
-    /// libjpeg's 2×2 downsampling (`jcsample.c`, `h2v2_downsample`) of four samples: their mean, rounded with a bias
-    /// of 1 in even output columns and 2 in odd ones, so that rounding does not drift one way across a row.
-    static func downsampled(_ sum: Int, column: Int) -> UInt8 {
-        UInt8(truncatingIfNeeded: (sum + 1 + (column & 1)) >> 2)
-    }
 }

@@ -68,9 +68,8 @@ final class JPEGCodec {
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
-    /// `image` as a JPEG file, from its 4:2:0 planes: no colour conversion or chroma averaging left to do. The same
-    /// picture ``encode(_:)-(RGBImage)`` makes of its RGB pixels; the same file too when both sides are multiples of
-    /// 16 (elsewhere TurboJPEG fills the last block out from the planes' last samples, not from the last pixels).
+    /// `image` as a JPEG file, from its 4:2:0 planes: no colour conversion or chroma averaging left to do (the
+    /// generated photos are drawn as planes; their RGB pixels, for PNG and WebP, are converted from them).
     func encode(_ image: YCbCrImage, progressive: Bool = false) throws(ImageCodecError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0

@@ -7,8 +7,8 @@ import ListDomain
 ///
 /// Not all five filters: trying `Average` and `Paeth` on every row too made a 5000x5000 generated image 3x slower to
 /// encode (2.0-2.2 s against 0.6-0.7 s of CPU, a C probe over the server's own pixels with libspng 0.7.3) for files
-/// 0-2 % smaller (86,182 against 87,640 bytes; blurred, 425,562 against 420,799, larger); a gradient and flat digits
-/// are what `Sub` and `Up` are for.
+/// 0-2 % smaller (86,182 against 87,640 bytes; blurred, 425,562 against 420,799, larger), measured on the gradients
+/// generated images were before issue 35's photos (not measured again on the photos).
 enum PNGCodec {
     /// `image` as a PNG file.
     static func encode(_ image: RGBImage) throws(ImageCodecError) -> [UInt8] {

@@ -274,7 +274,7 @@ extension SettingKey {
         case .imageProgressive:
             (
                 "image-progressive", "LISTSERVER_IMAGE_PROGRESSIVE", nil, "bool",
-                "Serve JPEGs progressive (coarse scans first) unless a request says ?progressive=0; false: baseline."
+                "Serve generated JPEGs progressive (coarse scans first) unless a request says ?progressive=0."
             )
         case .picsumEnabled:
             (

@@ -3213,8 +3213,8 @@ enum OpenAPIDocument {
               description: |
                 A progressive JPEG (coarse scans of the whole picture first, each later scan refining it), for clients that
                 render partial images: present without a value, `1` or `true`; `0` or `false` for a baseline one. Without
-                it, `image.progressive` decides (false by default). The same pixels in another file, with its own `ETag`;
-                PNG and WebP ignore it.
+                it, `image.progressive` decides for a generated image (false by default; Picsum's routes follow it too), and
+                an upload is served as stored. The same pixels in another file, with its own `ETag`; PNG and WebP ignore it.
               allowEmptyValue: true
               schema:
                 type: string
@@ -14583,7 +14583,7 @@ enum OpenAPIDocument {
                 "name": "progressive",
                 "in": "query",
                 "required": false,
-                "description": "A progressive JPEG (coarse scans of the whole picture first, each later scan refining it), for clients that\nrender partial images: present without a value, `1` or `true`; `0` or `false` for a baseline one. Without\nit, `image.progressive` decides (false by default). The same pixels in another file, with its own `ETag`;\nPNG and WebP ignore it.\n",
+                "description": "A progressive JPEG (coarse scans of the whole picture first, each later scan refining it), for clients that\nrender partial images: present without a value, `1` or `true`; `0` or `false` for a baseline one. Without\nit, `image.progressive` decides for a generated image (false by default; Picsum's routes follow it too), and\nan upload is served as stored. The same pixels in another file, with its own `ETag`; PNG and WebP ignore it.\n",
                 "allowEmptyValue": true,
                 "schema": {
                   "type": "string",
@@ -20149,5 +20149,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x418B98AF1C289DA0
+    static let yamlFNV1a64: UInt64 = 0x70F6F4D6716C7B87
 }

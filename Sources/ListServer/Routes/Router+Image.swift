@@ -52,10 +52,11 @@ extension Router {
             if let upload { try query.size(ofWidth: upload.width, height: upload.height) } else {
                 try query.size(for: item)
             }
+        // `image.progressive` is for generated images: an upload is served as stored unless `?progressive` asks.
         let spec = ImageSpec(
             id: id, width: size.width, height: size.height, color: item.rgb, grayscale: query.grayscale,
             blur: query.blur, upload: upload.map { ImageSpec.Upload(list: list, image: $0) },
-            progressive: format == .jpeg && (query.progressive ?? service.imageProgressive))
+            progressive: format == .jpeg && (query.progressive ?? (upload == nil && service.imageProgressive)))
         return serveImage(
             spec, format: format, from: images, version: state.header.version, headers: headers,
             negotiated: chosen == nil && upload == nil, range: range)

@@ -118,13 +118,17 @@ extension Router {
     ///
     /// `*` stands for an uploaded image: `If-None-Match: *` stores only where none was uploaded yet, `If-Match: *`
     /// only where one was. A tag matches when it is the `ETag` of the image as `GET /items/<id>/image` serves it
-    /// without parameters, in any of the three formats (a browser may have been sent WebP, curl JPEG).
+    /// without parameters, in any of the three formats (a browser may have been sent WebP, curl JPEG), a generated
+    /// JPEG baseline or progressive (``SettingKey/imageProgressive`` decides which it is served as).
     static func imageCondition(_ headers: HTTPHeaders, list: String) -> (@Sendable (ImageRevision) -> Bool)? {
         let ifMatch = headers["If-Match"]
         let ifNoneMatch = headers["If-None-Match"]
         guard ifMatch != nil || ifNoneMatch != nil else { return nil }
         return { revision in
-            let tags = ImageFormat.allCases.map { storedImageTag(revision, format: $0, list: list) }
+            var tags = ImageFormat.allCases.map { storedImageTag(revision, format: $0, list: list) }
+            if revision.upload == nil {
+                tags.append(storedImageTag(revision, format: .jpeg, list: list, progressive: true))
+            }
             if let ifMatch {
                 let matched =
                     isStar(ifMatch) ? revision.upload != nil : tags.contains { $0.matches(ifMatch: ifMatch) }
@@ -146,8 +150,8 @@ extension Router {
     }
 
     /// The spec of the image `GET /items/<id>/image` serves without parameters: the upload as stored, or the
-    /// generated image at the item's own size (fitted to the limits).
-    static func storedImageSpec(_ revision: ImageRevision, list: String) -> ImageSpec {
+    /// generated image at the item's own size (fitted to the limits), a progressive JPEG when `progressive`.
+    static func storedImageSpec(_ revision: ImageRevision, list: String, progressive: Bool = false) -> ImageSpec {
         let item = revision.item
         if let upload = revision.upload {
             return ImageSpec(
@@ -155,12 +159,17 @@ extension Router {
                 upload: ImageSpec.Upload(list: list, image: upload))
         }
         let size = ImageSpec.fitted(width: item.width, height: item.height)
-        return ImageSpec(id: item.id, width: size.width, height: size.height, color: item.rgb)
+        return ImageSpec(
+            id: item.id, width: size.width, height: size.height, color: item.rgb, progressive: progressive)
     }
 
     /// The `ETag` of that image in `format`.
-    static func storedImageTag(_ revision: ImageRevision, format: ImageFormat, list: String) -> EntityTag {
-        EntityTag(image: storedImageSpec(revision, list: list), format: format, version: revision.version)
+    static func storedImageTag(_ revision: ImageRevision, format: ImageFormat, list: String, progressive: Bool = false)
+        -> EntityTag
+    {
+        EntityTag(
+            image: storedImageSpec(revision, list: list, progressive: progressive && format == .jpeg), format: format,
+            version: revision.version)
     }
 
     /// The 2xx answer to a stored upload: 201 (with `Location`) for the item's first, 200 for a replacement; the
