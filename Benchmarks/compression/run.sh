@@ -11,19 +11,19 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
 source "$root/scripts/lib/common.sh"
-cd "$root"
 
-listserver=.build/static/x86_64-unknown-linux-gnu/release/ListServer
+listserver=$root/.build/static/x86_64-unknown-linux-gnu/release/ListServer
 seconds=1
 while (($#)); do
     case $1 in
-        --listserver) listserver=$2; shift 2 ;;
+        --listserver) listserver=$(realpath "$2"); shift 2 ;;
         --seconds) seconds=$2; shift 2 ;;
         *) die "usage: $0 [--listserver PATH] [--seconds S]" ;;
     esac
 done
 [[ -x $listserver ]] || die "$listserver is not an executable (build it: scripts/bench.sh does, or pass --listserver)"
 install_missing_packages zlib1g-dev libdeflate-dev libzstd-dev libbrotli-dev gcc curl
+cd "$root"
 
 out=$(mktemp -d)
 trap 'stop_launched; rm -rf "$out"' EXIT
@@ -31,5 +31,6 @@ cc -O2 -Wall -Wextra -Werror -o "$out/compare" Benchmarks/compression/compare.c 
 launch_server "$out/server.log" 0 "$listserver" --no-access-log
 curl -fs -o "$out/page20.json" "http://127.0.0.1:$launched_port/items?page=7&limit=20"
 curl -fs -o "$out/page100.json" "http://127.0.0.1:$launched_port/items?page=3&limit=100"
+stop_launched # the server out of the way before anything is timed
 cd "$out"
 SECONDS_EACH=$seconds ./compare page20.json page100.json
