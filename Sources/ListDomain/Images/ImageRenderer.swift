@@ -19,11 +19,7 @@ public enum ImageRenderer {
     /// the blur. Storage of the right size (an image worker's frame from its last image of that size) is drawn
     /// over as it is, every byte of it.
     public static func render(_ spec: ImageSpec, into pixels: inout [UInt8]) {
-        let planes = renderPlanes(
-            ImageSpec(
-                id: spec.id, width: spec.width, height: spec.height, color: spec.color,
-                grayscale: spec.grayscale))
-        planes.rgb(into: &pixels)
+        renderPlanes(spec).rgb(into: &pixels)  // the planes leave the blur out
         if spec.blur > 0 {
             boxBlur(&pixels, width: spec.width, height: spec.height, radius: blurRadius(spec))
         }

@@ -52,14 +52,20 @@ extension Router {
             if let upload { try query.size(ofWidth: upload.width, height: upload.height) } else {
                 try query.size(for: item)
             }
-        // `image.progressive` is for generated images: an upload is served as stored unless `?progressive` asks.
         let spec = ImageSpec(
             id: id, width: size.width, height: size.height, color: item.rgb, grayscale: query.grayscale,
             blur: query.blur, upload: upload.map { ImageSpec.Upload(list: list, image: $0) },
-            progressive: format == .jpeg && (query.progressive ?? (upload == nil && service.imageProgressive)))
+            progressive: servesProgressive(format, asked: query.progressive, uploaded: upload != nil))
         return serveImage(
             spec, format: format, from: images, version: state.header.version, headers: headers,
             negotiated: chosen == nil && upload == nil, range: range)
+    }
+
+    /// Whether an image in `format` is served as a progressive JPEG: as `asked` (`?progressive`), else as
+    /// ``SettingKey/imageProgressive`` says for a generated image; an upload is served as stored unless asked. Only
+    /// JPEGs are ever progressive, so PNG and WebP keep one tag and one cache entry.
+    func servesProgressive(_ format: ImageFormat, asked: Bool?, uploaded: Bool) -> Bool {
+        format == .jpeg && (asked ?? (!uploaded && service.imageProgressive))
     }
 
     /// The `Range` of `request` that image routes honour: a GET's (RFC 9110 defines ranges for GET only; a HEAD

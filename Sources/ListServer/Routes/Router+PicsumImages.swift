@@ -51,10 +51,10 @@ extension Router {
         }
         // An item's uploaded image is its photo here too (in the format the extension names).
         let upload = state.written[item.id]?.image.map { ImageSpec.Upload(list: list, image: $0) }
-        // Picsum has no `progressive` parameter; the server's setting decides for its generated JPEGs.
+        // Picsum has no `progressive` parameter: the setting decides.
         let spec = ImageSpec(
             id: item.id, width: size.width, height: size.height, color: item.rgb, grayscale: grayscale, blur: blur,
-            upload: upload, progressive: format == .jpeg && upload == nil && service.imageProgressive)
+            upload: upload, progressive: servesProgressive(format, asked: nil, uploaded: upload != nil))
         return serveImage(
             spec, format: format, from: images, version: state.header.version, headers: headers, negotiated: false,
             range: range, picsumID: item.id)
