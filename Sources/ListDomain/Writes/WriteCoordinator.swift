@@ -313,13 +313,15 @@ public final class WriteCoordinator: Sendable {
         for list in touched.indices where touched[list].changed {
             feed.publish(touched[list].effects.changes, of: touched[list].name, dropped: touched[list].effects.drop)
         }
-        answer(group, &outcomes)
         // Over the memory budget: the datasets used least recently leave memory (stored, read again when next
-        // used), and so do their second copies. Never one this group touched.
+        // used), and so do their second copies. Never one this group touched. Before the answers, so that a writer
+        // that got its 201 finds the lists back within the budget (a test asserts it; one look under a lock when
+        // not over it).
         let evicted = lists.evictOverBudget(keeping: touched.lazy.map(\.name))
         if !evicted.isEmpty {
             spares.withLock { spares in for name in evicted { spares.set(nil, for: name) } }
         }
+        answer(group, &outcomes)
     }
 
     /// The most the text of one written item can hold (``WrittenItems/approximateBytes`` counts it so): the longest
