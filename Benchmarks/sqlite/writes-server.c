@@ -383,7 +383,7 @@ static const char *schema =
     " PRIMARY KEY (list, id)) WITHOUT ROWID;"
     "CREATE TABLE changes (list TEXT NOT NULL, sequence INTEGER NOT NULL, kind TEXT NOT NULL, item_id INTEGER,"
     " label TEXT, author TEXT, width INTEGER, height INTEGER, color TEXT, likes INTEGER, version INTEGER,"
-    " seed INTEGER, count INTEGER, PRIMARY KEY (list, sequence)) WITHOUT ROWID;"
+    " seed INTEGER, count INTEGER, blur_hash TEXT, PRIMARY KEY (list, sequence)) WITHOUT ROWID;"
     "CREATE TABLE idempotency (list TEXT NOT NULL, key TEXT NOT NULL, fingerprint BLOB NOT NULL,"
     " answer BLOB NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (list, key)) WITHOUT ROWID;"
     "CREATE INDEX idempotency_by_age ON idempotency (created_at);"
@@ -395,8 +395,8 @@ static const char *upsert_item =
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)";
 static const char *insert_change =
     "INSERT INTO changes (list, sequence, kind, item_id, label, author, width, height, color, likes,\n"
-    "    version, seed, count)\n"
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    "    version, seed, count, blur_hash)\n"
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 static const char *upsert_header =
     "INSERT INTO lists (name, seed, base_count, version, next_id, last_sequence)\n"
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)\n"
@@ -463,6 +463,7 @@ static void commit_group(write_t *group, uint64_t count) {
         sqlite3_bind_int64(change_statement, 8, w->fields.height);
         sqlite3_bind_text(change_statement, 9, w->fields.color, 7, SQLITE_TRANSIENT);
         sqlite3_bind_int64(change_statement, 10, (int64_t)w->fields.likes);
+        sqlite3_bind_text(change_statement, 14, "LEHV6nWB2yk8pyo0adR*.7kCMdnj", 28, SQLITE_STATIC); /* a BlurHash */
         ok = run(change_statement);
     }
     if (ok) {

@@ -34,15 +34,22 @@ public struct Catalog: Sendable, Equatable {
     /// making the generated fields the overrides replace. `id` may be past `count` (an id being handed out).
     public func item(_ id: UInt64, with overrides: ItemOverrides) -> Item {
         let fields = ItemFields(seed: seed, id: id)
+        let color = overrides.color ?? fields.color
         return Item(
             id: id,
             label: overrides.label ?? "Line \(id)",
             author: overrides.author ?? AuthorTable.names[fields.authorIndex],
             width: overrides.width ?? fields.width,
             height: overrides.height ?? fields.height,
-            color: overrides.color.map(ItemFields.colorString) ?? fields.colorString,
+            color: ItemFields.colorString(color),
+            blurHash: PhotoPlaceholders.shared.placeholder(id: id, color: color),
             likes: overrides.likes ?? fields.likes
         )
+    }
+
+    /// The colour of item `id` as generated (0xRRGGBB): one field's hash, for the placeholders of a page.
+    package func generatedColor(of id: UInt64) -> UInt32 {
+        ItemFields.color(seed: seed, id: id)
     }
 
     /// The detail amount of item `id`, deterministic from `(seed, id)`, in [0, 1).

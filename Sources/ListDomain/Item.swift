@@ -1,7 +1,8 @@
 /// One line of the infinite list: generated from the catalog's seed and the id, never stored.
 ///
 /// As the server writes it (field order fixed):
-/// `{"id":42,"label":"Line 42","author":"…","width":4000,"height":3000,"color":"#a1b2c3","likes":17}`
+/// `{"id":42,"label":"Line 42","author":"…","width":4000,"height":3000,"color":"#a1b2c3","blur_hash":"LEHV6n…",`
+/// `"likes":17,"image_url":"/items/42/image"}`
 public struct Item: Sendable, Equatable {
     /// The position of the item in the catalog, from 0.
     public let id: UInt64
@@ -15,18 +16,32 @@ public struct Item: Sendable, Equatable {
     public let height: Int
     /// A dominant colour for placeholders while the photo loads, `"#rrggbb"` in lower-case hex.
     public let color: String
+    /// The BlurHash of the item's image (``BlurHash``): of its generated photo (``PhotoPlaceholders``), or of the
+    /// upload that replaced it; nil only for an upload stored before ListServer computed them.
+    public let blurHash: String?
     /// How many people liked the item, 0...10_000, skewed towards small numbers.
     public let likes: Int
 
     /// Creates an item from its fields; the catalog is the usual source of items.
-    public init(id: UInt64, label: String, author: String, width: Int, height: Int, color: String, likes: Int) {
+    public init(
+        id: UInt64, label: String, author: String, width: Int, height: Int, color: String, blurHash: String?,
+        likes: Int
+    ) {
         self.id = id
         self.label = label
         self.author = author
         self.width = width
         self.height = height
         self.color = color
+        self.blurHash = blurHash
         self.likes = likes
+    }
+
+    /// This item with `blurHash` for its placeholder.
+    public func with(blurHash: String?) -> Item {
+        Item(
+            id: id, label: label, author: author, width: width, height: height, color: color, blurHash: blurHash,
+            likes: likes)
     }
 }
 

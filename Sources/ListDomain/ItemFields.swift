@@ -51,12 +51,17 @@ package struct ItemFields: Equatable {
         let portrait = (sizeHash >> 8) & 0xFF < 77
         (width, height) = portrait ? (size.height, size.width) : (size.width, size.height)
 
-        color = UInt32(truncatingIfNeeded: Self.hash(seed: seed, id: id, salt: .color) >> 40)
+        color = Self.color(seed: seed, id: id)
 
         // likes = 10_001 · u², u uniform in [0, 1): most items have few likes, a few have thousands.
         let uniform = Self.hash(seed: seed, id: id, salt: .likes) >> 32
         let squared = (uniform &* uniform) >> 32
         likes = Int(truncatingIfNeeded: (squared &* 10_001) >> 32)
+    }
+
+    /// The colour of item `id` (0xRRGGBB) alone.
+    static func color(seed: UInt64, id: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: hash(seed: seed, id: id, salt: .color) >> 40)
     }
 
     /// The amount of item `id`: 53 random bits scaled into [0, 1), exact in binary floating point.

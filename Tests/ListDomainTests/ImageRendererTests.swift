@@ -171,7 +171,7 @@ struct ImageRendererTests {
     }
 
     @Test func anItemsColourReadsAsRGB() {
-        let item = Item(id: 1, label: "x", author: "y", width: 1, height: 1, color: "#F4a261", likes: 0)
+        let item = Item(id: 1, label: "x", author: "y", width: 1, height: 1, color: "#F4a261", blurHash: nil, likes: 0)
         #expect(item.rgb == 0xF4A261)
     }
 }

@@ -8,7 +8,9 @@ struct ListStateImageTests {
     let seed: UInt64 = 21
     var catalog: Catalog { Catalog(seed: seed, count: 100) }
 
-    static let upload = ImageUpload(format: .png, width: 640, height: 480, digest: 0xABC, bytes: [1, 2, 3])
+    static let upload = ImageUpload(
+        format: .png, width: 640, height: 480, digest: 0xABC, bytes: [1, 2, 3], blurHash: "LKO2?U%2Tw=w]~RBVZRi};RPxuwH"
+    )
     static let other = ImageUpload(format: .webp, width: 30, height: 20, digest: 0xDEF, bytes: [4, 5])
 
     func apply(
@@ -23,11 +25,14 @@ struct ListStateImageTests {
     @Test func anUploadReplacesTheSizeAndIsNotedWithItsBytes() throws {
         var state = ListState(seed: seed, count: 100)
         let (result, effects) = apply(.putImage(7, Self.upload), to: &state)
-        let stored = StoredImage(format: .png, width: 640, height: 480, byteCount: 3, digest: 0xABC, revision: 1)
+        let stored = StoredImage(
+            format: .png, width: 640, height: 480, byteCount: 3, digest: 0xABC, revision: 1,
+            blurHash: Self.upload.blurHash)
         let generated = catalog.item(7)!
+        // The upload's placeholder replaces the generated photo's.
         let item = Item(
             id: 7, label: generated.label, author: generated.author, width: 640, height: 480, color: generated.color,
-            likes: generated.likes)
+            blurHash: "LKO2?U%2Tw=w]~RBVZRi};RPxuwH", likes: generated.likes)
         #expect(result == .success(.imageStored(ImageRevision(version: 1, item: item, upload: stored), created: true)))
         #expect(state.item(7) == item)
         #expect(state.written[7]?.image == stored)

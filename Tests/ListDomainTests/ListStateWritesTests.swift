@@ -36,7 +36,7 @@ struct ListStateWritesTests {
         let generated = catalog.item(10)!
         let item = Item(
             id: 10, label: "first", author: generated.author, width: generated.width, height: generated.height,
-            color: generated.color, likes: 3)
+            color: generated.color, blurHash: generated.blurHash, likes: 3)
         #expect(result == .success(.created(item, ItemRevision(version: 1, seed: seed, id: 10, revision: 1))))
         #expect(state.item(10) == item && state.isLive(10) && state.liveCount == 11)
         #expect(state.revision(of: 10) == 1)
@@ -66,7 +66,7 @@ struct ListStateWritesTests {
         let (first, firstEffects) = apply(.update(3, patch(label: .set("x"), likes: .set(5))), to: &state)
         let afterFirst = Item(
             id: 3, label: "x", author: generated.author, width: generated.width, height: generated.height,
-            color: generated.color, likes: 5)
+            color: generated.color, blurHash: generated.blurHash, likes: 5)
         #expect(first == .success(.updated(afterFirst, ItemRevision(version: 1, seed: seed, id: 3, revision: 1))))
         var expected = ListEffects()
         expected.written = [3: WrittenItem(overrides: ItemOverrides(label: "x", likes: 5), revision: 1)]
@@ -79,7 +79,8 @@ struct ListStateWritesTests {
             .update(3, patch(label: .clear, width: .set(7), color: .set(0x00_0a_0b))), to: &state)
         let afterSecond = Item(
             id: 3, label: generated.label, author: generated.author, width: 7, height: generated.height,
-            color: "#000a0b", likes: 5)
+            color: "#000a0b", blurHash: PhotoPlaceholders.shared.placeholder(id: 3, color: 0x00_0a_0b), likes: 5)
+        #expect(afterSecond.blurHash != generated.blurHash, "a written colour makes another photo")
         #expect(second == .success(.updated(afterSecond, state.itemRevision(3))))
         #expect(state.item(3) == afterSecond && state.revision(of: 3) == 2)
 

@@ -20,33 +20,34 @@ private func fieldByField(_ item: Item) -> [UInt8] {
 /// The catalog as the server writes it: golden items (the generated data, byte for byte), pages and details.
 @Suite("Catalog: JSON")
 struct CatalogJSONTests {
-    /// Golden values, cross-checked against an independent Python implementation of the derivation. If one of
-    /// these fails, every server would serve different data than before: the derivation, the salts, the name
-    /// table or the size table changed.
+    /// Golden values, cross-checked against an independent Python implementation of the derivation (the
+    /// `blur_hash`es against the Python `blurhash` package's decoder, by EndToEndPlaceholderTests). If one of these
+    /// fails, every server would serve different data than before: the derivation, the salts, the name table, the
+    /// size table or the photos' layout changed.
     @Test(arguments: [
         (
             UInt64(0),
-            ##"{"id":0,"label":"Line 0","author":"Ananya Iyer","width":3000,"height":2000,"color":"#31a76e","likes":6975,"image_url":"/items/0/image"}"##
+            ##"{"id":0,"label":"Line 0","author":"Ananya Iyer","width":3000,"height":2000,"color":"#31a76e","blur_hash":"LV62_KkpVtkpuhkCaykCkWj[fPfQ","likes":6975,"image_url":"/items/0/image"}"##
         ),
         (
             1,
-            ##"{"id":1,"label":"Line 1","author":"Tariq Aziz","width":1280,"height":720,"color":"#826735","likes":6283,"image_url":"/items/1/image"}"##
+            ##"{"id":1,"label":"Line 1","author":"Tariq Aziz","width":1280,"height":720,"color":"#826735","blur_hash":"LHF5A_%0NHxZ~oofaeofxuj[ayj[","likes":6283,"image_url":"/items/1/image"}"##
         ),
         (
             2,
-            ##"{"id":2,"label":"Line 2","author":"Olga Petrova","width":1536,"height":2048,"color":"#529e1b","likes":2491,"image_url":"/items/2/image"}"##
+            ##"{"id":2,"label":"Line 2","author":"Olga Petrova","width":1536,"height":2048,"color":"#529e1b","blur_hash":"LJ9mcwthV]th*DkBaykBoyj@ayf7","likes":2491,"image_url":"/items/2/image"}"##
         ),
         (
             3,
-            ##"{"id":3,"label":"Line 3","author":"Santiago López","width":2160,"height":3840,"color":"#11048b","likes":118,"image_url":"/items/3/image"}"##
+            ##"{"id":3,"label":"Line 3","author":"Santiago López","width":2160,"height":3840,"color":"#11048b","blur_hash":"LD2E{QjyawjyoTfSfPfSj^fRfQfR","likes":118,"image_url":"/items/3/image"}"##
         ),
         (
             1_000_000,
-            ##"{"id":1000000,"label":"Line 1000000","author":"Ahmed Hassan","width":3000,"height":2000,"color":"#a8139f","likes":6552,"image_url":"/items/1000000/image"}"##
+            ##"{"id":1000000,"label":"Line 1000000","author":"Ahmed Hassan","width":3000,"height":2000,"color":"#a8139f","blur_hash":"LJJVeX,xWU,w]uoMa{o3oNfRfPju","likes":6552,"image_url":"/items/1000000/image"}"##
         ),
         (
             9_007_199_254_740_991,
-            ##"{"id":9007199254740991,"label":"Line 9007199254740991","author":"Lucas Bernard","width":768,"height":1024,"color":"#83c78f","likes":1708,"image_url":"/items/9007199254740991/image"}"##
+            ##"{"id":9007199254740991,"label":"Line 9007199254740991","author":"Lucas Bernard","width":768,"height":1024,"color":"#83c78f","blur_hash":"LjFIFktQRjtQ.lkCaykCo#j[ayj[","likes":1708,"image_url":"/items/9007199254740991/image"}"##
         ),
     ])
     func goldenItems(id: UInt64, expected: String) {
@@ -69,7 +70,7 @@ struct CatalogJSONTests {
     @Test func otherSeedGolden() {
         #expect(
             itemJSON(Catalog(seed: 0, count: 10), 3)
-                == ##"{"id":3,"label":"Line 3","author":"Zeynep Yılmaz","width":1920,"height":1080,"color":"#fc838f","likes":4583,"image_url":"/items/3/image"}"##
+                == ##"{"id":3,"label":"Line 3","author":"Zeynep Yılmaz","width":1920,"height":1080,"color":"#fc838f","blur_hash":"LPS_Gl^6WB^6}]oMn%oMf+fQjtfR","likes":4583,"image_url":"/items/3/image"}"##
         )
     }
 

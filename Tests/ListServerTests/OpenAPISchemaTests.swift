@@ -307,12 +307,14 @@ struct OpenAPISchemaTests {
         outOfRange["likes"] = .number("1000000001")  // written likes go up to 10^9
         var badColor = members
         badColor["color"] = .string("#ABCDEF")
+        var badHash = members
+        badHash["blur_hash"] = .string("LV62_KkpVtkpuhkCaykCkWj")  // 23 characters, not 28
         members["extra"] = .null
         let extra = members
         members["extra"] = nil
         members["label"] = nil
         let missing = members
-        for bad in [wrongType, fraction, outOfRange, badColor, extra, missing] {
+        for bad in [wrongType, fraction, outOfRange, badColor, badHash, extra, missing] {
             #expect(checker.violations(of: .object(bad), against: schema("Item")).count == 1)
         }
     }

@@ -47,7 +47,8 @@ struct RouterPageTests {
     func itemMembers() throws {
         let items = try #require(router.respond("/items?limit=1").jsonObject?["items"] as? [[String: Any]])
         let item = try #require(items.first)
-        #expect(Set(item.keys) == ["id", "label", "author", "width", "height", "color", "likes", "image_url"])
+        #expect(
+            Set(item.keys) == ["id", "label", "author", "width", "height", "color", "blur_hash", "likes", "image_url"])
         #expect(item["image_url"] as? String == "/items/0/image")
         #expect(item["label"] as? String == "Line 0")
     }

@@ -22,11 +22,11 @@ struct RouterPicsumTests {
         let body = String(decoding: response.body, as: UTF8.self)
         #expect(
             body.hasPrefix(
-                #"[{"id":"0","author":"Ananya Iyer","width":3000,"height":2000,"url":"http://127.0.0.1:8080/items/0","download_url":"http://127.0.0.1:8080/id/0/3000/2000"}"#
+                #"[{"id":"0","author":"Ananya Iyer","width":3000,"height":2000,"url":"http://127.0.0.1:8080/items/0","download_url":"http://127.0.0.1:8080/id/0/3000/2000","blur_hash":"LV62_KkpVtkpuhkCaykCkWj[fPfQ"}"#
             ))
         let items = try array(response)
         #expect(items.map { $0["id"] as? String } == ["0", "1"])
-        #expect(Set(items[0].keys) == ["id", "author", "width", "height", "url", "download_url"])
+        #expect(Set(items[0].keys) == ["id", "author", "width", "height", "url", "download_url", "blur_hash"])
     }
 
     @Test("an item too large for the image routes is listed at its size fitted to 5000 pixels a side")

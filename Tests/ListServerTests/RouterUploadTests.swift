@@ -287,6 +287,6 @@ struct RouterUploadTests {
 extension Item {
     /// The colour `"#rrggbb"` as 0xRRGGBB.
     static func rgb(of color: String) -> UInt32 {
-        Item(id: 0, label: "", author: "", width: 1, height: 1, color: color, likes: 0).rgb
+        Item(id: 0, label: "", author: "", width: 1, height: 1, color: color, blurHash: nil, likes: 0).rgb
     }
 }

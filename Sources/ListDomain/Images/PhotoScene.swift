@@ -47,7 +47,9 @@ struct PhotoScene {
         self.init(id: spec.id, color: spec.color, width: spec.width, height: spec.height)
     }
 
-    init(id: UInt64, color: UInt32, width: Int, height: Int) {
+    /// The scene of item `id`'s photo in `color` at `width`×`height`; its mean is taken at `meanGrid`×`meanGrid`
+    /// points (``mean(grid:)``; a render of fewer pixels than 32×32 may ask for fewer, as the placeholders do).
+    init(id: UInt64, color: UInt32, width: Int, height: Int, meanGrid: Int = 32) {
         self.width = width
         self.height = height
         let key = SplitMix64.mix(id &* SplitMix64.gamma ^ UInt64(color))
@@ -104,7 +106,7 @@ struct PhotoScene {
         // Shift the layers so that the layout's mean is the item's colour.
         let target = YCbCrImage.Sample(ImageRenderer.components(color))
         targetLuma = target.y
-        let mean = self.mean()
+        let mean = self.mean(grid: meanGrid)
         luma &+= SIMD4(repeating: target.y - mean.y)
         cb &+= SIMD4(repeating: target.cb - mean.cb)
         cr &+= SIMD4(repeating: target.cr - mean.cr)
@@ -203,9 +205,9 @@ struct PhotoScene {
         return samples
     }
 
-    /// The mean of ``layout(grid:)`` at 32×32 points.
-    func mean() -> YCbCrImage.Sample {
-        let samples = layout(grid: 32)
+    /// The mean of ``layout(grid:)`` at `grid`×`grid` points.
+    func mean(grid: Int = 32) -> YCbCrImage.Sample {
+        let samples = layout(grid: grid)
         let count = samples.count
         let sum = samples.reduce(into: SIMD3<Int>()) { $0 &+= SIMD3($1.y, $1.cb, $1.cr) }
         // Rounded to the nearest (the sums of offsets may be negative, and `/` truncates towards 0).

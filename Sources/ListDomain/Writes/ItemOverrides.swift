@@ -90,7 +90,7 @@ public struct ItemOverrides: Sendable, Equatable, Hashable {
         public static let likes = 0...1_000_000_000
     }
 
-    /// `generated` with these fields laid over it.
+    /// `generated` with these fields laid over it (a written colour makes another photo, so another placeholder).
     public func applied(to generated: Item) -> Item {
         Item(
             id: generated.id,
@@ -99,6 +99,8 @@ public struct ItemOverrides: Sendable, Equatable, Hashable {
             width: width ?? generated.width,
             height: height ?? generated.height,
             color: color.map(ItemFields.colorString) ?? generated.color,
+            blurHash: color.map { PhotoPlaceholders.shared.placeholder(id: generated.id, color: $0) }
+                ?? generated.blurHash,
             likes: likes ?? generated.likes)
     }
 }
@@ -163,6 +165,14 @@ public struct WrittenItem: Sendable, Equatable {
         self.overrides = overrides
         self.revision = revision
         self.image = image
+    }
+
+    /// `generated` as this item's writes made it: its fields laid over, and the placeholder of its upload if it has
+    /// one.
+    public func applied(to generated: Item) -> Item {
+        let item = overrides.applied(to: generated)
+        guard let image else { return item }
+        return item.with(blurHash: image.blurHash)
     }
 
     public static func == (lhs: WrittenItem, rhs: WrittenItem) -> Bool {

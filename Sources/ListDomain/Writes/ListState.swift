@@ -49,7 +49,7 @@ public struct ListState: Sendable, Equatable {
     /// The live item `id` as clients see it, or nil when it was never handed out or is deleted.
     public func item(_ id: UInt64) -> Item? {
         guard isLive(id), let generated = catalog.item(id) else { return nil }
-        return written[id].map { $0.overrides.applied(to: generated) } ?? generated
+        return written[id].map { $0.applied(to: generated) } ?? generated
     }
 
     /// The revision of live item `id`: the sequence number of the change that last wrote it, 0 for one nobody

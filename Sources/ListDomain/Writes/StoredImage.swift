@@ -15,14 +15,21 @@ public struct StoredImage: Sendable, Hashable {
     public let digest: UInt128
     /// The sequence number of the change that stored it.
     public let revision: UInt64
+    /// The image's BlurHash, the item's `blur_hash` while the upload stands (``BlurHash/encode(_:)``); nil for an
+    /// upload stored before ListServer computed them.
+    public let blurHash: String?
 
-    public init(format: ImageFormat, width: Int, height: Int, byteCount: Int, digest: UInt128, revision: UInt64) {
+    public init(
+        format: ImageFormat, width: Int, height: Int, byteCount: Int, digest: UInt128, revision: UInt64,
+        blurHash: String? = nil
+    ) {
         self.format = format
         self.width = width
         self.height = height
         self.byteCount = byteCount
         self.digest = digest
         self.revision = revision
+        self.blurHash = blurHash
     }
 }
 
@@ -34,19 +41,25 @@ public struct ImageUpload: Sendable, Equatable {
     public let digest: UInt128
     /// The file, as the client sent it.
     public let bytes: [UInt8]
+    /// The BlurHash of its pixels.
+    public let blurHash: String?
 
-    public init(format: ImageFormat, width: Int, height: Int, digest: UInt128, bytes: [UInt8]) {
+    public init(
+        format: ImageFormat, width: Int, height: Int, digest: UInt128, bytes: [UInt8], blurHash: String? = nil
+    ) {
         self.format = format
         self.width = width
         self.height = height
         self.digest = digest
         self.bytes = bytes
+        self.blurHash = blurHash
     }
 
     /// What the list's state keeps of it once stored by the change `revision`.
     func stored(revision: UInt64) -> StoredImage {
         StoredImage(
-            format: format, width: width, height: height, byteCount: bytes.count, digest: digest, revision: revision)
+            format: format, width: width, height: height, byteCount: bytes.count, digest: digest, revision: revision,
+            blurHash: blurHash)
     }
 }
 

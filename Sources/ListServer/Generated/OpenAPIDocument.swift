@@ -4220,7 +4220,7 @@ enum OpenAPIDocument {
                 One line of the list: generated from `(seed, id)`, with the fields clients wrote (`POST`, `PATCH`) laid over
                 the generated ones. The ranges below cover both; a field nobody wrote has its generated value (noted).
               additionalProperties: false
-              required: [id, label, author, width, height, color, likes, image_url]
+              required: [id, label, author, width, height, color, blur_hash, likes, image_url]
               properties:
                 id:
                   type: integer
@@ -4249,8 +4249,12 @@ enum OpenAPIDocument {
                   maximum: 100000
                 color:
                   type: string
-                  description: A dominant colour for placeholders, lower-case hex (a written colour is lower-cased).
+                  description: |
+                    The generated photo's average colour, for a placeholder while it loads: lower-case hex (a written colour
+                    is lower-cased, and makes the photo over in that colour).
                   pattern: '^#[0-9a-f]{6}$'
+                blur_hash:
+                  $ref: '#/components/schemas/BlurHash'
                 likes:
                   type: integer
                   description: How many people liked the item (generated in 0-10000, skewed towards small numbers).
@@ -4287,6 +4291,16 @@ enum OpenAPIDocument {
                 download_url:
                   type: string
                   description: The image at this size, `<root>/id/<id>/<width>/<height>`.
+                blur_hash:
+                  $ref: '#/components/schemas/BlurHash'
+            BlurHash:
+              type: [string, 'null']
+              description: |
+                A BlurHash (https://blurha.sh) of the item's image, 4x3 components: decode it into a blurred placeholder to
+                show until the image arrives. Of the generated photo (computed from a 16x16 render of its layout, so its
+                average is the item's `color`), or of the upload that replaced it, computed when it was stored. `null` only
+                for an upload stored by a ListServer from before 2026-11-30. Read-only: a write that sends it is 400.
+              pattern: '^[0-9A-Za-z#$%*+,.:;=?@\[\]^_{|}~-]{28}$'
             NewItem:
               type: object
               description: |
@@ -15910,6 +15924,7 @@ enum OpenAPIDocument {
                   "width",
                   "height",
                   "color",
+                  "blur_hash",
                   "likes",
                   "image_url"
                 ],
@@ -15944,8 +15959,11 @@ enum OpenAPIDocument {
                   },
                   "color": {
                     "type": "string",
-                    "description": "A dominant colour for placeholders, lower-case hex (a written colour is lower-cased).",
+                    "description": "The generated photo's average colour, for a placeholder while it loads: lower-case hex (a written colour\nis lower-cased, and makes the photo over in that colour).\n",
                     "pattern": "^#[0-9a-f]{6}$"
+                  },
+                  "blur_hash": {
+                    "$ref": "#/components/schemas/BlurHash"
                   },
                   "likes": {
                     "type": "integer",
@@ -15997,8 +16015,19 @@ enum OpenAPIDocument {
                   "download_url": {
                     "type": "string",
                     "description": "The image at this size, `<root>/id/<id>/<width>/<height>`."
+                  },
+                  "blur_hash": {
+                    "$ref": "#/components/schemas/BlurHash"
                   }
                 }
+              },
+              "BlurHash": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "A BlurHash (https://blurha.sh) of the item's image, 4x3 components: decode it into a blurred placeholder to\nshow until the image arrives. Of the generated photo (computed from a 16x16 render of its layout, so its\naverage is the item's `color`), or of the upload that replaced it, computed when it was stored. `null` only\nfor an upload stored by a ListServer from before 2026-11-30. Read-only: a write that sends it is 400.\n",
+                "pattern": "^[0-9A-Za-z#$%*+,.:;=?@\\[\\]^_{|}~-]{28}$"
               },
               "NewItem": {
                 "type": "object",
@@ -20149,5 +20178,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x70F6F4D6716C7B87
+    static let yamlFNV1a64: UInt64 = 0x711CB1E30A817D98
 }

@@ -27,6 +27,6 @@ package enum UploadInspection {
         return .success(
             ImageUpload(
                 format: format, width: size.width, height: size.height, digest: ContentDigest.of(bytes),
-                bytes: bytes))
+                bytes: bytes, blurHash: BlurHash.encode(decoded)))
     }
 }

@@ -12,11 +12,20 @@ extension Catalog {
             json.appendNull()
             return
         }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: PhotoPlaceholders.hashBytes) { placeholder in
+            PhotoPlaceholders.shared.fill(placeholder, count: 1) { _ in (id, generatedColor(of: id)) }
+            writeItem(id, placeholder: UnsafeBufferPointer(placeholder), into: &json)
+        }
+    }
+
+    /// Writes item `id` (below ``count``) with the placeholder `placeholder` points to.
+    @inline(__always)
+    private func writeItem(_ id: UInt64, placeholder: UnsafeBufferPointer<UInt8>, into json: inout JSONWriter) {
         let fields = ItemFields(seed: seed, id: id)
         // Room for the largest item once, then every field written into it without a check of its own (a check per
-        // field cost about 2k instructions a page, callgrind, issue 16): the literals are 101 bytes, the six
-        // integers at most 20 digits each, the colour 6 (``Self.maximumItemBytes`` leaves room to spare; a write
-        // past it would trap, never grow or overrun).
+        // field cost about 2k instructions a page, callgrind, issue 16): the literals are 116 bytes, the six
+        // integers at most 20 digits each, the colour 6, the placeholder 28 (``Self.maximumItemBytes`` leaves room
+        // to spare; a write past it would trap, never grow or overrun).
         json.reserve(Self.maximumItemBytes)
         json.appendReserved(raw: "{\"id\":")
         json.appendReserved(integer: id)
@@ -30,16 +39,19 @@ extension Catalog {
         json.appendReserved(integer: fields.height)
         json.appendReserved(raw: ",\"color\":\"#")
         json.appendReserved(hex24: fields.color)
-        json.appendReserved(raw: "\",\"likes\":")
+        json.appendReserved(raw: "\"")
+        json.appendReserved(placeholder: placeholder)
+        json.appendReserved(raw: ",\"likes\":")
         json.appendReserved(integer: fields.likes)
         json.appendReservedImageURLStart()
         json.appendReserved(integer: id)
         json.appendReserved(raw: "/image\"}")
     }
 
-    /// At least the bytes of the largest item ``writeItem(_:into:)`` writes: 101 of literals, six integers of up to
-    /// 20 digits, six hex digits and the longest author, rounded up, and the longest base path.
-    static let maximumItemBytes = 256 + AuthorTable.maximumEncodedCount + JSONWriter.maximumBasePathBytes
+    /// At least the bytes of the largest item ``writeItem(_:into:)`` writes: 116 of literals, six integers of up to
+    /// 20 digits, six hex digits, the placeholder and the longest author, rounded up, and the longest base path.
+    static let maximumItemBytes =
+        256 + PhotoPlaceholders.hashBytes + AuthorTable.maximumEncodedCount + JSONWriter.maximumBasePathBytes
 
     /// Writes a whole page body:
     /// `{"items":[…],"page":P,"limit":L,"total":N,"total_pages":T,"next_page":P+1 or null,"version":V}`.
@@ -124,21 +136,25 @@ extension Catalog {
     /// left unspecialized by the compiler, which cost a retain and release per item (perf, Benchmarks/HISTORY.md).
     private func writeItems(_ ids: Range<UInt64>, descending: Bool, into json: inout JSONWriter) {
         json.append(raw: "{\"items\":[")
-        if descending {
-            var id = ids.upperBound
-            while id > ids.lowerBound {
-                id -= 1
-                if id != ids.upperBound - 1 {
-                    json.append(raw: ",")
-                }
-                writeItem(id, into: &json)
+        let width = PhotoPlaceholders.hashBytes
+        // The page's placeholders first, under one lock of the table (``PhotoPlaceholders``), then the items.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, ids.count) * width) { placeholders in
+            PhotoPlaceholders.shared.fill(placeholders, count: ids.count) { index in
+                let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
+                return (id, generatedColor(of: id))
             }
-        } else {
-            for id in ids {
-                if id != ids.lowerBound {
+            for index in 0..<ids.count {
+                if index > 0 {
                     json.append(raw: ",")
                 }
-                writeItem(id, into: &json)
+                let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
+                guard id < count else {
+                    json.appendNull()
+                    continue
+                }
+                let placeholder = UnsafeBufferPointer(
+                    rebasing: placeholders[(index * width)..<(index * width + width)])
+                writeItem(id, placeholder: placeholder, into: &json)
             }
         }
         json.append(raw: "]")

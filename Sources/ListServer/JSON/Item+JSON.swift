@@ -19,6 +19,8 @@ extension Item {
         json.append(integer: height)
         json.append(raw: ",\"color\":")
         json.append(string: color)
+        json.append(raw: ",\"blur_hash\":")
+        if let blurHash { json.append(string: blurHash) } else { json.appendNull() }
         json.append(raw: ",\"likes\":")
         json.append(integer: likes)
         json.appendImageURLStart()

@@ -143,6 +143,15 @@ package struct JSONWriter: ~Copyable, Sendable {
         buffer.appendReserved(encoded)
     }
 
+    /// `,"blur_hash":"`, the hash `placeholder` points to and `"` (``PhotoPlaceholders/hashBytes`` + 15 bytes) into
+    /// reserved room.
+    @inline(__always)
+    package mutating func appendReserved(placeholder: UnsafeBufferPointer<UInt8>) {
+        buffer.appendReserved(literal: ",\"blur_hash\":\"")
+        buffer.appendReserved(placeholder)
+        buffer.appendReserved(literal: "\"")
+    }
+
     /// `,"image_url":"` and the start of an item's path, ``basePath`` then `/items/`: what every item's JSON writes
     /// before its id (and `/image"`).
     package mutating func appendImageURLStart() {

@@ -6,7 +6,7 @@ extension ListState {
     /// Writes item `id` (a live id) as a JSON object.
     package func writeItem(_ id: UInt64, into json: inout JSONWriter) {
         if let written = written[id], let generated = catalog.item(id) {
-            written.overrides.applied(to: generated).writeJSON(into: &json)
+            written.applied(to: generated).writeJSON(into: &json)
         } else {
             catalog.writeItem(id, into: &json)
         }

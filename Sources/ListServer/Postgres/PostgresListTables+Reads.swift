@@ -77,14 +77,15 @@ extension PostgresListTables {
         return WrittenItem(overrides: overrides, revision: rows.uint64(row, first + 6))
     }
 
-    /// The uploaded image in the 6 columns of `row` from `first` on: format, width, height, byte count, digest,
-    /// revision; nil when there is none (NULL, from a join) or its format is unknown.
+    /// The uploaded image in the 7 columns of `row` from `first` on: format, width, height, byte count, digest,
+    /// revision, BlurHash; nil when there is none (NULL, from a join) or its format is unknown.
     static func storedImage(in rows: PostgresRows, at row: Int, from first: Int) -> StoredImage? {
         guard let format = rows.text(row, first).flatMap(ImageFormat.init(rawValue:)) else { return nil }
         return StoredImage(
             format: format, width: rows.optionalInt(row, first + 1) ?? 0, height: rows.optionalInt(row, first + 2) ?? 0,
             byteCount: rows.optionalInt(row, first + 3) ?? 0,
-            digest: UInt128(bigEndianBytes: rows.bytes(row, first + 4)) ?? 0, revision: rows.uint64(row, first + 5))
+            digest: UInt128(bigEndianBytes: rows.bytes(row, first + 4)) ?? 0, revision: rows.uint64(row, first + 5),
+            blurHash: rows.text(row, first + 6))
     }
 
     /// The records with these keys created after `now - maxAge`.
@@ -135,7 +136,7 @@ extension PostgresListTables {
         }
     }
 
-    /// The change in row `row` of ``SQL/changes``.
+    /// The change in row `row` of ``SQL/changes`` (or of ``SQL/changesAndDrops``: the same first 13 columns).
     static func change(in rows: PostgresRows, at row: Int) throws(PostgresError) -> Change {
         let sequence = rows.uint64(row, 0)
         let event: ChangeEvent
@@ -144,7 +145,7 @@ extension PostgresListTables {
             let item = Item(
                 id: rows.uint64(row, 2), label: rows.text(row, 3) ?? "", author: rows.text(row, 4) ?? "",
                 width: rows.optionalInt(row, 5) ?? 0, height: rows.optionalInt(row, 6) ?? 0,
-                color: rows.text(row, 7) ?? "", likes: rows.optionalInt(row, 8) ?? 0)
+                color: rows.text(row, 7) ?? "", blurHash: rows.text(row, 12), likes: rows.optionalInt(row, 8) ?? 0)
             event = rows.text(row, 1) == "created" ? .created(item) : .updated(item)
         case "deleted":
             event = .deleted(rows.uint64(row, 2))
@@ -174,16 +175,18 @@ extension PostgresListTables.SQL {
         FROM items WHERE list = $1 ORDER BY id # (-9223372036854775808)::bigint
         """
     static let imageInfoOfList = """
-        SELECT list, id, format, width, height, byte_count, digest, revision FROM images WHERE list = $1
+        SELECT list, id, format, width, height, byte_count, digest, revision, blur_hash FROM images WHERE list = $1
         """
     static let idempotencyRecord = """
         SELECT fingerprint, answer, created_at FROM idempotency WHERE list = $1 AND key = $2 AND created_at > $3
         """
-    static let imageInfo = "SELECT list, id, format, width, height, byte_count, digest, revision FROM images"
+    static let imageInfo = """
+        SELECT list, id, format, width, height, byte_count, digest, revision, blur_hash FROM images
+        """
     static let imageBytes = "SELECT bytes FROM images WHERE list = $1 AND id = $2 AND digest = $3"
     static let oldestChange = "SELECT min(sequence) FROM changes WHERE list = $1"
     static let changes = """
-        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count
+        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count, blur_hash
         FROM changes WHERE list = $1 AND sequence > $2 ORDER BY sequence LIMIT $3
         """
 }

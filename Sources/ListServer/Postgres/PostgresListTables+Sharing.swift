@@ -78,7 +78,7 @@ extension PostgresListTables {
         for row in 0..<rows.count {
             let change = try change(in: rows, at: row)
             catchUp.changes.append(change)
-            if rows.int64(row, 12) != 0 { catchUp.droppedAt.insert(change.sequence) }
+            if rows.int64(row, 13) != 0 { catchUp.droppedAt.insert(change.sequence) }
         }
         return catchUp
     }
@@ -93,7 +93,7 @@ extension PostgresListTables {
                 continue
             }
             var item = writtenItem(in: rows, at: row, from: 2)
-            item.image = storedImage(in: rows, at: row, from: 9)
+            item.image = storedImage(in: rows, at: row, from: 9)  // 7 columns, blur_hash last
             effects.written[id] = item
         }
         return effects
@@ -114,12 +114,12 @@ extension PostgresListTables.SQL {
     static let lock = "SELECT pg_advisory_xact_lock($1)"
     static let changedItems = """
         SELECT i.id, i.deleted::int::bigint, i.label, i.author, i.width, i.height, i.color, i.likes, i.revision,
-            g.format, g.width, g.height, g.byte_count, g.digest, g.revision
+            g.format, g.width, g.height, g.byte_count, g.digest, g.revision, g.blur_hash
         FROM items i LEFT JOIN images g ON g.list = i.list AND g.id = i.id
         WHERE i.list = $1 AND i.changed_at > $2
         """
     static let changesAndDrops = """
-        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count,
+        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count, blur_hash,
             dropped::int::bigint
         FROM changes WHERE list = $1 AND sequence > $2 ORDER BY sequence
         """

@@ -202,7 +202,7 @@ final class PostgresListTables {
                         [
                             list, .unsigned(id), .text(image.format.rawValue), .int(image.width),
                             .int(image.height), .int(image.byteCount), .bytea(image.digest.bigEndianBytes),
-                            .unsigned(image.revision), .bytea(bytes),
+                            .unsigned(image.revision), .bytea(bytes), image.blurHash.map { .text($0) } ?? .null,
                         ]))
             case .remove:
                 statements.append(.init(SQL.deleteImage, [list, .unsigned(id)]))
@@ -211,7 +211,10 @@ final class PostgresListTables {
         for change in effects.changes {
             let dropped: Bool
             if case .reset = change.event { dropped = effects.drop } else { dropped = false }
-            statements.append(.init(SQL.insertChange, [list] + Self.columns(of: change) + [.int(dropped ? 1 : 0)]))
+            statements.append(
+                .init(
+                    SQL.insertChange,
+                    [list] + Self.columns(of: change) + [.int(dropped ? 1 : 0), Self.blurHash(of: change)]))
         }
         guard let header = effects.header else { return }
         statements.append(
@@ -258,6 +261,14 @@ final class PostgresListTables {
         }
     }
 
+    /// The last parameter of ``SQL/insertChange``: the item's BlurHash, NULL for a change without an item.
+    private static func blurHash(of change: Change) -> PostgresValue {
+        switch change.event {
+        case .created(let item), .updated(let item): item.blurHash.map { .text($0) } ?? .null
+        default: .null
+        }
+    }
+
     /// Closes the connection (the pool's thread is ending).
     func close() {
         connection = nil
@@ -276,11 +287,11 @@ final class PostgresListTables {
             "DELETE FROM images WHERE list = $1", "DELETE FROM fault_attempts WHERE list = $1",
         ]
         static let upsertImage = """
-            INSERT INTO images (list, id, format, width, height, byte_count, digest, revision, bytes)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            INSERT INTO images (list, id, format, width, height, byte_count, digest, revision, bytes, blur_hash)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
             ON CONFLICT (list, id) DO UPDATE SET format = excluded.format, width = excluded.width,
                 height = excluded.height, byte_count = excluded.byte_count, digest = excluded.digest,
-                revision = excluded.revision, bytes = excluded.bytes
+                revision = excluded.revision, bytes = excluded.bytes, blur_hash = excluded.blur_hash
             """
         static let deleteImage = "DELETE FROM images WHERE list = $1 AND id = $2"
         static let upsertItem = """
@@ -298,8 +309,8 @@ final class PostgresListTables {
             """
         static let insertChange = """
             INSERT INTO changes (list, sequence, kind, item_id, label, author, width, height, color, likes,
-                version, seed, count, dropped)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 <> 0)
+                version, seed, count, dropped, blur_hash)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 <> 0, $15)
             """
         static let notify = "SELECT pg_notify(\(PostgresNotification.channel), $1)"
         static let upsertHeader = """

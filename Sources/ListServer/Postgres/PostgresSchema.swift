@@ -112,6 +112,11 @@ enum PostgresSchema {
         """,
         // 5: when a request last met each profile, as in the SQLite store's migration 6.
         "ALTER TABLE profiles ADD COLUMN last_used bigint NOT NULL DEFAULT 0;",
+        // 6: each upload's and each item change's BlurHash, as in the SQLite store's migration 7.
+        """
+        ALTER TABLE images ADD COLUMN blur_hash text;
+        ALTER TABLE changes ADD COLUMN blur_hash text;
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

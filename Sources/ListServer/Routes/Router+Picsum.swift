@@ -113,7 +113,8 @@ extension Router {
         return "http://" + authority + base
     }
 
-    /// `{"id":"42","author":…,"width":…,"height":…,"url":…,"download_url":…}`, Picsum's member order.
+    /// `{"id":"42","author":…,"width":…,"height":…,"url":…,"download_url":…,"blur_hash":…}`, Picsum's member order
+    /// and then ours.
     static func writePicsumObject(_ item: Item, root: String, into json: inout JSONWriter) {
         let size = ImageSpec.fitted(width: item.width, height: item.height)
         json.append(raw: "{\"id\":\"")
@@ -128,6 +129,9 @@ extension Router {
         json.append(string: root + "/items/" + String(item.id))
         json.append(raw: ",\"download_url\":")
         json.append(string: root + "/id/\(item.id)/\(size.width)/\(size.height)")
+        // Not Lorem Picsum's: the placeholder items carry, for a client that shows one.
+        json.append(raw: ",\"blur_hash\":")
+        if let blurHash = item.blurHash { json.append(string: blurHash) } else { json.appendNull() }
         json.append(raw: "}")
     }
 }

@@ -95,6 +95,7 @@ extension SQLiteListTables {
                     try statement.bind(image.digest.bigEndianBytes, at: 7)
                     try statement.bind(image.revision, at: 8)
                     try statement.bind(bytes, at: 9)
+                    try statement.bind(image.blurHash, at: 10)
                 }
                 // The binding holds SQLite's copy of the file until the statement is next bound: let it go now.
                 try connection.withStatement(SQL.upsertImage) { statement throws(SQLiteError) in
@@ -139,6 +140,7 @@ extension SQLiteListTables {
         try statement.bind(literal: change.event.kindName, at: 3)
         let itemColumns: ClosedRange<Int32> = 4...10
         let resetColumns: ClosedRange<Int32> = 11...13
+        let blurHashColumn: Int32 = 14
         switch change.event {
         case .created(let item), .updated(let item):
             try statement.bind(item.id, at: 4)
@@ -149,15 +151,18 @@ extension SQLiteListTables {
             try statement.bind(item.color, at: 9)
             try statement.bind(item.likes, at: 10)
             for column in resetColumns { try statement.bindNull(at: column) }
+            try statement.bind(item.blurHash, at: blurHashColumn)
         case .deleted(let id):
             try statement.bind(id, at: 4)
             for column in itemColumns.dropFirst() { try statement.bindNull(at: column) }
             for column in resetColumns { try statement.bindNull(at: column) }
+            try statement.bindNull(at: blurHashColumn)
         case .reset(let reset):
             for column in itemColumns { try statement.bindNull(at: column) }
             try statement.bind(reset.version, at: 11)
             try statement.bind(reset.seed, at: 12)
             try statement.bind(reset.count, at: 13)
+            try statement.bindNull(at: blurHashColumn)
         }
     }
 
@@ -187,8 +192,9 @@ extension SQLiteListTables {
             "DELETE FROM images WHERE list = ?1",
         ]
         static let upsertImage: StaticString = """
-            INSERT OR REPLACE INTO images (list, id, format, width, height, byte_count, digest, revision, bytes)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            INSERT OR REPLACE INTO images
+                (list, id, format, width, height, byte_count, digest, revision, bytes, blur_hash)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """
         static let deleteImage: StaticString = "DELETE FROM images WHERE list = ?1 AND id = ?2"
         static let upsertItem: StaticString = """
@@ -201,8 +207,8 @@ extension SQLiteListTables {
             """
         static let insertChange: StaticString = """
             INSERT INTO changes (list, sequence, kind, item_id, label, author, width, height, color, likes,
-                version, seed, count)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                version, seed, count, blur_hash)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """
         static let upsertHeader: StaticString = """
             INSERT INTO lists (name, seed, base_count, version, next_id, last_sequence)

@@ -75,7 +75,8 @@ extension SQLiteListTables {
                     lists[name]?.written[id]?.image = StoredImage(
                         format: format, width: statement.optionalInt(at: 3) ?? 0,
                         height: statement.optionalInt(at: 4) ?? 0, byteCount: statement.optionalInt(at: 5) ?? 0,
-                        digest: UInt128(bigEndianBytes: statement.blob(at: 6)) ?? 0, revision: statement.uint64(at: 7))
+                        digest: UInt128(bigEndianBytes: statement.blob(at: 6)) ?? 0, revision: statement.uint64(at: 7),
+                        blurHash: statement.text(at: 8))
                 }
             }
             return lists[listName]
@@ -153,7 +154,7 @@ extension SQLiteListTables {
             let item = Item(
                 id: row.uint64(at: 2), label: row.text(at: 3) ?? "", author: row.text(at: 4) ?? "",
                 width: row.optionalInt(at: 5) ?? 0, height: row.optionalInt(at: 6) ?? 0,
-                color: row.text(at: 7) ?? "", likes: row.optionalInt(at: 8) ?? 0)
+                color: row.text(at: 7) ?? "", blurHash: row.text(at: 12), likes: row.optionalInt(at: 8) ?? 0)
             event = row.text(at: 1) == "created" ? .created(item) : .updated(item)
         case "deleted":
             event = .deleted(row.uint64(at: 2))
@@ -193,12 +194,12 @@ extension SQLiteListTables.SQL {
         SELECT fingerprint, answer, created_at FROM idempotency WHERE list = ?1 AND key = ?2 AND created_at > ?3
         """
     static let imageInfoOfList: StaticString = """
-        SELECT list, id, format, width, height, byte_count, digest, revision FROM images WHERE list = ?1
+        SELECT list, id, format, width, height, byte_count, digest, revision, blur_hash FROM images WHERE list = ?1
         """
     static let imageBytes: StaticString = "SELECT bytes FROM images WHERE list = ?1 AND id = ?2 AND digest = ?3"
     static let oldestChange: StaticString = "SELECT min(sequence) FROM changes WHERE list = ?1"
     static let changes: StaticString = """
-        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count
+        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count, blur_hash
         FROM changes WHERE list = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3
         """
 }

@@ -108,6 +108,12 @@ enum SQLiteSchema {
         // 6: when a request last met each profile (ms since 1970; 0: not since it was set), as every server that
         // shares the store records it, so that an unused profile expires (``SettingKey/datasetTTLSeconds``).
         "ALTER TABLE profiles ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0;",
+        // 7: each upload's BlurHash (the item's `blur_hash` while it stands), computed as it was checked, and each
+        // item change's (the item's as the change left it); NULL for those stored before, shown as null.
+        """
+        ALTER TABLE images ADD COLUMN blur_hash TEXT;
+        ALTER TABLE changes ADD COLUMN blur_hash TEXT;
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -47,6 +47,6 @@ extension ListStoreConformance {
     static func item(_ id: UInt64, label: String = "Line") -> Item {
         Item(
             id: id, label: "\(label) \(id)", author: "Linh Nguyễn", width: 4000, height: 3000, color: "#a1b2c3",
-            likes: 17)
+            blurHash: "LEHV6nWB2yk8pyo0adR*.7kCMdnj", likes: 17)
     }
 }

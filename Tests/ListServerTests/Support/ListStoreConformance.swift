@@ -123,7 +123,8 @@ struct ListStoreConformance {
         let store = try await open()
         let file = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }  // spans overflow pages
         let image = StoredImage(
-            format: .png, width: 640, height: 480, byteCount: file.count, digest: 1 << 100 | 7, revision: 1)
+            format: .png, width: 640, height: 480, byteCount: file.count, digest: 1 << 100 | 7, revision: 1,
+            blurHash: "LKO2?U%2Tw=w]~RBVZRi};RPxuwH")
         let other = StoredImage(format: .webp, width: 3, height: 2, byteCount: 4, digest: .max, revision: 2)
         func written(_ image: StoredImage) -> WrittenItem {
             WrittenItem(
