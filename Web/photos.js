@@ -1,9 +1,11 @@
 // The Photos view: the photo list. A page of metadata first, then each row's picture, sized for the row's width
-// and the screen's devicePixelRatio, with a placeholder in the item's colour until it is decoded, then a fade-in.
+// and the screen's devicePixelRatio, with a placeholder until it is decoded (the item's blur_hash drawn, over its
+// colour), then a fade-in.
 // A failed page or picture shows Retry, which counts down a 429's or 503's Retry-After first.
 import { basePath, fetchImage, request, withControls, withToken, settings, noteVersion } from "./api.js";
 import { escape } from "./list.js";
 import { armRetry } from "./retry.js";
+import { placeholder } from "./blurhash.js";
 
 export function photosView(root) {
   root.innerHTML = `<section class="photos" aria-label="Photos"><ul id="photos"></ul>
@@ -57,6 +59,8 @@ export function photosView(root) {
       </div><figcaption>${caption}</figcaption></figure>`;
     const frame = entry.querySelector(".frame");
     frame.style.setProperty("--placeholder", item.color);
+    const blurred = placeholder(item.blur_hash, height / width);
+    if (blurred) frame.style.backgroundImage = `url("${blurred}")`;
     const image = entry.querySelector("img");
     // Fetched as an <img> would fetch it (fetchImage), by its URL alone: the dataset and the token (when one is held)
     // go in the query. Not by the <img> itself, which cannot tell a 503's Retry-After from any other failure.

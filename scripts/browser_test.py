@@ -246,6 +246,24 @@ def photos_decode(context, base, shots):
     page = watched.page
     watched.open("photos", dataset("photos"))
     wait_for(page, "document.querySelectorAll('#photos img').length >= 5", "five photo rows")
+    # Each row's placeholder is its blur_hash, decoded and drawn by the app (Web/blurhash.js): an image in the
+    # frame's background whose average is the item's colour.
+    placeholders = page.evaluate("""async () => {
+        const { decodeBlurHash } = await import('./app/blurhash.js');
+        // The same items from a dataset of their own (same seed), so the judged dataset's journal stays the app's.
+        const items = (await (await fetch('/items?limit=5', { headers: { 'X-Dataset': '%s' } })).json()).items;
+        const frames = [...document.querySelectorAll('#photos .frame')].slice(0, 5);
+        return items.map((item, index) => {
+            const pixels = decodeBlurHash(item.blur_hash, 32, 32);
+            const sums = [0, 0, 0];
+            for (let at = 0; at < pixels.length; at += 4) for (let c = 0; c < 3; c += 1) sums[c] += pixels[at + c];
+            const hex = item.color.slice(1).match(/../g).map((h) => parseInt(h, 16));
+            const off = Math.max(...sums.map((sum, c) => Math.abs(sum / 1024 - hex[c])));
+            return { off, drawn: getComputedStyle(frames[index]).backgroundImage.startsWith('url("data:image/png') };
+        });
+    }""" % dataset("placeholders"))
+    assert all(p["drawn"] for p in placeholders), f"placeholders not drawn from blur_hash: {placeholders}"
+    assert all(p["off"] <= 16 for p in placeholders), f"a placeholder's average is not the item's colour: {placeholders}"
     wait_for(page, "[...document.querySelectorAll('#photos img')].slice(0, 3).every(i => i.complete && i.naturalWidth > 0)",
              "the first three pictures to decode", timeout=15)
     page.screenshot(path=os.path.join(shots, "photos.png"))
