@@ -8,6 +8,8 @@ import PackageDescription
 ///   system-library target, and one folder of `ListServer` (its room, `LibEvent/` for this one) alone imports it.
 /// - `CSQLite`: the system SQLite 3 (Debian `libsqlite3-dev`), with a shim header; its room is `SQLite/`.
 /// - `CPostgres`: libpq, PostgreSQL's C client (Debian `libpq-dev`); its room is `Postgres/`.
+/// - `CDeflate`, `CZstd`, `CZlib`: libdeflate, Zstandard and zlib, the compressors of response bodies and event
+///   streams; their room is `Compression/`.
 /// - `CTurboJPEG`, `CSpng`, `CWebP`: the image codecs; their room is `Codecs/`. `CXXHash`: xxHash, whose room is
 ///   `Digest/`. `CJemalloc`: jemalloc, linked as the process's malloc; its room, `Allocator/`, reads its statistics.
 /// - `ListDomain`: pure Swift, no dependencies: item generation, the slow store, the detail cache.
@@ -83,6 +85,22 @@ let package = Package(
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
         ),
+        // The compressors of response bodies and event streams, used only by Sources/ListServer/Compression/.
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // xxHash's XXH3, used only by Sources/ListServer/Digest/.
         .systemLibrary(
             name: "CXXHash",
@@ -93,6 +111,7 @@ let package = Package(
         .target(
             name: "ListServer",
             dependencies: [
+                "CDeflate",
                 "CEvent",
                 "CJemalloc",
                 "CPostgres",
@@ -101,6 +120,8 @@ let package = Package(
                 "CTurboJPEG",
                 "CWebP",
                 "CXXHash",
+                "CZlib",
+                "CZstd",
                 "ListDomain",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -6,7 +6,9 @@
 # Placeholders: every item's blur_hash, decoded by the Python `blurhash` package (an implementation of Wolt's
 # format independent of ours), has the average colour of the item's photo as Pillow decodes it; an upload's
 # blur_hash is what that package's encoder makes of the uploaded pixels; /v2/list, /id/<id>/info and the change feed
-# carry them too. Bounded: every request has a timeout, the whole run a `timeout`.
+# carry them too. Compression: curl's --compressed (gzip and zstd) and Python's gzip decode compressed answers to the
+# identity body byte for byte, and a gzip event stream decodes each event as it arrives (flushed per event).
+# Bounded: every request has a timeout, the whole run a `timeout`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$root"

@@ -3,12 +3,21 @@
 
 Placeholders: the Python `blurhash` package decodes every item's blur_hash, and its average colour is the photo's
 as Pillow decodes it; its encoder, given an upload's pixels, makes the blur_hash the item then carries.
+
+Compression: curl's --compressed (gzip and zstd) and Python's gzip decode each compressed answer to the identity
+body byte for byte; an event stream in gzip, read with zlib as it arrives, shows each event before the next is sent.
 """
+import gzip
+import http.client
 import io
 import json
+import subprocess
 import sys
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
+import zlib
 
 import blurhash
 from PIL import Image
@@ -102,9 +111,63 @@ def upload_gets_its_own_hash():
     print(f"uploads: the item's blur_hash is the package's encoding of the upload ({expected})")
 
 
+def curl(path, *options):
+    """The body curl gets for `path` with `options`."""
+    result = subprocess.run(["curl", "-sS", "--max-time", "20", *options, BASE + path], capture_output=True,
+                            check=True)
+    return result.stdout
+
+
+def compressed_bodies_decode_to_the_identity_body():
+    for index in range(10):
+        request("/items", "POST", json.dumps({"label": f"change {index} ✓"}).encode(),
+                {"Content-Type": "application/json", "X-Dataset": "bytes-changes"})
+    paths = [("/items?limit=20", {}), ("/items?limit=100&order=desc", {}), ("/items?after=500&limit=50", {}),
+             ("/v2/list?limit=30", {}), ("/items/changes?since=0", {"X-Dataset": "bytes-changes"}),
+             ("/admin/journal?limit=200", {})]
+    for path, extra in paths:
+        fields = [option for name, value in extra.items() for option in ("-H", f"{name}: {value}")]
+        identity = curl(path, "-H", "Accept-Encoding: identity", *fields)
+        if len(identity) < 1024:
+            check(False, f"{path}: {len(identity)} bytes, too small to be compressed")
+            continue
+        for coding in ("gzip", "zstd"):
+            decoded = curl(path, "--compressed", "-H", f"Accept-Encoding: {coding}", *fields)
+            check(decoded == identity, f"{path}: curl's {coding} decoding differs from the identity body")
+        status, headers, raw = request(path, headers={"Accept-Encoding": "gzip", **extra})
+        check(headers.get("Content-Encoding") == "gzip", f"{path}: Content-Encoding {headers.get('Content-Encoding')}")
+        check(gzip.decompress(raw) == identity, f"{path}: Python's gzip decoding differs from the identity body")
+        print(f"compression: {path}: {len(identity)} bytes, gzip {len(raw)}; curl (gzip, zstd) and gzip agree")
+
+
+def event_stream_is_flushed_per_event():
+    url = urllib.parse.urlsplit(BASE)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=TIMEOUT)
+    connection.request("GET", "/items/events?dataset=bytes-sse", headers={"Accept-Encoding": "gzip"})
+    response = connection.getresponse()
+    check(response.getheader("Content-Encoding") == "gzip", "the event stream is not gzip")
+    decoder = zlib.decompressobj(wbits=31)
+    text = ""
+    for label in ("first", "second", "third"):
+        status, _, body = request("/items", "POST", json.dumps({"label": label}).encode(),
+                                  {"Content-Type": "application/json", "X-Dataset": "bytes-sse"})
+        check(status == 201, f"POST: {status} {body[:200]!r}")
+        deadline = time.monotonic() + 5
+        while f'"label":"{label}"' not in text and time.monotonic() < deadline:
+            chunk = response.read1(65536)
+            if not chunk:
+                break
+            text += decoder.decompress(chunk).decode()
+        check(f'"label":"{label}"' in text, f"the {label} event did not arrive decoded: {text[-300:]!r}")
+    connection.close()
+    print("compression: an event stream in gzip: each event decoded as it arrived")
+
+
 def main():
     placeholders_are_the_photos_average()
     upload_gets_its_own_hash()
+    compressed_bodies_decode_to_the_identity_body()
+    event_stream_is_flushed_per_event()
     if failures:
         print(f"{len(failures)} failures")
         sys.exit(1)

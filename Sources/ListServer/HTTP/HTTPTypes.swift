@@ -114,6 +114,9 @@ package struct HTTPResponse: Sendable {
     var bytesPerSecond: Int?
     /// The IETF rate-limit fields, written into the head with ``headers`` (a profile's `rate_limit`).
     package var rateLimit: RateLimitFields?
+    /// Whether the LibEvent layer has put the body in the request's content coding already (compressed, or found
+    /// it should not be); a held answer is not encoded twice.
+    var encoded = false
     /// What the journal notes of this answer beyond its status and fields: the fault ListServer injected, or the
     /// ids a list page held (``ResponseNote``); nil for most answers. Never sent.
     var note: ResponseNote?

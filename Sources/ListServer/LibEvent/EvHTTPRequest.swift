@@ -39,6 +39,12 @@ struct EvHTTPRequest: @unchecked Sendable {
         return request
     }
 
+    /// The value of the request's first field called `name`, as the client sent it; nil for none.
+    func inputHeader(_ name: String) -> String? {
+        guard let input = evhttp_request_get_input_headers(raw) else { return nil }
+        return evhttp_find_header(input, name).map { String(cString: $0) }
+    }
+
     /// A field name as a `String`: the names clients send on nearly every request, spelled as they usually are, as
     /// the literal itself (no decoding, no copy), any other as decoded. Every request paid a `String(cString:)` per
     /// field name, about 200 instructions each (callgrind, issues 12 and 16).

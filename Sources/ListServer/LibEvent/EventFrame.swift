@@ -46,6 +46,11 @@ final class EventFrame: @unchecked Sendable {
 
     deinit { storage.deallocate() }
 
+    /// Calls `body` with the event's bytes (without the chunk's framing).
+    func withEvent<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        body(UnsafeRawBufferPointer(rebasing: storage[eventStart..<(eventStart + eventCount)]))
+    }
+
     /// The bytes a stream gets: the whole chunk when the reply is chunked, else the event alone.
     func count(chunked: Bool) -> Int { chunked ? storage.count : eventCount }
 

@@ -36,7 +36,8 @@ extension LoopServer {
             limitKernelBuffer(of: bufferevent)
         }
         evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
-        request.addHeaders(of: opened, requestID: requestID, closeConnection: false, date: date.current)
+        request.addHeaders(
+            of: encodeEvents(of: open, opened), requestID: requestID, closeConnection: false, date: date.current)
         dropKeepAlive(request)
         evhttp_send_reply_start(request.raw, 200, "OK")
         open.chunked = evhttp_find_header(evhttp_request_get_output_headers(request.raw), "Transfer-Encoding") != nil

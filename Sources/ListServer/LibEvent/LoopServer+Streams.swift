@@ -23,6 +23,9 @@ final class EventStream: @unchecked Sendable {
     /// How events go on the wire, fixed when the reply starts: as chunks (HTTP/1.1), or as they are (HTTP/1.0,
     /// whose body ends with the connection). Only GET opens a stream, so there is always a body.
     var chunked = true
+    /// The gzip stream its events go out in, when the request accepted gzip (``encodeEvents(of:_:)``); nil sends
+    /// them as they are.
+    var compressor: EventStreamCompressor?
     /// What the stream had not sent when last measured (after its last write), counted in the loop's
     /// ``LoopServer/streamBacklog``.
     var backlog = 0
@@ -85,7 +88,8 @@ extension LoopServer {
         }
         // Told when the connection goes (the client left, the stream was dropped, or evhttp is freed).
         evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
-        request.addHeaders(of: opened, requestID: requestID, closeConnection: false, date: date.current)
+        request.addHeaders(
+            of: encodeEvents(of: open, opened), requestID: requestID, closeConnection: false, date: date.current)
         dropKeepAlive(request)
         evhttp_send_reply_start(request.raw, 200, "OK")
         // evhttp chose chunking as it started the reply; the events are framed here as it would frame them.
@@ -198,6 +202,11 @@ extension LoopServer {
     /// the last chunk after them.
     func write(_ frame: EventFrame, to stream: EventStream) {
         guard streams[stream.token] != nil, let bufferevent = stream.request.connectionBufferevent else { return }
+        // A compressed stream's bytes are its own: its compressor's state is.
+        guard let frame = stream.compressor.map({ compressed(frame, by: $0) }) ?? frame else {
+            drop(stream)
+            return
+        }
         measureBacklog(of: stream, bufferevent)
         let count = frame.count(chunked: stream.chunked)
         if stream.backlog > events.maxBufferBytes || !makeRoom(for: count, writing: stream)
@@ -260,6 +269,13 @@ extension LoopServer {
             Unmanaged.passUnretained(stream).release()  // the close callback's reference
         }
         let bufferevent = stream.request.connectionBufferevent  // before: ending may free the request
+        // A gzip stream's last bytes end its member (checksum and length), so the client sees a whole body.
+        if let compressor = stream.compressor, let bufferevent,
+            let last = compressor.compress(UnsafeRawBufferPointer(start: nil, count: 0), finishing: true),
+            !last.isEmpty
+        {
+            _ = EventFrame(last).append(to: bufferevent_get_output(bufferevent), chunked: stream.chunked)
+        }
         // As for every answer (LoopServer+Flush.swift), at once: the guard's filter moves output only when pushed.
         // Chunked (HTTP/1.1), the end adds the last chunk and waits for it to be written: pushed after. Unchunked
         // (HTTP/1.0, whose end is the connection's), evhttp frees the connection inside the end when the output

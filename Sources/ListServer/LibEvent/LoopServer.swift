@@ -41,6 +41,8 @@ final class LoopServer: @unchecked Sendable {
     let replyBuffer: OpaquePointer
     /// The `Date` of the answers this loop sends.
     let date = DateField()
+    /// The compressor of this loop's JSON answers (``encoded(_:for:)``).
+    let compressor = BodyCompressor()
     let limits: HTTPLimits
     /// The bytes large uploads may hold at once, shared by every loop.
     let uploadBudget: UploadBudget
@@ -202,6 +204,7 @@ final class LoopServer: @unchecked Sendable {
         let request = EvHTTPRequest(raw)
         var httpRequest = request.makeHTTPRequest(ids: &requestIDs)
         httpRequest.loop = loopIndex
+        Self.strippingCodingSuffixes(&httpRequest)
         let requestID = httpRequest.requestID
         let match = router.match(httpRequest)  // the target is parsed here, once
         let exchange = observer.begin(httpRequest, route: match.label, journaled: match.journaled)
@@ -224,7 +227,7 @@ final class LoopServer: @unchecked Sendable {
     ) {
         switch outcome {
         case .response(let response) where response.isPlain:
-            let response = admitted(response, for: request)
+            let response = admitted(encoded(response, for: request), for: request)
             observer.journal(exchange, response)  // before the client has it
             reply(response, to: request, requestID: requestID)
             observer.end(exchange, response, journaled: true)

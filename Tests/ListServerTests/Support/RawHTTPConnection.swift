@@ -157,6 +157,23 @@ final class RawHTTPConnection: @unchecked Sendable {
         return events
     }
 
+    /// The bytes of the next chunk of a chunked body (after ``readStreamHead()``), as they are: for a stream whose
+    /// bytes are not text (a compressed one).
+    func readRawChunk() throws -> [UInt8] {
+        while true {
+            if let lineEnd = (0..<max(0, buffer.count - 1)).first(where: { buffer[$0] == 13 && buffer[$0 + 1] == 10 }) {
+                let sizeText = String(decoding: buffer[..<lineEnd], as: UTF8.self)
+                guard let size = Int(sizeText, radix: 16) else { throw TestFailure("bad chunk size \(sizeText)") }
+                if buffer.count >= lineEnd + 2 + size + 2 {
+                    let bytes = Array(buffer[(lineEnd + 2)..<(lineEnd + 2 + size)])
+                    buffer.removeFirst(lineEnd + 2 + size + 2)
+                    return bytes
+                }
+            }
+            guard try fill() else { throw TestFailure("the stream ended before a chunk") }
+        }
+    }
+
     /// Decodes one chunk of a chunked body into ``streamText``.
     private func readChunk() throws {
         while true {

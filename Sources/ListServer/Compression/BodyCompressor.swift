@@ -1,0 +1,53 @@
+import CDeflate
+import CZstd
+
+/// Compresses whole response bodies, gzip with libdeflate and Zstandard with libzstd, both at level 1: one per event
+/// loop, used on its thread only (each library's compressor keeps tables it reuses from body to body).
+///
+/// Level 1 because the body is compressed on the loop for every request: a 20-item page (4.4 KB) takes about
+/// 10 µs in gzip and 8 µs in Zstandard at level 1, where higher levels saved a few percent more bytes at two to
+/// four times the time (Benchmarks/compression).
+package final class BodyCompressor {
+    private let deflater: OpaquePointer
+    private let zstd: OpaquePointer
+
+    package init() {
+        guard let deflater = libdeflate_alloc_compressor(1), let zstd = ZSTD_createCCtx() else {
+            fatalError("the compressors could not be allocated")
+        }
+        self.deflater = deflater
+        self.zstd = zstd
+        ZSTD_CCtx_setParameter(zstd, ZSTD_c_compressionLevel, 1)
+    }
+
+    deinit {
+        libdeflate_free_compressor(deflater)
+        ZSTD_freeCCtx(zstd)
+    }
+
+    /// `body` in `coding`; nil when the library fails (it does not, given room for its bound) or when the result
+    /// is no smaller than the body.
+    package func compress(_ body: [UInt8], as coding: ContentCoding) -> [UInt8]? {
+        body.withUnsafeBytes { source -> [UInt8]? in
+            guard let input = source.baseAddress, !source.isEmpty else { return nil }
+            let bound =
+                switch coding {
+                case .gzip: libdeflate_gzip_compress_bound(deflater, source.count)
+                case .zstd: ZSTD_compressBound(source.count)
+                }
+            var written = 0
+            let output = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+                guard let target = buffer.baseAddress else { return }
+                switch coding {
+                case .gzip:
+                    written = libdeflate_gzip_compress(deflater, input, source.count, target, bound)
+                case .zstd:
+                    let result = ZSTD_compress2(zstd, target, bound, input, source.count)
+                    written = ZSTD_isError(result) != 0 ? 0 : result
+                }
+                count = written
+            }
+            return written > 0 && written < body.count ? output : nil
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import CEvent
+
+/// Compressed JSON (issue 35): a JSON answer of a kilobyte to 256 KiB goes out in the coding the request's
+/// `Accept-Encoding` prefers (``ContentCoding``), with `Content-Encoding`, `Vary: Accept-Encoding` and an entity tag
+/// of its own (`"v1-ab12-gzip"`); images never (they are compressed already), nor ranges.
+///
+/// Done here, as the answer leaves, so every route's answer is covered however it was made (at once, deferred,
+/// held): the router's tags, conditions and bodies stay those of the identity representation. A request's
+/// `If-None-Match` and `If-Match` lose a coding's suffix before routing (``strippingCodingSuffixes(_:)``), so a
+/// client that revalidates the gzip representation it holds gets its 304, tagged back as it knows it.
+extension LoopServer {
+    /// `request` with the coding suffixes taken off the entity tags of its conditions.
+    static func strippingCodingSuffixes(_ request: inout HTTPRequest) {
+        let (noneMatch, match) = request.headers.values("If-None-Match", "If-Match")
+        if let noneMatch, let coding = ContentCoding.ofTags(in: noneMatch) {
+            request.headers.transformValues(of: "If-None-Match") { coding.strippingSuffix(from: $0) }
+        }
+        if let match, let coding = ContentCoding.ofTags(in: match) {
+            request.headers.transformValues(of: "If-Match") { coding.strippingSuffix(from: $0) }
+        }
+    }
+
+    /// `response` as it goes out to `request`: compressed when it is JSON of at least a kilobyte and the request
+    /// accepts a coding; a 304 tagged as the representation the client revalidated. Applied once: a response held
+    /// and then sent is not compressed again.
+    func encoded(_ response: HTTPResponse, for request: EvHTTPRequest) -> HTTPResponse {
+        guard !response.encoded else { return response }
+        var response = response
+        response.encoded = true
+        if response.status == 304 {
+            if let coding = request.inputHeader("If-None-Match").flatMap(ContentCoding.ofTags(in:)) {
+                response.headers.transformValues(of: "ETag") { coding.tagging($0) }
+                response.headers.add("Vary", "Accept-Encoding")
+            }
+            return response
+        }
+        guard ContentCoding.minimumBodyBytes...ContentCoding.maximumBodyBytes ~= response.body.count,
+            response.status != 206,
+            Self.isCompressible(response.headers)
+        else { return response }
+        response.headers.add("Vary", "Accept-Encoding")
+        guard let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
+            let body = compressor.compress(response.body, as: coding)
+        else { return response }
+        response.body = body
+        response.headers.add("Content-Encoding", coding.name)
+        response.headers.transformValues(of: "ETag") { coding.tagging($0) }
+        return response
+    }
+
+    /// Whether a body with these fields is JSON that is not encoded yet.
+    private static func isCompressible(_ headers: HTTPHeaders) -> Bool {
+        let (type, encoding) = headers.values("Content-Type", "Content-Encoding")
+        guard encoding == nil, let type else { return false }
+        return type.hasPrefix("application/json") || type.hasPrefix("application/problem+json")
+    }
+
+    /// The head of event stream `stream`: with `Content-Encoding: gzip` when its request accepts gzip, and then a
+    /// gzip stream for its events (``EventStreamCompressor``, flushed after each); `Vary: Accept-Encoding` either way.
+    /// gzip alone: it is the coding every EventSource in a browser decodes as it arrives.
+    func encodeEvents(of stream: EventStream, _ opened: HTTPResponse) -> HTTPResponse {
+        var opened = opened
+        opened.headers.add("Vary", "Accept-Encoding")
+        guard ContentCoding.preferred(stream.request.inputHeader("Accept-Encoding"), offering: [.gzip]) != nil,
+            let compressor = EventStreamCompressor()
+        else { return opened }
+        stream.compressor = compressor
+        opened.headers.add("Content-Encoding", ContentCoding.gzip.name)
+        return opened
+    }
+
+    /// `frame`'s event as `compressor` carries it on its stream, framed; nil if zlib failed.
+    func compressed(_ frame: EventFrame, by compressor: EventStreamCompressor) -> EventFrame? {
+        guard let bytes = frame.withEvent({ compressor.compress($0) }), !bytes.isEmpty else { return nil }
+        return EventFrame(bytes)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+@testable import ListServer
+
+/// Compressed JSON over real connections (issue 35): which answers are compressed and how they are tagged. That the
+/// bytes decode to the identity body is checked by tools that are not ListServer's (curl, Python's gzip and
+/// zstandard) in scripts/bytes-test.sh.
+@Suite("End to end: compressed JSON")
+struct EndToEndCompressionTests {
+    static let gzipMagic: [UInt8] = [0x1F, 0x8B]
+    static let zstdMagic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+
+    @Test("a page is gzip or zstd as asked, tagged per coding, with Vary; without Accept-Encoding it is as it was")
+    func pages() async throws {
+        try await withServer { app in
+            let plain = try await fetch(port: app.port, "/items?limit=20")
+            #expect(plain.status == 200 && plain.header("Content-Encoding") == nil)
+            #expect(plain.header("Vary") == "Accept-Encoding")
+            let tag = try #require(plain.header("ETag"))
+            let gzip = try await fetch(port: app.port, "/items?limit=20", headers: ["Accept-Encoding: gzip, deflate"])
+            #expect(gzip.header("Content-Encoding") == "gzip" && gzip.header("Vary") == "Accept-Encoding")
+            #expect(Array(gzip.body.prefix(2)) == Self.gzipMagic)
+            #expect(gzip.body.count < plain.body.count / 2, "\(gzip.body.count) of \(plain.body.count) bytes")
+            #expect(gzip.header("ETag") == String(tag.dropLast()) + "-gzip\"")
+            #expect(gzip.header("Content-Length") == String(gzip.body.count))
+            let zstd = try await fetch(port: app.port, "/items?limit=20", headers: ["Accept-Encoding: gzip, zstd"])
+            #expect(zstd.header("Content-Encoding") == "zstd" && Array(zstd.body.prefix(4)) == Self.zstdMagic)
+            #expect(zstd.header("ETag") == String(tag.dropLast()) + "-zstd\"")
+            let head = try await fetch(
+                port: app.port, "/items?limit=20", method: "HEAD", headers: ["Accept-Encoding: gzip"])
+            #expect(head.header("Content-Length") == String(gzip.body.count) && head.body.isEmpty)
+            let refused = try await fetch(
+                port: app.port, "/items?limit=20", headers: ["Accept-Encoding: gzip;q=0, zstd;q=0"])
+            #expect(refused.header("Content-Encoding") == nil && refused.body == plain.body)
+        }
+    }
+
+    @Test("revalidating the gzip representation with its tag is 304 with that tag; If-Match takes a coding's tag")
+    func conditions() async throws {
+        try await withServer { app in
+            let gzip = try await fetch(port: app.port, "/items?limit=20", headers: ["Accept-Encoding: gzip"])
+            let tag = try #require(gzip.header("ETag"))
+            let again = try await fetch(
+                port: app.port, "/items?limit=20", headers: ["Accept-Encoding: gzip", "If-None-Match: \(tag)"])
+            #expect(again.status == 304 && again.header("ETag") == tag && again.body.isEmpty)
+            #expect(again.header("Vary") == "Accept-Encoding")
+            let other = try await fetch(
+                port: app.port, "/items?limit=21", headers: ["Accept-Encoding: gzip", "If-None-Match: \(tag)"])
+            #expect(other.status == 200, "another page's tag does not match")
+            // An item is small, so never compressed; a client that holds a coding's tag of it still gets its write.
+            let item = try await fetch(port: app.port, "/items/3")
+            #expect(item.header("Content-Encoding") == nil && item.header("Vary") == nil)
+            let itemTag = try #require(item.header("ETag"))
+            let patched = try await send(
+                port: app.port, "PATCH", "/items/3", json: #"{"label":"edited"}"#,
+                contentType: "application/merge-patch+json",
+                headers: ["If-Match: \(String(itemTag.dropLast()))-gzip\""])
+            #expect(patched.status == 200, "\(patched.text)")
+            let stale = try await send(
+                port: app.port, "PATCH", "/items/3", json: #"{"label":"again"}"#,
+                contentType: "application/merge-patch+json",
+                headers: ["If-Match: \(String(itemTag.dropLast()))-gzip\""])
+            #expect(stale.status == 412, "the tag is stale after the edit, in any coding")
+        }
+    }
+
+    @Test("images, small answers and problems under a kilobyte are never compressed")
+    func notCompressed() async throws {
+        try await withServer { app in
+            let image = try await fetch(
+                port: app.port, "/items/4/image?w=60&h=40", headers: ["Accept-Encoding: gzip, zstd"])
+            #expect(image.status == 200 && image.header("Content-Encoding") == nil)
+            #expect(!image.headers(named: "Vary").contains("Accept-Encoding"))
+            let detail = try await fetch(port: app.port, "/items/4", headers: ["Accept-Encoding: gzip"])
+            #expect(detail.body.count < 1_024 && detail.header("Content-Encoding") == nil)
+            let problem = try await fetch(port: app.port, "/items?limit=0", headers: ["Accept-Encoding: gzip"])
+            #expect(problem.status == 400 && problem.header("Content-Encoding") == nil)
+        }
+    }
+
+    @Test("an event stream asked for gzip is a gzip stream: its head says so, and its bytes start a gzip member")
+    func eventStream() async throws {
+        try await withServer { app in
+            let (head, bytes) = try await offPool {
+                let connection = try RawHTTPConnection(port: app.port)
+                try connection.request("GET", "/items/events", headers: ["Accept-Encoding: gzip"])
+                return (try connection.readStreamHead(), try connection.readRawChunk())
+            }
+            #expect(head.header("Content-Encoding") == "gzip" && head.header("Vary") == "Accept-Encoding")
+            #expect(Array(bytes.prefix(2)) == Self.gzipMagic)
+            let plain = try await offPool {
+                let connection = try RawHTTPConnection(port: app.port)
+                try connection.request("GET", "/items/events")
+                return (try connection.readStreamHead(), try connection.readRawChunk())
+            }
+            #expect(plain.0.header("Content-Encoding") == nil && plain.1 == Array("retry: 2000\n\n".utf8))
+        }
+    }
+}
