@@ -7,7 +7,7 @@
 /// - `free`: slots vacated by ``removeValue(forKey:)``, reused before the array grows.
 ///
 /// The array grows on demand up to `capacity`, so a large capacity costs nothing until it is used.
-struct LRUTable<Key: Hashable, Value> {
+package struct LRUTable<Key: Hashable, Value> {
     /// One entry and its place in the recency list.
     private struct Slot {
         var key: Key
@@ -28,16 +28,16 @@ struct LRUTable<Key: Hashable, Value> {
     private var tail = LRUTable.none
 
     /// Creates an empty table that holds at most `capacity` entries (at least 1).
-    init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity >= 1, "LRU capacity must be at least 1")
         self.capacity = capacity
     }
 
     /// The number of entries.
-    var count: Int { index.count }
+    package var count: Int { index.count }
 
     /// The value for `key`, marking it most recently used; `nil` when absent.
-    mutating func value(forKey key: Key) -> Value? {
+    package mutating func value(forKey key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToFront(slot)
         return slots[slot].value
@@ -52,7 +52,7 @@ struct LRUTable<Key: Hashable, Value> {
     ///
     /// - Returns: The key evicted to make room, if the table was full and `key` was new.
     @discardableResult
-    mutating func setValue(_ value: Value, forKey key: Key) -> Key? {
+    package mutating func setValue(_ value: Value, forKey key: Key) -> Key? {
         if let slot = index[key] {
             slots[slot].value = value
             moveToFront(slot)

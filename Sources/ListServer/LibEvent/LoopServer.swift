@@ -41,8 +41,9 @@ final class LoopServer: @unchecked Sendable {
     let replyBuffer: OpaquePointer
     /// The `Date` of the answers this loop sends.
     let date = DateField()
-    /// The compressor of this loop's JSON answers (``encoded(_:for:)``).
+    /// The compressor of this loop's JSON answers (``encoded(_:for:)``), and the bodies it compressed.
     let compressor = BodyCompressor()
+    let compressedBodies = CompressedBodies()
     let limits: HTTPLimits
     /// The bytes large uploads may hold at once, shared by every loop.
     let uploadBudget: UploadBudget
