@@ -63,7 +63,20 @@ static struct {
     uint64_t default_limit;
     uint64_t max_limit;
     const char *image_path;
-} config = {"127.0.0.1", 8080, 2, 42, 10000, 1000, 100000, 20, 100, NULL};
+    const char *placeholders_path;
+} config = {"127.0.0.1", 8080, 2, 42, 10000, 1000, 100000, 20, 100, NULL, NULL};
+
+/*
+ * The items' blur_hash placeholders, from --placeholders PATH: lines "<id> <28-character hash>", ascending ids,
+ * read once at start. ListServer computes each from its photo's layout once and keeps it in a table (a page copies
+ * them out under one lock); the baseline copies them out of this one, which a bench script fills from ListServer's
+ * own answers for the ids its runs ask for (Benchmarks/load/lib.sh, placeholders_for). An item without one is
+ * written without the member, which the verify step would catch.
+ */
+#define PLACEHOLDER_LENGTH 28
+static uint64_t *placeholder_ids;
+static char (*placeholder_hashes)[PLACEHOLDER_LENGTH];
+static size_t placeholder_count;
 
 /* The bytes of --image-file, read once at start. */
 static char *image_bytes;
@@ -153,6 +166,44 @@ static inline char *put_u64(char *p, uint64_t v) {
 
 #define PUT_LITERAL(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
+/* The placeholder of item `id`, or NULL: by index while the ids run from 0, else by bisection. */
+static const char *placeholder_of(uint64_t id) {
+    if (id < placeholder_count && placeholder_ids[id] == id) return placeholder_hashes[id];
+    size_t low = 0, high = placeholder_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (placeholder_ids[middle] < id) low = middle + 1;
+        else high = middle;
+    }
+    return low < placeholder_count && placeholder_ids[low] == id ? placeholder_hashes[low] : NULL;
+}
+
+static void read_placeholders(const char *path) {
+    FILE *file = fopen(path, "r");
+    if (file == NULL) {
+        fprintf(stderr, "evhttp-baseline: cannot read %s\n", path);
+        exit(66);
+    }
+    size_t capacity = 1024;
+    placeholder_ids = malloc(capacity * sizeof *placeholder_ids);
+    placeholder_hashes = malloc(capacity * sizeof *placeholder_hashes);
+    uint64_t id;
+    char hash[PLACEHOLDER_LENGTH + 2];
+    while (fscanf(file, "%" SCNu64 " %29s", &id, hash) == 2) {
+        if (strlen(hash) != PLACEHOLDER_LENGTH) continue;
+        if (placeholder_count == capacity) {
+            capacity *= 2;
+            placeholder_ids = realloc(placeholder_ids, capacity * sizeof *placeholder_ids);
+            placeholder_hashes = realloc(placeholder_hashes, capacity * sizeof *placeholder_hashes);
+        }
+        if (placeholder_ids == NULL || placeholder_hashes == NULL) exit(70);
+        placeholder_ids[placeholder_count] = id;
+        memcpy(placeholder_hashes[placeholder_count], hash, PLACEHOLDER_LENGTH);
+        placeholder_count++;
+    }
+    fclose(file);
+}
+
 /* Catalog.writeItem(_:into:) for an id below the count. */
 static char *put_item(char *p, uint64_t id) {
     static const char hex[] = "0123456789abcdef";
@@ -178,6 +229,12 @@ static char *put_item(char *p, uint64_t id) {
     p = put_u64(p, (uint64_t)(portrait ? size[0] : size[1]));
     p = PUT_LITERAL(p, ",\"color\":\"#");
     for (int shift = 20; shift >= 0; shift -= 4) *p++ = hex[(color >> shift) & 0xF];
+    const char *placeholder = placeholder_of(id);
+    if (placeholder != NULL) {
+        p = PUT_LITERAL(p, "\",\"blur_hash\":\"");
+        memcpy(p, placeholder, PLACEHOLDER_LENGTH);
+        p += PLACEHOLDER_LENGTH;
+    }
     p = PUT_LITERAL(p, "\",\"likes\":");
     p = put_u64(p, likes);
     p = PUT_LITERAL(p, ",\"image_url\":\"/items/");
@@ -510,6 +567,9 @@ static void handle_items(worker_t *w, struct evhttp_request *req, const char *qu
     put_etag(etag, 7, etag_inputs);
     evhttp_add_header(headers, "ETag", etag);
     char *end = put_page(w->scratch, &page);
+    /* ListServer's compressible answers (JSON of 1 KiB to 256 KiB) vary by Accept-Encoding; a client without one gets
+       the identity body and this field. */
+    if (end - w->scratch >= 1024 && end - w->scratch <= 262144) evhttp_add_header(headers, "Vary", "Accept-Encoding");
     reply(w, req, 200, "OK", w->scratch, (size_t)(end - w->scratch));
 }
 
@@ -787,14 +847,16 @@ int main(int argc, char **argv) {
         else if (strcmp(flag, "--cache-capacity") == 0) config.cache_capacity = number_argument(flag, value, 10000000);
         else if (strcmp(flag, "--max-limit") == 0) config.max_limit = number_argument(flag, value, 10000);
         else if (strcmp(flag, "--image-file") == 0 && value) config.image_path = value;
+        else if (strcmp(flag, "--placeholders") == 0 && value) config.placeholders_path = value;
         else {
             fprintf(stderr,
                     "usage: evhttp-baseline [--host 127.0.0.1] [--port 8080] [--threads 2] [--seed 42]\n"
                     "       [--item-count 10000] [--latency-ms 1000] [--cache-capacity 100000] [--max-limit 100]\n"
-                    "       [--image-file PATH]\n");
+                    "       [--image-file PATH] [--placeholders PATH]\n");
             return 64;
         }
     }
+    if (config.placeholders_path != NULL) read_placeholders(config.placeholders_path);
     if (config.threads < 1 || config.cache_capacity < 1 || config.max_limit < config.default_limit) {
         fprintf(stderr, "evhttp-baseline: --threads, --cache-capacity must be >= 1, --max-limit >= 20\n");
         return 64;

@@ -73,12 +73,43 @@ start_server() {
             --default-limit 20 --max-limit 100 --no-access-log --data-path :memory: --max-connections 10000 "$@"
         ;;
     baseline | baseline2) # baseline2: a second copy, for the noise floor (scenario "aa")
+        placeholders_for "$count"
         launch_server "$server_log" 0 "$baseline" --threads "$loops" --seed 42 --item-count "$count" \
-            --latency-ms "$latency" --cache-capacity 100000 --max-limit 100 "$@"
+            --latency-ms "$latency" --cache-capacity 100000 --max-limit 100 --placeholders "$placeholders" "$@"
         ;;
     *) die "unknown server $name" ;;
     esac
     server_pid=$launched_pid server_port=$launched_port server_name=$name
+}
+
+# placeholders_for COUNT: sets `placeholders` to a file of the blur_hash of every item the runs of a COUNT-item
+# catalog ask for ("<id> <hash>" lines, ascending ids), taken from ListServer's own pages (once per COUNT and
+# sitting): the baseline writes them as ListServer does, copied from a table it reads at start
+# (Benchmarks/baseline/evhttp-baseline.c, --placeholders). Every id of a 10,000-item catalog; of a larger one the
+# pages scenario 4 and the verify step ask for.
+placeholders_for() {
+    local count=$1 pages page generator_log
+    placeholders="$out/placeholders-$count.txt"
+    [[ -s $placeholders ]] && return 0
+    if ((count <= 10000)); then
+        pages=()
+        for ((page = 1; page <= (count + 99) / 100; page++)); do pages+=("/items?page=$page&limit=100"); done
+    else
+        pages=("/items?page=1&limit=100" "/items?page=450359962737049&limit=20" "/items?page=450359962737050&limit=20"
+            "/items?page=450359962737051&limit=20" "/items?page=9007199254740992&limit=1")
+    fi
+    generator_log="$out/placeholders-$count.log"
+    launch_server "$generator_log" 0 "$listserver" --threads 1 --seed 42 --item-count "$count" --no-access-log \
+        --data-path :memory:
+    local generator_pid=$launched_pid generator_port=$launched_port
+    for page in "${pages[@]}"; do
+        curl -fs --max-time 10 "http://127.0.0.1:$generator_port$page" || die "placeholders: cannot fetch $page"
+        echo
+    done | python3 -c 'import json, sys
+pairs = {item["id"]: item["blur_hash"] for line in sys.stdin if line.strip() for item in json.loads(line)["items"]}
+for id in sorted(pairs): print(id, pairs[id])' >"$placeholders"
+    stop_process "$generator_pid" 15 || true
+    [[ -s $placeholders ]] || die "placeholders: none written for a $count-item catalog"
 }
 
 # stop_pid PID: SIGTERM, up to 15 s to drain, then SIGKILL.
@@ -423,7 +454,7 @@ compare_url() {
     [[ $a == 200 && $b == 200 ]] || die "verify: $url answered $a (ListServer) and $b (baseline), both should be 200"
     cmp -s "$base.a.body" "$base.b.body" ||
         die "verify: $url: the bodies differ (ListServer, baseline): $(head -c 300 "$base.a.body") ... $(head -c 300 "$base.b.body")"
-    for name in Content-Type X-Total-Count Link X-Cache; do
+    for name in Content-Type X-Total-Count Link X-Cache Vary; do
         a=$(header_value "$base.a.headers" "$name") b=$(header_value "$base.b.headers" "$name")
         [[ $a == "$b" ]] || die "verify: $url: $name is '$a' from ListServer and '$b' from the baseline"
     done

@@ -17,7 +17,7 @@ public struct Item: Sendable, Equatable {
     /// A dominant colour for placeholders while the photo loads, `"#rrggbb"` in lower-case hex.
     public let color: String
     /// The BlurHash of the item's image (``BlurHash``): of its generated photo (``PhotoPlaceholders``), or of the
-    /// upload that replaced it; nil only for an upload stored before ListServer computed them.
+    /// upload that replaced it; nil only for what was stored before ListServer computed them (an upload, a change).
     public let blurHash: String?
     /// How many people liked the item, 0...10_000, skewed towards small numbers.
     public let likes: Int

@@ -136,7 +136,7 @@ struct WrittenItemsTests {
         patched.image = StoredImage(format: .png, width: 2, height: 3, byteCount: 40, digest: 7, revision: 9)
         #expect(items.growthBytes(at: 7) == WrittenItems.entryBytes)
         items[7] = patched
-        #expect(items.approximateBytes == first + WrittenItems.entryBytes + 1_032 + 48 + 64)
+        #expect(items.approximateBytes == first + WrittenItems.entryBytes + 1_032 + 48 + WrittenItems.uploadBytes)
         #expect(items.growthBytes(at: 7) == 0)
         items[7] = item("short", 4)
         #expect(items.approximateBytes == first + WrittenItems.entryBytes)

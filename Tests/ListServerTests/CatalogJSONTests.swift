@@ -21,7 +21,7 @@ private func fieldByField(_ item: Item) -> [UInt8] {
 @Suite("Catalog: JSON")
 struct CatalogJSONTests {
     /// Golden values, cross-checked against an independent Python implementation of the derivation (the
-    /// `blur_hash`es against the Python `blurhash` package's decoder, by EndToEndPlaceholderTests). If one of these
+    /// `blur_hash`es against the Python `blurhash` package's decoder, by scripts/bytes-test.sh). If one of these
     /// fails, every server would serve different data than before: the derivation, the salts, the name table, the
     /// size table or the photos' layout changed.
     @Test(arguments: [

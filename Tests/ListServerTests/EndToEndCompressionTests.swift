@@ -48,19 +48,38 @@ struct EndToEndCompressionTests {
             let other = try await fetch(
                 port: app.port, "/items?limit=21", headers: ["Accept-Encoding: gzip", "If-None-Match: \(tag)"])
             #expect(other.status == 200, "another page's tag does not match")
-            // An item is small, so never compressed; a client that holds a coding's tag of it still gets its write.
+            // The gzip tag names the gzip representation only: a client that now takes zstd, or nothing, holds
+            // another one, so it gets the page.
+            let zstdTag = String(tag.dropLast(6)) + "-zstd\""
+            let asZstd = try await fetch(
+                port: app.port, "/items?limit=20", headers: ["Accept-Encoding: zstd", "If-None-Match: \(tag)"])
+            #expect(asZstd.status == 200 && asZstd.header("ETag") == zstdTag)
+            let asIdentity = try await fetch(port: app.port, "/items?limit=20", headers: ["If-None-Match: \(tag)"])
+            #expect(asIdentity.status == 200 && asIdentity.header("Content-Encoding") == nil)
+            // Both tags sent, with gzip accepted: the gzip one matches, and the 304 names it.
+            let both = try await fetch(
+                port: app.port, "/items?limit=20",
+                headers: ["Accept-Encoding: gzip", "If-None-Match: \(zstdTag), \(tag)"])
+            #expect(both.status == 304 && both.header("ETag") == tag)
+            // The identity representation revalidated: its own tag, and the Vary its 200 had.
+            let identityTag = String(tag.dropLast(6)) + "\""
+            let plain = try await fetch(port: app.port, "/items?limit=20", headers: ["If-None-Match: \(identityTag)"])
+            #expect(plain.status == 304 && plain.header("ETag") == identityTag)
+            #expect(plain.header("Vary") == "Accept-Encoding")
+            // An item is small, so never compressed; a client that holds a coding's tag of it (and accepts the coding)
+            // still gets its write.
             let item = try await fetch(port: app.port, "/items/3")
             #expect(item.header("Content-Encoding") == nil && item.header("Vary") == nil)
             let itemTag = try #require(item.header("ETag"))
             let patched = try await send(
                 port: app.port, "PATCH", "/items/3", json: #"{"label":"edited"}"#,
                 contentType: "application/merge-patch+json",
-                headers: ["If-Match: \(String(itemTag.dropLast()))-gzip\""])
+                headers: ["Accept-Encoding: gzip", "If-Match: \(String(itemTag.dropLast()))-gzip\""])
             #expect(patched.status == 200, "\(patched.text)")
             let stale = try await send(
                 port: app.port, "PATCH", "/items/3", json: #"{"label":"again"}"#,
                 contentType: "application/merge-patch+json",
-                headers: ["If-Match: \(String(itemTag.dropLast()))-gzip\""])
+                headers: ["Accept-Encoding: gzip", "If-Match: \(String(itemTag.dropLast()))-gzip\""])
             #expect(stale.status == 412, "the tag is stale after the edit, in any coding")
         }
     }

@@ -326,7 +326,8 @@ public final class WriteCoordinator: Sendable {
 
     /// The most the text of one written item can hold (``WrittenItems/approximateBytes`` counts it so): the longest
     /// label and author, and an upload's description.
-    static let largestTextBytes = ItemOverrides.Limits.labelBytes + ItemOverrides.Limits.authorBytes + 2 * 32 + 64
+    static let largestTextBytes =
+        ItemOverrides.Limits.labelBytes + ItemOverrides.Limits.authorBytes + 2 * 32 + WrittenItems.uploadBytes
 
     /// The most `action` can add to `list`'s ``ListState/approximateBytes``: the item's room (its slot, and the
     /// slots and chunks before it when the list grew since the last create; or an entry for a generated item) and

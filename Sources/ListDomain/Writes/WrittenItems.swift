@@ -171,11 +171,15 @@ public struct WrittenItems: Sendable, Equatable, ExpressibleByDictionaryLiteral 
     }
 
     /// The bytes `item`'s text takes beyond the strings' own (a string of up to 15 bytes is kept inline), and its
-    /// upload's description.
+    /// upload's description (``uploadBytes``).
     private static func textBytes(_ item: WrittenItem?) -> Int {
         heapBytes(item?.overrides.label?.utf8.count) + heapBytes(item?.overrides.author?.utf8.count)
-            + (item?.image == nil ? 0 : 64)
+            + (item?.image == nil ? 0 : uploadBytes)
     }
+
+    /// What an upload's description holds: its box (``StoredImage``, 80 bytes with the object's header) and its
+    /// BlurHash's 28 characters on the heap.
+    static let uploadBytes = 80 + 28 + 32
 
     private static func heapBytes(_ count: Int?) -> Int {
         guard let count, count > 15 else { return 0 }

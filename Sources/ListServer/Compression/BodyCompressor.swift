@@ -25,29 +25,34 @@ package final class BodyCompressor {
         ZSTD_freeCCtx(zstd)
     }
 
-    /// `body` in `coding`; nil when the library fails (it does not, given room for its bound) or when the result
-    /// is no smaller than the body.
+    /// Where bodies are compressed before the result is copied out at its size: an array made at the library's
+    /// bound would keep that capacity (about the body's size) for as long as the result is kept.
+    private var scratch: [UInt8] = []
+
+    /// `body` in `coding`, an array of exactly its bytes; nil when the library fails (it does not, given room for
+    /// its bound) or when the result is no smaller than the body.
     package func compress(_ body: [UInt8], as coding: ContentCoding) -> [UInt8]? {
-        body.withUnsafeBytes { source -> [UInt8]? in
-            guard let input = source.baseAddress, !source.isEmpty else { return nil }
-            let bound =
-                switch coding {
-                case .gzip: libdeflate_gzip_compress_bound(deflater, source.count)
-                case .zstd: ZSTD_compressBound(source.count)
-                }
-            var written = 0
-            let output = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
-                guard let target = buffer.baseAddress else { return }
+        guard !body.isEmpty else { return nil }
+        let bound =
+            switch coding {
+            case .gzip: libdeflate_gzip_compress_bound(deflater, body.count)
+            case .zstd: ZSTD_compressBound(body.count)
+            }
+        if scratch.count < bound { scratch = [UInt8](repeating: 0, count: bound) }
+        let written = body.withUnsafeBytes { source in
+            scratch.withUnsafeMutableBytes { target -> Int in
                 switch coding {
                 case .gzip:
-                    written = libdeflate_gzip_compress(deflater, input, source.count, target, bound)
+                    return libdeflate_gzip_compress(
+                        deflater, source.baseAddress, source.count, target.baseAddress, target.count)
                 case .zstd:
-                    let result = ZSTD_compress2(zstd, target, bound, input, source.count)
-                    written = ZSTD_isError(result) != 0 ? 0 : result
+                    let result = ZSTD_compress2(
+                        zstd, target.baseAddress, target.count, source.baseAddress, source.count)
+                    return ZSTD_isError(result) != 0 ? 0 : result
                 }
-                count = written
             }
-            return written > 0 && written < body.count ? output : nil
         }
+        guard written > 0, written < body.count else { return nil }
+        return Array(scratch[..<written])
     }
 }

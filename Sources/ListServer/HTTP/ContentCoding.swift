@@ -63,15 +63,8 @@ package enum ContentCoding: Sendable, Equatable {
         return gzipWeight > 0 ? .gzip : nil
     }
 
-    /// The coding whose suffix ends the entity tags in `conditional` (an `If-None-Match` or `If-Match` value), if any.
-    static func ofTags(in conditional: String) -> ContentCoding? {
-        if conditional.contains("-zstd\"") { return .zstd }
-        if conditional.contains("-gzip\"") { return .gzip }
-        return nil
-    }
-
-    /// `conditional` with this coding's suffix taken off every entity tag, so that it names the representation
-    /// the router's tags name.
+    /// `conditional` (an `If-None-Match` or `If-Match` value) with this coding's suffix taken off every entity tag
+    /// that has it, so that those name the representation the router's tags name; another coding's keep theirs.
     func strippingSuffix(from conditional: String) -> String {
         conditional.replacing(tagSuffix + "\"", with: "\"")
     }

@@ -6,24 +6,28 @@ import ListDomain
 /// of its own (`"v1-ab12-gzip"`); images never (they are compressed already), nor ranges.
 ///
 /// Done here, as the answer leaves, so every route's answer is covered however it was made (at once, deferred,
-/// held): the router's tags, conditions and bodies stay those of the identity representation. A request's
-/// `If-None-Match` and `If-Match` lose a coding's suffix before routing (``strippingCodingSuffixes(_:)``), so a
-/// client that revalidates the gzip representation it holds gets its 304, tagged back as it knows it.
+/// held): the router's tags, conditions and bodies stay those of the identity representation. The router is given
+/// `If-None-Match` and `If-Match` without the suffix of the coding the request accepts (``routed(_:)``), so a client
+/// that revalidates the gzip representation it holds gets its 304, tagged as it knows it; a tag of another coding
+/// keeps its suffix and matches nothing.
 ///
 /// Compressed bodies are kept per loop by the digest of the identity body and the coding
 /// (``CompressedBodies``): pages are the same bytes for every client of a list's version, and compressing one took
 /// about 20 µs on a loop (as much as the rest of the request), where finding it kept takes the digest of the body,
 /// 0.3 µs.
 extension LoopServer {
-    /// `request` with the coding suffixes taken off the entity tags of its conditions.
-    static func strippingCodingSuffixes(_ request: inout HTTPRequest) {
+    /// `request` as the router is given it: the suffix of the coding its `Accept-Encoding` prefers taken off the
+    /// entity tags of its conditions (the journal keeps the request as the client sent it).
+    static func routed(_ request: HTTPRequest) -> HTTPRequest {
         let (noneMatch, match) = request.headers.values("If-None-Match", "If-Match")
-        if let noneMatch, let coding = ContentCoding.ofTags(in: noneMatch) {
-            request.headers.transformValues(of: "If-None-Match") { coding.strippingSuffix(from: $0) }
-        }
-        if let match, let coding = ContentCoding.ofTags(in: match) {
-            request.headers.transformValues(of: "If-Match") { coding.strippingSuffix(from: $0) }
-        }
+        guard noneMatch != nil || match != nil,
+            let coding = ContentCoding.preferred(request.headers["Accept-Encoding"]),
+            noneMatch?.contains(coding.tagSuffix + "\"") == true || match?.contains(coding.tagSuffix + "\"") == true
+        else { return request }
+        var routed = request
+        routed.headers.transformValues(of: "If-None-Match") { coding.strippingSuffix(from: $0) }
+        routed.headers.transformValues(of: "If-Match") { coding.strippingSuffix(from: $0) }
+        return routed
     }
 
     /// `response` as it goes out to `request`: compressed when it is JSON of at least a kilobyte and the request
@@ -34,10 +38,14 @@ extension LoopServer {
         var response = response
         response.encoded = true
         if response.status == 304 {
-            if let coding = request.inputHeader("If-None-Match").flatMap(ContentCoding.ofTags(in:)) {
+            // Tagged as the representation revalidated: the coding the request prefers, when its tag said so.
+            if let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
+                request.inputHeader("If-None-Match")?.contains(coding.tagSuffix + "\"") == true
+            {
                 response.headers.transformValues(of: "ETag") { coding.tagging($0) }
-                response.headers.add("Vary", "Accept-Encoding")
             }
+            // A 304 carries the Vary its 200 would (RFC 9110 §15.4.5); an image's says Accept already.
+            if response.headers["Vary"] == nil { response.headers.add("Vary", "Accept-Encoding") }
             return response
         }
         guard ContentCoding.minimumBodyBytes...ContentCoding.maximumBodyBytes ~= response.body.count,

@@ -205,9 +205,9 @@ final class LoopServer: @unchecked Sendable {
         let request = EvHTTPRequest(raw)
         var httpRequest = request.makeHTTPRequest(ids: &requestIDs)
         httpRequest.loop = loopIndex
-        Self.strippingCodingSuffixes(&httpRequest)
         let requestID = httpRequest.requestID
-        let match = router.match(httpRequest)  // the target is parsed here, once
+        let routed = Self.routed(httpRequest)  // conditions on a compressed representation's tags
+        let match = router.match(routed)  // the target is parsed here, once
         let exchange = observer.begin(httpRequest, route: match.label, journaled: match.journaled)
         if draining {
             sendWhileDraining(Self.shuttingDown, to: request, requestID: requestID)
@@ -219,7 +219,7 @@ final class LoopServer: @unchecked Sendable {
             observer.rejected(exchange, rejection)
             return
         }
-        dispatch(router.route(httpRequest, match), request, exchange, requestID)
+        dispatch(router.route(routed, match), request, exchange, requestID)
     }
 
     /// Answers, holds, streams or tracks a request as its route's outcome says.
