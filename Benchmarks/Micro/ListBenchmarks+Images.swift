@@ -35,9 +35,7 @@ extension ListBenchmarks {
             var checksum: UInt64 = 0
             for index in 0..<count {
                 let first = UInt64(index % 50) * 20
-                buffer.withUnsafeMutableBufferPointer { buffer in
-                    table.fill(buffer, count: 20) { (first + UInt64($0), 0x3F7A59) }
-                }
+                table.fill(&buffer, count: 20) { (first + UInt64($0), 0x3F7A59) }
                 checksum &+= UInt64(buffer[27])
             }
             return checksum

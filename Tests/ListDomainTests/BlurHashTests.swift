@@ -79,10 +79,10 @@ struct BlurHashTests {
         let table = PhotoPlaceholders(capacity: 16)  // four sets of four
         let page = (0..<12).map { (UInt64($0), UInt32(0x3F7A59)) }
         var first = [UInt8](repeating: 0, count: 12 * 28)
-        first.withUnsafeMutableBufferPointer { buffer in table.fill(buffer, count: 12) { page[$0] } }
+        table.fill(&first, count: 12) { page[$0] }
         #expect(table.computedCount == 12)
         var again = [UInt8](repeating: 0, count: 12 * 28)
-        again.withUnsafeMutableBufferPointer { buffer in table.fill(buffer, count: 12) { page[11 - $0] } }
+        table.fill(&again, count: 12) { page[11 - $0] }
         #expect(table.computedCount == 12, "all kept")
         for index in 0..<12 {
             #expect(first[(index * 28)..<(index * 28 + 28)] == again[((11 - index) * 28)..<((11 - index) * 28 + 28)])

@@ -22,28 +22,26 @@ public enum BlurHash {
         let cosX = width == 16 ? basis16.x : basis(componentsX, over: width)
         let cosY = height == 16 ? basis16.y : basis(componentsY, over: height)
         var factors = [SIMD4<Float>](repeating: .zero, count: componentsX * componentsY)
-        linearTable.withUnsafeBufferPointer { linear in
-            pixels.withUnsafeBufferPointer { pixels in
-                for y in 0..<height {
-                    // The row's four horizontal sums (``componentsX``), then each added to the vertical components.
-                    var row = (SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero)
-                    for x in 0..<width {
-                        let at = 3 * (y * width + x)
-                        let pixel = SIMD4(
-                            linear[Int(pixels[at])], linear[Int(pixels[at + 1])], linear[Int(pixels[at + 2])], 0)
-                        row.0 += pixel
-                        row.1 += cosX[width + x] * pixel
-                        row.2 += cosX[2 * width + x] * pixel
-                        row.3 += cosX[3 * width + x] * pixel
-                    }
-                    for j in 0..<componentsY {
-                        let weight = cosY[j * height + y]
-                        factors[j * componentsX] += weight * row.0
-                        factors[j * componentsX + 1] += weight * row.1
-                        factors[j * componentsX + 2] += weight * row.2
-                        factors[j * componentsX + 3] += weight * row.3
-                    }
-                }
+        let linear = linearTable.span
+        let pixels = pixels.span
+        for y in 0..<height {
+            // The row's four horizontal sums (``componentsX``), then each added to the vertical components.
+            var row = (SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero)
+            for x in 0..<width {
+                let at = 3 * (y * width + x)
+                let pixel = SIMD4(
+                    linear[Int(pixels[at])], linear[Int(pixels[at + 1])], linear[Int(pixels[at + 2])], 0)
+                row.0 += pixel
+                row.1 += cosX[width + x] * pixel
+                row.2 += cosX[2 * width + x] * pixel
+                row.3 += cosX[3 * width + x] * pixel
+            }
+            for j in 0..<componentsY {
+                let weight = cosY[j * height + y]
+                factors[j * componentsX] += weight * row.0
+                factors[j * componentsX + 1] += weight * row.1
+                factors[j * componentsX + 2] += weight * row.2
+                factors[j * componentsX + 3] += weight * row.3
             }
         }
         let scale = 1 / Float(width * height)
@@ -62,17 +60,16 @@ public enum BlurHash {
         let height = min(side, image.height)
         var sums = [UInt32](repeating: 0, count: width * height * 3)
         var counts = [UInt32](repeating: 0, count: width * height)
-        image.pixels.withUnsafeBufferPointer { pixels in
-            for y in 0..<image.height {
-                let row = y * height / image.height * width
-                for x in 0..<image.width {
-                    let box = row + x * width / image.width
-                    let at = 3 * (y * image.width + x)
-                    sums[3 * box] &+= UInt32(pixels[at])
-                    sums[3 * box + 1] &+= UInt32(pixels[at + 1])
-                    sums[3 * box + 2] &+= UInt32(pixels[at + 2])
-                    counts[box] &+= 1
-                }
+        let pixels = image.pixels.span
+        for y in 0..<image.height {
+            let row = y * height / image.height * width
+            for x in 0..<image.width {
+                let box = row + x * width / image.width
+                let at = 3 * (y * image.width + x)
+                sums[3 * box] &+= UInt32(pixels[at])
+                sums[3 * box + 1] &+= UInt32(pixels[at + 1])
+                sums[3 * box + 2] &+= UInt32(pixels[at + 2])
+                counts[box] &+= 1
             }
         }
         let averaged = sums.indices.map { index in

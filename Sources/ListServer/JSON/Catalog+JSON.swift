@@ -12,15 +12,13 @@ extension Catalog {
             json.appendNull()
             return
         }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: PhotoPlaceholders.hashBytes) { placeholder in
-            PhotoPlaceholders.shared.fill(placeholder, count: 1) { _ in (id, generatedColor(of: id)) }
-            writeItem(id, placeholder: UnsafeBufferPointer(placeholder), into: &json)
-        }
+        PhotoPlaceholders.shared.fill(&json.placeholders, count: 1) { _ in (id, generatedColor(of: id)) }
+        writeItem(id, placeholder: 0, into: &json)
     }
 
-    /// Writes item `id` (below ``count``) with the placeholder `placeholder` points to.
+    /// Writes item `id` (below ``count``) with placeholder `placeholder` of `json`'s ``JSONWriter/placeholders``.
     @inline(__always)
-    private func writeItem(_ id: UInt64, placeholder: UnsafeBufferPointer<UInt8>, into json: inout JSONWriter) {
+    private func writeItem(_ id: UInt64, placeholder: Int, into json: inout JSONWriter) {
         let fields = ItemFields(seed: seed, id: id)
         // Room for the largest item once, then every field written into it without a check of its own (a check per
         // field cost about 2k instructions a page, callgrind, issue 16): the literals are 116 bytes, the six
@@ -136,26 +134,21 @@ extension Catalog {
     /// left unspecialized by the compiler, which cost a retain and release per item (perf, Benchmarks/HISTORY.md).
     private func writeItems(_ ids: Range<UInt64>, descending: Bool, into json: inout JSONWriter) {
         json.append(raw: "{\"items\":[")
-        let width = PhotoPlaceholders.hashBytes
         // The page's placeholders first, under one lock of the table (``PhotoPlaceholders``), then the items.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, ids.count) * width) { placeholders in
-            PhotoPlaceholders.shared.fill(placeholders, count: ids.count) { index in
-                let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
-                return (id, generatedColor(of: id))
+        PhotoPlaceholders.shared.fill(&json.placeholders, count: ids.count) { index in
+            let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
+            return (id, generatedColor(of: id))
+        }
+        for index in 0..<ids.count {
+            if index > 0 {
+                json.append(raw: ",")
             }
-            for index in 0..<ids.count {
-                if index > 0 {
-                    json.append(raw: ",")
-                }
-                let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
-                guard id < count else {
-                    json.appendNull()
-                    continue
-                }
-                let placeholder = UnsafeBufferPointer(
-                    rebasing: placeholders[(index * width)..<(index * width + width)])
-                writeItem(id, placeholder: placeholder, into: &json)
+            let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
+            guard id < count else {
+                json.appendNull()
+                continue
             }
+            writeItem(id, placeholder: index, into: &json)
         }
         json.append(raw: "]")
     }

@@ -1,3 +1,5 @@
+import ListDomain
+
 /// A hand-written JSON byte writer for the hot page path.
 ///
 /// Why not `JSONEncoder`: in the release micro-benchmarks (`ListBenchmarks`, results in `BENCHMARKS.md`) a 20-item
@@ -18,6 +20,9 @@ package struct JSONWriter: ~Copyable, Sendable {
     /// The base path the server's own URLs in this body start with: `/d/<name>` for a request that named its dataset
     /// so (``RequestTarget/base``), nil otherwise (no array to retain); ``appendImageURLStart()`` writes it.
     package var basePath: [UInt8]? = nil
+    /// The placeholders of the items being written, ``PhotoPlaceholders/hashBytes`` each (the page path fills it
+    /// from ``PhotoPlaceholders`` first, under one lock): kept from body to body, as the buffer is.
+    package var placeholders: [UInt8] = []
 
     /// The most bytes ``basePath`` holds: `/d/` and a dataset name of at most 64 bytes.
     package static let maximumBasePathBytes = 67
@@ -143,12 +148,14 @@ package struct JSONWriter: ~Copyable, Sendable {
         buffer.appendReserved(encoded)
     }
 
-    /// `,"blur_hash":"`, the hash `placeholder` points to and `"` (``PhotoPlaceholders/hashBytes`` + 15 bytes) into
-    /// reserved room.
+    /// `,"blur_hash":"`, placeholder `index` of ``placeholders`` and `"` (``PhotoPlaceholders/hashBytes`` + 15 bytes)
+    /// into reserved room.
     @inline(__always)
-    package mutating func appendReserved(placeholder: UnsafeBufferPointer<UInt8>) {
+    package mutating func appendReserved(placeholder index: Int) {
+        let width = PhotoPlaceholders.hashBytes
         buffer.appendReserved(literal: ",\"blur_hash\":\"")
-        buffer.appendReserved(placeholder)
+        let placeholders = self.placeholders  // a reference, not a copy: the span may not borrow `self` beside `buffer`
+        buffer.appendReserved(placeholders.span.extracting((index * width)..<(index * width + width)))
         buffer.appendReserved(literal: "\"")
     }
 
