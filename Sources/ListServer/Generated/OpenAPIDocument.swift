@@ -3693,11 +3693,14 @@ enum OpenAPIDocument {
                   Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate,
                   Content-Range, Accept-Ranges
             Vary:
-              description: '`Origin` when `cors.allow_origin` is a list of origins: the CORS fields depend on the `Origin`.'
+              description: |
+                `Origin` when `cors.allow_origin` is a list of origins (the CORS fields depend on the `Origin`);
+                `Accept-Encoding` on a JSON answer of 1 KiB to 256 KiB, compressed or not, and on a 304 of a compressed
+                representation. Either or both, as separate fields.
               required: false
               schema:
                 type: string
-                const: Origin
+                enum: [Origin, Accept-Encoding]
             Access-Control-Allow-Methods:
               description: On a CORS preflight from an allowed origin, every method some route answers.
               required: false
@@ -3771,13 +3774,14 @@ enum OpenAPIDocument {
             ETag:
               description: |
                 A strong entity tag of the representation: `v`, the list's version, `-` and 16 lowercase hex digits, in
-                quotes. It changes with the version (`POST /admin/reset`), the seed and whatever selects the
-                representation; an item's with every write to it, a page's when an item on it changes (or a delete moves
-                other items onto it). Send an item's back in `If-Match` to write only that version of it.
+                quotes, and `-gzip` or `-zstd` before the closing quote for a compressed one. It changes with the version
+                (`POST /admin/reset`), the seed and whatever selects the representation; an item's with every write to it,
+                a page's when an item on it changes (or a delete moves other items onto it). Send an item's back in
+                `If-Match` to write only that version of it.
               required: true
               schema:
                 type: string
-                pattern: '^"v[0-9]+-[0-9a-f]{16}"$'
+                pattern: '^"v[0-9]+-[0-9a-f]{16}(-gzip|-zstd)?"$'
               example: '"v1-9f86d081884c7d65"'
             X-Total-Count:
               description: The number of live items in the list now (`items.count`, plus growth and posts, minus deletions).
@@ -15072,11 +15076,14 @@ enum OpenAPIDocument {
                 }
               },
               "Vary": {
-                "description": "`Origin` when `cors.allow_origin` is a list of origins: the CORS fields depend on the `Origin`.",
+                "description": "`Origin` when `cors.allow_origin` is a list of origins (the CORS fields depend on the `Origin`);\n`Accept-Encoding` on a JSON answer of 1 KiB to 256 KiB, compressed or not, and on a 304 of a compressed\nrepresentation. Either or both, as separate fields.\n",
                 "required": false,
                 "schema": {
                   "type": "string",
-                  "const": "Origin"
+                  "enum": [
+                    "Origin",
+                    "Accept-Encoding"
+                  ]
                 }
               },
               "Access-Control-Allow-Methods": {
@@ -15162,11 +15169,11 @@ enum OpenAPIDocument {
                 }
               },
               "ETag": {
-                "description": "A strong entity tag of the representation: `v`, the list's version, `-` and 16 lowercase hex digits, in\nquotes. It changes with the version (`POST /admin/reset`), the seed and whatever selects the\nrepresentation; an item's with every write to it, a page's when an item on it changes (or a delete moves\nother items onto it). Send an item's back in `If-Match` to write only that version of it.\n",
+                "description": "A strong entity tag of the representation: `v`, the list's version, `-` and 16 lowercase hex digits, in\nquotes, and `-gzip` or `-zstd` before the closing quote for a compressed one. It changes with the version\n(`POST /admin/reset`), the seed and whatever selects the representation; an item's with every write to it,\na page's when an item on it changes (or a delete moves other items onto it). Send an item's back in\n`If-Match` to write only that version of it.\n",
                 "required": true,
                 "schema": {
                   "type": "string",
-                  "pattern": "^\"v[0-9]+-[0-9a-f]{16}\"$"
+                  "pattern": "^\"v[0-9]+-[0-9a-f]{16}(-gzip|-zstd)?\"$"
                 },
                 "example": "\"v1-9f86d081884c7d65\""
               },
@@ -20183,5 +20190,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xA064202270F4120E
+    static let yamlFNV1a64: UInt64 = 0xB7C4FBA578C99D82
 }

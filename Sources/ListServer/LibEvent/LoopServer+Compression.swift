@@ -38,14 +38,15 @@ extension LoopServer {
         var response = response
         response.encoded = true
         if response.status == 304 {
-            // Tagged as the representation revalidated: the coding the request prefers, when its tag said so.
+            // Tagged as the representation revalidated, the coding the request prefers when its tag said so, with
+            // the Vary its 200 had (RFC 9110 §15.4.5). A 304 of an identity representation says nothing of
+            // Accept-Encoding: the LibEvent layer cannot tell a page's 304 (whose 200 said it) from an image's.
             if let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
                 request.inputHeader("If-None-Match")?.contains(coding.tagSuffix + "\"") == true
             {
                 response.headers.transformValues(of: "ETag") { coding.tagging($0) }
+                response.headers.add("Vary", "Accept-Encoding")
             }
-            // A 304 carries the Vary its 200 would (RFC 9110 §15.4.5); an image's says Accept already.
-            if response.headers["Vary"] == nil { response.headers.add("Vary", "Accept-Encoding") }
             return response
         }
         guard ContentCoding.minimumBodyBytes...ContentCoding.maximumBodyBytes ~= response.body.count,
