@@ -1,6 +1,3 @@
-import CEvent
-import ListDomain
-
 /// Compressed JSON (issue 35): a JSON answer of a kilobyte to 256 KiB goes out in the coding the request's
 /// `Accept-Encoding` prefers (``ContentCoding``), with `Content-Encoding`, `Vary: Accept-Encoding` and an entity tag
 /// of its own (`"v1-ab12-gzip"`); images never (they are compressed already), nor ranges.
@@ -88,32 +85,5 @@ extension LoopServer {
     func compressed(_ frame: EventFrame, by compressor: EventStreamCompressor) -> EventFrame? {
         guard let bytes = frame.withEvent({ compressor.compress($0) }), !bytes.isEmpty else { return nil }
         return EventFrame(bytes)
-    }
-}
-
-/// One loop's compressed bodies, by the XXH3 digest of the identity body and the coding: at most
-/// ``capacity`` bodies of at most ``largestKept`` bytes each (16 MiB a loop at the very most; a page of 20 items is
-/// 1.3 KB compressed), the least recently used going first. Used on its loop's thread only.
-final class CompressedBodies {
-    private struct Key: Hashable {
-        let digest: UInt128
-        let coding: ContentCoding
-    }
-
-    /// Bodies kept.
-    static let capacity = 1_024
-    /// The largest compressed body kept.
-    static let largestKept = 16_384
-
-    private var table = LRUTable<Key, [UInt8]>(capacity: CompressedBodies.capacity)
-
-    /// `body` in `coding`: kept, or compressed by `compressor` now (and kept if it is small enough); nil when it does
-    /// not compress (``BodyCompressor/compress(_:as:)``).
-    func body(of body: [UInt8], in coding: ContentCoding, compressor: BodyCompressor) -> [UInt8]? {
-        let key = Key(digest: ContentDigest.of(body), coding: coding)
-        if let kept = table.value(forKey: key) { return kept }
-        guard let compressed = compressor.compress(body, as: coding) else { return nil }
-        if compressed.count <= Self.largestKept { table.setValue(compressed, forKey: key) }
-        return compressed
     }
 }
