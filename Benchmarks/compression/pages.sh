@@ -12,8 +12,11 @@
 # side and their ratio. Then two servers without: the method's floor. Both servers' threads run on CPU 0 and both
 # loads on CPU 1 (PIN=1), the load that starts first alternating from slice to slice.
 #
-# Environment: BIN (default .build/static/x86_64-unknown-linux-gnu/release/ListServer), ROUNDS (5), SLICES (10
-# a round), SLICE (1 second), PIN (1), OUT (a new directory under /tmp).
+# With OLD_BIN (a build from before compression), also the same requests without Accept-Encoding to this build and to
+# that one: what answers nobody asked to compress pay for it (issue 35: s1 without Accept-Encoding unchanged).
+#
+# Environment: BIN (default .build/static/x86_64-unknown-linux-gnu/release/ListServer), OLD_BIN (none), ROUNDS (5),
+# SLICES (10 a round), SLICE (1 second), PIN (1), OUT (a new directory under /tmp).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
@@ -28,9 +31,10 @@ if [[ $PIN == 1 ]]; then
 fi
 
 declare -A pid port coding
-# start NAME CODING: a server of the build with scenario 1's flags, loaded with Accept-Encoding CODING (none: "").
+# start NAME CODING [BINARY]: a server of the build (or BINARY) with scenario 1's flags, loaded with Accept-Encoding
+# CODING (none: "").
 start() {
-    launch_server "$OUT/$1.log" 0 "$BIN" "${profile_flags[@]}"
+    launch_server "$OUT/$1.log" 0 "${3:-$BIN}" "${profile_flags[@]}"
     pid[$1]=$launched_pid
     port[$1]=$launched_port
     coding[$1]=$2
@@ -96,3 +100,9 @@ curl -s -o /dev/null -w '%{size_download} identity (page 7 of 20)\n' "http://127
 rounds gzip plain "gzip ÷ none (issue 35: at most 1.5 in every round)"
 rounds zstd plain "zstd ÷ none"
 rounds plain2 plain "none ÷ none: the method's floor"
+if [[ -n ${OLD_BIN:-} ]]; then
+    stop_launched
+    start plain ""
+    start old "" "$OLD_BIN"
+    rounds plain old "none, this build ÷ none, OLD_BIN ($OLD_BIN)"
+fi
