@@ -49,3 +49,75 @@ set_every_field_profile() {
         "$base/items")
     [[ $status == 200 ]] || die "a request to the profiled dataset answered $status"
 }
+
+# ---------------------------------------------------------------- pinned pairs (journal/cost.sh, compression/pages.sh)
+
+# setup_pinned_pairs: PIN (default 1): both servers' threads on CPU 0 and both loads on CPU 1 (`server_cpu`,
+# `load_cpu`); the tables `pid`, `port` and `load_fields` (a side's extra wrk argument, `-H "Name: value"`, if any).
+# Unpinned, six busy threads on two CPUs were shared out differently each second: single slices of two identical
+# servers differed by up to 1.6x, rounds of ten by up to 6 %; pinned, 0.97-1.01 (journal/cost.sh).
+setup_pinned_pairs() {
+    PIN=${PIN:-1}
+    server_cpu=() load_cpu=()
+    if [[ $PIN == 1 ]]; then
+        (($(nproc) >= 2)) || die "PIN=1 needs two CPUs"
+        server_cpu=(taskset -a -pc 0) load_cpu=(taskset -c 1)
+    fi
+    declare -gA pid port load_fields
+}
+
+# start_pinned NAME BINARY FLAGS...: a server of BINARY with scenario 1's flags and FLAGS, pinned with the others.
+start_pinned() {
+    local name=$1 binary=$2
+    shift 2
+    launch_server "$OUT/$name.log" 0 "$binary" "${profile_flags[@]}" "$@"
+    pid[$name]=$launched_pid
+    port[$name]=$launched_port
+    if ((${#server_cpu[@]})); then "${server_cpu[@]}" "$launched_pid" >/dev/null; fi
+}
+
+# pinned_slice ROUND A B [FIRST]: both loads at once (`wrk -t1 -c32 -d${SLICE}s` with scenario 1's pages, and the
+# side's `load_fields`), FIRST's (A's unless B) started first; appends "round side cpu_us requests" per server to
+# $OUT/results.tsv, A's line first.
+pinned_slice() {
+    local round=$1 side requests loads=() order=("$2" "$3") fields
+    [[ ${4:-$2} == "$3" ]] && order=("$3" "$2")
+    declare -A before
+    for side in "$2" "$3"; do before[$side]=$(cpu_ticks "${pid[$side]}"); done
+    for side in "${order[@]}"; do
+        fields=()
+        [[ -n ${load_fields[$side]:-} ]] && fields=(-H "${load_fields[$side]}")
+        "${load_cpu[@]}" wrk -t1 -c32 -d"${SLICE}s" "${fields[@]}" -s "$load_lua" "http://127.0.0.1:${port[$side]}/" \
+            -- pages 500 >"$OUT/$side-$round.wrk" &
+        loads+=($!)
+    done
+    wait "${loads[@]}" # the two loads, not the servers
+    for side in "$2" "$3"; do
+        requests=$(awk '/requests in/ { print $1 }' "$OUT/$side-$round.wrk")
+        grep -q 'Non-2xx' "$OUT/$side-$round.wrk" && die "$side: wrk saw errors (see $OUT/$side-$round.wrk)"
+        awk -v r="$round" -v n="$side" -v t=$(($(cpu_ticks "${pid[$side]}") - before[$side])) -v hz="$ticks" \
+            -v q="$requests" 'BEGIN { printf "%s\t%s\t%.3f\t%d\n", r, n, t / hz * 1e6 / q, q }' >>"$OUT/results.tsv"
+    done
+}
+
+# pinned_rounds A B LABEL: ROUNDS rounds of SLICES slices of A and B together (which starts first alternating),
+# after one not counted, and a line per round: CPU µs a request of each, and A ÷ B.
+pinned_rounds() {
+    local a=$1 b=$2 label=$3 round pass
+    pinned_slice 0 "$a" "$b" # warm-up, not counted
+    : >"$OUT/results.tsv"
+    for ((round = 1; round <= ROUNDS; round++)); do
+        for ((pass = 0; pass < SLICES; pass++)); do
+            if ((pass % 2)); then pinned_slice "$round" "$a" "$b" "$b"; else pinned_slice "$round" "$a" "$b"; fi
+        done
+    done
+    awk -F'\t' -v a="$a" -v b="$b" -v label="$label" '{ cpu_us[$1, $2] += $3 * $4; requests[$1, $2] += $4 }
+      END {
+        printf "%s\n%-6s %10s %10s %8s %12s\n", label, "round", a " us", b " us", "ratio", "requests"
+        for (r = 1; (r SUBSEP a) in cpu_us; r++) {
+          x = cpu_us[r, a] / requests[r, a]; y = cpu_us[r, b] / requests[r, b]
+          printf "%-6d %10.3f %10.3f %8.3f %12d\n", r, x, y, x / y, requests[r, a] + requests[r, b]
+        }
+      }' "$OUT/results.tsv" | tee -a "$OUT/summary.txt"
+    cp "$OUT/results.tsv" "$OUT/results-$a-$b.tsv"
+}
