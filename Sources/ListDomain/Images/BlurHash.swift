@@ -1,4 +1,11 @@
-import Foundation
+// libc's math (`cos`, `pow`) only, as LatencyDistribution.swift has it: ListDomain imports no Foundation.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A BlurHash (<https://blurha.sh>, Wolt's format): an image's few lowest cosine components, in 28 ASCII characters
 /// for the 4×3 components items carry, that a client decodes into a blurred placeholder before the photo arrives.
