@@ -248,11 +248,23 @@ extension YCbCrImage {
             for x in 0..<width {
                 let blue = Int32(source[cbStart + chromaRow + x / 2]) &- 128
                 let red = Int32(source[crStart + chromaRow + x / 2]) &- 128
-                let luma = Int32(lumaRow[x])
-                out[3 * x] = UInt8(clamping: luma &+ (91_881 &* red &+ 32_768) &>> 16)
-                out[3 * x + 1] = UInt8(clamping: luma &+ (-22_554 &* blue &- 46_802 &* red &+ 32_768) &>> 16)
-                out[3 * x + 2] = UInt8(clamping: luma &+ (116_130 &* blue &+ 32_768) &>> 16)
+                let pixel = Self.rgb(luma: Int32(lumaRow[x]), blue: blue, red: red)
+                out[3 * x] = pixel.red
+                out[3 * x + 1] = pixel.green
+                out[3 * x + 2] = pixel.blue
             }
         }
+    }
+
+    /// One pixel's RGB as libjpeg converts it (`jdcolor.c`, 16-bit fixed point with its rounding) from its luma and
+    /// its chroma less 128 (`blue` Cb − 128, `red` Cr − 128); wrapping arithmetic on 32 bits (the products stay
+    /// under 2^24), without overflow checks.
+    @inline(__always)
+    static func rgb(luma: Int32, blue: Int32, red: Int32) -> ImageRenderer.Color {
+        (
+            UInt8(clamping: luma &+ (91_881 &* red &+ 32_768) &>> 16),
+            UInt8(clamping: luma &+ (-22_554 &* blue &- 46_802 &* red &+ 32_768) &>> 16),
+            UInt8(clamping: luma &+ (116_130 &* blue &+ 32_768) &>> 16)
+        )
     }
 }

@@ -142,16 +142,11 @@ public final class PhotoPlaceholders: Sendable {
 }
 
 extension YCbCrImage.Sample {
-    /// The pixel's RGB, as ``YCbCrImage/rgb(into:)`` converts it (libjpeg's fixed point), luma and chroma clamped to
-    /// bytes first, as the planes hold them.
+    /// The pixel's RGB, as ``YCbCrImage/rgb(into:)`` converts it (``YCbCrImage/rgb(luma:blue:red:)``), luma and
+    /// chroma clamped to bytes first, as the planes hold them.
     var rgb: ImageRenderer.Color {
-        let luma = Int32(clamping: min(255, max(0, y)))
-        let blue = Int32(min(255, max(0, cb))) &- 128
-        let red = Int32(min(255, max(0, cr))) &- 128
-        return (
-            UInt8(clamping: luma &+ (91_881 &* red &+ 32_768) &>> 16),
-            UInt8(clamping: luma &+ (-22_554 &* blue &- 46_802 &* red &+ 32_768) &>> 16),
-            UInt8(clamping: luma &+ (116_130 &* blue &+ 32_768) &>> 16)
-        )
+        YCbCrImage.rgb(
+            luma: Int32(min(255, max(0, y))), blue: Int32(min(255, max(0, cb))) &- 128,
+            red: Int32(min(255, max(0, cr))) &- 128)
     }
 }
