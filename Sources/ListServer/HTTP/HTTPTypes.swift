@@ -117,6 +117,10 @@ package struct HTTPResponse: Sendable {
     /// Whether the LibEvent layer has put the body in the request's content coding already (compressed, or found
     /// it should not be); a held answer is not encoded twice.
     var encoded = false
+    /// Whether the head says `Vary: Accept-Encoding` (the LibEvent layer writes it with the other fields): a flag
+    /// rather than a field added to ``headers``, which copied the router's fields for every page (their storage
+    /// still shared with the outcome that carried them), whether compressed or not.
+    var variesByEncoding = false
     /// What the journal notes of this answer beyond its status and fields: the fault ListServer injected, or the
     /// ids a list page held (``ResponseNote``); nil for most answers. Never sent.
     var note: ResponseNote?

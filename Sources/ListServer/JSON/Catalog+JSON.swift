@@ -12,13 +12,34 @@ extension Catalog {
             json.appendNull()
             return
         }
-        PhotoPlaceholders.shared.fill(&json.placeholders, count: 1) { _ in (id, generatedColor(of: id)) }
-        writeItem(id, placeholder: 0, into: &json)
+        withPlaceholders(of: id..<id + 1, descending: false) { placeholders in
+            writeItem(id, placeholder: placeholders, into: &json)
+        }
     }
 
-    /// Writes item `id` (below ``count``) with placeholder `placeholder` of `json`'s ``JSONWriter/placeholders``.
+    /// Calls `body` with the placeholders of the items of `ids`, lowest first or highest first,
+    /// ``PhotoPlaceholders/hashBytes`` each, filled from the shared table under one lock (``PhotoPlaceholders``) into
+    /// scratch on the stack (an array a page was an allocation and its zeroing, callgrind).
     @inline(__always)
-    private func writeItem(_ id: UInt64, placeholder: Int, into json: inout JSONWriter) {
+    private func withPlaceholders(
+        of ids: Range<UInt64>, descending: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, ids.count) * PhotoPlaceholders.hashBytes) {
+            scratch in
+            scratch.initialize(repeating: 0)
+            var placeholders = scratch.mutableSpan
+            PhotoPlaceholders.shared.fill(&placeholders, count: ids.count) { index in
+                let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
+                return (id, generatedColor(of: id))
+            }
+            body(UnsafeBufferPointer(scratch))
+        }
+    }
+
+    /// Writes item `id` (below ``count``) with its placeholder, the first ``PhotoPlaceholders/hashBytes`` of
+    /// `placeholder`.
+    @inline(__always)
+    private func writeItem(_ id: UInt64, placeholder: UnsafeBufferPointer<UInt8>, into json: inout JSONWriter) {
         let fields = ItemFields(seed: seed, id: id)
         // Room for the largest item once, then every field written into it without a check of its own (a check per
         // field cost about 2k instructions a page, callgrind, issue 16): the literals are 116 bytes, the six
@@ -134,21 +155,21 @@ extension Catalog {
     /// left unspecialized by the compiler, which cost a retain and release per item (perf, Benchmarks/HISTORY.md).
     private func writeItems(_ ids: Range<UInt64>, descending: Bool, into json: inout JSONWriter) {
         json.append(raw: "{\"items\":[")
-        // The page's placeholders first, under one lock of the table (``PhotoPlaceholders``), then the items.
-        PhotoPlaceholders.shared.fill(&json.placeholders, count: ids.count) { index in
-            let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
-            return (id, generatedColor(of: id))
-        }
-        for index in 0..<ids.count {
-            if index > 0 {
-                json.append(raw: ",")
+        // The page's placeholders first, under one lock of the table, then the items.
+        let width = PhotoPlaceholders.hashBytes
+        withPlaceholders(of: ids, descending: descending) { placeholders in
+            for index in 0..<ids.count {
+                if index > 0 {
+                    json.append(raw: ",")
+                }
+                let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
+                guard id < count else {
+                    json.appendNull()
+                    continue
+                }
+                let placeholder = UnsafeBufferPointer(rebasing: placeholders[(index * width)..<(index * width + width)])
+                writeItem(id, placeholder: placeholder, into: &json)
             }
-            let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
-            guard id < count else {
-                json.appendNull()
-                continue
-            }
-            writeItem(id, placeholder: index, into: &json)
         }
         json.append(raw: "]")
     }

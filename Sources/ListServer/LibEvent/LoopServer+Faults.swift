@@ -36,7 +36,8 @@ extension LoopServer {
     /// The timer of `token` fired: send its response or act out the fault, unless shutdown answered it already.
     private func act(_ token: UInt64, _ response: HTTPResponse) {
         guard let entry = pending[token] else { return }
-        let response = encoded(response, for: entry.request)
+        var response = response
+        encode(&response, for: entry.request)
         switch response.fault {
         case nil where response.bytesPerSecond != nil && startThrottled(token, response):
             break  // going out at its rate (LoopServer+Throttle.swift)
@@ -58,7 +59,8 @@ extension LoopServer {
     /// Recorded in the journal before it is sent, as every answer is (``LoopObserver/journal(_:_:abandonedAt:)``).
     func answer(_ token: UInt64, with response: HTTPResponse) {
         guard let entry = pending.removeValue(forKey: token) else { return }
-        let response = encoded(response, for: entry.request)
+        var response = response
+        encode(&response, for: entry.request)
         entry.timer?.cancel()
         if draining {
             observer.journal(entry.exchange, response)

@@ -41,7 +41,7 @@ final class LoopServer: @unchecked Sendable {
     let replyBuffer: OpaquePointer
     /// The `Date` of the answers this loop sends.
     let date = DateField()
-    /// The compressor of this loop's JSON answers (``encoded(_:for:)``), and the bodies it compressed.
+    /// The compressor of this loop's JSON answers (``encode(_:for:)``), and the bodies it compressed.
     let compressor = BodyCompressor()
     let compressedBodies = CompressedBodies()
     let limits: HTTPLimits
@@ -206,8 +206,10 @@ final class LoopServer: @unchecked Sendable {
         var httpRequest = request.makeHTTPRequest(ids: &requestIDs)
         httpRequest.loop = loopIndex
         let requestID = httpRequest.requestID
-        let routed = Self.routed(httpRequest)  // conditions on a compressed representation's tags
-        let match = router.match(routed)  // the target is parsed here, once
+        // The conditions on a compressed representation's tags, stripped for the router; nil for none to strip.
+        let routed = Self.routed(httpRequest)
+        // The target is parsed here, once.
+        let match = if let routed { router.match(routed) } else { router.match(httpRequest) }
         let exchange = observer.begin(httpRequest, route: match.label, journaled: match.journaled)
         if draining {
             sendWhileDraining(Self.shuttingDown, to: request, requestID: requestID)
@@ -219,7 +221,8 @@ final class LoopServer: @unchecked Sendable {
             observer.rejected(exchange, rejection)
             return
         }
-        dispatch(router.route(routed, match), request, exchange, requestID)
+        let outcome = if let routed { router.route(routed, match) } else { router.route(httpRequest, match) }
+        dispatch(outcome, request, exchange, requestID)
     }
 
     /// Answers, holds, streams or tracks a request as its route's outcome says.
@@ -227,8 +230,9 @@ final class LoopServer: @unchecked Sendable {
         _ outcome: RouteOutcome, _ request: EvHTTPRequest, _ exchange: RequestExchange, _ requestID: String
     ) {
         switch outcome {
-        case .response(let response) where response.isPlain:
-            let response = admitted(encoded(response, for: request), for: request)
+        case .response(var response) where response.isPlain:
+            encode(&response, for: request)
+            response = admitted(response, for: request)
             observer.journal(exchange, response)  // before the client has it
             reply(response, to: request, requestID: requestID)
             observer.end(exchange, response, journaled: true)
