@@ -631,7 +631,7 @@ static const char json_type[] = "application/json; charset=utf-8";
 
 /* EntityTag's shape, "v<version>-<16 hex digits>", over the inputs (evhttp-baseline.c's put_etag). */
 static void put_etag(char out[48], int count, const uint64_t *inputs) {
-    uint64_t hash = 0x4C53455441470001ULL;
+    uint64_t hash = 0x4C53455441470002ULL;
     for (int i = 0; i < count; i++) hash = mix64((hash ^ inputs[i]) + GAMMA);
     snprintf(out, 48, "\"v%llu-%016llx\"", (unsigned long long)inputs[0], (unsigned long long)hash);
 }

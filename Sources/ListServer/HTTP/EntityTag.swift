@@ -20,7 +20,9 @@ struct EntityTag: Sendable, Equatable {
 
     /// The tag of the representation determined by the catalog `version` and `inputs` (order matters).
     init(version: UInt64, _ inputs: UInt64...) {
-        var hash: UInt64 = 0x4C53_4554_4147_0001  // "LSETAG" and a format number
+        // "LSETAG" and a format number, raised when the bytes of the representations change for every input: 2 since
+        // every item carries `blur_hash` (a client holding a page without it revalidated to a 304 and kept it).
+        var hash: UInt64 = 0x4C53_4554_4147_0002
         hash = SplitMix64.mix((hash ^ version) &+ SplitMix64.gamma)
         for input in inputs {
             hash = SplitMix64.mix((hash ^ input) &+ SplitMix64.gamma)
