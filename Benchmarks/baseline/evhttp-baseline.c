@@ -567,9 +567,9 @@ static void handle_items(worker_t *w, struct evhttp_request *req, const char *qu
     put_etag(etag, 7, etag_inputs);
     evhttp_add_header(headers, "ETag", etag);
     char *end = put_page(w->scratch, &page);
-    /* ListServer's compressible answers (JSON of 1 KiB to 256 KiB) vary by Accept-Encoding; a client without one gets
-       the identity body and this field. */
-    if (end - w->scratch >= 1024 && end - w->scratch <= 262144) evhttp_add_header(headers, "Vary", "Accept-Encoding");
+    /* ListServer's JSON answers (up to 256 KiB) vary by Accept-Encoding; a client without one gets the identity body
+       and this field. */
+    evhttp_add_header(headers, "Vary", "Accept-Encoding");
     reply(w, req, 200, "OK", w->scratch, (size_t)(end - w->scratch));
 }
 
@@ -617,6 +617,7 @@ static void reply_detail(worker_t *w, struct evhttp_request *req, uint64_t id, c
     uint64_t etag_inputs[] = {1, config.seed, 4, id};
     put_etag(etag, 4, etag_inputs);
     evhttp_add_header(headers, "ETag", etag);
+    evhttp_add_header(headers, "Vary", "Accept-Encoding"); /* as every JSON answer of ListServer's */
     char *p = PUT_LITERAL(w->scratch, "{\"id\":");
     p = put_u64(p, id);
     p = PUT_LITERAL(p, ",\"amount\":");
@@ -714,6 +715,7 @@ static void handle_request(struct evhttp_request *req, void *arg) {
     case ITEM:
         if (item_id(w, req, id_start, id_length, &id)) {
             evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", json_type);
+            evhttp_add_header(evhttp_request_get_output_headers(req), "Vary", "Accept-Encoding");
             char *end = put_item(w->scratch, id);
             reply(w, req, 200, "OK", w->scratch, (size_t)(end - w->scratch));
         }

@@ -36,9 +36,9 @@ extension LoopServer {
         guard !response.encoded else { return }
         response.encoded = true
         if response.status == 304 {
-            // Tagged as the representation revalidated, the coding the request prefers when its tag said so, with
-            // the Vary its 200 had (RFC 9110 §15.4.5). A 304 of an identity representation says nothing of
-            // Accept-Encoding: the LibEvent layer cannot tell a page's 304 (whose 200 said it) from an image's.
+            // Tagged as the representation revalidated, the coding the request prefers when its tag said so. The
+            // router marks the 304s of JSON representations as varying (RFC 9110 §15.4.5: the Vary its 200 had);
+            // one whose tag names a coding varies whatever it is.
             if let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
                 request.inputHeader("If-None-Match")?.contains(coding.tagSuffix + "\"") == true
             {
@@ -47,12 +47,14 @@ extension LoopServer {
             }
             return
         }
-        guard ContentCoding.minimumBodyBytes...ContentCoding.maximumBodyBytes ~= response.body.count,
-            response.status != 206,
+        // Every JSON answer up to the largest compressed varies by Accept-Encoding, whatever its size, so its 304
+        // (which the router builds without the body) says the same as its 200.
+        guard response.body.count <= ContentCoding.maximumBodyBytes, response.status != 206,
             Self.isCompressible(response.headers)
         else { return }
         response.variesByEncoding = true
-        guard let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
+        guard response.body.count >= ContentCoding.minimumBodyBytes,
+            let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
             let body = compressedBodies.body(of: response.body, in: coding, compressor: compressor)
         else { return }
         response.body = body
