@@ -103,6 +103,29 @@ struct EndToEndCompressionTests {
         }
     }
 
+    @Test("the journal's HAR gives a compressed answer's size as decoded, what went over the wire, and the saving")
+    func harSizes() async throws {
+        try await withServer { app in
+            let plain = try await fetch(port: app.port, "/items?page=2&limit=20", headers: ["X-Client-Id: har"])
+            let gzip = try await fetch(
+                port: app.port, "/items?page=3&limit=20", headers: ["X-Client-Id: har", "Accept-Encoding: gzip"])
+            #expect(plain.status == 200 && gzip.header("Content-Encoding") == "gzip")
+            let identity = try await fetch(port: app.port, "/items?page=3&limit=20")
+            let har = try await fetch(port: app.port, "/admin/journal.har?client=har").jsonObject()
+            let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+            let responses = entries.compactMap { $0["response"] as? [String: Any] }
+            try #require(responses.count == 2)
+            let (first, second) = (responses[0], responses[1])
+            let plainContent = try #require(first["content"] as? [String: Any])
+            #expect(plainContent["size"] as? Int == plain.body.count && first["bodySize"] as? Int == plain.body.count)
+            #expect(plainContent["compression"] == nil)
+            let content = try #require(second["content"] as? [String: Any])
+            #expect(content["size"] as? Int == identity.body.count)
+            #expect(second["bodySize"] as? Int == gzip.body.count && gzip.body.count < identity.body.count)
+            #expect(content["compression"] as? Int == identity.body.count - gzip.body.count)
+        }
+    }
+
     @Test("an event stream asked for gzip is a gzip stream: its head says so, and its bytes start a gzip member")
     func eventStream() async throws {
         try await withServer { app in

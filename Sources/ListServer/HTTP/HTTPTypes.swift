@@ -121,6 +121,8 @@ package struct HTTPResponse: Sendable {
     /// rather than a field added to ``headers``, which copied the router's fields for every page (their storage
     /// still shared with the outcome that carried them), whether compressed or not.
     var variesByEncoding = false
+    /// The length of the body before the LibEvent layer compressed it; nil for a body sent as the router made it.
+    var identityBytes: Int?
     /// What the journal notes of this answer beyond its status and fields: the fault ListServer injected, or the
     /// ids a list page held (``ResponseNote``); nil for most answers. Never sent.
     var note: ResponseNote?

@@ -20,8 +20,10 @@ struct JournalEntry: Sendable, Equatable {
     var route: String
     /// The status of the answer; 0 when none was sent (an injected `reset` or `hang`).
     var status: Int
-    /// The body bytes of the answer (0 for HEAD and for no answer).
+    /// The body bytes of the answer (0 for HEAD and for no answer), as sent: compressed, if it was.
     var bytes: Int
+    /// The body's length before it was compressed (``bytes`` is what went out); nil when it went as it was made.
+    var identityBytes: Int?
     /// Set when the client left before the whole answer was handed to it: the body bytes it had got by then.
     var abandonedAt: Int?
     /// What ListServer injected: `500`, `503`, `429`, `outage`, `rate_limit`, `scripted`, `reset`, `truncated`,

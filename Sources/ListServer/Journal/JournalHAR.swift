@@ -3,8 +3,8 @@
 ///
 /// The journal keeps what list clients get wrong, not whole exchanges: each entry's request carries the fields it
 /// kept (`X-Client-Id`, `If-None-Match`, `If-Match`, `Idempotency-Key`, `Range`, `Last-Event-ID`) and its response
-/// `Content-Type`, `ETag` and `Retry-After`; bodies are not kept (`content.size` is the body's length, with no
-/// `text`), and header sizes are unknown (-1, as the format allows). `time` and `timings.wait` are the entry's
+/// `Content-Type`, `ETag` and `Retry-After`; bodies are not kept (`content.size` is the body's length before any
+/// compression, with no `text`), and header sizes are unknown (-1, as the format allows). `time` and `timings.wait` are the entry's
 /// duration; the journal's own fields go in custom fields (`_seq`, `_client`, `_route`, `_aborted`,
 /// `_received_bytes`, `_fault`), which HAR allows with a leading underscore.
 struct JournalHAR {
@@ -61,8 +61,14 @@ struct JournalHAR {
                 ("Content-Type", entry.contentType), ("ETag", entry.etag),
                 ("Retry-After", entry.retryAfter.map(String.init)),
             ], into: &json)
+        // `content.size` is the body as the client decodes it, `bodySize` as it went over the wire, and
+        // `content.compression` what the coding saved (HAR 1.2).
         json.append(raw: ",\"content\":{\"size\":")
-        json.append(integer: entry.bytes)
+        json.append(integer: entry.identityBytes ?? entry.bytes)
+        if let identityBytes = entry.identityBytes {
+            json.append(raw: ",\"compression\":")
+            json.append(integer: identityBytes - entry.bytes)
+        }
         json.append(raw: ",\"mimeType\":")
         json.append(string: entry.contentType ?? "")
         json.append(raw: "},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":")

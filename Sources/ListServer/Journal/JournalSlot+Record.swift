@@ -37,6 +37,7 @@ extension JournalSlot {
             status: UInt16(clamping: response.status), method: UInt8(methodCode ?? Self.methods.count),
             route: route.map { UInt8(clamping: $0) } ?? Self.otherRoute)
         self.abandonedAt = abandonedAt.map { UInt32(clamping: $0) } ?? Self.whole
+        if let identityBytes = response.identityBytes { self.identityBytes = UInt32(clamping: identityBytes) }
         self.retryAfter = retryAfter
         switch response.note {
         case .injected(let name): fault = Self.faultNames.firstIndex(of: name).map { UInt8($0 + 1) } ?? 0
@@ -161,6 +162,7 @@ extension JournalSlot {
             route: route != Self.otherRoute && Int(route) < routes.count ? routes[Int(route)] : "other",
             status: Int(status), bytes: Int(bytes))
         entry.abandonedAt = abandonedAt == Self.whole ? nil : Int(abandonedAt)
+        entry.identityBytes = identityBytes == Self.whole ? nil : Int(identityBytes)
         entry.fault = fault > 0 ? Self.faultNames[Int(fault) - 1] : nil
         entry.ifNoneMatch = extra?.ifNoneMatch
         entry.ifMatch = extra?.ifMatch

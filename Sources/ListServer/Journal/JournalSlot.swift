@@ -26,6 +26,8 @@ struct JournalSlot: Sendable {
     /// The body bytes an abandoned request's client got; ``whole`` for an answer handed over whole.
     var abandonedAt: UInt32 = Self.whole
     var listedCount: UInt32 = 0
+    /// The body's length before it was compressed; ``whole`` for a body sent as it was made.
+    var identityBytes: UInt32 = Self.whole
     /// The answer's `Retry-After` in seconds; ``noRetryAfter`` for none.
     var retryAfter: UInt16 = Self.noRetryAfter
     var status: UInt16

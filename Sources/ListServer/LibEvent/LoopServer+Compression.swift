@@ -57,6 +57,7 @@ extension LoopServer {
             let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
             let body = compressedBodies.body(of: response.body, in: coding, compressor: compressor)
         else { return }
+        response.identityBytes = response.body.count
         response.body = body
         response.headers.add("Content-Encoding", coding.name)
         response.headers.transformValues(of: "ETag") { coding.tagging($0) }
