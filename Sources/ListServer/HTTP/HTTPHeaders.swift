@@ -89,6 +89,7 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
             } else if count == counts.1, found.1 == nil, Self.sameName(fields[index].name, second) {
                 found.1 = fields[index].value
             }
+            if found.0 != nil && found.1 != nil { break }
         }
         return found
     }
@@ -108,6 +109,7 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
             } else if count == counts.2, found.2 == nil, Self.sameName(fields[index].name, third) {
                 found.2 = fields[index].value
             }
+            if found.0 != nil && found.1 != nil && found.2 != nil { break }
         }
         return found
     }
