@@ -84,6 +84,12 @@ public struct CursorPage: Sendable, Equatable {
         let range: Range<UInt64>
         let order: ListOrder
 
+        /// The ids of `range` in `order`.
+        public init(range: Range<UInt64>, order: ListOrder) {
+            self.range = range
+            self.order = order
+        }
+
         /// Walks the range from one end.
         public struct Iterator: IteratorProtocol {
             var remaining: Range<UInt64>

@@ -16,6 +16,7 @@ struct ConfigurationCommandLineTests {
         .shutdownGraceMs: "--shutdown-grace-ms",
         .latencyMinMs: "--latency-min-ms", .latencyMaxMs: "--latency-max-ms", .cacheCapacity: "--cache-capacity",
         .defaultLimit: "--default-limit", .maxLimit: "--max-limit",
+        .chatConversations: "--chat-conversations", .chatMessagesPerConversation: "--chat-messages-per-conversation",
         .metricsEnabled: "--metrics", .logLevel: "--log-level", .logFormat: "--log-format", .accessLog: "--access-log",
         .latencyDistribution: "--latency-distribution", .latencyFixedMs: "--latency-fixed-ms",
         .latencyMedianMs: "--latency-median-ms", .latencySpread: "--latency-spread",

@@ -22,6 +22,8 @@ struct ConfigurationLoadingTests {
         .latencyMinMs: "LISTSERVER_LATENCY_MIN_MS", .latencyMaxMs: "LISTSERVER_LATENCY_MAX_MS",
         .cacheCapacity: "LISTSERVER_CACHE_CAPACITY", .defaultLimit: "LISTSERVER_DEFAULT_LIMIT",
         .maxLimit: "LISTSERVER_MAX_LIMIT", .shutdownGraceMs: "LISTSERVER_SHUTDOWN_GRACE_MS",
+        .chatConversations: "LISTSERVER_CHAT_CONVERSATIONS",
+        .chatMessagesPerConversation: "LISTSERVER_CHAT_MESSAGES_PER_CONVERSATION",
         .metricsEnabled: "LISTSERVER_METRICS", .logLevel: "LISTSERVER_LOG_LEVEL",
         .logFormat: "LISTSERVER_LOG_FORMAT", .accessLog: "LISTSERVER_ACCESS_LOG",
         .latencyDistribution: "LISTSERVER_LATENCY_DISTRIBUTION", .latencyFixedMs: "LISTSERVER_LATENCY_FIXED_MS",
@@ -82,6 +84,8 @@ struct ConfigurationLoadingTests {
         case .journalCapacity: String(100 + variant)
         case .journalMaxBytes: String(2_000_000 + variant)
         case .journalMaxInFlightHint: String(4 + variant)
+        case .chatConversations: String(10 + variant)
+        case .chatMessagesPerConversation: String(1000 + variant)
         case .adminAllowedOrigins: ["https://a.example", "*", "http://localhost:3000,https://b.example:8443"][variant]
         case .itemCount: String(500 + variant)
         case .seed: String(7 + variant)
@@ -277,7 +281,7 @@ struct ConfigurationLoadingTests {
                     + "data.changes_kept=100000 data.max_datasets=10000 data.dataset_ttl_s=604800 "
                     + "data.max_dataset_bytes=33554432 data.max_memory_bytes=134217728 events.heartbeat_ms=15000 events.max_wait_ms=30000 events.max_buffer_bytes=262144 "
                     + "events.max_buffered_bytes=67108864 journal.capacity=10000 journal.max_bytes=67108864 "
-                    + "journal.max_in_flight_hint=16 "
+                    + "journal.max_in_flight_hint=16 chat.conversations=50 chat.messages_per_conversation=10000 "
                     + "delay.max_ms=30000 faults.rate=0 "
                     + "faults.kinds=500,503,429,reset,truncated,hang faults.seed=1 faults.hang_ms=10000 "
                     + "faults.retry_after_s=1 admin.token=<none> admin.allowed_origins= cors.allow_origin=* "

@@ -329,7 +329,8 @@ struct OpenAPIConformanceTests {
             ("/seed/{seed}/info", "/seed//info"), ("/id/{id}/{size}", "/id/1/x"),
             ("/id/{id}/{width}/{height}", "/id/1/2/x"), ("/seed/{seed}/{size}", "/seed/s/x"),
             ("/seed/{seed}/{width}/{height}", "/seed/s/x/2"), ("/{size}", "/x.jpg"), ("/{width}/{height}", "/2/x"),
-            ("/app/{file}", "/app/a/b"),
+            ("/app/{file}", "/app/a/b"), ("/conversations/{id}", "/conversations/"),
+            ("/conversations/{id}/messages", "/conversations//messages"),
         ].map { ConformanceCase(template: $0, target: $1, methods: ["options"], status: 404) }
 
     /// The browser app: the page and a file, each fresh and revalidated, and a name that is not there.
@@ -360,7 +361,8 @@ struct OpenAPIConformanceTests {
         ("/", "/"), ("/app/{file}", "/app/app.js"), ("/metrics", "/metrics"), ("/auth/token", "/auth/token"),
         ("/auth/revoke", "/auth/revoke"), ("/admin/journal", "/admin/journal"),
         ("/admin/journal/events", "/admin/journal/events"), ("/admin/journal.har", "/admin/journal.har"),
-        ("/admin/report", "/admin/report"),
+        ("/admin/report", "/admin/report"), ("/conversations", "/conversations"),
+        ("/conversations/{id}", "/conversations/x"), ("/conversations/{id}/messages", "/conversations/1/messages"),
     ].flatMap { template, target in
         [
             ConformanceCase(template: template, target: target, methods: ["options"], status: 204),
@@ -711,6 +713,36 @@ struct OpenAPIConformanceTests {
                 template: "/admin/journal/events", target: "/admin/journal/events", methods: ["get"],
                 headers: ["Last-Event-ID": "one"], status: 400),
             .init(template: "/admin/report", target: "/admin/report?client=tab-1", status: 200),
+            .init(template: "/conversations", target: "/conversations", status: 200),
+            .init(template: "/conversations", target: "/conversations?limit=3&after=1790000000000_2", status: 200),
+            .init(template: "/conversations", target: "/conversations?after=2", status: 400),
+            .init(template: "/conversations", target: "/conversations?_=%zz", status: 400),
+            .init(template: "/conversations", target: "/conversations", headers: ["If-None-Match": "*"], status: 304),
+            .init(template: "/conversations/{id}", target: "/conversations/%zz", status: 400),
+            .init(
+                template: "/conversations/{id}", target: "/conversations/2", headers: ["If-None-Match": "*"],
+                status: 304),
+            .init(template: "/conversations/{id}/messages", target: "/conversations/%zz/messages", status: 400),
+            .init(
+                template: "/conversations/{id}/messages", target: "/conversations/2/messages?around=3",
+                headers: ["If-None-Match": "*"], status: 304),
+            .init(template: "/conversations/{id}", target: "/conversations/4", status: 200),
+            .init(template: "/conversations/{id}", target: "/conversations/50", status: 404),
+            .init(template: "/conversations/{id}", target: "/conversations/x", status: 400),
+            .init(
+                template: "/conversations/{id}/messages", target: "/conversations/0/messages?order=desc&limit=30",
+                status: 200),
+            .init(
+                template: "/conversations/{id}/messages", target: "/conversations/1/messages?around=40&limit=9",
+                status: 200),
+            .init(
+                template: "/conversations/{id}/messages", target: "/conversations/1/messages?before=3", status: 200),
+            .init(
+                template: "/conversations/{id}/messages", target: "/conversations/0/messages?around=99999",
+                status: 404),
+            .init(
+                template: "/conversations/{id}/messages", target: "/conversations/0/messages?after=1&around=2",
+                status: 400),
         ]
 
     /// Every write, reset and drop on a store that cannot commit: 503 (an I/O error) or 507 (a full disk).
@@ -796,7 +828,8 @@ struct OpenAPIConformanceTests {
             ("/metrics", "options"), ("/auth/token", "options"), ("/auth/revoke", "options"),
             ("/admin/journal", "get"), ("/admin/journal", "options"), ("/admin/journal.har", "get"),
             ("/admin/journal.har", "options"), ("/admin/report", "get"), ("/admin/report", "options"),
-            ("/admin/journal/events", "options"),
+            ("/admin/journal/events", "options"), ("/conversations", "options"), ("/conversations/{id}", "options"),
+            ("/conversations/{id}/messages", "options"),
         ].map { template, method in
             ConformanceCase(
                 template: template, target: example(template) + "?delay_ms=soon",

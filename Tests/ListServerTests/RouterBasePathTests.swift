@@ -62,6 +62,9 @@ struct RouterBasePathTests {
             Step(method: .get, path: "/admin/journal/events"),
             Step(method: .get, path: "/admin/journal.har"),
             Step(method: .get, path: "/admin/report"),
+            Step(method: .get, path: "/conversations?limit=3"),
+            Step(method: .get, path: "/conversations/2"),
+            Step(method: .get, path: "/conversations/0/messages?around=50&limit=5"),
             Step(method: .delete, path: "/admin/journal"),
             Step(
                 method: .put, path: "/admin/datasets/x/profile", headers: json,

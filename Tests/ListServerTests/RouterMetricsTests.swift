@@ -195,6 +195,9 @@ struct RouterMetricsTests {
             ("/v2/list", .picsumList), ("/id/3/info", .picsumIDInfo), ("/seed/s/info", .picsumSeedInfo),
             ("/id/3/200", .picsumIDSquare), ("/id/3/200/300.jpg", .picsumIDSized), ("/seed/s/200", .picsumSeedSquare),
             ("/seed/s/2/3", .picsumSeedSized), ("/200.webp", .picsumSquare), ("/200/300", .picsumSized),
+            ("/conversations", .conversations), ("/conversations/3", .conversation),
+            ("/conversations/3/messages", .conversationMessages), ("/conversations/", nil),
+            ("/conversations/3/replies", nil),
         ])
     func routeLabels(target: String, expected: Route?) {
         for method in [HTTPMethod.get, .post, .options, .delete] {
@@ -216,7 +219,8 @@ struct RouterMetricsTests {
             .picsumImage(.seed("s"), sizes: ["2", "3"]), .picsumImage(.random, sizes: ["2"]),
             .picsumImage(.random, sizes: ["2", "3"]), .appIndex, .webApp("app.js"),
             .auth(revoke: false), .auth(revoke: true), .adminJournal(.entries), .adminJournal(.events),
-            .adminJournal(.har), .adminJournal(.report),
+            .adminJournal(.har), .adminJournal(.report), .conversations, .conversation("1"),
+            .conversationMessages("1"),
         ]
         #expect(Set(resources.map(\.route)) == Set(Route.allCases), "one resource per route")
         #expect(Set(metrics.routeNames).count == Route.allCases.count + 1, "templates are distinct")

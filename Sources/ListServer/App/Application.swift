@@ -96,7 +96,7 @@ final class Application: Sendable {
             writes: writes, events: events, cache: cache, images: images, paging: settings.paging,
             observability: observability,
             service: ServiceOptions(settings), faultInjector: FaultInjector(seed: settings.faultSeed),
-            faultSeed: settings.faultSeed, faults: faults ?? FaultSettings(settings))
+            faultSeed: settings.faultSeed, faults: faults ?? FaultSettings(settings), chat: settings.chat)
         let listener = (store as? PostgresStore).map { Self.listen(to: $0, for: writes, profiles: router) }
         let server: HTTPServer
         do {

@@ -192,6 +192,13 @@ struct CommandLineOptions: ParsableCommand {
     @Option(name: .customLong(SettingKey.journalMaxInFlightHint.flagName), help: help(.journalMaxInFlightHint))
     var journalMaxInFlightHint: Int?
 
+    @Option(name: .customLong(SettingKey.chatConversations.flagName), help: help(.chatConversations))
+    var chatConversations: Int?
+
+    @Option(
+        name: .customLong(SettingKey.chatMessagesPerConversation.flagName), help: help(.chatMessagesPerConversation))
+    var chatMessagesPerConversation: Int?
+
     @Option(name: .customLong(SettingKey.maxDelayMs.flagName), help: help(.maxDelayMs))
     var maxDelayMs: Int?
 
@@ -291,6 +298,7 @@ struct CommandLineOptions: ParsableCommand {
             (.heartbeatMs, heartbeatMs), (.maxWaitMs, maxWaitMs), (.eventBufferBytes, eventBufferBytes),
             (.eventBufferedBytes, eventBufferedBytes), (.journalCapacity, journalCapacity),
             (.journalMaxBytes, journalMaxBytes), (.journalMaxInFlightHint, journalMaxInFlightHint),
+            (.chatConversations, chatConversations), (.chatMessagesPerConversation, chatMessagesPerConversation),
             (.maxDelayMs, maxDelayMs),
             (.faultSeed, faultSeed), (.hangMs, hangMs), (.retryAfterSeconds, retryAfterSeconds),
             (.shutdownGraceMs, shutdownGraceMs),

@@ -179,6 +179,16 @@ extension SettingKey {
                 "journal-max-in-flight-hint", "LISTSERVER_JOURNAL_MAX_IN_FLIGHT_HINT", 1...100_000, "n",
                 "Details or images one client may have in flight at once before the report card says overfetch."
             )
+        case .chatConversations:
+            (
+                "chat-conversations", "LISTSERVER_CHAT_CONVERSATIONS", 0...100_000, "n",
+                "Conversations each dataset has (GET /conversations)."
+            )
+        case .chatMessagesPerConversation:
+            (
+                "chat-messages-per-conversation", "LISTSERVER_CHAT_MESSAGES_PER_CONVERSATION", 1...(1 << 40), "n",
+                "Messages of the longest conversation (conversation 0; others have it, a half or a quarter)."
+            )
         case .shutdownGraceMs:
             (
                 "shutdown-grace-ms", "LISTSERVER_SHUTDOWN_GRACE_MS", 0...600_000, "ms",

@@ -65,6 +65,8 @@ enum SettingKey: String, CaseIterable, Sendable {
     case journalCapacity = "journal.capacity"
     case journalMaxBytes = "journal.max_bytes"
     case journalMaxInFlightHint = "journal.max_in_flight_hint"
+    case chatConversations = "chat.conversations"
+    case chatMessagesPerConversation = "chat.messages_per_conversation"
     case maxDelayMs = "delay.max_ms"
     case faultRate = "faults.rate"
     case faultKinds = "faults.kinds"

@@ -128,6 +128,9 @@ extension Settings {
             journal: JournalSettings(
                 capacity: try reader.int(.journalCapacity), maxBytes: try reader.int(.journalMaxBytes),
                 maxInFlightHint: try reader.int(.journalMaxInFlightHint), maxDatasets: try reader.int(.maxDatasets) + 1),
+            chat: ChatSettings(
+                conversations: try reader.int(.chatConversations),
+                messagesPerConversation: UInt64(try reader.int(.chatMessagesPerConversation))),
             maxDelayMs: try reader.int(.maxDelayMs),
             faultRate: try reader.double(.faultRate),
             faultKinds: try reader.parsed(.faultKinds, FaultMix.init(parsing:)),

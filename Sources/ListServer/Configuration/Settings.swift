@@ -143,6 +143,8 @@ struct Settings: Sendable, Equatable {
     /// ``SettingKey/journalCapacity``, ``SettingKey/journalMaxBytes``, ``SettingKey/journalMaxInFlightHint``: the
     /// request journal's bounds and the report card's hint.
     var journal = JournalSettings()
+    /// ``SettingKey/chatConversations`` and ``SettingKey/chatMessagesPerConversation``: the generated chat.
+    var chat = ChatSettings()
 
     /// ``SettingKey/maxDelayMs``: the largest `?delay_ms` a request may ask for, in milliseconds.
     var maxDelayMs = 30_000
@@ -252,6 +254,8 @@ struct Settings: Sendable, Equatable {
         case .journalCapacity: .int(journal.capacity)
         case .journalMaxBytes: .int(journal.maxBytes)
         case .journalMaxInFlightHint: .int(journal.maxInFlightHint)
+        case .chatConversations: .int(chat.conversations)
+        case .chatMessagesPerConversation: .int(Int(chat.messagesPerConversation))
         case .maxDelayMs: .int(maxDelayMs)
         case .faultRate: .double(faultRate)
         case .faultKinds: .string(faultKinds.text)

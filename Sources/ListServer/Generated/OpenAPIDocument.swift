@@ -124,6 +124,8 @@ enum OpenAPIDocument {
             description: The list and its items.
           - name: images
             description: A generated image for every item.
+          - name: chat
+            description: A chat app's conversations and messages, generated per dataset.
           - name: picsum
             description: |
               Lorem Picsum's API over the items (on unless `picsum.enabled` is false, then 404): an app written against
@@ -965,6 +967,224 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/Access-Control-Request-Headers'
                 - $ref: '#/components/parameters/DelayMs'
                 - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsPathResponses
+          /conversations:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [chat]
+              operationId: listConversations
+              summary: The conversations, newest activity first
+              description: |
+                The dataset's generated conversations (`chat.conversations`, 50 by default), ordered by the time of their
+                last message, newest first, then by id. No cursor gives the first `limit`; `after` (a `next_cursor`) the
+                `limit` after it. A cursor names the last conversation a client has by its last activity and id, so a
+                conversation that moves to the top meanwhile is not repeated (it is above every cursor handed out) and
+                makes no one skip another (their keys did not move). Headers `X-Total-Count`, `ETag`, and `Link` with
+                `rel="next"` when `has_more`. Held `items.latency_ms`, as a page of items.
+              parameters: &listConversationsParameters
+                - $ref: '#/components/parameters/Limit'
+                - $ref: '#/components/parameters/ConversationCursor'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &listConversationsResponses
+                '200':
+                  $ref: '#/components/responses/ConversationsPage'
+                '304':
+                  $ref: '#/components/responses/NotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [chat]
+              operationId: headConversations
+              summary: The status and headers of a page of conversations
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *listConversationsParameters
+              responses: *listConversationsResponses
+            options:
+              tags: [chat]
+              operationId: optionsConversations
+              summary: The methods of the conversations, and the CORS preflight
+              description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
+          /conversations/{id}:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [chat]
+              operationId: getConversation
+              summary: One conversation
+              description: |
+                The conversation as the list shows it. 400 `invalid-id` for an id that is not a plain decimal integer, 404
+                past the last conversation.
+              parameters: &getConversationParameters
+                - $ref: '#/components/parameters/ConversationID'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getConversationResponses
+                '200':
+                  $ref: '#/components/responses/Conversation'
+                '304':
+                  $ref: '#/components/responses/NotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [chat]
+              operationId: headConversation
+              summary: The status and headers of one conversation
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getConversationParameters
+              responses: *getConversationResponses
+            options:
+              tags: [chat]
+              operationId: optionsConversation
+              summary: The methods of one conversation, and the CORS preflight
+              description: |
+                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not
+                checked.
+              parameters: &optionsConversationParameters
+                - $ref: '#/components/parameters/ConversationIDUnchecked'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsPathResponses
+          /conversations/{id}/messages:
+            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [chat]
+              operationId: listMessages
+              summary: A page of a conversation's messages, by cursor, or the window around one
+              description: |
+                Messages `0 ... message_count-1` in the order they were sent: oldest first with `order=asc` (the
+                default), newest first with `order=desc` (a chat's first screen: `order=desc&limit=30`, then older ones
+                with `after=<next_cursor>`). The cursor rules are `/items`': no cursor gives the first `limit`, `after=X`
+                the `limit` right after X in list order, `before=X` the `limit` right before it; `has_more`, `next_cursor`
+                and `Link` `rel="next"` continue. Deterministic, and O(limit) at any depth.
+
+                **`around=X`** (the jump to a reply's origin): the window of `limit` messages with X in the middle in list
+                order (`(limit-1)/2` before it), slid to stay whole at either end, with `has_more_before`,
+                `has_more_after`, `before_cursor` (continue with `before=`) and `after_cursor` (with `after=`), and `Link`
+                `rel="prev"` and `rel="next"`. 404 for an X past the end. At most one of `after`, `before` and `around`
+                (400). Held `items.latency_ms`, as a page of items.
+              parameters: &listMessagesParameters
+                - $ref: '#/components/parameters/ConversationID'
+                - $ref: '#/components/parameters/Limit'
+                - $ref: '#/components/parameters/Order'
+                - $ref: '#/components/parameters/MessageAfter'
+                - $ref: '#/components/parameters/MessageBefore'
+                - $ref: '#/components/parameters/MessageAround'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &listMessagesResponses
+                '200':
+                  $ref: '#/components/responses/MessagesPage'
+                '304':
+                  $ref: '#/components/responses/NotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [chat]
+              operationId: headMessages
+              summary: The status and headers of a page of messages
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *listMessagesParameters
+              responses: *listMessagesResponses
+            options:
+              tags: [chat]
+              operationId: optionsMessages
+              summary: The methods of a conversation's messages, and the CORS preflight
+              description: |
+                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not
+                checked.
+              parameters: *optionsConversationParameters
               responses: *optionsPathResponses
           /v2/list:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
@@ -3335,6 +3555,71 @@ enum OpenAPIDocument {
                 type: integer
                 minimum: 0
                 maximum: 9007199254740992
+            ConversationCursor:
+              name: after
+              in: query
+              required: false
+              description: |
+                The `next_cursor` of the previous page of conversations, `<last activity in ms>_<id>`: the conversations
+                after that one. Given at most once; anything else is 400.
+              schema:
+                type: string
+                pattern: '^[0-9]{1,19}_[0-9]{1,19}$'
+              example: '1790000000000_4'
+            ConversationID:
+              name: id
+              in: path
+              required: true
+              description: |
+                0-based conversation id: a plain decimal integer; one that is not, or does not fit 64 bits, is 400
+                `invalid-id`; one at or past `chat.conversations` (50 by default) is 404.
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 18446744073709551615
+              example: 0
+            ConversationIDUnchecked:
+              name: id
+              in: path
+              required: true
+              description: Any non-empty segment (`OPTIONS` does not check it).
+              schema:
+                type: string
+                minLength: 1
+              example: '0'
+            MessageAfter:
+              name: after
+              in: query
+              required: false
+              description: |
+                The `limit` messages right after this id in list order (asc: later ones; desc: earlier ones). A plain
+                decimal integer, given at most once; not with `before` or `around` (400).
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 1099511627776
+            MessageBefore:
+              name: before
+              in: query
+              required: false
+              description: |
+                The `limit` messages right before this id in list order, returned in list order. A plain decimal integer,
+                given at most once; not with `after` or `around` (400).
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 1099511627776
+            MessageAround:
+              name: around
+              in: query
+              required: false
+              description: |
+                The window of `limit` messages centred on this one (404 when the conversation has no such message). A
+                plain decimal integer, given at most once; not with `after` or `before` (400).
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 1099511627776
             ItemID:
               name: id
               in: path
@@ -3791,6 +4076,16 @@ enum OpenAPIDocument {
                 minimum: 0
                 maximum: 9007199254740992
               example: 10000
+            ChatLink:
+              description: |
+                RFC 8288 links of a page of conversations or messages: `next` when `has_more`, carrying the cursor (and for
+                messages the order and the limit); a window `around` a message has `prev` and `next` as far as there are
+                messages before and after it.
+              required: false
+              schema:
+                type: string
+                pattern: '^(</conversations\?after=[0-9]+_[0-9]+&limit=[0-9]+>; rel="next"|</conversations/[0-9]+/messages\?(after|before)=[0-9]+&order=(asc|desc)&limit=[0-9]+>; rel="(prev|next)"(, </conversations/[0-9]+/messages\?after=[0-9]+&order=(asc|desc)&limit=[0-9]+>; rel="next")?)$'
+              example: '</conversations/0/messages?after=9970&order=desc&limit=30>; rel="next"'
             Link:
               description: |
                 Page-number paging: RFC 8288 links to the `first`, `prev` (when the page is past 1), `next` (when there is
@@ -4499,6 +4794,183 @@ enum OpenAPIDocument {
                   maximum: 9007199254740992
                 version:
                   $ref: '#/components/schemas/CatalogVersion'
+            Participant:
+              type: object
+              description: A person of a conversation, from the same table as items' authors.
+              additionalProperties: false
+              required: [id, name]
+              properties:
+                id:
+                  type: integer
+                  description: The person's id (their place in the author table).
+                  minimum: 0
+                  maximum: 63
+                name:
+                  type: string
+            Conversation:
+              type: object
+              description: A conversation as a chat app's list shows it.
+              additionalProperties: false
+              required: [id, title, participants, message_count, unread, updated_at, last_message]
+              properties:
+                id:
+                  type: integer
+                  minimum: 0
+                title:
+                  type: string
+                  description: The other person's name in a conversation of two, a group's name otherwise.
+                participants:
+                  type: array
+                  description: Two to six people; the first is the app's user.
+                  minItems: 2
+                  maxItems: 6
+                  items:
+                    $ref: '#/components/schemas/Participant'
+                message_count:
+                  type: integer
+                  minimum: 1
+                  maximum: 1099511627776
+                unread:
+                  type: integer
+                  description: How many of its messages the app's user has not read.
+                  minimum: 0
+                updated_at:
+                  type: string
+                  format: date-time
+                  description: When its last message was sent.
+                last_message:
+                  oneOf:
+                    - $ref: '#/components/schemas/MessagePreview'
+                    - type: 'null'
+            MessagePreview:
+              type: object
+              description: A conversation's last message as its list row shows it (the text cut at 100 characters, then `…`).
+              additionalProperties: false
+              required: [id, author, author_id, text, sent_at]
+              properties:
+                id:
+                  type: integer
+                  minimum: 0
+                author:
+                  type: string
+                author_id:
+                  type: integer
+                  minimum: 0
+                  maximum: 63
+                text:
+                  type: string
+                sent_at:
+                  type: string
+                  format: date-time
+            Message:
+              type: object
+              description: |
+                A message. Texts vary in length (a few words to twenty sentences), some end with emoji, some are Arabic or
+                Hebrew (right to left).
+              additionalProperties: false
+              required: [id, conversation, author, author_id, text, sent_at, edited_at, reply_to]
+              properties:
+                id:
+                  type: integer
+                  description: Its place in its conversation, from 0 (the first sent).
+                  minimum: 0
+                  maximum: 1099511627775
+                conversation:
+                  type: integer
+                  minimum: 0
+                author:
+                  type: string
+                author_id:
+                  type: integer
+                  minimum: 0
+                  maximum: 63
+                text:
+                  type: string
+                sent_at:
+                  type: string
+                  format: date-time
+                edited_at:
+                  type: [string, 'null']
+                  format: date-time
+                reply_to:
+                  type: [integer, 'null']
+                  description: The earlier message of the same conversation this one answers (about 1 in 10 does).
+                  minimum: 0
+            ConversationsPage:
+              type: object
+              description: A page of conversations, newest activity first.
+              additionalProperties: false
+              required: [items, has_more, next_cursor, limit, total, version]
+              properties:
+                items:
+                  type: array
+                  maxItems: 100
+                  items:
+                    $ref: '#/components/schemas/Conversation'
+                has_more:
+                  type: boolean
+                next_cursor:
+                  type: [string, 'null']
+                  description: What to send as `after` for the next page; null on the last.
+                  pattern: '^[0-9]{1,19}_[0-9]{1,19}$'
+                limit:
+                  type: integer
+                  minimum: 1
+                  maximum: 100
+                total:
+                  type: integer
+                  minimum: 0
+                version:
+                  $ref: '#/components/schemas/CatalogVersion'
+            MessagesPage:
+              type: object
+              description: |
+                A page of a conversation's messages by cursor, or (with `around`) the window around one, which adds
+                `around`, `has_more_before`, `has_more_after`, `before_cursor` and `after_cursor` (and whose `has_more`
+                and `next_cursor` continue after it).
+              additionalProperties: false
+              required: [items, has_more, next_cursor, conversation, order, limit, total, version]
+              properties:
+                items:
+                  type: array
+                  description: The messages, in list order.
+                  maxItems: 100
+                  items:
+                    $ref: '#/components/schemas/Message'
+                has_more:
+                  type: boolean
+                next_cursor:
+                  type: [integer, 'null']
+                  minimum: 0
+                around:
+                  type: integer
+                  minimum: 0
+                has_more_before:
+                  type: boolean
+                has_more_after:
+                  type: boolean
+                before_cursor:
+                  type: [integer, 'null']
+                  minimum: 0
+                after_cursor:
+                  type: [integer, 'null']
+                  minimum: 0
+                conversation:
+                  type: integer
+                  minimum: 0
+                order:
+                  type: string
+                  enum: [asc, desc]
+                limit:
+                  type: integer
+                  minimum: 1
+                  maximum: 100
+                total:
+                  type: integer
+                  description: The conversation's message count.
+                  minimum: 1
+                version:
+                  $ref: '#/components/schemas/CatalogVersion'
             CatalogVersion:
               type: integer
               description: The list's version, 1 at start (and for a new dataset); `POST /admin/reset` adds 1.
@@ -4774,8 +5246,8 @@ enum OpenAPIDocument {
                   type: string
                   description: The query parameter at fault (`invalid-parameter` only).
                   enum:
-                    [page, limit, order, after, before, since, wait_ms, delay_ms, fail, fail_rate, fail_first, w, h, format,
-                     grayscale, blur, width, height, dataset]
+                    [page, limit, order, after, before, around, since, wait_ms, delay_ms, fail, fail_rate, fail_first, w, h,
+                     format, grayscale, blur, width, height, dataset]
           responses:
             ItemsPage:
               description: |
@@ -4839,6 +5311,71 @@ enum OpenAPIDocument {
                   example:
                     {"id": 42, "label": "Line 42", "author": "Arjun Mehta", "width": 1600, "height": 1200,
                      "color": "#cad212", "likes": 3174, "image_url": "/items/42/image"}
+            ConversationsPage:
+              description: A page of conversations (schema `ConversationsPage`).
+              headers:
+                X-Total-Count:
+                  $ref: '#/components/headers/X-Total-Count'
+                Link:
+                  $ref: '#/components/headers/ChatLink'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/ConversationsPage'
+            Conversation:
+              description: The conversation.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Conversation'
+            MessagesPage:
+              description: A page of messages, or the window around one (schema `MessagesPage`).
+              headers:
+                X-Total-Count:
+                  $ref: '#/components/headers/X-Total-Count'
+                Link:
+                  $ref: '#/components/headers/ChatLink'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/MessagesPage'
             ItemCreated:
               description: |
                 The new item, durably added at the end of the list, with its URL in `Location` and its `ETag`. A retry
@@ -6956,6 +7493,10 @@ enum OpenAPIDocument {
               "description": "A generated image for every item."
             },
             {
+              "name": "chat",
+              "description": "A chat app's conversations and messages, generated per dataset."
+            },
+            {
               "name": "picsum",
               "description": "Lorem Picsum's API over the items (on unless `picsum.enabled` is false, then 404): an app written against\n`picsum.photos` works by changing the host.\n"
             },
@@ -8828,6 +9369,723 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/ImageExtensionUnchecked"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/conversations": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "listConversations",
+                "summary": "The conversations, newest activity first",
+                "description": "The dataset's generated conversations (`chat.conversations`, 50 by default), ordered by the time of their\nlast message, newest first, then by id. No cursor gives the first `limit`; `after` (a `next_cursor`) the\n`limit` after it. A cursor names the last conversation a client has by its last activity and id, so a\nconversation that moves to the top meanwhile is not repeated (it is above every cursor handed out) and\nmakes no one skip another (their keys did not move). Headers `X-Total-Count`, `ETag`, and `Link` with\n`rel=\"next\"` when `has_more`. Held `items.latency_ms`, as a page of items.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Limit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ConversationCursor"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ConversationsPage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "headConversations",
+                "summary": "The status and headers of a page of conversations",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Limit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/ConversationCursor"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ConversationsPage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "optionsConversations",
+                "summary": "The methods of the conversations, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/conversations/{id}": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "getConversation",
+                "summary": "One conversation",
+                "description": "The conversation as the list shows it. 400 `invalid-id` for an id that is not a plain decimal integer, 404\npast the last conversation.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/Conversation"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "headConversation",
+                "summary": "The status and headers of one conversation",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/Conversation"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "optionsConversation",
+                "summary": "The methods of one conversation, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not\nchecked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationIDUnchecked"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/conversations/{id}/messages": {
+              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "listMessages",
+                "summary": "A page of a conversation's messages, by cursor, or the window around one",
+                "description": "Messages `0 ... message_count-1` in the order they were sent: oldest first with `order=asc` (the\ndefault), newest first with `order=desc` (a chat's first screen: `order=desc&limit=30`, then older ones\nwith `after=<next_cursor>`). The cursor rules are `/items`': no cursor gives the first `limit`, `after=X`\nthe `limit` right after X in list order, `before=X` the `limit` right before it; `has_more`, `next_cursor`\nand `Link` `rel=\"next\"` continue. Deterministic, and O(limit) at any depth.\n\n**`around=X`** (the jump to a reply's origin): the window of `limit` messages with X in the middle in list\norder (`(limit-1)/2` before it), slid to stay whole at either end, with `has_more_before`,\n`has_more_after`, `before_cursor` (continue with `before=`) and `after_cursor` (with `after=`), and `Link`\n`rel=\"prev\"` and `rel=\"next\"`. 404 for an X past the end. At most one of `after`, `before` and `around`\n(400). Held `items.latency_ms`, as a page of items.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Limit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Order"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageAfter"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageBefore"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageAround"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/MessagesPage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "headMessages",
+                "summary": "The status and headers of a page of messages",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Limit"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Order"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageAfter"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageBefore"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageAround"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/MessagesPage"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "optionsMessages",
+                "summary": "The methods of a conversation's messages, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not\nchecked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationIDUnchecked"
                   },
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -14739,6 +15997,73 @@ enum OpenAPIDocument {
                   "maximum": 9007199254740992
                 }
               },
+              "ConversationCursor": {
+                "name": "after",
+                "in": "query",
+                "required": false,
+                "description": "The `next_cursor` of the previous page of conversations, `<last activity in ms>_<id>`: the conversations\nafter that one. Given at most once; anything else is 400.\n",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9]{1,19}_[0-9]{1,19}$"
+                },
+                "example": "1790000000000_4"
+              },
+              "ConversationID": {
+                "name": "id",
+                "in": "path",
+                "required": true,
+                "description": "0-based conversation id: a plain decimal integer; one that is not, or does not fit 64 bits, is 400\n`invalid-id`; one at or past `chat.conversations` (50 by default) is 404.\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 18446744073709551615
+                },
+                "example": 0
+              },
+              "ConversationIDUnchecked": {
+                "name": "id",
+                "in": "path",
+                "required": true,
+                "description": "Any non-empty segment (`OPTIONS` does not check it).",
+                "schema": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "example": "0"
+              },
+              "MessageAfter": {
+                "name": "after",
+                "in": "query",
+                "required": false,
+                "description": "The `limit` messages right after this id in list order (asc: later ones; desc: earlier ones). A plain\ndecimal integer, given at most once; not with `before` or `around` (400).\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 1099511627776
+                }
+              },
+              "MessageBefore": {
+                "name": "before",
+                "in": "query",
+                "required": false,
+                "description": "The `limit` messages right before this id in list order, returned in list order. A plain decimal integer,\ngiven at most once; not with `after` or `around` (400).\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 1099511627776
+                }
+              },
+              "MessageAround": {
+                "name": "around",
+                "in": "query",
+                "required": false,
+                "description": "The window of `limit` messages centred on this one (404 when the conversation has no such message). A\nplain decimal integer, given at most once; not with `after` or `before` (400).\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 1099511627776
+                }
+              },
               "ItemID": {
                 "name": "id",
                 "in": "path",
@@ -15186,6 +16511,15 @@ enum OpenAPIDocument {
                   "maximum": 9007199254740992
                 },
                 "example": 10000
+              },
+              "ChatLink": {
+                "description": "RFC 8288 links of a page of conversations or messages: `next` when `has_more`, carrying the cursor (and for\nmessages the order and the limit); a window `around` a message has `prev` and `next` as far as there are\nmessages before and after it.\n",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(</conversations\\?after=[0-9]+_[0-9]+&limit=[0-9]+>; rel=\"next\"|</conversations/[0-9]+/messages\\?(after|before)=[0-9]+&order=(asc|desc)&limit=[0-9]+>; rel=\"(prev|next)\"(, </conversations/[0-9]+/messages\\?after=[0-9]+&order=(asc|desc)&limit=[0-9]+>; rel=\"next\")?)$"
+                },
+                "example": "</conversations/0/messages?after=9970&order=desc&limit=30>; rel=\"next\""
               },
               "Link": {
                 "description": "Page-number paging: RFC 8288 links to the `first`, `prev` (when the page is past 1), `next` (when there is\none) and `last` pages, as server-relative URLs that carry the effective `limit` (and `&order=desc` with\n`order=desc`). Cursor paging: only `next`, when `has_more`, carrying the cursor, the order and the limit.\n",
@@ -16330,6 +17664,302 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "Participant": {
+                "type": "object",
+                "description": "A person of a conversation, from the same table as items' authors.",
+                "additionalProperties": false,
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "integer",
+                    "description": "The person's id (their place in the author table).",
+                    "minimum": 0,
+                    "maximum": 63
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "Conversation": {
+                "type": "object",
+                "description": "A conversation as a chat app's list shows it.",
+                "additionalProperties": false,
+                "required": [
+                  "id",
+                  "title",
+                  "participants",
+                  "message_count",
+                  "unread",
+                  "updated_at",
+                  "last_message"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "title": {
+                    "type": "string",
+                    "description": "The other person's name in a conversation of two, a group's name otherwise."
+                  },
+                  "participants": {
+                    "type": "array",
+                    "description": "Two to six people; the first is the app's user.",
+                    "minItems": 2,
+                    "maxItems": 6,
+                    "items": {
+                      "$ref": "#/components/schemas/Participant"
+                    }
+                  },
+                  "message_count": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 1099511627776
+                  },
+                  "unread": {
+                    "type": "integer",
+                    "description": "How many of its messages the app's user has not read.",
+                    "minimum": 0
+                  },
+                  "updated_at": {
+                    "type": "string",
+                    "format": "date-time",
+                    "description": "When its last message was sent."
+                  },
+                  "last_message": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/MessagePreview"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                }
+              },
+              "MessagePreview": {
+                "type": "object",
+                "description": "A conversation's last message as its list row shows it (the text cut at 100 characters, then `…`).",
+                "additionalProperties": false,
+                "required": [
+                  "id",
+                  "author",
+                  "author_id",
+                  "text",
+                  "sent_at"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "author": {
+                    "type": "string"
+                  },
+                  "author_id": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 63
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "sent_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              },
+              "Message": {
+                "type": "object",
+                "description": "A message. Texts vary in length (a few words to twenty sentences), some end with emoji, some are Arabic or\nHebrew (right to left).\n",
+                "additionalProperties": false,
+                "required": [
+                  "id",
+                  "conversation",
+                  "author",
+                  "author_id",
+                  "text",
+                  "sent_at",
+                  "edited_at",
+                  "reply_to"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "integer",
+                    "description": "Its place in its conversation, from 0 (the first sent).",
+                    "minimum": 0,
+                    "maximum": 1099511627775
+                  },
+                  "conversation": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "author": {
+                    "type": "string"
+                  },
+                  "author_id": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 63
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "sent_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "edited_at": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date-time"
+                  },
+                  "reply_to": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "The earlier message of the same conversation this one answers (about 1 in 10 does).",
+                    "minimum": 0
+                  }
+                }
+              },
+              "ConversationsPage": {
+                "type": "object",
+                "description": "A page of conversations, newest activity first.",
+                "additionalProperties": false,
+                "required": [
+                  "items",
+                  "has_more",
+                  "next_cursor",
+                  "limit",
+                  "total",
+                  "version"
+                ],
+                "properties": {
+                  "items": {
+                    "type": "array",
+                    "maxItems": 100,
+                    "items": {
+                      "$ref": "#/components/schemas/Conversation"
+                    }
+                  },
+                  "has_more": {
+                    "type": "boolean"
+                  },
+                  "next_cursor": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "What to send as `after` for the next page; null on the last.",
+                    "pattern": "^[0-9]{1,19}_[0-9]{1,19}$"
+                  },
+                  "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 100
+                  },
+                  "total": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "version": {
+                    "$ref": "#/components/schemas/CatalogVersion"
+                  }
+                }
+              },
+              "MessagesPage": {
+                "type": "object",
+                "description": "A page of a conversation's messages by cursor, or (with `around`) the window around one, which adds\n`around`, `has_more_before`, `has_more_after`, `before_cursor` and `after_cursor` (and whose `has_more`\nand `next_cursor` continue after it).\n",
+                "additionalProperties": false,
+                "required": [
+                  "items",
+                  "has_more",
+                  "next_cursor",
+                  "conversation",
+                  "order",
+                  "limit",
+                  "total",
+                  "version"
+                ],
+                "properties": {
+                  "items": {
+                    "type": "array",
+                    "description": "The messages, in list order.",
+                    "maxItems": 100,
+                    "items": {
+                      "$ref": "#/components/schemas/Message"
+                    }
+                  },
+                  "has_more": {
+                    "type": "boolean"
+                  },
+                  "next_cursor": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0
+                  },
+                  "around": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "has_more_before": {
+                    "type": "boolean"
+                  },
+                  "has_more_after": {
+                    "type": "boolean"
+                  },
+                  "before_cursor": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0
+                  },
+                  "after_cursor": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0
+                  },
+                  "conversation": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "order": {
+                    "type": "string",
+                    "enum": [
+                      "asc",
+                      "desc"
+                    ]
+                  },
+                  "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 100
+                  },
+                  "total": {
+                    "type": "integer",
+                    "description": "The conversation's message count.",
+                    "minimum": 1
+                  },
+                  "version": {
+                    "$ref": "#/components/schemas/CatalogVersion"
+                  }
+                }
+              },
               "CatalogVersion": {
                 "type": "integer",
                 "description": "The list's version, 1 at start (and for a new dataset); `POST /admin/reset` adds 1.",
@@ -16735,6 +18365,7 @@ enum OpenAPIDocument {
                       "order",
                       "after",
                       "before",
+                      "around",
                       "since",
                       "wait_ms",
                       "delay_ms",
@@ -16882,6 +18513,108 @@ enum OpenAPIDocument {
                       "color": "#cad212",
                       "likes": 3174,
                       "image_url": "/items/42/image"
+                    }
+                  }
+                }
+              },
+              "ConversationsPage": {
+                "description": "A page of conversations (schema `ConversationsPage`).",
+                "headers": {
+                  "X-Total-Count": {
+                    "$ref": "#/components/headers/X-Total-Count"
+                  },
+                  "Link": {
+                    "$ref": "#/components/headers/ChatLink"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ConversationsPage"
+                    }
+                  }
+                }
+              },
+              "Conversation": {
+                "description": "The conversation.",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Conversation"
+                    }
+                  }
+                }
+              },
+              "MessagesPage": {
+                "description": "A page of messages, or the window around one (schema `MessagesPage`).",
+                "headers": {
+                  "X-Total-Count": {
+                    "$ref": "#/components/headers/X-Total-Count"
+                  },
+                  "Link": {
+                    "$ref": "#/components/headers/ChatLink"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/MessagesPage"
                     }
                   }
                 }
@@ -20190,5 +21923,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x4987ACA77321A1DD
+    static let yamlFNV1a64: UInt64 = 0x3B14A561DE42D7C0
 }

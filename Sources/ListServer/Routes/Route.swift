@@ -18,6 +18,7 @@ package enum Route: Int, CaseIterable, Sendable {
     case changes, events, healthz, readyz, openAPIJSON, openAPIYAML, app, appFile, metrics
     case adminReset, adminDatasets, adminDataset, adminDatasetProfile, authToken, authRevoke
     case adminJournal, adminJournalEvents, adminJournalHAR, adminReport
+    case conversations, conversation, conversationMessages
 
     /// What is true of one route.
     package struct Facts: Sendable {
@@ -143,6 +144,12 @@ package enum Route: Int, CaseIterable, Sendable {
                 decodesQuery: true)
         case .itemImageFile:
             Facts("/items/{id}/image.{format}", data: true, catchesUp: true, datasetQuery: true, decodesQuery: true)
+        case .conversations:
+            Facts("/conversations", data: true, decodesQuery: true)
+        case .conversation:
+            Facts("/conversations/{id}", data: true)
+        case .conversationMessages:
+            Facts("/conversations/{id}/messages", data: true, decodesQuery: true)
         case .picsumList: picsum("/v2/list")
         case .picsumIDInfo: Facts("/id/{id}/info", data: true, gate: .picsum)
         case .picsumSeedInfo: Facts("/seed/{seed}/info", data: true, gate: .picsum)

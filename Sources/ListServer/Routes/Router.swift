@@ -123,6 +123,8 @@ package struct Router: Sendable {
     let profiles: ProfileRegistry
     /// The limits of `?delay_ms`, the configured fault rate and mix (see `Router+Faults.swift`).
     let faults: FaultSettings
+    /// The generated conversations and messages (`Router+Conversations.swift`).
+    let chat: ChatSettings
 
     /// Creates a router.
     ///
@@ -146,7 +148,8 @@ package struct Router: Sendable {
         service: ServiceOptions = ServiceOptions(),
         faultInjector: FaultInjector = FaultInjector(seed: 1),
         faultSeed: UInt64 = 1,
-        faults: FaultSettings = FaultSettings()
+        faults: FaultSettings = FaultSettings(),
+        chat: ChatSettings = ChatSettings()
     ) {
         precondition(
             paging.defaultLimit >= 1 && paging.defaultLimit <= paging.maxLimit,
@@ -161,6 +164,7 @@ package struct Router: Sendable {
         self.service = service
         faultInjectors = FaultInjectorRegistry(faultInjector, seed: faultSeed)
         self.faults = faults
+        self.chat = chat
         let origin = ContinuousClock.now
         profiles = ProfileRegistry(
             now: { ContinuousClock.now - origin }, wallClock: { WallTime.now().milliseconds },
@@ -290,6 +294,12 @@ package struct Router: Sendable {
         case changes
         /// `/items/events`: the change feed as Server-Sent Events.
         case events
+        /// `/conversations`: the dataset's conversations.
+        case conversations
+        /// `/conversations/<id>`, with the id segment still unparsed.
+        case conversation(String)
+        /// `/conversations/<id>/messages`, with the id segment still unparsed.
+        case conversationMessages(String)
         /// Lorem Picsum's `/v2/list`.
         case picsumList
         /// Lorem Picsum's `/id/<id>/info` or `/seed/<seed>/info`.
@@ -313,6 +323,16 @@ package struct Router: Sendable {
                     self = .itemImage(segments[1], fileExtension: nil)
                 case 3 where !segments[1].isEmpty && segments[2].hasPrefix("image."):
                     self = .itemImage(segments[1], fileExtension: String(segments[2].dropFirst(6)))
+                default: return nil
+                }
+                return
+            }
+            if segments.first == "conversations" {
+                switch segments.count {
+                case 1: self = .conversations
+                case 2 where !segments[1].isEmpty: self = .conversation(segments[1])
+                case 3 where !segments[1].isEmpty && segments[2] == "messages":
+                    self = .conversationMessages(segments[1])
                 default: return nil
                 }
                 return
@@ -421,6 +441,9 @@ package struct Router: Sendable {
             case .adminJournal(.report): .adminReport
             case .changes: .changes
             case .events: .events
+            case .conversations: .conversations
+            case .conversation: .conversation
+            case .conversationMessages: .conversationMessages
             case .picsumList: .picsumList
             case .picsumInfo(.seed): .picsumSeedInfo
             case .picsumInfo: .picsumIDInfo  // `/info` is only ever under `/id` or `/seed`
@@ -532,6 +555,12 @@ package struct Router: Sendable {
             return try harRoute(request, target: target)
         case .adminJournal(.report):
             return try reportRoute(request, target: target)
+        case .conversations:
+            return .response(try conversationsPage(target, headers: request.headers))
+        case .conversation(let rawID):
+            return .response(try conversationResponse(rawID, headers: request.headers))
+        case .conversationMessages(let rawID):
+            return .response(try messagesPage(rawID, target: target, headers: request.headers))
         case .picsumList:
             return .response(try picsumList(target, headers: request.headers))
         case .picsumInfo(let pick):
