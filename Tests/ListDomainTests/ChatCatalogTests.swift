@@ -52,7 +52,9 @@ struct ChatCatalogTests {
             #expect(message.sentAt > previous)
             previous = message.sentAt
             #expect(participants.contains(message.authorIndex))
-            if let editedAt = message.editedAt { #expect(editedAt > message.sentAt) }
+            if let editedAt = message.editedAt {
+                #expect(editedAt > message.sentAt && editedAt <= chat.lastActivity(of: 0))
+            }
             if let target = message.replyTo {
                 #expect(target < id)
                 replies += 1

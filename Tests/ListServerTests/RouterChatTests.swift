@@ -101,6 +101,10 @@ struct RouterChatTests {
         #expect(ids(last) == [9_999, 9_998, 9_997, 9_996, 9_995])
         #expect(last.jsonObject?["has_more_before"] as? Bool == false)
         #expect(last.jsonObject?["has_more_after"] as? Bool == true)
+        // At the newest end, next_cursor is still the last id, as after= gives it: a client polls from there.
+        let newest = router.respond("/conversations/0/messages?around=9998&limit=5")
+        #expect(newest.jsonObject?["has_more_after"] as? Bool == false)
+        #expect(uint64(newest.jsonObject?["next_cursor"]) == 9_999)
         #expect(router.respond("/conversations/0/messages?around=10000").status == 404)
     }
 
@@ -127,6 +131,7 @@ struct RouterChatTests {
             ("/conversations/0/messages?around=1&after=2", "around"),
             ("/conversations/0/messages?order=up", "order"), ("/conversations/0/messages?after=-1", "after"),
             ("/conversations/0/messages?around=1099511627777", "around"),
+            ("/conversations/0/messages?around=%zz", "around"), ("/conversations?limit=%zz", "limit"),
         ] {
             let response = router.respond(target)
             #expect(response.status == 400, "\(target)")

@@ -158,7 +158,9 @@ public struct ChatCatalog: Sendable, Equatable {
         let jitter = id == count - 1 ? 0 : Int64(hash(.jitter, conversation, id) % UInt64(max(1, step / 2)))
         let sentAt = last - Int64(count - 1 - id) * step - jitter
         let editBits = hash(.edited, conversation, id)
-        let editedAt = editBits % 15 == 0 ? sentAt + 60_000 + Int64((editBits >> 8) % 1_740_000) : nil
+        // Edited 1 to 30 minutes after it was sent, never after the conversation's last message (the data's "now").
+        let editedAt =
+            editBits % 15 == 0 && id < count - 1 ? min(sentAt + 60_000 + Int64((editBits >> 8) % 1_740_000), last) : nil
         return Message(
             id: id, conversation: conversation, authorIndex: author,
             text: ChatText.text(seed: seed, conversation: conversation, message: id), sentAt: sentAt,

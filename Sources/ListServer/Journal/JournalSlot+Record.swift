@@ -45,7 +45,9 @@ extension JournalSlot {
             status: UInt16(clamping: response.status), method: UInt8(methodCode ?? Self.methods.count),
             route: route.map { UInt8(clamping: $0) } ?? Self.otherRoute)
         self.abandonedAt = abandonedAt.map { UInt32(clamping: $0) } ?? Self.whole
-        if let identityBytes = response.identityBytes { self.identityBytes = UInt32(clamping: identityBytes) }
+        if request.method != .head, let identityBytes = response.identityBytes {  // a HEAD sends no body
+            self.identityBytes = UInt32(clamping: identityBytes)
+        }
         self.retryAfter = retryAfter
         switch response.note {
         case .injected(let name): fault = Self.faultNames.firstIndex(of: name).map { UInt8($0 + 1) } ?? 0

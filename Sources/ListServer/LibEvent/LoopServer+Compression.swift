@@ -47,13 +47,11 @@ extension LoopServer {
             }
             return
         }
-        // Every JSON answer up to the largest compressed varies by Accept-Encoding, whatever its size, so its 304
-        // (which the router builds without the body) says the same as its 200.
-        guard response.body.count <= ContentCoding.maximumBodyBytes, response.status != 206,
-            Self.isCompressible(response.headers)
-        else { return }
+        // Every JSON answer varies by Accept-Encoding, whatever its size, so its 304 (which the router builds without
+        // the body, and marks) says the same as its 200.
+        guard response.status != 206, Self.isCompressible(response.headers) else { return }
         response.variesByEncoding = true
-        guard response.body.count >= ContentCoding.minimumBodyBytes,
+        guard ContentCoding.minimumBodyBytes...ContentCoding.maximumBodyBytes ~= response.body.count,
             let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
             let body = compressedBodies.body(of: response.body, in: coding, compressor: compressor)
         else { return }

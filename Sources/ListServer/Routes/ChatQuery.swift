@@ -30,13 +30,18 @@ struct ChatQuery: Sendable, Equatable {
         let aroundRule = QueryIntegerRule(name: "around", range: idRange)
         var values: [String: String] = [:]
         let items: [QueryItem]
+        let names: Set<String> =
+            list == .messages ? ["limit", "order", "after", "before", "around"] : ["limit", "after"]
         do {
             items = try target.queryItems()
         } catch {
-            throw error.problem
+            guard let name = error.name, names.contains(name) else { throw error.problem }
+            throw Problem(
+                .invalidParameter,
+                detail: "the value of query parameter \(Problem.quoted(name)) \(Problem.quoted(error.raw)) "
+                    + error.reason.phrase,
+                parameter: name)
         }
-        let names: Set<String> =
-            list == .messages ? ["limit", "order", "after", "before", "around"] : ["limit", "after"]
         for item in items where names.contains(item.name) {
             if let first = values[item.name] {
                 throw Problem(

@@ -101,11 +101,12 @@ extension Router {
                 Self.append(optional: window.beforeCursor, to: &json)
                 json.append(raw: ",\"after_cursor\":")
                 Self.append(optional: window.afterCursor, to: &json)
-                // `/items`' names too: has_more and next_cursor continue after the window.
+                // `/items`' names too: has_more and next_cursor continue after the window, as `after=` does (at the
+                // newest end too, where a client polls from it for new messages).
                 json.append(raw: ",\"has_more\":")
                 json.append(raw: window.hasMoreAfter ? "true" : "false")
                 json.append(raw: ",\"next_cursor\":")
-                Self.append(optional: window.hasMoreAfter ? window.afterCursor : nil, to: &json)
+                Self.append(optional: window.afterCursor, to: &json)
             }
         } else {
             let page = CursorPage(cursor: query.cursor, order: order, limit: query.limit, total: total)
