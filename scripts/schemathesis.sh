@@ -96,6 +96,7 @@ echo "schemathesis.sh: ListServer (pid $server_pid) on 127.0.0.1:$port; $max_exa
 # - Every warning schemathesis can raise (e.g. a schema it cannot generate data for) fails the run.
 # - GET and HEAD /items: `page` with `after` or `before`, and `after` with `before`, are 400 (the operation's
 #   description says so); parameter schemas cannot express that, so those schema-valid combinations may be 400.
+#   The same for a conversation's messages: at most one of `after`, `before` and `around`.
 # - OPTIONS /items/{id}, /items/{id}/detail, /admin/datasets/{name} and /admin/datasets/{name}/profile take the
 #   GET's (DELETE's) parameter for documentation, but do not check it (any non-empty segment gets the 204, as their
 #   descriptions say): only schema-valid data there.
@@ -117,7 +118,7 @@ inference.algorithms = []
 unexpected-methods = ["get", "put", "post", "delete", "options", "patch", "trace"]
 
 [[operations]]
-include-operation-id = ["listItems", "headItems"]
+include-operation-id = ["listItems", "headItems", "listMessages", "headMessages"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
 # Images: `w` or `h` alone keeps the item's shape, so the other side can pass 5000 (400 naming the one given,

@@ -5246,7 +5246,7 @@ enum OpenAPIDocument {
                   description: The query parameter at fault (`invalid-parameter` only).
                   enum:
                     [page, limit, order, after, before, around, since, wait_ms, delay_ms, fail, fail_rate, fail_first, w, h,
-                     format, grayscale, blur, width, height, dataset]
+                     format, grayscale, blur, progressive, width, height, dataset]
           responses:
             ItemsPage:
               description: |
@@ -18376,6 +18376,7 @@ enum OpenAPIDocument {
                       "format",
                       "grayscale",
                       "blur",
+                      "progressive",
                       "width",
                       "height",
                       "dataset"
@@ -21922,5 +21923,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x831B5E8D15E35AC0
+    static let yamlFNV1a64: UInt64 = 0x98767202854CBA27
 }
