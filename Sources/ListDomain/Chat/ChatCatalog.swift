@@ -146,25 +146,62 @@ public struct ChatCatalog: Sendable, Equatable {
 
     /// Message `id` of conversation `conversation`, or nil when either is past its end.
     public func message(_ id: UInt64, in conversation: UInt64) -> Message? {
-        guard conversation < conversationCount else { return nil }
-        let count = messageCount(of: conversation)
-        guard id < count else { return nil }
-        let participants = participants(of: conversation)
-        let author = participants[Int(hash(.author, conversation, id) % UInt64(participants.count))]
-        let step = step(of: conversation)
-        // The last message is sent at the conversation's last activity; each earlier one a step before the next,
-        // give or take under half a step, so they stay in order.
-        let last = lastActivity(of: conversation)
-        let jitter = id == count - 1 ? 0 : Int64(hash(.jitter, conversation, id) % UInt64(max(1, step / 2)))
-        let sentAt = last - Int64(count - 1 - id) * step - jitter
-        let editBits = hash(.edited, conversation, id)
-        // Edited 1 to 30 minutes after it was sent, never after the conversation's last message (the data's "now").
-        let editedAt =
-            editBits % 15 == 0 && id < count - 1 ? min(sentAt + 60_000 + Int64((editBits >> 8) % 1_740_000), last) : nil
+        guard conversation < conversationCount, let fields = thread(conversation).fields(of: id) else { return nil }
         return Message(
-            id: id, conversation: conversation, authorIndex: author,
-            text: ChatText.text(seed: seed, conversation: conversation, message: id), sentAt: sentAt,
-            editedAt: editedAt, replyTo: replyTarget(of: id, in: conversation))
+            id: id, conversation: conversation, authorIndex: fields.authorIndex,
+            text: ChatText.text(seed: seed, conversation: conversation, message: id), sentAt: fields.sentAt,
+            editedAt: fields.editedAt, replyTo: fields.replyTo)
+    }
+
+    /// What every message of conversation `conversation` shares, worked out once for a page of them.
+    public func thread(_ conversation: UInt64) -> Thread {
+        let count = messageCount(of: conversation)
+        return Thread(
+            chat: self, conversation: conversation, count: count, participants: participants(of: conversation),
+            step: step(of: conversation), last: lastActivity(of: conversation))
+    }
+
+    /// One conversation's messages: their count, participants and times, so that a page reads each message's fields
+    /// without working them out again (``fields(of:)``), and writes its text as bytes (``appendText(of:to:)``).
+    public struct Thread: Sendable {
+        let chat: ChatCatalog
+        public let conversation: UInt64
+        public let count: UInt64
+        public let participants: [Int]
+        let step: Int64
+        let last: Int64
+
+        /// The fields of message `id` but its text, or nil past the end.
+        public func fields(of id: UInt64) -> MessageFields? {
+            guard id < count else { return nil }
+            let author = participants[Int(chat.hash(.author, conversation, id) % UInt64(participants.count))]
+            // The last message is sent at the conversation's last activity; each earlier one a step before the
+            // next, give or take under half a step, so they stay in order.
+            let jitter = id == count - 1 ? 0 : Int64(chat.hash(.jitter, conversation, id) % UInt64(max(1, step / 2)))
+            let sentAt = last - Int64(count - 1 - id) * step - jitter
+            let editBits = chat.hash(.edited, conversation, id)
+            // Edited 1 to 30 minutes after it was sent, never after the conversation's last message (the data's
+            // "now").
+            let editedAt =
+                editBits % 15 == 0 && id < count - 1
+                ? min(sentAt + 60_000 + Int64((editBits >> 8) % 1_740_000), last) : nil
+            return MessageFields(
+                authorIndex: author, sentAt: sentAt, editedAt: editedAt,
+                replyTo: chat.replyTarget(of: id, in: conversation))
+        }
+
+        /// Appends the UTF-8 of message `id`'s text to `bytes` (no `"`, `\` or control character in it).
+        public func appendText(of id: UInt64, to bytes: inout [UInt8]) {
+            ChatText.append(seed: chat.seed, conversation: conversation, message: id, to: &bytes)
+        }
+    }
+
+    /// A message's fields but its text: ``Thread/fields(of:)``.
+    public struct MessageFields: Sendable, Equatable {
+        public let authorIndex: Int
+        public let sentAt: Int64
+        public let editedAt: Int64?
+        public let replyTo: UInt64?
     }
 
     /// The earlier message message `id` answers, if it is a reply (about 1 in 10; the first message never is).

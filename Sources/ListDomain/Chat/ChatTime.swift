@@ -10,24 +10,28 @@
 public enum ChatTime {
     /// `millis` (milliseconds since 1970-01-01T00:00:00Z) as RFC 3339: `YYYY-MM-DDTHH:MM:SSZ`.
     public static func rfc3339(_ millis: Int64) -> String {
+        var bytes: [UInt8] = []
+        append(millis, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The 20 bytes of ``rfc3339(_:)``, appended to `bytes` digit by digit (a page writes two or three a message).
+    package static func append(_ millis: Int64, to bytes: inout [UInt8]) {
         let (days, remainder) = floorDivision(millis, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
         let seconds = remainder / 1000
-        var text = ""
-        text.reserveCapacity(20)
-        append(year, digits: 4, to: &text)
-        text += "-"
-        append(month, digits: 2, to: &text)
-        text += "-"
-        append(day, digits: 2, to: &text)
-        text += "T"
-        append(seconds / 3600, digits: 2, to: &text)
-        text += ":"
-        append(seconds / 60 % 60, digits: 2, to: &text)
-        text += ":"
-        append(seconds % 60, digits: 2, to: &text)
-        text += "Z"
-        return text
+        append(year, digits: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        append(month, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        append(day, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        append(seconds / 3600, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        append(seconds / 60 % 60, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        append(seconds % 60, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// `value` and `divisor` (positive) as a quotient rounded down and a remainder in `0 ..< divisor`.
@@ -49,10 +53,15 @@ public enum ChatTime {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// `value` (not negative) in decimal, padded with zeros to `digits`.
-    private static func append(_ value: Int64, digits: Int, to text: inout String) {
-        let decimal = String(value)
-        if decimal.count < digits { text += String(repeating: "0", count: digits - decimal.count) }
-        text += decimal
+    /// `value` (0 ... 10^digits - 1) in decimal, padded with zeros to `digits`.
+    private static func append(_ value: Int64, digits: Int, to bytes: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<digits { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

@@ -66,7 +66,8 @@ extension Router {
         let state = try readableState(of: try Self.listName(headers))
         let chat = chatCatalog(of: state)
         let conversation = try conversationID(rawID, in: chat)
-        let total = chat.messageCount(of: conversation)
+        let thread = chat.thread(conversation)
+        let total = thread.count
         let path = "/conversations/\(conversation)/messages"
         let order = query.order
         let ids: CursorPage.IDs
@@ -134,10 +135,12 @@ extension Router {
         if let notModified = Self.notModified(tag, headers) { return delayed(notModified) }
         json.append(raw: "{\"items\":[")
         var first = true
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(1024)
         for id in ids {
             if !first { json.append(raw: ",") }
             first = false
-            chat.message(id, in: conversation)?.writeJSON(into: &json)
+            thread.writeMessage(id, scratch: &scratch, into: &json)
         }
         envelope(&json)
         json.append(raw: ",\"conversation\":")
