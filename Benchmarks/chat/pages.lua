@@ -1,0 +1,18 @@
+-- wrk script for Benchmarks/chat/pages.sh: a page of 20 items, or of 20 messages of conversation 0, at a spread of
+-- depths (the same walk for every run).
+--
+--   wrk ... -s Benchmarks/chat/pages.lua <url> -- items|messages
+local n = 0
+local mode = "items"
+
+function init(args)
+  mode = args[1] or "items"
+end
+
+function request()
+  n = n + 1
+  if mode == "items" then
+    return wrk.format("GET", "/items?page=" .. (n % 500 + 1) .. "&limit=20")
+  end
+  return wrk.format("GET", "/conversations/0/messages?after=" .. ((n * 37) % 9900) .. "&limit=20")
+end
