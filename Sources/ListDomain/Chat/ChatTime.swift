@@ -4,9 +4,8 @@
 /// Without fractional seconds: `JSONDecoder`'s `.iso8601`, `ISO8601DateFormatter` with its default options and
 /// swift-openapi-runtime's date transcoder all refuse `.000`, so a Swift client decodes these as they are.
 ///
-/// By hand (Howard Hinnant's `civil_from_days`), as ListDomain uses no Foundation: exact for every instant of the
-/// proleptic Gregorian calendar from year 0 to 9999, which holds every generated time (``ChatCatalog`` reaches back
-/// at most some 35 years).
+/// By hand (``CivilDate``), as ListDomain uses no Foundation: four-digit years, 0 to 9999, which hold every
+/// generated time (``ChatCatalog`` reaches back at most some 35 years).
 public enum ChatTime {
     /// `millis` (milliseconds since 1970-01-01T00:00:00Z) as RFC 3339: `YYYY-MM-DDTHH:MM:SSZ`.
     public static func rfc3339(_ millis: Int64) -> String {
@@ -18,7 +17,7 @@ public enum ChatTime {
     /// The 20 bytes of ``rfc3339(_:)``, appended to `bytes` digit by digit (a page writes two or three a message).
     package static func append(_ millis: Int64, to bytes: inout [UInt8]) {
         let (days, remainder) = floorDivision(millis, 86_400_000)
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.of(daysSince1970: days)
         let seconds = remainder / 1000
         append(year, digits: 4, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
@@ -38,19 +37,6 @@ public enum ChatTime {
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
         let remainder = value % divisor
         return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
-    }
-
-    /// The date `days` after 1970-01-01.
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// `value` (0 ... 10^digits - 1) in decimal, padded with zeros to `digits`.

@@ -1,3 +1,5 @@
+import ListDomain
+
 /// An HTTP date (RFC 9110 §5.6.7, the IMF-fixdate form every server sends in `Date`), such as
 /// `Sun, 06 Nov 1994 08:49:37 GMT`.
 ///
@@ -59,17 +61,10 @@ enum HTTPDate {
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    /// The date of the day `days` after 1970-01-01 (``CivilDate``).
     private static func civil(daysSince1970 days: Int64) -> (year: Int64, month: Int, day: Int) {
-        let shifted = days + 719_468  // from 0000-03-01
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097  // 0...146096
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365  // 0...399
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)  // 0...365, from March
-        let monthFromMarch = (5 * dayOfYear + 2) / 153  // 0...11
-        let day = Int(dayOfYear - (153 * monthFromMarch + 2) / 5 + 1)
-        let month = Int(monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let (year, month, day) = CivilDate.of(daysSince1970: days)
+        return (year, Int(month), Int(day))
     }
 
     /// `value` in decimal, zero-padded to `width` digits.

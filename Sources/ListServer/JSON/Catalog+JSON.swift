@@ -21,9 +21,7 @@ extension Catalog {
     /// ``PhotoPlaceholders/hashBytes`` each, filled from the shared table under one lock (``PhotoPlaceholders``) into
     /// scratch on the stack (an array a page was an allocation and its zeroing, callgrind).
     @inline(__always)
-    private func withPlaceholders(
-        of ids: Range<UInt64>, descending: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Void
-    ) {
+    private func withPlaceholders(of ids: Range<UInt64>, descending: Bool, _ body: (Span<UInt8>) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, ids.count) * PhotoPlaceholders.hashBytes) {
             scratch in
             scratch.initialize(repeating: 0)
@@ -32,14 +30,14 @@ extension Catalog {
                 let id = descending ? ids.upperBound - 1 - UInt64(index) : ids.lowerBound + UInt64(index)
                 return (id, generatedColor(of: id))
             }
-            body(UnsafeBufferPointer(scratch))
+            body(placeholders.span)
         }
     }
 
     /// Writes item `id` (below ``count``) with its placeholder, the first ``PhotoPlaceholders/hashBytes`` of
     /// `placeholder`.
     @inline(__always)
-    private func writeItem(_ id: UInt64, placeholder: UnsafeBufferPointer<UInt8>, into json: inout JSONWriter) {
+    private func writeItem(_ id: UInt64, placeholder: Span<UInt8>, into json: inout JSONWriter) {
         let fields = ItemFields(seed: seed, id: id)
         // Room for the largest item once, then every field written into it without a check of its own (a check per
         // field cost about 2k instructions a page, callgrind, issue 16): the literals are 116 bytes, the six
@@ -167,8 +165,8 @@ extension Catalog {
                     json.appendNull()
                     continue
                 }
-                let placeholder = UnsafeBufferPointer(rebasing: placeholders[(index * width)..<(index * width + width)])
-                writeItem(id, placeholder: placeholder, into: &json)
+                writeItem(
+                    id, placeholder: placeholders.extracting((index * width)..<(index * width + width)), into: &json)
             }
         }
         json.append(raw: "]")

@@ -149,7 +149,7 @@ package struct JSONWriter: ~Copyable, Sendable {
 
     /// `,"blur_hash":"`, `placeholder` (``PhotoPlaceholders/hashBytes``) and `"` (15 bytes more) into reserved room.
     @inline(__always)
-    package mutating func appendReserved(placeholder: UnsafeBufferPointer<UInt8>) {
+    package mutating func appendReserved(placeholder: Span<UInt8>) {
         buffer.appendReserved(literal: ",\"blur_hash\":\"")
         buffer.appendReserved(placeholder)
         buffer.appendReserved(literal: "\"")

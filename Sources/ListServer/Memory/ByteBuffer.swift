@@ -74,13 +74,6 @@ package struct ByteBuffer: ~Copyable, @unchecked Sendable {
         }
     }
 
-    /// The bytes `buffer` points to, in one copy, into room made by ``reserve(_:)`` (a trap if there is none).
-    @inline(__always)
-    package mutating func appendReserved(_ buffer: UnsafeBufferPointer<UInt8>) {
-        guard let source = buffer.baseAddress else { return }
-        copyIn(source, buffer.count)
-    }
-
     /// `bytes`, in one copy, into room made by ``reserve(_:)`` (a trap if there is none).
     @inline(__always)
     package mutating func appendReserved(_ bytes: Span<UInt8>) {

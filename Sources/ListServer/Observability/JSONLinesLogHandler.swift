@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import ListDomain
 import Logging
 
 /// A swift-log handler that writes one JSON object per line, for log collectors (``SettingKey/logFormat`` `json`):
@@ -68,19 +69,6 @@ struct JSONLinesLogHandler: LogHandler {
         line.timestamp(date)
         return line.text
     }
-
-    /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }
 
 /// Builds one JSON line as bytes.
@@ -105,7 +93,7 @@ struct JSONLineWriter {
         let (days, dayMilliseconds) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
         let (day, millisecond) =
             dayMilliseconds < 0 ? (days - 1, dayMilliseconds + 86_400_000) : (days, dayMilliseconds)
-        let (year, month, dayOfMonth) = JSONLinesLogHandler.civilDate(daysSinceEpoch: day)
+        let (year, month, dayOfMonth) = CivilDate.of(daysSince1970: day)
         let seconds = millisecond / 1000
         digits(year, width: 4, then: "-")
         digits(month, width: 2, then: "-")
