@@ -135,6 +135,13 @@ async function issueToken(dataset) {
   return json.access_token;
 }
 
+/** The last `ETag` and body of each GET the app read (by dataset and URL), the 200 most recent: reading it again
+ * asks with `If-None-Match`, and a 304 gives the kept body. Chromium's own cache did this, but an entry whose body a
+ * view stopped reading (left while its page was still arriving) was dropped, and the next read of that page went
+ * out without `If-None-Match`: the report card's `duplicate_page`, now and then under load. */
+const revalidated = new Map();
+const revalidatedLimit = 200;
+
 /** Fetches JSON; resolves with `{ json, response }`, rejects with a RequestError that says what went wrong.
  * `controls: false` sends `path` as it is, from the server's root (not under the base path), with none of the
  * panel's controls (no delay, no faults, no X-Dataset): what the admin routes that name a dataset in the path take. */
@@ -143,12 +150,16 @@ export async function request(path,
   const url = controls ? withControls(path, { faults }) : path;
   const bearer = !path.startsWith("/admin/");
   const key = requestKey(tokenKey(), method, url);
+  const kept = method === "GET" ? revalidated.get(key) : undefined;
   const send = async (token) => {
     try {
       return await fetch(url, {
         method, signal,
+        // The app revalidates itself (`revalidated`): the browser's cache would add a condition of its own.
+        cache: method === "GET" ? "no-store" : "default",
         headers: {
           ...(controls ? baseHeaders() : { "X-Client-Id": clientID }), ...headers,
+          ...(kept && !headers["If-None-Match"] ? { "If-None-Match": kept.etag } : {}),
           ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
           ...(token ? { Authorization: `Bearer ${token}` } : {}),
         },
@@ -169,6 +180,17 @@ export async function request(path,
   noteHeaders(response);
   const text = await response.text().catch(() => null);
   const retryAt = noteAnswer(key, response);
+  if (response.status === 304 && kept) {
+    revalidated.delete(key); // most recent last
+    revalidated.set(key, kept);
+    return { json: JSON.parse(kept.text), response };
+  }
+  const etag = response.headers.get("ETag");
+  if (method === "GET" && response.ok && etag && text !== null) {
+    revalidated.delete(key);
+    revalidated.set(key, { etag, text });
+    if (revalidated.size > revalidatedLimit) revalidated.delete(revalidated.keys().next().value);
+  }
   if (text === null) throw new RequestError("the answer was cut off", response.status, undefined, retryAt);
   let json = null;
   if (text) {
