@@ -138,13 +138,7 @@ extension Catalog {
         case .asc: json.append(raw: ",\"order\":\"asc\"")
         case .desc: json.append(raw: ",\"order\":\"desc\"")
         }
-        json.append(raw: ",\"limit\":")
-        json.append(integer: limit)
-        json.append(raw: ",\"total\":")
-        json.append(integer: total)
-        json.append(raw: ",\"version\":")
-        json.append(integer: version)
-        json.append(raw: "}")
+        json.appendEnvelopeEnd(limit: limit, total: total, version: version)
     }
 
     /// Writes `{"items":[` and the items of `ids`, lowest first or highest first, then `]`.
@@ -175,11 +169,22 @@ extension Catalog {
 
 extension JSONWriter {
     /// Appends `value` in decimal, or `null` when it is `nil`.
-    fileprivate mutating func append(optional value: UInt64?) {
+    mutating func append(optional value: UInt64?) {
         if let value {
             append(integer: value)
         } else {
             appendNull()
         }
+    }
+
+    /// `,"limit":L,"total":N,"version":V}`: how a cursor page's envelope ends, of items, conversations or messages.
+    mutating func appendEnvelopeEnd(limit: UInt64, total: UInt64, version: UInt64) {
+        append(raw: ",\"limit\":")
+        append(integer: limit)
+        append(raw: ",\"total\":")
+        append(integer: total)
+        append(raw: ",\"version\":")
+        append(integer: version)
+        append(raw: "}")
     }
 }

@@ -35,7 +35,7 @@ extension Router {
         json.append(raw: page.hasMore ? "true" : "false")
         json.append(raw: ",\"next_cursor\":")
         if let next { json.append(string: next.text) } else { json.appendNull() }
-        writeEnvelopeEnd(limit: query.limit, total: chat.conversationCount, version: state.header.version, into: &json)
+        json.appendEnvelopeEnd(limit: query.limit, total: chat.conversationCount, version: state.header.version)
         var fields = HTTPHeaders(capacity: 8)
         fields.add("Content-Type", MediaType.json)
         fields.add("X-Total-Count", String(chat.conversationCount))
@@ -99,15 +99,15 @@ extension Router {
                 json.append(raw: ",\"has_more_after\":")
                 json.append(raw: window.hasMoreAfter ? "true" : "false")
                 json.append(raw: ",\"before_cursor\":")
-                Self.append(optional: window.beforeCursor, to: &json)
+                json.append(optional: window.beforeCursor)
                 json.append(raw: ",\"after_cursor\":")
-                Self.append(optional: window.afterCursor, to: &json)
+                json.append(optional: window.afterCursor)
                 // `/items`' names too: has_more and next_cursor continue after the window, as `after=` does (at the
                 // newest end too, where a client polls from it for new messages).
                 json.append(raw: ",\"has_more\":")
                 json.append(raw: window.hasMoreAfter ? "true" : "false")
                 json.append(raw: ",\"next_cursor\":")
-                Self.append(optional: window.afterCursor, to: &json)
+                json.append(optional: window.afterCursor)
             }
         } else {
             let page = CursorPage(cursor: query.cursor, order: order, limit: query.limit, total: total)
@@ -129,7 +129,7 @@ extension Router {
                 json.append(raw: "],\"has_more\":")
                 json.append(raw: page.hasMore ? "true" : "false")
                 json.append(raw: ",\"next_cursor\":")
-                Self.append(optional: page.nextCursor, to: &json)
+                json.append(optional: page.nextCursor)
             }
         }
         if let notModified = Self.notModified(tag, headers) { return delayed(notModified) }
@@ -147,7 +147,7 @@ extension Router {
         json.append(integer: conversation)
         json.append(raw: ",\"order\":\"")
         json.append(raw: order == .asc ? "asc\"" : "desc\"")
-        writeEnvelopeEnd(limit: query.limit, total: total, version: state.header.version, into: &json)
+        json.appendEnvelopeEnd(limit: query.limit, total: total, version: state.header.version)
         var fields = HTTPHeaders(capacity: 8)
         fields.add("Content-Type", MediaType.json)
         fields.add("X-Total-Count", String(total))
@@ -169,21 +169,6 @@ extension Router {
         var response = response
         response.delay = service.pageLatency
         return response
-    }
-
-    /// `,"limit":L,"total":N,"version":V}`.
-    private func writeEnvelopeEnd(limit: UInt64, total: UInt64, version: UInt64, into json: inout JSONWriter) {
-        json.append(raw: ",\"limit\":")
-        json.append(integer: limit)
-        json.append(raw: ",\"total\":")
-        json.append(integer: total)
-        json.append(raw: ",\"version\":")
-        json.append(integer: version)
-        json.append(raw: "}")
-    }
-
-    private static func append(optional value: UInt64?, to json: inout JSONWriter) {
-        if let value { json.append(integer: value) } else { json.appendNull() }
     }
 
     /// The conversation id in a `/conversations/<id>…` path: 400 `invalid-id` for anything but a plain decimal
