@@ -4166,6 +4166,14 @@ enum OpenAPIDocument {
               schema:
                 type: string
                 enum: [Accept, Origin]
+            RangeProblemVary:
+              description: |
+                As `ImageVary`, and `Accept-Encoding`: a 416's body is a JSON problem, which says it like every JSON
+                answer.
+              required: false
+              schema:
+                type: string
+                enum: [Accept, Origin, Accept-Encoding]
             Allow:
               description: |
                 The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,
@@ -6697,7 +6705,7 @@ enum OpenAPIDocument {
                 Access-Control-Expose-Headers:
                   $ref: '#/components/headers/Access-Control-Expose-Headers'
                 Vary:
-                  $ref: '#/components/headers/ImageVary'
+                  $ref: '#/components/headers/RangeProblemVary'
               content:
                 application/problem+json:
                   schema:
@@ -6772,7 +6780,7 @@ enum OpenAPIDocument {
                 Access-Control-Expose-Headers:
                   $ref: '#/components/headers/Access-Control-Expose-Headers'
                 Vary:
-                  $ref: '#/components/headers/ImageVary'
+                  $ref: '#/components/headers/RangeProblemVary'
               content:
                 application/problem+json:
                   schema:
@@ -16605,6 +16613,18 @@ enum OpenAPIDocument {
                   ]
                 }
               },
+              "RangeProblemVary": {
+                "description": "As `ImageVary`, and `Accept-Encoding`: a 416's body is a JSON problem, which says it like every JSON\nanswer.\n",
+                "required": false,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "Accept",
+                    "Origin",
+                    "Accept-Encoding"
+                  ]
+                }
+              },
               "Allow": {
                 "description": "The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,\nOPTIONS` for `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` for `/items/{id}/image`, `GET, HEAD, DELETE,\nOPTIONS` for `/admin/journal`, `GET, OPTIONS` for `/items/events` and `/admin/journal/events`, `POST, OPTIONS` for `/admin/reset`,\n`DELETE, OPTIONS` for `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` for the others; the connection layer's\n405 for `CONNECT` says `GET, HEAD, OPTIONS` too.\n",
                 "required": true,
@@ -20703,7 +20723,7 @@ enum OpenAPIDocument {
                     "$ref": "#/components/headers/Access-Control-Expose-Headers"
                   },
                   "Vary": {
-                    "$ref": "#/components/headers/ImageVary"
+                    "$ref": "#/components/headers/RangeProblemVary"
                   }
                 },
                 "content": {
@@ -20820,7 +20840,7 @@ enum OpenAPIDocument {
                     "$ref": "#/components/headers/Access-Control-Expose-Headers"
                   },
                   "Vary": {
-                    "$ref": "#/components/headers/ImageVary"
+                    "$ref": "#/components/headers/RangeProblemVary"
                   }
                 },
                 "content": {
@@ -21923,5 +21943,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x98767202854CBA27
+    static let yamlFNV1a64: UInt64 = 0xABF500227B81A864
 }

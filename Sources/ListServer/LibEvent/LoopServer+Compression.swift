@@ -49,7 +49,7 @@ extension LoopServer {
         }
         // Every JSON answer varies by Accept-Encoding, whatever its size, so its 304 (which the router builds without
         // the body, and marks) says the same as its 200.
-        guard response.status != 206, Self.isCompressible(response.headers) else { return }
+        guard Self.variesByEncoding(response) else { return }
         response.variesByEncoding = true
         guard ContentCoding.minimumBodyBytes...ContentCoding.maximumBodyBytes ~= response.body.count,
             let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
@@ -59,6 +59,11 @@ extension LoopServer {
         response.body = body
         response.headers.add("Content-Encoding", coding.name)
         response.headers.transformValues(of: "ETag") { coding.tagging($0) }
+    }
+
+    /// Whether `response` (not a 304) goes out with `Vary: Accept-Encoding`: every JSON answer but a part of one.
+    static func variesByEncoding(_ response: HTTPResponse) -> Bool {
+        response.status != 206 && isCompressible(response.headers)
     }
 
     /// Whether a body with these fields is JSON. ListServer's own JSON types are compared whole first
