@@ -31,6 +31,43 @@ struct EndToEndReplicaTests {
         }
     }
 
+    @Test("a message sent, edited and read through one replica is served by the other; message ids are never shared")
+    func chatWritesReachTheOtherReplica() async throws {
+        try await withReplicas { a, b in
+            let sent = try await send(port: a.port, "POST", "/conversations/5/messages", json: #"{"text":"from a"}"#)
+            #expect(sent.status == 201)
+            let id = try #require(sent.jsonObject()["id"] as? Int)
+            let seen = try await waitUntil("replica B to serve message \(id)", timeout: .seconds(5)) {
+                try await fetch(port: b.port, "/conversations/5/messages/\(id)").status
+            } isDone: {
+                $0 == 200
+            }
+            #expect(seen == 200)
+            // B's next message follows A's: B caught up before it wrote.
+            let fromB = try await send(port: b.port, "POST", "/conversations/5/messages", json: #"{"text":"from b"}"#)
+            #expect(try fromB.jsonObject()["id"] as? Int == id + 1)
+            let edited = try await send(
+                port: b.port, "PATCH", "/conversations/5/messages/\(id)", json: #"{"text":"edited on b"}"#)
+            #expect(edited.status == 200)
+            let read = try await send(
+                port: b.port, "POST", "/conversations/5/read", json: #"{"up_to":\#(id)}"#, headers: ["X-Client-Id: c"])
+            #expect(read.status == 200)
+            let onA = try await waitUntil("replica A to serve the edit", timeout: .seconds(5)) {
+                try await fetch(port: a.port, "/conversations/5/messages/\(id)").jsonObject()["text"] as? String
+            } isDone: {
+                $0 == "edited on b"
+            }
+            #expect(onA == "edited on b")
+            let unread = try await waitUntil("replica A to know the read marker", timeout: .seconds(5)) {
+                try await fetch(port: a.port, "/conversations/5", headers: ["X-Client-Id: c"]).jsonObject()["unread"]
+                    as? Int
+            } isDone: {
+                $0 == 1
+            }
+            #expect(unread == 1)
+        }
+    }
+
     @Test("a write through one replica is served by the other within moments, and ids are never shared")
     func writesReachTheOtherReplica() async throws {
         try await withReplicas { a, b in

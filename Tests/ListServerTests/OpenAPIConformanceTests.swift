@@ -213,7 +213,8 @@ struct OpenAPIConformanceTests {
             .init(template: "/metrics", target: "/metrics", status: 200),
             .init(template: "/metrics", target: "/metrics?x=%zz", status: 400),
             .init(template: "/metrics", target: "/metrics", router: .metricsOff, status: 404),
-        ] + optionsCases + changesCases + eventsCases + writeCases + uploadCases + datasetListCases + datasetCases
+        ] + optionsCases + changesCases + eventsCases + writeCases + chatWriteCases + uploadCases + datasetListCases
+        + datasetCases
         + journalCases
         + profileCases + authCases
         + storeFailureCases
@@ -336,6 +337,8 @@ struct OpenAPIConformanceTests {
             ("/seed/{seed}/{width}/{height}", "/seed/s/x/2"), ("/{size}", "/x.jpg"), ("/{width}/{height}", "/2/x"),
             ("/app/{file}", "/app/a/b"), ("/conversations/{id}", "/conversations/"),
             ("/conversations/{id}/messages", "/conversations//messages"),
+            ("/conversations/{id}/messages/{messageId}", "/conversations/1/messages/"),
+            ("/conversations/{id}/read", "/conversations//read"),
         ].map { ConformanceCase(template: $0, target: $1, methods: ["options"], status: 404) }
 
     /// The browser app: the page and a file, each fresh and revalidated, and a name that is not there.
@@ -368,6 +371,8 @@ struct OpenAPIConformanceTests {
         ("/admin/journal/events", "/admin/journal/events"), ("/admin/journal.har", "/admin/journal.har"),
         ("/admin/report", "/admin/report"), ("/conversations", "/conversations"),
         ("/conversations/{id}", "/conversations/x"), ("/conversations/{id}/messages", "/conversations/1/messages"),
+        ("/conversations/{id}/messages/{messageId}", "/conversations/1/messages/x"),
+        ("/conversations/{id}/read", "/conversations/1/read"),
     ].flatMap { template, target in
         [
             ConformanceCase(template: template, target: target, methods: ["options"], status: 204),
@@ -644,7 +649,8 @@ struct OpenAPIConformanceTests {
                 template: "/auth/revoke", target: "/auth/revoke", methods: ["post"], headers: auth,
                 router: .authFullStore, status: 507),
         ]
-        for template in Route.table.filter(\.data).map(\.template) {
+        cases += chatWrites(router: .authProfile, headers: auth, status: 401)
+        for template in Route.table.filter({ $0.data && $0.methods.contains(.get) }).map(\.template) {
             cases.append(
                 .init(template: template, target: example(template), headers: auth, router: .authProfile, status: 401))
         }
@@ -775,7 +781,7 @@ struct OpenAPIConformanceTests {
             ConformanceCase(
                 template: "/admin/datasets/{name}", target: "/admin/datasets/ui-test-42", methods: ["delete"],
                 router: router, status: status),
-        ]
+        ] + chatWrites(router: router, status: status)
     }
 
     /// After the resets: the feed with `reset` changes in it.
@@ -808,7 +814,7 @@ struct OpenAPIConformanceTests {
     /// Without them `everyDocumentedStatusIsReached` would miss 500, 429, the injected 503 and those 400s, which
     /// only the controls (`Router+Faults.swift`) produce.
     static let controlCases: [ConformanceCase] =
-        Route.table.filter(\.data).map(\.template).flatMap { template in
+        Route.table.filter { $0.data && $0.methods.contains(.get) }.map(\.template).flatMap { template in
             let path = example(template)
             return [
                 ConformanceCase(template: template, target: path + "?fail=500", status: 500),
@@ -834,7 +840,8 @@ struct OpenAPIConformanceTests {
             ("/admin/journal", "get"), ("/admin/journal", "options"), ("/admin/journal.har", "get"),
             ("/admin/journal.har", "options"), ("/admin/report", "get"), ("/admin/report", "options"),
             ("/admin/journal/events", "options"), ("/conversations", "options"), ("/conversations/{id}", "options"),
-            ("/conversations/{id}/messages", "options"),
+            ("/conversations/{id}/messages", "options"), ("/conversations/{id}/messages/{messageId}", "options"),
+            ("/conversations/{id}/read", "options"),
         ].map { template, method in
             ConformanceCase(
                 template: template, target: example(template) + "?delay_ms=soon",
@@ -849,7 +856,7 @@ struct OpenAPIConformanceTests {
     static func example(_ template: String) -> String {
         template.replacing("{id}", with: "5").replacing("{name}", with: "ui-test-42").replacing("{format}", with: "png")
             .replacing("{seed}", with: "s").replacing("{size}", with: "20").replacing("{width}", with: "20")
-            .replacing("{height}", with: "10").replacing("{file}", with: "app.js")
+            .replacing("{height}", with: "10").replacing("{file}", with: "app.js").replacing("{messageId}", with: "3")
     }
 
     /// The same on image uploads and their removal.
@@ -868,16 +875,20 @@ struct OpenAPIConformanceTests {
     }()
 
     /// The injected 500, 503 and 429 in place of a write (nothing is written), and a malformed `fail` (400).
-    static let writeControlCases: [ConformanceCase] = [
-        ("/items", "/items", "post", #"{"label":"x"}"#), ("/items/{id}", "/items/5", "patch", #"{"likes":1}"#),
-        ("/items/{id}", "/items/5", "delete", ""),
-    ].flatMap { template, path, method, body in
-        [("500", 500), ("503", 503), ("429", 429), ("teapot", 400)].map { fail, status in
-            ConformanceCase(
-                template: template, target: path + "?fail=" + fail, methods: [method], body: body,
-                contentType: body.isEmpty ? nil : "application/json", status: status)
+    static let writeControlCases: [ConformanceCase] =
+        [
+            ("/items", "/items", "post", #"{"label":"x"}"#), ("/items/{id}", "/items/5", "patch", #"{"likes":1}"#),
+            ("/items/{id}", "/items/5", "delete", ""),
+        ].flatMap { template, path, method, body in
+            [("500", 500), ("503", 503), ("429", 429), ("teapot", 400)].map { fail, status in
+                ConformanceCase(
+                    template: template, target: path + "?fail=" + fail, methods: [method], body: body,
+                    contentType: body.isEmpty ? nil : "application/json", status: status)
+            }
         }
-    }
+        + [("500", 500), ("503", 503), ("429", 429), ("teapot", 400)].flatMap { fail, status in
+            chatWrites(router: .plain, query: "?fail=" + fail, status: status)
+        }
 
     /// Routes `request` on `router`, awaiting deferred work.
     static func answer(_ request: HTTPRequest, router: Router) async -> HTTPResponse {

@@ -65,6 +65,9 @@ struct RouterBasePathTests {
             Step(method: .get, path: "/conversations?limit=3"),
             Step(method: .get, path: "/conversations/2"),
             Step(method: .get, path: "/conversations/0/messages?around=50&limit=5"),
+            Step(method: .post, path: "/conversations/0/messages", headers: json, body: Array(#"{"text":"hi"}"#.utf8)),
+            Step(method: .get, path: "/conversations/0/messages/3"),
+            Step(method: .post, path: "/conversations/0/read", headers: json, body: Array(#"{"up_to":3}"#.utf8)),
             Step(method: .delete, path: "/admin/journal"),
             Step(
                 method: .put, path: "/admin/datasets/x/profile", headers: json,

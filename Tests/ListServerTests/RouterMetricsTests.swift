@@ -197,7 +197,8 @@ struct RouterMetricsTests {
             ("/seed/s/2/3", .picsumSeedSized), ("/200.webp", .picsumSquare), ("/200/300", .picsumSized),
             ("/conversations", .conversations), ("/conversations/3", .conversation),
             ("/conversations/3/messages", .conversationMessages), ("/conversations/", nil),
-            ("/conversations/3/replies", nil),
+            ("/conversations/3/replies", nil), ("/conversations/3/messages/7", .conversationMessage),
+            ("/conversations/3/read", .conversationRead), ("/conversations/3/messages/", nil),
         ])
     func routeLabels(target: String, expected: Route?) {
         for method in [HTTPMethod.get, .post, .options, .delete] {
@@ -220,7 +221,7 @@ struct RouterMetricsTests {
             .picsumImage(.random, sizes: ["2", "3"]), .appIndex, .webApp("app.js"),
             .auth(revoke: false), .auth(revoke: true), .adminJournal(.entries), .adminJournal(.events),
             .adminJournal(.har), .adminJournal(.report), .conversations, .conversation("1"),
-            .conversationMessages("1"),
+            .conversationMessages("1"), .conversationMessage("1", "2"), .conversationRead("1"),
         ]
         #expect(Set(resources.map(\.route)) == Set(Route.allCases), "one resource per route")
         #expect(Set(metrics.routeNames).count == Route.allCases.count + 1, "templates are distinct")

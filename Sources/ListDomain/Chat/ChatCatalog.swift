@@ -32,6 +32,23 @@ public struct ChatCatalog: Sendable, Equatable {
     /// fixed instant, so the data does not depend on the clock.
     public static let latestMillis: Int64 = 1_790_000_000_000
 
+    /// The catalog of `shape` for `seed`.
+    public init(seed: UInt64, shape: Shape) {
+        self.init(
+            seed: seed, conversations: shape.conversations, messagesPerConversation: shape.messagesPerConversation)
+    }
+
+    /// What the chat settings make of every dataset's chat: how many conversations, how long.
+    public struct Shape: Sendable, Equatable {
+        public let conversations: UInt64
+        public let messagesPerConversation: UInt64
+
+        public init(conversations: UInt64, messagesPerConversation: UInt64) {
+            self.conversations = conversations
+            self.messagesPerConversation = messagesPerConversation
+        }
+    }
+
     public init(seed: UInt64, conversations: UInt64, messagesPerConversation: UInt64) {
         self.seed = seed
         conversationCount = min(conversations, Self.maximumConversations)
@@ -233,7 +250,7 @@ public struct Conversation: Sendable, Equatable {
     public let lastMessage: Message?
 }
 
-/// A generated message: ``ChatCatalog/message(_:in:)``.
+/// A message: a generated one (``ChatCatalog/message(_:in:)``) or a written one (``WrittenMessage``).
 public struct Message: Sendable, Equatable {
     /// Its place in its conversation, from 0 (the first sent).
     public let id: UInt64
@@ -246,6 +263,22 @@ public struct Message: Sendable, Equatable {
     public let editedAt: Int64?
     /// The earlier message of the same conversation it answers, if any.
     public let replyTo: UInt64?
+    /// Whether it was deleted (``ChatWrites``): then a tombstone with no text.
+    public let deleted: Bool
+
+    public init(
+        id: UInt64, conversation: UInt64, authorIndex: Int, text: String, sentAt: Int64, editedAt: Int64?,
+        replyTo: UInt64?, deleted: Bool = false
+    ) {
+        self.id = id
+        self.conversation = conversation
+        self.authorIndex = authorIndex
+        self.text = text
+        self.sentAt = sentAt
+        self.editedAt = editedAt
+        self.replyTo = replyTo
+        self.deleted = deleted
+    }
 
     /// Its author's name.
     public var author: String { AuthorTable.names[authorIndex] }

@@ -24,6 +24,10 @@ extension Change {
             MemoryLayout<Change>.stride + Self.heapBytes(item.label) + Self.heapBytes(item.author)
         case .deleted, .reset:
             MemoryLayout<Change>.stride
+        case .message(let change):
+            MemoryLayout<Change>.stride + 64 + Self.heapBytes(change.message.text)
+        case .read(let read):
+            MemoryLayout<Change>.stride + 32 + Self.heapBytes(read.key.client)
         }
     }
 
@@ -43,16 +47,21 @@ public enum ChangeEvent: Sendable, Equatable {
     case deleted(UInt64)
     /// The list started over: every write dropped, the list back to its generated items.
     case reset(ListReset)
+    /// A chat message was sent, edited or deleted (issue 36): the message as it then was.
+    case message(MessageChange)
+    /// A client set its read marker in a conversation.
+    case read(ReadChange)
 
-    /// The name clients see: `created`, `updated`, `deleted` or `reset`.
+    /// The name clients see: `created`, `updated`, `deleted`, `reset`, `message.created`, `message.updated`,
+    /// `message.deleted` or `read`.
     public var kind: String { kindName.description }
 
-    /// The id of the item it is about; nil for a reset.
+    /// The id of the item it is about; nil for a reset and the chat's changes.
     public var itemID: UInt64? {
         switch self {
         case .created(let item), .updated(let item): item.id
         case .deleted(let id): id
-        case .reset: nil
+        case .reset, .message, .read: nil
         }
     }
 
@@ -63,7 +72,41 @@ public enum ChangeEvent: Sendable, Equatable {
         case .updated: "updated"
         case .deleted: "deleted"
         case .reset: "reset"
+        case .message(let change):
+            switch change.kind {
+            case .created: "message.created"
+            case .updated: "message.updated"
+            case .deleted: "message.deleted"
+            }
+        case .read: "read"
         }
+    }
+}
+
+/// A chat message sent, edited or deleted.
+public struct MessageChange: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case created, updated, deleted
+    }
+
+    public let kind: Kind
+    /// The message after the change (a tombstone after a deletion).
+    public let message: Message
+
+    public init(kind: Kind, message: Message) {
+        self.kind = kind
+        self.message = message
+    }
+}
+
+/// A read marker set.
+public struct ReadChange: Sendable, Equatable {
+    public let key: ReadMarkerKey
+    public let upTo: UInt64
+
+    public init(key: ReadMarkerKey, upTo: UInt64) {
+        self.key = key
+        self.upTo = upTo
     }
 }
 

@@ -19,7 +19,8 @@ extension ListState {
     /// - Returns: What the write did, or why it was refused (then nothing changed).
     public mutating func apply(
         _ action: WriteOperation.Action, condition: (@Sendable (ItemRevision) -> Bool)?,
-        imageCondition: (@Sendable (ImageRevision) -> Bool)? = nil, effects: inout ListEffects
+        imageCondition: (@Sendable (ImageRevision) -> Bool)? = nil,
+        messageCondition: (@Sendable (MessageRevision) -> Bool)? = nil, effects: inout ListEffects
     ) -> Result<WriteResult, WriteRejection> {
         switch action {
         case .create(let overrides):
@@ -113,7 +114,10 @@ extension ListState {
             header.nextID = header.baseCount
             written = WrittenItems(denseFrom: header.baseCount)
             deleted = DeletedIDs()
+            chat = ChatWrites()
             effects.wipe = true
+            effects.messages = [:]
+            effects.readMarkers = [:]
             effects.written = [:]
             effects.deleted = []
             effects.images = [:]
@@ -132,6 +136,8 @@ extension ListState {
             effects = ListEffects()
             effects.drop = true
             return .success(.expired(true))
+        case .sendMessage, .editMessage, .deleteMessage, .markRead:
+            return applyChat(action, condition: messageCondition, effects: &effects)
         }
     }
 
@@ -145,8 +151,11 @@ extension ListState {
         } else if effects.wipe {
             written = WrittenItems(denseFrom: header.baseCount)
             deleted = DeletedIDs()
+            chat = ChatWrites()
         }
         for (id, item) in effects.written { written[id] = item }
+        for (key, message) in effects.messages { chat.put(message, at: key) }
+        for (key, marker) in effects.readMarkers { chat.setMarker(marker, at: key) }
         for id in effects.deleted {
             written[id] = nil
             deleted.insert(id)
@@ -155,7 +164,7 @@ extension ListState {
     }
 
     /// The next change sequence number, now taken.
-    private mutating func nextSequence() -> UInt64 {
+    mutating func nextSequence() -> UInt64 {
         header.lastSequence += 1
         return header.lastSequence
     }
@@ -165,7 +174,7 @@ extension ListState {
     /// Take the sequence number before the call, never as its argument (`note(…, nextSequence(), …)`): `self` is
     /// read before the arguments are evaluated, so the header noted would be the one from before the number was
     /// taken, and the store would keep a `lastSequence` one behind.
-    private func note(_ event: ChangeEvent, _ sequence: UInt64, into effects: inout ListEffects) {
+    func note(_ event: ChangeEvent, _ sequence: UInt64, into effects: inout ListEffects) {
         effects.changes.append(Change(sequence: sequence, event: event))
         effects.header = header
     }

@@ -12,12 +12,15 @@ public struct ListState: Sendable, Equatable {
     public var written: WrittenItems
     /// Deleted ids.
     public var deleted: DeletedIDs
+    /// What clients wrote to the dataset's chat.
+    public var chat: ChatWrites
 
     /// A list nobody wrote to: `count` generated items from `seed`, version 1.
     public init(seed: UInt64, count: UInt64) {
         header = ListHeader(seed: seed, baseCount: count, version: 1, nextID: count, lastSequence: 0)
         written = WrittenItems(denseFrom: count)
         deleted = DeletedIDs()
+        chat = ChatWrites()
     }
 
     /// A list as the store loaded it.
@@ -25,6 +28,7 @@ public struct ListState: Sendable, Equatable {
         header = stored.header
         written = WrittenItems(stored.written, denseFrom: stored.header.baseCount)
         deleted = DeletedIDs(sorted: stored.deleted)
+        chat = ChatWrites(messages: stored.messages, readMarkers: stored.readMarkers)
     }
 
     /// The generated catalog under the writes: every handed-out id, deleted or not.
@@ -36,7 +40,9 @@ public struct ListState: Sendable, Equatable {
 
     /// About how many bytes of memory one copy of the list holds: its written items and their text, its deleted ids,
     /// and the rest of the value. Kept as writes go (O(1)), for the memory bounds.
-    public var approximateBytes: Int { 192 + written.approximateBytes + deleted.count * 8 }
+    public var approximateBytes: Int {
+        192 + written.approximateBytes + deleted.count * 8 + (chat.isEmpty ? 0 : chat.approximateBytes)
+    }
 
     /// The number of live items.
     public var liveCount: UInt64 { header.nextID - UInt64(deleted.count) }

@@ -160,6 +160,9 @@ public struct StoredList: Sendable, Equatable {
     public var written: [UInt64: WrittenItem]
     /// Deleted ids, ascending.
     public var deleted: [UInt64]
+    /// Chat messages written (sent, edited or deleted) and read markers.
+    public var messages: [MessageKey: WrittenMessage] = [:]
+    public var readMarkers: [ReadMarkerKey: ReadMarker] = [:]
 
     public init(header: ListHeader, written: [UInt64: WrittenItem] = [:], deleted: [UInt64] = []) {
         self.header = header
@@ -240,7 +243,8 @@ public struct ListEffects: Sendable, Equatable {
     /// and idempotency records. The header and the `reset` change that follow keep its version and sequence going;
     /// with no header after it, the list is removed for good (``removesList``).
     public var drop = false
-    /// Whether every written item, deletion, upload and idempotency record goes first (a reset); changes stay.
+    /// Whether every written item, deletion, upload, chat write and idempotency record goes first (a reset);
+    /// changes stay.
     public var wipe = false
     /// Items whose written fields are now these (insert or replace), by id.
     public var written: [UInt64: WrittenItem] = [:]
@@ -248,6 +252,9 @@ public struct ListEffects: Sendable, Equatable {
     public var deleted: [UInt64] = []
     /// Uploaded images stored or removed now, by id.
     public var images: [UInt64: ImageEffect] = [:]
+    /// Chat messages written now (insert or replace), and read markers set.
+    public var messages: [MessageKey: WrittenMessage] = [:]
+    public var readMarkers: [ReadMarkerKey: ReadMarker] = [:]
     /// New changes, in sequence order.
     public var changes: [Change] = []
     /// The list's header after the commit; nil only for a drop.
@@ -261,6 +268,7 @@ public struct ListEffects: Sendable, Equatable {
     /// Whether these effects change nothing (equal to `ListEffects()`), field by field without building one.
     public var isEmpty: Bool {
         !drop && !wipe && written.isEmpty && deleted.isEmpty && images.isEmpty && changes.isEmpty && header == nil
+            && messages.isEmpty && readMarkers.isEmpty
     }
 }
 

@@ -142,6 +142,8 @@ public final class MemoryListStore: ListStore {
                 if effects.wipe {
                     list.written = [:]
                     list.deleted = []
+                    list.messages = [:]
+                    list.readMarkers = [:]
                     contents.idempotency = contents.idempotency.filter { $0.key.list != name }
                     contents.images[name] = nil
                 }
@@ -152,6 +154,8 @@ public final class MemoryListStore: ListStore {
                     }
                 }
                 for (id, item) in effects.written { list.written[id] = item }
+                list.messages.merge(effects.messages) { _, new in new }
+                list.readMarkers.merge(effects.readMarkers) { _, new in new }
                 for id in effects.deleted { list.written[id] = nil }
                 list.deleted = Array(Set(list.deleted).union(effects.deleted)).sorted()
                 list.header = header

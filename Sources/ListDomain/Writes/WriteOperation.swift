@@ -27,6 +27,15 @@ public final class WriteOperation: Sendable {
         /// An idle dataset removed with every row it has, unless it was used after `idleBefore` (the server's time to
         /// live for idle datasets).
         case expire(idleBefore: WallTime)
+        /// `POST /conversations/<id>/messages`: a message from the app's user (the conversation's first
+        /// participant) at the end, sent at `at` (ms since 1970; later than the conversation's last message).
+        case sendMessage(ChatCatalog.Shape, conversation: UInt64, text: String, replyTo: UInt64?, at: Int64)
+        /// `PATCH /conversations/<id>/messages/<mid>`: the message's text, edited at `at`.
+        case editMessage(ChatCatalog.Shape, MessageKey, text: String, at: Int64)
+        /// `DELETE /conversations/<id>/messages/<mid>`: the message becomes a tombstone.
+        case deleteMessage(ChatCatalog.Shape, MessageKey)
+        /// `POST /conversations/<id>/read`: the client has read up to message `upTo`.
+        case markRead(ChatCatalog.Shape, ReadMarkerKey, upTo: UInt64)
     }
 
     /// The list (dataset) written to; "" is the shared default.
@@ -38,17 +47,21 @@ public final class WriteOperation: Sendable {
     /// `If-Match` or `If-None-Match` on an image write: given the item's image now, whether the write may go ahead
     /// (412 otherwise). Only for `putImage` and `removeImage`.
     public let imageCondition: (@Sendable (ImageRevision) -> Bool)?
+    /// `If-Match` on a message edit or deletion: given the message's revision, whether the write may go ahead.
+    public let messageCondition: (@Sendable (MessageRevision) -> Bool)?
     /// `Idempotency-Key`: the key, what the request asked, and how its answer is recorded.
     public let idempotency: IdempotencyClaim?
 
     public init(
         list: String, action: Action, condition: (@Sendable (ItemRevision) -> Bool)? = nil,
-        imageCondition: (@Sendable (ImageRevision) -> Bool)? = nil, idempotency: IdempotencyClaim? = nil
+        imageCondition: (@Sendable (ImageRevision) -> Bool)? = nil,
+        messageCondition: (@Sendable (MessageRevision) -> Bool)? = nil, idempotency: IdempotencyClaim? = nil
     ) {
         self.list = list
         self.action = action
         self.condition = condition
         self.imageCondition = imageCondition
+        self.messageCondition = messageCondition
         self.idempotency = idempotency
     }
 }
@@ -67,6 +80,26 @@ public struct ItemRevision: Sendable, Equatable {
         self.version = version
         self.seed = seed
         self.id = id
+        self.revision = revision
+    }
+}
+
+/// What identifies the current state of one message, for `ETag` and `If-Match`.
+public struct MessageRevision: Sendable, Equatable {
+    /// The list's version and seed.
+    public let version: UInt64
+    public let seed: UInt64
+    /// The chat settings the generated messages follow.
+    public let shape: ChatCatalog.Shape
+    public let key: MessageKey
+    /// The sequence number of the change that last wrote the message; 0 for a generated one nobody wrote.
+    public let revision: UInt64
+
+    public init(version: UInt64, seed: UInt64, shape: ChatCatalog.Shape, key: MessageKey, revision: UInt64) {
+        self.version = version
+        self.seed = seed
+        self.shape = shape
+        self.key = key
         self.revision = revision
     }
 }
@@ -106,6 +139,12 @@ public enum WriteResult: Sendable, Equatable {
     case dropped
     /// Whether an idle list was removed (false: it was used since it was found idle, and stays).
     case expired(Bool)
+    /// The message sent (`created`) or edited, and its revision.
+    case messageWritten(Message, MessageRevision, created: Bool)
+    /// The message deleted (now a tombstone).
+    case messageDeleted(Message)
+    /// A read marker set: the conversation, and how many of its messages the client has not read now.
+    case readMarked(ReadMarkerKey, upTo: UInt64, unread: UInt64)
 }
 
 /// The answer to one ``WriteOperation``.
@@ -128,6 +167,12 @@ public enum WriteRejection: Error, Sendable, Equatable {
     case preconditionFailed(ItemRevision)
     /// `If-Match` or `If-None-Match` did not match the item's image as it is.
     case imagePreconditionFailed(ImageRevision)
+    /// The conversation has no such message (or the reply target, for `replyTo`).
+    case messageNotFound(MessageKey, replyTo: Bool)
+    /// `If-Match` did not match the message as it is.
+    case messagePreconditionFailed(MessageRevision)
+    /// The message is deleted: it cannot be edited.
+    case messageDeleted(MessageKey)
     /// The `Idempotency-Key` was used before with another request.
     case keyReused(String)
     /// The list has ``Catalog/maximumCount`` ids already.

@@ -1107,7 +1107,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/X-Request-Id'
               responses: *optionsPathResponses
           /conversations/{id}/messages:
-            description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
+            description: Methods other than GET, HEAD, POST and OPTIONS get 405 (`MethodNotAllowed`).
             get:
               tags: [chat]
               operationId: listMessages
@@ -1170,6 +1170,75 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/ServiceUnavailable'
                 '505':
                   $ref: '#/components/responses/HTTPVersionNotSupported'
+            post:
+              tags: [chat]
+              operationId: sendMessage
+              summary: Send a message to the conversation
+              description: |
+                A message from the app's user (the conversation's first participant) at the end of the conversation, with
+                the next id, sent now (or 1 ms after the conversation's last message, if that is later): 201 with the
+                message, its `Location` and its `ETag` once the write is durable. The conversation moves to the top of
+                `/conversations` (its `updated_at` is the message's `sent_at`), and the change feed (`/items/changes`,
+                `/items/events`) says `message.created`.
+
+                The body is `{"text": "…", "reply_to": N}`: `text` 1 to 4,000 characters (at most 16,000 bytes of UTF-8,
+                no U+0000), `reply_to` (optional, or `null`) an earlier message of the same conversation. Anything else is
+                400 `invalid-body` naming the field (a `reply_to` at or past the new message's id too); JSON that does not
+                parse is 400 `invalid-item` with the byte offset; no JSON `Content-Type` is 415. `Idempotency-Key` as on
+                `POST /items`: a retry with the same key gets the first 201 again and sends nothing twice. 404 for a
+                conversation past the end.
+              parameters:
+                - $ref: '#/components/parameters/ConversationID'
+                - $ref: '#/components/parameters/Idempotency-Key'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      $ref: '#/components/schemas/NewMessage'
+                    example: {"text": "On my way, five minutes 🏃", "reply_to": 9998}
+              responses:
+                '201':
+                  $ref: '#/components/responses/MessageSent'
+                '400':
+                  $ref: '#/components/responses/InvalidChatWrite'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '415':
+                  $ref: '#/components/responses/UnsupportedMediaType'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '422':
+                  $ref: '#/components/responses/IdempotencyKeyReused'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/WriteUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
             head:
               tags: [chat]
               operationId: headMessages
@@ -1182,8 +1251,277 @@ enum OpenAPIDocument {
               operationId: optionsMessages
               summary: The methods of a conversation's messages, and the CORS preflight
               description: |
-                204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not
+                204 with `Allow: GET, HEAD, POST, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not
                 checked.
+              parameters: *optionsConversationParameters
+              responses: *optionsPathResponses
+          /conversations/{id}/messages/{messageId}:
+            description: Methods other than GET, HEAD, PATCH, DELETE and OPTIONS get 405 (`MethodNotAllowed`).
+            get:
+              tags: [chat]
+              operationId: getMessage
+              summary: One message, with the ETag its edits take
+              description: |
+                The message as it stands: a deleted one is a tombstone (`"text": ""`, `"deleted": true`). 400
+                `invalid-id` for ids that are not plain decimal integers, 404 past the end of the conversation.
+              parameters: &getMessageParameters
+                - $ref: '#/components/parameters/ConversationID'
+                - $ref: '#/components/parameters/MessageID'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/If-None-Match'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: &getMessageResponses
+                '200':
+                  $ref: '#/components/responses/Message'
+                '304':
+                  $ref: '#/components/responses/NotModified'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/ServiceUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            head:
+              tags: [chat]
+              operationId: headMessage
+              summary: The status and headers of one message
+              description: Exactly the status and headers of the same GET (`Content-Length` included), without a body.
+              parameters: *getMessageParameters
+              responses: *getMessageResponses
+            patch:
+              tags: [chat]
+              operationId: editMessage
+              summary: Edit a message's text
+              description: |
+                `{"text": "…"}` (as `POST …/messages` takes it): the message with its new text and `edited_at`, and its new
+                `ETag`, once durable; the feed says `message.updated`. `If-Match` with the message's `ETag` makes the edit
+                conditional (412 with the current `ETag` when someone changed it since). 404 for a message past the end or
+                deleted. `Content-Type` `application/json` or `application/merge-patch+json`.
+              parameters:
+                - $ref: '#/components/parameters/ConversationID'
+                - $ref: '#/components/parameters/MessageID'
+                - $ref: '#/components/parameters/If-Match'
+                - $ref: '#/components/parameters/Idempotency-Key'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      $ref: '#/components/schemas/MessageEdit'
+                    example: {"text": "On my way, ten minutes 🏃"}
+                  application/merge-patch+json:
+                    schema:
+                      $ref: '#/components/schemas/MessageEdit'
+                    example: {"text": "On my way, ten minutes 🏃"}
+              responses:
+                '200':
+                  $ref: '#/components/responses/MessageEdited'
+                '400':
+                  $ref: '#/components/responses/InvalidChatWrite'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '412':
+                  $ref: '#/components/responses/PreconditionFailed'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '415':
+                  $ref: '#/components/responses/UnsupportedMediaType'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '422':
+                  $ref: '#/components/responses/IdempotencyKeyReused'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/WriteUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
+            delete:
+              tags: [chat]
+              operationId: deleteMessage
+              summary: Delete a message (it stays as a tombstone)
+              description: |
+                204 once durable. The message keeps its place as a tombstone (`"text": ""`, `"deleted": true`), so cursors,
+                windows and the replies that quote it keep working; the feed says `message.deleted`. `If-Match` as for
+                `PATCH`. 404 for a message past the end or already deleted (a retry with its `Idempotency-Key` gets the
+                first 204).
+              parameters:
+                - $ref: '#/components/parameters/ConversationID'
+                - $ref: '#/components/parameters/MessageID'
+                - $ref: '#/components/parameters/If-Match'
+                - $ref: '#/components/parameters/Idempotency-Key'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses:
+                '204':
+                  $ref: '#/components/responses/MessageDeleted'
+                '400':
+                  $ref: '#/components/responses/InvalidChatWrite'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '412':
+                  $ref: '#/components/responses/PreconditionFailed'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '422':
+                  $ref: '#/components/responses/IdempotencyKeyReused'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/WriteUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
+            options:
+              tags: [chat]
+              operationId: optionsMessage
+              summary: The methods of one message, and the CORS preflight
+              description: |
+                204 with `Allow: GET, HEAD, PATCH, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The
+                ids are not checked.
+              parameters:
+                - $ref: '#/components/parameters/ConversationIDUnchecked'
+                - $ref: '#/components/parameters/MessageIDUnchecked'
+                - $ref: '#/components/parameters/Access-Control-Request-Method'
+                - $ref: '#/components/parameters/Access-Control-Request-Headers'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses: *optionsPathResponses
+          /conversations/{id}/read:
+            description: Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`).
+            post:
+              tags: [chat]
+              operationId: markRead
+              summary: Set the caller's read marker in the conversation
+              description: |
+                `{"up_to": N}`: the caller (its `X-Client-Id`, at most 128 bytes; a client without one shares the marker
+                of every other) has read the conversation up to message N. Its `unread` counts in `/conversations` follow
+                (the messages after N), and the feed says `read`. 200 with the conversation, the marker and the unread
+                count once durable; 404 for a conversation or message past the end.
+              parameters:
+                - $ref: '#/components/parameters/ConversationID'
+                - $ref: '#/components/parameters/Idempotency-Key'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/Fail'
+                - $ref: '#/components/parameters/FailRate'
+                - $ref: '#/components/parameters/FailFirst'
+                - $ref: '#/components/parameters/X-Client-Id'
+                - $ref: '#/components/parameters/X-Request-Id'
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      $ref: '#/components/schemas/ReadMarkerBody'
+                    example: {"up_to": 9999}
+              responses:
+                '200':
+                  $ref: '#/components/responses/ReadMarked'
+                '400':
+                  $ref: '#/components/responses/InvalidChatWrite'
+                '401':
+                  $ref: '#/components/responses/ProfileUnauthorized'
+                '404':
+                  $ref: '#/components/responses/NotFound'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '415':
+                  $ref: '#/components/responses/UnsupportedMediaType'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '422':
+                  $ref: '#/components/responses/IdempotencyKeyReused'
+                '429':
+                  $ref: '#/components/responses/TooManyRequests'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '500':
+                  $ref: '#/components/responses/InjectedFault'
+                '503':
+                  $ref: '#/components/responses/WriteUnavailable'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+                '507':
+                  $ref: '#/components/responses/StoreFull'
+            options:
+              tags: [chat]
+              operationId: optionsRead
+              summary: The methods of a conversation's read marker, and the CORS preflight
+              description: |
+                204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked.
               parameters: *optionsConversationParameters
               responses: *optionsPathResponses
           /v2/list:
@@ -2014,10 +2352,13 @@ enum OpenAPIDocument {
                 per change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a
                 blank line:
 
-                - `event:` the change's kind, `created`, `updated`, `deleted` or `reset`;
+                - `event:` the change's kind, `created`, `updated`, `deleted` or `reset`, and for the chat
+                  `message.created`, `message.updated`, `message.deleted` and `read`;
                 - `id:` its sequence number;
                 - `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{"id":N}` for `deleted`
-                  (schema `DeletedEventData`), `{"version":V,"seed":S,"count":N}` for `reset` (schema `ResetEventData`).
+                  (schema `DeletedEventData`), `{"version":V,"seed":S,"count":N}` for `reset` (schema `ResetEventData`),
+                  the message for the `message.*` kinds (schema `Message`), `{"conversation":C,"client":"…","up_to":N}` for
+                  `read`.
 
                 A comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections
                 open through proxies; clients ignore it.
@@ -3587,6 +3928,27 @@ enum OpenAPIDocument {
                 type: string
                 minLength: 1
               example: '0'
+            MessageID:
+              name: messageId
+              in: path
+              required: true
+              description: |
+                A message's id in its conversation: a plain decimal integer (else 400 `invalid-id`); one past the end is
+                404.
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 18446744073709551615
+              example: 9999
+            MessageIDUnchecked:
+              name: messageId
+              in: path
+              required: true
+              description: Any non-empty segment (`OPTIONS` does not check it).
+              schema:
+                type: string
+                minLength: 1
+              example: '9999'
             MessageAfter:
               name: after
               in: query
@@ -3977,6 +4339,13 @@ enum OpenAPIDocument {
                   Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location,
                   Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate,
                   Content-Range, Accept-Ranges
+            MessageLocation:
+              description: The sent message's path (server-relative; under `/d/<name>` when the request was).
+              required: true
+              schema:
+                type: string
+                pattern: '^(/d/[A-Za-z0-9._-]{1,64})?/conversations/(0|[1-9][0-9]*)/messages/(0|[1-9][0-9]*)$'
+              example: /conversations/0/messages/10000
             Vary:
               description: |
                 `Origin` when `cors.allow_origin` is a list of origins (the CORS fields depend on the `Origin`);
@@ -4903,6 +5272,59 @@ enum OpenAPIDocument {
                   type: [integer, 'null']
                   description: The earlier message of the same conversation this one answers (about 1 in 10 does).
                   minimum: 0
+                deleted:
+                  type: boolean
+                  const: true
+                  description: 'Only on a deleted message, which keeps its place as a tombstone with `"text": ""`.'
+            NewMessage:
+              type: object
+              description: A message to send.
+              additionalProperties: false
+              required: [text]
+              properties:
+                text:
+                  type: string
+                  minLength: 1
+                  maxLength: 4000
+                reply_to:
+                  type: [integer, 'null']
+                  description: An earlier message of the same conversation this one answers.
+                  minimum: 0
+            MessageEdit:
+              type: object
+              description: A message's new text.
+              additionalProperties: false
+              required: [text]
+              properties:
+                text:
+                  type: string
+                  minLength: 1
+                  maxLength: 4000
+            ReadMarkerBody:
+              type: object
+              description: The last message the caller has read.
+              additionalProperties: false
+              required: [up_to]
+              properties:
+                up_to:
+                  type: integer
+                  minimum: 0
+                  maximum: 1099511627775
+            ReadMarked:
+              type: object
+              description: A read marker as set.
+              additionalProperties: false
+              required: [conversation, up_to, unread]
+              properties:
+                conversation:
+                  type: integer
+                  minimum: 0
+                up_to:
+                  type: integer
+                  minimum: 0
+                unread:
+                  type: integer
+                  minimum: 0
             ConversationsPage:
               type: object
               description: A page of conversations, newest activity first.
@@ -4988,6 +5410,8 @@ enum OpenAPIDocument {
                 - $ref: '#/components/schemas/ItemChange'
                 - $ref: '#/components/schemas/DeletedChange'
                 - $ref: '#/components/schemas/ResetChange'
+                - $ref: '#/components/schemas/MessageChange'
+                - $ref: '#/components/schemas/ReadChange'
             ChangeSequence:
               type: integer
               description: The change's sequence number in its list, from 1, one more per change; never reused.
@@ -5046,6 +5470,42 @@ enum OpenAPIDocument {
                   type: integer
                   minimum: 0
                   maximum: 9007199254740992
+            MessageChange:
+              type: object
+              description: |
+                A chat message was sent (`message.created`), edited (`message.updated`) or deleted (`message.deleted`,
+                then a tombstone): the message as that change left it. A sent message also moves its conversation to the
+                top of `/conversations`.
+              additionalProperties: false
+              required: [sequence, kind, message]
+              properties:
+                sequence:
+                  $ref: '#/components/schemas/ChangeSequence'
+                kind:
+                  type: string
+                  enum: [message.created, message.updated, message.deleted]
+                message:
+                  $ref: '#/components/schemas/Message'
+            ReadChange:
+              type: object
+              description: A client set its read marker in a conversation (`POST /conversations/{id}/read`).
+              additionalProperties: false
+              required: [sequence, kind, conversation, client, up_to]
+              properties:
+                sequence:
+                  $ref: '#/components/schemas/ChangeSequence'
+                kind:
+                  type: string
+                  const: read
+                conversation:
+                  type: integer
+                  minimum: 0
+                client:
+                  type: string
+                  description: The client's `X-Client-Id`; empty for a client that sent none.
+                up_to:
+                  type: integer
+                  minimum: 0
             ChangesPage:
               type: object
               description: The changes after `since`, oldest first, and where to continue.
@@ -5360,6 +5820,151 @@ enum OpenAPIDocument {
                 application/json:
                   schema:
                     $ref: '#/components/schemas/Conversation'
+            Message:
+              description: The message, and the `ETag` `If-Match` takes.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Message'
+            MessageSent:
+              description: |
+                The message, durably sent at the end of the conversation, with its URL in `Location` and its `ETag`. A retry
+                with the same `Idempotency-Key` gets this same answer again, with `Idempotent-Replayed: true`.
+              headers:
+                Location:
+                  $ref: '#/components/headers/MessageLocation'
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Idempotent-Replayed:
+                  $ref: '#/components/headers/Idempotent-Replayed'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Message'
+                  example:
+                    {"id": 10000, "conversation": 0, "author": "Mohammed Rahman", "author_id": 32,
+                     "text": "On my way, five minutes 🏃", "sent_at": "2026-11-30T13:02:57Z", "edited_at": null,
+                     "reply_to": 9998}
+            MessageEdited:
+              description: |
+                The message with its new text and `edited_at`, durably written, and its new `ETag`. A retry with the same
+                `Idempotency-Key` gets this same answer again, with `Idempotent-Replayed: true`.
+              headers:
+                ETag:
+                  $ref: '#/components/headers/ETag'
+                Idempotent-Replayed:
+                  $ref: '#/components/headers/Idempotent-Replayed'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/Message'
+            MessageDeleted:
+              description: |
+                The message is a tombstone now, durably: no body. A retry with the same `Idempotency-Key` gets this same
+                answer again, with `Idempotent-Replayed: true`, rather than a 404.
+              headers:
+                Idempotent-Replayed:
+                  $ref: '#/components/headers/Idempotent-Replayed'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+            ReadMarked:
+              description: The caller's read marker, durably set, and how many messages it has not read now.
+              headers:
+                Idempotent-Replayed:
+                  $ref: '#/components/headers/Idempotent-Replayed'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCache'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/ReadMarked'
+            InvalidChatWrite:
+              description: |
+                A chat write the server cannot take as sent, nothing written: `invalid-body` (an unknown or repeated field,
+                a missing, empty or too long `text`, an id that is not a whole number from 0 up, a `reply_to` that names no
+                earlier message), `invalid-item` (JSON that does not parse, with the byte offset), `invalid-header` (a
+                malformed `X-Dataset` or `Idempotency-Key`, an `X-Client-Id` over 128 bytes for a read marker),
+                `invalid-id`, `invalid-parameter`, `invalid-request-target`, or from the connection layer
+                `malformed-request`.
+              headers:
+                Connection:
+                  $ref: '#/components/headers/Connection'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            enum:
+                              - urn:listserver:problem:invalid-body
+                              - urn:listserver:problem:invalid-item
+                              - urn:listserver:problem:invalid-header
+                              - urn:listserver:problem:invalid-id
+                              - urn:listserver:problem:invalid-parameter
+                              - urn:listserver:problem:invalid-request-target
+                              - urn:listserver:problem:malformed-request
+                          status:
+                            const: 400
             MessagesPage:
               description: A page of messages, or the window around one (schema `MessagesPage`).
               headers:
@@ -9884,7 +10489,7 @@ enum OpenAPIDocument {
               }
             },
             "/conversations/{id}/messages": {
-              "description": "Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).",
+              "description": "Methods other than GET, HEAD, POST and OPTIONS get 405 (`MethodNotAllowed`).",
               "get": {
                 "tags": [
                   "chat"
@@ -9981,6 +10586,110 @@ enum OpenAPIDocument {
                   },
                   "505": {
                     "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "post": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "sendMessage",
+                "summary": "Send a message to the conversation",
+                "description": "A message from the app's user (the conversation's first participant) at the end of the conversation, with\nthe next id, sent now (or 1 ms after the conversation's last message, if that is later): 201 with the\nmessage, its `Location` and its `ETag` once the write is durable. The conversation moves to the top of\n`/conversations` (its `updated_at` is the message's `sent_at`), and the change feed (`/items/changes`,\n`/items/events`) says `message.created`.\n\nThe body is `{\"text\": \"…\", \"reply_to\": N}`: `text` 1 to 4,000 characters (at most 16,000 bytes of UTF-8,\nno U+0000), `reply_to` (optional, or `null`) an earlier message of the same conversation. Anything else is\n400 `invalid-body` naming the field (a `reply_to` at or past the new message's id too); JSON that does not\nparse is 400 `invalid-item` with the byte offset; no JSON `Content-Type` is 415. `Idempotency-Key` as on\n`POST /items`: a retry with the same key gets the first 201 again and sends nothing twice. 404 for a\nconversation past the end.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Idempotency-Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/NewMessage"
+                      },
+                      "example": {
+                        "text": "On my way, five minutes 🏃",
+                        "reply_to": 9998
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "201": {
+                    "$ref": "#/components/responses/MessageSent"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidChatWrite"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "415": {
+                    "$ref": "#/components/responses/UnsupportedMediaType"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "422": {
+                    "$ref": "#/components/responses/IdempotencyKeyReused"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/WriteUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
                   }
                 }
               },
@@ -10089,7 +10798,629 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "optionsMessages",
                 "summary": "The methods of a conversation's messages, and the CORS preflight",
-                "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not\nchecked.\n",
+                "description": "204 with `Allow: GET, HEAD, POST, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not\nchecked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationIDUnchecked"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/conversations/{id}/messages/{messageId}": {
+              "description": "Methods other than GET, HEAD, PATCH, DELETE and OPTIONS get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "getMessage",
+                "summary": "One message, with the ETag its edits take",
+                "description": "The message as it stands: a deleted one is a tombstone (`\"text\": \"\"`, `\"deleted\": true`). 400\n`invalid-id` for ids that are not plain decimal integers, 404 past the end of the conversation.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/Message"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "head": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "headMessage",
+                "summary": "The status and headers of one message",
+                "description": "Exactly the status and headers of the same GET (`Content-Length` included), without a body.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-None-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/Message"
+                  },
+                  "304": {
+                    "$ref": "#/components/responses/NotModified"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ServiceUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "patch": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "editMessage",
+                "summary": "Edit a message's text",
+                "description": "`{\"text\": \"…\"}` (as `POST …/messages` takes it): the message with its new text and `edited_at`, and its new\n`ETag`, once durable; the feed says `message.updated`. `If-Match` with the message's `ETag` makes the edit\nconditional (412 with the current `ETag` when someone changed it since). 404 for a message past the end or\ndeleted. `Content-Type` `application/json` or `application/merge-patch+json`.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Idempotency-Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/MessageEdit"
+                      },
+                      "example": {
+                        "text": "On my way, ten minutes 🏃"
+                      }
+                    },
+                    "application/merge-patch+json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/MessageEdit"
+                      },
+                      "example": {
+                        "text": "On my way, ten minutes 🏃"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/MessageEdited"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidChatWrite"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "412": {
+                    "$ref": "#/components/responses/PreconditionFailed"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "415": {
+                    "$ref": "#/components/responses/UnsupportedMediaType"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "422": {
+                    "$ref": "#/components/responses/IdempotencyKeyReused"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/WriteUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
+              "delete": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "deleteMessage",
+                "summary": "Delete a message (it stays as a tombstone)",
+                "description": "204 once durable. The message keeps its place as a tombstone (`\"text\": \"\"`, `\"deleted\": true`), so cursors,\nwindows and the replies that quote it keep working; the feed says `message.deleted`. `If-Match` as for\n`PATCH`. 404 for a message past the end or already deleted (a retry with its `Idempotency-Key` gets the\nfirst 204).\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/If-Match"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Idempotency-Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/MessageDeleted"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidChatWrite"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "412": {
+                    "$ref": "#/components/responses/PreconditionFailed"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "422": {
+                    "$ref": "#/components/responses/IdempotencyKeyReused"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/WriteUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "optionsMessage",
+                "summary": "The methods of one message, and the CORS preflight",
+                "description": "204 with `Allow: GET, HEAD, PATCH, DELETE, OPTIONS`, plus the preflight fields for a CORS preflight. The\nids are not checked.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationIDUnchecked"
+                  },
+                  {
+                    "$ref": "#/components/parameters/MessageIDUnchecked"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/conversations/{id}/read": {
+              "description": "Methods other than POST and OPTIONS get 405 (`MethodNotAllowed`).",
+              "post": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "markRead",
+                "summary": "Set the caller's read marker in the conversation",
+                "description": "`{\"up_to\": N}`: the caller (its `X-Client-Id`, at most 128 bytes; a client without one shares the marker\nof every other) has read the conversation up to message N. Its `unread` counts in `/conversations` follow\n(the messages after N), and the feed says `read`. 200 with the conversation, the marker and the unread\ncount once durable; 404 for a conversation or message past the end.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/ConversationID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Idempotency-Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Fail"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailRate"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FailFirst"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Client-Id"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/ReadMarkerBody"
+                      },
+                      "example": {
+                        "up_to": 9999
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "$ref": "#/components/responses/ReadMarked"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/InvalidChatWrite"
+                  },
+                  "401": {
+                    "$ref": "#/components/responses/ProfileUnauthorized"
+                  },
+                  "404": {
+                    "$ref": "#/components/responses/NotFound"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "415": {
+                    "$ref": "#/components/responses/UnsupportedMediaType"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "422": {
+                    "$ref": "#/components/responses/IdempotencyKeyReused"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/TooManyRequests"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "500": {
+                    "$ref": "#/components/responses/InjectedFault"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/WriteUnavailable"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  },
+                  "507": {
+                    "$ref": "#/components/responses/StoreFull"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "optionsRead",
+                "summary": "The methods of a conversation's read marker, and the CORS preflight",
+                "description": "204 with `Allow: POST, OPTIONS`, plus the preflight fields for a CORS preflight. The id is not checked.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ConversationIDUnchecked"
@@ -12525,7 +13856,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "streamEvents",
                 "summary": "The list's changes as they happen, as Server-Sent Events",
-                "description": "A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200\n`text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that\nproxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event\nper change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a\nblank line:\n\n- `event:` the change's kind, `created`, `updated`, `deleted` or `reset`;\n- `id:` its sequence number;\n- `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{\"id\":N}` for `deleted`\n  (schema `DeletedEventData`), `{\"version\":V,\"seed\":S,\"count\":N}` for `reset` (schema `ResetEventData`).\n\nA comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections\nopen through proxies; clients ignore it.\n\n**Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it\nsaw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to\nthe same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.\nWithout either, the stream starts with the next change. When the changes after it are no longer kept (or\nthe sequence number is later than the list's last change), the stream sends one `event: expired` with\n`id:` the list's last sequence number and `data: {\"last_sequence\":N}` (schema `ExpiredEventData`), then\nthe live changes: reload the list and keep the stream.\n\nA subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;\n`DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.\nIn each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still\nkept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`.\nOtherwise the 200 and `retry:` go out at once, before the kept changes are read: when the store cannot give\nthem, the stream ends there and `EventSource` reconnects after `retry` to ask again (a 503 would make\n`EventSource` give up for good). There is no `HEAD` (405): a stream has no length to announce.\n",
+                "description": "A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200\n`text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that\nproxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event\nper change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a\nblank line:\n\n- `event:` the change's kind, `created`, `updated`, `deleted` or `reset`, and for the chat\n  `message.created`, `message.updated`, `message.deleted` and `read`;\n- `id:` its sequence number;\n- `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{\"id\":N}` for `deleted`\n  (schema `DeletedEventData`), `{\"version\":V,\"seed\":S,\"count\":N}` for `reset` (schema `ResetEventData`),\n  the message for the `message.*` kinds (schema `Message`), `{\"conversation\":C,\"client\":\"…\",\"up_to\":N}` for\n  `read`.\n\nA comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections\nopen through proxies; clients ignore it.\n\n**Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it\nsaw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to\nthe same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.\nWithout either, the stream starts with the next change. When the changes after it are no longer kept (or\nthe sequence number is later than the list's last change), the stream sends one `event: expired` with\n`id:` the list's last sequence number and `data: {\"last_sequence\":N}` (schema `ExpiredEventData`), then\nthe live changes: reload the list and keep the stream.\n\nA subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;\n`DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.\nIn each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still\nkept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`.\nOtherwise the 200 and `retry:` go out at once, before the kept changes are read: when the store cannot give\nthem, the stream ends there and `EventSource` reconnects after `retry` to ask again (a 503 would make\n`EventSource` give up for good). There is no `HEAD` (405): a stream has no length to announce.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/Last-Event-ID"
@@ -16038,6 +17369,29 @@ enum OpenAPIDocument {
                 },
                 "example": "0"
               },
+              "MessageID": {
+                "name": "messageId",
+                "in": "path",
+                "required": true,
+                "description": "A message's id in its conversation: a plain decimal integer (else 400 `invalid-id`); one past the end is\n404.\n",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 18446744073709551615
+                },
+                "example": 9999
+              },
+              "MessageIDUnchecked": {
+                "name": "messageId",
+                "in": "path",
+                "required": true,
+                "description": "Any non-empty segment (`OPTIONS` does not check it).",
+                "schema": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "example": "9999"
+              },
               "MessageAfter": {
                 "name": "after",
                 "in": "query",
@@ -16406,6 +17760,15 @@ enum OpenAPIDocument {
                   "type": "string",
                   "const": "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, WWW-Authenticate, Content-Range, Accept-Ranges"
                 }
+              },
+              "MessageLocation": {
+                "description": "The sent message's path (server-relative; under `/d/<name>` when the request was).",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(/d/[A-Za-z0-9._-]{1,64})?/conversations/(0|[1-9][0-9]*)/messages/(0|[1-9][0-9]*)$"
+                },
+                "example": "/conversations/0/messages/10000"
               },
               "Vary": {
                 "description": "`Origin` when `cors.allow_origin` is a list of origins (the CORS fields depend on the `Origin`);\n`Accept-Encoding` on a JSON answer, compressed or not, and on its 304. Either or both, as separate fields.\n",
@@ -17848,6 +19211,88 @@ enum OpenAPIDocument {
                     ],
                     "description": "The earlier message of the same conversation this one answers (about 1 in 10 does).",
                     "minimum": 0
+                  },
+                  "deleted": {
+                    "type": "boolean",
+                    "const": true,
+                    "description": "Only on a deleted message, which keeps its place as a tombstone with `\"text\": \"\"`."
+                  }
+                }
+              },
+              "NewMessage": {
+                "type": "object",
+                "description": "A message to send.",
+                "additionalProperties": false,
+                "required": [
+                  "text"
+                ],
+                "properties": {
+                  "text": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 4000
+                  },
+                  "reply_to": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "An earlier message of the same conversation this one answers.",
+                    "minimum": 0
+                  }
+                }
+              },
+              "MessageEdit": {
+                "type": "object",
+                "description": "A message's new text.",
+                "additionalProperties": false,
+                "required": [
+                  "text"
+                ],
+                "properties": {
+                  "text": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 4000
+                  }
+                }
+              },
+              "ReadMarkerBody": {
+                "type": "object",
+                "description": "The last message the caller has read.",
+                "additionalProperties": false,
+                "required": [
+                  "up_to"
+                ],
+                "properties": {
+                  "up_to": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 1099511627775
+                  }
+                }
+              },
+              "ReadMarked": {
+                "type": "object",
+                "description": "A read marker as set.",
+                "additionalProperties": false,
+                "required": [
+                  "conversation",
+                  "up_to",
+                  "unread"
+                ],
+                "properties": {
+                  "conversation": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "up_to": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "unread": {
+                    "type": "integer",
+                    "minimum": 0
                   }
                 }
               },
@@ -17995,6 +19440,12 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/schemas/ResetChange"
+                  },
+                  {
+                    "$ref": "#/components/schemas/MessageChange"
+                  },
+                  {
+                    "$ref": "#/components/schemas/ReadChange"
                   }
                 ]
               },
@@ -18084,6 +19535,65 @@ enum OpenAPIDocument {
                     "type": "integer",
                     "minimum": 0,
                     "maximum": 9007199254740992
+                  }
+                }
+              },
+              "MessageChange": {
+                "type": "object",
+                "description": "A chat message was sent (`message.created`), edited (`message.updated`) or deleted (`message.deleted`,\nthen a tombstone): the message as that change left it. A sent message also moves its conversation to the\ntop of `/conversations`.\n",
+                "additionalProperties": false,
+                "required": [
+                  "sequence",
+                  "kind",
+                  "message"
+                ],
+                "properties": {
+                  "sequence": {
+                    "$ref": "#/components/schemas/ChangeSequence"
+                  },
+                  "kind": {
+                    "type": "string",
+                    "enum": [
+                      "message.created",
+                      "message.updated",
+                      "message.deleted"
+                    ]
+                  },
+                  "message": {
+                    "$ref": "#/components/schemas/Message"
+                  }
+                }
+              },
+              "ReadChange": {
+                "type": "object",
+                "description": "A client set its read marker in a conversation (`POST /conversations/{id}/read`).",
+                "additionalProperties": false,
+                "required": [
+                  "sequence",
+                  "kind",
+                  "conversation",
+                  "client",
+                  "up_to"
+                ],
+                "properties": {
+                  "sequence": {
+                    "$ref": "#/components/schemas/ChangeSequence"
+                  },
+                  "kind": {
+                    "type": "string",
+                    "const": "read"
+                  },
+                  "conversation": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "client": {
+                    "type": "string",
+                    "description": "The client's `X-Client-Id`; empty for a client that sent none."
+                  },
+                  "up_to": {
+                    "type": "integer",
+                    "minimum": 0
                   }
                 }
               },
@@ -18599,6 +20109,220 @@ enum OpenAPIDocument {
                   "application/json": {
                     "schema": {
                       "$ref": "#/components/schemas/Conversation"
+                    }
+                  }
+                }
+              },
+              "Message": {
+                "description": "The message, and the `ETag` `If-Match` takes.",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Message"
+                    }
+                  }
+                }
+              },
+              "MessageSent": {
+                "description": "The message, durably sent at the end of the conversation, with its URL in `Location` and its `ETag`. A retry\nwith the same `Idempotency-Key` gets this same answer again, with `Idempotent-Replayed: true`.\n",
+                "headers": {
+                  "Location": {
+                    "$ref": "#/components/headers/MessageLocation"
+                  },
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Idempotent-Replayed": {
+                    "$ref": "#/components/headers/Idempotent-Replayed"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Message"
+                    },
+                    "example": {
+                      "id": 10000,
+                      "conversation": 0,
+                      "author": "Mohammed Rahman",
+                      "author_id": 32,
+                      "text": "On my way, five minutes 🏃",
+                      "sent_at": "2026-11-30T13:02:57Z",
+                      "edited_at": null,
+                      "reply_to": 9998
+                    }
+                  }
+                }
+              },
+              "MessageEdited": {
+                "description": "The message with its new text and `edited_at`, durably written, and its new `ETag`. A retry with the same\n`Idempotency-Key` gets this same answer again, with `Idempotent-Replayed: true`.\n",
+                "headers": {
+                  "ETag": {
+                    "$ref": "#/components/headers/ETag"
+                  },
+                  "Idempotent-Replayed": {
+                    "$ref": "#/components/headers/Idempotent-Replayed"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Message"
+                    }
+                  }
+                }
+              },
+              "MessageDeleted": {
+                "description": "The message is a tombstone now, durably: no body. A retry with the same `Idempotency-Key` gets this same\nanswer again, with `Idempotent-Replayed: true`, rather than a 404.\n",
+                "headers": {
+                  "Idempotent-Replayed": {
+                    "$ref": "#/components/headers/Idempotent-Replayed"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                }
+              },
+              "ReadMarked": {
+                "description": "The caller's read marker, durably set, and how many messages it has not read now.",
+                "headers": {
+                  "Idempotent-Replayed": {
+                    "$ref": "#/components/headers/Idempotent-Replayed"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCache"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ReadMarked"
+                    }
+                  }
+                }
+              },
+              "InvalidChatWrite": {
+                "description": "A chat write the server cannot take as sent, nothing written: `invalid-body` (an unknown or repeated field,\na missing, empty or too long `text`, an id that is not a whole number from 0 up, a `reply_to` that names no\nearlier message), `invalid-item` (JSON that does not parse, with the byte offset), `invalid-header` (a\nmalformed `X-Dataset` or `Idempotency-Key`, an `X-Client-Id` over 128 bytes for a read marker),\n`invalid-id`, `invalid-parameter`, `invalid-request-target`, or from the connection layer\n`malformed-request`.\n",
+                "headers": {
+                  "Connection": {
+                    "$ref": "#/components/headers/Connection"
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "enum": [
+                                "urn:listserver:problem:invalid-body",
+                                "urn:listserver:problem:invalid-item",
+                                "urn:listserver:problem:invalid-header",
+                                "urn:listserver:problem:invalid-id",
+                                "urn:listserver:problem:invalid-parameter",
+                                "urn:listserver:problem:invalid-request-target",
+                                "urn:listserver:problem:malformed-request"
+                              ]
+                            },
+                            "status": {
+                              "const": 400
+                            }
+                          }
+                        }
+                      ]
                     }
                   }
                 }
@@ -21943,5 +23667,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xABF500227B81A864
+    static let yamlFNV1a64: UInt64 = 0x0EEA8F6C9983D79B
 }

@@ -3,7 +3,8 @@ package import ListDomain
 /// How changes go on the wire: as JSON objects in `/items/changes`, and as Server-Sent Events in `/items/events`.
 extension Change {
     /// `{"sequence":S,"kind":"created","item":{…}}`; `deleted` carries `"id"`, `reset` carries
-    /// `"version"`, `"seed"` and `"count"`.
+    /// `"version"`, `"seed"` and `"count"`, the `message.*` kinds `"message"`, `read` `"conversation"`, `"client"`
+    /// and `"up_to"`.
     package func writeJSON(into json: inout JSONWriter) {
         json.append(raw: "{\"sequence\":")
         json.append(integer: sequence)
@@ -19,12 +20,19 @@ extension Change {
         case .reset(let reset):
             json.append(raw: ",")
             Self.appendResetFields(reset, into: &json)
+        case .message(let change):
+            json.append(raw: ",\"message\":")
+            change.message.writeJSON(into: &json)
+        case .read(let read):
+            json.append(raw: ",")
+            Self.appendReadFields(read, into: &json)
         }
         json.append(raw: "}")
     }
 
     /// The event's `data:`: the item for `created` and `updated`, `{"id":N}` for `deleted`,
-    /// `{"version":V,"seed":S,"count":N}` for `reset`.
+    /// `{"version":V,"seed":S,"count":N}` for `reset`, the message for the `message.*` kinds,
+    /// `{"conversation":C,"client":"…","up_to":N}` for `read`.
     package func writeEventData(into json: inout JSONWriter) {
         switch event {
         case .created(let item), .updated(let item):
@@ -36,6 +44,12 @@ extension Change {
         case .reset(let reset):
             json.append(raw: "{")
             Self.appendResetFields(reset, into: &json)
+            json.append(raw: "}")
+        case .message(let change):
+            change.message.writeJSON(into: &json)
+        case .read(let read):
+            json.append(raw: "{")
+            Self.appendReadFields(read, into: &json)
             json.append(raw: "}")
         }
     }
@@ -52,6 +66,15 @@ extension Change {
         bytes += json.bytes
         bytes += Array("\n\n".utf8)
         return bytes
+    }
+
+    private static func appendReadFields(_ read: ReadChange, into json: inout JSONWriter) {
+        json.append(raw: "\"conversation\":")
+        json.append(integer: read.key.conversation)
+        json.append(raw: ",\"client\":")
+        json.append(string: read.key.client)
+        json.append(raw: ",\"up_to\":")
+        json.append(integer: read.upTo)
     }
 
     private static func appendResetFields(_ reset: ListReset, into json: inout JSONWriter) {

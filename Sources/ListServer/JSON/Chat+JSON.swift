@@ -3,7 +3,7 @@ import ListDomain
 /// How conversations and messages are written on the wire (issue 36).
 extension Message {
     /// `{"id":5,"conversation":0,"author":"Chen Wei","author_id":7,"text":"…","sent_at":"2026-…Z","edited_at":null,
-    /// "reply_to":2}`.
+    /// "reply_to":2}`; a deleted one (a tombstone: `"text":""`) ends with `"deleted":true`.
     func writeJSON(into json: inout JSONWriter) {
         json.append(raw: "{\"id\":")
         json.append(integer: id)
@@ -21,7 +21,7 @@ extension Message {
         if let editedAt { json.append(string: ChatTime.rfc3339(editedAt)) } else { json.appendNull() }
         json.append(raw: ",\"reply_to\":")
         if let replyTo { json.append(integer: replyTo) } else { json.appendNull() }
-        json.append(raw: "}")
+        json.append(raw: deleted ? ",\"deleted\":true}" : "}")
     }
 
     /// The first ``previewCharacters`` characters of the text, and `…` when there is more: what a conversation list

@@ -49,7 +49,9 @@ extension PostgresListTables {
 extension PostgresListTables.SQL {
     static let datasetsHoldingWrites = """
         SELECT count(*) FROM lists l WHERE l.name <> ''::bytea
-            AND (l.next_id <> l.base_count OR EXISTS (SELECT 1 FROM items i WHERE i.list = l.name))
+            AND (l.next_id <> l.base_count OR EXISTS (SELECT 1 FROM items i WHERE i.list = l.name)
+                OR EXISTS (SELECT 1 FROM messages m WHERE m.list = l.name)
+                OR EXISTS (SELECT 1 FROM read_markers r WHERE r.list = l.name))
         """
     static let recordUse = "UPDATE lists SET last_used = GREATEST(last_used, $2) WHERE name = $1"
     static let stampUnrecorded = "UPDATE lists SET last_used = $1 WHERE last_used = 0"
@@ -64,6 +66,8 @@ extension PostgresListTables.SQL {
             ((SELECT coalesce(sum(48 + coalesce(length(i.label), 0) + coalesce(length(i.author), 0)), 0)
                 FROM items i WHERE i.list = l.name)
             + (SELECT coalesce(sum(g.byte_count), 0) FROM images g WHERE g.list = l.name)
+            + (SELECT coalesce(sum(64 + length(m.text)), 0) FROM messages m WHERE m.list = l.name)
+            + 64 * (SELECT count(*) FROM read_markers r WHERE r.list = l.name)
             + 100 * (SELECT count(*) FROM changes c WHERE c.list = l.name))::bigint
         FROM lists l WHERE l.name > $1 ORDER BY l.name LIMIT $2
         """

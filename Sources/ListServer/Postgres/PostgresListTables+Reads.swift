@@ -56,7 +56,38 @@ extension PostgresListTables {
             }
             lists[name]?.written[id]?.image = image
         }
+        let messages = try connection.execute(name == nil ? SQL.messages : SQL.messagesOfList, filter)
+        for row in 0..<messages.count {
+            let (key, message) = writtenMessage(in: messages, at: row, from: 1)
+            lists[messages.text(row, 0) ?? ""]?.messages[key] = message
+        }
+        let markers = try connection.execute(name == nil ? SQL.readMarkers : SQL.readMarkersOfList, filter)
+        for row in 0..<markers.count {
+            let (key, marker) = readMarker(in: markers, at: row, from: 1)
+            lists[markers.text(row, 0) ?? ""]?.readMarkers[key] = marker
+        }
         return lists
+    }
+
+    /// The message in the 9 columns of `row` from `first` on: conversation, id, author, text, sent at, edited at,
+    /// reply to, deleted, revision.
+    static func writtenMessage(in rows: PostgresRows, at row: Int, from first: Int) -> (MessageKey, WrittenMessage) {
+        let key = MessageKey(conversation: rows.uint64(row, first), id: rows.uint64(row, first + 1))
+        let message = WrittenMessage(
+            authorIndex: rows.optionalInt(row, first + 2) ?? 0, text: rows.text(row, first + 3) ?? "",
+            sentAt: rows.int64(row, first + 4),
+            editedAt: rows.isNull(row, first + 5) ? nil : rows.int64(row, first + 5),
+            replyTo: rows.optionalUInt64(row, first + 6), deleted: rows.int64(row, first + 7) != 0,
+            revision: rows.uint64(row, first + 8))
+        return (key, message)
+    }
+
+    /// The read marker in the 4 columns of `row` from `first` on: conversation, client, up to, revision.
+    static func readMarker(in rows: PostgresRows, at row: Int, from first: Int) -> (ReadMarkerKey, ReadMarker) {
+        (
+            ReadMarkerKey(conversation: rows.uint64(row, first), client: rows.text(row, first + 1) ?? ""),
+            ReadMarker(upTo: rows.uint64(row, first + 2), revision: rows.uint64(row, first + 3))
+        )
     }
 
     /// The header in columns 1...5 of `row` (seed, base count, version, next id, last sequence).
@@ -136,8 +167,9 @@ extension PostgresListTables {
         }
     }
 
-    /// The change in row `row` of ``SQL/changes`` (or of ``SQL/changesAndDrops``: the same first 13 columns).
-    static func change(in rows: PostgresRows, at row: Int) throws(PostgresError) -> Change {
+    /// The change in row `row` of ``SQL/changes`` (or of ``SQL/changesAndDrops``: the same first 13 columns);
+    /// the chat's 7 columns (conversation, author, text, sent at, edited at, reply to, client) from `chat` on.
+    static func change(in rows: PostgresRows, at row: Int, chat: Int = 13) throws(PostgresError) -> Change {
         let sequence = rows.uint64(row, 0)
         let event: ChangeEvent
         switch rows.text(row, 1) {
@@ -152,6 +184,23 @@ extension PostgresListTables {
         case "reset":
             event = .reset(
                 ListReset(version: rows.uint64(row, 9), seed: rows.uint64(row, 10), count: rows.uint64(row, 11)))
+        case "message.created", "message.updated", "message.deleted":
+            let kind: MessageChange.Kind =
+                switch rows.text(row, 1) {
+                case "message.created": .created
+                case "message.updated": .updated
+                default: .deleted
+                }
+            let message = Message(
+                id: rows.uint64(row, 2), conversation: rows.uint64(row, chat),
+                authorIndex: rows.optionalInt(row, chat + 1) ?? 0, text: rows.text(row, chat + 2) ?? "",
+                sentAt: rows.int64(row, chat + 3),
+                editedAt: rows.isNull(row, chat + 4) ? nil : rows.int64(row, chat + 4),
+                replyTo: rows.optionalUInt64(row, chat + 5), deleted: kind == .deleted)
+            event = .message(MessageChange(kind: kind, message: message))
+        case "read":
+            let key = ReadMarkerKey(conversation: rows.uint64(row, chat), client: rows.text(row, chat + 6) ?? "")
+            event = .read(ReadChange(key: key, upTo: rows.uint64(row, 2)))
         case let kind:
             throw PostgresError("change \(sequence) has an unknown kind \(kind ?? "NULL")", sqlState: "XX001")
         }
@@ -186,7 +235,20 @@ extension PostgresListTables.SQL {
     static let imageBytes = "SELECT bytes FROM images WHERE list = $1 AND id = $2 AND digest = $3"
     static let oldestChange = "SELECT min(sequence) FROM changes WHERE list = $1"
     static let changes = """
-        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count, blur_hash
+        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count, blur_hash,
+            conversation, author_id, text, sent_at, edited_at, reply_to, client
         FROM changes WHERE list = $1 AND sequence > $2 ORDER BY sequence LIMIT $3
+        """
+    static let messageColumns = """
+        list, conversation, id, author_id, text, sent_at, edited_at, reply_to, deleted::int::bigint, revision
+        """
+    static let messages = "SELECT \(messageColumns) FROM messages"
+    static let messagesOfList = "SELECT \(messageColumns) FROM messages WHERE list = $1"
+    static let readMarkers = "SELECT list, conversation, client, up_to, revision FROM read_markers"
+    static let readMarkersOfList =
+        "SELECT list, conversation, client, up_to, revision FROM read_markers WHERE list = $1"
+    static let changedMessages = "SELECT \(messageColumns) FROM messages WHERE list = $1 AND changed_at > $2"
+    static let changedReadMarkers = """
+        SELECT list, conversation, client, up_to, revision FROM read_markers WHERE list = $1 AND changed_at > $2
         """
 }

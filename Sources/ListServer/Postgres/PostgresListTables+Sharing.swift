@@ -24,14 +24,17 @@ extension PostgresListTables {
                 statements.append(.init(SQL.header, [list]))
                 statements.append(.init(SQL.changedItems, [list, since]))
                 statements.append(.init(SQL.changesAndDrops, [list, since]))
+                statements.append(.init(SQL.changedMessages, [list, since]))
+                statements.append(.init(SQL.changedReadMarkers, [list, since]))
             }
             let results = try connection.pipeline(statements)
             var catchUps: [String: ListCatchUp] = [:]
             for (index, name) in names.enumerated() {
-                let rows = firstRead + 3 * index
+                let rows = firstRead + 5 * index
                 if let catchUp = try Self.catchUp(
                     name, from: positions[name]!, header: results[rows], changedItems: results[rows + 1],
-                    changes: results[rows + 2], on: connection)
+                    changes: results[rows + 2], changedMessages: results[rows + 3],
+                    changedReadMarkers: results[rows + 4], on: connection)
                 {
                     catchUps[name] = catchUp
                 }
@@ -55,12 +58,13 @@ extension PostgresListTables {
     /// `position`; nil when it already is level (or nobody wrote to the list).
     ///
     /// The same version: the item rows written after the copy's last change (`changed_at`), with their images,
-    /// and the header. Another version (a reset or a drop since) or a copy ahead of the database (restored from
+    /// the chat's messages and read markers written since, and the header. Another version (a reset or a drop since) or a copy ahead of the database (restored from
     /// a backup): the whole list. Either way the changes after the position, for the server's feed. No header row
     /// for a copy that was written to (another server expired the list): ``ListCatchUp/removed``.
     static func catchUp(
         _ name: String, from position: ListPosition, header headers: PostgresRows, changedItems: PostgresRows,
-        changes rows: PostgresRows, on connection: PostgresConnection
+        changes rows: PostgresRows, changedMessages: PostgresRows? = nil, changedReadMarkers: PostgresRows? = nil,
+        on connection: PostgresConnection
     ) throws(PostgresError) -> ListCatchUp? {
         guard headers.count == 1 else {
             let neverWritten = position == ListPosition(version: 1, lastSequence: 0)
@@ -73,10 +77,18 @@ extension PostgresListTables {
             catchUp.stored = try lists(only: name, on: connection)[name]
         } else {
             catchUp.effects = changedRows(changedItems)
+            for row in 0..<(changedMessages?.count ?? 0) {
+                let (key, message) = writtenMessage(in: changedMessages!, at: row, from: 1)
+                catchUp.effects.messages[key] = message
+            }
+            for row in 0..<(changedReadMarkers?.count ?? 0) {
+                let (key, marker) = readMarker(in: changedReadMarkers!, at: row, from: 1)
+                catchUp.effects.readMarkers[key] = marker
+            }
             catchUp.effects.header = header
         }
         for row in 0..<rows.count {
-            let change = try change(in: rows, at: row)
+            let change = try change(in: rows, at: row, chat: 14)
             catchUp.changes.append(change)
             if rows.int64(row, 13) != 0 { catchUp.droppedAt.insert(change.sequence) }
         }
@@ -120,7 +132,7 @@ extension PostgresListTables.SQL {
         """
     static let changesAndDrops = """
         SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count, blur_hash,
-            dropped::int::bigint
+            dropped::int::bigint, conversation, author_id, text, sent_at, edited_at, reply_to, client
         FROM changes WHERE list = $1 AND sequence > $2 ORDER BY sequence
         """
 }

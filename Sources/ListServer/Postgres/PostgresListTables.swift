@@ -208,7 +208,31 @@ final class PostgresListTables {
                 statements.append(.init(SQL.deleteImage, [list, .unsigned(id)]))
             }
         }
+        for (key, message) in effects.messages {
+            statements.append(
+                .init(
+                    SQL.upsertMessage,
+                    [
+                        list, .unsigned(key.conversation), .unsigned(key.id), .int(message.authorIndex),
+                        .utf8(message.text), .bigint(message.sentAt), message.editedAt.map { .bigint($0) } ?? .null,
+                        message.replyTo.map { .unsigned($0) } ?? .null, .int(message.deleted ? 1 : 0),
+                        .unsigned(message.revision), changedAt,
+                    ]))
+        }
+        for (key, marker) in effects.readMarkers {
+            statements.append(
+                .init(
+                    SQL.upsertReadMarker,
+                    [
+                        list, .unsigned(key.conversation), .utf8(key.client), .unsigned(marker.upTo),
+                        .unsigned(marker.revision), changedAt,
+                    ]))
+        }
         for change in effects.changes {
+            if let chat = Self.chatColumns(of: change) {
+                statements.append(.init(SQL.insertChatChange, [list] + chat))
+                continue
+            }
             let dropped: Bool
             if case .reset = change.event { dropped = effects.drop } else { dropped = false }
             statements.append(
@@ -258,6 +282,29 @@ final class PostgresListTables {
             return head + [.unsigned(id)] + noItem.dropFirst() + noReset
         case .reset(let reset):
             return head + noItem + [.unsigned(reset.version), .unsigned(reset.seed), .unsigned(reset.count)]
+        case .message, .read:
+            preconditionFailure("a chat change goes by insertChatChange")
+        }
+    }
+
+    /// Parameters 2… of ``SQL/insertChatChange`` for a chat change; nil for another change.
+    private static func chatColumns(of change: Change) -> [PostgresValue]? {
+        let head: [PostgresValue] = [.unsigned(change.sequence), .text(change.event.kind)]
+        switch change.event {
+        case .message(let change):
+            let message = change.message
+            return head + [
+                .unsigned(message.id), .unsigned(message.conversation), .int(message.authorIndex),
+                .utf8(message.text), .bigint(message.sentAt), message.editedAt.map { .bigint($0) } ?? .null,
+                message.replyTo.map { .unsigned($0) } ?? .null, .null,
+            ]
+        case .read(let read):
+            return head + [
+                .unsigned(read.upTo), .unsigned(read.key.conversation), .null, .null, .null, .null, .null,
+                .utf8(read.key.client),
+            ]
+        default:
+            return nil
         }
     }
 
@@ -280,12 +327,33 @@ final class PostgresListTables {
             "DELETE FROM items WHERE list = $1", "DELETE FROM changes WHERE list = $1",
             "DELETE FROM idempotency WHERE list = $1", "DELETE FROM images WHERE list = $1",
             "DELETE FROM fault_attempts WHERE list = $1", "DELETE FROM profiles WHERE list = $1",
+            "DELETE FROM messages WHERE list = $1", "DELETE FROM read_markers WHERE list = $1",
             "DELETE FROM lists WHERE name = $1",
         ]
         static let wipe = [
             "DELETE FROM items WHERE list = $1", "DELETE FROM idempotency WHERE list = $1",
             "DELETE FROM images WHERE list = $1", "DELETE FROM fault_attempts WHERE list = $1",
+            "DELETE FROM messages WHERE list = $1", "DELETE FROM read_markers WHERE list = $1",
         ]
+        static let upsertMessage = """
+            INSERT INTO messages (list, conversation, id, author_id, text, sent_at, edited_at, reply_to, deleted,
+                revision, changed_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9 <> 0, $10, $11)
+            ON CONFLICT (list, conversation, id) DO UPDATE SET author_id = excluded.author_id, text = excluded.text,
+                sent_at = excluded.sent_at, edited_at = excluded.edited_at, reply_to = excluded.reply_to,
+                deleted = excluded.deleted, revision = excluded.revision, changed_at = excluded.changed_at
+            """
+        static let upsertReadMarker = """
+            INSERT INTO read_markers (list, conversation, client, up_to, revision, changed_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (list, conversation, client) DO UPDATE SET up_to = excluded.up_to,
+                revision = excluded.revision, changed_at = excluded.changed_at
+            """
+        static let insertChatChange = """
+            INSERT INTO changes (list, sequence, kind, item_id, conversation, author_id, text, sent_at, edited_at,
+                reply_to, client)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+            """
         static let upsertImage = """
             INSERT INTO images (list, id, format, width, height, byte_count, digest, revision, bytes, blur_hash)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)

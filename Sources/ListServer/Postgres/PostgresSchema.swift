@@ -117,6 +117,42 @@ enum PostgresSchema {
         ALTER TABLE images ADD COLUMN blur_hash text;
         ALTER TABLE changes ADD COLUMN blur_hash text;
         """,
+        // 7: the chat's writes and their changes, as in the SQLite store's migration 8; each message and marker
+        // with `changed_at`, as items have it, for servers that are behind.
+        """
+        CREATE TABLE messages (
+            list bytea NOT NULL,
+            conversation bigint NOT NULL,
+            id bigint NOT NULL,
+            author_id bigint NOT NULL,
+            text bytea NOT NULL,
+            sent_at bigint NOT NULL,
+            edited_at bigint,
+            reply_to bigint,
+            deleted boolean NOT NULL,
+            revision bigint NOT NULL,
+            changed_at bigint NOT NULL,
+            PRIMARY KEY (list, conversation, id)
+        );
+        CREATE INDEX messages_by_change ON messages (list, changed_at);
+        CREATE TABLE read_markers (
+            list bytea NOT NULL,
+            conversation bigint NOT NULL,
+            client bytea NOT NULL,
+            up_to bigint NOT NULL,
+            revision bigint NOT NULL,
+            changed_at bigint NOT NULL,
+            PRIMARY KEY (list, conversation, client)
+        );
+        CREATE INDEX read_markers_by_change ON read_markers (list, changed_at);
+        ALTER TABLE changes ADD COLUMN conversation bigint;
+        ALTER TABLE changes ADD COLUMN author_id bigint;
+        ALTER TABLE changes ADD COLUMN text bytea;
+        ALTER TABLE changes ADD COLUMN sent_at bigint;
+        ALTER TABLE changes ADD COLUMN edited_at bigint;
+        ALTER TABLE changes ADD COLUMN reply_to bigint;
+        ALTER TABLE changes ADD COLUMN client bytea;
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -18,7 +18,7 @@ package enum Route: Int, CaseIterable, Sendable {
     case changes, events, healthz, readyz, openAPIJSON, openAPIYAML, app, appFile, metrics
     case adminReset, adminDatasets, adminDataset, adminDatasetProfile, authToken, authRevoke
     case adminJournal, adminJournalEvents, adminJournalHAR, adminReport
-    case conversations, conversation, conversationMessages
+    case conversations, conversation, conversationMessages, conversationMessage, conversationRead
 
     /// What is true of one route.
     package struct Facts: Sendable {
@@ -145,11 +145,17 @@ package enum Route: Int, CaseIterable, Sendable {
         case .itemImageFile:
             Facts("/items/{id}/image.{format}", data: true, catchesUp: true, datasetQuery: true, decodesQuery: true)
         case .conversations:
-            Facts("/conversations", data: true, decodesQuery: true)
+            Facts("/conversations", data: true, catchesUp: true, decodesQuery: true)
         case .conversation:
-            Facts("/conversations/{id}", data: true)
+            Facts("/conversations/{id}", data: true, catchesUp: true)
         case .conversationMessages:
-            Facts("/conversations/{id}/messages", data: true, decodesQuery: true)
+            Facts(
+                "/conversations/{id}/messages", [.get, .head, .post], data: true, catchesUp: true, decodesQuery: true)
+        case .conversationMessage:
+            Facts(
+                "/conversations/{id}/messages/{messageId}", [.get, .head, .patch, .delete], data: true, catchesUp: true)
+        case .conversationRead:
+            Facts("/conversations/{id}/read", [.post], data: true, catchesUp: true)
         case .picsumList: picsum("/v2/list")
         case .picsumIDInfo: Facts("/id/{id}/info", data: true, gate: .picsum)
         case .picsumSeedInfo: Facts("/seed/{seed}/info", data: true, gate: .picsum)

@@ -16,21 +16,23 @@ extension Router {
     func conversationsPage(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let query = try ChatQuery(target: target, paging: paging, list: .conversations)
         let state = try readableState(of: try Self.listName(headers))
-        let chat = chatCatalog(of: state)
+        let live = state.chat(chatShape)
+        let chat = live.catalog
+        let client = try Self.chatClient(headers)
         let cursor = query.conversationCursor
         // 7: a page of conversations (see `EntityTag`).
         let tag = chatTag(
-            state, chat, 7, cursor.map { UInt64(bitPattern: $0.updatedAt) } ?? .max, cursor?.id ?? .max, query.limit)
+            state, chat, 7, cursor.map { UInt64(bitPattern: $0.updatedAt) } ?? .max, cursor?.id ?? .max, query.limit,
+            Self.readerTag(state, client))
         if let notModified = Self.notModified(tag, headers) { return delayed(notModified) }
-        let page = chat.conversations(after: cursor, limit: query.limit)
+        let page = live.conversations(after: cursor, limit: query.limit)
         var json = JSONWriter(capacity: 160 + page.ids.count * 600)
         json.append(raw: "{\"items\":[")
-        for id in page.ids {
-            if id != page.ids.lowerBound { json.append(raw: ",") }
-            chat.conversation(id)?.writeJSON(into: &json)
+        for (index, id) in page.ids.enumerated() {
+            if index > 0 { json.append(raw: ",") }
+            live.conversation(id, for: client)?.writeJSON(into: &json)
         }
-        let next =
-            page.hasMore ? page.ids.last.map { ConversationCursor(updatedAt: chat.lastActivity(of: $0), id: $0) } : nil
+        let next = page.hasMore ? page.ids.last.map { live.key(of: $0) } : nil
         json.append(raw: "],\"has_more\":")
         json.append(raw: page.hasMore ? "true" : "false")
         json.append(raw: ",\"next_cursor\":")
@@ -47,13 +49,14 @@ extension Router {
     /// `GET /conversations/<id>`: one conversation, as the list shows it.
     func conversationResponse(_ rawID: String, headers: HTTPHeaders) throws(Problem) -> HTTPResponse {
         let state = try readableState(of: try Self.listName(headers))
-        let chat = chatCatalog(of: state)
-        let id = try conversationID(rawID, in: chat)
+        let live = state.chat(chatShape)
+        let id = try conversationID(rawID, in: live.catalog)
+        let client = try Self.chatClient(headers)
         // 8: a conversation (see `EntityTag`).
-        let tag = chatTag(state, chat, 8, id)
+        let tag = chatTag(state, live.catalog, 8, id, Self.readerTag(state, client))
         if let notModified = Self.notModified(tag, headers) { return notModified }
         var json = JSONWriter(capacity: 600)
-        chat.conversation(id)?.writeJSON(into: &json)
+        live.conversation(id, for: client)?.writeJSON(into: &json)
         return HTTPResponse(
             status: 200, headers: ["Content-Type": MediaType.json, "ETag": tag.headerValue], body: json.bytes)
     }
@@ -67,7 +70,10 @@ extension Router {
         let chat = chatCatalog(of: state)
         let conversation = try conversationID(rawID, in: chat)
         let thread = chat.thread(conversation)
-        let total = thread.count
+        // Messages sent, edited or deleted in the conversation: the written ones are written from these.
+        let written = state.chat.threads[conversation]
+        let total = written?.count(generated: thread.count) ?? thread.count
+        let writesTag = written.map { $0.revision } ?? 0
         let path = "/conversations/\(conversation)/messages"
         let order = query.order
         let ids: CursorPage.IDs
@@ -83,7 +89,7 @@ extension Router {
             }
             let window = MessageWindow(around: around, order: order, limit: query.limit, total: total)
             // 10: a window of messages (see `EntityTag`).
-            tag = chatTag(state, chat, 10, conversation, around, order == .asc ? 0 : 1, query.limit)
+            tag = chatTag(state, chat, 10, conversation, around, order == .asc ? 0 : 1, query.limit, writesTag)
             ids = window.ids
             if window.hasMoreBefore, let cursor = window.beforeCursor {
                 links.append("<\(path)?before=\(cursor)&order=\(order.rawValue)&limit=\(query.limit)>; rel=\"prev\"")
@@ -118,7 +124,8 @@ extension Router {
                 case .before(let id): (2, id)
                 }
             // 9: a page of messages by cursor (see `EntityTag`).
-            tag = chatTag(state, chat, 9, conversation, kind, cursorID, order == .asc ? 0 : 1, query.limit)
+            tag = chatTag(
+                state, chat, 9, conversation, kind, cursorID, order == .asc ? 0 : 1, query.limit, writesTag)
             ids = page.ids
             if page.hasMore, let next = page.nextCursor {
                 let parameter = if case .before = query.cursor { "before" } else { "after" }
@@ -140,7 +147,11 @@ extension Router {
         for id in ids {
             if !first { json.append(raw: ",") }
             first = false
-            thread.writeMessage(id, scratch: &scratch, into: &json)
+            if let message = written?.messages[id] {
+                message.message(id, in: conversation).writeJSON(into: &json)
+            } else {
+                thread.writeMessage(id, scratch: &scratch, into: &json)
+            }
         }
         envelope(&json)
         json.append(raw: ",\"conversation\":")
@@ -164,6 +175,17 @@ extension Router {
         return tag
     }
 
+    /// What a conversation's representation depends on for one reader: the chat's writes, and, once any client set
+    /// a read marker, which client asks (its `unread` counts are its own).
+    private static func readerTag(_ state: ListState, _ client: String) -> UInt64 {
+        guard !state.chat.isEmpty else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ state.chat.revision
+        if !state.chat.readMarkers.isEmpty {
+            for byte in client.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        return hash
+    }
+
     /// `response`, held for the page latency as a page of items is.
     private func delayed(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
@@ -173,7 +195,7 @@ extension Router {
 
     /// The conversation id in a `/conversations/<id>…` path: 400 `invalid-id` for anything but a plain decimal
     /// integer, 404 past the end.
-    private func conversationID(_ rawID: String, in chat: ChatCatalog) throws(Problem) -> UInt64 {
+    func conversationID(_ rawID: String, in chat: ChatCatalog) throws(Problem) -> UInt64 {
         let count = chat.conversationCount
         let range = count == 0 ? "there are none" : "ids run from 0 to \(count - 1)"
         guard let id = UInt64(plainDecimal: rawID) else {

@@ -91,6 +91,11 @@ extension Router {
             response.headers.add("Idempotent-Replayed", "true")
             if let basePath { response.body = rebasedImageURLs(response.body, basePath: basePath) }
             return response
+        case .rejected(.messageNotFound), .rejected(.messagePreconditionFailed), .rejected(.messageDeleted):
+            guard case .rejected(let rejection) = outcome, let response = chatRejectedResponse(rejection) else {
+                preconditionFailure("a chat rejection")
+            }
+            return response
         case .rejected(.notFound(let id)):
             let what = id < list().header.nextID ? "item \(id) was deleted" : "there is no item \(id)"
             return Problem(.notFound, detail: what).response()
@@ -169,6 +174,8 @@ extension Router {
             return storedImageResponse(revision, created: created, basePath: basePath)
         case .deleted, .dropped, .grew, .reset, .imageRemoved, .expired:
             return HTTPResponse(status: 204)
+        case .messageWritten, .messageDeleted, .readMarked:
+            return chatWrittenResponse(result)!
         }
     }
 

@@ -300,6 +300,10 @@ package struct Router: Sendable {
         case conversation(String)
         /// `/conversations/<id>/messages`, with the id segment still unparsed.
         case conversationMessages(String)
+        /// `/conversations/<id>/messages/<mid>`, with the id segments still unparsed.
+        case conversationMessage(String, String)
+        /// `/conversations/<id>/read`, with the id segment still unparsed.
+        case conversationRead(String)
         /// Lorem Picsum's `/v2/list`.
         case picsumList
         /// Lorem Picsum's `/id/<id>/info` or `/seed/<seed>/info`.
@@ -333,6 +337,10 @@ package struct Router: Sendable {
                 case 2 where !segments[1].isEmpty: self = .conversation(segments[1])
                 case 3 where !segments[1].isEmpty && segments[2] == "messages":
                     self = .conversationMessages(segments[1])
+                case 3 where !segments[1].isEmpty && segments[2] == "read":
+                    self = .conversationRead(segments[1])
+                case 4 where !segments[1].isEmpty && segments[2] == "messages" && !segments[3].isEmpty:
+                    self = .conversationMessage(segments[1], segments[3])
                 default: return nil
                 }
                 return
@@ -444,6 +452,8 @@ package struct Router: Sendable {
             case .conversations: .conversations
             case .conversation: .conversation
             case .conversationMessages: .conversationMessages
+            case .conversationMessage: .conversationMessage
+            case .conversationRead: .conversationRead
             case .picsumList: .picsumList
             case .picsumInfo(.seed): .picsumSeedInfo
             case .picsumInfo: .picsumIDInfo  // `/info` is only ever under `/id` or `/seed`
@@ -559,8 +569,18 @@ package struct Router: Sendable {
             return .response(try conversationsPage(target, headers: request.headers))
         case .conversation(let rawID):
             return .response(try conversationResponse(rawID, headers: request.headers))
+        case .conversationMessages(let rawID) where request.method == .post:
+            return try sendMessage(rawID, request, target: target)
         case .conversationMessages(let rawID):
             return .response(try messagesPage(rawID, target: target, headers: request.headers))
+        case .conversationMessage(let rawID, let rawMessage) where request.method == .patch:
+            return try editMessage(rawID, rawMessage, request, target: target)
+        case .conversationMessage(let rawID, let rawMessage) where request.method == .delete:
+            return try deleteMessage(rawID, rawMessage, request, target: target)
+        case .conversationMessage(let rawID, let rawMessage):
+            return .response(try messageResponse(rawID, rawMessage, headers: request.headers))
+        case .conversationRead(let rawID):
+            return try markRead(rawID, request, target: target)
         case .picsumList:
             return .response(try picsumList(target, headers: request.headers))
         case .picsumInfo(let pick):

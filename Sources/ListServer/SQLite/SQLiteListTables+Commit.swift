@@ -9,8 +9,9 @@ import ListDomain
 extension SQLiteListTables {
     /// Makes `batch` durable in one `BEGIN IMMEDIATE` … `COMMIT`, or applies none of it.
     ///
-    /// For each list, in this order: drop (every row of the list in every table) or wipe (its items and images),
-    /// the written items, the deletions, the images stored and removed, the new changes, the header, and the pruning of changes beyond ``Options/changesKept``;
+    /// For each list, in this order: drop (every row of the list in every table) or wipe (its items, images and
+    /// chat writes), the written items, the deletions, the images stored and removed, the messages and read
+    /// markers, the new changes, the header, and the pruning of changes beyond ``Options/changesKept``;
     /// then the batch's idempotency records, and every 1,000 commits or once a minute the pruning of records older
     /// than ``Options/idempotencyTTL``. On any failure the transaction is rolled back, and the error is `.full`
     /// for a full disk and `.unavailable` otherwise; the connection stays usable for the next batch.
@@ -108,10 +109,41 @@ extension SQLiteListTables {
                 }
             }
         }
-        for change in effects.changes {
-            try run(SQL.insertChange) { statement throws(SQLiteError) in
+        for (key, message) in effects.messages {
+            try run(SQL.upsertMessage) { statement throws(SQLiteError) in
                 try statement.bind(kept: name, at: 1)
-                try bind(change, to: statement)
+                try statement.bind(key.conversation, at: 2)
+                try statement.bind(key.id, at: 3)
+                try statement.bind(message.authorIndex, at: 4)
+                try statement.bind(message.text, at: 5)
+                try statement.bind(message.sentAt, at: 6)
+                try statement.bind(message.editedAt.map { Int($0) }, at: 7)
+                try statement.bind(message.replyTo.map { Int(bitPattern: UInt($0)) }, at: 8)
+                try statement.bind(message.deleted ? 1 : 0, at: 9)
+                try statement.bind(message.revision, at: 10)
+            }
+        }
+        for (key, marker) in effects.readMarkers {
+            try run(SQL.upsertReadMarker) { statement throws(SQLiteError) in
+                try statement.bind(kept: name, at: 1)
+                try statement.bind(key.conversation, at: 2)
+                try statement.bind(key.client, at: 3)
+                try statement.bind(marker.upTo, at: 4)
+                try statement.bind(marker.revision, at: 5)
+            }
+        }
+        for change in effects.changes {
+            switch change.event {
+            case .message, .read:
+                try run(SQL.insertChatChange) { statement throws(SQLiteError) in
+                    try statement.bind(kept: name, at: 1)
+                    try bindChat(change, to: statement)
+                }
+            default:
+                try run(SQL.insertChange) { statement throws(SQLiteError) in
+                    try statement.bind(kept: name, at: 1)
+                    try bind(change, to: statement)
+                }
             }
         }
         guard let header = effects.header else { return }
@@ -163,6 +195,33 @@ extension SQLiteListTables {
             try statement.bind(reset.seed, at: 12)
             try statement.bind(reset.count, at: 13)
             try statement.bindNull(at: blurHashColumn)
+        case .message, .read:
+            preconditionFailure("a chat change goes by insertChatChange")
+        }
+    }
+
+    /// Binds parameters 2… of ``SQL/insertChatChange``: a message change's message, or a read marker.
+    private func bindChat(_ change: Change, to statement: SQLiteStatement) throws(SQLiteError) {
+        try statement.bind(change.sequence, at: 2)
+        try statement.bind(literal: change.event.kindName, at: 3)
+        switch change.event {
+        case .message(let message):
+            let message = message.message
+            try statement.bind(message.id, at: 4)
+            try statement.bind(message.conversation, at: 5)
+            try statement.bind(message.authorIndex, at: 6)
+            try statement.bind(message.text, at: 7)
+            try statement.bind(message.sentAt, at: 8)
+            try statement.bind(message.editedAt.map { Int($0) }, at: 9)
+            try statement.bind(message.replyTo.map { Int(bitPattern: UInt($0)) }, at: 10)
+            try statement.bindNull(at: 11)
+        case .read(let read):
+            try statement.bind(read.upTo, at: 4)
+            try statement.bind(read.key.conversation, at: 5)
+            for column: Int32 in 6...10 { try statement.bindNull(at: column) }
+            try statement.bind(read.key.client, at: 11)
+        default:
+            preconditionFailure("not a chat change")
         }
     }
 
@@ -185,12 +244,28 @@ extension SQLiteListTables {
         static let drop: [StaticString] = [
             "DELETE FROM items WHERE list = ?1", "DELETE FROM changes WHERE list = ?1",
             "DELETE FROM idempotency WHERE list = ?1", "DELETE FROM images WHERE list = ?1",
-            "DELETE FROM profiles WHERE list = ?1", "DELETE FROM lists WHERE name = ?1",
+            "DELETE FROM profiles WHERE list = ?1", "DELETE FROM messages WHERE list = ?1",
+            "DELETE FROM read_markers WHERE list = ?1", "DELETE FROM lists WHERE name = ?1",
         ]
         static let wipe: [StaticString] = [
             "DELETE FROM items WHERE list = ?1", "DELETE FROM idempotency WHERE list = ?1",
-            "DELETE FROM images WHERE list = ?1",
+            "DELETE FROM images WHERE list = ?1", "DELETE FROM messages WHERE list = ?1",
+            "DELETE FROM read_markers WHERE list = ?1",
         ]
+        static let upsertMessage: StaticString = """
+            INSERT OR REPLACE INTO messages
+                (list, conversation, id, author_id, text, sent_at, edited_at, reply_to, deleted, revision)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            """
+        static let upsertReadMarker: StaticString = """
+            INSERT OR REPLACE INTO read_markers (list, conversation, client, up_to, revision)
+            VALUES (?1, ?2, ?3, ?4, ?5)
+            """
+        static let insertChatChange: StaticString = """
+            INSERT INTO changes (list, sequence, kind, item_id, conversation, author_id, text, sent_at, edited_at,
+                reply_to, client)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            """
         static let upsertImage: StaticString = """
             INSERT OR REPLACE INTO images
                 (list, id, format, width, height, byte_count, digest, revision, bytes, blur_hash)

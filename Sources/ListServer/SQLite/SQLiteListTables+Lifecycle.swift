@@ -92,7 +92,9 @@ extension SQLiteListTables {
 extension SQLiteListTables.SQL {
     static let datasetsHoldingWrites: StaticString = """
         SELECT count(*) FROM lists l WHERE l.name <> ''
-            AND (l.next_id <> l.base_count OR EXISTS (SELECT 1 FROM items i WHERE i.list = l.name))
+            AND (l.next_id <> l.base_count OR EXISTS (SELECT 1 FROM items i WHERE i.list = l.name)
+                OR EXISTS (SELECT 1 FROM messages m WHERE m.list = l.name)
+                OR EXISTS (SELECT 1 FROM read_markers r WHERE r.list = l.name))
         """
     static let recordUse: StaticString = "UPDATE lists SET last_used = max(last_used, ?2) WHERE name = ?1"
     static let stampUnrecorded: StaticString = "UPDATE lists SET last_used = ?1 WHERE last_used = 0"
@@ -100,7 +102,7 @@ extension SQLiteListTables.SQL {
         SELECT name FROM lists WHERE last_used > 0 AND last_used <= ?1 AND name <> '' ORDER BY last_used LIMIT ?2
         """
     /// Each dataset's live items (next id less deletions), written items, and bytes: 48 a row and its text, its
-    /// uploads' files, 100 a kept change. Each subquery is a range of a primary key (or the images' unique index).
+    /// uploads' files, 64 a message and its text, 64 a read marker, 100 a kept change. Each subquery is a range of a primary key (or the images' unique index).
     static let datasetSummaries: StaticString = """
         SELECT l.name, l.next_id, l.last_used,
             (SELECT count(*) FROM items i WHERE i.list = l.name AND i.deleted = 1),
@@ -108,6 +110,8 @@ extension SQLiteListTables.SQL {
             (SELECT coalesce(sum(48 + coalesce(length(CAST(i.label AS BLOB)), 0)
                 + coalesce(length(CAST(i.author AS BLOB)), 0)), 0) FROM items i WHERE i.list = l.name)
             + (SELECT coalesce(sum(g.byte_count), 0) FROM images g WHERE g.list = l.name)
+            + (SELECT coalesce(sum(64 + length(CAST(m.text AS BLOB))), 0) FROM messages m WHERE m.list = l.name)
+            + 64 * (SELECT count(*) FROM read_markers r WHERE r.list = l.name)
             + 100 * (SELECT count(*) FROM changes c WHERE c.list = l.name)
         FROM lists l WHERE l.name > ?1 ORDER BY l.name LIMIT ?2
         """

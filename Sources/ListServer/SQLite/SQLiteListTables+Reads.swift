@@ -79,9 +79,33 @@ extension SQLiteListTables {
                         blurHash: statement.text(at: 8))
                 }
             }
-            return lists[listName]
+            guard var list = lists[listName] else { return nil }
+            try loadChat(of: listName, into: &list)
+            return list
         } catch {
             throw error.storeFailure
+        }
+    }
+
+    /// Reads list `name`'s chat writes (messages and read markers) into `list`.
+    private func loadChat(of name: String, into list: inout StoredList) throws(SQLiteError) {
+        try connection.withStatement(SQL.messagesOfList) { statement throws(SQLiteError) in
+            try statement.bind(name, at: 1)
+            while try statement.step() {
+                let key = MessageKey(conversation: statement.uint64(at: 0), id: statement.uint64(at: 1))
+                list.messages[key] = WrittenMessage(
+                    authorIndex: statement.optionalInt(at: 2) ?? 0, text: statement.text(at: 3) ?? "",
+                    sentAt: statement.int64(at: 4), editedAt: statement.isNull(at: 5) ? nil : statement.int64(at: 5),
+                    replyTo: statement.isNull(at: 6) ? nil : statement.uint64(at: 6),
+                    deleted: statement.int64(at: 7) != 0, revision: statement.uint64(at: 8))
+            }
+        }
+        try connection.withStatement(SQL.readMarkersOfList) { statement throws(SQLiteError) in
+            try statement.bind(name, at: 1)
+            while try statement.step() {
+                let key = ReadMarkerKey(conversation: statement.uint64(at: 0), client: statement.text(at: 1) ?? "")
+                list.readMarkers[key] = ReadMarker(upTo: statement.uint64(at: 2), revision: statement.uint64(at: 3))
+            }
         }
     }
 
@@ -160,6 +184,22 @@ extension SQLiteListTables {
             event = .deleted(row.uint64(at: 2))
         case "reset":
             event = .reset(ListReset(version: row.uint64(at: 9), seed: row.uint64(at: 10), count: row.uint64(at: 11)))
+        case "message.created", "message.updated", "message.deleted":
+            let kind: MessageChange.Kind =
+                switch row.text(at: 1) {
+                case "message.created": .created
+                case "message.updated": .updated
+                default: .deleted
+                }
+            let message = Message(
+                id: row.uint64(at: 2), conversation: row.uint64(at: 13), authorIndex: row.optionalInt(at: 14) ?? 0,
+                text: row.text(at: 15) ?? "", sentAt: row.int64(at: 16),
+                editedAt: row.isNull(at: 17) ? nil : row.int64(at: 17),
+                replyTo: row.isNull(at: 18) ? nil : row.uint64(at: 18), deleted: kind == .deleted)
+            event = .message(MessageChange(kind: kind, message: message))
+        case "read":
+            let key = ReadMarkerKey(conversation: row.uint64(at: 13), client: row.text(at: 19) ?? "")
+            event = .read(ReadChange(key: key, upTo: row.uint64(at: 2)))
         case let kind:
             throw SQLiteError(
                 code: SQLITE_CORRUPT, message: "change \(sequence) has an unknown kind \(kind ?? "NULL")",
@@ -199,7 +239,15 @@ extension SQLiteListTables.SQL {
     static let imageBytes: StaticString = "SELECT bytes FROM images WHERE list = ?1 AND id = ?2 AND digest = ?3"
     static let oldestChange: StaticString = "SELECT min(sequence) FROM changes WHERE list = ?1"
     static let changes: StaticString = """
-        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count, blur_hash
+        SELECT sequence, kind, item_id, label, author, width, height, color, likes, version, seed, count, blur_hash,
+            conversation, author_id, text, sent_at, edited_at, reply_to, client
         FROM changes WHERE list = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3
+        """
+    static let messagesOfList: StaticString = """
+        SELECT conversation, id, author_id, text, sent_at, edited_at, reply_to, deleted, revision
+        FROM messages WHERE list = ?1
+        """
+    static let readMarkersOfList: StaticString = """
+        SELECT conversation, client, up_to, revision FROM read_markers WHERE list = ?1
         """
 }

@@ -114,6 +114,39 @@ enum SQLiteSchema {
         ALTER TABLE images ADD COLUMN blur_hash TEXT;
         ALTER TABLE changes ADD COLUMN blur_hash TEXT;
         """,
+        // 8: the chat's writes (issue 36): messages sent, edited or deleted (a deletion keeps its row, with
+        // `deleted = 1` and no text: a tombstone), each client's read marker, and the columns of the chat's changes
+        // (`message.*`: the message, `item_id` its id; `read`: `conversation`, `client`, `item_id` the marker).
+        """
+        CREATE TABLE messages (
+            list TEXT NOT NULL,
+            conversation INTEGER NOT NULL,
+            id INTEGER NOT NULL,
+            author_id INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            sent_at INTEGER NOT NULL,
+            edited_at INTEGER,
+            reply_to INTEGER,
+            deleted INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            PRIMARY KEY (list, conversation, id)
+        ) WITHOUT ROWID;
+        CREATE TABLE read_markers (
+            list TEXT NOT NULL,
+            conversation INTEGER NOT NULL,
+            client TEXT NOT NULL,
+            up_to INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            PRIMARY KEY (list, conversation, client)
+        ) WITHOUT ROWID;
+        ALTER TABLE changes ADD COLUMN conversation INTEGER;
+        ALTER TABLE changes ADD COLUMN author_id INTEGER;
+        ALTER TABLE changes ADD COLUMN text TEXT;
+        ALTER TABLE changes ADD COLUMN sent_at INTEGER;
+        ALTER TABLE changes ADD COLUMN edited_at INTEGER;
+        ALTER TABLE changes ADD COLUMN reply_to INTEGER;
+        ALTER TABLE changes ADD COLUMN client TEXT;
+        """,
     ]
 
     /// The schema version this build writes: the number of migrations.

@@ -18,13 +18,13 @@ struct ListStoreConformance {
     enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case stateSurvivesReopening, wipeAndDrop, changesRoundTripAndPrune, changeWindows, idempotencyRecordsAndExpiry
         case closedStoreFails, uploadsRoundTrip, listsByName, usesAndIdleLists, removal, profilesRoundTrip
-        case idleProfiles
+        case idleProfiles, chatRoundTrip
 
         /// Whether the check closes the store and opens it again, expecting the same contents (an in-memory
         /// store cannot).
         var reopens: Bool {
             self == .stateSurvivesReopening || self == .changesRoundTripAndPrune || self == .uploadsRoundTrip
-                || self == .profilesRoundTrip
+                || self == .profilesRoundTrip || self == .chatRoundTrip
         }
 
         var testDescription: String { rawValue }
@@ -45,7 +45,70 @@ struct ListStoreConformance {
         case .removal: try await removal()
         case .profilesRoundTrip: try await profilesRoundTrip()
         case .idleProfiles: try await idleProfiles()
+        case .chatRoundTrip: try await chatRoundTrip()
         }
+    }
+
+    /// The chat's writes (issue 36): messages (sent, edited, a tombstone, with text a C string would cut) and read
+    /// markers come back as committed across a reopen, a later commit replaces a message, the chat's changes
+    /// round-trip with their fields, and a wipe removes messages and markers while the list's changes stay.
+    func chatRoundTrip() async throws {
+        let store = try await open()
+        let sent = WrittenMessage(
+            authorIndex: 32, text: "On my way 🏃 \u{0} and after", sentAt: 1_795_000_000_123, editedAt: nil,
+            replyTo: 9_998, deleted: false, revision: 1)
+        let tombstone = WrittenMessage(
+            authorIndex: 63, text: "", sentAt: 1_790_000_000_000, editedAt: 1_790_000_060_000, replyTo: nil,
+            deleted: true, revision: 2)
+        let marker = ReadMarker(upTo: 1 << 40 - 1, revision: 3)
+        var effects = Self.effects(header: Self.header(lastSequence: 3))
+        effects.messages = [
+            MessageKey(conversation: 0, id: 10_000): sent, MessageKey(conversation: 99_999, id: 4): tombstone,
+        ]
+        effects.readMarkers = [
+            ReadMarkerKey(conversation: 0, client: "phone-Ω"): marker,
+            ReadMarkerKey(conversation: 0, client: ""): ReadMarker(upTo: 0, revision: 3),
+        ]
+        let changes = [
+            Change(
+                sequence: 1,
+                event: .message(MessageChange(kind: .created, message: sent.message(10_000, in: 0)))),
+            Change(
+                sequence: 2,
+                event: .message(MessageChange(kind: .deleted, message: tombstone.message(4, in: 99_999)))),
+            Change(
+                sequence: 3, event: .read(ReadChange(key: ReadMarkerKey(conversation: 0, client: "phone-Ω"), upTo: 7))),
+        ]
+        effects.changes = changes
+        try await store.commit(Self.batch("chat", effects))
+        var edit = Self.effects(header: Self.header(lastSequence: 4))
+        var edited = sent
+        edited.text = "edited"
+        edited.editedAt = 1_795_000_100_000
+        edited.revision = 4
+        edit.messages = [MessageKey(conversation: 0, id: 10_000): edited]
+        let editChange = Change(
+            sequence: 4, event: .message(MessageChange(kind: .updated, message: edited.message(10_000, in: 0))))
+        edit.changes = [editChange]
+        try await store.commit(Self.batch("chat", edit))
+        await store.close()
+
+        let reopened = try await open()
+        let list = try #require(try await reopened.load()["chat"])
+        #expect(
+            list.messages == [
+                MessageKey(conversation: 0, id: 10_000): edited, MessageKey(conversation: 99_999, id: 4): tombstone,
+            ])
+        #expect(list.readMarkers == effects.readMarkers)
+        #expect(try await reopened.changes(of: "chat", after: 0, limit: 10).changes == changes + [editChange])
+        let wiped = Change(sequence: 5, event: .reset(ListReset(version: 2, seed: 1, count: 100)))
+        try await reopened.commit(
+            Self.batch(
+                "chat", Self.effects(header: Self.header(version: 2, lastSequence: 5), changes: [wiped], wipe: true)))
+        let after = try #require(try await reopened.load()["chat"])
+        #expect(after.messages.isEmpty && after.readMarkers.isEmpty)
+        #expect(try await reopened.changes(of: "chat", after: 0, limit: 10).changes.count == 5)
+        await reopened.close()
     }
 
     // MARK: Checks
