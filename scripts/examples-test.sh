@@ -8,7 +8,8 @@
 # arrived as a JPEG file of the listed size. Examples/ListClient is a client generated from openapi.yaml by
 # swift-openapi-generator's build plugin (the build proves the description complete enough for code generation),
 # used as a list screen's data layer: pages, concurrent details, a send with Idempotency-Key, an edit with If-Match
-# (and a stale one refused), the change feed; it exits 0 only when every step saw what the API promises. The server
+# (and a stale one refused), the change feed, a chat (a reply with its retry replayed, the jump to its origin, an
+# edit, the read marker); it exits 0 only when every step saw what the API promises. The server
 # runs with its default latencies, as an app would meet them. Bounded: each step under `timeout`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"

@@ -1,8 +1,9 @@
 // A list screen's data layer on the client generated from ListServer's openapi.yaml (swift-openapi-generator's
 // build plugin; swift-openapi-urlsession as the transport), as the list posts' ListModel and ListItemModel would use
 // it on a device: page through the list, fetch each row's slow detail concurrently, send a message, edit it with
-// If-Match, follow the change feed, and run under a scenario a UI test would set (a profile: a scripted failure and
-// a token to sign in with). Runs on Linux as a command (SwiftUI itself is Apple-only); exits 0 only when
+// If-Match, follow the change feed, use a chat (a reply sent with an Idempotency-Key, the jump to its origin, an
+// edit, the read marker), and run under a scenario a UI test would set (a profile: a scripted failure and a token to
+// sign in with). Runs on Linux as a command (SwiftUI itself is Apple-only); exits 0 only when
 // every step saw what the API promises.
 //
 //   swift run --package-path Examples/ListClient ListClient http://127.0.0.1:8080
@@ -155,15 +156,54 @@ struct ListClientMain {
             case .ItemChange(let item): item.kind.rawValue
             case .DeletedChange: "deleted"
             case .ResetChange: "reset"
+            case .MessageChange(let message): message.kind.rawValue
+            case .ReadChange: "read"
             }
         }
         guard kinds == ["created", "updated"] else { throw Failure("the feed says \(kinds)") }
         print("the change feed has \(kinds.joined(separator: ", "))")
 
+        try await chat(client)
         try await scenario(client)
     }
 
-    /// 6. A scenario as a UI test sets it, without the app's knowing: the dataset wants a token, and its second
+    /// 6. A chat screen: the newest messages, a reply sent with an Idempotency-Key (its retry replayed), the jump to
+    /// the origin of the reply with one `around` request, an edit with If-Match, and the read marker.
+    static func chat(_ client: Client) async throws {
+        let newest = try await client.listMessages(
+            path: .init(id: 0), query: .init(limit: 30, order: .desc), headers: .init(xDataset: dataset))
+        let page = try newest.ok.body.json
+        guard let last = page.items.first, page.items.count == 30 else { throw Failure("the newest messages") }
+        let origin = last.id - 2000
+        let key = "chat-\(UUID().uuidString)"
+        func send() async throws -> Operations.SendMessage.Output {
+            try await client.sendMessage(
+                path: .init(id: 0), headers: .init(idempotencyKey: key, xDataset: dataset),
+                body: .json(.init(text: "Back to this 👆", replyTo: origin)))
+        }
+        let sent = try await send().created
+        let replay = try await send().created
+        guard try sent.body.json.id == last.id + 1, try replay.body.json.id == last.id + 1,
+            replay.headers.idempotentReplayed != nil, sent.headers.idempotentReplayed == nil
+        else { throw Failure("the send and its retry") }
+        let window = try await client.listMessages(
+            path: .init(id: 0), query: .init(limit: 9, around: origin), headers: .init(xDataset: dataset))
+        guard try window.ok.body.json.items.map(\.id).contains(origin) else { throw Failure("the jump to the origin") }
+        let tag = try await client.getMessage(
+            path: .init(id: 0, messageId: last.id + 1), headers: .init(xDataset: dataset)
+        ).ok.headers.eTag
+        let edited = try await client.editMessage(
+            path: .init(id: 0, messageId: last.id + 1), headers: .init(ifMatch: tag, xDataset: dataset),
+            body: .json(.init(text: "Back to this one 👆")))
+        guard try edited.ok.body.json.editedAt != nil else { throw Failure("the edit") }
+        let read = try await client.markRead(
+            path: .init(id: 0), headers: .init(xDataset: dataset, xClientId: "list-client"),
+            body: .json(.init(upTo: last.id + 1)))
+        guard try read.ok.body.json.unread == 0 else { throw Failure("the read marker") }
+        print("chat: sent a reply (its retry replayed), jumped 2,000 messages up in one request, edited, read")
+    }
+
+    /// 7. A scenario as a UI test sets it, without the app's knowing: the dataset wants a token, and its second
     /// page fails once with 503. The client sees the 401, signs in, and retries as a list screen would.
     static func scenario(_ client: Client) async throws {
         let profile = Components.Schemas.DatasetProfile(
