@@ -171,3 +171,82 @@ struct RouterChatWriteTests {
         #expect(newest?["text"] as? String != "gone soon")
     }
 }
+
+extension RouterChatWriteTests {
+    @Test("paging a conversation back from the newest while 100 messages arrive: every older message once, in order")
+    func pagingWhileMessagesArrive() async throws {
+        let first = router.respond("/conversations/9/messages?order=desc&limit=20")
+        let total = try #require(uint64(first.jsonObject?["total"]))
+        var seen = items(first).compactMap { uint64($0["id"]) }
+        var next = first.jsonObject?["has_more"] as? Bool == true ? first.jsonObject?["next_cursor"] as? Int : nil
+        var arrived = 0
+        var rounds = 0
+        while let cursor = next {
+            for _ in 0..<10 where arrived < 100 {
+                #expect(await send(9, #"{"text":"meanwhile \#(arrived)"}"#).status == 201)
+                arrived += 1
+            }
+            let page = router.respond("/conversations/9/messages?order=desc&limit=20&after=\(cursor)")
+            seen += items(page).compactMap { uint64($0["id"]) }
+            // At the oldest end the cursor stays where it is (as /items' does): has_more says when to stop.
+            next = page.jsonObject?["has_more"] as? Bool == true ? page.jsonObject?["next_cursor"] as? Int : nil
+            rounds += 1
+            if rounds > Int(total) / 20 + 10 {  // bounded, whatever the cursors do
+                Issue.record("paging did not end")
+                break
+            }
+        }
+        #expect(arrived == 100)
+        #expect(seen == Array((0..<total).reversed()), "the older pages are unmoved by the new messages")
+        // And the new ones are where a client polling after its newest finds them, in order.
+        let newer = router.respond("/conversations/9/messages?after=\(total - 1)&limit=100")
+        #expect(items(newer).compactMap { uint64($0["id"]) } == Array(total..<total + 100))
+        #expect(items(newer).compactMap { $0["text"] as? String }.last == "meanwhile 99")
+    }
+}
+
+extension RouterChatWriteTests {
+    @Test("the user's own messages are never unread; marking again changes nothing and tells nobody")
+    func ownMessagesAndRepeatedMarks() async throws {
+        let count = try #require(uint64(router.respond("/conversations/8").jsonObject?["message_count"]))
+        let headers: HTTPHeaders = ["Content-Type": "application/json", "X-Client-Id": "a"]
+        let body = Array(#"{"up_to":\#(count - 1)}"#.utf8)
+        let marked = await router.respondHeld("/conversations/8/read", method: .post, headers: headers, body: body)
+        #expect(uint64(marked.jsonObject?["unread"]) == 0)
+        #expect(await send(8, #"{"text":"mine"}"#).status == 201)
+        #expect(uint64(router.respond("/conversations/8", headers: ["X-Client-Id": "a"]).jsonObject?["unread"]) == 0)
+        let again = await router.respondHeld("/conversations/8/read", method: .post, headers: headers, body: body)
+        #expect(again.status == 200)
+        #expect(await kinds() == ["read", "message.created"], "the same marker again is no change")
+    }
+
+    @Test("an Idempotency-Key on a read marker is the client's: another client's same request is its own")
+    func readMarkerKeysArePerClient() async throws {
+        func mark(_ client: String) async -> HTTPResponse {
+            await router.respondHeld(
+                "/conversations/8/read", method: .post,
+                headers: ["Content-Type": "application/json", "X-Client-Id": client, "Idempotency-Key": "same"],
+                body: Array(#"{"up_to":3}"#.utf8))
+        }
+        #expect(await mark("a").status == 200)
+        #expect(await mark("b").status == 422, "not a replay of a's answer, which would leave b without a marker")
+    }
+
+    @Test("with fewer generated messages than when messages were sent, the ids between stand as tombstones")
+    func messagesSentUnderAnotherSetting() async throws {
+        let store = MemoryListStore()
+        let long = RouterFixture.router(
+            store: store, count: 100, chat: ChatSettings(conversations: 5, messagesPerConversation: 40))
+        let sent = await long.respondHeld(
+            "/conversations/0/messages", method: .post, headers: json, body: Array(#"{"text":"late"}"#.utf8))
+        #expect(uint64(sent.jsonObject?["id"]) == 40)
+        let short = RouterFixture.router(
+            store: store, count: 100, stored: try await store.load(),
+            chat: ChatSettings(conversations: 5, messagesPerConversation: 10))
+        let page = short.respond("/conversations/0/messages?order=desc&limit=31")
+        let messages = items(page)
+        #expect(messages.count == 31 && uint64(page.jsonObject?["total"]) == 41)
+        #expect(messages.first?["text"] as? String == "late")
+        #expect(messages.dropFirst().allSatisfy { $0["deleted"] as? Bool == true }, "ids 10-39: tombstones, never null")
+    }
+}

@@ -30,7 +30,18 @@ public struct ChatState: Sendable {
         if let written = writes[MessageKey(conversation: conversation, id: id)] {
             return written.message(id, in: conversation)
         }
-        return catalog.message(id, in: conversation)
+        if let generated = catalog.message(id, in: conversation) { return generated }
+        return gap(id, in: conversation)
+    }
+
+    /// Message `id` when it is neither generated nor written but below the conversation's count: messages were
+    /// sent under a larger `chat.messages_per_conversation` than the catalog's now, and the ids between its end and
+    /// theirs stand as tombstones (sent when the generated conversation ended), so every id of a page is a message.
+    public func gap(_ id: UInt64, in conversation: UInt64) -> Message? {
+        guard conversation < catalog.conversationCount, id < messageCount(of: conversation) else { return nil }
+        return Message(
+            id: id, conversation: conversation, authorIndex: catalog.participants(of: conversation)[0], text: "",
+            sentAt: catalog.lastActivity(of: conversation), editedAt: nil, replyTo: nil, deleted: true)
     }
 
     /// The revision of message `id` (0 for a generated one nobody wrote): part of its `ETag`.
@@ -43,12 +54,12 @@ public struct ChatState: Sendable {
         writes.readMarkers[ReadMarkerKey(conversation: conversation, client: client)]?.upTo
     }
 
-    /// How many of `conversation`'s messages `client` has not read: those after its read marker; with none, the
-    /// generated count (the messages sent since are the app's user's own).
+    /// How many of `conversation`'s messages `client` has not read: the generated ones after its read marker, or
+    /// with none the generated count. The messages sent through the API are the app's user's own, never unread.
     public func unread(of conversation: UInt64, for client: String) -> UInt64 {
-        let count = messageCount(of: conversation)
-        if let marker = readMarker(of: client, in: conversation) { return count - min(count, marker + 1) }
-        return catalog.unread(of: conversation)
+        guard let marker = readMarker(of: client, in: conversation) else { return catalog.unread(of: conversation) }
+        let generated = catalog.messageCount(of: conversation)
+        return generated - min(generated, marker + 1)
     }
 
     /// Conversation `id` as `client` sees it (its unread count), or nil past the end.

@@ -13,6 +13,9 @@ public struct ChatWrites: Sendable, Equatable {
     /// The sequence number of the last chat write (a message or a read marker); 0 for none. Part of the chat's
     /// entity tags.
     public private(set) var revision: UInt64 = 0
+    /// About how many bytes of memory the writes hold, for the dataset memory bounds: kept as writes go (O(1)),
+    /// since it is asked for under the registry's lock at every install.
+    public private(set) var approximateBytes = 0
 
     public init() {}
 
@@ -31,22 +34,19 @@ public struct ChatWrites: Sendable, Equatable {
 
     /// Sets message `key` (sent, edited or deleted).
     public mutating func put(_ message: WrittenMessage, at key: MessageKey) {
+        if threads[key.conversation] == nil { approximateBytes += 96 }
+        let before = threads[key.conversation]?.approximateBytes ?? 0
         threads[key.conversation, default: ThreadWrites()].put(message, at: key.id)
+        approximateBytes += (threads[key.conversation]?.approximateBytes ?? 0) - before
         revision = max(revision, message.revision)
     }
 
     /// Sets the read marker of `key`.
     public mutating func setMarker(_ marker: ReadMarker, at key: ReadMarkerKey) {
-        readMarkers[key] = marker
+        if readMarkers.updateValue(marker, forKey: key) == nil {
+            approximateBytes += 64 + max(0, key.client.utf8.count - 15)
+        }
         revision = max(revision, marker.revision)
-    }
-
-    /// About how many bytes of memory the writes hold, for the dataset memory bounds.
-    public var approximateBytes: Int {
-        var bytes = 0
-        for thread in threads.values { bytes += 96 + thread.approximateBytes }
-        for key in readMarkers.keys { bytes += 64 + max(0, key.client.utf8.count - 15) }
-        return bytes
     }
 }
 

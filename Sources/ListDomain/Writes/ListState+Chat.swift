@@ -66,12 +66,17 @@ extension ListState {
             guard key.conversation < state.catalog.conversationCount, upTo < count else {
                 return .failure(.messageNotFound(MessageKey(conversation: key.conversation, id: upTo), replyTo: false))
             }
-            let sequence = nextSequence()
-            let marker = ReadMarker(upTo: upTo, revision: sequence)
-            chat.setMarker(marker, at: key)
-            effects.readMarkers[key] = marker
-            note(.read(ReadChange(key: key, upTo: upTo)), sequence, into: &effects)
-            return .success(.readMarked(key, upTo: upTo, unread: count - upTo - 1))
+            // The same marker again changes nothing, and tells nobody (a client that marks on every scroll must
+            // not push the list's changes out of the feed).
+            if state.readMarker(of: key.client, in: key.conversation) != upTo {
+                let sequence = nextSequence()
+                let marker = ReadMarker(upTo: upTo, revision: sequence)
+                chat.setMarker(marker, at: key)
+                effects.readMarkers[key] = marker
+                note(.read(ReadChange(key: key, upTo: upTo)), sequence, into: &effects)
+            }
+            let unread = self.chat(shape).unread(of: key.conversation, for: key.client)
+            return .success(.readMarked(key, upTo: upTo, unread: unread))
         default:
             preconditionFailure("not a chat action")
         }

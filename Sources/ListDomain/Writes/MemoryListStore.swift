@@ -67,10 +67,12 @@ public final class MemoryListStore: ListStore {
                     total + (item.overrides.label?.utf8.count ?? 0) + (item.overrides.author?.utf8.count ?? 0)
                         + (item.image?.byteCount ?? 0)
                 }
+                let chat =
+                    list.messages.values.reduce(0) { $0 + 64 + $1.text.utf8.count } + 64 * list.readMarkers.count
                 return DatasetSummary(
                     name: name, liveCount: list.header.nextID - UInt64(list.deleted.count),
                     writtenCount: UInt64(list.written.count),
-                    bytes: UInt64(text + 48 * (list.written.count + list.deleted.count + 1)),
+                    bytes: UInt64(text + chat + 48 * (list.written.count + list.deleted.count + 1)),
                     lastUsed: contents.lastUsed[name])
             }
         }
@@ -91,7 +93,8 @@ public final class MemoryListStore: ListStore {
             try Self.checkOpen(contents)
             return contents.lists.filter { name, list in
                 !name.isEmpty
-                    && (list.header.nextID != list.header.baseCount || !list.written.isEmpty || !list.deleted.isEmpty)
+                    && (list.header.nextID != list.header.baseCount || !list.written.isEmpty || !list.deleted.isEmpty
+                        || !list.messages.isEmpty || !list.readMarkers.isEmpty)
             }.count
         }
     }

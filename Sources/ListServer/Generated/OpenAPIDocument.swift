@@ -1462,7 +1462,8 @@ enum OpenAPIDocument {
               description: |
                 `{"up_to": N}`: the caller (its `X-Client-Id`, at most 128 bytes; a client without one shares the marker
                 of every other) has read the conversation up to message N. Its `unread` counts in `/conversations` follow
-                (the messages after N), and the feed says `read`. 200 with the conversation, the marker and the unread
+                (the other participants' messages after N: the messages sent through the API are the app's user's own),
+                and the feed says `read` (not when the marker was already there). 200 with the conversation, the marker and the unread
                 count once durable; 404 for a conversation or message past the end.
               parameters:
                 - $ref: '#/components/parameters/ConversationID'
@@ -5238,6 +5239,10 @@ enum OpenAPIDocument {
                 sent_at:
                   type: string
                   format: date-time
+                deleted:
+                  type: boolean
+                  const: true
+                  description: Only when the last message was deleted (its `text` is then empty).
             Message:
               type: object
               description: |
@@ -5290,6 +5295,7 @@ enum OpenAPIDocument {
                   type: [integer, 'null']
                   description: An earlier message of the same conversation this one answers.
                   minimum: 0
+                  maximum: 1099511627775
             MessageEdit:
               type: object
               description: A message's new text.
@@ -11317,7 +11323,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "markRead",
                 "summary": "Set the caller's read marker in the conversation",
-                "description": "`{\"up_to\": N}`: the caller (its `X-Client-Id`, at most 128 bytes; a client without one shares the marker\nof every other) has read the conversation up to message N. Its `unread` counts in `/conversations` follow\n(the messages after N), and the feed says `read`. 200 with the conversation, the marker and the unread\ncount once durable; 404 for a conversation or message past the end.\n",
+                "description": "`{\"up_to\": N}`: the caller (its `X-Client-Id`, at most 128 bytes; a client without one shares the marker\nof every other) has read the conversation up to message N. Its `unread` counts in `/conversations` follow\n(the other participants' messages after N: the messages sent through the API are the app's user's own),\nand the feed says `read` (not when the marker was already there). 200 with the conversation, the marker and the unread\ncount once durable; 404 for a conversation or message past the end.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ConversationID"
@@ -19154,6 +19160,11 @@ enum OpenAPIDocument {
                   "sent_at": {
                     "type": "string",
                     "format": "date-time"
+                  },
+                  "deleted": {
+                    "type": "boolean",
+                    "const": true,
+                    "description": "Only when the last message was deleted (its `text` is then empty)."
                   }
                 }
               },
@@ -19238,7 +19249,8 @@ enum OpenAPIDocument {
                       "null"
                     ],
                     "description": "An earlier message of the same conversation this one answers.",
-                    "minimum": 0
+                    "minimum": 0,
+                    "maximum": 1099511627775
                   }
                 }
               },
@@ -23667,5 +23679,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x0EEA8F6C9983D79B
+    static let yamlFNV1a64: UInt64 = 0x24DEC5A897B56A6C
 }

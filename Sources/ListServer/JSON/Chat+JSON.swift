@@ -112,7 +112,7 @@ extension Conversation {
             json.append(string: lastMessage.preview)
             json.append(raw: ",\"sent_at\":")
             json.append(string: ChatTime.rfc3339(lastMessage.sentAt))
-            json.append(raw: "}")
+            json.append(raw: lastMessage.deleted ? ",\"deleted\":true}" : "}")
         } else {
             json.appendNull()
         }

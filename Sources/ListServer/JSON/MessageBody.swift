@@ -1,8 +1,10 @@
+import ListDomain
+
 /// The JSON bodies of the chat's writes (issue 36), checked: `POST /conversations/<id>/messages`
 /// `{"text":"…","reply_to":N}`, `PATCH …/messages/<mid>` `{"text":"…"}`, `POST /conversations/<id>/read`
 /// `{"up_to":N}`. Anything else is a 400 `invalid-body` naming the field: unknown keys, a missing or empty `text`,
-/// one longer than ``maxTextCharacters`` (or ``maxTextBytes``) or holding U+0000, an id that is not a whole number
-/// from 0 up.
+/// one longer than ``maxTextCharacters`` code points (or ``maxTextBytes``) or holding U+0000, an id that is not a
+/// whole number from 0 below 2^40.
 enum MessageBody {
     /// The longest message text, in Characters and in UTF-8 bytes.
     static let maxTextCharacters = 4000
@@ -67,11 +69,12 @@ enum MessageBody {
         guard case .string(let text) = value else {
             throw Problem(.invalidBody, detail: "field \"text\" must be a string")
         }
-        guard !text.isEmpty, text.utf8.count <= maxTextBytes, text.count <= maxTextCharacters else {
+        // Counted in code points, as JSON Schema's maxLength counts a string's length.
+        guard !text.isEmpty, text.utf8.count <= maxTextBytes, text.unicodeScalars.count <= maxTextCharacters else {
             throw Problem(
                 .invalidBody,
                 detail: "field \"text\" must hold 1 to \(maxTextCharacters) characters (at most \(maxTextBytes) "
-                    + "bytes of UTF-8), got \(text.count)")
+                    + "bytes of UTF-8), got \(text.unicodeScalars.count)")
         }
         guard !text.utf8.contains(0) else {
             throw Problem(.invalidBody, detail: "field \"text\" must not contain U+0000")
@@ -79,10 +82,16 @@ enum MessageBody {
         return text
     }
 
-    /// A message id: a whole number from 0 up.
+    /// A message id: a whole number from 0 below 2^40 (``ChatCatalog/maximumMessages``).
     private static func id(_ value: RequestJSON, _ field: String) throws(Problem) -> UInt64 {
-        guard case .number(let number) = value, let whole = number.wholeValue, whole >= 0 else {
-            throw Problem(.invalidBody, detail: "field \"\(field)\" must be a message id, a whole number from 0 up")
+        guard case .number(let number) = value, let whole = number.wholeValue, whole >= 0,
+            UInt64(whole) < ChatCatalog.maximumMessages
+        else {
+            throw Problem(
+                .invalidBody,
+                detail:
+                    "field \"\(field)\" must be a message id, a whole number from 0 to \(ChatCatalog.maximumMessages - 1)"
+            )
         }
         return UInt64(whole)
     }

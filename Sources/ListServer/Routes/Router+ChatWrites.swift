@@ -59,9 +59,10 @@ extension Router {
         let conversation = try conversationID(rawID, in: ChatCatalog(seed: 0, shape: chatShape))
         let upTo = try MessageBody.read(try Self.jsonBody(request, patch: false))
         let key = ReadMarkerKey(conversation: conversation, client: try Self.chatClient(request.headers))
+        // The marker is the caller's: the same key and body from another client is another request.
         let operation = WriteOperation(
             list: list, action: .markRead(chatShape, key, upTo: upTo),
-            idempotency: try idempotencyClaim(request, target: target))
+            idempotency: try idempotencyClaim(request, target: target, also: Array(key.client.utf8)))
         return submit(operation, method: .post, basePath: target.basePath)
     }
 
@@ -91,6 +92,12 @@ extension Router {
                 .invalidID, detail: "the message id \(Problem.quoted(rawMessage)) is not a plain decimal integer")
         }
         return MessageKey(conversation: conversation, id: id)
+    }
+
+    /// The client whose read markers a read shows: its `X-Client-Id`, "" without one (a longer id than a marker
+    /// takes simply has none).
+    static func chatReader(_ headers: HTTPHeaders) -> String {
+        headers["X-Client-Id"] ?? ""
     }
 
     /// The client a read marker belongs to: its `X-Client-Id` (at most 128 bytes), "" without one.

@@ -18,7 +18,7 @@ extension Router {
         let state = try readableState(of: try Self.listName(headers))
         let live = state.chat(chatShape)
         let chat = live.catalog
-        let client = try Self.chatClient(headers)
+        let client = Self.chatReader(headers)
         let cursor = query.conversationCursor
         // 7: a page of conversations (see `EntityTag`).
         let tag = chatTag(
@@ -51,7 +51,7 @@ extension Router {
         let state = try readableState(of: try Self.listName(headers))
         let live = state.chat(chatShape)
         let id = try conversationID(rawID, in: live.catalog)
-        let client = try Self.chatClient(headers)
+        let client = Self.chatReader(headers)
         // 8: a conversation (see `EntityTag`).
         let tag = chatTag(state, live.catalog, 8, id, Self.readerTag(state, client))
         if let notModified = Self.notModified(tag, headers) { return notModified }
@@ -149,8 +149,12 @@ extension Router {
             first = false
             if let message = written?.messages[id] {
                 message.message(id, in: conversation).writeJSON(into: &json)
-            } else {
+            } else if id < thread.count {
                 thread.writeMessage(id, scratch: &scratch, into: &json)
+            } else if let gap = state.chat(chatShape).gap(id, in: conversation) {
+                gap.writeJSON(into: &json)  // sent under a longer conversation setting (ChatState.gap)
+            } else {
+                json.appendNull()
             }
         }
         envelope(&json)

@@ -234,11 +234,15 @@ extension Router {
 
     /// The request's `Idempotency-Key` (1–255 visible ASCII), what it asks (method, path and query without the
     /// controls `delay_ms`, `fail`, `fail_rate`, `fail_first`, and body), and how its answer is recorded.
-    func idempotencyClaim(_ request: HTTPRequest, target: RequestTarget) throws(Problem) -> IdempotencyClaim? {
+    /// `also`: what else the request's answer depends on (a read marker's client).
+    func idempotencyClaim(_ request: HTTPRequest, target: RequestTarget, also: [UInt8] = []) throws(Problem)
+        -> IdempotencyClaim?
+    {
         guard let key = try Self.idempotencyKey(request.headers) else { return nil }
         // The whole request, not a hash of it: exact, and bodies are small (``SettingKey/maxBodyBytes``).
         var fingerprint = Array((request.method.name + " " + Self.faultResource(target) + "\n").utf8)
         fingerprint += request.body
+        if !also.isEmpty { fingerprint += [0] + also }
         return IdempotencyClaim(key: key, fingerprint: fingerprint) { result in
             RecordedAnswer.encode(Self.writtenResponse(result))  // without a base: a replay adds its own
         }

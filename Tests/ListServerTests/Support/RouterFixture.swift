@@ -58,7 +58,8 @@ enum RouterFixture {
         count: UInt64 = 10_000,
         stored: [String: StoredList] = [:],
         service: ServiceOptions = ServiceOptions(),
-        metrics: Bool = false
+        metrics: Bool = false,
+        chat: ChatSettings = ChatSettings()
     ) -> Router {
         let catalog = Catalog(seed: 42, count: count)
         let lists = ListRegistry(seed: catalog.seed, count: catalog.count, stored: stored)
@@ -70,7 +71,7 @@ enum RouterFixture {
             writes: writes, cache: DetailCache(store: slowStore, capacity: 100), images: imageCache(),
             paging: defaultPaging,
             observability: observability(metrics: metrics),
-            service: service)
+            service: service, chat: chat)
     }
 }
 
