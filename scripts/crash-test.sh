@@ -25,6 +25,10 @@
 #   - the change feed since the round began holds each client's writes, once each, in the client's order;
 #   - the number of live rows in the file right after the kill equals what the restarted server lists;
 #   - a fresh POST gets an id above every id seen so far.
+# - Beside them, 4 chat clients each send (with an Idempotency-Key), edit and delete messages of a conversation of
+#   the dataset `crash-chat` and set their read marker (scripts/crash_chat.py): after the restart the conversation
+#   has exactly the acknowledged messages, each with its last acknowledged text or as a tombstone, no id twice, and
+#   the unanswered write applied in full or not at all.
 # The SIGTERM rounds check the same, and that the server exits 0 under load and that a write it refused with 503
 # shutting-down while draining was not applied. At the end the server must exit 0 on SIGTERM and the file must
 # pass integrity_check again.

@@ -6,7 +6,8 @@ each client only on items it created, so the expected state is exact), the serve
 the file must pass `PRAGMA integrity_check` (opened read-only, straight after the kill), and the restarted server
 must hold every acknowledged write with its content, at most the one unacknowledged write per client in full or
 not at all, no id twice. Beside them, upload clients store and remove images (scripts/crash_uploads.py): every
-acknowledged file must be served byte for byte after the restart. Python 3 standard library only; traffic to 127.0.0.1 only; bounded by --deadline.
+acknowledged file must be served byte for byte after the restart. And chat clients send, edit and delete messages
+and set read markers (scripts/crash_chat.py): every acknowledged one must be there after the restart. Python 3 standard library only; traffic to 127.0.0.1 only; bounded by --deadline.
 """
 import argparse
 import http.client
@@ -22,6 +23,7 @@ import threading
 import time
 import traceback
 
+import crash_chat
 import crash_uploads
 
 FIELDS = ("label", "author", "width", "height", "color", "likes")
@@ -753,9 +755,10 @@ def verify_round(clients, states, server, item_count, stats, rng):
 # ---------------------------------------------------------------- main
 
 
-def run_round(number, synchronous, how, server, clients, states, args, seed, rng, data_path, totals, uploaders):
+def run_round(number, synchronous, how, server, clients, states, args, seed, rng, data_path, totals, uploaders,
+              chatters):
     """One round: load, then SIGKILL (`how` "kill") or SIGTERM ("term"), integrity_check, restart, verify.
-    Returns the clients and the upload clients (new threads)."""
+    Returns the clients, the upload clients and the chat clients (new threads)."""
     failures_before = len(failures)
     killed = threading.Event()
     if not clients:
@@ -771,11 +774,15 @@ def run_round(number, synchronous, how, server, clients, states, args, seed, rng
     uploaders = [crash_uploads.UploadClient(i, server.port, killed, Connection, failures, seed,
                                             uploaders[i] if uploaders else None)
                  for i in range(args.upload_clients)]
+    chatters = [crash_chat.ChatClient(i, server.port, killed, Connection, failures, seed,
+                                      chatters[i] if chatters else None)
+                for i in range(args.chat_clients)]
+    chat_before = sum(chatter.acked for chatter in chatters)
     acked_before = sum(client.acked for client in clients)
     uploads_before = sum(uploader.acked for uploader in uploaders)
     kill_after = rng.uniform(0.3, 2.0)
     load_started = time.monotonic()
-    for client in clients + uploaders:
+    for client in clients + uploaders + chatters:
         client.start()
     time.sleep(kill_after)
     killed.set()
@@ -786,13 +793,15 @@ def run_round(number, synchronous, how, server, clients, states, args, seed, rng
         if status != 0:
             failures.add(f"round {number}: the server exited {status} on SIGTERM under load (expected 0)")
     load_time = time.monotonic() - load_started
-    for client in clients + uploaders:
+    for client in clients + uploaders + chatters:
         client.join(timeout=20)
         if client.is_alive():
             failures.add(f"client {client.index} still waits 20 s after the kill")
     acked = sum(client.acked for client in clients) - acked_before
     uploads = sum(uploader.acked for uploader in uploaders) - uploads_before
     totals["uploads"] += uploads
+    chats = sum(chatter.acked for chatter in chatters) - chat_before
+    totals["chat writes"] += chats
     totals["acked"] += acked
     totals["load seconds"] += load_time
 
@@ -813,12 +822,15 @@ def run_round(number, synchronous, how, server, clients, states, args, seed, rng
     restart_time = server.start(synchronous)
     stats = {key: 0 for key in ("inflight", "applied", "not applied", "replayed", "retried fresh",
                                 "refused at shutdown", "items checked", "GETs", "changes", "upload GETs",
-                                "uploads in flight", "uploads applied")}
+                                "uploads in flight", "uploads applied", "chat GETs", "chat in flight",
+                                "chat applied", "messages checked")}
     checks_started = time.monotonic()
     listed = verify_round(clients, states, server, args.item_count, stats, rng)
     upload_connection = Connection(server.port)
     for uploader in uploaders:
         uploader.verify(upload_connection, stats)
+    for chatter in chatters:
+        chatter.verify(upload_connection, stats)
     upload_connection.close()
     checks_time = time.monotonic() - checks_started
     if isinstance(in_file, dict):
@@ -842,10 +854,12 @@ def run_round(number, synchronous, how, server, clients, states, args, seed, rng
           f"{stats['retried fresh']} fresh); integrity_check {'ok' if rows == ['ok'] else 'FAILED'}"
           f"{startup_note}; {stats['items checked']} items, {stats['GETs']} GETs, {stats['changes']} changes "
           f"checked, {file_note}; {uploads} uploads acknowledged, {stats['upload GETs']} images checked "
-          f"({stats['uploads in flight']} unanswered, {stats['uploads applied']} applied); "
+          f"({stats['uploads in flight']} unanswered, {stats['uploads applied']} applied); {chats} chat writes "
+          f"acknowledged, {stats['messages checked']} messages checked ({stats['chat in flight']} unanswered, "
+          f"{stats['chat applied']} applied); "
           f"restart {restart_time:.2f} s, checks {checks_time:.1f} s: "
           f"{'ok' if new_failures == 0 else f'{new_failures} FAILURES'}", flush=True)
-    return clients, uploaders
+    return clients, uploaders, chatters
 
 
 def main():
@@ -857,6 +871,7 @@ def main():
     parser.add_argument("--term-rounds", type=int, default=2, help="extra rounds ended by SIGTERM, not SIGKILL")
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--upload-clients", type=int, default=4, help="clients storing images beside the writers")
+    parser.add_argument("--chat-clients", type=int, default=4, help="clients writing to a chat beside the writers")
     parser.add_argument("--item-count", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--deadline", type=float, default=240, help="seconds for all rounds")
@@ -878,8 +893,9 @@ def main():
     states = {dataset: DatasetState() for dataset in DATASETS}
     clients = []
     started = time.monotonic()
-    totals = {"acked": 0, "load seconds": 0.0, "startup kills": 0, "uploads": 0}
+    totals = {"acked": 0, "load seconds": 0.0, "startup kills": 0, "uploads": 0, "chat writes": 0}
     uploaders = []
+    chatters = []
     plan = ["full kill"] * args.rounds + ["normal kill"] * args.normal_rounds + ["full term"] * args.term_rounds
     rounds = [(number, *kind.split()) for number, kind in enumerate(plan, 1)]
     completed = 0
@@ -897,8 +913,8 @@ def main():
                 running = synchronous
                 server.start(running)
             try:
-                clients, uploaders = run_round(number, synchronous, how, server, clients, states, args, seed, rng,
-                                               data_path, totals, uploaders)
+                clients, uploaders, chatters = run_round(number, synchronous, how, server, clients, states, args,
+                                                         seed, rng, data_path, totals, uploaders, chatters)
             except Exception:  # a broken answer, a lost connection after the restart: loud, with where
                 failures.add(f"round {number}: {traceback.format_exc()}")
                 break
@@ -920,7 +936,9 @@ def main():
           f"key), {totals['startup kills']} more kills during a start, {replays} idempotent replays checked, "
           f"{totals.get('changes', 0)} changes checked, {totals['uploads']} uploads acknowledged and "
           f"{totals.get('upload GETs', 0)} images checked ({totals.get('uploads in flight', 0)} unanswered at the "
-          f"kills, {totals.get('uploads applied', 0)} applied), {live} live "
+          f"kills, {totals.get('uploads applied', 0)} applied), {totals['chat writes']} chat writes acknowledged "
+          f"and {totals.get('messages checked', 0)} messages checked ({totals.get('chat in flight', 0)} unanswered, "
+          f"{totals.get('chat applied', 0)} applied), {live} live "
           f"items at the end, {sum(len(s.ids) for s in states.values())} ids issued, "
           f"{time.monotonic() - started:.0f} s")
     if len(failures) or completed < len(rounds):
