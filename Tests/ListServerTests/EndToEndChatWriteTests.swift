@@ -50,7 +50,8 @@ struct EndToEndChatWriteTests {
                 let kinds = (try changes.jsonObject()["changes"] as? [[String: Any]])?.compactMap {
                     $0["kind"] as? String
                 }
-                #expect(kinds == ["message.created", "message.updated", "message.deleted", "read"])
+                #expect(
+                    kinds == ["message.created", "conversation.updated", "message.updated", "message.deleted", "read"])
                 let retry = try await send(
                     port: app.port, "POST", "/conversations/4/messages", json: #"{"text":"kept 🏃","reply_to":1}"#,
                     headers: [dataset, "Idempotency-Key: chat-restart"])

@@ -52,7 +52,11 @@ struct RouterChatWriteTests {
         #expect(uint64(conversations.first?["id"]) == 7, "the conversation a message went to is at the top")
         #expect(conversations.first?["updated_at"] as? String == sentAt)
         #expect((conversations.first?["last_message"] as? [String: Any])?["text"] as? String == "On my way 🏃")
-        #expect(await kinds() == ["message.created"])
+        #expect(await kinds() == ["message.created", "conversation.updated"])
+        let changes = await router.respondDeferred("/items/changes?since=0").jsonObject?["changes"] as? [[String: Any]]
+        let moved = changes?.last?["conversation"] as? [String: Any]
+        #expect(uint64(moved?["id"]) == 7 && uint64(moved?["message_count"]) == count + 1)
+        #expect(moved?["updated_at"] as? String == sentAt)
     }
 
     @Test("paging conversations while one moves to the top neither repeats nor skips one")
@@ -144,7 +148,7 @@ struct RouterChatWriteTests {
         let again = await send(3, #"{"text":"once"}"#, headers: ["Idempotency-Key": "k-1"])
         #expect(first.status == 201 && again.status == 201)
         #expect(again.headers["Idempotent-Replayed"] == "true" && again.body == first.body)
-        #expect(await kinds() == ["message.created"])
+        #expect(await kinds() == ["message.created", "conversation.updated"])
         #expect(await send(3, #"{"text":"twice"}"#, headers: ["Idempotency-Key": "k-1"]).status == 422)
     }
 
@@ -217,7 +221,8 @@ extension RouterChatWriteTests {
         #expect(uint64(router.respond("/conversations/8", headers: ["X-Client-Id": "a"]).jsonObject?["unread"]) == 0)
         let again = await router.respondHeld("/conversations/8/read", method: .post, headers: headers, body: body)
         #expect(again.status == 200)
-        #expect(await kinds() == ["read", "message.created"], "the same marker again is no change")
+        #expect(
+            await kinds() == ["read", "message.created", "conversation.updated"], "the same marker again is no change")
     }
 
     @Test("an Idempotency-Key on a read marker is the client's: another client's same request is its own")

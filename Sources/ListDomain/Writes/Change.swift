@@ -28,6 +28,8 @@ extension Change {
             MemoryLayout<Change>.stride + 64 + Self.heapBytes(change.message.text)
         case .read(let read):
             MemoryLayout<Change>.stride + 32 + Self.heapBytes(read.key.client)
+        case .conversation:
+            MemoryLayout<Change>.stride
         }
     }
 
@@ -51,9 +53,11 @@ public enum ChangeEvent: Sendable, Equatable {
     case message(MessageChange)
     /// A client set its read marker in a conversation.
     case read(ReadChange)
+    /// A conversation's last activity moved (a message was sent to it): it is at the top of the conversations now.
+    case conversation(ConversationChange)
 
     /// The name clients see: `created`, `updated`, `deleted`, `reset`, `message.created`, `message.updated`,
-    /// `message.deleted` or `read`.
+    /// `message.deleted`, `read` or `conversation.updated`.
     public var kind: String { kindName.description }
 
     /// The id of the item it is about; nil for a reset and the chat's changes.
@@ -61,7 +65,7 @@ public enum ChangeEvent: Sendable, Equatable {
         switch self {
         case .created(let item), .updated(let item): item.id
         case .deleted(let id): id
-        case .reset, .message, .read: nil
+        case .reset, .message, .read, .conversation: nil
         }
     }
 
@@ -79,6 +83,7 @@ public enum ChangeEvent: Sendable, Equatable {
             case .deleted: "message.deleted"
             }
         case .read: "read"
+        case .conversation: "conversation.updated"
         }
     }
 }
@@ -96,6 +101,20 @@ public struct MessageChange: Sendable, Equatable {
     public init(kind: Kind, message: Message) {
         self.kind = kind
         self.message = message
+    }
+}
+
+/// A conversation that moved up: when its last message was sent, and how many messages it has now.
+public struct ConversationChange: Sendable, Equatable {
+    public let id: UInt64
+    /// Milliseconds since 1970.
+    public let updatedAt: Int64
+    public let messageCount: UInt64
+
+    public init(id: UInt64, updatedAt: Int64, messageCount: UInt64) {
+        self.id = id
+        self.updatedAt = updatedAt
+        self.messageCount = messageCount
     }
 }
 

@@ -34,7 +34,12 @@ extension ListState {
             let written = WrittenMessage(
                 authorIndex: state.catalog.participants(of: conversation)[0], text: text, sentAt: sentAt,
                 editedAt: nil, replyTo: replyTo, deleted: false, revision: sequence)
-            return commit(written, at: key, kind: .created, shape, sequence, &effects)
+            let result = commit(written, at: key, kind: .created, shape, sequence, &effects)
+            // The conversation moved to the top: a list of conversations learns it from this, next.
+            let moved = ConversationChange(id: conversation, updatedAt: sentAt, messageCount: id + 1)
+            let movedSequence = nextSequence()
+            note(.conversation(moved), movedSequence, into: &effects)
+            return result
         case .editMessage(let shape, let key, let text, let at):
             guard let current = chat(shape).message(key.id, in: key.conversation) else {
                 return .failure(.messageNotFound(key, replyTo: false))

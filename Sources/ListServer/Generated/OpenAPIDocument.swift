@@ -1179,7 +1179,7 @@ enum OpenAPIDocument {
                 the next id, sent now (or 1 ms after the conversation's last message, if that is later): 201 with the
                 message, its `Location` and its `ETag` once the write is durable. The conversation moves to the top of
                 `/conversations` (its `updated_at` is the message's `sent_at`), and the change feed (`/items/changes`,
-                `/items/events`) says `message.created`.
+                `/items/events`) says `message.created`, then `conversation.updated`.
 
                 The body is `{"text": "…", "reply_to": N}`: `text` 1 to 4,000 characters (at most 16,000 bytes of UTF-8,
                 no U+0000), `reply_to` (optional, or `null`) an earlier message of the same conversation. Anything else is
@@ -2354,12 +2354,12 @@ enum OpenAPIDocument {
                 blank line:
 
                 - `event:` the change's kind, `created`, `updated`, `deleted` or `reset`, and for the chat
-                  `message.created`, `message.updated`, `message.deleted` and `read`;
+                  `message.created`, `message.updated`, `message.deleted`, `read` and `conversation.updated`;
                 - `id:` its sequence number;
                 - `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{"id":N}` for `deleted`
                   (schema `DeletedEventData`), `{"version":V,"seed":S,"count":N}` for `reset` (schema `ResetEventData`),
                   the message for the `message.*` kinds (schema `Message`), `{"conversation":C,"client":"…","up_to":N}` for
-                  `read`.
+                  `read`, `{"id":C,"updated_at":"…","message_count":N}` for `conversation.updated`.
 
                 A comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections
                 open through proxies; clients ignore it.
@@ -5418,6 +5418,7 @@ enum OpenAPIDocument {
                 - $ref: '#/components/schemas/ResetChange'
                 - $ref: '#/components/schemas/MessageChange'
                 - $ref: '#/components/schemas/ReadChange'
+                - $ref: '#/components/schemas/ConversationChange'
             ChangeSequence:
               type: integer
               description: The change's sequence number in its list, from 1, one more per change; never reused.
@@ -5492,6 +5493,34 @@ enum OpenAPIDocument {
                   enum: [message.created, message.updated, message.deleted]
                 message:
                   $ref: '#/components/schemas/Message'
+            ConversationChange:
+              type: object
+              description: |
+                A conversation moved to the top of `/conversations` (`conversation.updated`): a message was sent to it.
+                Follows that message's `message.created`.
+              additionalProperties: false
+              required: [sequence, kind, conversation]
+              properties:
+                sequence:
+                  $ref: '#/components/schemas/ChangeSequence'
+                kind:
+                  type: string
+                  const: conversation.updated
+                conversation:
+                  type: object
+                  additionalProperties: false
+                  required: [id, updated_at, message_count]
+                  properties:
+                    id:
+                      type: integer
+                      minimum: 0
+                    updated_at:
+                      type: string
+                      format: date-time
+                      description: When its last message was sent.
+                    message_count:
+                      type: integer
+                      minimum: 1
             ReadChange:
               type: object
               description: A client set its read marker in a conversation (`POST /conversations/{id}/read`).
@@ -10601,7 +10630,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "sendMessage",
                 "summary": "Send a message to the conversation",
-                "description": "A message from the app's user (the conversation's first participant) at the end of the conversation, with\nthe next id, sent now (or 1 ms after the conversation's last message, if that is later): 201 with the\nmessage, its `Location` and its `ETag` once the write is durable. The conversation moves to the top of\n`/conversations` (its `updated_at` is the message's `sent_at`), and the change feed (`/items/changes`,\n`/items/events`) says `message.created`.\n\nThe body is `{\"text\": \"…\", \"reply_to\": N}`: `text` 1 to 4,000 characters (at most 16,000 bytes of UTF-8,\nno U+0000), `reply_to` (optional, or `null`) an earlier message of the same conversation. Anything else is\n400 `invalid-body` naming the field (a `reply_to` at or past the new message's id too); JSON that does not\nparse is 400 `invalid-item` with the byte offset; no JSON `Content-Type` is 415. `Idempotency-Key` as on\n`POST /items`: a retry with the same key gets the first 201 again and sends nothing twice. 404 for a\nconversation past the end.\n",
+                "description": "A message from the app's user (the conversation's first participant) at the end of the conversation, with\nthe next id, sent now (or 1 ms after the conversation's last message, if that is later): 201 with the\nmessage, its `Location` and its `ETag` once the write is durable. The conversation moves to the top of\n`/conversations` (its `updated_at` is the message's `sent_at`), and the change feed (`/items/changes`,\n`/items/events`) says `message.created`, then `conversation.updated`.\n\nThe body is `{\"text\": \"…\", \"reply_to\": N}`: `text` 1 to 4,000 characters (at most 16,000 bytes of UTF-8,\nno U+0000), `reply_to` (optional, or `null`) an earlier message of the same conversation. Anything else is\n400 `invalid-body` naming the field (a `reply_to` at or past the new message's id too); JSON that does not\nparse is 400 `invalid-item` with the byte offset; no JSON `Content-Type` is 415. `Idempotency-Key` as on\n`POST /items`: a retry with the same key gets the first 201 again and sends nothing twice. 404 for a\nconversation past the end.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/ConversationID"
@@ -13862,7 +13891,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "streamEvents",
                 "summary": "The list's changes as they happen, as Server-Sent Events",
-                "description": "A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200\n`text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that\nproxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event\nper change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a\nblank line:\n\n- `event:` the change's kind, `created`, `updated`, `deleted` or `reset`, and for the chat\n  `message.created`, `message.updated`, `message.deleted` and `read`;\n- `id:` its sequence number;\n- `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{\"id\":N}` for `deleted`\n  (schema `DeletedEventData`), `{\"version\":V,\"seed\":S,\"count\":N}` for `reset` (schema `ResetEventData`),\n  the message for the `message.*` kinds (schema `Message`), `{\"conversation\":C,\"client\":\"…\",\"up_to\":N}` for\n  `read`.\n\nA comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections\nopen through proxies; clients ignore it.\n\n**Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it\nsaw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to\nthe same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.\nWithout either, the stream starts with the next change. When the changes after it are no longer kept (or\nthe sequence number is later than the list's last change), the stream sends one `event: expired` with\n`id:` the list's last sequence number and `data: {\"last_sequence\":N}` (schema `ExpiredEventData`), then\nthe live changes: reload the list and keep the stream.\n\nA subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;\n`DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.\nIn each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still\nkept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`.\nOtherwise the 200 and `retry:` go out at once, before the kept changes are read: when the store cannot give\nthem, the stream ends there and `EventSource` reconnects after `retry` to ask again (a 503 would make\n`EventSource` give up for good). There is no `HEAD` (405): a stream has no length to announce.\n",
+                "description": "A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200\n`text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that\nproxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event\nper change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a\nblank line:\n\n- `event:` the change's kind, `created`, `updated`, `deleted` or `reset`, and for the chat\n  `message.created`, `message.updated`, `message.deleted`, `read` and `conversation.updated`;\n- `id:` its sequence number;\n- `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{\"id\":N}` for `deleted`\n  (schema `DeletedEventData`), `{\"version\":V,\"seed\":S,\"count\":N}` for `reset` (schema `ResetEventData`),\n  the message for the `message.*` kinds (schema `Message`), `{\"conversation\":C,\"client\":\"…\",\"up_to\":N}` for\n  `read`, `{\"id\":C,\"updated_at\":\"…\",\"message_count\":N}` for `conversation.updated`.\n\nA comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections\nopen through proxies; clients ignore it.\n\n**Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it\nsaw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to\nthe same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.\nWithout either, the stream starts with the next change. When the changes after it are no longer kept (or\nthe sequence number is later than the list's last change), the stream sends one `event: expired` with\n`id:` the list's last sequence number and `data: {\"last_sequence\":N}` (schema `ExpiredEventData`), then\nthe live changes: reload the list and keep the stream.\n\nA subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;\n`DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.\nIn each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still\nkept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`.\nOtherwise the 200 and `retry:` go out at once, before the kept changes are read: when the store cannot give\nthem, the stream ends there and `EventSource` reconnects after `retry` to ask again (a 503 would make\n`EventSource` give up for good). There is no `HEAD` (405): a stream has no length to announce.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/Last-Event-ID"
@@ -19458,6 +19487,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/schemas/ReadChange"
+                  },
+                  {
+                    "$ref": "#/components/schemas/ConversationChange"
                   }
                 ]
               },
@@ -19573,6 +19605,49 @@ enum OpenAPIDocument {
                   },
                   "message": {
                     "$ref": "#/components/schemas/Message"
+                  }
+                }
+              },
+              "ConversationChange": {
+                "type": "object",
+                "description": "A conversation moved to the top of `/conversations` (`conversation.updated`): a message was sent to it.\nFollows that message's `message.created`.\n",
+                "additionalProperties": false,
+                "required": [
+                  "sequence",
+                  "kind",
+                  "conversation"
+                ],
+                "properties": {
+                  "sequence": {
+                    "$ref": "#/components/schemas/ChangeSequence"
+                  },
+                  "kind": {
+                    "type": "string",
+                    "const": "conversation.updated"
+                  },
+                  "conversation": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "id",
+                      "updated_at",
+                      "message_count"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "integer",
+                        "minimum": 0
+                      },
+                      "updated_at": {
+                        "type": "string",
+                        "format": "date-time",
+                        "description": "When its last message was sent."
+                      },
+                      "message_count": {
+                        "type": "integer",
+                        "minimum": 1
+                      }
+                    }
                   }
                 }
               },
@@ -23679,5 +23754,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x24DEC5A897B56A6C
+    static let yamlFNV1a64: UInt64 = 0xDBA12E009EE59D10
 }

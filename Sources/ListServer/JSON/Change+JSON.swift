@@ -4,7 +4,7 @@ package import ListDomain
 extension Change {
     /// `{"sequence":S,"kind":"created","item":{…}}`; `deleted` carries `"id"`, `reset` carries
     /// `"version"`, `"seed"` and `"count"`, the `message.*` kinds `"message"`, `read` `"conversation"`, `"client"`
-    /// and `"up_to"`.
+    /// and `"up_to"`, `conversation.updated` `"conversation"` (`{"id","updated_at","message_count"}`).
     package func writeJSON(into json: inout JSONWriter) {
         json.append(raw: "{\"sequence\":")
         json.append(integer: sequence)
@@ -26,13 +26,17 @@ extension Change {
         case .read(let read):
             json.append(raw: ",")
             Self.appendReadFields(read, into: &json)
+        case .conversation(let moved):
+            json.append(raw: ",\"conversation\":")
+            Self.writeConversation(moved, into: &json)
         }
         json.append(raw: "}")
     }
 
     /// The event's `data:`: the item for `created` and `updated`, `{"id":N}` for `deleted`,
     /// `{"version":V,"seed":S,"count":N}` for `reset`, the message for the `message.*` kinds,
-    /// `{"conversation":C,"client":"…","up_to":N}` for `read`.
+    /// `{"conversation":C,"client":"…","up_to":N}` for `read`, `{"id":C,"updated_at":"…","message_count":N}` for
+    /// `conversation.updated`.
     package func writeEventData(into json: inout JSONWriter) {
         switch event {
         case .created(let item), .updated(let item):
@@ -51,7 +55,20 @@ extension Change {
             json.append(raw: "{")
             Self.appendReadFields(read, into: &json)
             json.append(raw: "}")
+        case .conversation(let moved):
+            Self.writeConversation(moved, into: &json)
         }
+    }
+
+    /// `{"id":C,"updated_at":"…","message_count":N}`.
+    private static func writeConversation(_ moved: ConversationChange, into json: inout JSONWriter) {
+        json.append(raw: "{\"id\":")
+        json.append(integer: moved.id)
+        json.append(raw: ",\"updated_at\":")
+        json.append(string: ChatTime.rfc3339(moved.updatedAt))
+        json.append(raw: ",\"message_count\":")
+        json.append(integer: moved.messageCount)
+        json.append(raw: "}")
     }
 
     /// One Server-Sent Event: `event: <kind>\nid: <sequence>\ndata: <json>\n\n` (the JSON is one line).

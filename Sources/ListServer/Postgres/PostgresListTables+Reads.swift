@@ -201,6 +201,11 @@ extension PostgresListTables {
         case "read":
             let key = ReadMarkerKey(conversation: rows.uint64(row, chat), client: rows.text(row, chat + 6) ?? "")
             event = .read(ReadChange(key: key, upTo: rows.uint64(row, 2)))
+        case "conversation.updated":
+            event = .conversation(
+                ConversationChange(
+                    id: rows.uint64(row, chat), updatedAt: rows.int64(row, chat + 3), messageCount: rows.uint64(row, 2))
+            )
         case let kind:
             throw PostgresError("change \(sequence) has an unknown kind \(kind ?? "NULL")", sqlState: "XX001")
         }

@@ -282,7 +282,7 @@ final class PostgresListTables {
             return head + [.unsigned(id)] + noItem.dropFirst() + noReset
         case .reset(let reset):
             return head + noItem + [.unsigned(reset.version), .unsigned(reset.seed), .unsigned(reset.count)]
-        case .message, .read:
+        case .message, .read, .conversation:
             preconditionFailure("a chat change goes by insertChatChange")
         }
     }
@@ -302,6 +302,11 @@ final class PostgresListTables {
             return head + [
                 .unsigned(read.upTo), .unsigned(read.key.conversation), .null, .null, .null, .null, .null,
                 .utf8(read.key.client),
+            ]
+        case .conversation(let moved):  // item_id: its message count, sent_at: its last activity
+            return head + [
+                .unsigned(moved.messageCount), .unsigned(moved.id), .null, .null, .bigint(moved.updatedAt), .null,
+                .null, .null,
             ]
         default:
             return nil

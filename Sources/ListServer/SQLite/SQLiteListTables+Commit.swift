@@ -134,7 +134,7 @@ extension SQLiteListTables {
         }
         for change in effects.changes {
             switch change.event {
-            case .message, .read:
+            case .message, .read, .conversation:
                 try run(SQL.insertChatChange) { statement throws(SQLiteError) in
                     try statement.bind(kept: name, at: 1)
                     try bindChat(change, to: statement)
@@ -195,7 +195,7 @@ extension SQLiteListTables {
             try statement.bind(reset.seed, at: 12)
             try statement.bind(reset.count, at: 13)
             try statement.bindNull(at: blurHashColumn)
-        case .message, .read:
+        case .message, .read, .conversation:
             preconditionFailure("a chat change goes by insertChatChange")
         }
     }
@@ -220,6 +220,11 @@ extension SQLiteListTables {
             try statement.bind(read.key.conversation, at: 5)
             for column: Int32 in 6...10 { try statement.bindNull(at: column) }
             try statement.bind(read.key.client, at: 11)
+        case .conversation(let moved):  // item_id: its message count, sent_at: its last activity
+            try statement.bind(moved.messageCount, at: 4)
+            try statement.bind(moved.id, at: 5)
+            for column: Int32 in [6, 7, 9, 10, 11] { try statement.bindNull(at: column) }
+            try statement.bind(moved.updatedAt, at: 8)
         default:
             preconditionFailure("not a chat change")
         }

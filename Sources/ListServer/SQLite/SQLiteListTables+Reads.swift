@@ -200,6 +200,10 @@ extension SQLiteListTables {
         case "read":
             let key = ReadMarkerKey(conversation: row.uint64(at: 13), client: row.text(at: 19) ?? "")
             event = .read(ReadChange(key: key, upTo: row.uint64(at: 2)))
+        case "conversation.updated":
+            event = .conversation(
+                ConversationChange(
+                    id: row.uint64(at: 13), updatedAt: row.int64(at: 16), messageCount: row.uint64(at: 2)))
         case let kind:
             throw SQLiteError(
                 code: SQLITE_CORRUPT, message: "change \(sequence) has an unknown kind \(kind ?? "NULL")",

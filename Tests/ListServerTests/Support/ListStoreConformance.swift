@@ -61,7 +61,7 @@ struct ListStoreConformance {
             authorIndex: 63, text: "", sentAt: 1_790_000_000_000, editedAt: 1_790_000_060_000, replyTo: nil,
             deleted: true, revision: 2)
         let marker = ReadMarker(upTo: 1 << 40 - 1, revision: 3)
-        var effects = Self.effects(header: Self.header(lastSequence: 3))
+        var effects = Self.effects(header: Self.header(lastSequence: 4))
         effects.messages = [
             MessageKey(conversation: 0, id: 10_000): sent, MessageKey(conversation: 99_999, id: 4): tombstone,
         ]
@@ -78,17 +78,21 @@ struct ListStoreConformance {
                 event: .message(MessageChange(kind: .deleted, message: tombstone.message(4, in: 99_999)))),
             Change(
                 sequence: 3, event: .read(ReadChange(key: ReadMarkerKey(conversation: 0, client: "phone-Ω"), upTo: 7))),
+            Change(
+                sequence: 4,
+                event: .conversation(
+                    ConversationChange(id: 99_999, updatedAt: 1_795_000_000_123, messageCount: 1 << 40))),
         ]
         effects.changes = changes
         try await store.commit(Self.batch("chat", effects))
-        var edit = Self.effects(header: Self.header(lastSequence: 4))
+        var edit = Self.effects(header: Self.header(lastSequence: 5))
         var edited = sent
         edited.text = "edited"
         edited.editedAt = 1_795_000_100_000
-        edited.revision = 4
+        edited.revision = 5
         edit.messages = [MessageKey(conversation: 0, id: 10_000): edited]
         let editChange = Change(
-            sequence: 4, event: .message(MessageChange(kind: .updated, message: edited.message(10_000, in: 0))))
+            sequence: 5, event: .message(MessageChange(kind: .updated, message: edited.message(10_000, in: 0))))
         edit.changes = [editChange]
         try await store.commit(Self.batch("chat", edit))
         await store.close()
@@ -101,13 +105,14 @@ struct ListStoreConformance {
             ])
         #expect(list.readMarkers == effects.readMarkers)
         #expect(try await reopened.changes(of: "chat", after: 0, limit: 10).changes == changes + [editChange])
-        let wiped = Change(sequence: 5, event: .reset(ListReset(version: 2, seed: 1, count: 100)))
+        let wiped = Change(sequence: 6, event: .reset(ListReset(version: 2, seed: 1, count: 100)))
         try await reopened.commit(
             Self.batch(
-                "chat", Self.effects(header: Self.header(version: 2, lastSequence: 5), changes: [wiped], wipe: true)))
+                "chat", Self.effects(header: Self.header(version: 2, lastSequence: 6), changes: [wiped], wipe: true)))
         let after = try #require(try await reopened.load()["chat"])
         #expect(after.messages.isEmpty && after.readMarkers.isEmpty)
-        #expect(try await reopened.changes(of: "chat", after: 0, limit: 10).changes.count == 5)
+        // The changes stay through a wipe (the newest `changesKept` of the six).
+        #expect(try await reopened.changes(of: "chat", after: 0, limit: 10).changes.count == min(6, Self.changesKept))
         await reopened.close()
     }
 

@@ -158,6 +158,7 @@ struct ListClientMain {
             case .ResetChange: "reset"
             case .MessageChange(let message): message.kind.rawValue
             case .ReadChange: "read"
+            case .ConversationChange: "conversation.updated"
             }
         }
         guard kinds == ["created", "updated"] else { throw Failure("the feed says \(kinds)") }
