@@ -5964,9 +5964,9 @@ enum OpenAPIDocument {
                     $ref: '#/components/schemas/ReadMarked'
             InvalidChatWrite:
               description: |
-                A chat write the server cannot take as sent, nothing written: `invalid-body` (an unknown or repeated field,
-                a missing, empty or too long `text`, an id that is not a whole number from 0 up, a `reply_to` that names no
-                earlier message), `invalid-item` (JSON that does not parse, with the byte offset), `invalid-header` (a
+                A chat write the server cannot take as sent, nothing written: `invalid-body` (an unknown field, a missing,
+                empty or too long `text`, an id that is not a whole number from 0 up, a `reply_to` that names no earlier
+                message), `invalid-item` (JSON that does not parse or repeats a member, with the byte offset), `invalid-header` (a
                 malformed `X-Dataset` or `Idempotency-Key`, an `X-Client-Id` over 128 bytes for a read marker),
                 `invalid-id`, `invalid-parameter`, `invalid-request-target`, or from the connection layer
                 `malformed-request`.
@@ -20363,7 +20363,7 @@ enum OpenAPIDocument {
                 }
               },
               "InvalidChatWrite": {
-                "description": "A chat write the server cannot take as sent, nothing written: `invalid-body` (an unknown or repeated field,\na missing, empty or too long `text`, an id that is not a whole number from 0 up, a `reply_to` that names no\nearlier message), `invalid-item` (JSON that does not parse, with the byte offset), `invalid-header` (a\nmalformed `X-Dataset` or `Idempotency-Key`, an `X-Client-Id` over 128 bytes for a read marker),\n`invalid-id`, `invalid-parameter`, `invalid-request-target`, or from the connection layer\n`malformed-request`.\n",
+                "description": "A chat write the server cannot take as sent, nothing written: `invalid-body` (an unknown field, a missing,\nempty or too long `text`, an id that is not a whole number from 0 up, a `reply_to` that names no earlier\nmessage), `invalid-item` (JSON that does not parse or repeats a member, with the byte offset), `invalid-header` (a\nmalformed `X-Dataset` or `Idempotency-Key`, an `X-Client-Id` over 128 bytes for a read marker),\n`invalid-id`, `invalid-parameter`, `invalid-request-target`, or from the connection layer\n`malformed-request`.\n",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/Connection"
@@ -23754,5 +23754,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xDBA12E009EE59D10
+    static let yamlFNV1a64: UInt64 = 0x3BA1898E936E33C9
 }

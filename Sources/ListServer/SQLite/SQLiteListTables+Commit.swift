@@ -114,11 +114,9 @@ extension SQLiteListTables {
                 try statement.bind(kept: name, at: 1)
                 try statement.bind(key.conversation, at: 2)
                 try statement.bind(key.id, at: 3)
-                try statement.bind(message.authorIndex, at: 4)
-                try statement.bind(message.text, at: 5)
-                try statement.bind(message.sentAt, at: 6)
-                try statement.bind(message.editedAt.map { Int($0) }, at: 7)
-                try statement.bind(message.replyTo.map { Int(bitPattern: UInt($0)) }, at: 8)
+                try Self.bindMessage(
+                    message.authorIndex, message.text, message.sentAt, message.editedAt, message.replyTo,
+                    to: statement, from: 4)
                 try statement.bind(message.deleted ? 1 : 0, at: 9)
                 try statement.bind(message.revision, at: 10)
             }
@@ -200,6 +198,19 @@ extension SQLiteListTables {
         }
     }
 
+    /// Binds a message's author, text, sending and editing times and reply target to parameters `first` ... `first`
+    /// + 4, as a message row and a message change both hold them.
+    private static func bindMessage(
+        _ author: Int, _ text: String, _ sentAt: Int64, _ editedAt: Int64?, _ replyTo: UInt64?,
+        to statement: SQLiteStatement, from first: Int32
+    ) throws(SQLiteError) {
+        try statement.bind(author, at: first)
+        try statement.bind(text, at: first + 1)
+        try statement.bind(sentAt, at: first + 2)
+        try statement.bind(editedAt.map { Int($0) }, at: first + 3)
+        try statement.bind(replyTo.map { Int(bitPattern: UInt($0)) }, at: first + 4)
+    }
+
     /// Binds parameters 2… of ``SQL/insertChatChange``: a message change's message, or a read marker.
     private func bindChat(_ change: Change, to statement: SQLiteStatement) throws(SQLiteError) {
         try statement.bind(change.sequence, at: 2)
@@ -209,11 +220,9 @@ extension SQLiteListTables {
             let message = message.message
             try statement.bind(message.id, at: 4)
             try statement.bind(message.conversation, at: 5)
-            try statement.bind(message.authorIndex, at: 6)
-            try statement.bind(message.text, at: 7)
-            try statement.bind(message.sentAt, at: 8)
-            try statement.bind(message.editedAt.map { Int($0) }, at: 9)
-            try statement.bind(message.replyTo.map { Int(bitPattern: UInt($0)) }, at: 10)
+            try Self.bindMessage(
+                message.authorIndex, message.text, message.sentAt, message.editedAt, message.replyTo, to: statement,
+                from: 6)
             try statement.bindNull(at: 11)
         case .read(let read):
             try statement.bind(read.upTo, at: 4)
