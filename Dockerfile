@@ -14,14 +14,15 @@
 FROM swift:6.3-bookworm AS build
 
 # libevent's, jemalloc's, libpq's, SQLite's, the image codecs', xxHash's and the compressors' headers and pkg-config
-# files (the CEvent, CJemalloc, CPostgres, CSQLite, CTurboJPEG, CSpng, CWebP, CXXHash, CDeflate, CZstd and CZlib
-# system library targets); apt versions
+# files (the CEvent, CJemalloc, CPostgres, CSQLite, CTurboJPEG, CSpng, CWebP, CXXHash, CDeflate, CZstd, CZlib,
+# CNettle and CWslay system library targets); apt versions
 # follow the base image's Debian release, so they are not pinned (a pinned version disappears from the mirror at the
 # next point release).
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libevent-dev libjemalloc-dev libpq-dev libsqlite3-dev \
-        libturbojpeg0-dev libspng-dev libwebp-dev libxxhash-dev libdeflate-dev libzstd-dev zlib1g-dev pkg-config \
+        libturbojpeg0-dev libspng-dev libwebp-dev libxxhash-dev libdeflate-dev libzstd-dev zlib1g-dev nettle-dev \
+        libwslay-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -49,7 +50,7 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libevent-core-2.1-7 libevent-extra-2.1-7 libjemalloc2 libpq5 \
-        libsqlite3-0 libturbojpeg0 libspng0 libwebp7 libxxhash0 libdeflate0 libzstd1 zlib1g \
+        libsqlite3-0 libturbojpeg0 libspng0 libwebp7 libxxhash0 libdeflate0 libzstd1 zlib1g libnettle8 libwslay1 \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/ListServer /rootfs/usr/local/bin/ListServer
 # Each library the loader would load, under its own path (links followed), plus the loader itself, and libpq with

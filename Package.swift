@@ -107,6 +107,18 @@ let package = Package(
             pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]
         ),
+        // Nettle's SHA-1 and Base64 (the WebSocket handshake's accept value), used only by Sources/ListServer/Digest/.
+        .systemLibrary(
+            name: "CNettle",
+            pkgConfig: "nettle",
+            providers: [.apt(["nettle-dev"])]
+        ),
+        // wslay, the WebSocket framing of the change feed, used only by Sources/ListServer/WebSocket/ (no pkg-config
+        // file: the module map links it).
+        .systemLibrary(
+            name: "CWslay",
+            providers: [.apt(["libwslay-dev"])]
+        ),
         .target(name: "ListDomain", swiftSettings: strict),
         .target(
             name: "ListServer",
@@ -114,11 +126,13 @@ let package = Package(
                 "CDeflate",
                 "CEvent",
                 "CJemalloc",
+                "CNettle",
                 "CPostgres",
                 "CSQLite",
                 "CSpng",
                 "CTurboJPEG",
                 "CWebP",
+                "CWslay",
                 "CXXHash",
                 "CZlib",
                 "CZstd",

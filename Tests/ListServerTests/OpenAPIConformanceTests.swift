@@ -412,7 +412,21 @@ struct OpenAPIConformanceTests {
         .init(
             template: "/items/events", target: "/items/events", methods: ["get"], headers: ["Last-Event-ID": "one"],
             status: 400),
+        // The WebSocket handshake (RFC 6455 §1.3's key), and its refusals.
+        .init(
+            template: "/items/events", target: "/items/events?since=1", methods: ["get"],
+            headers: webSocketUpgrade(), status: 101),
+        .init(
+            template: "/items/events", target: "/items/events", methods: ["get"],
+            headers: webSocketUpgrade(version: "8"), status: 426),
+        .init(
+            template: "/items/events", target: "/items/events", methods: ["get"],
+            headers: webSocketUpgrade(key: "short"), status: 400),
     ]
+
+    static func webSocketUpgrade(key: String = "dGhlIHNhbXBsZSBub25jZQ==", version: String = "13") -> HTTPHeaders {
+        ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": key, "Sec-WebSocket-Version": version]
+    }
 
     /// `POST /items`, `PATCH` and `DELETE /items/{id}` on the plain router, each status they give on their own
     /// (the injected ones are in `controlCases`, the store's in `storeFailureCases`). Ids 20-29 are theirs.

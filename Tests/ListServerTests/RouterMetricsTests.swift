@@ -34,7 +34,7 @@ struct RouterMetricsTests {
         case .response(let answer): response = answer
         case .deferred(let work): response = await work()
         case .pending(let pending): response = await pending.response()
-        case .stream(let stream): response = HTTPResponse(status: 200, headers: stream.headers)
+        case .stream(let stream): response = stream.opening
         case .after: response = HTTPResponse(status: 0)  // settled above
         }
         observer.end(exchange, response)

@@ -102,6 +102,43 @@ struct RouterProfileTests {
         #expect(router.profiles.isEmpty)
     }
 
+    @Test("chat: simulated participants start with the profile, read back as set, and stop when it is cleared")
+    func chatActivity() async {
+        let body = #"{"chat":{"messages_per_min":6,"typing_ms":1500,"edit_ratio":0.25,"delete_ratio":0,"seed":7}}"#
+        let set = await put("talk", body)
+        #expect(set.status == 200, "\(set.text)")
+        #expect(
+            set.text
+                == #"{"dataset":"talk","chat":{"messages_per_min":6.0,"typing_ms":1500,"edit_ratio":0.25,"delete_ratio":0.0,"seed":7},"script":[]}"#
+        )
+        #expect(router.chatActivity.count == 1)
+        #expect(await put("talk", set.text).status == 200)  // what GET shows is a body PUT takes
+        #expect(router.chatActivity.count == 1)
+        #expect(await put("talk", #"{"faults":{"rate":0}}"#).status == 200)  // a profile without chat: none
+        #expect(router.chatActivity.count == 0)
+        #expect(await put("talk", body).status == 200)
+        let cleared = await router.respondHeld("/admin/datasets/talk/profile", method: .delete)
+        #expect(cleared.status == 204)
+        #expect(router.chatActivity.count == 0)
+        #expect(await put("gone", body).status == 200)
+        let dropped = await router.respondHeld("/admin/datasets/gone", method: .delete)
+        #expect(dropped.status == 204 || dropped.status == 200, "\(dropped.text)")
+        #expect(router.chatActivity.count == 0)
+    }
+
+    @Test("chat: past 64 datasets with simulated participants, a new one is 507; one that has them may change")
+    func chatActivityBounded() async {
+        let body = #"{"chat":{"messages_per_min":0.5}}"#
+        for index in 0..<ChatActivityDriver<ContinuousClock>.capacity {
+            #expect(await put("busy-\(index)", body).status == 200)
+        }
+        let refused = await put("one-more", body)
+        #expect(refused.status == 507)
+        #expect((refused.jsonObject?["type"] as? String) == "urn:listserver:problem:dataset-limit")
+        #expect(await put("busy-0", #"{"chat":{"messages_per_min":1}}"#).status == 200)
+        router.chatActivity.stopAll()
+    }
+
     @Test("an upload a step refuses is not stored; ?dataset= names the dataset only on GET and HEAD; preflights pass")
     func uploadsQueriesAndPreflights() async throws {
         _ = await put("u", #"{"script":[{"match":{"method":"PUT"},"respond":{"status":503},"times":2}]}"#)
@@ -247,6 +284,12 @@ struct RouterProfileTests {
             (#"{"rate_limit":{"requests":1,"per_s":0}}"#, "rate_limit.per_s must be"),
             (#"{"auth":{}}"#, "auth.token_ttl_s is required"),
             (#"{"auth":{"token_ttl_s":86401}}"#, "auth.token_ttl_s must be an integer in 1...86400"),
+            (#"{"chat":{}}"#, "chat needs messages_per_min"),
+            (#"{"chat":{"messages_per_min":0}}"#, "chat.messages_per_min must be a number above 0"),
+            (#"{"chat":{"messages_per_min":601}}"#, "at most 600"),
+            (#"{"chat":{"messages_per_min":6,"typing_ms":60001}}"#, "chat.typing_ms must be an integer in 0...60000"),
+            (#"{"chat":{"messages_per_min":6,"edit_ratio":2}}"#, "chat.edit_ratio must be a number in 0...1"),
+            (#"{"chat":{"messages_per_min":6,"mood":"grumpy"}}"#, "which takes messages_per_min"),
             (#"[]"#, "must be a JSON object"),
             (#"{"outage":"#, "not valid JSON"),
         ])

@@ -24,7 +24,7 @@ launched_pids=()
 # The Debian packages ListServer builds against (scripts/install-deps.sh installs them).
 # shellcheck disable=SC2034 # read by the scripts that source this file
 build_packages=(libevent-dev libjemalloc-dev libpq-dev libsqlite3-dev libturbojpeg0-dev libspng-dev libwebp-dev
-    libxxhash-dev libdeflate-dev libzstd-dev zlib1g-dev pkg-config)
+    libxxhash-dev libdeflate-dev libzstd-dev zlib1g-dev nettle-dev libwslay-dev pkg-config)
 
 # ---------------------------------------------------------------- messages
 

@@ -124,6 +124,8 @@ public struct DatasetProfile: Sendable, Equatable {
     public var bandwidth: Bandwidth?
     public var rateLimit: RateLimit?
     public var auth: Auth?
+    /// Simulated participants in the dataset's chat (``ChatActivityDriver``).
+    public var chat: ChatActivity?
 
     /// About how many bytes the profile holds in memory: what ``ProfileRegistry`` bounds.
     public var approximateBytes: Int {
@@ -135,7 +137,7 @@ public struct DatasetProfile: Sendable, Equatable {
 
     public init(
         outage: Outage? = nil, script: [Step] = [], faults: Faults? = nil, latency: Latency? = nil,
-        bandwidth: Bandwidth? = nil, rateLimit: RateLimit? = nil, auth: Auth? = nil
+        bandwidth: Bandwidth? = nil, rateLimit: RateLimit? = nil, auth: Auth? = nil, chat: ChatActivity? = nil
     ) {
         self.outage = outage
         self.script = script
@@ -144,6 +146,7 @@ public struct DatasetProfile: Sendable, Equatable {
         self.bandwidth = bandwidth
         self.rateLimit = rateLimit
         self.auth = auth
+        self.chat = chat
     }
 }
 

@@ -106,6 +106,8 @@ public final class ProfileRegistry: Sendable {
     let count = ProfileCount()
     /// What ``changedDirectly(_:)`` calls.
     private let directChange = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// Told each time a dataset's profile is set or cleared (``onSet(_:)``).
+    private let setObservers = Mutex<[@Sendable (String, Entry?) -> Void]>([])
     /// The time (this registry's clock) up to which uses are recorded (``usesRecorded(through:)``).
     private let recorded = Mutex<Duration>(.zero)
     /// The loops' shards; a loop's index picks one (more loops than shards share).
@@ -181,6 +183,25 @@ public final class ProfileRegistry: Sendable {
     public func set(
         _ profile: DatasetProfile?, for dataset: String, age: Duration = .zero, setAt: WallTime? = nil,
         tokenKey: UInt128 = 0
+    ) -> Bool {
+        let done = store(profile, for: dataset, age: age, setAt: setAt, tokenKey: tokenKey)
+        let observers = setObservers.withLock { $0 }
+        if done, !observers.isEmpty {
+            let entry = entry(of: dataset)?.entry
+            for observer in observers { observer(dataset, entry) }
+        }
+        return done
+    }
+
+    /// Calls `observer` with the dataset and its entry (nil: none) each time a profile is set or cleared through
+    /// ``set(_:for:age:setAt:tokenKey:)``, on the caller's thread, after the registry's locks are given back: what
+    /// acts on a profile outside requests (the chat's simulated participants) follows it so.
+    public func onSet(_ observer: @escaping @Sendable (String, Entry?) -> Void) {
+        setObservers.withLock { $0.append(observer) }
+    }
+
+    private func store(
+        _ profile: DatasetProfile?, for dataset: String, age: Duration, setAt: WallTime?, tokenKey: UInt128
     ) -> Bool {
         let started = now() - max(age, .zero)
         guard let profile, profile != DatasetProfile() else {

@@ -10,6 +10,8 @@ public final class ChangeFeed: Sendable {
     /// changes and dropped: the list was removed with every row (an idle dataset expired), and its feed starts over
     /// from sequence number 0, so a stream of it ends (its client reconnects and is told to reload).
     public typealias Listener = @Sendable (_ list: String, _ changes: [Change], _ dropped: Bool) -> Void
+    /// What a listener of signals is told: the list, and someone typing in it (``announce(_:of:)``).
+    public typealias SignalListener = @Sendable (_ list: String, _ signal: TypingSignal) -> Void
 
     private struct Waiter {
         let after: UInt64
@@ -30,6 +32,7 @@ public final class ChangeFeed: Sendable {
         /// recently (``windowsKept``), within ``windowBytes`` together; the others' are read from the store.
         var recent: RecencyTable<Window>
         var listeners: [Listener] = []
+        var signalListeners: [SignalListener] = []
         /// Long-polls waiting for a change, by list and token.
         var waiters: [String: [UInt64: Waiter]] = [:]
         var nextToken: UInt64 = 0
@@ -70,6 +73,17 @@ public final class ChangeFeed: Sendable {
     /// Adds a listener for every list's changes from now on.
     public func addListener(_ listener: @escaping Listener) {
         state.withLock { $0.listeners.append(listener) }
+    }
+
+    /// Adds a listener for every list's typing signals from now on.
+    public func addSignalListener(_ listener: @escaping SignalListener) {
+        state.withLock { $0.signalListeners.append(listener) }
+    }
+
+    /// Hands `signal` to the signal listeners (each loop's live streams of `list`) and keeps nothing: a stream that
+    /// opens later, or reconnects, never sees it. In this process only: another replica's streams do not hear it.
+    public func announce(_ signal: TypingSignal, of list: String) {
+        for listener in state.withLock({ $0.signalListeners }) { listener(list, signal) }
     }
 
     /// Hands committed changes to the listeners and the waiting long-polls; the ``WriteCoordinator`` calls this

@@ -18,7 +18,7 @@ extension ListState {
         effects: inout ListEffects
     ) -> Result<WriteResult, WriteRejection> {
         switch action {
-        case .sendMessage(let shape, let conversation, let text, let replyTo, let at):
+        case .sendMessage(let shape, let conversation, let participant, let text, let replyTo, let at):
             let state = chat(shape)
             let id = state.messageCount(of: conversation)
             let key = MessageKey(conversation: conversation, id: id)
@@ -31,8 +31,9 @@ extension ListState {
             // Later than the conversation's last message, whatever the clock says: messages stay in id order.
             let sentAt = max(at, state.lastActivity(of: conversation) + 1)
             let sequence = nextSequence()
+            let participants = state.catalog.participants(of: conversation)
             let written = WrittenMessage(
-                authorIndex: state.catalog.participants(of: conversation)[0], text: text, sentAt: sentAt,
+                authorIndex: participants[min(participant, participants.count - 1)], text: text, sentAt: sentAt,
                 editedAt: nil, replyTo: replyTo, deleted: false, revision: sequence)
             let result = commit(written, at: key, kind: .created, shape, sequence, &effects)
             // The conversation moved to the top: a list of conversations learns it from this, next.

@@ -337,7 +337,7 @@ public final class WriteCoordinator: Sendable {
         case .create: list.written.growthBytes(at: list.header.nextID) + largestTextBytes
         case .update(let id, _), .putImage(let id, _): list.written.growthBytes(at: id) + largestTextBytes
         case .delete: 8
-        case .sendMessage(_, _, let text, _, _), .editMessage(_, _, let text, _): 256 + text.utf8.count
+        case .sendMessage(_, _, _, let text, _, _), .editMessage(_, _, let text, _): 256 + text.utf8.count
         case .deleteMessage: 256
         case .markRead(_, let key, _): 128 + key.client.utf8.count
         default: 0

@@ -27,9 +27,11 @@ public final class WriteOperation: Sendable {
         /// An idle dataset removed with every row it has, unless it was used after `idleBefore` (the server's time to
         /// live for idle datasets).
         case expire(idleBefore: WallTime)
-        /// `POST /conversations/<id>/messages`: a message from the app's user (the conversation's first
-        /// participant) at the end, sent at `at` (ms since 1970; later than the conversation's last message).
-        case sendMessage(ChatCatalog.Shape, conversation: UInt64, text: String, replyTo: UInt64?, at: Int64)
+        /// `POST /conversations/<id>/messages`: a message at the end from the conversation's `participant`th
+        /// participant (0, the app's user, for a client's; another for a simulated one, ``ChatActivityDriver``),
+        /// sent at `at` (ms since 1970; later than the conversation's last message).
+        case sendMessage(
+            ChatCatalog.Shape, conversation: UInt64, participant: Int = 0, text: String, replyTo: UInt64?, at: Int64)
         /// `PATCH /conversations/<id>/messages/<mid>`: the message's text, edited at `at`.
         case editMessage(ChatCatalog.Shape, MessageKey, text: String, at: Int64)
         /// `DELETE /conversations/<id>/messages/<mid>`: the message becomes a tombstone.

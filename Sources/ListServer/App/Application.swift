@@ -23,6 +23,8 @@ final class Application: Sendable {
     private let lifecycle: Task<Void, Never>
     /// Hears the commits of other servers sharing a PostgreSQL store; nil with SQLite.
     private let listener: PostgresListener?
+    /// The chat's simulated participants, stopped before the drain.
+    private let chatActivity: ChatActivityDriver<ContinuousClock>
 
     /// Opens the store, builds the domain and starts serving on the configured address.
     ///
@@ -131,7 +133,7 @@ final class Application: Sendable {
         return Application(
             settings: settings, cache: cache, images: images, observability: observability, writes: writes,
             store: store, server: server, imageWorkers: imageWorkers, listener: listener, growth: growth,
-            lifecycle: lifecycle)
+            lifecycle: lifecycle, chatActivity: router.chatActivity)
     }
 
     /// The detail cache serves the default list's catalog: when another server resets that list (perhaps to
@@ -221,8 +223,10 @@ final class Application: Sendable {
     private init(
         settings: Settings, cache: DetailCache, images: ImageCache, observability: Observability,
         writes: WriteCoordinator, store: any ListStore, server: HTTPServer, imageWorkers: ImageWorkers,
-        listener: PostgresListener?, growth: Task<Void, Never>?, lifecycle: Task<Void, Never>
+        listener: PostgresListener?, growth: Task<Void, Never>?, lifecycle: Task<Void, Never>,
+        chatActivity: ChatActivityDriver<ContinuousClock>
     ) {
+        self.chatActivity = chatActivity
         self.lifecycle = lifecycle
         self.listener = listener
         self.images = images
@@ -263,6 +267,9 @@ final class Application: Sendable {
     /// The port actually bound.
     var port: Int { server.port }
 
+    /// How many datasets have simulated participants now (their profiles' `chat`).
+    var simulatedDatasets: Int { chatActivity.count }
+
     /// The client connections open now, on every loop (tests watch it).
     var openConnections: Int { server.openConnections }
 
@@ -279,6 +286,7 @@ final class Application: Sendable {
     func shutdown(grace: Duration? = nil) async {
         growth?.cancel()
         lifecycle.cancel()
+        chatActivity.stopAll()
         await server.shutdown(grace: grace ?? settings.shutdownGrace)
         imageWorkers.stop()
         listener?.stop()

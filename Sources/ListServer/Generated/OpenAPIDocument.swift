@@ -2379,6 +2379,24 @@ enum OpenAPIDocument {
                 Otherwise the 200 and `retry:` go out at once, before the kept changes are read: when the store cannot give
                 them, the stream ends there and `EventSource` reconnects after `retry` to ask again (a 503 would make
                 `EventSource` give up for good). There is no `HEAD` (405): a stream has no length to announce.
+
+                A client typing in a conversation (below) sends `event: typing` with no `id:` and `data:`
+                `{"conversation":C,"author":"…","author_id":A,"client":"…","duration_ms":5000}` (schema `TypingEvent`
+                without `kind`): it is never stored nor replayed, and reaches only the streams of this server process.
+
+                **WebSocket** (RFC 6455): the same request with `Upgrade: websocket`, `Connection: Upgrade`,
+                `Sec-WebSocket-Version: 13` and a `Sec-WebSocket-Key` is answered 101 and becomes a WebSocket carrying the
+                same changes, in the same order, as text messages: each the change's JSON as `/items/changes` lists it
+                (schema `Change`, with its `sequence` and `kind`), `{"kind":"expired","last_sequence":N}` when `since` is no
+                longer kept, and `{"kind":"typing",…}` (schema `TypingEvent`). Resume with `?since=`. The server pings every
+                `events.heartbeat_ms` and drops a client that answers neither of two pings; a client that stops reading is
+                dropped as a stream's is. The client may send `{"type":"typing","conversation":C}` (the app's user, the
+                conversation's first participant, is typing there for 5 s; at most 20 messages a second, else close 1008);
+                anything else is answered `{"kind":"error","problem":{…}}` and the socket stays. Close codes: 1000 answered
+                to the client's close; 1001 at shutdown or when the dataset is deleted; 1002 a framing error (an unmasked
+                frame); 1003 a binary message; 1007 text that is not UTF-8; 1008 too many messages; 1009 a message over
+                4,096 bytes. Another `Sec-WebSocket-Version` is 426 `websocket-version` (with `Sec-WebSocket-Version: 13`);
+                a bad key or a `Connection` without `upgrade` is 400 `invalid-header`.
               parameters:
                 - $ref: '#/components/parameters/Last-Event-ID'
                 - $ref: '#/components/parameters/EventsSince'
@@ -2387,6 +2405,8 @@ enum OpenAPIDocument {
                 - $ref: '#/components/parameters/X-Dataset'
                 - $ref: '#/components/parameters/X-Request-Id'
               responses:
+                '101':
+                  $ref: '#/components/responses/WebSocketAccepted'
                 '200':
                   $ref: '#/components/responses/EventStream'
                 '400':
@@ -2401,6 +2421,8 @@ enum OpenAPIDocument {
                   $ref: '#/components/responses/URITooLong'
                 '417':
                   $ref: '#/components/responses/ExpectationFailed'
+                '426':
+                  $ref: '#/components/responses/WebSocketVersion'
                 '431':
                   $ref: '#/components/responses/HeaderFieldsTooLarge'
                 '503':
@@ -4805,6 +4827,28 @@ enum OpenAPIDocument {
                   required: [token_ttl_s]
                   properties:
                     token_ttl_s: {type: integer, minimum: 1, maximum: 86400}
+                chat:
+                  $ref: '#/components/schemas/ProfileChat'
+            ProfileChat:
+              type: object
+              additionalProperties: false
+              required: [messages_per_min]
+              description: |
+                Simulated participants in the dataset's conversations. Turn n starts n × (60 s ÷ `messages_per_min`) after
+                the profile was set: a participant other than the app's user (the first), in a conversation drawn from
+                `seed`, types for `typing_ms` (a `typing` event on `/items/events`, client null), then sends a generated
+                message (one in five answers one of the 50 before it); `edit_ratio` of them are edited a third of an
+                interval later, `delete_ratio` deleted two thirds later. Every turn is drawn from `seed` (the dataset's
+                when left out) and its number, so a test knows in advance who writes what where, and when. Servers
+                sharing a store all run it and write each message once (each write's `Idempotency-Key` names the turn).
+                At most 64 datasets at once have participants (507 `dataset-limit` past that); clearing the profile, or
+                deleting the dataset, stops them.
+              properties:
+                messages_per_min: {type: number, exclusiveMinimum: 0, maximum: 600}
+                typing_ms: {type: integer, minimum: 0, maximum: 60000, default: 2000}
+                edit_ratio: {type: number, minimum: 0, maximum: 1, default: 0}
+                delete_ratio: {type: number, minimum: 0, maximum: 1, default: 0}
+                seed: {type: integer, minimum: 0, maximum: 9223372036854775807}
             ProfileLatency:
               type: object
               additionalProperties: false
@@ -4871,6 +4915,7 @@ enum OpenAPIDocument {
                 latency: {type: object}
                 bandwidth: {type: object}
                 rate_limit: {type: object}
+                chat: {type: object}
                 auth:
                   type: object
                   required: [token_ttl_s]
@@ -5521,6 +5566,33 @@ enum OpenAPIDocument {
                     message_count:
                       type: integer
                       minimum: 1
+            TypingEvent:
+              type: object
+              description: |
+                Someone is typing in a conversation: on a WebSocket of `/items/events` with `kind`, as `event: typing` on
+                the stream of Server-Sent Events without it. Never stored, never replayed, no sequence number; show the
+                indicator for `duration_ms` unless a message from that author or another signal comes first.
+              additionalProperties: false
+              required: [conversation, author, author_id, client, duration_ms]
+              properties:
+                kind:
+                  type: string
+                  const: typing
+                conversation:
+                  type: integer
+                  minimum: 0
+                author:
+                  type: string
+                  description: Who is typing (the conversation's first participant, the app's user, for a client).
+                author_id:
+                  type: integer
+                  minimum: 0
+                client:
+                  type: [string, 'null']
+                  description: The `X-Client-Id` of the client that said so ("" for none); null for a simulated participant.
+                duration_ms:
+                  type: integer
+                  minimum: 1
             ReadChange:
               type: object
               description: A client set its read marker in a conversation (`POST /conversations/{id}/read`).
@@ -6195,6 +6267,53 @@ enum OpenAPIDocument {
                     nothing:
                       summary: GET /items/changes?since=4&wait_ms=25000, nothing happened in 25 s
                       value: {"changes": [], "next_since": 4}
+            WebSocketAccepted:
+              description: |
+                The WebSocket handshake's answer: the connection is a WebSocket from here on (see the operation).
+              headers:
+                Upgrade:
+                  description: '`websocket`.'
+                  schema:
+                    const: websocket
+                Connection:
+                  description: '`Upgrade`.'
+                  schema:
+                    const: Upgrade
+                Sec-WebSocket-Accept:
+                  description: The Base64 of the SHA-1 of the client's key and RFC 6455's GUID.
+                  schema:
+                    type: string
+                    pattern: '^[A-Za-z0-9+/]{27}=$'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+            WebSocketVersion:
+              description: |
+                `websocket-version`: a WebSocket upgrade of another protocol version than 13 (RFC 6455 §4.4).
+              headers:
+                Sec-WebSocket-Version:
+                  description: The version the server speaks, 13.
+                  schema:
+                    const: '13'
+                Cache-Control:
+                  $ref: '#/components/headers/NoCacheFromRoute'
+                X-Request-Id:
+                  $ref: '#/components/headers/X-Request-Id'
+                Access-Control-Allow-Origin:
+                  $ref: '#/components/headers/Access-Control-Allow-Origin'
+                Access-Control-Expose-Headers:
+                  $ref: '#/components/headers/Access-Control-Expose-Headers'
+                Vary:
+                  $ref: '#/components/headers/Vary'
+              content:
+                application/problem+json:
+                  schema:
+                    allOf:
+                      - $ref: '#/components/schemas/Problem'
+                      - properties:
+                          type:
+                            const: urn:listserver:problem:websocket-version
+                          status:
+                            const: 426
             EventStream:
               description: |
                 A stream of Server-Sent Events (see the operation): `retry: 2000` first, then one event per change
@@ -6803,7 +6922,9 @@ enum OpenAPIDocument {
                 decimal integer or overflows 64 bits), `invalid-request-target` (broken percent-encoding, `%00`, bytes that
                 are not UTF-8, a target that is not a path), `invalid-body` (`POST /admin/reset` with a body that is not
                 empty, `{}` or `{"seed": S}`) or `invalid-header` (a malformed `X-Dataset`, `Idempotency-Key` or
-                `Last-Event-ID`, or a malformed dataset name in `/admin/datasets/{name}`). From the connection layer, with
+                `Last-Event-ID`, a malformed dataset name in `/admin/datasets/{name}`, or a WebSocket upgrade without
+                `Connection: Upgrade` or with a `Sec-WebSocket-Key` that is not the Base64 of 16 bytes). From the
+                connection layer, with
                 `Connection: close`: `malformed-request` (a malformed request line or header field, a bad
                 `Content-Length`, a `Transfer-Encoding` other than `chunked` or with `Content-Length`, HTTP/1.1 without
                 `Host` or with two, control characters in a field value).
@@ -13891,7 +14012,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "streamEvents",
                 "summary": "The list's changes as they happen, as Server-Sent Events",
-                "description": "A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200\n`text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that\nproxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event\nper change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a\nblank line:\n\n- `event:` the change's kind, `created`, `updated`, `deleted` or `reset`, and for the chat\n  `message.created`, `message.updated`, `message.deleted`, `read` and `conversation.updated`;\n- `id:` its sequence number;\n- `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{\"id\":N}` for `deleted`\n  (schema `DeletedEventData`), `{\"version\":V,\"seed\":S,\"count\":N}` for `reset` (schema `ResetEventData`),\n  the message for the `message.*` kinds (schema `Message`), `{\"conversation\":C,\"client\":\"…\",\"up_to\":N}` for\n  `read`, `{\"id\":C,\"updated_at\":\"…\",\"message_count\":N}` for `conversation.updated`.\n\nA comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections\nopen through proxies; clients ignore it.\n\n**Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it\nsaw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to\nthe same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.\nWithout either, the stream starts with the next change. When the changes after it are no longer kept (or\nthe sequence number is later than the list's last change), the stream sends one `event: expired` with\n`id:` the list's last sequence number and `data: {\"last_sequence\":N}` (schema `ExpiredEventData`), then\nthe live changes: reload the list and keep the stream.\n\nA subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;\n`DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.\nIn each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still\nkept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`.\nOtherwise the 200 and `retry:` go out at once, before the kept changes are read: when the store cannot give\nthem, the stream ends there and `EventSource` reconnects after `retry` to ask again (a 503 would make\n`EventSource` give up for good). There is no `HEAD` (405): a stream has no length to announce.\n",
+                "description": "A stream for the browser's `EventSource` (or any client sending `Accept: text/event-stream`): 200\n`text/event-stream; charset=utf-8`, with `Cache-Control: no-store` and `X-Accel-Buffering: no` (so that\nproxies pass events on at once). It starts with `retry: 2000` (reconnect after 2 s), then sends one event\nper change of the list (of the dataset with `X-Dataset`), in sequence order, each a block of lines and a\nblank line:\n\n- `event:` the change's kind, `created`, `updated`, `deleted` or `reset`, and for the chat\n  `message.created`, `message.updated`, `message.deleted`, `read` and `conversation.updated`;\n- `id:` its sequence number;\n- `data:` one line of JSON: the item for `created` and `updated` (schema `Item`), `{\"id\":N}` for `deleted`\n  (schema `DeletedEventData`), `{\"version\":V,\"seed\":S,\"count\":N}` for `reset` (schema `ResetEventData`),\n  the message for the `message.*` kinds (schema `Message`), `{\"conversation\":C,\"client\":\"…\",\"up_to\":N}` for\n  `read`, `{\"id\":C,\"updated_at\":\"…\",\"message_count\":N}` for `conversation.updated`.\n\nA comment line (starting with `:`) every `events.heartbeat_ms` (15 s by default) keeps idle connections\nopen through proxies; clients ignore it.\n\n**Reconnecting**: send `Last-Event-ID: <sequence>` (`EventSource` does so by itself with the last `id:` it\nsaw) or `?since=<sequence>`; `Last-Event-ID` wins when both are given, since `EventSource` reconnects to\nthe same URL. The kept changes after it are sent first, then the live ones: none twice, none missed.\nWithout either, the stream starts with the next change. When the changes after it are no longer kept (or\nthe sequence number is later than the list's last change), the stream sends one `event: expired` with\n`id:` the list's last sequence number and `data: {\"last_sequence\":N}` (schema `ExpiredEventData`), then\nthe live changes: reload the list and keep the stream.\n\nA subscriber that stops reading is dropped once `events.max_buffer_bytes` are waiting to be sent to it;\n`DELETE /admin/datasets/{name}` ends the streams of that dataset, and shutdown ends every stream cleanly.\nIn each case `EventSource` reconnects (after `retry`) with `Last-Event-ID` and misses nothing that is still\nkept. A malformed `Last-Event-ID` is 400 `invalid-header`, a malformed `since` 400 `invalid-parameter`.\nOtherwise the 200 and `retry:` go out at once, before the kept changes are read: when the store cannot give\nthem, the stream ends there and `EventSource` reconnects after `retry` to ask again (a 503 would make\n`EventSource` give up for good). There is no `HEAD` (405): a stream has no length to announce.\n\nA client typing in a conversation (below) sends `event: typing` with no `id:` and `data:`\n`{\"conversation\":C,\"author\":\"…\",\"author_id\":A,\"client\":\"…\",\"duration_ms\":5000}` (schema `TypingEvent`\nwithout `kind`): it is never stored nor replayed, and reaches only the streams of this server process.\n\n**WebSocket** (RFC 6455): the same request with `Upgrade: websocket`, `Connection: Upgrade`,\n`Sec-WebSocket-Version: 13` and a `Sec-WebSocket-Key` is answered 101 and becomes a WebSocket carrying the\nsame changes, in the same order, as text messages: each the change's JSON as `/items/changes` lists it\n(schema `Change`, with its `sequence` and `kind`), `{\"kind\":\"expired\",\"last_sequence\":N}` when `since` is no\nlonger kept, and `{\"kind\":\"typing\",…}` (schema `TypingEvent`). Resume with `?since=`. The server pings every\n`events.heartbeat_ms` and drops a client that answers neither of two pings; a client that stops reading is\ndropped as a stream's is. The client may send `{\"type\":\"typing\",\"conversation\":C}` (the app's user, the\nconversation's first participant, is typing there for 5 s; at most 20 messages a second, else close 1008);\nanything else is answered `{\"kind\":\"error\",\"problem\":{…}}` and the socket stays. Close codes: 1000 answered\nto the client's close; 1001 at shutdown or when the dataset is deleted; 1002 a framing error (an unmasked\nframe); 1003 a binary message; 1007 text that is not UTF-8; 1008 too many messages; 1009 a message over\n4,096 bytes. Another `Sec-WebSocket-Version` is 426 `websocket-version` (with `Sec-WebSocket-Version: 13`);\na bad key or a `Connection` without `upgrade` is 400 `invalid-header`.\n",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/Last-Event-ID"
@@ -13913,6 +14034,9 @@ enum OpenAPIDocument {
                   }
                 ],
                 "responses": {
+                  "101": {
+                    "$ref": "#/components/responses/WebSocketAccepted"
+                  },
                   "200": {
                     "$ref": "#/components/responses/EventStream"
                   },
@@ -13933,6 +14057,9 @@ enum OpenAPIDocument {
                   },
                   "417": {
                     "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "426": {
+                    "$ref": "#/components/responses/WebSocketVersion"
                   },
                   "431": {
                     "$ref": "#/components/responses/HeaderFieldsTooLarge"
@@ -18428,6 +18555,47 @@ enum OpenAPIDocument {
                         "maximum": 86400
                       }
                     }
+                  },
+                  "chat": {
+                    "$ref": "#/components/schemas/ProfileChat"
+                  }
+                }
+              },
+              "ProfileChat": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "messages_per_min"
+                ],
+                "description": "Simulated participants in the dataset's conversations. Turn n starts n × (60 s ÷ `messages_per_min`) after\nthe profile was set: a participant other than the app's user (the first), in a conversation drawn from\n`seed`, types for `typing_ms` (a `typing` event on `/items/events`, client null), then sends a generated\nmessage (one in five answers one of the 50 before it); `edit_ratio` of them are edited a third of an\ninterval later, `delete_ratio` deleted two thirds later. Every turn is drawn from `seed` (the dataset's\nwhen left out) and its number, so a test knows in advance who writes what where, and when. Servers\nsharing a store all run it and write each message once (each write's `Idempotency-Key` names the turn).\nAt most 64 datasets at once have participants (507 `dataset-limit` past that); clearing the profile, or\ndeleting the dataset, stops them.\n",
+                "properties": {
+                  "messages_per_min": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "maximum": 600
+                  },
+                  "typing_ms": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 60000,
+                    "default": 2000
+                  },
+                  "edit_ratio": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1,
+                    "default": 0
+                  },
+                  "delete_ratio": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1,
+                    "default": 0
+                  },
+                  "seed": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9223372036854775807
                   }
                 }
               },
@@ -18610,6 +18778,9 @@ enum OpenAPIDocument {
                     "type": "object"
                   },
                   "rate_limit": {
+                    "type": "object"
+                  },
+                  "chat": {
                     "type": "object"
                   },
                   "auth": {
@@ -19648,6 +19819,47 @@ enum OpenAPIDocument {
                         "minimum": 1
                       }
                     }
+                  }
+                }
+              },
+              "TypingEvent": {
+                "type": "object",
+                "description": "Someone is typing in a conversation: on a WebSocket of `/items/events` with `kind`, as `event: typing` on\nthe stream of Server-Sent Events without it. Never stored, never replayed, no sequence number; show the\nindicator for `duration_ms` unless a message from that author or another signal comes first.\n",
+                "additionalProperties": false,
+                "required": [
+                  "conversation",
+                  "author",
+                  "author_id",
+                  "client",
+                  "duration_ms"
+                ],
+                "properties": {
+                  "kind": {
+                    "type": "string",
+                    "const": "typing"
+                  },
+                  "conversation": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "author": {
+                    "type": "string",
+                    "description": "Who is typing (the conversation's first participant, the app's user, for a client)."
+                  },
+                  "author_id": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "client": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The `X-Client-Id` of the client that said so (\"\" for none); null for a simulated participant."
+                  },
+                  "duration_ms": {
+                    "type": "integer",
+                    "minimum": 1
                   }
                 }
               },
@@ -20746,6 +20958,80 @@ enum OpenAPIDocument {
                   }
                 }
               },
+              "WebSocketAccepted": {
+                "description": "The WebSocket handshake's answer: the connection is a WebSocket from here on (see the operation).\n",
+                "headers": {
+                  "Upgrade": {
+                    "description": "`websocket`.",
+                    "schema": {
+                      "const": "websocket"
+                    }
+                  },
+                  "Connection": {
+                    "description": "`Upgrade`.",
+                    "schema": {
+                      "const": "Upgrade"
+                    }
+                  },
+                  "Sec-WebSocket-Accept": {
+                    "description": "The Base64 of the SHA-1 of the client's key and RFC 6455's GUID.",
+                    "schema": {
+                      "type": "string",
+                      "pattern": "^[A-Za-z0-9+/]{27}=$"
+                    }
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  }
+                }
+              },
+              "WebSocketVersion": {
+                "description": "`websocket-version`: a WebSocket upgrade of another protocol version than 13 (RFC 6455 §4.4).\n",
+                "headers": {
+                  "Sec-WebSocket-Version": {
+                    "description": "The version the server speaks, 13.",
+                    "schema": {
+                      "const": "13"
+                    }
+                  },
+                  "Cache-Control": {
+                    "$ref": "#/components/headers/NoCacheFromRoute"
+                  },
+                  "X-Request-Id": {
+                    "$ref": "#/components/headers/X-Request-Id"
+                  },
+                  "Access-Control-Allow-Origin": {
+                    "$ref": "#/components/headers/Access-Control-Allow-Origin"
+                  },
+                  "Access-Control-Expose-Headers": {
+                    "$ref": "#/components/headers/Access-Control-Expose-Headers"
+                  },
+                  "Vary": {
+                    "$ref": "#/components/headers/Vary"
+                  }
+                },
+                "content": {
+                  "application/problem+json": {
+                    "schema": {
+                      "allOf": [
+                        {
+                          "$ref": "#/components/schemas/Problem"
+                        },
+                        {
+                          "properties": {
+                            "type": {
+                              "const": "urn:listserver:problem:websocket-version"
+                            },
+                            "status": {
+                              "const": 426
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              },
               "EventStream": {
                 "description": "A stream of Server-Sent Events (see the operation): `retry: 2000` first, then one event per change\n(`event:` the kind, `id:` the sequence number, `data:` one line of JSON), `expired` when the changes asked\nfor are no longer kept, and `:` comment lines as heartbeats. It ends when the server drops a subscriber that\ndoes not read or shuts down; reconnect with `Last-Event-ID`.\n",
                 "headers": {
@@ -21669,7 +21955,7 @@ enum OpenAPIDocument {
                 }
               },
               "BadRequest": {
-                "description": "From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page`, `limit`,\n`order`, `after`, `before`, `since`, `wait_ms`, `delay_ms`, `fail`, `fail_rate` or `fail_first`, `page`\nwith `after` or `before`, `after` with `before`; with `parameter`), `invalid-id` (an id that is not a plain\ndecimal integer or overflows 64 bits), `invalid-request-target` (broken percent-encoding, `%00`, bytes that\nare not UTF-8, a target that is not a path), `invalid-body` (`POST /admin/reset` with a body that is not\nempty, `{}` or `{\"seed\": S}`) or `invalid-header` (a malformed `X-Dataset`, `Idempotency-Key` or\n`Last-Event-ID`, or a malformed dataset name in `/admin/datasets/{name}`). From the connection layer, with\n`Connection: close`: `malformed-request` (a malformed request line or header field, a bad\n`Content-Length`, a `Transfer-Encoding` other than `chunked` or with `Content-Length`, HTTP/1.1 without\n`Host` or with two, control characters in a field value).\n",
+                "description": "From a route, on a connection that stays open: `invalid-parameter` (a bad or repeated `page`, `limit`,\n`order`, `after`, `before`, `since`, `wait_ms`, `delay_ms`, `fail`, `fail_rate` or `fail_first`, `page`\nwith `after` or `before`, `after` with `before`; with `parameter`), `invalid-id` (an id that is not a plain\ndecimal integer or overflows 64 bits), `invalid-request-target` (broken percent-encoding, `%00`, bytes that\nare not UTF-8, a target that is not a path), `invalid-body` (`POST /admin/reset` with a body that is not\nempty, `{}` or `{\"seed\": S}`) or `invalid-header` (a malformed `X-Dataset`, `Idempotency-Key` or\n`Last-Event-ID`, a malformed dataset name in `/admin/datasets/{name}`, or a WebSocket upgrade without\n`Connection: Upgrade` or with a `Sec-WebSocket-Key` that is not the Base64 of 16 bytes). From the\nconnection layer, with\n`Connection: close`: `malformed-request` (a malformed request line or header field, a bad\n`Content-Length`, a `Transfer-Encoding` other than `chunked` or with `Content-Length`, HTTP/1.1 without\n`Host` or with two, control characters in a field value).\n",
                 "headers": {
                   "Connection": {
                     "$ref": "#/components/headers/Connection"
@@ -23754,5 +24040,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0x3BA1898E936E33C9
+    static let yamlFNV1a64: UInt64 = 0xA37EDB6BE2EC2050
 }

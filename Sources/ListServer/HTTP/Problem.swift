@@ -94,6 +94,8 @@ package struct Problem: Error, Sendable, Equatable {
         /// 416: a `Range` that asks for no byte of the image (its first position at or past the end, or a suffix of
         /// 0); `Content-Range: bytes */<length>` says how long it is.
         case rangeNotSatisfiable
+        /// 426: a WebSocket upgrade of a protocol version other than 13 (sent with `Sec-WebSocket-Version: 13`).
+        case webSocketVersion
 
         /// The HTTP status code.
         var status: Int {
@@ -121,6 +123,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .rangeNotSatisfiable: 416
             case .expectationFailed: 417
             case .headersTooLarge: 431
+            case .webSocketVersion: 426
             case .notImplemented: 501
             case .shuttingDown: 503
             case .versionNotSupported: 505
@@ -165,6 +168,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .imageFailed: "urn:listserver:problem:image-failed"
             case .invalidImage: "urn:listserver:problem:invalid-image"
             case .rangeNotSatisfiable: "urn:listserver:problem:range-not-satisfiable"
+            case .webSocketVersion: "urn:listserver:problem:websocket-version"
             }
         }
 
@@ -206,6 +210,7 @@ package struct Problem: Error, Sendable, Equatable {
             case .imageFailed: "Image could not be encoded"
             case .invalidImage: "Invalid image"
             case .rangeNotSatisfiable: "Range not satisfiable"
+            case .webSocketVersion: "WebSocket version not supported"
             }
         }
     }

@@ -85,6 +85,15 @@ extension Change {
         return bytes
     }
 
+    /// One WebSocket message: the change's JSON as `/items/changes` has it (``writeJSON(into:)``), with its
+    /// `sequence` and `kind`; under `/d/<name>`, the item's URLs start with `basePath`.
+    package func webSocketMessage(basePath: [UInt8]?) -> [UInt8] {
+        var json = JSONWriter(capacity: 256)
+        json.basePath = basePath
+        writeJSON(into: &json)
+        return json.bytes
+    }
+
     private static func appendReadFields(_ read: ReadChange, into json: inout JSONWriter) {
         json.append(raw: "\"conversation\":")
         json.append(integer: read.key.conversation)

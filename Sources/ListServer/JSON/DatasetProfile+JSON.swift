@@ -2,7 +2,7 @@ package import ListDomain
 
 /// A dataset's profile as `GET /admin/datasets/<name>/profile` answers it: the body it was set with, and where it
 /// stands: `{"dataset":…,"outage":{"for_ms":…,"every_ms":…,"active":B,"remaining_ms":R},"faults":{…},"latency":{…},
-/// "bandwidth":{…},"rate_limit":{…},"auth":{"token_ttl_s":T},"script":[{…,"times":N,"left":L}]}`.
+/// "bandwidth":{…},"rate_limit":{…},"auth":{"token_ttl_s":T},"chat":{…},"script":[{…,"times":N,"left":L}]}`.
 extension ProfileRegistry.Entry {
     package func writeJSON(dataset: String, elapsed: Duration, into json: inout JSONWriter) {
         json.append(raw: "{\"dataset\":")
@@ -50,6 +50,21 @@ extension ProfileRegistry.Entry {
             json.append(raw: "}")
         }
         writeNetwork(into: &json)
+        if let chat = profile.chat {
+            json.append(raw: ",\"chat\":{\"messages_per_min\":")
+            json.append(double: chat.messagesPerMinute)
+            json.append(raw: ",\"typing_ms\":")
+            json.append(integer: Int(chat.typing / .milliseconds(1)))
+            json.append(raw: ",\"edit_ratio\":")
+            json.append(double: chat.editRatio)
+            json.append(raw: ",\"delete_ratio\":")
+            json.append(double: chat.deleteRatio)
+            if let seed = chat.seed {
+                json.append(raw: ",\"seed\":")
+                json.append(integer: seed)
+            }
+            json.append(raw: "}")
+        }
         json.append(raw: ",\"script\":[")
         for (index, step) in profile.script.enumerated() {
             if index > 0 { json.append(raw: ",") }

@@ -74,9 +74,11 @@ enum ProfileBody {
             case "bandwidth": profile.bandwidth = try bandwidth(value, maxDelayMs: maxDelayMs)
             case "rate_limit": profile.rateLimit = try rateLimit(value)
             case "auth": profile.auth = try auth(value)
+            case "chat": profile.chat = try chat(value)
             default:
                 throw unknown(
-                    key, in: "the profile", takes: "outage, script, faults, latency, bandwidth, rate_limit, auth")
+                    key, in: "the profile",
+                    takes: "outage, script, faults, latency, bandwidth, rate_limit, auth, chat")
             }
         }
         return profile

@@ -66,6 +66,9 @@ final class ConnectionGuard {
     /// Whether the connection carries an event stream: evhttp keeps reading while it writes one (to see the
     /// client leave), which the sweep would otherwise take for an idle keep-alive connection and close.
     var streaming = false
+    /// Whether the connection is a WebSocket's (`LoopServer+WebSockets.swift`): its bytes are frames, not requests,
+    /// and pass on unread.
+    var passesThrough = false
     /// The bytes of answers queued on the connection and not yet taken by the kernel, as last measured or since
     /// added: its part of the loop's share of ``SettingKey/maxOutputBytes`` (`LoopServer+Output.swift`).
     var outputBacklog = 0
@@ -151,6 +154,9 @@ final class ConnectionGuard {
         while true {
             let available = evbuffer_get_length(source)
             if available == 0 { return BEV_OK }
+            if passesThrough {
+                return evbuffer_remove_buffer(source, destination, available) == available ? BEV_OK : BEV_ERROR
+            }
             switch phase {
             case .rejected:
                 evbuffer_drain(source, available)

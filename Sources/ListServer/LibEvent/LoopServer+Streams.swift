@@ -26,6 +26,15 @@ final class EventStream: @unchecked Sendable {
     /// The gzip stream its events go out in, when the request accepted gzip (``encodeEvents(of:_:)``); nil sends
     /// them as they are.
     var compressor: EventStreamCompressor?
+    /// Set for a WebSocket (`LoopServer+WebSockets.swift`): its frames' state. Its events are JSON messages, not
+    /// Server-Sent Events, and it is never chunked or compressed.
+    var webSocket: WebSocketSession?
+    /// A WebSocket's client (`X-Client-Id` of its upgrade, "" for none), named in the typing it announces.
+    var client = ""
+    /// A WebSocket's pings since its last pong (dropped at two), and its client's messages in the current second.
+    var pingsUnanswered = 0
+    var messageSecond: Int64 = 0
+    var messagesThisSecond = 0
     /// What the stream had not sent when last measured (after its last write), counted in the loop's
     /// ``LoopServer/streamBacklog``.
     var backlog = 0
@@ -60,7 +69,8 @@ extension LoopServer {
     /// Starts answering `request` with an event stream; returns the answer's status and header fields.
     func openStream(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) -> HTTPResponse {
         if let follow = stream.journal { return openJournalStream(request, stream, follow, requestID: requestID) }
-        let opened = HTTPResponse(status: 200, headers: stream.headers)
+        if stream.webSocketAccept != nil { return openWebSocket(request, stream, requestID: requestID) }
+        let opened = stream.opening
         guard let connection = evhttp_request_get_connection(request.raw) else { return opened }
         let token = nextStreamToken
         nextStreamToken &+= 1
@@ -106,7 +116,7 @@ extension LoopServer {
     }
 
     /// Sends the kept changes after `after`, holding live ones meanwhile, then the held ones not yet sent.
-    private func replay(_ stream: EventStream, after: UInt64) {
+    func replay(_ stream: EventStream, after: UInt64) {
         stream.held = []
         let feed = writes.feed
         Task.immediate(executorPreference: loop) { [self] in
@@ -122,11 +132,15 @@ extension LoopServer {
                 guard streams[stream.token] != nil else { return }
                 switch page {
                 case .expired(let last):
-                    write(EventFrame(Self.expiredEvent(last: last)), to: stream)
+                    if stream.webSocket != nil {
+                        send(Self.expiredMessage(last: last), to: stream)
+                    } else {
+                        write(EventFrame(Self.expiredEvent(last: last)), to: stream)
+                    }
                     stream.lastSent = last
                 case .changes(let changes, _):
                     for change in changes where change.sequence > stream.lastSent {
-                        write(EventFrame(change.serverSentEvent(basePath: stream.basePath)), to: stream)
+                        emit(change, to: stream)
                         stream.lastSent = change.sequence
                     }
                     position = stream.lastSent
@@ -137,9 +151,18 @@ extension LoopServer {
             guard streams[stream.token] != nil, let held = stream.held else { return }
             stream.held = nil
             for change in held where change.sequence > stream.lastSent {
-                write(EventFrame(change.serverSentEvent(basePath: stream.basePath)), to: stream)
+                emit(change, to: stream)
                 stream.lastSent = change.sequence
             }
+        }
+    }
+
+    /// Sends one change to one stream, as its kind of stream carries it.
+    private func emit(_ change: Change, to stream: EventStream) {
+        if stream.webSocket != nil {
+            send(change.webSocketMessage(basePath: stream.basePath), to: stream)
+        } else {
+            write(EventFrame(change.serverSentEvent(basePath: stream.basePath)), to: stream)
         }
     }
 
@@ -156,11 +179,24 @@ extension LoopServer {
         let followers = streams.values.filter { $0.list == list && $0.journal == nil }
         guard !followers.isEmpty else { return }  // nothing to frame for a list no stream here follows
         // Framed once for all of them, and once more for each base path some follow under (`/d/<name>/`).
+        // (WebSockets' messages likewise, when one follows: `messages`.)
         let events = changes.map { ($0.sequence, EventFrame($0.serverSentEvent)) }
         var eventsUnder: [[UInt8]: [(UInt64, EventFrame)]] = [:]
+        var messages: [[UInt8]?: [(UInt64, [UInt8])]] = [:]
         for stream in followers {
             if stream.held != nil {
                 stream.held! += changes
+                continue
+            }
+            if stream.webSocket != nil {
+                let framed =
+                    messages[stream.basePath]
+                    ?? changes.map { ($0.sequence, $0.webSocketMessage(basePath: stream.basePath)) }
+                messages[stream.basePath] = framed
+                for (sequence, message) in framed where sequence > stream.lastSent {
+                    send(message, to: stream)
+                    stream.lastSent = sequence
+                }
                 continue
             }
             var framed = events
@@ -224,7 +260,7 @@ extension LoopServer {
 
     /// Brings `stream`'s ``EventStream/backlog`` (and the loop's total) up to date: the bytes queued in its
     /// connection's buffers that the kernel has not taken yet.
-    private func measureBacklog(of stream: EventStream, _ bufferevent: OpaquePointer) {
+    func measureBacklog(of stream: EventStream, _ bufferevent: OpaquePointer) {
         var unsent = evbuffer_get_length(bufferevent_get_output(bufferevent))
         if let underlying = bufferevent_get_underlying(bufferevent) {
             unsent += evbuffer_get_length(bufferevent_get_output(underlying))
@@ -238,7 +274,7 @@ extension LoopServer {
     ///
     /// Only when the total as last measured would pass the share are the other streams measured again (they may
     /// have sent since), so a loop whose subscribers read pays one comparison per write.
-    private func makeRoom(for count: Int, writing: EventStream) -> Bool {
+    func makeRoom(for count: Int, writing: EventStream) -> Bool {
         guard streamBacklog + count > streamBudget else { return true }
         for other in streams.values {
             if let bufferevent = other.request.connectionBufferevent { measureBacklog(of: other, bufferevent) }
@@ -258,6 +294,10 @@ extension LoopServer {
     /// pushed to the kernel at once (the guard's output filter writes synchronously), so a drain that frees evhttp
     /// right after cannot discard it.
     func end(_ stream: EventStream) {
+        if stream.webSocket != nil {
+            closeWebSocket(stream, code: 1001, reason: draining ? "server shutting down" : "dataset removed")
+            return
+        }
         let wasOpen = streams[stream.token] != nil
         forget(stream)
         guard wasOpen, !stream.closed else { return }
@@ -292,7 +332,7 @@ extension LoopServer {
     /// Closes a stream's connection (a subscriber that stopped reading), on the next turn of the loop: this may run
     /// inside an evhttp callback for the same connection (a replay written while the stream opens), which must not
     /// see its connection freed under it.
-    private func drop(_ stream: EventStream) {
+    func drop(_ stream: EventStream) {
         forget(stream)  // nothing more is written to it
         loop.execute {
             guard !stream.closed, let connection = evhttp_request_get_connection(stream.request.raw) else { return }
@@ -336,7 +376,8 @@ extension LoopServer {
             heartbeat = nil
             guard !streams.isEmpty, !draining else { return }
             let beat = EventFrame(Array(":\n\n".utf8))
-            for stream in Array(streams.values) { write(beat, to: stream) }
+            for stream in Array(streams.values) where stream.webSocket == nil { write(beat, to: stream) }
+            pingWebSockets()
             startHeartbeats(every: interval)
         }
     }

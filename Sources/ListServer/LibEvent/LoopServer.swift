@@ -180,6 +180,10 @@ final class LoopServer: @unchecked Sendable {
             guard streamCount.value.load(ordering: .sequentiallyConsistent) > 0 else { return }
             loop.execute { server.value.deliver(changes, of: list, dropped: dropped) }
         }
+        writes.feed.addSignalListener { [loop, streamCount] list, signal in
+            guard streamCount.value.load(ordering: .sequentiallyConsistent) > 0 else { return }
+            loop.execute { server.value.deliver(signal, of: list) }
+        }
     }
 
     deinit {

@@ -106,10 +106,12 @@ extension Router {
             // nginx and similar proxies would otherwise buffer the stream.
             "X-Accel-Buffering": "no",
         ]
+        let webSocketAccept = try Self.webSocketAccept(headers)
         _ = try readableState(of: list)  // in memory (a use), or loaded first
-        return .stream(
-            EventStreamRequest(
-                list: list, after: after, headers: streamHeaders, settings: events, basePath: target.basePath))
+        var stream = EventStreamRequest(
+            list: list, after: after, headers: streamHeaders, settings: events, basePath: target.basePath)
+        stream.webSocketAccept = webSocketAccept
+        return .stream(stream)
     }
 }
 
@@ -127,6 +129,17 @@ package struct EventStreamRequest: Sendable {
     /// Set for `GET /admin/journal/events`: the stream follows `list`'s request journal, not its changes, from the
     /// entry after ``after``.
     var journal: JournalFollow?
+    /// Set when the request asked for a WebSocket (``Router/webSocketAccept(_:)``): its `Sec-WebSocket-Accept`.
+    var webSocketAccept: String?
+
+    /// The answer that opens the stream: 200 and ``headers`` for Server-Sent Events, 101 and the handshake's fields
+    /// for a WebSocket.
+    var opening: HTTPResponse {
+        guard let webSocketAccept else { return HTTPResponse(status: 200, headers: headers) }
+        return HTTPResponse(
+            status: 101,
+            headers: ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Accept": webSocketAccept])
+    }
 }
 
 /// What a journal stream follows besides its dataset: one client's requests, or (nil) every client's.

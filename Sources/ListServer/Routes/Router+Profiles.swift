@@ -18,6 +18,12 @@ extension Router {
         case .put:
             let profile = try readProfile(request.body, of: name)
             guard profiles.fits(profile, for: name) else { throw Self.profilesFull }
+            guard profile.chat == nil || chatActivity.hasRoom(for: name) else {
+                throw Problem(
+                    .datasetLimit,
+                    detail: "\(ChatActivityDriver<ContinuousClock>.capacity) datasets have simulated participants "
+                        + "already (chat); clear one's profile first")
+            }
             // Stored first (a 200 means a restart keeps it, and the servers that share the store are told), then
             // set here; the body as sent, which reads back the same. The tokens' key stays as stored (the store
             // keeps it over a new body: a token issued before a change still works, and a revoke through another

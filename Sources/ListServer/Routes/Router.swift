@@ -125,6 +125,8 @@ package struct Router: Sendable {
     let faults: FaultSettings
     /// The generated conversations and messages (`Router+Conversations.swift`).
     let chat: ChatSettings
+    /// The simulated participants of the datasets whose profile sets them, following the profiles.
+    let chatActivity: ChatActivityDriver<ContinuousClock>
 
     /// Creates a router.
     ///
@@ -169,6 +171,15 @@ package struct Router: Sendable {
         profiles = ProfileRegistry(
             now: { ContinuousClock.now - origin }, wallClock: { WallTime.now().milliseconds },
             signer: TokenSignature.sign)
+        let activity = ChatActivityDriver(
+            writes: writes,
+            shape: ChatCatalog.Shape(
+                conversations: UInt64(chat.conversations), messagesPerConversation: chat.messagesPerConversation),
+            clock: ContinuousClock(), wallClock: WallTime.now)
+        chatActivity = activity
+        profiles.onSet { name, entry in
+            activity.set(entry?.profile.chat, for: name, setAt: entry?.setAt ?? WallTime(milliseconds: 0))
+        }
     }
 
     /// Creates a router over a fixed catalog that never grows, whose writes are kept in memory (tests, benchmarks).

@@ -159,6 +159,15 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// The bytes of the next chunk of a chunked body (after ``readStreamHead()``), as they are: for a stream whose
     /// bytes are not text (a compressed one).
+    /// Exactly `count` bytes after what was read so far (a WebSocket's frames, after its head).
+    func readBytes(_ count: Int) throws -> [UInt8] {
+        while buffer.count < count {
+            guard try fill() else { throw TestFailure("the connection ended after \(buffer.count) of \(count) bytes") }
+        }
+        defer { buffer.removeFirst(count) }
+        return Array(buffer[..<count])
+    }
+
     func readRawChunk() throws -> [UInt8] {
         while true {
             if let lineEnd = (0..<max(0, buffer.count - 1)).first(where: { buffer[$0] == 13 && buffer[$0 + 1] == 10 }) {

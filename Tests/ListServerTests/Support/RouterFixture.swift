@@ -95,7 +95,7 @@ extension Router {
         case .response(let response): await awaitHeld { response }
         case .deferred(let work): await awaitHeld(work)
         case .pending(let pending): await awaitHeld { await pending.response() }
-        case .stream(let stream): HTTPResponse(status: 200, headers: stream.headers)
+        case .stream(let stream): stream.opening
         case .after: HTTPResponse(status: 0)  // settled above
         }
     }
@@ -140,7 +140,7 @@ extension Router {
             return await awaitHeld { await pending.response() }
         case .stream(let stream):
             Issue.record("\(method.name) \(target) opened an event stream; expected .deferred")
-            return HTTPResponse(status: 200, headers: stream.headers)
+            return stream.opening
         case .after:
             return HTTPResponse(status: 0)  // settled above
         }
