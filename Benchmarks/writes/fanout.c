@@ -1,12 +1,14 @@
 /*
- * fanout: the fan-out of the change feed, N idle SSE subscribers, then P POSTs, and when each subscriber sees
- * each event. Part of Benchmarks/writes/run.sh (step fanout). Talks only to 127.0.0.1:PORT.
+ * fanout: the fan-out of the change feed, N idle SSE (or WebSocket) subscribers, then P POSTs, and when each
+ * subscriber sees each event. Part of Benchmarks/writes/run.sh (steps fanout and wsfanout). Talks only to
+ * 127.0.0.1:PORT.
  *
  * Build: cc -O2 -Wall -Wextra -o fanout fanout.c
  * Run:   fanout --port PORT --pid SERVER_PID [--subscribers 5000] [--posts 100] [--gap-ms 20] --out RESULT.json
  *               [--epoll-times]   (time arrivals by epoll_wait's return instead of the kernel's stamps)
  *               [--subscriber-ports P1,P2,...]   (subscriber i on P(i mod n), the POSTs still on PORT: replicas
  *                                                 sharing a store, Benchmarks/postgres/run.sh)
+ *               [--websocket]   (the feed over a WebSocket, RFC 6455, instead of Server-Sent Events: below)
  *
  * 1. VmRSS of the server (/proc/PID/status) before any subscriber.
  * 2. N connections `GET /items/events`, at most 200 in flight at a time (so the listen backlog never overflows).
@@ -26,11 +28,25 @@
  *    RSS before/after, the program's own CPU time (getrusage) during step 3 and in all, the server's during step
  *    3 (/proc/PID/stat), and counts.
  *
- * Checked: every subscriber sees every POST's event exactly once, in order, with one `id:` per POST across all
- * subscribers, ids increasing on each stream. A subscriber that misses an event, sees one twice, or is closed by
- * the server is counted (missed_events, duplicate_events, dropped_subscribers, ...) and the program exits 1
- * after writing its results. The keys that the former fanout.py wrote are kept, with the same meaning, so the
- * report of run.sh reads results of either.
+ * With --websocket each subscriber asks for the same feed as a WebSocket instead: `GET /items/events` with
+ * `Upgrade: websocket`, `Connection: Upgrade`, `Sec-WebSocket-Key` (the Base64 of 16 random bytes, one per
+ * subscriber) and `Sec-WebSocket-Version: 13`. The answer must be 101 with `Upgrade: websocket` and a
+ * `Sec-WebSocket-Accept` (present: its value, a SHA-1 of the key, is not checked), and the subscriber counts as
+ * connected once that head is complete (a WebSocket has no `retry:`). Then the server's frames are decoded (never
+ * masked; a text message may come in fragments, control frames between them): each text message is one change's
+ * JSON, `{"sequence":S,"kind":"created","item":{...,"label":"fanout <n>",...}}`, whose top-level `kind` and
+ * `sequence` take the places of SSE's `event:` and `id:` (the same checks, below); other messages (typing,
+ * expired, error) are foreign. A ping (the server's heartbeat, counted in heartbeats) is answered at once with a
+ * masked pong echoing its payload, or the server drops the client after two; a close frame is answered with a
+ * close and counts as a dropped subscriber, as the end of the connection does; a binary, masked or otherwise
+ * malformed frame is a protocol error that closes the subscriber. RESULT.json says which (`"transport"`: `"sse"`
+ * or `"websocket"`); its keys are the same otherwise.
+ *
+ * Checked: every subscriber sees every POST's event exactly once, in order, with one `id:` (WebSocket: one
+ * `sequence`) per POST across all subscribers, ids increasing on each stream. A subscriber that misses an event,
+ * sees one twice, or is closed by the server is counted (missed_events, duplicate_events, dropped_subscribers,
+ * ...) and the program exits 1 after writing its results. The keys that the former fanout.py wrote are kept,
+ * with the same meaning, so the report of run.sh reads results of either.
  *
  * One process, one thread, epoll on non-blocking sockets, CLOCK_MONOTONIC: fanout.py took ~70 % of a core to
  * read 5,000 sockets per event, on the same two cores as the server.
@@ -59,7 +75,7 @@
 #define CONNECT_SECONDS 120.0   /* for all of them */
 #define POST_SECONDS 10.0       /* for one POST's 201 and its event at every subscriber */
 #define MAX_HEAD 16384          /* bytes of an answer's head */
-#define MAX_LINE 65536          /* bytes of one SSE line, and of one event's data */
+#define MAX_LINE 65536          /* bytes of one SSE line, and of one event's data (or WebSocket message) */
 #define POSTER_TAG UINT32_MAX   /* epoll data of the POST connection */
 
 /* ------------------------------------------------------------------------------------------------ utilities */
@@ -289,16 +305,27 @@ struct subscriber {
     char event[32]; /* longer kinds are cut: none of ours */
     int has_id;
     uint64_t id;
+    /* WebSocket (--websocket): the frame being read; a text message collects in data, its kind and sequence go
+     * to event and id */
+    uint8_t frame_head[10]; /* a server's frame header: 2 bytes, then 0, 2 or 8 of length (never a mask) */
+    int frame_head_length;
+    int in_payload; /* the header is read: frame_left bytes of its payload to come */
+    int frame_opcode, frame_fin;
+    uint64_t frame_left;
+    int in_message; /* a text message's first frame came without FIN: continuations follow */
+    uint8_t control[125]; /* the payload of a control frame (ping, pong, close) */
+    size_t control_length;
     /* what this stream has seen */
     int retry_seen;
-    int live; /* counted as connected: its head was right and its retry: came */
+    int live; /* counted as connected: its head was right and its retry: came (WebSocket: its 101 head) */
     int has_last_id;
     uint64_t last_id;
     int last_post; /* the highest POST whose event arrived */
 };
 
 static struct subscriber *subscribers;
-static int wanted, epoll_fd;
+static int wanted, epoll_fd, port;
+static int websocket; /* --websocket: RFC 6455 frames instead of chunked Server-Sent Events */
 static int connected, pending, connect_failures, dropped;
 static long duplicate_events, late_events, foreign_events, id_mismatches, protocol_errors, heartbeats;
 
@@ -573,10 +600,287 @@ static const char *header(const char *head, const char *name, size_t *length) {
     return NULL;
 }
 
+/* ------------------------------------------------------------------------------------------------ WebSocket */
+
+static uint64_t random_state; /* seeded in main; the masks and keys need not be secret, only vary */
+
+static uint32_t random32(void) { /* xorshift64* */
+    random_state ^= random_state >> 12;
+    random_state ^= random_state << 25;
+    random_state ^= random_state >> 27;
+    return (uint32_t)((random_state * 2685821657736338717ULL) >> 32);
+}
+
+/* A Sec-WebSocket-Key: the Base64 of 16 random bytes (24 characters, the last two "=="). */
+static void websocket_key(char key[25]) {
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uint8_t bytes[18] = {0};
+    for (int i = 0; i < 16; i++) bytes[i] = (uint8_t)random32();
+    for (int i = 0, j = 0; i < 18; i += 3) {
+        uint32_t group = (uint32_t)bytes[i] << 16 | (uint32_t)bytes[i + 1] << 8 | bytes[i + 2];
+        for (int shift = 18; shift >= 0; shift -= 6) key[j++] = alphabet[(group >> shift) & 63];
+    }
+    key[22] = key[23] = '=';
+    key[24] = 0;
+}
+
+/* Sends a client frame (masked, as RFC 6455 §5.3 requires of a client) of at most 125 bytes: a pong or a close.
+ * The socket's buffer is empty on an idle subscriber, so a short write is an error. */
+static int send_frame(int index, int opcode, const uint8_t *payload, size_t length) {
+    uint8_t frame[6 + 125];
+    uint32_t mask = random32();
+    frame[0] = (uint8_t)(0x80 | opcode);
+    frame[1] = (uint8_t)(0x80 | length);
+    memcpy(frame + 2, &mask, 4);
+    for (size_t i = 0; i < length; i++) frame[6 + i] = payload[i] ^ frame[2 + i % 4];
+    return send(subscribers[index].fd, frame, 6 + length, MSG_NOSIGNAL) == (ssize_t)(6 + length);
+}
+
+/* Past the JSON value at p (checked no further than finding its end needs), or NULL when text ends first. */
+static const char *skip_json_value(const char *p, const char *end) {
+    int depth = 0;
+    do {
+        if (p == end) return NULL;
+        char c = *p++;
+        if (c == '"') {
+            while (p < end && *p != '"') p += *p == '\\' ? 2 : 1;
+            if (p >= end) return NULL;
+            p++;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth < 0) return NULL;
+        } else if (depth == 0) { /* a number, true, false or null */
+            while (p < end && !memchr(",}] \t\r\n", *p, 7)) p++;
+        }
+    } while (depth > 0);
+    return p;
+}
+
+static const char *skip_json_space(const char *p, const char *end) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    return p;
+}
+
+/* The value of member `name` of the JSON object in text (a string with its quotes), NULL when the object has none
+ * at its top level or text is no object; *length is its length. Nested values are skipped whole, so the item's
+ * own members never match. */
+static const char *json_member(const char *text, size_t size, const char *name, size_t *length) {
+    const char *p = skip_json_space(text, text + size), *end = text + size;
+    size_t name_length = strlen(name);
+    if (p == end || *p++ != '{') return NULL;
+    for (;;) {
+        p = skip_json_space(p, end);
+        if (p == end || *p != '"') return NULL; /* the object's end, or not JSON */
+        const char *key = p + 1;
+        if (!(p = skip_json_value(p, end))) return NULL;
+        size_t key_length = (size_t)(p - 1 - key);
+        p = skip_json_space(p, end);
+        if (p == end || *p++ != ':') return NULL;
+        const char *value = p = skip_json_space(p, end);
+        if (!(p = skip_json_value(p, end))) return NULL;
+        if (key_length == name_length && memcmp(key, name, name_length) == 0) {
+            *length = (size_t)(p - value);
+            return value;
+        }
+        p = skip_json_space(p, end);
+        if (p == end || *p++ != ',') return NULL;
+    }
+}
+
+/* A whole text message (in data) at time t: its top-level "kind" and "sequence" stand for SSE's event: and id:. */
+static void on_message(int index, double t) {
+    struct subscriber *s = &subscribers[index];
+    size_t length = 0;
+    const char *kind = json_member(s->data, s->data_length, "kind", &length);
+    s->event[0] = 0;
+    if (kind && length >= 2 && kind[0] == '"') {
+        length -= 2;
+        if (length >= sizeof s->event) length = sizeof s->event - 1;
+        memcpy(s->event, kind + 1, length);
+        s->event[length] = 0;
+    }
+    const char *sequence = json_member(s->data, s->data_length, "sequence", &length);
+    s->has_id = 0;
+    if (sequence) {
+        uint64_t id = 0;
+        size_t i = 0;
+        for (; i < length && sequence[i] >= '0' && sequence[i] <= '9' && id < UINT64_MAX / 10; i++)
+            id = id * 10 + (uint64_t)(sequence[i] - '0');
+        if (i == 0 || i != length) {
+            protocol_errors++;
+            complain("subscriber %d: \"sequence\" is not a sequence number: %.*s", index, (int)length, sequence);
+        } else {
+            s->has_id = 1;
+            s->id = id;
+        }
+    }
+    on_event(index, t); /* without a kind it is no change: foreign, as an SSE event without event: */
+    s->data_length = 0;
+}
+
+/* A frame protocol error: counted, and the subscriber closed. */
+static void frame_error(int index, const char *why) {
+    protocol_errors++;
+    close_subscriber(index, why);
+}
+
+/* The frame header (frame_head) is complete: checks it, and makes room for its payload. */
+static void start_frame(int index) {
+    struct subscriber *s = &subscribers[index];
+    uint8_t first = s->frame_head[0];
+    uint64_t length = s->frame_head[1] & 0x7f;
+    if (length >= 126) {
+        length = 0;
+        for (int i = 2; i < s->frame_head_length; i++) length = length << 8 | s->frame_head[i];
+    }
+    s->frame_head_length = 0;
+    s->frame_opcode = first & 0x0f;
+    s->frame_fin = (first & 0x80) != 0;
+    s->frame_left = length;
+    s->control_length = 0;
+    s->in_payload = 1;
+    char why[100];
+    if (first & 0x70) {
+        frame_error(index, "a frame with RSV bits set (no extension was agreed)");
+        return;
+    }
+    switch (s->frame_opcode) {
+    case 0x8:
+    case 0x9:
+    case 0xA:
+        if (!s->frame_fin || length > 125) frame_error(index, "a fragmented or long control frame");
+        return;
+    case 0x0:
+        if (!s->in_message) {
+            frame_error(index, "a continuation frame outside a message");
+            return;
+        }
+        break;
+    case 0x1:
+        if (s->in_message) {
+            frame_error(index, "a text frame inside a fragmented message");
+            return;
+        }
+        s->data_length = 0;
+        break;
+    case 0x2:
+        frame_error(index, "a binary message (the feed's are JSON text)");
+        return;
+    default:
+        snprintf(why, sizeof why, "a frame of unknown opcode %d", s->frame_opcode);
+        frame_error(index, why);
+        return;
+    }
+    if (length > MAX_LINE - s->data_length) {
+        frame_error(index, "a WebSocket message over 64 KiB");
+        return;
+    }
+    if (s->data_length + length > s->data_capacity) {
+        s->data_capacity = s->data_length + (size_t)length + 256;
+        s->data = grow(s->data, s->data_capacity);
+    }
+    s->in_message = !s->frame_fin;
+}
+
+/* The frame's payload is complete (at time t). */
+static void end_frame(int index, double t) {
+    struct subscriber *s = &subscribers[index];
+    char why[200];
+    s->in_payload = 0;
+    switch (s->frame_opcode) {
+    case 0x0:
+    case 0x1:
+        if (s->frame_fin) on_message(index, t);
+        break;
+    case 0x8: {
+        int code = s->control_length >= 2 ? s->control[0] << 8 | s->control[1] : 1005;
+        int reason = s->control_length >= 2 ? (int)s->control_length - 2 : 0;
+        snprintf(why, sizeof why, "the server closed the WebSocket (%d %.*s)", code, reason,
+                 reason ? (const char *)s->control + 2 : "");
+        send_frame(index, 0x8, s->control, s->control_length >= 2 ? 2 : 0); /* the answer, as §5.5.1 asks */
+        close_subscriber(index, why);
+        break;
+    }
+    case 0x9:
+        heartbeats++;
+        errno = 0;
+        if (!send_frame(index, 0xA, s->control, s->control_length))
+            close_subscriber(index, errno ? strerror(errno) : "a short write of a pong");
+        break;
+    default: /* a pong: nothing asked for it */
+        break;
+    }
+}
+
+/* Bytes after the 101 head: frames. */
+static void feed_frames(int index, const char *bytes, size_t length, double t) {
+    struct subscriber *s = &subscribers[index];
+    const uint8_t *p = (const uint8_t *)bytes, *end = p + length;
+    while (p < end && s->state != DEAD) {
+        if (!s->in_payload) {
+            s->frame_head[s->frame_head_length++] = *p++;
+            if (s->frame_head_length < 2) continue;
+            if (s->frame_head[1] & 0x80) {
+                frame_error(index, "a masked frame from the server");
+                return;
+            }
+            int size = (s->frame_head[1] & 0x7f) == 127 ? 8 : (s->frame_head[1] & 0x7f) == 126 ? 2 : 0;
+            if (s->frame_head_length < 2 + size) continue;
+            if (size == 8 && s->frame_head[2] & 0x80) {
+                frame_error(index, "a frame length over 2^63");
+                return;
+            }
+            start_frame(index);
+        } else {
+            size_t piece = (size_t)(end - p);
+            if (piece > s->frame_left) piece = (size_t)s->frame_left;
+            if (s->frame_opcode & 0x8) {
+                memcpy(s->control + s->control_length, p, piece);
+                s->control_length += piece;
+            } else {
+                memcpy(s->data + s->data_length, p, piece);
+                s->data_length += piece;
+            }
+            p += piece;
+            s->frame_left -= piece;
+        }
+        if (s->state != DEAD && s->in_payload && s->frame_left == 0) end_frame(index, t);
+    }
+}
+
+/* --websocket: the answer's head (as check_head's) must be 101 with Upgrade: websocket and a Sec-WebSocket-Accept;
+ * the subscriber is connected from here, a WebSocket having no retry:. */
+static int check_upgrade(int index) {
+    struct subscriber *s = &subscribers[index];
+    char why[300];
+    if (strncmp(s->head, "HTTP/1.1 101 ", 13) != 0) {
+        snprintf(why, sizeof why, "answered %.200s", s->head);
+        *strchrnul(why, '\r') = 0;
+        close_subscriber(index, why);
+        return 0;
+    }
+    size_t length = 0;
+    const char *upgrade = header(s->head, "Upgrade", &length);
+    if (!upgrade || length != 9 || strncasecmp(upgrade, "websocket", 9) != 0) {
+        close_subscriber(index, "a 101 without Upgrade: websocket");
+        return 0;
+    }
+    if (!header(s->head, "Sec-WebSocket-Accept", &length) || length == 0) {
+        close_subscriber(index, "a 101 without Sec-WebSocket-Accept");
+        return 0;
+    }
+    s->live = 1;
+    pending--;
+    connected++;
+    return 1;
+}
+
 /* The answer's head has arrived (head holds it, NUL-terminated, without its blank line): is it a stream? */
 static int check_head(int index) {
     struct subscriber *s = &subscribers[index];
     char why[300];
+    if (websocket) return check_upgrade(index);
     if (strncmp(s->head, "HTTP/1.1 200 ", 13) != 0 && strncmp(s->head, "HTTP/1.0 200 ", 13) != 0) {
         snprintf(why, sizeof why, "answered %.200s", s->head);
         *strchrnul(why, '\r') = 0;
@@ -637,7 +941,8 @@ static void on_readable(int index, double t) {
             s->head = NULL;
             s->state = STREAM;
         }
-        feed_body(index, bytes, length, t_read);
+        if (websocket) feed_frames(index, bytes, length, t_read);
+        else feed_body(index, bytes, length, t_read);
         if (s->state == DEAD || (size_t)n < sizeof read_buffer) return;
     }
 }
@@ -654,8 +959,20 @@ static void on_connected(int index) {
         close_subscriber(index, strerror(error));
         return;
     }
-    ssize_t sent = send(s->fd, subscribe_request, subscribe_length, MSG_NOSIGNAL);
-    if (sent != (ssize_t)subscribe_length) {
+    const char *request = subscribe_request;
+    size_t length = subscribe_length;
+    char upgrade[512];
+    if (websocket) { /* a key of its own for each subscriber */
+        char key[25];
+        websocket_key(key);
+        length = (size_t)snprintf(upgrade, sizeof upgrade,
+                                  "GET /items/events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+                                  "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
+                                  port, key);
+        request = upgrade;
+    }
+    ssize_t sent = send(s->fd, request, length, MSG_NOSIGNAL);
+    if (sent != (ssize_t)length) {
         close_subscriber(index, sent < 0 ? strerror(errno) : "a short write of the request");
         return;
     }
@@ -695,7 +1012,6 @@ static void open_subscriber(int index) {
 static int poster_fd;
 static char poster_buffer[65536];
 static size_t poster_length;
-static int port;
 static double poster_time; /* when the bytes of the last read of the POST connection arrived */
 
 static void send_post(int post) {
@@ -782,7 +1098,7 @@ static int poll_once(int timeout_ms, int *status, double *t_out) {
 
 static void usage(void) {
     fprintf(stderr, "usage: fanout --port PORT --pid SERVER_PID [--subscribers 5000] [--posts 100] [--gap-ms 20] "
-                    "--out RESULT.json [--epoll-times] [--subscriber-ports P1,P2,...]\n");
+                    "--out RESULT.json [--epoll-times] [--subscriber-ports P1,P2,...] [--websocket]\n");
     exit(64);
 }
 
@@ -795,6 +1111,10 @@ int main(int argc, char **argv) {
         const char *option = argv[i];
         if (strcmp(option, "--epoll-times") == 0) {
             kernel_times = 0;
+            continue;
+        }
+        if (strcmp(option, "--websocket") == 0) {
+            websocket = 1;
             continue;
         }
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -833,6 +1153,10 @@ int main(int argc, char **argv) {
         if (setrlimit(RLIMIT_NOFILE, &limit) < 0) die("setrlimit(RLIMIT_NOFILE): %s", strerror(errno));
     }
 
+    struct timespec seed;
+    clock_gettime(CLOCK_REALTIME, &seed);
+    random_state = ((uint64_t)seed.tv_sec * 1000000000 + (uint64_t)seed.tv_nsec) ^ (uint64_t)getpid() << 32;
+    if (random_state == 0) random_state = 1; /* xorshift's one fixed point */
     address.sin_family = AF_INET;
     address.sin_port = htons((uint16_t)port);
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -950,6 +1274,7 @@ int main(int argc, char **argv) {
     long rss_end = rss_kb(pid);
 
     /* 4: the results */
+    put("\"transport\": \"%s\", ", websocket ? "websocket" : "sse");
     put("\"subscribers\": %d, \"posts\": %d, \"statuses\": {\"201\": %d}, ", connected, posts, statuses_201);
     put_rounded("connect_seconds", connect_seconds, 2);
     put("\"rss_before_kb\": %ld, \"rss_after_kb\": %ld, \"rss_end_kb\": %ld, ", rss_before, rss_after, rss_end);

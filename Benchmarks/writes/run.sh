@@ -2,7 +2,8 @@
 # Benchmarks/writes/run.sh: the benchmarks of issue 12 (writes, the change feed, deep pages with deletions, and
 # what the write path cost the read path), on 127.0.0.1 only, with C programs doing the same work side by side.
 #
-#   Benchmarks/writes/run.sh [--only "writes growth fanout deep s1"] [--duration S] [--rounds N] [--write-rounds N]
+#   Benchmarks/writes/run.sh [--only "writes growth fanout wsfanout deep s1"] [--duration S] [--rounds N]
+#                            [--write-rounds N]
 #                            [--slices N]   (the writes step's: slices a round's servers take turns in)
 #                            [--points "full/1 full/16 full/64 normal/1 normal/16 normal/64"]   (the writes step's)
 #                            [--old-binary PATH]
@@ -51,6 +52,10 @@
 #           GET /items/events: evhttp chunked replies, the same bytes; synchronous full, ListServer's default, on a
 #           file in the same folder), once handing a commit's events to its loops before the 201s (ListServer's
 #           order) and once after (--answer-first); the report sets the three side by side.
+#   wsfanout the fanout step's ListServer run over WebSockets: a fresh ListServer as for fanout, the same fanout.c
+#           command with --websocket (GET /items/events with Upgrade: websocket, answered 101, then one text message
+#           per change; fanout.c answers the server's pings), the same checks, --subscribers and --posts. No C server
+#           side by side: writes-server.c (evhttp 2.1) has no WebSocket. The report adds its row to the fan-out table.
 #   deep    a 2^53-item list (--data-synchronous normal): page 1 and the deepest full page (wrk -c64, 5 s each),
 #           then --deletions (100,000) DELETEs of random ids over the whole range (wrk, until that many 204s), then
 #           page 1, the new deepest full page, page 1 in descending order and a cursor page in the middle.
@@ -63,7 +68,7 @@
 # machine, then for a quiet second (bench.sh's wait_for_quiet), and records the load average it started at.
 set -euo pipefail
 
-only="writes growth fanout deep s1"
+only="writes growth fanout wsfanout deep s1"
 duration=8
 rounds=3
 write_rounds=3
@@ -431,14 +436,24 @@ step_fanout() {
     done
 }
 
-# fanout_measure NAME: fanout.c against the current server ($out/NAME.json, .txt), then the server's CPU ticks over
-# the whole run, its peak RSS and the load at the start ($out/NAME.tsv); stops the server.
+step_wsfanout() {
+    local folder="$data/wsfanout"
+    rm -rf "$folder" && mkdir -p "$folder"
+    start_listserver wsfanout "$listserver" --data-path "$folder/listserver.sqlite"
+    fanout_measure wsfanout --websocket
+    # No C server here: writes-server.c is evhttp 2.1, which has no WebSocket (2.2's evws is not in Debian).
+}
+
+# fanout_measure NAME [FANOUT_ARGUMENTS...]: fanout.c (with those arguments, e.g. --websocket) against the current
+# server ($out/NAME.json, .txt), then the server's CPU ticks over the whole run, its peak RSS and the load at the
+# start ($out/NAME.tsv); stops the server.
 fanout_measure() {
     local name=$1 ticks0 ticks1 hwm
+    shift
     wait_for_machine
     ticks0=$(cpu_ticks "$server_pid")
     timeout 600 "$fanout" --port "$server_port" --pid "$server_pid" --subscribers "$subscribers" \
-        --posts "$posts" --out "$out/$name.json" >"$out/$name.txt" 2>&1 ||
+        --posts "$posts" --out "$out/$name.json" "$@" >"$out/$name.txt" 2>&1 ||
         die "fanout.c failed against $server_name: $(tail -5 "$out/$name.txt")"
     ticks1=$(cpu_ticks "$server_pid")
     hwm=$(peak_rss_kb "$server_pid")
@@ -637,23 +652,31 @@ EOF2
         echo "|---:|---:|---:|---:|---:|---:|---|"
         awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }' "$out/growth.tsv"
     fi
-    if [[ -s $out/fanout.json ]]; then
+    if [[ -s $out/fanout.json || -s $out/wsfanout.json ]]; then
         echo
-        echo "#### Fan-out: idle SSE subscribers, one POST at a time"
+        echo "#### Fan-out: idle subscribers, one POST at a time (Server-Sent Events: step fanout; WebSocket: step wsfanout)"
         echo
-        python3 - "$out/fanout.json" "$out/fanout.tsv" <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-extra = dict(kv.split("=", 1) for kv in open(sys.argv[2]).read().strip().split("\t"))
-n = r["subscribers"]
-print(f"| subscribers | POSTs | RSS before | RSS with subscribers | per subscriber | server peak RSS | 201 → event at the last subscriber: p50 / p99 / max (p99 ≤ 50 ms) | at the median subscriber: p50 / p99 / max | at the first: p50 | POST round trip p50 | POST sent → event at the last: p50 / p99 | server CPU | client CPU | load average at start |")
-print("|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|---:|---:|---|")
-verdict = "pass" if r["last_p99_ms"] <= 50 else "**MISS**"
-print(f"| {n} | {r['posts']} | {r['rss_before_kb']/1024:.1f} MB | {r['rss_after_kb']/1024:.1f} MB | {r['rss_per_subscriber_kb']:.2f} kB "
-      f"| {int(extra['server_hwm_kb'])/1024:.1f} MB | {r['last_p50_ms']} / {r['last_p99_ms']} / {r['last_max_ms']} ms {verdict} "
-      f"| {r['median_p50_ms']} / {r['median_p99_ms']} / {r['median_max_ms']} ms | {r['first_p50_ms']} ms | {r['post_p50_ms']} ms | {r['last_from_send_p50_ms']} / {r['last_from_send_p99_ms']} ms "
-      f"| {int(extra['server_ticks'])/100:.2f} s | {r['client_cpu_seconds']} s of {r['client_wall_seconds']} s ({r['client_cpu_pct']} % of a core) | {extra['load']} |")
+        python3 - "$out" <<'EOF'
+import json, os, sys
+out = sys.argv[1]
+print(f"| transport | subscribers | POSTs | RSS before | RSS with subscribers | per subscriber | server peak RSS | 201 → event at the last subscriber: p50 / p99 / max (p99 ≤ 50 ms) | at the median subscriber: p50 / p99 / max | at the first: p50 | POST round trip p50 | POST sent → event at the last: p50 / p99 | server CPU | client CPU | load average at start |")
+print("|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|---:|---:|---|")
+for transport, name in (("SSE", "fanout"), ("WebSocket", "wsfanout")):
+    if not os.path.exists(f"{out}/{name}.json") or os.path.getsize(f"{out}/{name}.json") == 0:
+        continue
+    r = json.load(open(f"{out}/{name}.json"))
+    extra = dict(kv.split("=", 1) for kv in open(f"{out}/{name}.tsv").read().strip().split("\t"))
+    n = r["subscribers"]
+    verdict = "pass" if r["last_p99_ms"] <= 50 else "**MISS**"
+    print(f"| {transport} | {n} | {r['posts']} | {r['rss_before_kb']/1024:.1f} MB | {r['rss_after_kb']/1024:.1f} MB | {r['rss_per_subscriber_kb']:.2f} kB "
+          f"| {int(extra['server_hwm_kb'])/1024:.1f} MB | {r['last_p50_ms']} / {r['last_p99_ms']} / {r['last_max_ms']} ms {verdict} "
+          f"| {r['median_p50_ms']} / {r['median_p99_ms']} / {r['median_max_ms']} ms | {r['first_p50_ms']} ms | {r['post_p50_ms']} ms | {r['last_from_send_p50_ms']} / {r['last_from_send_p99_ms']} ms "
+          f"| {int(extra['server_ticks'])/100:.2f} s | {r['client_cpu_seconds']} s of {r['client_wall_seconds']} s ({r['client_cpu_pct']} % of a core) | {extra['load']} |")
 EOF
+        if [[ -s $out/wsfanout.json ]]; then
+            echo
+            echo "WebSocket: the same fanout.c command with --websocket (101, then one text message per change, the server's pings answered), against a fresh ListServer; no C server beside it: writes-server.c (evhttp 2.1) has no WebSocket."
+        fi
     fi
     if [[ -s $out/fanout.json && -s $out/fanout-c-events-first.json ]]; then
         echo
@@ -748,6 +771,7 @@ for step in $only; do
     writes) step_writes ;;
     growth) step_growth ;;
     fanout) step_fanout ;;
+    wsfanout) step_wsfanout ;;
     deep) step_deep ;;
     s1) step_s1 ;;
     *) die "unknown step $step" ;;
