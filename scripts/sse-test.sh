@@ -4,7 +4,9 @@
 #   - every change arrives at every subscriber once, in order, with its kind and id;
 #   - a client that disconnects and reconnects with Last-Event-ID gets exactly what it missed, then the live ones:
 #     nothing missed, nothing twice;
-#   - a Last-Event-ID older than what is kept (data.changes_kept) gets one `expired` event.
+#   - a Last-Event-ID older than what is kept (data.changes_kept) gets one `expired` event;
+# and the same feed over a WebSocket (scripts/websocket_client.py, with the `websockets` package as an independent
+# client): the same changes in the same order as SSE, ?since= replay, typing, hostile clients closed, pings.
 # Bounded: about 10 s once built. Usage: scripts/sse-test.sh   (SSE_TEST_BINARY=path skips the build)
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib/common.sh
@@ -25,7 +27,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-install_missing_packages "${build_packages[@]}" curl
+install_missing_packages "${build_packages[@]}" curl python3 python3-pip
+python3 -c 'import websockets' 2>/dev/null || python3 -m pip install --quiet 'websockets>=13,<18'
 if [[ -n ${SSE_TEST_BINARY:-} ]]; then
     binary=$SSE_TEST_BINARY
 else
@@ -37,4 +40,5 @@ port=$launched_port
 curl -sN "http://127.0.0.1:$port/items/events" >"$work/curl.out" &
 curl_pid=$!
 python3 scripts/sse_client.py --port "$port" --curl-output "$work/curl.out"
+timeout 120 python3 scripts/websocket_client.py --port "$port"
 echo "sse-test: PASSED"
