@@ -420,7 +420,8 @@ step_growth() {
 step_fanout() {
     local folder="$data/fanout" order
     rm -rf "$folder" && mkdir -p "$folder"
-    start_listserver fanout "$listserver" --data-path "$folder/listserver.sqlite"
+    # http.max_connections is 2,048 by default: 5,000 subscribers need more.
+    start_listserver fanout "$listserver" --data-path "$folder/listserver.sqlite" --max-connections 10000
     fanout_measure fanout
     # The C HTTP server doing the same fan-out (writes-server.c: evhttp chunked replies, 2 loops, one SQLite writer
     # thread), the same fanout.c command, a file in the same folder, synchronous full as ListServer's default:
@@ -439,7 +440,7 @@ step_fanout() {
 step_wsfanout() {
     local folder="$data/wsfanout"
     rm -rf "$folder" && mkdir -p "$folder"
-    start_listserver wsfanout "$listserver" --data-path "$folder/listserver.sqlite"
+    start_listserver wsfanout "$listserver" --data-path "$folder/listserver.sqlite" --max-connections 10000
     fanout_measure wsfanout --websocket
     # No C server here: writes-server.c is evhttp 2.1, which has no WebSocket (2.2's evws is not in Debian).
 }
