@@ -15,6 +15,8 @@ export function uuid() {
 }
 
 const clientID = uuid();
+/** This tab's `X-Client-Id` (a WebSocket's typing names it: the view leaves out its own). */
+export const clientId = clientID;
 
 /** The `/d/<name>` the page was opened under (a dataset as a base URL: every request then goes under it and names
  * that dataset, so the panel's dataset field is fixed), or "" at `/`. */

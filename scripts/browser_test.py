@@ -7,7 +7,9 @@ pages as it is scrolled and every row ends with its value; with a fault rate the
 turns them into values; Reset starts the list over (a new version); the Photos view's pictures decode; a message
 sent in one page appears in a second page within a second, and after the second page has been offline it shows the
 messages it missed exactly once; scrolling up in the chat loads older messages while the message at the top stays
-where it was. No page may log a console error or see a failed request other than the injected ones. Screenshots of
+where it was; in a conversation, tapping a reply whose origin is 5,000 messages up loads the window around it in one
+request and highlights it on screen, the other page's typing shows, an edit reaches the other page, the open
+conversation is marked read, and the feed is a WebSocket. No page may log a console error or see a failed request other than the injected ones. Screenshots of
 each view go to --screenshots. The Scenario panel's presets set the dataset's profile: an outage fails the list's
 next load until Clear, and a profile that asks for a bearer token is met by the app fetching one after the first 401.
 The Journal view follows a dataset's request journal live (rows appear as a second page scrolls the List), and the
@@ -24,6 +26,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 
 from playwright.sync_api import sync_playwright
@@ -104,6 +107,8 @@ class Watched:
     def console(self, message):
         # A failed fetch the app shows as a failure view is logged by Chromium as "Failed to load resource"; those
         # are judged by their requests (below), not twice.
+        if message.type == "error" and "WebSocket connection to" in message.text and self.offline:
+            return  # the chat's feed trying to come back while the page is offline (logged by Chromium itself)
         if message.type == "error" and "Failed to load resource" not in message.text:
             self.problems.append(f"console error: {message.text}")
 
@@ -280,6 +285,8 @@ def app_under_base_path(context, base, shots):
     page = watched.page
     requests = []
     page.on("request", lambda request: requests.append(request))
+    sockets = []
+    page.on("websocket", lambda socket: sockets.append(socket.url))
     page.goto(f"{base}/d/{name}")
     check(page.url.startswith(f"{base}/d/{name}/"), f"base path: the bare base led to {page.url}")
     field = page.eval_on_selector("#controls input[name=dataset]", "field => [field.value, field.readOnly]")
@@ -303,7 +310,10 @@ def app_under_base_path(context, base, shots):
     check(not outside, f"base path: requests outside /d/{name}/ (or under it twice): {outside[:5]}")
     named = [r.url for r in data if "x-dataset" in r.headers]
     check(not named, f"base path: requests that sent X-Dataset: {named[:5]}")
-    check(any("/items/events" in r.url for r in data), "base path: no event stream request seen")
+    # The chat's feed is a WebSocket (not a request Playwright reports as one), under the base path too.
+    ws_base = "ws" + base[len("http"):]
+    check(any(url.startswith(f"{ws_base}/d/{name}/items/events") for url in sockets),
+          f"base path: no WebSocket to /d/{name}/items/events seen: {sockets}")
     check(any("/image" in r.url for r in data), "base path: no picture request seen")
     watched.report()
     page.close()
@@ -533,6 +543,84 @@ def print_examples(context, base, name, findings):
             print(f"   page: {line(entry)}", flush=True)
 
 
+def api(base, method, path, dataset, body=None):
+    """A request of the test's own (not the page's), as another client of the dataset would send it."""
+    headers = {"X-Dataset": dataset, "X-Client-Id": "browser-test"}
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.loads(answer.read() or b"null")
+
+
+def chat_replies_typing_and_reads(browser, base, shots):
+    """The Chat view over conversations: a reply whose origin is 5,000 messages up and not loaded is tapped, and
+    the origin is loaded in one `around=` request and highlighted on screen; the other page's typing shows; an edit
+    reaches the other page; the open conversation is marked read; the feed is a WebSocket."""
+    name = dataset("chat-replies")
+    contexts = [browser.new_context(viewport={"width": 900, "height": 800}) for _ in range(2)]
+    reader = Watched(contexts[0], base, "chat replies")
+    typist = Watched(contexts[1], base, "chat typist")
+    around = []
+    reads = []
+    reader.page.on("request", lambda r: around.append(r.url) if "around=" in r.url else None)
+    reader.page.on("response", lambda r: reads.append(r.status) if r.url.endswith("/read") else None)
+    for watched in (reader, typist):
+        watched.open("chat", name)
+        wait_for(watched.page, "document.querySelectorAll('#thread .message').length >= 20", "the newest messages")
+        wait_for(watched.page, "document.getElementById('live').textContent === 'live'", "the live feed")
+    check(reader.page.eval_on_selector("#live", "e => e.dataset.transport") == "websocket",
+          "chat: the live feed is not a WebSocket")
+    current = reader.page.evaluate("Number(document.querySelector('#conversations .current').dataset.id)")
+    count = api(base, "GET", f"/conversations/{current}", name)["message_count"]
+    origin = count - 5000
+    api(base, "POST", f"/conversations/{current}/messages", name, {"text": "see the plan up there", "reply_to": origin})
+    wait_for(reader.page, "document.querySelector('#thread .message:last-child .text')?.textContent === "
+             "'see the plan up there' && document.querySelector('#thread .message:last-child .quote')"
+             "?.textContent.length > 4", "the reply, with its quote")
+    check(reader.page.evaluate(f"!document.querySelector('#thread .message[data-id=\"{origin}\"]')"),
+          "chat: the origin was loaded before the jump")
+    reader.page.click("#thread .message:last-child .quote")
+    wait_for(reader.page, f"document.querySelector('#thread .message.highlight')?.dataset.id === '{origin}'",
+             "the origin highlighted")
+    inside = reader.page.evaluate(f"""(() => {{
+        const box = document.querySelector('#thread .message[data-id="{origin}"]').getBoundingClientRect();
+        const view = document.getElementById('messages').getBoundingClientRect();
+        return box.top >= view.top && box.bottom <= view.bottom;
+    }})()""")
+    check(inside, "chat: the highlighted origin is not on screen")
+    check(len(around) == 1, f"chat: the jump took {len(around)} around= requests, want 1")
+    reader.page.screenshot(path=os.path.join(shots, "chat-jump.png"))
+    # Back to the newest, where the read marker is set.
+    reader.page.click("#latest")
+    wait_for(reader.page, "document.querySelector('#thread .message:last-child .text')?.textContent === "
+             "'see the plan up there'", "the newest messages again")
+    deadline = time.monotonic() + 10
+    while not reads and time.monotonic() < deadline:
+        reader.page.wait_for_timeout(50)
+    check(reads and all(status == 200 for status in reads), f"chat: the read markers answered {reads}")
+
+    # The other page types: this one shows who.
+    typist.page.type("#text", "on my way", delay=30)
+    wait_for(reader.page, "document.getElementById('typing').textContent.includes('is typing')", "the typing line")
+    typist.page.press("#text", "Enter")
+    wait_for(reader.page, "[...document.querySelectorAll('#thread .text')].some(e => e.textContent === 'on my way')",
+             "the typist's message")
+    # The typist edits it (If-Match); the reader sees the new text.
+    typist.page.click("#thread .message.own:last-child .edit")
+    typist.page.wait_for_selector("#thread input.editing")
+    typist.page.fill("#thread input.editing", "on my way, 5 min")
+    typist.page.press("#thread input.editing", "Enter")
+    wait_for(reader.page, "[...document.querySelectorAll('#thread .text')].some(e => e.textContent === "
+             "'on my way, 5 min')", "the edited message in the other page")
+    for watched in (reader, typist):
+        watched.report()
+    for context in contexts:
+        context.close()
+
+
 def chat_live_and_offline(browser, base, shots, server):
     name = dataset("chat")
     sender_context = browser.new_context()
@@ -658,6 +746,11 @@ def run(args, server, started):
                 flow(*arguments)
             except Exception as error:  # a timeout or a missing element: loud, and the next flow runs
                 check(False, f"{flow.__name__}: {error}")
+        print("browser test: chat_replies_typing_and_reads", flush=True)
+        try:
+            chat_replies_typing_and_reads(browser, args.base, args.screenshots)
+        except Exception as error:
+            check(False, f"chat_replies_typing_and_reads: {error}")
         # The chat flow restarts the server, whose journals are kept in memory only: the report cards come before it.
         print("browser test: chat_live_and_offline", flush=True)
         try:

@@ -17,7 +17,7 @@ package enum WebAssets {
     /// Every file, by name (`package`: the fuzzer checks that the app's answers are these files).
     package static let files: [String: Asset] = [
         "api.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-79b195c5a133fe3a""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-057a5abbdfaf6da9""#,
             text: ##"""
         // The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
         // parameters, the dataset as X-Dataset), a bearer token fetched when the dataset asks for one, a request never sent
@@ -36,6 +36,8 @@ package enum WebAssets {
         }
 
         const clientID = uuid();
+        /** This tab's `X-Client-Id` (a WebSocket's typing names it: the view leaves out its own). */
+        export const clientId = clientID;
 
         /** The `/d/<name>` the page was opened under (a dataset as a base URL: every request then goes under it and names
          * that dataset, so the panel's dataset field is fixed), or "" at `/`. */
@@ -269,7 +271,7 @@ package enum WebAssets {
 
         """##),
         "app.css": Asset(
-            contentType: "text/css; charset=utf-8", tag: #""w-5940a091472ab1f7""#,
+            contentType: "text/css; charset=utf-8", tag: #""w-70f9aa819ed7796c""#,
             text: ##"""
         :root { color-scheme: light dark; --accent: #2f6fdf; --muted: #888; font: 15px/1.4 system-ui, sans-serif; }
         body { margin: 0; }
@@ -309,17 +311,42 @@ package enum WebAssets {
         .frame img.shown { opacity: 1; }
         .frame .retry { position: absolute; inset: 40% auto auto 45%; }
         figcaption { color: var(--muted); font-size: .85rem; }
-        .chat { display: flex; flex-direction: column; height: calc(100vh - 12rem); min-height: 18rem; }
-        .messages { flex: 1; overflow-y: auto; overflow-anchor: none; border: 1px solid #8884; border-radius: .5rem;
+        .chat { display: grid; grid-template-columns: minmax(12rem, 18rem) minmax(0, 1fr); grid-template-rows: minmax(0, 1fr);
+          gap: .75rem; height: calc(100vh - 12rem); min-height: 18rem; }
+        .conversations { overflow-y: auto; border: 1px solid #8884; border-radius: .5rem; }
+        .conversation-item .open { display: grid; grid-template-columns: 1fr auto; gap: 0 .5rem; width: 100%; text-align: left;
+          padding: .45rem .6rem; border: none; border-bottom: 1px solid #8882; background: none; cursor: pointer; }
+        .conversation-item.current .open { background: #2f6fdf22; }
+        .conversation-item .name { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+        .conversation-item .preview { grid-column: 1 / -1; color: var(--muted); font-size: .85rem; overflow: hidden;
+          text-overflow: ellipsis; white-space: nowrap; }
+        .conversation-item .badge { background: var(--accent); color: #fff; border-radius: 1rem; padding: 0 .45rem;
+          font-size: .8rem; }
+        .conversation { display: flex; flex-direction: column; min-width: 0; min-height: 0; }
+        .conversation .title { font-size: 1rem; margin: 0 0 .35rem; }
+        .messages { flex: 1; min-height: 0; overflow-y: auto; overflow-anchor: none; border: 1px solid #8884; border-radius: .5rem;
           padding: .5rem; }
-        .message { display: flex; gap: .5rem; align-items: baseline; padding: .3rem .25rem; }
-        .message .text { flex: 1; }
+        .message { display: flex; flex-wrap: wrap; gap: .1rem .5rem; align-items: baseline; padding: .3rem .25rem;
+          border-radius: .35rem; }
+        .message .body { flex: 1; min-width: 0; overflow-wrap: anywhere; }
+        .message time { color: var(--muted); font-size: .75rem; margin-right: .35rem; }
+        .message .text { white-space: pre-wrap; }
+        .message .edited, .message.deleted em { color: var(--muted); font-size: .8rem; }
+        .message .quote { flex: 1 1 100%; text-align: left; border: none; border-left: 3px solid var(--accent);
+          background: #8881; padding: .1rem .4rem; color: var(--muted); font-size: .85rem; cursor: pointer; overflow: hidden;
+          text-overflow: ellipsis; white-space: nowrap; }
+        .message.own { background: #2f6fdf14; }
+        .message.highlight { animation: highlight 2.5s ease-out; outline: 2px solid var(--accent); }
         .message.sending { opacity: .55; }
         .message.failed .text { text-decoration: line-through; color: #c33; }
         .message .state { font-size: .85rem; color: #c33; }
-        .message .edit { font-size: .8rem; }
-        .send { display: flex; gap: .5rem; padding-top: .5rem; }
+        .message .actions button { font-size: .75rem; }
+        .typing { min-height: 1.2em; margin: .2rem 0 0; color: var(--muted); font-size: .85rem; font-style: italic; }
+        .latest { align-self: center; margin-top: .25rem; }
+        .send { display: flex; flex-wrap: wrap; gap: .5rem; padding-top: .5rem; }
         .send input { flex: 1; padding: .4rem; }
+        .replying { flex: 1 1 100%; font-size: .85rem; color: var(--muted); border-left: 3px solid var(--accent);
+          padding-left: .4rem; }
         .live { color: var(--muted); font-size: .85rem; margin: .25rem 0 0; }
         .hidden-label { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
         .journal-bar { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; font-size: .9rem; }
@@ -366,6 +393,7 @@ package enum WebAssets {
         .journal-row.highlight { animation: highlight 2s ease-out; }
         @keyframes highlight { from { background: #2f6fdf55; } to { background: transparent; } }
         @media (max-width: 40rem) {
+          .chat { grid-template-columns: minmax(0, 1fr); grid-template-rows: 9rem minmax(0, 1fr); }
           .journal-grid { grid-template-columns: 2.6rem minmax(5rem, 1fr) 2.4rem minmax(5rem, 1fr); }
           .journal-grid > :nth-child(2), .journal-grid > :nth-child(5) { display: none; }
           .row { grid-template-columns: 1rem 1fr 5rem; }
@@ -519,52 +547,313 @@ package enum WebAssets {
         }
 
         """##),
-        "chat.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-c4628a2a57432282""#,
+        "chat-feed.js": Asset(
+            contentType: "text/javascript; charset=utf-8", tag: #""w-017b62ff139d82d7""#,
             text: ##"""
-        // The Chat view: newest at the bottom; scrolling up loads older messages without the view jumping (the first
-        // visible message stays where it was); a send shows the message at once and rolls it back, with Retry, when the
-        // POST fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match;
-        // messages from others arrive over EventSource, which resumes with Last-Event-ID after a lost connection.
-        import { basePath, datasetRetryAt, request, settings, noteVersion, underBase, uuid, withToken } from "./api.js";
+        // The Chat view's live feed: the dataset's changes and typing, over a WebSocket (which can also say that the user is
+        // typing), or over Server-Sent Events where a WebSocket never opens (a proxy that blocks it). Either resumes from the
+        // last sequence number seen after a lost connection (`?since=`; an EventSource's own reconnect sends
+        // Last-Event-ID), and a new one waits out the dataset's latest Retry-After.
+        import { basePath, datasetRetryAt, settings, underBase, withToken } from "./api.js";
+
+        /** The kinds the view handles, which an EventSource must name to hear. */
+        const kinds = ["message.created", "message.updated", "message.deleted", "conversation.updated", "typing", "reset",
+          "expired"];
+
+        /** Opens the feed. `handle(event)`: each event as a WebSocket carries it (`kind`, `sequence`, …). `state(text,
+         * transport)`: "live" or "reconnecting…". `reopenedFresh()`: a feed open again with nothing to resume from. */
+        export function chatFeed(handle, { signal, state, reopenedFresh }) {
+          let socket = null;
+          let source = null;
+          let reopening = null;
+          let lastSequence = null;
+          let webSocketWorks = "WebSocket" in window;
+          let webSocketOpened = false; // ever
+
+          function deliver(event) {
+            if (event.sequence !== undefined) lastSequence = event.sequence;
+            handle(event);
+          }
+
+          // WebSocket and EventSource send no custom header, so the dataset goes in the query, and so does the token when
+          // one is held. Under a base path (`/d/<name>/`) the path names the dataset.
+          function path() {
+            const query = new URLSearchParams();
+            const dataset = basePath ? "" : settings().dataset;
+            if (dataset) query.set("dataset", dataset);
+            if (lastSequence !== null) query.set("since", lastSequence);
+            const text = query.toString();
+            return withToken(underBase(`/items/events${text ? `?${text}` : ""}`));
+          }
+
+          function connect(reopened = false) {
+            if (signal.aborted) return;
+            const resumes = lastSequence !== null;
+            let opened = false;
+            const isOpen = (transport) => {
+              opened = true;
+              if (transport === "websocket") webSocketOpened = true;
+              state("live", transport);
+              if (reopened && !resumes) reopenedFresh();
+            };
+            const lost = () => {
+              state("reconnecting…");
+              if (signal.aborted) return;
+              // A WebSocket that never opened while the browser is online is blocked on the way: events instead.
+              if (socket && !opened && !webSocketOpened && navigator.onLine) webSocketWorks = false;
+              clearTimeout(reopening);
+              reopening = setTimeout(() => connect(true), Math.max(1000, datasetRetryAt() - performance.now()));
+            };
+            socket = null;
+            source = null;
+            if (webSocketWorks) {
+              const url = new URL(path(), location.href);
+              url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+              socket = new WebSocket(url);
+              socket.addEventListener("open", () => isOpen("websocket"));
+              socket.addEventListener("message", (message) => deliver(JSON.parse(message.data)));
+              socket.addEventListener("close", lost);
+              return;
+            }
+            source = new EventSource(path());
+            source.addEventListener("open", () => isOpen("sse"));
+            source.addEventListener("error", () => {
+              // EventSource reconnects by itself after a lost connection, but not after an answer that is no stream (a
+              // 401, a 503 outage): then a new one.
+              state("reconnecting…");
+              if (source.readyState === EventSource.CLOSED) lost();
+            });
+            for (const kind of kinds) {
+              source.addEventListener(kind, (message) => {
+                const data = JSON.parse(message.data);
+                const sequence = message.lastEventId ? Number(message.lastEventId) : undefined;
+                if (kind.startsWith("message.")) deliver({ kind, sequence, message: data });
+                else if (kind === "conversation.updated") deliver({ kind, sequence, conversation: data });
+                else deliver({ kind, sequence, ...data });
+              });
+            }
+          }
+          connect();
+
+          return {
+            /** Sends `message` (JSON) over the WebSocket; false when there is none open. */
+            send(message) {
+              if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+              socket.send(JSON.stringify(message));
+              return true;
+            },
+            close() {
+              clearTimeout(reopening);
+              socket?.close();
+              source?.close();
+            },
+          };
+        }
+
+        """##),
+        "chat-message.js": Asset(
+            contentType: "text/javascript; charset=utf-8", tag: #""w-57adacbee5a44238""#,
+            text: ##"""
+        // One message of the Chat view: its author and time, its text (or that it was deleted), the quote of the message
+        // it answers (a button: the jump to it), and Reply, and Edit on the user's own. The element keeps the message it
+        // shows (`entry.message`), which quotes of it read.
+        import { escape } from "./list.js";
+
+        /** `hh:mm` of an RFC 3339 time, in the viewer's zone. */
+        export function messageTime(text) {
+          const date = new Date(text);
+          return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+        }
+
+        /** The element of `item`. `origin`: the message it answers, a promise of it, or null; `jump(id)`, `reply(item)` and
+         * `edit(entry, item)` are what its buttons do. */
+        export function chatMessage(item, { own, origin, jump, reply, edit }) {
+          const entry = document.createElement("li");
+          entry.className = `message${own ? " own" : ""}${item.deleted ? " deleted" : ""}`;
+          entry.dataset.id = item.id;
+          entry.message = item;
+          const edited = item.edited_at ? ` <span class="edited">(edited)</span>` : "";
+          entry.innerHTML = `<div class="body"><span class="author">${escape(item.author)}</span>
+              <time datetime="${escape(item.sent_at)}">${messageTime(item.sent_at)}</time>
+              <span class="text">${item.deleted ? "" : escape(item.text)}</span>${item.deleted ? "<em>message deleted</em>" : edited}
+            </div>
+            <span class="actions">${item.deleted ? "" : `<button type="button" class="reply"
+              aria-label="Reply to message ${item.id}">Reply</button>`}${own && !item.deleted ? `<button type="button"
+              class="edit" aria-label="Edit message ${item.id}">Edit</button>` : ""}</span>`;
+          entry.querySelector(".reply")?.addEventListener("click", () => reply(item));
+          entry.querySelector(".edit")?.addEventListener("click", () => edit(entry, item));
+          if (item.reply_to !== null && item.reply_to !== undefined) {
+            const quote = document.createElement("button");
+            quote.type = "button";
+            quote.className = "quote";
+            quote.dataset.origin = item.reply_to;
+            quote.setAttribute("aria-label", `Go to message ${item.reply_to}, which this answers`);
+            quote.textContent = "↪ …";
+            quote.addEventListener("click", () => jump(item.reply_to));
+            entry.prepend(quote);
+            const fill = (message) => {
+              quote.textContent = `↪ ${message.author}: ${message.deleted ? "message deleted" : message.text.slice(0, 80)}`;
+            };
+            if (origin instanceof Promise) origin.then(fill, () => { quote.textContent = "↪ an earlier message"; });
+            else if (origin) fill(origin);
+          }
+          return entry;
+        }
+
+        """##),
+        "chat.js": Asset(
+            contentType: "text/javascript; charset=utf-8", tag: #""w-0612148d4ba849c2""#,
+            text: ##"""
+        // The Chat view: the dataset's conversations, newest activity first (a conversation that gets a message moves to
+        // the top), and the open conversation: newest at the bottom; scrolling up loads older messages without the view
+        // jumping (the first visible message stays where it was). A reply shows a quote of what it answers; tapping it
+        // jumps there, loading the window around the origin when it is not loaded (one `around=` request), and from that
+        // window the view pages either way. A send shows the message at once and rolls it back, with Retry, when the POST
+        // fails (one Idempotency-Key per message, so a retry never posts twice); editing uses PATCH with If-Match; what
+        // the user has seen is marked read. Live over a WebSocket (which also tells the others that the user is typing),
+        // with Server-Sent Events as the fallback; either resumes from the last sequence number after a lost connection.
+        import { clientId, request, uuid } from "./api.js";
+        import { chatFeed } from "./chat-feed.js";
+        import { chatMessage } from "./chat-message.js";
         import { escape } from "./list.js";
         import { armRetry } from "./retry.js";
 
-        const batch = 20;
+        const batch = 30;
 
         export function chatView(root) {
           root.innerHTML = `<section class="chat" aria-label="Chat">
-            <div id="messages" class="messages" role="log" aria-live="polite">
-              <div id="older" class="more"></div><ol id="thread"></ol>
-            </div>
-            <form id="send" class="send">
-              <label for="text" class="hidden-label">Message</label>
-              <input id="text" name="text" autocomplete="off" required maxlength="500" placeholder="Message">
-              <button type="submit">Send</button>
-            </form>
-            <p id="live" class="live" aria-live="polite">connecting…</p></section>`;
-          const messages = root.querySelector("#messages");
-          const thread = root.querySelector("#thread");
-          const older = root.querySelector("#older");
-          const live = root.querySelector("#live");
-          const shown = new Map(); // id -> <li>
-          let oldest = null;
-          let hasMore = true;
-          let loadingOlder = false;
-          // Older messages failed: only their Retry loads them again, not scrolling to the top (which would retry on its
-          // own, hidden behind "Loading…", and hide the failure and its countdown).
-          let olderFailed = false;
+            <nav class="conversations" aria-label="Conversations"><ol id="conversations"></ol>
+              <div id="more-conversations" class="more"></div></nav>
+            <div class="conversation">
+              <h2 id="title" class="title"></h2>
+              <div id="messages" class="messages" role="log" aria-live="polite">
+                <div id="older" class="more"></div><ol id="thread"></ol><div id="newer" class="more"></div>
+              </div>
+              <p id="typing" class="typing" aria-live="polite"></p>
+              <button type="button" id="latest" class="latest" hidden>Newest messages ↓</button>
+              <form id="send" class="send">
+                <span id="replying" class="replying" hidden></span>
+                <label for="text" class="hidden-label">Message</label>
+                <input id="text" name="text" autocomplete="off" required maxlength="4000" placeholder="Message">
+                <button type="submit">Send</button>
+              </form>
+              <p id="live" class="live" aria-live="polite">connecting…</p>
+            </div></section>`;
+          const $ = (selector) => root.querySelector(selector);
+          const list = $("#conversations");
+          const messages = $("#messages");
+          const thread = $("#thread");
+          const older = $("#older");
+          const newer = $("#newer");
+          const live = $("#live");
           const controller = new AbortController();
+          const signal = controller.signal;
 
-          function message(item) {
+          const conversations = new Map(); // id -> { entry, user (the first participant's id), updatedAt }
+          let conversationsCursor = null;
+          let current = null; // the open conversation's id
+          let user = null; // its first participant: the app's user
+          const shown = new Map(); // message id -> <li>
+          const quotes = new Map(); // message id -> the message, for quotes of origins not shown
+          let olderCursor = null; // where older messages continue; null: the beginning is shown
+          let newerCursor = null; // after a jump: where newer messages continue; null: the newest are shown
+          let loading = false;
+          let olderFailed = false;
+          let replyTo = null;
+          const lastMarked = new Map(); // conversation -> the read marker set
+          let typingTimer = null;
+          let lastTypingSent = -Infinity;
+
+          const path = (suffix = "") => `/conversations/${current}/messages${suffix}`;
+
+          // ---- the conversation list
+
+          function conversationEntry(item) {
             const entry = document.createElement("li");
-            entry.className = "message";
+            entry.className = "conversation-item";
             entry.dataset.id = item.id;
-            entry.innerHTML = `<span class="author">${escape(item.author)}</span>
-              <span class="text">${escape(item.label)}</span>
-              <button type="button" class="edit" aria-label="Edit message ${item.id}">Edit</button>`;
-            entry.querySelector(".edit").addEventListener("click", () => edit(entry));
+            entry.innerHTML = `<button type="button" class="open"><span class="name">${escape(item.title)}</span>
+              <span class="badge" hidden></span><span class="preview"></span></button>`;
+            entry.querySelector(".open").addEventListener("click", () => open(item.id));
+            conversations.set(item.id, { entry, user: item.participants[0]?.id, updatedAt: item.updated_at });
+            describe(item.id, item.last_message, item.unread);
             return entry;
+          }
+
+          function describe(id, last, unread) {
+            const known = conversations.get(id);
+            if (!known) return;
+            if (last) {
+              known.entry.querySelector(".preview").textContent = last.deleted ? "message deleted"
+                : `${last.author}: ${last.text}`;
+            }
+            if (unread !== undefined) {
+              const badge = known.entry.querySelector(".badge");
+              badge.textContent = unread;
+              badge.hidden = unread === 0;
+              badge.setAttribute("aria-label", `${unread} unread`);
+            }
+          }
+
+          async function loadConversations(more = false) {
+            const status = $("#more-conversations");
+            const query = more && conversationsCursor ? `&after=${encodeURIComponent(conversationsCursor)}` : "";
+            try {
+              const { json } = await request(`/conversations?limit=20${query}`, { signal });
+              if (!more) {
+                list.replaceChildren();
+                conversations.clear();
+              }
+              for (const item of json.items) if (!conversations.has(item.id)) list.append(conversationEntry(item));
+              conversationsCursor = json.next_cursor;
+              status.innerHTML = json.has_more ? `<button type="button" class="load">More conversations</button>` : "";
+              status.querySelector(".load")?.addEventListener("click", () => loadConversations(true));
+              for (const [id, known] of conversations) known.entry.classList.toggle("current", id === current);
+              return json.items;
+            } catch (error) {
+              if (error.name === "AbortError") return [];
+              status.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
+                <button type="button" class="retry">Retry</button>`;
+              armRetry(status.querySelector(".retry"), error.retryAt, () => loadConversations(more));
+              return [];
+            }
+          }
+
+          /** A conversation got a message: to the top of the list (read from the server when the list does not hold it). */
+          async function moved(change) {
+            let known = conversations.get(change.id);
+            if (!known) {
+              try {
+                const { json } = await request(`/conversations/${change.id}`, { signal });
+                list.prepend(conversationEntry(json));
+                known = conversations.get(change.id);
+              } catch {
+                return; // the next change, or a reload, brings it
+              }
+            }
+            known.updatedAt = change.updated_at;
+            list.prepend(known.entry);
+          }
+
+          // ---- the open conversation
+
+          function placeMessage(item) {
+            const entry = chatMessage(item, { own: item.author_id === user, origin: quoteOf(item), jump, reply, edit });
+            shown.get(item.id)?.replaceWith(entry);
+            shown.set(item.id, entry);
+            return entry;
+          }
+
+          /** The quoted origin of a reply: the message shown, one read before, or read now (a promise). */
+          function quoteOf(item) {
+            if (item.reply_to === null || item.reply_to === undefined) return null;
+            const conversation = current;
+            const known = shown.get(item.reply_to)?.message ?? quotes.get(item.reply_to);
+            if (known) return known;
+            return request(path(`/${item.reply_to}`), { signal }).then(({ json }) => {
+              if (conversation === current) quotes.set(json.id, json);
+              return json;
+            });
           }
 
           function atBottom() {
@@ -572,50 +861,72 @@ package enum WebAssets {
           }
 
           function append(item) {
-            if (shown.has(item.id)) return;
+            if (shown.has(item.id)) return placeMessage(item);
             const stick = atBottom();
-            const entry = message(item);
-            shown.set(item.id, entry);
+            const entry = placeMessage(item);
             // In id order: a live message may overtake one being sent.
             const after = [...thread.children].find((other) => other.dataset.id && Number(other.dataset.id) > item.id);
             thread.insertBefore(entry, after ?? null);
             if (stick) messages.scrollTop = messages.scrollHeight;
+            return entry;
           }
 
-          /** The newest messages. Merged with what is shown (a live message may have come while they loaded), unless the
-           * list started over (`reset`, `expired`): then everything shown goes first. */
-          async function loadNewest({ startOver = false } = {}) {
+          function showEdges() {
+            older.textContent = olderCursor === null ? "The beginning." : "";
+            newer.textContent = "";
+            $("#latest").hidden = newerCursor === null;
+          }
+
+          async function open(id) {
+            if (current === id) return;
+            current = id;
+            user = conversations.get(id)?.user ?? null;
+            for (const [other, known] of conversations) known.entry.classList.toggle("current", other === id);
+            $("#title").textContent = conversations.get(id)?.entry.querySelector(".name").textContent ?? "";
+            $("#typing").textContent = "";
+            cancelReply();
+            quotes.clear();
+            await loadNewest();
+          }
+
+          /** The newest messages, at the bottom, everything shown before replaced. */
+          async function loadNewest() {
+            const conversation = current;
             older.innerHTML = `<span class="spinner" aria-busy="true">Loading messages…</span>`;
+            loading = true;
             try {
-              const { json } = await request(`/items?order=desc&limit=${batch}`, { signal: controller.signal });
-              noteVersion(json.version);
-              if (startOver) {
-                thread.replaceChildren();
-                shown.clear();
-              }
+              const { json } = await request(path(`?order=desc&limit=${batch}`), { signal });
+              if (conversation !== current) return;
+              if (user === null && json.items.length) user = conversations.get(current)?.user ?? null;
+              thread.replaceChildren();
+              shown.clear();
               for (const item of [...json.items].reverse()) append(item);
-              oldest = json.next_cursor;
-              hasMore = json.has_more;
-              olderFailed = false; // the failure and its Retry, if any, are replaced
-              older.textContent = hasMore ? "" : "The beginning.";
+              olderCursor = json.has_more ? json.next_cursor : null;
+              newerCursor = null;
+              olderFailed = false;
+              showEdges();
               messages.scrollTop = messages.scrollHeight;
+              loading = false;
+              markRead();
               fillTheBox();
             } catch (error) {
+              loading = false;
               if (error.name === "AbortError") return;
               older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
-              armRetry(older.querySelector(".retry"), error.retryAt, () => loadNewest({ startOver }));
+              armRetry(older.querySelector(".retry"), error.retryAt, loadNewest);
             }
           }
 
           /** A tall window that the messages do not fill has nothing to scroll: load older ones until it is full. */
           function fillTheBox() {
-            if (hasMore && !olderFailed && messages.scrollHeight <= messages.clientHeight) loadOlder();
+            if (olderCursor !== null && !olderFailed && messages.scrollHeight <= messages.clientHeight) loadOlder();
           }
 
           async function loadOlder() {
-            if (loadingOlder || !hasMore || oldest === null) return;
-            loadingOlder = true;
+            if (loading || olderCursor === null) return;
+            const conversation = current;
+            loading = true;
             olderFailed = false;
             // Keep the first visible message where it is: everything that changes (this line, then the rows) is above it,
             // and its distance from the bottom of the content does not change, so the scroll position is set from that.
@@ -623,25 +934,19 @@ package enum WebAssets {
             older.innerHTML = `<span class="spinner" aria-busy="true">Loading older messages…</span>`;
             messages.scrollTop = messages.scrollHeight - fromBottom;
             try {
-              const { json } = await request(`/items?after=${oldest}&order=desc&limit=${batch}`,
-                { signal: controller.signal });
+              const { json } = await request(path(`?after=${olderCursor}&order=desc&limit=${batch}`), { signal });
+              if (conversation !== current) return;
               const before = messages.scrollHeight - messages.scrollTop;
               const fragment = document.createDocumentFragment();
-              for (const item of [...json.items].reverse()) {
-                if (shown.has(item.id)) continue;
-                const entry = message(item);
-                shown.set(item.id, entry);
-                fragment.append(entry);
-              }
+              for (const item of [...json.items].reverse()) if (!shown.has(item.id)) fragment.append(placeMessage(item));
               thread.prepend(fragment);
-              oldest = json.next_cursor ?? oldest;
-              hasMore = json.has_more;
-              older.textContent = hasMore ? "" : "The beginning.";
+              olderCursor = json.has_more ? json.next_cursor : null;
+              showEdges();
               messages.scrollTop = messages.scrollHeight - before;
-              loadingOlder = false;
+              loading = false;
               fillTheBox();
             } catch (error) {
-              loadingOlder = false;
+              loading = false;
               olderFailed = true;
               if (error.name === "AbortError") return;
               older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
@@ -650,14 +955,95 @@ package enum WebAssets {
             }
           }
 
-          async function send(text, pending, key) {
+          /** After a jump: the messages after the window, at the bottom; at the newest, live messages show again. */
+          async function loadNewer() {
+            if (loading || newerCursor === null) return;
+            const conversation = current;
+            loading = true;
+            newer.innerHTML = `<span class="spinner" aria-busy="true">Loading newer messages…</span>`;
+            try {
+              const { json } = await request(path(`?after=${newerCursor}&limit=${batch}`), { signal });
+              if (conversation !== current) return;
+              for (const item of json.items) append(item);
+              newerCursor = json.has_more ? json.next_cursor : null;
+              showEdges();
+              loading = false;
+              markRead();
+            } catch (error) {
+              loading = false;
+              if (error.name === "AbortError") return;
+              newer.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
+                <button type="button" class="retry">Retry</button>`;
+              armRetry(newer.querySelector(".retry"), error.retryAt, loadNewer);
+            }
+          }
+
+          /** The jump to a reply's origin: there at once when it is shown, else the window around it (one request). */
+          async function jump(origin) {
+            if (!shown.has(origin)) {
+              const conversation = current;
+              loading = true;
+              try {
+                const { json } = await request(path(`?around=${origin}&limit=${batch}`), { signal });
+                if (conversation !== current) return;
+                thread.replaceChildren();
+                shown.clear();
+                for (const item of json.items) append(item);
+                olderCursor = json.has_more_before ? json.before_cursor : null;
+                newerCursor = json.has_more_after ? json.after_cursor : null;
+                olderFailed = false;
+                showEdges();
+              } catch (error) {
+                if (error.name !== "AbortError") live.textContent = `the jump failed: ${error.message}`;
+                return;
+              } finally {
+                loading = false;
+              }
+            }
+            const target = shown.get(origin);
+            if (!target) return;
+            target.scrollIntoView({ block: "center" });
+            for (const other of thread.querySelectorAll(".highlight")) other.classList.remove("highlight");
+            target.classList.add("highlight");
+          }
+
+          function reply(item) {
+            replyTo = item.id;
+            const note = $("#replying");
+            note.hidden = false;
+            note.innerHTML = `↪ ${escape(item.author)}: ${escape(item.text.slice(0, 60))}
+              <button type="button" class="cancel" aria-label="Cancel the reply">×</button>`;
+            note.querySelector(".cancel").addEventListener("click", cancelReply);
+            $("#text").focus();
+          }
+
+          function cancelReply() {
+            replyTo = null;
+            $("#replying").hidden = true;
+          }
+
+          /** Sets the user's read marker at the newest message shown, once it is on screen (and only forward). */
+          function markRead() {
+            if (current === null || newerCursor !== null || !atBottom()) return;
+            const newest = Math.max(-1, ...[...shown.keys()]);
+            if (newest < 0 || (lastMarked.get(current) ?? -1) >= newest) return;
+            const conversation = current;
+            lastMarked.set(conversation, newest);
+            request(`/conversations/${conversation}/read`, { method: "POST", body: { up_to: newest }, signal })
+              .then(({ json }) => describe(conversation, undefined, json.unread))
+              .catch(() => lastMarked.delete(conversation)); // marked again with the next message
+          }
+
+          async function send(text, pending, key, answering) {
             pending.className = "message sending";
             pending.querySelector(".state")?.remove();
+            const conversation = current;
             try {
-              const { json } = await request("/items", { method: "POST", body: { label: text },
-                headers: { "Idempotency-Key": key } });
+              const body = answering === null ? { text } : { text, reply_to: answering };
+              const { json } = await request(path(), { method: "POST", body, headers: { "Idempotency-Key": key } });
               pending.remove();
-              append(json);
+              if (conversation === current && newerCursor === null) append(json);
+              markRead();
             } catch (error) {
               pending.className = "message failed";
               const state = document.createElement("span");
@@ -665,22 +1051,21 @@ package enum WebAssets {
               state.setAttribute("role", "alert");
               state.innerHTML = `not sent (${escape(error.message)})
                 <button type="button" class="retry">Retry</button> <button type="button" class="discard">Discard</button>`;
-              armRetry(state.querySelector(".retry"), error.retryAt, () => send(text, pending, key));
+              armRetry(state.querySelector(".retry"), error.retryAt, () => send(text, pending, key, answering));
               state.querySelector(".discard").addEventListener("click", () => pending.remove());
               pending.append(state);
             }
           }
 
-          async function edit(entry) {
-            const id = Number(entry.dataset.id);
+          async function edit(entry, item) {
             const textSpan = entry.querySelector(".text");
-            // The ETag of the message as the user starts editing it: if someone changes it meanwhile, the PATCH is
-            // refused (412) instead of overwriting their change.
+            // The ETag of the message as the user starts editing it: if it changes meanwhile, the PATCH is refused (412)
+            // instead of overwriting that change.
             let tag;
             try {
-              const current = await request(`/items/${id}`, { faults: false });
-              tag = current.response.headers.get("ETag");
-              textSpan.textContent = current.json.label;
+              const fresh = await request(path(`/${item.id}`), { faults: false, signal });
+              tag = fresh.response.headers.get("ETag");
+              textSpan.textContent = fresh.json.text;
             } catch (error) {
               note(entry, `cannot edit: ${error.message}`);
               return;
@@ -688,25 +1073,20 @@ package enum WebAssets {
             const input = document.createElement("input");
             input.className = "editing";
             input.value = textSpan.textContent;
-            input.setAttribute("aria-label", `New text of message ${id}`);
+            input.setAttribute("aria-label", `New text of message ${item.id}`);
             textSpan.replaceWith(input);
             input.focus();
-            const finish = (text) => {
-              const span = document.createElement("span");
-              span.className = "text";
-              span.textContent = text;
-              input.replaceWith(span);
-            };
             input.addEventListener("keydown", async (event) => {
-              if (event.key === "Escape") return finish(textSpan.textContent);
+              if (event.key === "Escape") return input.replaceWith(textSpan);
               if (event.key !== "Enter") return;
               event.preventDefault();
               try {
-                const { json } = await request(`/items/${id}`, { method: "PATCH", body: { label: input.value },
+                const { json } = await request(path(`/${item.id}`), { method: "PATCH", body: { text: input.value },
                   headers: { "If-Match": tag } });
-                finish(json.label);
+                input.replaceWith(textSpan);
+                placeMessage(json);
               } catch (error) {
-                finish(textSpan.textContent);
+                input.replaceWith(textSpan);
                 note(entry, error.status === 412
                   ? "changed by someone else meanwhile; edit again" : `not saved: ${error.message}`);
               }
@@ -722,79 +1102,115 @@ package enum WebAssets {
             entry.append(element);
           }
 
-          root.querySelector("#send").addEventListener("submit", (event) => {
+          $("#send").addEventListener("submit", async (event) => {
             event.preventDefault();
-            const input = root.querySelector("#text");
+            const input = $("#text");
             const text = input.value.trim();
-            if (!text) return;
+            if (!text || current === null) return;
             input.value = "";
+            const answering = replyTo;
+            cancelReply();
+            if (newerCursor !== null) await loadNewest(); // sent at the end: show the end
             const pending = document.createElement("li");
             pending.className = "message sending";
             pending.innerHTML = `<span class="author">you</span><span class="text">${escape(text)}</span>`;
             thread.append(pending);
             messages.scrollTop = messages.scrollHeight;
-            send(text, pending, uuid());
+            send(text, pending, uuid(), answering);
           });
+
+          // Typing, said over the WebSocket at most every 3 s while it goes on (each lasts 5 s on the server's side).
+          $("#text").addEventListener("input", () => {
+            if (current === null || performance.now() - lastTypingSent < 3000) return;
+            if (feed.send({ type: "typing", conversation: current })) lastTypingSent = performance.now();
+          });
+
+          $("#latest").addEventListener("click", loadNewest);
 
           messages.addEventListener("scroll", () => {
             if (!olderFailed && messages.scrollTop < 120) loadOlder();
+            if (atBottom()) {
+              if (newerCursor !== null) loadNewer();
+              else markRead();
+            }
           });
 
-          // Live: every change of the list. EventSource sends no custom header, so the dataset goes in the query, and so
-          // does the token when one is held. Under a base path (`/d/<name>/`) the path names the dataset.
-          const dataset = basePath ? "" : settings().dataset;
-          const stream = `/items/events${dataset ? `?dataset=${encodeURIComponent(dataset)}` : ""}`;
-          let events;
-          let reopening;
-          // `reopened`: a stream opened again after one that ended; it starts from now, so the newest messages are loaded
-          // again once it is open, for what came between the load before it and its start (shown ones are skipped).
-          function connect(reopened = false) {
-            const source = new EventSource(withToken(underBase(stream)));
-            events = source;
-            source.addEventListener("open", () => {
-              live.textContent = "live";
-              if (reopened) {
-                reopened = false;
-                loadNewest();
-              }
-            });
-            source.addEventListener("error", () => {
-              live.textContent = "reconnecting…";
-              // EventSource reconnects by itself after a lost connection, but not after an answer that is no stream (a 401
-              // before the app held a token, or with an expired one; a 503 outage): load the newest messages for what
-              // happened meanwhile (which fetches a token if the dataset asks for one), then open a new stream, with that
-              // token. The stream's own Retry-After cannot be read, so it waits out the latest the dataset's answers gave
-              // (an outage's 503s all say when it ends).
-              if (source.readyState !== EventSource.CLOSED) return;
-              reopening = setTimeout(async () => {
-                await loadNewest();
-                if (controller.signal.aborted) return;
-                reopening = setTimeout(() => connect(true), Math.max(0, datasetRetryAt() - performance.now()));
-              }, 2000);
-            });
-            source.addEventListener("created", (event) => append(JSON.parse(event.data)));
-            source.addEventListener("updated", (event) => {
-              const item = JSON.parse(event.data);
-              const entry = shown.get(item.id);
-              const text = entry?.querySelector(".text");
-              if (text) text.textContent = item.label;
-            });
-            source.addEventListener("deleted", (event) => {
-              const { id } = JSON.parse(event.data);
-              shown.get(id)?.remove();
-              shown.delete(id);
-            });
-            for (const name of ["reset", "expired"]) source.addEventListener(name, () => loadNewest({ startOver: true }));
-          }
-          connect();
+          // ---- live: one handler for both transports
 
-          loadNewest();
+          function typing(event) {
+            if (event.conversation !== current || event.client === clientId) return;
+            const line = $("#typing");
+            line.textContent = `${event.author} is typing…`;
+            line.dataset.author = event.author_id;
+            clearTimeout(typingTimer);
+            typingTimer = setTimeout(() => { line.textContent = ""; }, event.duration_ms);
+          }
+
+          function handle(event) {
+            switch (event.kind) {
+              case "message.created": {
+                const message = event.message;
+                if (message.conversation === current && newerCursor === null && !loading) {
+                  append(message);
+                  markRead();
+                }
+                if (message.conversation === current && Number($("#typing").dataset.author) === message.author_id) {
+                  $("#typing").textContent = "";
+                }
+                const known = conversations.get(message.conversation);
+                describe(message.conversation, message,
+                  known && message.author_id !== known.user && !(message.conversation === current && atBottom())
+                    ? Number(known.entry.querySelector(".badge").textContent || 0) + 1 : undefined);
+                break;
+              }
+              case "message.updated":
+              case "message.deleted":
+                if (event.message.conversation === current && shown.has(event.message.id)) placeMessage(event.message);
+                break;
+              case "conversation.updated":
+                moved(event.conversation);
+                break;
+              case "typing":
+                typing(event);
+                break;
+              case "reset":
+              case "expired":
+                startOver();
+                break;
+              default:
+                break; // the items' changes, read markers
+            }
+          }
+
+          async function startOver() {
+            const keep = current;
+            current = null;
+            const items = await loadConversations();
+            const next = conversations.has(keep) ? keep : items[0]?.id;
+            if (next !== undefined) await open(next);
+          }
+
+          const feed = chatFeed(handle, {
+            signal,
+            state: (text, transport) => {
+              live.textContent = text;
+              if (transport) live.dataset.transport = transport;
+            },
+            // Nothing to resume from (no change seen before the feed was lost): what came meanwhile is read instead.
+            reopenedFresh: loadNewest,
+          });
+
+          loadConversations().then((items) => {
+            if (items.length) open(items[0].id); // the most recent
+          });
           return () => {
             controller.abort();
-            clearTimeout(reopening);
-            events.close();
+            clearTimeout(typingTimer);
+            feed.close();
           };
         }
+
+
 
         """##),
         "index.html": Asset(
