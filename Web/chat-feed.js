@@ -1,7 +1,7 @@
-// The Chat view's live feed: the dataset's changes and typing, over a WebSocket (which can also say that the user is
-// typing), or over Server-Sent Events where a WebSocket never opens (a proxy that blocks it). Either resumes from the
-// last sequence number seen after a lost connection (`?since=`; an EventSource's own reconnect sends
-// Last-Event-ID), and a new one waits out the dataset's latest Retry-After.
+// The Chat view's live feed: the chat's changes and typing (`/conversations/events`), over a WebSocket (which can
+// also say that the user is typing), or over Server-Sent Events where a WebSocket never opens (a proxy that blocks
+// it). Either resumes from the last sequence number seen after a lost connection (`?since=`; an EventSource's own
+// reconnect sends Last-Event-ID), and a new one waits out the dataset's latest Retry-After.
 import { basePath, datasetRetryAt, settings, underBase, withToken } from "./api.js";
 
 /** The kinds the view handles, which an EventSource must name to hear. */
@@ -31,7 +31,7 @@ export function chatFeed(handle, { signal, state, reopenedFresh }) {
     if (dataset) query.set("dataset", dataset);
     if (lastSequence !== null) query.set("since", lastSequence);
     const text = query.toString();
-    return withToken(underBase(`/items/events${text ? `?${text}` : ""}`));
+    return withToken(underBase(`/conversations/events${text ? `?${text}` : ""}`));
   }
 
   function connect(reopened = false) {

@@ -117,7 +117,7 @@ class Watched:
         # Requests the page itself cancels (a view left, EventSource closed) are not failures.
         if self.injected(request.url) or "ERR_ABORTED" in failure:
             return
-        if "/items/events" in request.url and self.offline:
+        if "/events" in request.url and self.offline:
             return
         self.problems.append(f"request failed: {request.method} {request.url} ({failure})")
 
@@ -312,8 +312,8 @@ def app_under_base_path(context, base, shots):
     check(not named, f"base path: requests that sent X-Dataset: {named[:5]}")
     # The chat's feed is a WebSocket (not a request Playwright reports as one), under the base path too.
     ws_base = "ws" + base[len("http"):]
-    check(any(url.startswith(f"{ws_base}/d/{name}/items/events") for url in sockets),
-          f"base path: no WebSocket to /d/{name}/items/events seen: {sockets}")
+    check(any(url.startswith(f"{ws_base}/d/{name}/conversations/events") for url in sockets),
+          f"base path: no WebSocket to /d/{name}/conversations/events seen: {sockets}")
     check(any("/image" in r.url for r in data), "base path: no picture request seen")
     watched.report()
     page.close()

@@ -79,6 +79,30 @@ struct EndToEndWebSocketTests {
         }
     }
 
+    @Test("/conversations/events carries the chat's changes only, with the feed's numbers, over WebSocket and SSE")
+    func conversationEvents() async throws {
+        try await withServer { app in
+            let socket = try await offPool { try WebSocketTestClient(port: app.port, "/conversations/events") }
+            #expect(socket.head.status == 101)
+            let stream = try RawHTTPConnection(port: app.port)
+            try stream.request("GET", "/conversations/events")
+            _ = try await offPool { try stream.readStreamHead() }
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"not chat"}"#)
+            _ = try await send(port: app.port, "POST", "/conversations/1/messages", json: #"{"text":"chat"}"#)
+            _ = try await send(port: app.port, "DELETE", "/items/3", contentType: nil)
+            _ = try await send(port: app.port, "POST", "/conversations/1/read", json: #"{"up_to":0}"#)
+            let messages = try await offPool { try socket.readMessages(3) }.map { $0.json ?? [:] }
+            #expect(messages.map { $0["kind"] as? String } == ["message.created", "conversation.updated", "read"])
+            #expect(messages.map { $0["sequence"] as? Int } == [2, 3, 5])
+            let events = try await offPool { try stream.readEvents(3) }
+            #expect(events.map { $0["event"] } == ["message.created", "conversation.updated", "read"])
+            #expect(events.map { $0["id"] } == ["2", "3", "5"])
+            // Resumed from an item's number: what follows it, the chat's only.
+            let resumed = try await offPool { try WebSocketTestClient(port: app.port, "/conversations/events?since=3") }
+            #expect(try await offPool { try resumed.readMessages(1) }.map { $0.json?["sequence"] as? Int } == [5])
+        }
+    }
+
     @Test("a client's typing reaches every subscriber of its dataset; a bad message is answered with an error")
     func typing() async throws {
         try await withServer { app in

@@ -364,7 +364,8 @@ struct OpenAPIConformanceTests {
         ("/seed/{seed}/{width}/{height}", "/seed/s/2/3.jpg"), ("/{size}", "/2"), ("/{width}/{height}", "/2/3"),
         ("/healthz", "/healthz"), ("/readyz", "/readyz"), ("/openapi.json", "/openapi.json"),
         ("/openapi.yaml", "/openapi.yaml"), ("/admin/reset", "/admin/reset"), ("/items/changes", "/items/changes"),
-        ("/items/events", "/items/events"), ("/admin/datasets/{name}", "/admin/datasets/bad%20name"),
+        ("/items/events", "/items/events"), ("/conversations/events", "/conversations/events"),
+        ("/admin/datasets/{name}", "/admin/datasets/bad%20name"),
         ("/admin/datasets", "/admin/datasets"), ("/admin/datasets/{name}/profile", "/admin/datasets/x/profile"),
         ("/", "/"), ("/app/{file}", "/app/app.js"), ("/metrics", "/metrics"), ("/auth/token", "/auth/token"),
         ("/auth/revoke", "/auth/revoke"), ("/admin/journal", "/admin/journal"),
@@ -412,6 +413,17 @@ struct OpenAPIConformanceTests {
         .init(
             template: "/items/events", target: "/items/events", methods: ["get"], headers: ["Last-Event-ID": "one"],
             status: 400),
+        // The chat's stream: the same head and refusals.
+        .init(template: "/conversations/events", target: "/conversations/events", methods: ["get"], status: 200),
+        .init(
+            template: "/conversations/events", target: "/conversations/events?since=x", methods: ["get"],
+            status: 400),
+        .init(
+            template: "/conversations/events", target: "/conversations/events?dataset=chat-3", methods: ["get"],
+            headers: webSocketUpgrade(), status: 101),
+        .init(
+            template: "/conversations/events", target: "/conversations/events", methods: ["get"],
+            headers: webSocketUpgrade(version: "7"), status: 426),
         // The WebSocket handshake (RFC 6455 §1.3's key), and its refusals.
         .init(
             template: "/items/events", target: "/items/events?since=1", methods: ["get"],
@@ -855,7 +867,7 @@ struct OpenAPIConformanceTests {
             ("/admin/journal.har", "options"), ("/admin/report", "get"), ("/admin/report", "options"),
             ("/admin/journal/events", "options"), ("/conversations", "options"), ("/conversations/{id}", "options"),
             ("/conversations/{id}/messages", "options"), ("/conversations/{id}/messages/{messageId}", "options"),
-            ("/conversations/{id}/read", "options"),
+            ("/conversations/{id}/read", "options"), ("/conversations/events", "options"),
         ].map { template, method in
             ConformanceCase(
                 template: template, target: example(template) + "?delay_ms=soon",
@@ -863,7 +875,10 @@ struct OpenAPIConformanceTests {
         }
         + [
             ConformanceCase(
-                template: "/items/events", target: "/items/events?delay_ms=soon", methods: ["get"], status: 400)
+                template: "/items/events", target: "/items/events?delay_ms=soon", methods: ["get"], status: 400),
+            ConformanceCase(
+                template: "/conversations/events", target: "/conversations/events?delay_ms=soon", methods: ["get"],
+                status: 400),
         ]
 
     /// `template` with an example value in each of its placeholders.
@@ -1125,7 +1140,7 @@ struct OpenAPIConformanceTests {
 
     /// Paths whose GET has no HEAD: `/items/events` is an event stream, with no length to announce (HEAD there is
     /// 405, which `undocumentedMethods` checks).
-    static let getOnlyPaths: Set = ["/items/events", "/admin/journal/events"]
+    static let getOnlyPaths: Set = ["/items/events", "/conversations/events", "/admin/journal/events"]
 
     @Test(
         "HEAD is documented like GET (but for ranges) and answered like GET",

@@ -49,6 +49,7 @@ struct RouterBasePathTests {
             Step(method: .get, path: "/20/10?blur=2"),
             Step(method: .get, path: "/items/changes?since=0"),
             Step(method: .get, path: "/items/events"),
+            Step(method: .get, path: "/conversations/events"),
             Step(method: .delete, path: "/items/10000"),
             Step(method: .get, path: "/healthz"),
             Step(method: .get, path: "/readyz"),

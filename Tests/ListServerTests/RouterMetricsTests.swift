@@ -186,6 +186,7 @@ struct RouterMetricsTests {
             (ConnectionGuard.markerTarget, nil), ("/admin/reset", .adminReset), ("/admin/reset?x", .adminReset),
             ("/admin", nil), ("/admin/reset/x", nil), ("/items/changes", .changes),
             ("/items/changes?since=3", .changes), ("/items/events", .events), ("/items/events/", nil),
+            ("/conversations/events", .conversationEvents),
             ("/admin/datasets/ui-1", .adminDataset),
             ("/admin/datasets/bad%20name", .adminDataset), ("/admin/datasets/", nil),
             ("/admin/datasets", .adminDatasets), ("/admin/datasets?after=a", .adminDatasets),
@@ -221,7 +222,7 @@ struct RouterMetricsTests {
             .picsumImage(.random, sizes: ["2", "3"]), .appIndex, .webApp("app.js"),
             .auth(revoke: false), .auth(revoke: true), .adminJournal(.entries), .adminJournal(.events),
             .adminJournal(.har), .adminJournal(.report), .conversations, .conversation("1"),
-            .conversationMessages("1"), .conversationMessage("1", "2"), .conversationRead("1"),
+            .conversationMessages("1"), .conversationMessage("1", "2"), .conversationRead("1"), .conversationEvents,
         ]
         #expect(Set(resources.map(\.route)) == Set(Route.allCases), "one resource per route")
         #expect(Set(metrics.routeNames).count == Route.allCases.count + 1, "templates are distinct")

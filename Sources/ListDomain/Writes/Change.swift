@@ -69,6 +69,15 @@ public enum ChangeEvent: Sendable, Equatable {
         }
     }
 
+    /// Whether a stream of the chat (`/conversations/events`) carries it: the chat's changes, and a reset (the
+    /// dataset started over: the chat too).
+    public var isChat: Bool {
+        switch self {
+        case .created, .updated, .deleted: false
+        case .reset, .message, .read, .conversation: true
+        }
+    }
+
     /// ``kind`` as a literal (the store binds it without a copy).
     public var kindName: StaticString {
         switch self {

@@ -1035,6 +1035,57 @@ enum OpenAPIDocument {
               description: '204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.'
               parameters: *optionsParameters
               responses: *optionsResponses
+          /conversations/events:
+            description: Methods other than GET and OPTIONS (HEAD included) get 405 (`MethodNotAllowed`).
+            get:
+              tags: [chat]
+              operationId: streamConversationEvents
+              summary: The chat's changes and typing as they happen, as Server-Sent Events or a WebSocket
+              description: |
+                `GET /items/events` without the items' changes: the chat's (`message.created`, `message.updated`,
+                `message.deleted`, `read`, `conversation.updated`), `reset`, `expired` and `typing`, with the feed's
+                sequence numbers, so `Last-Event-ID` and `?since=` resume it as they resume `/items/events` (a number
+                of an item's change is fine: what follows it is sent). Server-Sent Events, or with `Upgrade: websocket` a
+                WebSocket, as `/items/events` describes, bounds, heartbeats and close codes included.
+              parameters:
+                - $ref: '#/components/parameters/Last-Event-ID'
+                - $ref: '#/components/parameters/EventsSince'
+                - $ref: '#/components/parameters/DatasetQuery'
+                - $ref: '#/components/parameters/DelayMs'
+                - $ref: '#/components/parameters/X-Dataset'
+                - $ref: '#/components/parameters/X-Request-Id'
+              responses:
+                '101':
+                  $ref: '#/components/responses/WebSocketAccepted'
+                '200':
+                  $ref: '#/components/responses/EventStream'
+                '400':
+                  $ref: '#/components/responses/BadRequest'
+                '408':
+                  $ref: '#/components/responses/RequestTimeout'
+                '411':
+                  $ref: '#/components/responses/LengthRequired'
+                '413':
+                  $ref: '#/components/responses/ContentTooLarge'
+                '414':
+                  $ref: '#/components/responses/URITooLong'
+                '417':
+                  $ref: '#/components/responses/ExpectationFailed'
+                '426':
+                  $ref: '#/components/responses/WebSocketVersion'
+                '431':
+                  $ref: '#/components/responses/HeaderFieldsTooLarge'
+                '503':
+                  $ref: '#/components/responses/ShuttingDown'
+                '505':
+                  $ref: '#/components/responses/HTTPVersionNotSupported'
+            options:
+              tags: [chat]
+              operationId: optionsConversationEvents
+              summary: The methods of the chat's event stream, and the CORS preflight
+              description: '204 with `Allow: GET, OPTIONS`, plus the preflight fields for a CORS preflight.'
+              parameters: *optionsParameters
+              responses: *optionsResponses
           /conversations/{id}:
             description: Methods other than GET, HEAD and OPTIONS get 405 (`MethodNotAllowed`).
             get:
@@ -10365,6 +10416,129 @@ enum OpenAPIDocument {
                 "operationId": "optionsConversations",
                 "summary": "The methods of the conversations, and the CORS preflight",
                 "description": "204 with `Allow: GET, HEAD, OPTIONS`, plus the preflight fields for a CORS preflight.",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Method"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Access-Control-Request-Headers"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "$ref": "#/components/responses/Options"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              }
+            },
+            "/conversations/events": {
+              "description": "Methods other than GET and OPTIONS (HEAD included) get 405 (`MethodNotAllowed`).",
+              "get": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "streamConversationEvents",
+                "summary": "The chat's changes and typing as they happen, as Server-Sent Events or a WebSocket",
+                "description": "`GET /items/events` without the items' changes: the chat's (`message.created`, `message.updated`,\n`message.deleted`, `read`, `conversation.updated`), `reset`, `expired` and `typing`, with the feed's\nsequence numbers, so `Last-Event-ID` and `?since=` resume it as they resume `/items/events` (a number\nof an item's change is fine: what follows it is sent). Server-Sent Events, or with `Upgrade: websocket` a\nWebSocket, as `/items/events` describes, bounds, heartbeats and close codes included.\n",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/Last-Event-ID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/EventsSince"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DatasetQuery"
+                  },
+                  {
+                    "$ref": "#/components/parameters/DelayMs"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Dataset"
+                  },
+                  {
+                    "$ref": "#/components/parameters/X-Request-Id"
+                  }
+                ],
+                "responses": {
+                  "101": {
+                    "$ref": "#/components/responses/WebSocketAccepted"
+                  },
+                  "200": {
+                    "$ref": "#/components/responses/EventStream"
+                  },
+                  "400": {
+                    "$ref": "#/components/responses/BadRequest"
+                  },
+                  "408": {
+                    "$ref": "#/components/responses/RequestTimeout"
+                  },
+                  "411": {
+                    "$ref": "#/components/responses/LengthRequired"
+                  },
+                  "413": {
+                    "$ref": "#/components/responses/ContentTooLarge"
+                  },
+                  "414": {
+                    "$ref": "#/components/responses/URITooLong"
+                  },
+                  "417": {
+                    "$ref": "#/components/responses/ExpectationFailed"
+                  },
+                  "426": {
+                    "$ref": "#/components/responses/WebSocketVersion"
+                  },
+                  "431": {
+                    "$ref": "#/components/responses/HeaderFieldsTooLarge"
+                  },
+                  "503": {
+                    "$ref": "#/components/responses/ShuttingDown"
+                  },
+                  "505": {
+                    "$ref": "#/components/responses/HTTPVersionNotSupported"
+                  }
+                }
+              },
+              "options": {
+                "tags": [
+                  "chat"
+                ],
+                "operationId": "optionsConversationEvents",
+                "summary": "The methods of the chat's event stream, and the CORS preflight",
+                "description": "204 with `Allow: GET, OPTIONS`, plus the preflight fields for a CORS preflight.",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/Access-Control-Request-Method"
@@ -24040,5 +24214,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xA37EDB6BE2EC2050
+    static let yamlFNV1a64: UInt64 = 0x97C35C60BB77432A
 }

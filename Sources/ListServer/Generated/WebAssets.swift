@@ -548,12 +548,12 @@ package enum WebAssets {
 
         """##),
         "chat-feed.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-017b62ff139d82d7""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-e4b6b35321ffe339""#,
             text: ##"""
-        // The Chat view's live feed: the dataset's changes and typing, over a WebSocket (which can also say that the user is
-        // typing), or over Server-Sent Events where a WebSocket never opens (a proxy that blocks it). Either resumes from the
-        // last sequence number seen after a lost connection (`?since=`; an EventSource's own reconnect sends
-        // Last-Event-ID), and a new one waits out the dataset's latest Retry-After.
+        // The Chat view's live feed: the chat's changes and typing (`/conversations/events`), over a WebSocket (which can
+        // also say that the user is typing), or over Server-Sent Events where a WebSocket never opens (a proxy that blocks
+        // it). Either resumes from the last sequence number seen after a lost connection (`?since=`; an EventSource's own
+        // reconnect sends Last-Event-ID), and a new one waits out the dataset's latest Retry-After.
         import { basePath, datasetRetryAt, settings, underBase, withToken } from "./api.js";
 
         /** The kinds the view handles, which an EventSource must name to hear. */
@@ -583,7 +583,7 @@ package enum WebAssets {
             if (dataset) query.set("dataset", dataset);
             if (lastSequence !== null) query.set("since", lastSequence);
             const text = query.toString();
-            return withToken(underBase(`/items/events${text ? `?${text}` : ""}`));
+            return withToken(underBase(`/conversations/events${text ? `?${text}` : ""}`));
           }
 
           function connect(reopened = false) {

@@ -29,6 +29,8 @@ final class EventStream: @unchecked Sendable {
     /// Set for a WebSocket (`LoopServer+WebSockets.swift`): its frames' state. Its events are JSON messages, not
     /// Server-Sent Events, and it is never chunked or compressed.
     var webSocket: WebSocketSession?
+    /// `GET /conversations/events`: only the chat's changes go out (the others still move ``lastSent``).
+    var chatOnly = false
     /// A WebSocket's client (`X-Client-Id` of its upgrade, "" for none), named in the typing it announces.
     var client = ""
     /// A WebSocket's pings since its last pong (dropped at two), and its client's messages in the current second.
@@ -76,6 +78,7 @@ extension LoopServer {
         nextStreamToken &+= 1
         let open = EventStream(
             request: request, list: stream.list, basePath: stream.basePath, token: token, lastSent: 0, server: self)
+        open.chatOnly = stream.chatOnly
         // Counted (``streamCount``) before the list is read: a commit whose changes the feed did not hand this loop
         // (it had no stream then) is one this read already sees, so the stream owes nothing from it.
         streams[token] = open
@@ -159,6 +162,7 @@ extension LoopServer {
 
     /// Sends one change to one stream, as its kind of stream carries it.
     private func emit(_ change: Change, to stream: EventStream) {
+        if stream.chatOnly && !change.event.isChat { return }
         if stream.webSocket != nil {
             send(change.webSocketMessage(basePath: stream.basePath), to: stream)
         } else {
@@ -193,8 +197,8 @@ extension LoopServer {
                     messages[stream.basePath]
                     ?? changes.map { ($0.sequence, $0.webSocketMessage(basePath: stream.basePath)) }
                 messages[stream.basePath] = framed
-                for (sequence, message) in framed where sequence > stream.lastSent {
-                    send(message, to: stream)
+                for (index, (sequence, message)) in framed.enumerated() where sequence > stream.lastSent {
+                    if !stream.chatOnly || changes[index].event.isChat { send(message, to: stream) }
                     stream.lastSent = sequence
                 }
                 continue
@@ -206,8 +210,8 @@ extension LoopServer {
                     ?? changes.map { ($0.sequence, EventFrame($0.serverSentEvent(basePath: basePath))) }
                 eventsUnder[basePath] = framed
             }
-            for (sequence, frame) in framed where sequence > stream.lastSent {
-                write(frame, to: stream)
+            for (index, (sequence, frame)) in framed.enumerated() where sequence > stream.lastSent {
+                if !stream.chatOnly || changes[index].event.isChat { write(frame, to: stream) }
                 stream.lastSent = sequence
             }
         }

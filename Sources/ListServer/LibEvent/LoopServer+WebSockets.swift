@@ -44,6 +44,7 @@ extension LoopServer {
         let open = EventStream(
             request: request, list: stream.list, basePath: stream.basePath, token: token, lastSent: 0, server: self)
         open.webSocket = session
+        open.chatOnly = stream.chatOnly
         open.client = request.inputHeader("X-Client-Id") ?? ""
         streams[token] = open  // counted before the list is read, as an event stream is (``openStream``)
         let lastSequence = state.header.lastSequence

@@ -19,6 +19,7 @@ package enum Route: Int, CaseIterable, Sendable {
     case adminReset, adminDatasets, adminDataset, adminDatasetProfile, authToken, authRevoke
     case adminJournal, adminJournalEvents, adminJournalHAR, adminReport
     case conversations, conversation, conversationMessages, conversationMessage, conversationRead
+    case conversationEvents
 
     /// What is true of one route.
     package struct Facts: Sendable {
@@ -156,6 +157,8 @@ package enum Route: Int, CaseIterable, Sendable {
                 "/conversations/{id}/messages/{messageId}", [.get, .head, .patch, .delete], data: true, catchesUp: true)
         case .conversationRead:
             Facts("/conversations/{id}/read", [.post], data: true, catchesUp: true)
+        case .conversationEvents:
+            Facts("/conversations/events", [.get], stream: true, datasetQuery: true, decodesQuery: true)
         case .picsumList: picsum("/v2/list")
         case .picsumIDInfo: Facts("/id/{id}/info", data: true, gate: .picsum)
         case .picsumSeedInfo: Facts("/seed/{seed}/info", data: true, gate: .picsum)

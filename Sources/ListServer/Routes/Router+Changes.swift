@@ -84,7 +84,12 @@ extension Router {
     /// twice; when they are no longer kept, one `expired` event says so (reload the list) before the live ones.
     /// `?dataset=` names the dataset as `X-Dataset` does, for browsers' `EventSource`, which sends no header of its
     /// own choosing (both given: they must agree).
-    func eventStream(_ target: RequestTarget, headers: HTTPHeaders) throws(Problem) -> RouteOutcome {
+    ///
+    /// `GET /conversations/events` (`chatOnly`) is the same stream without the items' changes: the chat's
+    /// (`message.*`, `read`, `conversation.updated`), `reset`, `expired` and typing, with the feed's sequence numbers.
+    func eventStream(_ target: RequestTarget, headers: HTTPHeaders, chatOnly: Bool = false) throws(Problem)
+        -> RouteOutcome
+    {
         let query = try ImageQuery.items(of: target)  // a query that does not decode is a 400, not the default list
         let list = try Self.listName(headers, query: query)
         var after: UInt64?
@@ -111,6 +116,7 @@ extension Router {
         var stream = EventStreamRequest(
             list: list, after: after, headers: streamHeaders, settings: events, basePath: target.basePath)
         stream.webSocketAccept = webSocketAccept
+        stream.chatOnly = chatOnly
         return .stream(stream)
     }
 }
@@ -131,6 +137,8 @@ package struct EventStreamRequest: Sendable {
     var journal: JournalFollow?
     /// Set when the request asked for a WebSocket (``Router/webSocketAccept(_:)``): its `Sec-WebSocket-Accept`.
     var webSocketAccept: String?
+    /// `GET /conversations/events`: the chat's changes only (``Change/isChat``).
+    var chatOnly = false
 
     /// The answer that opens the stream: 200 and ``headers`` for Server-Sent Events, 101 and the handshake's fields
     /// for a WebSocket.

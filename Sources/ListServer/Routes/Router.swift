@@ -315,6 +315,8 @@ package struct Router: Sendable {
         case conversationMessage(String, String)
         /// `/conversations/<id>/read`, with the id segment still unparsed.
         case conversationRead(String)
+        /// `/conversations/events`: the chat's part of the change feed, and typing.
+        case conversationEvents
         /// Lorem Picsum's `/v2/list`.
         case picsumList
         /// Lorem Picsum's `/id/<id>/info` or `/seed/<seed>/info`.
@@ -345,6 +347,7 @@ package struct Router: Sendable {
             if segments.first == "conversations" {
                 switch segments.count {
                 case 1: self = .conversations
+                case 2 where segments[1] == "events": self = .conversationEvents
                 case 2 where !segments[1].isEmpty: self = .conversation(segments[1])
                 case 3 where !segments[1].isEmpty && segments[2] == "messages":
                     self = .conversationMessages(segments[1])
@@ -465,6 +468,7 @@ package struct Router: Sendable {
             case .conversationMessages: .conversationMessages
             case .conversationMessage: .conversationMessage
             case .conversationRead: .conversationRead
+            case .conversationEvents: .conversationEvents
             case .picsumList: .picsumList
             case .picsumInfo(.seed): .picsumSeedInfo
             case .picsumInfo: .picsumIDInfo  // `/info` is only ever under `/id` or `/seed`
@@ -592,6 +596,8 @@ package struct Router: Sendable {
             return .response(try messageResponse(rawID, rawMessage, headers: request.headers))
         case .conversationRead(let rawID):
             return try markRead(rawID, request, target: target)
+        case .conversationEvents:
+            return try eventStream(target, headers: request.headers, chatOnly: true)
         case .picsumList:
             return .response(try picsumList(target, headers: request.headers))
         case .picsumInfo(let pick):
