@@ -15,8 +15,8 @@
 #   as findings; the Swift tests cover them. Every other parameter, header and status is still exercised.
 # - `POST /admin/reset` (operationId resetServer): it changes the catalog (a new seed, a new version, every ETag)
 #   under the other operations' feet, mid-run. Its OPTIONS is still tested.
-# - `GET /items/events` and `GET /admin/journal/events` (streamEvents, streamJournal): an event stream never ends,
-#   so no response to check arrives.
+# - `GET /items/events`, `GET /conversations/events` and `GET /admin/journal/events` (streamEvents,
+#   streamConversationEvents, streamJournal): an event stream never ends, so no response to check arrives.
 # - `PUT /admin/datasets/{name}/profile` (putDatasetProfile): a profile makes the server fail on purpose for a
 #   dataset (outages, scripted 5xx, hangs, delays up to 30 s), as the control parameters do; the Swift tests cover
 #   it (RouterProfileTests, EndToEndProfileTests, OpenAPIConformanceTests). Its GET, HEAD, DELETE and OPTIONS are
@@ -250,6 +250,7 @@ status=0
     --url "http://127.0.0.1:$port" \
     --exclude-operation-id resetServer \
     --exclude-operation-id streamEvents \
+    --exclude-operation-id streamConversationEvents \
     --exclude-operation-id streamJournal \
     --exclude-operation-id putDatasetProfile \
     --checks all \
