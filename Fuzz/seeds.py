@@ -11,6 +11,7 @@ what it adds, so re-running this does not duplicate seeds.
 """
 import hashlib
 import pathlib
+import struct
 
 TARGET, ROUTE, HEAD, HUGE, SMALL = 0x00, 0x01, 0x02, 0x10, 0x20
 # Method bytes of the route entry: index into FuzzHarness.methods.
@@ -125,6 +126,37 @@ junk_images = {
     "webp": [b"RIFF\x10\x00\x00\x00WEBPVP8 " + b"B" * 40, b"RIFF\xff\xff\xff\xffWEBP", b"", b"RIFF"],
 }
 
+
+
+def ws_frame(opcode, payload, fin=True, masked=True):
+    """A client's WebSocket frame (RFC 6455 §5.2): masked, as a client must, unless `masked` is False."""
+    head = bytes([(0x80 if fin else 0) | opcode])
+    bit = 0x80 if masked else 0
+    if len(payload) < 126:
+        head += bytes([bit | len(payload)])
+    elif len(payload) < 65536:
+        head += bytes([bit | 126]) + struct.pack(">H", len(payload))
+    else:
+        head += bytes([bit | 127]) + struct.pack(">Q", len(payload))
+    if not masked:
+        return head + payload
+    mask = b"\x01\x02\x03\x04"
+    return head + mask + bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+
+
+# The first byte is the chunk size the bytes are fed in (Fuzz/Harness/FuzzWebSocket.swift).
+websocket = [
+    b"\x07" + ws_frame(1, b'{"type":"typing","conversation":3}'),
+    b"\x01" + ws_frame(9, b"ping") + ws_frame(1, b"hello"),
+    b"\x10" + ws_frame(1, b"hel", fin=False) + ws_frame(9, b"") + ws_frame(0, b"lo"),
+    b"\x03" + ws_frame(8, struct.pack(">H", 1000) + b"bye") + ws_frame(1, b"after the close"),
+    b"\x40" + ws_frame(2, b"\x00\x01"),
+    b"\x05" + ws_frame(1, b"\xc3\x28"),
+    b"\x02" + ws_frame(1, b"x" * 5000),
+    b"\x20" + ws_frame(1, b"unmasked", masked=False),
+    b"\x09" + ws_frame(8, struct.pack(">H", 3048)),  # an application's close code, echoed (the fuzzer's first find)
+]
+
 here = pathlib.Path(__file__).resolve().parent
 
 
@@ -139,6 +171,7 @@ def write(folder, items):
 write("corpus", seeds)
 write("corpus-json", [b.encode("utf-8") for b in bodies])
 write("corpus-patch", [p.encode("utf-8") for p in patches])
+write("corpus-websocket", websocket)
 # Valid files of each format (made by the server's own encoders, committed beside these) and junk.
 for image_format, junk in junk_images.items():
     write(f"corpus-{image_format}", junk)

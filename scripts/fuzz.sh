@@ -5,8 +5,8 @@
 # set of codecs that must still decode a valid file after every input). Exits non-zero if the fuzzer finds a crash, a
 # hang or a broken check in any of them.
 #
-#   scripts/fuzz.sh [seconds]          (default 60, for each target: six targets, six times as long in all)
-#   FUZZ_TARGETS="json jpeg" scripts/fuzz.sh 30    (only these; pipeline, json, patch, jpeg, png, webp)
+#   scripts/fuzz.sh [seconds]          (default 60, for each target: seven targets, seven times as long in all)
+#   FUZZ_TARGETS="json jpeg" scripts/fuzz.sh 30    (only these; pipeline, json, patch, jpeg, png, webp, websocket)
 #
 # Environment: FUZZ_CONFIGURATION=release builds optimised (about 3x the executions per second, a build that takes
 # twice as long). One fuzzing process: the machines this runs on have few cores, shared with other builds.
@@ -79,6 +79,6 @@ fuzz() {
     fi
 }
 
-for target in ${FUZZ_TARGETS:-pipeline json patch jpeg png webp}; do fuzz "$target"; done
+for target in ${FUZZ_TARGETS:-pipeline json patch jpeg png webp websocket}; do fuzz "$target"; done
 if [[ $failed -ne 0 ]]; then exit 1; fi
 echo "fuzz.sh: no crash in $seconds s per target" >&2

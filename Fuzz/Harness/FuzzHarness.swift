@@ -54,6 +54,8 @@ enum FuzzHarness {
             FuzzBodies.checkPatch(Array(input.payload))
         case .image(let format):
             FuzzImages.check(Array(input.payload), as: format)
+        case .webSocket:
+            FuzzWebSocket.check(Array(input.payload))
         }
     }
 

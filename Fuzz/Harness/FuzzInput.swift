@@ -15,7 +15,7 @@ import ListDomain
 /// An empty input is the target entry with an empty payload.
 ///
 /// The other entries, a body or a file each, are fuzzed on their own (`scripts/fuzz.sh` runs each with a corpus of its
-/// own): the environment variable `LISTSERVER_FUZZ_ENTRY` names one (`json`, `patch`, `jpeg`, `png`, `webp`), and then
+/// own): the environment variable `LISTSERVER_FUZZ_ENTRY` names one (`json`, `patch`, `jpeg`, `png`, `webp`, `websocket`), and then
 /// the whole input is its payload, without a selector byte.
 struct FuzzInput: Sendable {
     /// What the payload is fed to.
@@ -33,6 +33,8 @@ struct FuzzInput: Sendable {
         case patch
         /// An uploaded file of this format, inspected as an upload is (``FuzzImages``).
         case image(ImageFormat)
+        /// A WebSocket client's bytes after the upgrade, through the server's framing (``FuzzWebSocket``).
+        case webSocket
 
         /// The entry `LISTSERVER_FUZZ_ENTRY` names, or nil for the request pipeline (the selector byte's).
         init?(named name: String?) {
@@ -42,6 +44,7 @@ struct FuzzInput: Sendable {
             case "jpeg": self = .image(.jpeg)
             case "png": self = .image(.png)
             case "webp": self = .image(.webp)
+            case "websocket": self = .webSocket
             default: return nil
             }
         }

@@ -10,9 +10,9 @@ import CWslay
 ///
 /// What wslay leaves to its user, done here: a text message must be UTF-8 (else 1007), and a binary one is refused
 /// (1003: the protocol's messages are JSON text).
-final class WebSocketSession {
+package final class WebSocketSession {
     /// A message from the client.
-    enum Received: Equatable {
+    package enum Received: Equatable {
         case text([UInt8])
         case pong
     }
@@ -28,7 +28,7 @@ final class WebSocketSession {
 
     /// A session that accepts messages of at most `maxMessageBytes` (wslay sends 1009 and closes for a larger one);
     /// nil when wslay could not allocate its context.
-    init?(maxMessageBytes: Int) {
+    package init?(maxMessageBytes: Int) {
         var callbacks = wslay_event_callbacks(
             recv_callback: webSocketReceive, send_callback: webSocketSend, genmask_callback: nil,
             on_frame_recv_start_callback: nil, on_frame_recv_chunk_callback: nil, on_frame_recv_end_callback: nil,
@@ -47,7 +47,7 @@ final class WebSocketSession {
 
     /// Reads what the client sent (all of `bytes`, unless the session stopped reading: after a close, or an error)
     /// and returns the messages it completed; the frames owed in return (a pong, a close) are in ``output``.
-    func receive(_ bytes: UnsafeRawBufferPointer) -> [Received] {
+    package func receive(_ bytes: UnsafeRawBufferPointer) -> [Received] {
         guard let context, wslay_event_want_read(context) != 0 else { return [] }
         input = bytes
         consumed = 0
@@ -82,7 +82,7 @@ final class WebSocketSession {
 
     /// Whether the connection has nothing more to do: both sides' closes were exchanged (or reading and writing
     /// both failed), so the loop closes the socket (the server closes first, RFC 6455 §7.1.1).
-    var isFinished: Bool {
+    package var isFinished: Bool {
         guard let context else { return true }
         return wslay_event_want_read(context) == 0 && wslay_event_want_write(context) == 0
     }
@@ -97,7 +97,7 @@ final class WebSocketSession {
     }
 
     /// Takes the framed bytes waiting to go.
-    func takeOutput() -> [UInt8] {
+    package func takeOutput() -> [UInt8] {
         defer { output.removeAll(keepingCapacity: true) }
         return output
     }
