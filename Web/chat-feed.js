@@ -2,7 +2,7 @@
 // also say that the user is typing), or over Server-Sent Events where a WebSocket never opens (a proxy that blocks
 // it). Either resumes from the last sequence number seen after a lost connection (`?since=`; an EventSource's own
 // reconnect sends Last-Event-ID), and a new one waits out the dataset's latest Retry-After.
-import { basePath, datasetRetryAt, settings, underBase, withToken } from "./api.js";
+import { basePath, clientId, datasetRetryAt, settings, underBase, withToken } from "./api.js";
 
 /** The kinds the view handles, which an EventSource must name to hear. */
 const kinds = ["message.created", "message.updated", "message.deleted", "conversation.updated", "typing", "reset",
@@ -17,9 +17,11 @@ export function chatFeed(handle, { signal, state, reopenedFresh }) {
   let lastSequence = null;
   let webSocketWorks = "WebSocket" in window;
   let webSocketOpened = false; // ever
+  let webSocketFailures = 0; // in a row, none ever open, while online
 
   function deliver(event) {
-    if (event.sequence !== undefined) lastSequence = event.sequence;
+    // `expired` names the position to go on from (a WebSocket's carries no sequence of its own).
+    lastSequence = event.sequence ?? event.last_sequence ?? lastSequence;
     handle(event);
   }
 
@@ -30,6 +32,7 @@ export function chatFeed(handle, { signal, state, reopenedFresh }) {
     const dataset = basePath ? "" : settings().dataset;
     if (dataset) query.set("dataset", dataset);
     if (lastSequence !== null) query.set("since", lastSequence);
+    query.set("client_id", clientId); // a WebSocket sends no X-Client-Id: its typing names the tab so
     const text = query.toString();
     return withToken(underBase(`/conversations/events${text ? `?${text}` : ""}`));
   }
@@ -40,6 +43,7 @@ export function chatFeed(handle, { signal, state, reopenedFresh }) {
     let opened = false;
     const isOpen = (transport) => {
       opened = true;
+      webSocketFailures = 0;
       if (transport === "websocket") webSocketOpened = true;
       state("live", transport);
       if (reopened && !resumes) reopenedFresh();
@@ -47,8 +51,9 @@ export function chatFeed(handle, { signal, state, reopenedFresh }) {
     const lost = () => {
       state("reconnecting…");
       if (signal.aborted) return;
-      // A WebSocket that never opened while the browser is online is blocked on the way: events instead.
-      if (socket && !opened && !webSocketOpened && navigator.onLine) webSocketWorks = false;
+      // A WebSocket that never opens, three times in a row while the browser is online, is blocked on the way (a
+      // proxy): events instead. (Once: a server restarting, or answering 503 meanwhile, fails one or two.)
+      if (socket && !opened && !webSocketOpened && navigator.onLine) webSocketWorks = ++webSocketFailures < 3;
       clearTimeout(reopening);
       reopening = setTimeout(() => connect(true), Math.max(1000, datasetRetryAt() - performance.now()));
     };

@@ -51,8 +51,14 @@ export function chatView(root) {
   const quotes = new Map(); // message id -> the message, for quotes of origins not shown
   let olderCursor = null; // where older messages continue; null: the beginning is shown
   let newerCursor = null; // after a jump: where newer messages continue; null: the newest are shown
-  let loading = false;
+  let loading = false; // older or newer messages on their way
   let olderFailed = false;
+  // Each load that replaces the thread (a conversation opened, the newest loaded, a jump) starts an epoch: what
+  // an earlier one brings back after that is dropped. While one is on its way, live messages wait in `arrived`.
+  let epoch = 0;
+  let replacing = false;
+  let arrived = [];
+  let readFailedAt = -Infinity; // a failed read marker is not posted again for 5 s
   let replyTo = null;
   const lastMarked = new Map(); // conversation -> the read marker set
   let typingTimer = null;
@@ -119,7 +125,8 @@ export function chatView(root) {
     if (!known) {
       try {
         const { json } = await request(`/conversations/${change.id}`, { signal });
-        list.prepend(conversationEntry(json));
+        // Another change of it may have brought it meanwhile.
+        if (!conversations.has(change.id)) list.prepend(conversationEntry(json));
         known = conversations.get(change.id);
       } catch {
         return; // the next change, or a reload, brings it
@@ -184,14 +191,28 @@ export function chatView(root) {
   }
 
   /** The newest messages, at the bottom, everything shown before replaced. */
+  /** Starts a load that replaces the thread; returns its epoch. */
+  function beginReplacing() {
+    epoch += 1;
+    replacing = true;
+    loading = false; // what older or newer load was on its way is dropped (its epoch is over)
+    arrived = [];
+    return epoch;
+  }
+
+  /** The thread was replaced: the live messages that came meanwhile follow, where they belong. */
+  function endReplacing() {
+    replacing = false;
+    if (newerCursor === null) for (const message of arrived) if (message.conversation === current) append(message);
+    arrived = [];
+  }
+
   async function loadNewest() {
-    const conversation = current;
+    const mine = beginReplacing();
     older.innerHTML = `<span class="spinner" aria-busy="true">Loading messages…</span>`;
-    loading = true;
     try {
       const { json } = await request(path(`?order=desc&limit=${batch}`), { signal });
-      if (conversation !== current) return;
-      if (user === null && json.items.length) user = conversations.get(current)?.user ?? null;
+      if (mine !== epoch) return;
       thread.replaceChildren();
       shown.clear();
       for (const item of [...json.items].reverse()) append(item);
@@ -199,12 +220,13 @@ export function chatView(root) {
       newerCursor = null;
       olderFailed = false;
       showEdges();
+      endReplacing();
       messages.scrollTop = messages.scrollHeight;
-      loading = false;
       markRead();
       fillTheBox();
     } catch (error) {
-      loading = false;
+      if (mine !== epoch) return;
+      replacing = false;
       if (error.name === "AbortError") return;
       older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
         <button type="button" class="retry">Retry</button>`;
@@ -218,8 +240,8 @@ export function chatView(root) {
   }
 
   async function loadOlder() {
-    if (loading || olderCursor === null) return;
-    const conversation = current;
+    if (loading || replacing || olderCursor === null) return;
+    const mine = epoch;
     loading = true;
     olderFailed = false;
     // Keep the first visible message where it is: everything that changes (this line, then the rows) is above it,
@@ -229,7 +251,7 @@ export function chatView(root) {
     messages.scrollTop = messages.scrollHeight - fromBottom;
     try {
       const { json } = await request(path(`?after=${olderCursor}&order=desc&limit=${batch}`), { signal });
-      if (conversation !== current) return;
+      if (mine !== epoch) return;
       const before = messages.scrollHeight - messages.scrollTop;
       const fragment = document.createDocumentFragment();
       for (const item of [...json.items].reverse()) if (!shown.has(item.id)) fragment.append(placeMessage(item));
@@ -240,6 +262,7 @@ export function chatView(root) {
       loading = false;
       fillTheBox();
     } catch (error) {
+      if (mine !== epoch) return;
       loading = false;
       olderFailed = true;
       if (error.name === "AbortError") return;
@@ -251,19 +274,20 @@ export function chatView(root) {
 
   /** After a jump: the messages after the window, at the bottom; at the newest, live messages show again. */
   async function loadNewer() {
-    if (loading || newerCursor === null) return;
-    const conversation = current;
+    if (loading || replacing || newerCursor === null) return;
+    const mine = epoch;
     loading = true;
     newer.innerHTML = `<span class="spinner" aria-busy="true">Loading newer messages…</span>`;
     try {
       const { json } = await request(path(`?after=${newerCursor}&limit=${batch}`), { signal });
-      if (conversation !== current) return;
+      if (mine !== epoch) return;
       for (const item of json.items) append(item);
       newerCursor = json.has_more ? json.next_cursor : null;
       showEdges();
       loading = false;
       markRead();
     } catch (error) {
+      if (mine !== epoch) return;
       loading = false;
       if (error.name === "AbortError") return;
       newer.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
@@ -275,11 +299,10 @@ export function chatView(root) {
   /** The jump to a reply's origin: there at once when it is shown, else the window around it (one request). */
   async function jump(origin) {
     if (!shown.has(origin)) {
-      const conversation = current;
-      loading = true;
+      const mine = beginReplacing();
       try {
         const { json } = await request(path(`?around=${origin}&limit=${batch}`), { signal });
-        if (conversation !== current) return;
+        if (mine !== epoch) return;
         thread.replaceChildren();
         shown.clear();
         for (const item of json.items) append(item);
@@ -287,11 +310,12 @@ export function chatView(root) {
         newerCursor = json.has_more_after ? json.after_cursor : null;
         olderFailed = false;
         showEdges();
+        endReplacing();
       } catch (error) {
+        if (mine !== epoch) return;
+        replacing = false;
         if (error.name !== "AbortError") live.textContent = `the jump failed: ${error.message}`;
         return;
-      } finally {
-        loading = false;
       }
     }
     const target = shown.get(origin);
@@ -321,11 +345,17 @@ export function chatView(root) {
     if (current === null || newerCursor !== null || !atBottom()) return;
     const newest = Math.max(-1, ...[...shown.keys()]);
     if (newest < 0 || (lastMarked.get(current) ?? -1) >= newest) return;
+    if (performance.now() - readFailedAt < 5000) return;
     const conversation = current;
+    const before = lastMarked.get(conversation);
     lastMarked.set(conversation, newest);
     request(`/conversations/${conversation}/read`, { method: "POST", body: { up_to: newest }, signal })
       .then(({ json }) => describe(conversation, undefined, json.unread))
-      .catch(() => lastMarked.delete(conversation)); // marked again with the next message
+      .catch(() => {
+        // Marked again later (with the next message, or a scroll to the bottom), not at once.
+        readFailedAt = performance.now();
+        if (lastMarked.get(conversation) === newest) lastMarked.set(conversation, before);
+      });
   }
 
   async function send(text, pending, key, answering) {
@@ -444,7 +474,9 @@ export function chatView(root) {
     switch (event.kind) {
       case "message.created": {
         const message = event.message;
-        if (message.conversation === current && newerCursor === null && !loading) {
+        if (message.conversation === current && replacing) {
+          arrived.push(message); // shown once the thread it belongs to is
+        } else if (message.conversation === current && newerCursor === null) {
           append(message);
           markRead();
         }

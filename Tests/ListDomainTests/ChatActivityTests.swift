@@ -132,6 +132,26 @@ struct ChatActivityTests {
         #expect(signals.withLock { $0.count } == 3)
     }
 
+    @Test("stop() ends every dataset's participants for good: nothing runs or starts after it")
+    func stopIsFinal() async {
+        let fixture = WriteFixture()
+        let wallClock: @Sendable () -> WallTime = { WallTime(milliseconds: 1_000_000) }
+        let driver = ChatActivityDriver(
+            writes: fixture.coordinator, shape: Self.shape, clock: fixture.clock, wallClock: wallClock)
+        let activity = ChatActivity(messagesPerMinute: 60, typing: .zero, seed: 1)
+        driver.set(activity, for: "a", setAt: wallClock())
+        driver.set(activity, for: "b", setAt: wallClock())
+        #expect(await fixture.clock.waitForSleepers(2))  // turn 0 is written (no typing time); both wait for turn 1
+        let written = fixture.published.flatMap(\.changes).count
+        await driver.stop()  // returns once both tasks have ended
+        #expect(driver.count == 0)
+        #expect(fixture.clock.sleeperCount == 0)
+        driver.set(activity, for: "c", setAt: wallClock())
+        #expect(driver.count == 0)
+        fixture.clock.advance(by: .seconds(5))
+        #expect(fixture.published.flatMap(\.changes).count == written)
+    }
+
     @Test("two drivers over one store (servers sharing it) write each turn's message once")
     func sharedStoreWritesOnce() async throws {
         let fixture = WriteFixture()
@@ -159,6 +179,6 @@ struct ChatActivityTests {
         #expect(await fixture.clock.waitForSleepers(2))  // both on to the next turn, the deletion written once
         let kinds = fixture.published.filter { $0.list == "shared" }.flatMap(\.changes).map(\.event.kind)
         #expect(kinds == ["message.created", "conversation.updated", "message.deleted"])
-        for driver in drivers { driver.stopAll() }
+        for driver in drivers { await driver.stop() }
     }
 }

@@ -182,6 +182,50 @@ struct EndToEndWebSocketTests {
         }
     }
 
+    @Test("a client that ignores the server's close is dropped at the next heartbeat, and nothing it sends is acted on")
+    func ignoredClose() async throws {
+        try await withServer(configure: { $0.heartbeatMs = 500 }) { app in
+            let stubborn = try await offPool {
+                try WebSocketTestClient(port: app.port, "/items/events?client_id=stubborn&dataset=s")
+            }
+            let watcher = try await offPool { try WebSocketTestClient(port: app.port, "/items/events?dataset=s") }
+            // The watcher reads (answering pings) all along: its first message must be the change posted below.
+            async let watched = offPool { try watcher.readMessages(1)[0] }
+            try stubborn.send(opcode: WebSocketTestClient.binary, [1])
+            #expect(try await offPool { try stubborn.readFrameSkippingPings() }.closeCode == 1003)
+            // It goes on as if nothing happened (each send may already find the socket closed): typing is not
+            // announced, and its pongs do not keep it.
+            try? stubborn.send(text: #"{"type":"typing","conversation":2}"#)
+            // A pong every 100 ms would keep a client the pings judge: the close is what ends this one.
+            let gone = try await offPool {
+                for _ in 0..<50 {
+                    guard (try? stubborn.send(opcode: WebSocketTestClient.pong, [])) != nil else { return true }
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+                return false
+            }
+            #expect(gone, "the client that ignored the close was still connected after 5 s")
+            _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"next"}"#, headers: ["X-Dataset: s"])
+            #expect(try await watched.json?["kind"] as? String == "created")
+        }
+    }
+
+    @Test("a browser names itself with ?client_id= (it cannot send X-Client-Id); a longer one than 128 bytes is 400")
+    func clientIDInQuery() async throws {
+        try await withServer { app in
+            let typist = try await offPool {
+                try WebSocketTestClient(port: app.port, "/conversations/events?client_id=tab-7&dataset=q")
+            }
+            try typist.send(text: #"{"type":"typing","conversation":1}"#)
+            #expect(try await offPool { try typist.readMessages(1)[0] }.json?["client"] as? String == "tab-7")
+            let long = String(repeating: "x", count: 129)
+            let refused = try await offPool {
+                try WebSocketTestClient(port: app.port, "/items/events?client_id=\(long)")
+            }
+            #expect(refused.head.status == 400)
+        }
+    }
+
     @Test("heartbeats are pings; a client that answers none is dropped, one that answers stays")
     func pings() async throws {
         try await withServer(configure: { $0.heartbeatMs = 400 }) { app in

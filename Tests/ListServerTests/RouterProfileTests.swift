@@ -136,7 +136,7 @@ struct RouterProfileTests {
         #expect(refused.status == 507)
         #expect((refused.jsonObject?["type"] as? String) == "urn:listserver:problem:dataset-limit")
         #expect(await put("busy-0", #"{"chat":{"messages_per_min":1}}"#).status == 200)
-        router.chatActivity.stopAll()
+        await router.chatActivity.stop()
     }
 
     @Test("an upload a step refuses is not stored; ?dataset= names the dataset only on GET and HEAD; preflights pass")

@@ -19,7 +19,13 @@ public final class ChatActivityDriver<C: Clock<Duration>>: Sendable {
     private let shape: ChatCatalog.Shape
     private let clock: C
     private let wallClock: @Sendable () -> WallTime
-    private let running = Mutex<[String: Running]>([:])
+    private struct State {
+        var running: [String: Running] = [:]
+        /// Set by ``stop()``: nothing starts again.
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
 
     public init(
         writes: WriteCoordinator, shape: ChatCatalog.Shape, clock: C, wallClock: @escaping @Sendable () -> WallTime
@@ -31,55 +37,60 @@ public final class ChatActivityDriver<C: Clock<Duration>>: Sendable {
     }
 
     /// How many datasets have simulated participants now.
-    public var count: Int { running.withLock { $0.count } }
+    public var count: Int { state.withLock { $0.running.count } }
 
     /// The most datasets with simulated participants at once (each writes up to 10 messages a second).
     public static var capacity: Int { 64 }
 
     /// Whether `list` may have participants: it has some already, or there is room for one more dataset.
     public func hasRoom(for list: String) -> Bool {
-        running.withLock { $0[list] != nil || $0.count < Self.capacity }
+        state.withLock { $0.running[list] != nil || $0.running.count < Self.capacity }
     }
 
     /// Sets `list`'s activity as its profile has it (nil: none), the profile set at `setAt`: one that runs already
     /// goes on, a changed one starts over from the turn due now.
     public func set(_ activity: ChatActivity?, for list: String, setAt: WallTime) {
-        running.withLock { running in
-            if let current = running[list], current.activity == activity, current.setAt == setAt { return }
-            running.removeValue(forKey: list)?.task.cancel()
+        state.withLock { state in
+            if let current = state.running[list], current.activity == activity, current.setAt == setAt { return }
+            state.running.removeValue(forKey: list)?.task.cancel()
+            guard !state.stopped else { return }
             // Past the capacity (profiles read back at start-up), the dataset's profile keeps the activity but
             // nobody acts it out; a PUT is refused before that (``hasRoom(for:)``).
-            guard let activity, activity.messagesPerMinute > 0, running.count < Self.capacity else { return }
-            let seed = writes.lists.state(of: list).header.seed
-            let script = ChatActivityScript(activity, catalog: ChatCatalog(seed: seed, shape: shape))
+            guard let activity, activity.messagesPerMinute > 0, state.running.count < Self.capacity else { return }
             let task = Task { [writes, shape, clock, wallClock] in
                 await Self.run(
-                    script, list: list, setAt: setAt, writes: writes, shape: shape, clock: clock,
+                    activity, list: list, setAt: setAt, writes: writes, shape: shape, clock: clock,
                     wallClock: wallClock)
             }
-            running[list] = Running(activity: activity, setAt: setAt, task: task)
+            state.running[list] = Running(activity: activity, setAt: setAt, task: task)
         }
     }
 
-    /// Stops every dataset's participants (shutdown).
-    public func stopAll() {
-        let stopped = running.withLock { running in
-            defer { running.removeAll() }
-            return running.values.map(\.task)
+    /// Stops every dataset's participants, for good (shutdown), and returns once none writes any more.
+    public func stop() async {
+        let tasks = state.withLock { state in
+            state.stopped = true
+            defer { state.running.removeAll() }
+            return state.running.values.map(\.task)
         }
-        for task in stopped { task.cancel() }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
     }
 
     /// Turns, one after the other, until cancelled.
     private static func run(
-        _ script: ChatActivityScript, list: String, setAt: WallTime, writes: WriteCoordinator,
+        _ activity: ChatActivity, list: String, setAt: WallTime, writes: WriteCoordinator,
         shape: ChatCatalog.Shape, clock: C, wallClock: @Sendable () -> WallTime
     ) async {
         let elapsed = Duration.milliseconds(max(0, wallClock().milliseconds - setAt.milliseconds))
         let start = clock.now.advanced(by: .zero - elapsed)
-        var number = script.firstTurn(notBefore: elapsed)
+        var number = ChatActivityScript(activity, catalog: ChatCatalog(seed: 0, shape: shape))
+            .firstTurn(notBefore: elapsed)
         let key = "chat-activity-\(setAt.milliseconds)"
         while !Task.isCancelled {
+            // The dataset's catalog as it is now: a reset to another seed changes who is in which conversation.
+            let seed = writes.lists.state(of: list).header.seed
+            let script = ChatActivityScript(activity, catalog: ChatCatalog(seed: seed, shape: shape))
             let turn = script.turn(number)
             let participants = script.catalog.participants(of: turn.conversation)
             guard (try? await clock.sleep(until: start.advanced(by: turn.typingAt), tolerance: nil)) != nil else {
@@ -94,6 +105,7 @@ public final class ChatActivityDriver<C: Clock<Duration>>: Sendable {
                 return
             }
             await writes.load(list)
+            guard !Task.isCancelled else { return }  // stopped while the list loaded: nothing more is written
             let count = writes.lists.state(of: list).chat(shape).messageCount(of: turn.conversation)
             let replyTo = turn.replyBack.flatMap { $0 <= count ? count - $0 : nil }
             let sent = await writes.submit(
@@ -106,9 +118,9 @@ public final class ChatActivityDriver<C: Clock<Duration>>: Sendable {
             if let id = Self.messageID(sent) {
                 let message = MessageKey(conversation: turn.conversation, id: id)
                 if let editAt = turn.editAt, let text = turn.editText {
-                    guard (try? await clock.sleep(until: start.advanced(by: editAt), tolerance: nil)) != nil else {
-                        return
-                    }
+                    guard (try? await clock.sleep(until: start.advanced(by: editAt), tolerance: nil)) != nil,
+                        !Task.isCancelled
+                    else { return }
                     _ = await writes.submit(
                         WriteOperation(
                             list: list,
@@ -116,9 +128,9 @@ public final class ChatActivityDriver<C: Clock<Duration>>: Sendable {
                             idempotency: claim("\(key)-\(number)-edit")))
                 }
                 if let deleteAt = turn.deleteAt {
-                    guard (try? await clock.sleep(until: start.advanced(by: deleteAt), tolerance: nil)) != nil else {
-                        return
-                    }
+                    guard (try? await clock.sleep(until: start.advanced(by: deleteAt), tolerance: nil)) != nil,
+                        !Task.isCancelled
+                    else { return }
                     _ = await writes.submit(
                         WriteOperation(
                             list: list, action: .deleteMessage(shape, message),

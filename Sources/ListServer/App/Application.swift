@@ -286,7 +286,7 @@ final class Application: Sendable {
     func shutdown(grace: Duration? = nil) async {
         growth?.cancel()
         lifecycle.cancel()
-        chatActivity.stopAll()
+        await chatActivity.stop()  // before the drain: no simulated write meets a closing store
         await server.shutdown(grace: grace ?? settings.shutdownGrace)
         imageWorkers.stop()
         listener?.stop()

@@ -548,13 +548,13 @@ package enum WebAssets {
 
         """##),
         "chat-feed.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-e4b6b35321ffe339""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-4e76260c08815c69""#,
             text: ##"""
         // The Chat view's live feed: the chat's changes and typing (`/conversations/events`), over a WebSocket (which can
         // also say that the user is typing), or over Server-Sent Events where a WebSocket never opens (a proxy that blocks
         // it). Either resumes from the last sequence number seen after a lost connection (`?since=`; an EventSource's own
         // reconnect sends Last-Event-ID), and a new one waits out the dataset's latest Retry-After.
-        import { basePath, datasetRetryAt, settings, underBase, withToken } from "./api.js";
+        import { basePath, clientId, datasetRetryAt, settings, underBase, withToken } from "./api.js";
 
         /** The kinds the view handles, which an EventSource must name to hear. */
         const kinds = ["message.created", "message.updated", "message.deleted", "conversation.updated", "typing", "reset",
@@ -569,9 +569,11 @@ package enum WebAssets {
           let lastSequence = null;
           let webSocketWorks = "WebSocket" in window;
           let webSocketOpened = false; // ever
+          let webSocketFailures = 0; // in a row, none ever open, while online
 
           function deliver(event) {
-            if (event.sequence !== undefined) lastSequence = event.sequence;
+            // `expired` names the position to go on from (a WebSocket's carries no sequence of its own).
+            lastSequence = event.sequence ?? event.last_sequence ?? lastSequence;
             handle(event);
           }
 
@@ -582,6 +584,7 @@ package enum WebAssets {
             const dataset = basePath ? "" : settings().dataset;
             if (dataset) query.set("dataset", dataset);
             if (lastSequence !== null) query.set("since", lastSequence);
+            query.set("client_id", clientId); // a WebSocket sends no X-Client-Id: its typing names the tab so
             const text = query.toString();
             return withToken(underBase(`/conversations/events${text ? `?${text}` : ""}`));
           }
@@ -592,6 +595,7 @@ package enum WebAssets {
             let opened = false;
             const isOpen = (transport) => {
               opened = true;
+              webSocketFailures = 0;
               if (transport === "websocket") webSocketOpened = true;
               state("live", transport);
               if (reopened && !resumes) reopenedFresh();
@@ -599,8 +603,9 @@ package enum WebAssets {
             const lost = () => {
               state("reconnecting…");
               if (signal.aborted) return;
-              // A WebSocket that never opened while the browser is online is blocked on the way: events instead.
-              if (socket && !opened && !webSocketOpened && navigator.onLine) webSocketWorks = false;
+              // A WebSocket that never opens, three times in a row while the browser is online, is blocked on the way (a
+              // proxy): events instead. (Once: a server restarting, or answering 503 meanwhile, fails one or two.)
+              if (socket && !opened && !webSocketOpened && navigator.onLine) webSocketWorks = ++webSocketFailures < 3;
               clearTimeout(reopening);
               reopening = setTimeout(() => connect(true), Math.max(1000, datasetRetryAt() - performance.now()));
             };
@@ -702,7 +707,7 @@ package enum WebAssets {
 
         """##),
         "chat.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-0612148d4ba849c2""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-8e92d9ed8428e829""#,
             text: ##"""
         // The Chat view: the dataset's conversations, newest activity first (a conversation that gets a message moves to
         // the top), and the open conversation: newest at the bottom; scrolling up loads older messages without the view
@@ -757,8 +762,14 @@ package enum WebAssets {
           const quotes = new Map(); // message id -> the message, for quotes of origins not shown
           let olderCursor = null; // where older messages continue; null: the beginning is shown
           let newerCursor = null; // after a jump: where newer messages continue; null: the newest are shown
-          let loading = false;
+          let loading = false; // older or newer messages on their way
           let olderFailed = false;
+          // Each load that replaces the thread (a conversation opened, the newest loaded, a jump) starts an epoch: what
+          // an earlier one brings back after that is dropped. While one is on its way, live messages wait in `arrived`.
+          let epoch = 0;
+          let replacing = false;
+          let arrived = [];
+          let readFailedAt = -Infinity; // a failed read marker is not posted again for 5 s
           let replyTo = null;
           const lastMarked = new Map(); // conversation -> the read marker set
           let typingTimer = null;
@@ -825,7 +836,8 @@ package enum WebAssets {
             if (!known) {
               try {
                 const { json } = await request(`/conversations/${change.id}`, { signal });
-                list.prepend(conversationEntry(json));
+                // Another change of it may have brought it meanwhile.
+                if (!conversations.has(change.id)) list.prepend(conversationEntry(json));
                 known = conversations.get(change.id);
               } catch {
                 return; // the next change, or a reload, brings it
@@ -890,14 +902,28 @@ package enum WebAssets {
           }
 
           /** The newest messages, at the bottom, everything shown before replaced. */
+          /** Starts a load that replaces the thread; returns its epoch. */
+          function beginReplacing() {
+            epoch += 1;
+            replacing = true;
+            loading = false; // what older or newer load was on its way is dropped (its epoch is over)
+            arrived = [];
+            return epoch;
+          }
+
+          /** The thread was replaced: the live messages that came meanwhile follow, where they belong. */
+          function endReplacing() {
+            replacing = false;
+            if (newerCursor === null) for (const message of arrived) if (message.conversation === current) append(message);
+            arrived = [];
+          }
+
           async function loadNewest() {
-            const conversation = current;
+            const mine = beginReplacing();
             older.innerHTML = `<span class="spinner" aria-busy="true">Loading messages…</span>`;
-            loading = true;
             try {
               const { json } = await request(path(`?order=desc&limit=${batch}`), { signal });
-              if (conversation !== current) return;
-              if (user === null && json.items.length) user = conversations.get(current)?.user ?? null;
+              if (mine !== epoch) return;
               thread.replaceChildren();
               shown.clear();
               for (const item of [...json.items].reverse()) append(item);
@@ -905,12 +931,13 @@ package enum WebAssets {
               newerCursor = null;
               olderFailed = false;
               showEdges();
+              endReplacing();
               messages.scrollTop = messages.scrollHeight;
-              loading = false;
               markRead();
               fillTheBox();
             } catch (error) {
-              loading = false;
+              if (mine !== epoch) return;
+              replacing = false;
               if (error.name === "AbortError") return;
               older.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
                 <button type="button" class="retry">Retry</button>`;
@@ -924,8 +951,8 @@ package enum WebAssets {
           }
 
           async function loadOlder() {
-            if (loading || olderCursor === null) return;
-            const conversation = current;
+            if (loading || replacing || olderCursor === null) return;
+            const mine = epoch;
             loading = true;
             olderFailed = false;
             // Keep the first visible message where it is: everything that changes (this line, then the rows) is above it,
@@ -935,7 +962,7 @@ package enum WebAssets {
             messages.scrollTop = messages.scrollHeight - fromBottom;
             try {
               const { json } = await request(path(`?after=${olderCursor}&order=desc&limit=${batch}`), { signal });
-              if (conversation !== current) return;
+              if (mine !== epoch) return;
               const before = messages.scrollHeight - messages.scrollTop;
               const fragment = document.createDocumentFragment();
               for (const item of [...json.items].reverse()) if (!shown.has(item.id)) fragment.append(placeMessage(item));
@@ -946,6 +973,7 @@ package enum WebAssets {
               loading = false;
               fillTheBox();
             } catch (error) {
+              if (mine !== epoch) return;
               loading = false;
               olderFailed = true;
               if (error.name === "AbortError") return;
@@ -957,19 +985,20 @@ package enum WebAssets {
 
           /** After a jump: the messages after the window, at the bottom; at the newest, live messages show again. */
           async function loadNewer() {
-            if (loading || newerCursor === null) return;
-            const conversation = current;
+            if (loading || replacing || newerCursor === null) return;
+            const mine = epoch;
             loading = true;
             newer.innerHTML = `<span class="spinner" aria-busy="true">Loading newer messages…</span>`;
             try {
               const { json } = await request(path(`?after=${newerCursor}&limit=${batch}`), { signal });
-              if (conversation !== current) return;
+              if (mine !== epoch) return;
               for (const item of json.items) append(item);
               newerCursor = json.has_more ? json.next_cursor : null;
               showEdges();
               loading = false;
               markRead();
             } catch (error) {
+              if (mine !== epoch) return;
               loading = false;
               if (error.name === "AbortError") return;
               newer.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
@@ -981,11 +1010,10 @@ package enum WebAssets {
           /** The jump to a reply's origin: there at once when it is shown, else the window around it (one request). */
           async function jump(origin) {
             if (!shown.has(origin)) {
-              const conversation = current;
-              loading = true;
+              const mine = beginReplacing();
               try {
                 const { json } = await request(path(`?around=${origin}&limit=${batch}`), { signal });
-                if (conversation !== current) return;
+                if (mine !== epoch) return;
                 thread.replaceChildren();
                 shown.clear();
                 for (const item of json.items) append(item);
@@ -993,11 +1021,12 @@ package enum WebAssets {
                 newerCursor = json.has_more_after ? json.after_cursor : null;
                 olderFailed = false;
                 showEdges();
+                endReplacing();
               } catch (error) {
+                if (mine !== epoch) return;
+                replacing = false;
                 if (error.name !== "AbortError") live.textContent = `the jump failed: ${error.message}`;
                 return;
-              } finally {
-                loading = false;
               }
             }
             const target = shown.get(origin);
@@ -1027,11 +1056,17 @@ package enum WebAssets {
             if (current === null || newerCursor !== null || !atBottom()) return;
             const newest = Math.max(-1, ...[...shown.keys()]);
             if (newest < 0 || (lastMarked.get(current) ?? -1) >= newest) return;
+            if (performance.now() - readFailedAt < 5000) return;
             const conversation = current;
+            const before = lastMarked.get(conversation);
             lastMarked.set(conversation, newest);
             request(`/conversations/${conversation}/read`, { method: "POST", body: { up_to: newest }, signal })
               .then(({ json }) => describe(conversation, undefined, json.unread))
-              .catch(() => lastMarked.delete(conversation)); // marked again with the next message
+              .catch(() => {
+                // Marked again later (with the next message, or a scroll to the bottom), not at once.
+                readFailedAt = performance.now();
+                if (lastMarked.get(conversation) === newest) lastMarked.set(conversation, before);
+              });
           }
 
           async function send(text, pending, key, answering) {
@@ -1150,7 +1185,9 @@ package enum WebAssets {
             switch (event.kind) {
               case "message.created": {
                 const message = event.message;
-                if (message.conversation === current && newerCursor === null && !loading) {
+                if (message.conversation === current && replacing) {
+                  arrived.push(message); // shown once the thread it belongs to is
+                } else if (message.conversation === current && newerCursor === null) {
                   append(message);
                   markRead();
                 }

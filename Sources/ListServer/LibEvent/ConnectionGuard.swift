@@ -68,7 +68,15 @@ final class ConnectionGuard {
     var streaming = false
     /// Whether the connection is a WebSocket's (`LoopServer+WebSockets.swift`): its bytes are frames, not requests,
     /// and pass on unread.
-    var passesThrough = false
+    private(set) var passesThrough = false
+
+    /// The connection is a WebSocket's from now on: what comes is passed on unread, and it is busy for as long as
+    /// it lasts (no head or idle deadline: its heartbeats show it alive).
+    func beginPassThrough() {
+        passesThrough = true
+        scanner.reset()
+        phase = .busy
+    }
     /// The bytes of answers queued on the connection and not yet taken by the kernel, as last measured or since
     /// added: its part of the loop's share of ``SettingKey/maxOutputBytes`` (`LoopServer+Output.swift`).
     var outputBacklog = 0

@@ -37,6 +37,8 @@ final class EventStream: @unchecked Sendable {
     var pingsUnanswered = 0
     var messageSecond: Int64 = 0
     var messagesThisSecond = 0
+    /// When a WebSocket's client last had its typing announced (milliseconds, monotonic): once a second at most.
+    var typingAnnouncedAt: Int64?
     /// What the stream had not sent when last measured (after its last write), counted in the loop's
     /// ``LoopServer/streamBacklog``.
     var backlog = 0
@@ -129,7 +131,7 @@ extension LoopServer {
                 do {
                     page = try await feed.changes(of: stream.list, after: position, limit: 1000)
                 } catch {
-                    end(stream)
+                    end(stream, webSocketClose: (1011, "the change feed could not be read; reconnect"))
                     return
                 }
                 guard streams[stream.token] != nil else { return }
@@ -176,7 +178,9 @@ extension LoopServer {
         if changes.isEmpty && dropped {
             // The list was removed (an idle dataset expired) and its sequence numbers start over: its streams end,
             // and a client that reconnects with its Last-Event-ID is told to reload.
-            for stream in Array(streams.values) where stream.list == list && stream.journal == nil { end(stream) }
+            for stream in Array(streams.values) where stream.list == list && stream.journal == nil {
+                end(stream, webSocketClose: (1001, "dataset removed"))
+            }
             return
         }
         // A dropped dataset's feed goes on with a `reset` change, like a reset's: its streams see it and stay.
@@ -297,9 +301,12 @@ extension LoopServer {
     /// one closes (its stream's end is the connection's). The chunk is
     /// pushed to the kernel at once (the guard's output filter writes synchronously), so a drain that frees evhttp
     /// right after cannot discard it.
-    func end(_ stream: EventStream) {
+    ///
+    /// A WebSocket is closed instead, with `webSocketClose`'s code and reason (1001 "server shutting down" by
+    /// default: the drain).
+    func end(_ stream: EventStream, webSocketClose: (code: UInt16, reason: String) = (1001, "server shutting down")) {
         if stream.webSocket != nil {
-            closeWebSocket(stream, code: 1001, reason: draining ? "server shutting down" : "dataset removed")
+            closeWebSocket(stream, code: webSocketClose.code, reason: webSocketClose.reason)
             return
         }
         let wasOpen = streams[stream.token] != nil

@@ -26,16 +26,14 @@ extension LoopServer {
     /// noted (101, or the 503 sent when the dataset left memory meanwhile).
     func openWebSocket(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) -> HTTPResponse {
         let switching = stream.opening
+        let busy = Problem(
+            .storeUnavailable, detail: "dataset \(Problem.quoted(stream.list)) is being read from the store",
+            headers: ["Retry-After": "1"]
+        ).response()
         guard let connection = evhttp_request_get_connection(request.raw),
             let bufferevent = request.connectionBufferevent, let guardian = connections[bufferevent],
-            let session = WebSocketSession(maxMessageBytes: Self.webSocketMessageLimit),
-            let state = writes.lists.stateInMemory(of: stream.list)
+            let session = WebSocketSession(maxMessageBytes: Self.webSocketMessageLimit)
         else {
-            // The list left memory since the route read it (the memory budget): the client retries.
-            let busy = Problem(
-                .storeUnavailable, detail: "dataset \(Problem.quoted(stream.list)) is being read from the store",
-                headers: ["Retry-After": "1"]
-            ).response()
             reply(busy, to: request, requestID: requestID)
             return busy
         }
@@ -45,12 +43,20 @@ extension LoopServer {
             request: request, list: stream.list, basePath: stream.basePath, token: token, lastSent: 0, server: self)
         open.webSocket = session
         open.chatOnly = stream.chatOnly
-        open.client = request.inputHeader("X-Client-Id") ?? ""
-        streams[token] = open  // counted before the list is read, as an event stream is (``openStream``)
+        open.client = stream.client
+        // Counted (``streamCount``) before the list is read, as an event stream is (``openStream``): a commit whose
+        // changes the feed did not hand this loop is one this read already sees.
+        streams[token] = open
+        guard let state = writes.lists.stateInMemory(of: stream.list) else {
+            // The list left memory since the route read it (the memory budget): the client retries.
+            streams[token] = nil
+            reply(busy, to: request, requestID: requestID)
+            return busy
+        }
         let lastSequence = state.header.lastSequence
         open.lastSent = stream.after ?? lastSequence
         guardian.streaming = true
-        guardian.passesThrough = true
+        guardian.beginPassThrough()
         limitKernelBuffer(of: bufferevent)
         evhttp_connection_set_closecb(connection, loopServerStreamClosed, Unmanaged.passRetained(open).toOpaque())
         request.addHeaders(of: switching, requestID: requestID, closeConnection: false, date: date.current)
@@ -71,8 +77,8 @@ extension LoopServer {
             send(Self.expiredMessage(last: lastSequence), to: open)
             open.lastSent = lastSequence
         }
-        // Frames the client sent with its upgrade, before the 101.
-        if evbuffer_get_length(bufferevent_get_input(bufferevent)) > 0 { webSocketReadable(open) }
+        // A client sends nothing before the 101 (RFC 6455 §4.1): bytes that came with the upgrade were read as a
+        // request by the connection guard (refused), so there is nothing here to read yet.
         return switching
     }
 
@@ -127,6 +133,7 @@ extension LoopServer {
         case .pong:
             stream.pingsUnanswered = 0
         case .text(let text):
+            guard !session.isClosing else { return }  // after a close, nothing more is acted on
             let second = MonotonicClock.milliseconds() / 1000
             if second != stream.messageSecond {
                 stream.messageSecond = second
@@ -141,11 +148,13 @@ extension LoopServer {
         }
     }
 
-    /// A ping to each WebSocket stream (the heartbeat); one that left two unanswered is dropped.
+    /// A ping to each WebSocket stream (the heartbeat); one that left two unanswered, or that is closing (its
+    /// client has not answered the close since the last heartbeat), is dropped.
     func pingWebSockets() {
         for stream in Array(streams.values) {
             guard let session = stream.webSocket else { continue }
-            if stream.pingsUnanswered >= 2 {
+            // A close not answered within a heartbeat, or two pings: the client is gone, or ignores the close.
+            if stream.pingsUnanswered >= 2 || session.isClosing {
                 drop(stream)
                 continue
             }
@@ -169,10 +178,14 @@ extension LoopServer {
     }
 
     /// A client's message (``Router/webSocketMessage(_:list:client:)``): a typing signal is announced to every
-    /// stream of the dataset (the sender's too); returns the answer owed, an error, or nil.
+    /// stream of the dataset (the sender's too), once a second at most; returns the answer owed, an error, or nil.
     private func clientMessage(_ text: [UInt8], on stream: EventStream) -> [UInt8]? {
         do throws(Problem) {
             let signal = try router.webSocketMessage(text, list: stream.list, client: stream.client)
+            // Once a second at most: each goes to every subscriber of the dataset (a typing indicator lasts 5 s).
+            let now = MonotonicClock.milliseconds()
+            if let last = stream.typingAnnouncedAt, now - last < 1000 { return nil }
+            stream.typingAnnouncedAt = now
             writes.feed.announce(signal, of: stream.list)
             return nil
         } catch {

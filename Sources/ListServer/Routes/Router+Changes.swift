@@ -112,11 +112,18 @@ extension Router {
             "X-Accel-Buffering": "no",
         ]
         let webSocketAccept = try Self.webSocketAccept(headers)
+        // Who a WebSocket's typing comes from: `X-Client-Id`, or `?client_id=` (a browser's WebSocket sends no
+        // header of its own choosing), as long as a read marker's.
+        let client = headers["X-Client-Id"] ?? query.first(where: { $0.name == "client_id" })?.value ?? ""
+        guard client.utf8.count <= 128 else {
+            throw Problem(.invalidHeader, detail: "X-Client-Id (or client_id) must be at most 128 bytes on a stream")
+        }
         _ = try readableState(of: list)  // in memory (a use), or loaded first
         var stream = EventStreamRequest(
             list: list, after: after, headers: streamHeaders, settings: events, basePath: target.basePath)
         stream.webSocketAccept = webSocketAccept
         stream.chatOnly = chatOnly
+        stream.client = client
         return .stream(stream)
     }
 }
@@ -139,6 +146,8 @@ package struct EventStreamRequest: Sendable {
     var webSocketAccept: String?
     /// `GET /conversations/events`: the chat's changes only (``Change/isChat``).
     var chatOnly = false
+    /// The client (`X-Client-Id` or `?client_id=`, "" for none), named in the typing a WebSocket announces.
+    var client = ""
 
     /// The answer that opens the stream: 200 and ``headers`` for Server-Sent Events, 101 and the handshake's fields
     /// for a WebSocket.

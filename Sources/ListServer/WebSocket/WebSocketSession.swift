@@ -87,8 +87,14 @@ package final class WebSocketSession {
         return wslay_event_want_read(context) == 0 && wslay_event_want_write(context) == 0
     }
 
-    /// Whether a close has been queued (by either side's close, or an error): no more messages go out.
-    private(set) var isClosing = false
+    /// Whether a close has been queued, sent or received (either side's, or wslay's for a framing error): no more
+    /// messages go out, and none that come are acted on.
+    var isClosing: Bool {
+        guard let context else { return true }
+        return closeQueued || wslay_event_get_close_sent(context) != 0
+            || wslay_event_get_close_received(context) != 0
+    }
+    private var closeQueued = false
 
     /// The status code of the client's close, once it came (1005 when it carried none).
     var closeCodeReceived: UInt16? {
@@ -104,14 +110,12 @@ package final class WebSocketSession {
 
     private func queueClose(_ context: OpaquePointer, code: UInt16, reason: String) {
         let bytes = Array(reason.utf8.prefix(123))
-        isClosing = true
+        closeQueued = true
         _ = bytes.withUnsafeBufferPointer { wslay_event_queue_close(context, code, $0.baseAddress, $0.count) }
     }
 
     private func queue(opcode: UInt8, _ payload: [UInt8]) -> Bool {
-        guard let context, !isClosing, wslay_event_get_close_received(context) == 0,
-            wslay_event_get_write_enabled(context) != 0
-        else { return false }
+        guard let context, !isClosing, wslay_event_get_write_enabled(context) != 0 else { return false }
         let queued = payload.withUnsafeBufferPointer { payload in
             var message = wslay_event_msg(opcode: opcode, msg: payload.baseAddress, msg_length: payload.count)
             return wslay_event_queue_msg(context, &message)
@@ -157,7 +161,7 @@ package final class WebSocketSession {
         case WSLAY_PONG.rawValue:
             messages.append(.pong)
         case WSLAY_CONNECTION_CLOSE.rawValue:
-            isClosing = true  // wslay answers it
+            closeQueued = true  // wslay answers it
         default:
             break  // a ping is answered by wslay
         }
