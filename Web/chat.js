@@ -8,6 +8,7 @@
 // with Server-Sent Events as the fallback; either resumes from the last sequence number after a lost connection.
 import { clientId, request, uuid } from "./api.js";
 import { chatFeed } from "./chat-feed.js";
+import { conversationList } from "./chat-list.js";
 import { chatMessage } from "./chat-message.js";
 import { escape } from "./list.js";
 import { armRetry } from "./retry.js";
@@ -43,8 +44,7 @@ export function chatView(root) {
   const controller = new AbortController();
   const signal = controller.signal;
 
-  const conversations = new Map(); // id -> { entry, user (the first participant's id), updatedAt }
-  let conversationsCursor = null;
+  const conversations = conversationList(list, $("#more-conversations"), { open: (id) => open(id), signal });
   let current = null; // the open conversation's id
   let user = null; // its first participant: the app's user
   const shown = new Map(); // message id -> <li>
@@ -65,76 +65,6 @@ export function chatView(root) {
   let lastTypingSent = -Infinity;
 
   const path = (suffix = "") => `/conversations/${current}/messages${suffix}`;
-
-  // ---- the conversation list
-
-  function conversationEntry(item) {
-    const entry = document.createElement("li");
-    entry.className = "conversation-item";
-    entry.dataset.id = item.id;
-    entry.innerHTML = `<button type="button" class="open"><span class="name">${escape(item.title)}</span>
-      <span class="badge" hidden></span><span class="preview"></span></button>`;
-    entry.querySelector(".open").addEventListener("click", () => open(item.id));
-    conversations.set(item.id, { entry, user: item.participants[0]?.id, updatedAt: item.updated_at });
-    describe(item.id, item.last_message, item.unread);
-    return entry;
-  }
-
-  function describe(id, last, unread) {
-    const known = conversations.get(id);
-    if (!known) return;
-    if (last) {
-      known.entry.querySelector(".preview").textContent = last.deleted ? "message deleted"
-        : `${last.author}: ${last.text}`;
-    }
-    if (unread !== undefined) {
-      const badge = known.entry.querySelector(".badge");
-      badge.textContent = unread;
-      badge.hidden = unread === 0;
-      badge.setAttribute("aria-label", `${unread} unread`);
-    }
-  }
-
-  async function loadConversations(more = false) {
-    const status = $("#more-conversations");
-    const query = more && conversationsCursor ? `&after=${encodeURIComponent(conversationsCursor)}` : "";
-    try {
-      const { json } = await request(`/conversations?limit=20${query}`, { signal });
-      if (!more) {
-        list.replaceChildren();
-        conversations.clear();
-      }
-      for (const item of json.items) if (!conversations.has(item.id)) list.append(conversationEntry(item));
-      conversationsCursor = json.next_cursor;
-      status.innerHTML = json.has_more ? `<button type="button" class="load">More conversations</button>` : "";
-      status.querySelector(".load")?.addEventListener("click", () => loadConversations(true));
-      for (const [id, known] of conversations) known.entry.classList.toggle("current", id === current);
-      return json.items;
-    } catch (error) {
-      if (error.name === "AbortError") return [];
-      status.innerHTML = `<span class="failure" role="alert">${escape(error.message)}</span>
-        <button type="button" class="retry">Retry</button>`;
-      armRetry(status.querySelector(".retry"), error.retryAt, () => loadConversations(more));
-      return [];
-    }
-  }
-
-  /** A conversation got a message: to the top of the list (read from the server when the list does not hold it). */
-  async function moved(change) {
-    let known = conversations.get(change.id);
-    if (!known) {
-      try {
-        const { json } = await request(`/conversations/${change.id}`, { signal });
-        // Another change of it may have brought it meanwhile.
-        if (!conversations.has(change.id)) list.prepend(conversationEntry(json));
-        known = conversations.get(change.id);
-      } catch {
-        return; // the next change, or a reload, brings it
-      }
-    }
-    known.updatedAt = change.updated_at;
-    list.prepend(known.entry);
-  }
 
   // ---- the open conversation
 
@@ -182,7 +112,7 @@ export function chatView(root) {
     if (current === id) return;
     current = id;
     user = conversations.get(id)?.user ?? null;
-    for (const [other, known] of conversations) known.entry.classList.toggle("current", other === id);
+    conversations.markCurrent(id);
     $("#title").textContent = conversations.get(id)?.entry.querySelector(".name").textContent ?? "";
     $("#typing").textContent = "";
     cancelReply();
@@ -350,7 +280,7 @@ export function chatView(root) {
     const before = lastMarked.get(conversation);
     lastMarked.set(conversation, newest);
     request(`/conversations/${conversation}/read`, { method: "POST", body: { up_to: newest }, signal })
-      .then(({ json }) => describe(conversation, undefined, json.unread))
+      .then(({ json }) => conversations.describe(conversation, undefined, json.unread))
       .catch(() => {
         // Marked again later (with the next message, or a scroll to the bottom), not at once.
         readFailedAt = performance.now();
@@ -484,7 +414,7 @@ export function chatView(root) {
           $("#typing").textContent = "";
         }
         const known = conversations.get(message.conversation);
-        describe(message.conversation, message,
+        conversations.describe(message.conversation, message,
           known && message.author_id !== known.user && !(message.conversation === current && atBottom())
             ? Number(known.entry.querySelector(".badge").textContent || 0) + 1 : undefined);
         break;
@@ -494,7 +424,7 @@ export function chatView(root) {
         if (event.message.conversation === current && shown.has(event.message.id)) placeMessage(event.message);
         break;
       case "conversation.updated":
-        moved(event.conversation);
+        conversations.moved(event.conversation);
         break;
       case "typing":
         typing(event);
@@ -511,8 +441,8 @@ export function chatView(root) {
   async function startOver() {
     const keep = current;
     current = null;
-    const items = await loadConversations();
-    const next = conversations.has(keep) ? keep : items[0]?.id;
+    const items = await conversations.load();
+    const next = conversations.get(keep) ? keep : items[0]?.id;
     if (next !== undefined) await open(next);
   }
 
@@ -526,7 +456,7 @@ export function chatView(root) {
     reopenedFresh: loadNewest,
   });
 
-  loadConversations().then((items) => {
+  conversations.load().then((items) => {
     if (items.length) open(items[0].id); // the most recent
   });
   return () => {

@@ -119,6 +119,9 @@ class Watched:
             return
         if "/events" in request.url and self.offline:
             return
+        # While the flow has the server down on purpose, what the app sends on its own (a read marker) may fail.
+        if self.offline and ("ERR_CONNECTION" in failure or "ERR_INTERNET_DISCONNECTED" in failure):
+            return
         self.problems.append(f"request failed: {request.method} {request.url} ({failure})")
 
     def response(self, response):
@@ -147,9 +150,14 @@ def wait_for(page, expression, what, timeout=10):
 
 
 def set_dataset(page, name):
-    """Types the dataset's name and leaves the field, as a person would: its change starts the view over."""
-    page.fill("#controls input[name=dataset]", name)
-    page.eval_on_selector("#controls input[name=dataset]", "field => field.blur()")
+    """Sets the dataset's name and fires the field's change (which starts the view over) in one turn of the page's
+    event loop. Typed, then left, the field holds the new name before its change: a request the old view sends in
+    between names the new dataset (a page 2 that was on its way when the new view asked for page 2 again was the
+    report card's duplicate_page, now and then)."""
+    page.eval_on_selector("#controls input[name=dataset]", """(field, name) => {
+        field.value = name;
+        field.dispatchEvent(new Event("change"));
+    }""", name)
 
 
 datasets = {}  # flow -> the dataset it ran on, for the report cards (report_cards)
@@ -291,6 +299,10 @@ def app_under_base_path(context, base, shots):
     check(page.url.startswith(f"{base}/d/{name}/"), f"base path: the bare base led to {page.url}")
     field = page.eval_on_selector("#controls input[name=dataset]", "field => [field.value, field.readOnly]")
     check(field == [name, True], f"base path: the dataset field is {field}, want [{name!r}, True]")
+    # The list it opened on has its first page before the view is opened again (as a person sees the page before
+    # choosing a view): a view made while the page before it was still arriving asked for it again, without the
+    # tag it had not read yet (the report card's duplicate_page, now and then).
+    wait_for(page, "document.querySelectorAll('#rows .row').length >= 20", "the first page under the base path")
     page.goto(f"{base}/d/{name}/#list")
     wait_for(page, "document.querySelectorAll('#rows .row .detail').length >= 5 && "
              "[...document.querySelectorAll('#rows .row')].slice(0, 5).every(row => row.dataset.state === 'done')",
