@@ -17,7 +17,7 @@ struct EndToEndProfileNetworkTests {
         return Double(whole) + Double(attoseconds) * 1e-18
     }
 
-    @Test("a 1 MB image at 8,000 kbps takes 1 s (within 10 %), while pages of another dataset stay fast")
+    @Test("a 1 MB image at 8,000 kbps takes 1 s (not 10 % less, nor 30 % more); pages of another dataset stay fast")
     func throttledImage() async throws {
         let file = try EndToEndUploadTests.noisePNG(width: 640, height: 560)
         try await withServer(configure: {
@@ -47,7 +47,9 @@ struct EndToEndProfileNetworkTests {
             let took = Self.seconds(since: start)
             #expect(served.status == 200 && served.body == file)
             let expected = Double(file.count) / 1_000_000  // 8,000 kbps: a million bytes a second
-            #expect(abs(took - expected) <= expected * 0.1, "took \(took) s for \(file.count) bytes")
+            // Never faster than the rate; later by up to 30 %: a full parallel run on two cores (CI) made it 12 % late,
+            // the client's thread and connection included.
+            #expect(took >= expected * 0.9 && took <= expected * 1.3, "took \(took) s for \(file.count) bytes")
             // p99 (the largest of fewer than 100) of the other dataset's pages: as before, not the image's 1 s.
             let p99 = { (times: [Double]) in times.sorted()[max(0, times.count * 99 / 100 - 1)] }
             // Enough pages to judge by: at least five (a full parallel run on two cores got nine in 0.8 s).
