@@ -452,8 +452,11 @@ export function chatView(root) {
       live.textContent = text;
       if (transport) live.dataset.transport = transport;
     },
-    // Nothing to resume from (no change seen before the feed was lost): what came meanwhile is read instead.
-    reopenedFresh: loadNewest,
+    // Nothing to resume from (no change seen before the feed was lost): what came meanwhile is read instead, in the
+    // conversation open (none yet: its first load reads it).
+    reopenedFresh: () => {
+      if (current !== null) loadNewest();
+    },
   });
 
   conversations.load().then((items) => {

@@ -802,7 +802,7 @@ package enum WebAssets {
 
         """##),
         "chat.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-23c0461a5ffe9d00""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-f814b880654ed333""#,
             text: ##"""
         // The Chat view: the dataset's conversations, newest activity first (a conversation that gets a message moves to
         // the top), and the open conversation: newest at the bottom; scrolling up loads older messages without the view
@@ -1258,8 +1258,11 @@ package enum WebAssets {
               live.textContent = text;
               if (transport) live.dataset.transport = transport;
             },
-            // Nothing to resume from (no change seen before the feed was lost): what came meanwhile is read instead.
-            reopenedFresh: loadNewest,
+            // Nothing to resume from (no change seen before the feed was lost): what came meanwhile is read instead, in the
+            // conversation open (none yet: its first load reads it).
+            reopenedFresh: () => {
+              if (current !== null) loadNewest();
+            },
           });
 
           conversations.load().then((items) => {
