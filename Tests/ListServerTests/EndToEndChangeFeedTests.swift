@@ -234,16 +234,7 @@ struct EndToEndEventStreamLimitTests {
             let label = String(repeating: "x", count: 450)
             // About 500 bytes per event: a few hundred fill the socket buffers, then the server's.
             for _ in 0..<100 {
-                try await offPool {
-                    let connection = try RawHTTPConnection(port: app.port)
-                    for _ in 0..<10 {
-                        let body = #"{"label":"\#(label)"}"#
-                        try connection.write(
-                            "POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
-                        _ = try connection.readResponse()
-                    }
-                }
+                try await postLabels(port: app.port, label, count: 10)
             }
             // The stalled one was closed: reading what it was sent ends in the end of the stream, not a timeout.
             let (_, error) = await (try? offPool { stalled.readUntilClosed() }) ?? ([], -1)

@@ -251,16 +251,7 @@ struct EndToEndWebSocketTests {
             // capped at 64 KiB), then the server's bound.
             let label = String(repeating: "€", count: 450)
             for _ in 0..<20 {
-                try await offPool {
-                    let connection = try RawHTTPConnection(port: app.port)
-                    for _ in 0..<10 {
-                        let body = #"{"label":"\#(label)"}"#
-                        try connection.write(
-                            "POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
-                        _ = try connection.readResponse()
-                    }
-                }
+                try await postLabels(port: app.port, label, count: 10)
             }
             let (_, error) = await (try? offPool { stalled.connection.readUntilClosed() }) ?? ([], -1)
             #expect(error == 0 || error == ECONNRESET)

@@ -19,6 +19,21 @@ func send(
     }
 }
 
+/// `count` POSTs to `/items` with `label`, one after the other on one keep-alive connection, off the pool (what
+/// fills a stalled subscriber's buffers).
+func postLabels(port: Int, _ label: String, count: Int) async throws {
+    try await offPool {
+        let connection = try RawHTTPConnection(port: port)
+        let body = #"{"label":"\#(label)"}"#
+        for _ in 0..<count {
+            try connection.write(
+                "POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+            _ = try connection.readResponse()
+        }
+    }
+}
+
 /// A fresh temporary folder, removed by `body`'s end.
 func withTemporaryFolder<T>(_ body: (String) async throws -> T) async throws -> T {
     let path = NSTemporaryDirectory() + "listserver-test-" + UUID().uuidString
