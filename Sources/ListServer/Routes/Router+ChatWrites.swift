@@ -6,10 +6,7 @@ import ListDomain
 /// commits, `Idempotency-Key`s and change feed), answered once durable.
 extension Router {
     /// The chat settings as the domain takes them.
-    var chatShape: ChatCatalog.Shape {
-        ChatCatalog.Shape(
-            conversations: UInt64(chat.conversations), messagesPerConversation: chat.messagesPerConversation)
-    }
+    var chatShape: ChatCatalog.Shape { chat.shape }
 
     /// `POST /conversations/<id>/messages` `{"text":"…","reply_to":N}`: a message from the app's user at the end;
     /// 201 with `Location`, `ETag` and the message.

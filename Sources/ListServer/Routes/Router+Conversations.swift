@@ -6,9 +6,7 @@ import ListDomain
 extension Router {
     /// The conversations and messages of the dataset `state` is of.
     func chatCatalog(of state: ListState) -> ChatCatalog {
-        ChatCatalog(
-            seed: state.header.seed, conversations: UInt64(chat.conversations),
-            messagesPerConversation: chat.messagesPerConversation)
+        ChatCatalog(seed: state.header.seed, shape: chat.shape)
     }
 
     /// `GET /conversations?limit=&after=`: newest activity first.

@@ -172,10 +172,7 @@ package struct Router: Sendable {
             now: { ContinuousClock.now - origin }, wallClock: { WallTime.now().milliseconds },
             signer: TokenSignature.sign)
         let activity = ChatActivityDriver(
-            writes: writes,
-            shape: ChatCatalog.Shape(
-                conversations: UInt64(chat.conversations), messagesPerConversation: chat.messagesPerConversation),
-            clock: ContinuousClock(), wallClock: WallTime.now)
+            writes: writes, shape: chat.shape, clock: ContinuousClock(), wallClock: WallTime.now)
         chatActivity = activity
         profiles.onSet { name, entry in
             activity.set(entry?.profile.chat, for: name, setAt: entry?.setAt ?? WallTime(milliseconds: 0))
