@@ -88,10 +88,7 @@ extension LoopServer {
             // The list left memory since the route read it (the memory budget): no stream rather than one of a
             // list that looks unwritten; EventSource reconnects, and its route reads the list again.
             streams[token] = nil
-            let busy = Problem(
-                .storeUnavailable, detail: "dataset \(Problem.quoted(stream.list)) is being read from the store",
-                headers: ["Retry-After": "1"]
-            ).response()
+            let busy = Self.beingRead(stream.list)
             reply(busy, to: request, requestID: requestID)
             return busy
         }
@@ -186,37 +183,40 @@ extension LoopServer {
         // A dropped dataset's feed goes on with a `reset` change, like a reset's: its streams see it and stay.
         let followers = streams.values.filter { $0.list == list && $0.journal == nil }
         guard !followers.isEmpty else { return }  // nothing to frame for a list no stream here follows
-        // Framed once for all of them, and once more for each base path some follow under (`/d/<name>/`).
-        // (WebSockets' messages likewise, when one follows: `messages`.)
-        let events = changes.map { ($0.sequence, EventFrame($0.serverSentEvent)) }
-        var eventsUnder: [[UInt8]: [(UInt64, EventFrame)]] = [:]
-        var messages: [[UInt8]?: [(UInt64, [UInt8])]] = [:]
+        // Framed once for all of them, and once more for each base path some follow under (`/d/<name>/`): as
+        // Server-Sent Events for the event streams, as messages for the WebSockets, each only when one needs it.
+        var events: [[UInt8]?: [EventFrame]] = [:]
+        var messages: [[UInt8]?: [[UInt8]]] = [:]
         for stream in followers {
             if stream.held != nil {
                 stream.held! += changes
                 continue
             }
+            let basePath = stream.basePath
             if stream.webSocket != nil {
-                let framed =
-                    messages[stream.basePath]
-                    ?? changes.map { ($0.sequence, $0.webSocketMessage(basePath: stream.basePath)) }
-                messages[stream.basePath] = framed
-                for (index, (sequence, message)) in framed.enumerated() where sequence > stream.lastSent {
-                    if !stream.chatOnly || changes[index].event.isChat { send(message, to: stream) }
-                    stream.lastSent = sequence
+                let framed: [[UInt8]]
+                if let known = messages[basePath] {
+                    framed = known
+                } else {
+                    framed = changes.map { $0.webSocketMessage(basePath: basePath) }
+                    messages[basePath] = framed
                 }
-                continue
-            }
-            var framed = events
-            if let basePath = stream.basePath {
-                framed =
-                    eventsUnder[basePath]
-                    ?? changes.map { ($0.sequence, EventFrame($0.serverSentEvent(basePath: basePath))) }
-                eventsUnder[basePath] = framed
-            }
-            for (index, (sequence, frame)) in framed.enumerated() where sequence > stream.lastSent {
-                if !stream.chatOnly || changes[index].event.isChat { write(frame, to: stream) }
-                stream.lastSent = sequence
+                for (index, change) in changes.enumerated() where change.sequence > stream.lastSent {
+                    if !stream.chatOnly || change.event.isChat { send(framed[index], to: stream) }
+                    stream.lastSent = change.sequence
+                }
+            } else {
+                let framed: [EventFrame]
+                if let known = events[basePath] {
+                    framed = known
+                } else {
+                    framed = changes.map { EventFrame($0.serverSentEvent(basePath: basePath)) }
+                    events[basePath] = framed
+                }
+                for (index, change) in changes.enumerated() where change.sequence > stream.lastSent {
+                    if !stream.chatOnly || change.event.isChat { write(framed[index], to: stream) }
+                    stream.lastSent = change.sequence
+                }
             }
         }
     }
@@ -406,6 +406,15 @@ extension LoopServer {
 
     /// The kernel send buffer of a stream's socket: room for a few hundred events (Linux doubles the value).
     static let streamSocketBuffer: Int32 = 64 * 1024
+
+    /// The 503 a stream gets when its list left memory between its route and its opening: it retries (an
+    /// `EventSource` after `retry`), and its route reads the list again.
+    static func beingRead(_ list: String) -> HTTPResponse {
+        Problem(
+            .storeUnavailable, detail: "dataset \(Problem.quoted(list)) is being read from the store",
+            headers: ["Retry-After": "1"]
+        ).response()
+    }
 
     /// `event: expired`: the changes asked for are not kept; reload the list, then go on from `last`.
     static func expiredEvent(last: UInt64) -> [UInt8] {

@@ -26,10 +26,7 @@ extension LoopServer {
     /// noted (101, or the 503 sent when the dataset left memory meanwhile).
     func openWebSocket(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) -> HTTPResponse {
         let switching = stream.opening
-        let busy = Problem(
-            .storeUnavailable, detail: "dataset \(Problem.quoted(stream.list)) is being read from the store",
-            headers: ["Retry-After": "1"]
-        ).response()
+        let busy = Self.beingRead(stream.list)
         guard let connection = evhttp_request_get_connection(request.raw),
             let bufferevent = request.connectionBufferevent, let guardian = connections[bufferevent],
             let session = WebSocketSession(maxMessageBytes: Self.webSocketMessageLimit)
