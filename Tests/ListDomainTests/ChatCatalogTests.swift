@@ -19,6 +19,26 @@ struct ChatCatalogTests {
         #expect(texts != (0..<20 as Range<UInt64>).map { other.message($0, in: 0)?.text })
     }
 
+    @Test("the texts and times are the data format: a digest of 30,000 of them is pinned")
+    func pinnedFormat() {
+        // FNV-1a over every text and `sent_at` of messages 0..<2,000 of conversations 0..<5 under three seeds. A
+        // change here changes every dataset's messages: a new data format, not a refactoring.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for seed in [0, 42, 0xdead_beef] as [UInt64] {
+            let chat = ChatCatalog(seed: seed, conversations: 5, messagesPerConversation: 2_000)
+            for conversation in 0..<5 as Range<UInt64> {
+                for id in 0..<min(2_000, chat.messageCount(of: conversation)) {
+                    guard let message = chat.message(id, in: conversation) else { continue }
+                    for byte in message.text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+                    for byte in ChatTime.rfc3339(message.sentAt).utf8 {
+                        hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                    }
+                }
+            }
+        }
+        #expect(hash == 0x057b_8c5f_3772_1043, "digest \(String(hash, radix: 16))")
+    }
+
     @Test("conversations are newest first, each with 2 to 6 distinct participants; ids past the end are nil")
     func conversations() throws {
         var previous = Int64.max

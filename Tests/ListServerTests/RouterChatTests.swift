@@ -70,7 +70,10 @@ struct RouterChatTests {
         #expect(
             newest.headers["Link"] == "</conversations/0/messages?after=9997&order=desc&limit=3>; rel=\"next\"")
         #expect(ids(router.respond("/conversations/0/messages?order=desc&after=9997&limit=2")) == [9_996, 9_995])
-        #expect(ids(router.respond("/conversations/0/messages?before=10&limit=3")) == [7, 8, 9])
+        let before = router.respond("/conversations/0/messages?before=10&limit=3")
+        #expect(ids(before) == [7, 8, 9])
+        #expect(before.headers["Link"] == "</conversations/0/messages?before=7&order=asc&limit=3>; rel=\"next\"")
+        #expect(router.respond("/conversations/0/messages?before=3&limit=3").headers["Link"] == nil)
         #expect(ids(router.respond("/conversations/0/messages?limit=2")) == [0, 1])
         let message = try #require(items(newest).first)
         #expect(message["text"] is String && message["author"] is String && message["sent_at"] is String)

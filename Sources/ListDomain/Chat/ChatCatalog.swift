@@ -179,7 +179,7 @@ public struct ChatCatalog: Sendable, Equatable {
     }
 
     /// One conversation's messages: their count, participants and times, so that a page reads each message's fields
-    /// without working them out again (``fields(of:)``), and writes its text as bytes (``appendText(of:to:)``).
+    /// without working them out again (``fields(of:)``), and writes its text as bytes (``writeText(of:into:at:)``).
     public struct Thread: Sendable {
         let chat: ChatCatalog
         public let conversation: UInt64
@@ -207,9 +207,10 @@ public struct ChatCatalog: Sendable, Equatable {
                 replyTo: chat.replyTarget(of: id, in: conversation))
         }
 
-        /// Appends the UTF-8 of message `id`'s text to `bytes` (no `"`, `\` or control character in it).
-        public func appendText(of id: UInt64, to bytes: inout [UInt8]) {
-            ChatText.append(seed: chat.seed, conversation: conversation, message: id, to: &bytes)
+        /// Writes the UTF-8 of message `id`'s text (no `"`, `\` or control character in it) into `bytes` from
+        /// `offset`, which must have ``ChatText/maximumBytes`` of room; returns the offset past it.
+        package func writeText(of id: UInt64, into bytes: inout MutableRawSpan, at offset: Int) -> Int {
+            ChatText.write(seed: chat.seed, conversation: conversation, message: id, into: &bytes, at: offset)
         }
     }
 

@@ -4,87 +4,117 @@
 ///
 /// No text holds a `"`, a `\` or a control character, so JSON carries them as they are. The lists and the draws
 /// are part of the data format.
-enum ChatText {
+package enum ChatText {
     /// The text of message `message` of conversation `conversation` under `seed`.
     static func text(seed: UInt64, conversation: UInt64, message: UInt64) -> String {
-        var bytes: [UInt8] = []
-        append(seed: seed, conversation: conversation, message: message, to: &bytes)
+        var bytes = [UInt8](repeating: 0, count: maximumBytes)
+        var span = bytes.mutableSpan
+        var raw = span.mutableBytes
+        let count = write(seed: seed, conversation: conversation, message: message, into: &raw, at: 0)
+        bytes.removeLast(maximumBytes - count)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the UTF-8 of ``text(seed:conversation:message:)`` to `bytes`: the page path writes it so, with no
-    /// `String` made (built from strings, a page of 20 messages took three times the CPU of a page of items).
-    package static func append(seed: UInt64, conversation: UInt64, message: UInt64, to bytes: inout [UInt8]) {
+    /// Writes the UTF-8 of ``text(seed:conversation:message:)`` into `bytes` from `offset`, which must have
+    /// ``maximumBytes`` of room; returns the offset past it. The page path writes it so, straight into the page's
+    /// buffer: built from strings, a page of 20 messages took three times the CPU of a page of items, appended to
+    /// an array byte by byte and copied into the page 1.6 times (Benchmarks/HISTORY.md).
+    package static func write(
+        seed: UInt64, conversation: UInt64, message: UInt64, into bytes: inout MutableRawSpan, at offset: Int
+    ) -> Int {
         var random = SplitMix64(
             seed: SplitMix64.output(
                 seed: SplitMix64.mix(seed ^ 0x7465_7874 ^ (conversation &* SplitMix64.gamma)), index: message))
+        let pieces = Self.pieces
+        var at = offset
         let shape = random.next()
         if shape % 20 == 0 {
-            bytes += rightToLeftBytes[Int((shape >> 8) % UInt64(rightToLeft.count))]
+            at = pieces.write(Piece.rightToLeft + Int((shape >> 8) % Piece.rightToLeftCount), into: &bytes, at: at)
         } else {
             let sentences: Int
             switch (shape >> 8) % 100 {
             case 0..<40:
                 let count = 1 + Int(random.next() % 6)
-                appendWords(&random, count: count, capitalized: random.next() % 2 == 0, to: &bytes)
+                let capitalized = random.next() % 2 == 0
+                at = writeWords(&random, count: count, capitalized: capitalized, into: &bytes, at: at)
                 sentences = 0
             case 40..<75: sentences = 1 + Int(random.next() % 2)
             case 75..<95: sentences = 3 + Int(random.next() % 5)
             default: sentences = 10 + Int(random.next() % 11)
             }
             for index in 0..<sentences {
-                if index > 0 { bytes.append(UInt8(ascii: " ")) }
-                appendWords(&random, count: 4 + Int(random.next() % 9), capitalized: true, to: &bytes)
-                bytes += endingBytes[Int(random.next() % UInt64(endings.count))]
+                if index > 0 { at = pieces.write(Piece.space, into: &bytes, at: at) }
+                at = writeWords(&random, count: 4 + Int(random.next() % 9), capitalized: true, into: &bytes, at: at)
+                at = pieces.write(Piece.ending + Int(random.next() % Piece.endingCount), into: &bytes, at: at)
             }
         }
         if (shape >> 16) % 7 == 0 {
             for _ in 0...(random.next() % 3) {
-                bytes.append(UInt8(ascii: " "))
-                bytes += emojiBytes[Int(random.next() % UInt64(emoji.count))]
+                at = pieces.write(Piece.emoji + Int(random.next() % Piece.emojiCount), into: &bytes, at: at)
             }
         }
+        return at
     }
 
-    /// `count` words joined by spaces, the first capitalized if asked (the words are ASCII), copied from one flat
-    /// table (an array a word, each indexed and copied on its own, cost a page of 20 messages a few percent more).
-    private static func appendWords(_ random: inout SplitMix64, count: Int, capitalized: Bool, to bytes: inout [UInt8])
-    {
-        let table = vocabularyTable.bytes
+    /// `count` words joined by spaces, the first capitalized if asked (the words are ASCII).
+    @inline(__always)
+    private static func writeWords(
+        _ random: inout SplitMix64, count: Int, capitalized: Bool, into bytes: inout MutableRawSpan, at offset: Int
+    ) -> Int {
+        let pieces = Self.pieces
+        var at = offset
         for index in 0..<count {
-            let word = Int(random.next() % UInt64(vocabulary.count))
-            var from = vocabularyTable.starts[word]
-            let end = vocabularyTable.starts[word + 1]
-            if index > 0 { bytes.append(UInt8(ascii: " ")) }
-            if index == 0, capitalized, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(table[from]) {
-                bytes.append(table[from] - 0x20)
-                from += 1
-            }
-            bytes.append(contentsOf: table[from..<end])
+            // Modulo a constant: a multiplication, where the count of the array was a division a word.
+            let word = Int(random.next() % Piece.wordCount)
+            let piece = index > 0 ? Piece.spacedWord + word : capitalized ? Piece.capitalizedWord + word : word
+            at = pieces.write(piece, into: &bytes, at: at)
         }
+        return at
     }
 
-    /// Words as one run of bytes, word `k` at `starts[k] ..< starts[k + 1]`.
-    struct WordTable: Sendable {
-        let bytes: [UInt8]
-        let starts: [Int]
-
-        init(_ words: [String]) {
-            var bytes: [UInt8] = []
-            var starts = [0]
-            for word in words {
-                bytes += word.utf8
-                starts.append(bytes.count)
-            }
-            self.bytes = bytes
-            self.starts = starts
-        }
+    /// Where each kind of piece starts in ``pieces``, and how many there are: constants, so each draw's modulo is
+    /// a multiplication (the counts are checked against the lists when ``pieces`` is made).
+    enum Piece {
+        static let wordCount: UInt64 = 124
+        static let endingCount: UInt64 = 8
+        static let emojiCount: UInt64 = 16
+        static let rightToLeftCount: UInt64 = 10
+        /// The words as they are, then capitalized, then each after a space.
+        static let capitalizedWord = Int(wordCount)
+        static let spacedWord = 2 * Int(wordCount)
+        static let ending = 3 * Int(wordCount)
+        /// Each emoji after a space.
+        static let emoji = ending + Int(endingCount)
+        static let rightToLeft = emoji + Int(emojiCount)
+        static let space = rightToLeft + Int(rightToLeftCount)
     }
 
-    static let vocabularyTable = WordTable(vocabulary)
-    static let endingBytes = endings.map { Array($0.utf8) }
-    static let emojiBytes = emoji.map { Array($0.utf8) }
-    static let rightToLeftBytes = rightToLeft.map { Array($0.utf8) }
+    /// Every piece a text is written from, in ``Piece``'s order.
+    static let pieces: PackedText = {
+        precondition(
+            vocabulary.count == Piece.wordCount && endings.count == Piece.endingCount
+                && emoji.count == Piece.emojiCount && rightToLeft.count == Piece.rightToLeftCount)
+        let words = vocabulary.map { Array($0.utf8) }
+        let capitalized = words.map { word in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(word[0]) ? [word[0] - 0x20] + word.dropFirst() : word
+        }
+        let space = UInt8(ascii: " ")
+        return PackedText(
+            words + capitalized + words.map { [space] + $0 } + endings.map { Array($0.utf8) }
+                + emoji.map { [space] + Array($0.utf8) } + rightToLeft.map { Array($0.utf8) } + [[space]])
+    }()
+
+    /// The most bytes a text takes, with the room its last write may store past it (``PackedText/slack``): twenty
+    /// sentences of twelve words (a space and the longest word each), their endings and spaces, and four emoji; or
+    /// the longest right-to-left text.
+    package static let maximumBytes: Int = {
+        let word = 1 + pieces.longest(Piece.spacedWord..<Piece.spacedWord + Int(Piece.wordCount))
+        let ending = pieces.longest(Piece.ending..<Piece.emoji)
+        let sentences = 20 * (1 + 12 * word + ending)
+        let emoji = 4 * pieces.longest(Piece.emoji..<Piece.rightToLeft)
+        let rightToLeft = pieces.longest(Piece.rightToLeft..<Piece.space)
+        return max(sentences, rightToLeft) + emoji + PackedText.slack
+    }()
 
     static let vocabulary = [
         "the", "a", "we", "you", "I", "they", "it", "this", "that", "so", "just", "really", "maybe", "probably",

@@ -76,6 +76,13 @@ package struct JSONWriter: ~Copyable, Sendable {
         }
     }
 
+    /// Appends what `body` writes into a span of `maximum` bytes, as it is: the bytes must already be valid JSON
+    /// where they go (``ByteBuffer/append(atMost:_:)``). `body` returns how many it wrote.
+    @inline(__always)
+    package mutating func append(atMost maximum: Int, _ body: (inout MutableRawSpan) -> Int) {
+        buffer.append(atMost: maximum, body)
+    }
+
     /// Appends an unsigned integer in decimal, without building a `String`.
     package mutating func append(integer value: UInt64) {
         buffer.append(decimal: value)
