@@ -22,7 +22,23 @@ struct ChatQuery: Sendable, Equatable {
         case messages
     }
 
+    /// A query with `limit` and every other parameter at its default.
+    init(limit: UInt64) {
+        self.limit = limit
+    }
+
     init(target: RequestTarget, paging: PagingSettings, list: List) throws(Problem) {
+        if list == .messages, let plain = Self.plainMessages(target.query, paging: paging) {
+            self = plain
+        } else {
+            try self.init(decoding: target, paging: paging, list: list)
+        }
+    }
+
+    /// The full reading of ``init(target:paging:list:)``: every pair decoded, then the rules applied. The common
+    /// plain query of a page of messages takes ``plainMessages(_:paging:)`` instead, which must agree with this
+    /// wherever it answers.
+    init(decoding target: RequestTarget, paging: PagingSettings, list: List) throws(Problem) {
         let limitRule = QueryIntegerRule(name: "limit", range: 1...UInt64(max(paging.maxLimit, 1)))
         let idRange = 0...ChatCatalog.maximumMessages
         let afterRule = QueryIntegerRule(name: "after", range: idRange)
