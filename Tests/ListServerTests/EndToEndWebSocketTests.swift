@@ -228,7 +228,9 @@ struct EndToEndWebSocketTests {
 
     @Test("heartbeats are pings; a client that answers none is dropped, one that answers stays")
     func pings() async throws {
-        try await withServer(configure: { $0.heartbeatMs = 400 }) { app in
+        // A heartbeat of a second: a client that answers is given two (a shorter one dropped the lively client too
+        // once, when the full suite kept its reading thread from running for most of a second).
+        try await withServer(configure: { $0.heartbeatMs = 1000 }) { app in
             let silent = try await offPool { try WebSocketTestClient(port: app.port) }
             let lively = try await offPool { try WebSocketTestClient(port: app.port) }
             // The lively one answers every ping while it waits (readMessages does, as client libraries do).
@@ -237,7 +239,7 @@ struct EndToEndWebSocketTests {
             // The silent one answers nothing: dropped after two unanswered pings.
             let (_, error) = try await offPool { silent.connection.readUntilClosed() }
             #expect(error == 0 || error == ECONNRESET)
-            try await Task.sleep(for: .milliseconds(1200))  // three more heartbeats: the lively one stays
+            try await Task.sleep(for: .milliseconds(3000))  // three more heartbeats: the lively one stays
             _ = try await send(port: app.port, "POST", "/items", json: #"{"label":"still"}"#)
             #expect(try await livelyGot[0].json?["kind"] as? String == "created")
         }
