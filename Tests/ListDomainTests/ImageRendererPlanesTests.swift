@@ -75,3 +75,24 @@ struct ImageRendererPlanesTests {
         return RGBImage(width: image.width, height: image.height, pixels: pixels)
     }
 }
+
+@Suite("Generated photos: the pixels are pinned")
+struct PhotoPixelsPinnedTests {
+    @Test("a digest of the planes of twelve photos of several sizes is pinned (new pixels need a new image revision)")
+    func pinned() {
+        // FNV-1a over the planes of ids 0..<4 at three sizes, one grey. A change here changes every generated image:
+        // its tags must change too (the image revision), not only this number.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for (width, height, grayscale) in [(600, 400, false), (257, 129, false), (1080, 1920, true)] {
+            for id in 0..<4 as Range<UInt64> {
+                let spec = ImageSpec(
+                    id: id, width: width, height: height, color: 0x3F7A59 &+ UInt32(id) &* 0x10203, grayscale: grayscale
+                )
+                for byte in ImageRenderer.renderPlanes(spec).planes {
+                    hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                }
+            }
+        }
+        #expect(hash == 0x0ea7_8596_d70c_bf4e, "digest \(String(hash, radix: 16))")
+    }
+}

@@ -66,9 +66,8 @@ extension ImageRenderer {
 
     /// Row `y` of the luma plane, `scene.width` samples from `start`, as runs of one layer.
     ///
-    /// Each run is drawn in segments that read each texture contiguously, in a loop the compiler vectorises (per
-    /// pixel, with the layer looked up in the loop, a 600×400 photo took 1.6 ms; the budget is a fraction of its
-    /// 0.7 ms encode).
+    /// Each run is drawn in pieces of up to 256 columns, in a loop the compiler vectorises (per pixel, with the
+    /// layer looked up in the loop, a 600×400 photo took 1.6 ms; the budget is a fraction of its 0.7 ms encode).
     /// Returns the sum of the row's samples.
     private static func drawLuma(_ scene: PhotoScene, row y: Int, into span: inout MutableSpan<UInt8>, at start: Int)
         -> Int
@@ -108,9 +107,10 @@ extension ImageRenderer {
     ) -> Int {
         let side = PhotoTextures.side
         let mask = PhotoTextures.mask
+        let pitch = PhotoTextures.pitch
         let rows = (
-            ((y + scene.smoothOrigin.y) & mask) * side, ((y + scene.detailOrigin.y) & mask) * side,
-            ((y + scene.grainOrigin.y) & mask) * side
+            ((y + scene.smoothOrigin.y) & mask) * pitch, ((y + scene.detailOrigin.y) & mask) * pitch,
+            ((y + scene.grainOrigin.y) & mask) * pitch
         )
         // 16-bit lanes, eight to a vector.
         let weights = (
@@ -122,11 +122,14 @@ extension ImageRenderer {
         var sum = 0
         var x = columns.lowerBound
         while x < columns.upperBound {
-            // Where each texture is read from, and how far before it wraps.
+            // Where each texture is read from: up to `side` columns from there are in its row, which holds the
+            // texture's row twice (``PhotoTextures/pitch``), so a piece is cut at most every 256 columns, not
+            // wherever one of the three textures wraps (about nine pieces a run of a 600-pixel row, each ending in
+            // a scalar loop over its last few pixels).
             let at = (
                 (x + scene.smoothOrigin.x) & mask, (x + scene.detailOrigin.x) & mask, (x + scene.grainOrigin.x) & mask
             )
-            let count = min(columns.upperBound - x, side - at.0, side - at.1, side - at.2)
+            let count = min(columns.upperBound - x, side)
             let smooth = tables.0.span.extracting((rows.0 + at.0)..<(rows.0 + at.0 + count))
             let detail = tables.1.span.extracting((rows.1 + at.1)..<(rows.1 + at.1 + count))
             let grain = tables.2.span.extracting((rows.2 + at.2)..<(rows.2 + at.2 + count))

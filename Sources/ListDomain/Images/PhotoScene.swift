@@ -63,7 +63,7 @@ struct PhotoScene {
             // A row of the smooth texture, stretched to the width, is the skyline; each layer lower and flatter.
             let base = [38, 55, 72][layer] * height / 100 + (draw(10 + UInt64(layer), 0...100) - 50) * height / 1000
             let amplitude = [18, 12, 6][layer] * height * (50 + draw(20 + UInt64(layer), 0...100)) / 10_000
-            let row = draw(30 + UInt64(layer), 0...255) * PhotoTextures.side
+            let row = draw(30 + UInt64(layer), 0...255) * PhotoTextures.pitch
             let start = draw(40 + UInt64(layer), 0...255) * 256
             // The width spans about 170 cells (1/256 each), whatever it is.
             let span = 2 * 65_536 / [3, 5, 8][layer]

@@ -1,5 +1,6 @@
 /// The three noise textures every generated photo samples: 256×256 values in -127...127 each, tiling seamlessly,
-/// made once from fixed seeds in integer arithmetic (the same values on every machine).
+/// made once from fixed seeds in integer arithmetic (the same values on every machine), each row held twice
+/// (``pitch``).
 ///
 /// A photo's texture is what gives JPEG the work a real photo does (about 31 KB for 600×400 rather than 14 KB for a
 /// gradient): ``smooth`` for clouds and the lie of the land (features of 8–64 pixels), ``detail`` for rock and
@@ -9,15 +10,18 @@ enum PhotoTextures {
     /// One side of each texture, a power of two (indices wrap with `& mask`).
     static let side = 256
     static let mask = side - 1
+    /// The distance between rows in a table: each row is held twice, one copy after the other, so that `side`
+    /// values from any column of a row are contiguous (value (x, y) at `y * pitch + x` and `y * pitch + side + x`).
+    static let pitch = 2 * side
 
     /// Value noise of periods 64, 32, 16 and 8 pixels, weighted 8:4:2:1.
-    static let smooth = valueNoise(seed: 0x5EED_0001, octaves: [(64, 8), (32, 4), (16, 2), (8, 1)])
+    static let smooth = doubled(valueNoise(seed: 0x5EED_0001, octaves: [(64, 8), (32, 4), (16, 2), (8, 1)]))
     /// Value noise of periods 8, 4 and 2 pixels, weighted 4:2:1.
-    static let detail = valueNoise(seed: 0x5EED_0002, octaves: [(8, 4), (4, 2), (2, 1)])
+    static let detail = doubled(valueNoise(seed: 0x5EED_0002, octaves: [(8, 4), (4, 2), (2, 1)]))
     /// White noise.
     static let grain: [Int16] = {
         var generator = SplitMix64(seed: 0x5EED_0003)
-        return centred((0..<(side * side)).map { _ in Int(generator.next() % 2001) - 1000 })
+        return doubled(centred((0..<(side * side)).map { _ in Int(generator.next() % 2001) - 1000 }))
     }()
 
     /// Octaves of value noise on the 256×256 torus: a lattice of random values every `period` pixels, eased
@@ -46,6 +50,14 @@ enum PhotoTextures {
             }
         }
         return centred(sum)
+    }
+
+    /// The rows of a `side`×`side` table each held twice (``pitch``).
+    private static func doubled(_ table: [Int16]) -> [Int16] {
+        (0..<side).flatMap { row in
+            let values = table[(row * side)..<((row + 1) * side)]
+            return Array(values) + values
+        }
     }
 
     /// `values` less their mean, scaled so the largest magnitude is 127, each held in 16 bits: the lanes a photo
