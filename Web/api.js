@@ -144,14 +144,44 @@ async function issueToken(dataset) {
 const revalidated = new Map();
 const revalidatedLimit = 200;
 
+/** The GETs on their way (by dataset and URL), each `{ promise, controller, readers }`: a second read of a URL whose
+ * answer is still coming waits for that answer instead of asking again without the tag it has not read yet (the
+ * report card's `duplicate_page`, when a view was opened again while its first page was arriving). The fetch is
+ * cancelled only when every reader of it has given up (``joined``). */
+const inFlight = new Map();
+
 /** Fetches JSON; resolves with `{ json, response }`, rejects with a RequestError that says what went wrong.
  * `controls: false` sends `path` as it is, from the server's root (not under the base path), with none of the
- * panel's controls (no delay, no faults, no X-Dataset): what the admin routes that name a dataset in the path take. */
+ * panel's controls (no delay, no faults, no X-Dataset): what the admin routes that name a dataset in the path take.
+ * A GET with no headers of its caller's joins the same GET on its way, if there is one (``inFlight``). */
 export async function request(path,
   { method = "GET", body, headers = {}, faults = true, controls = true, signal } = {}) {
   const url = controls ? withControls(path, { faults }) : path;
-  const bearer = !path.startsWith("/admin/");
   const key = requestKey(tokenKey(), method, url);
+  const options = { method, body, headers, controls, bearer: !path.startsWith("/admin/") };
+  const { response, text, retryAt, notModified } = method === "GET" && Object.keys(headers).length === 0
+    ? await joined(key, signal, (shared) => exchange(url, key, { ...options, signal: shared }))
+    : await exchange(url, key, { ...options, signal });
+  if (notModified) return { json: JSON.parse(text), response };
+  if (text === null) throw new RequestError("the answer was cut off", response.status, undefined, retryAt);
+  let json = null;
+  if (text) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new RequestError(`the answer is not JSON (${response.status})`, response.status, undefined, retryAt);
+    }
+  }
+  if (!response.ok) {
+    throw new RequestError(json?.detail ? `${response.status}: ${json.detail}` : `status ${response.status}`,
+      response.status, json?.detail, retryAt);
+  }
+  return { json, response };
+}
+
+/** One request and its answer's text: `{ response, text, retryAt, notModified }`, `text` the kept body when the
+ * answer is a 304 to the tag the app sent (`notModified`). */
+async function exchange(url, key, { method, body, headers, controls, bearer, signal }) {
   const kept = method === "GET" ? revalidated.get(key) : undefined;
   const send = async (token) => {
     try {
@@ -185,7 +215,7 @@ export async function request(path,
   if (response.status === 304 && kept) {
     revalidated.delete(key); // most recent last
     revalidated.set(key, kept);
-    return { json: JSON.parse(kept.text), response };
+    return { response, text: kept.text, retryAt, notModified: true };
   }
   const etag = response.headers.get("ETag");
   if (method === "GET" && response.ok && etag && text !== null) {
@@ -193,20 +223,58 @@ export async function request(path,
     revalidated.set(key, { etag, text });
     if (revalidated.size > revalidatedLimit) revalidated.delete(revalidated.keys().next().value);
   }
-  if (text === null) throw new RequestError("the answer was cut off", response.status, undefined, retryAt);
-  let json = null;
-  if (text) {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new RequestError(`the answer is not JSON (${response.status})`, response.status, undefined, retryAt);
+  return { response, text, retryAt, notModified: false };
+}
+
+/** How long a GET nobody reads any more goes on, in case a reader joins it (``joined``). */
+const abandonGraceMs = 250;
+
+/** `start(signal)`'s answer, shared with every other reader of `key` while it is on its way (``inFlight``); rejects
+ * with an AbortError when `signal` aborts, and the fetch is cancelled when its last reader has left and nobody has
+ * joined within ``abandonGraceMs``. */
+function joined(key, signal, start) {
+  let entry = inFlight.get(key);
+  if (!entry) {
+    const controller = new AbortController();
+    entry = { controller, readers: 0 };
+    const forget = () => { if (inFlight.get(key) === entry) inFlight.delete(key); };
+    entry.promise = start(controller.signal).finally(forget);
+    entry.forget = forget;
+    inFlight.set(key, entry);
+  }
+  const shared = entry;
+  shared.readers += 1;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = () => {
+      if (settled) return false;
+      settled = true;
+      shared.readers -= 1;
+      signal?.removeEventListener("abort", leave);
+      return true;
+    };
+    const leave = () => {
+      if (!finish()) return;
+      // Cancelled once no reader has joined for a moment: a view that is made again drops its old self first
+      // (whose reads are given up), then asks for the same page when its end comes into view, a frame or two on.
+      if (shared.readers === 0) {
+        setTimeout(() => {
+          if (shared.readers > 0) return;
+          shared.forget(); // a reader who comes now starts afresh rather than join a cancelled fetch
+          shared.controller.abort();
+        }, abandonGraceMs);
+      }
+      reject(new DOMException("The read was given up", "AbortError"));
+    };
+    if (signal?.aborted) {
+      leave();
+      return;
     }
-  }
-  if (!response.ok) {
-    throw new RequestError(json?.detail ? `${response.status}: ${json.detail}` : `status ${response.status}`,
-      response.status, json?.detail, retryAt);
-  }
-  return { json, response };
+    signal?.addEventListener("abort", leave, { once: true });
+    shared.promise.then(
+      (value) => { if (finish()) resolve(value); },
+      (error) => { if (finish()) reject(error); });
+  });
 }
 
 /** Fetches a picture as an `<img>` would, by its URL alone (no header of the app's: the dataset and the token go in
