@@ -40,6 +40,17 @@ struct EndToEndWebSocketTests {
                     "Upgrade: websocket", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13",
                 ])
             #expect(noConnection.status == 400)
+            // HTTP/1.0 has no upgrade (RFC 9110 §7.8: its `Upgrade` is ignored): the event stream, as without one.
+            let old = try await offPool { () throws -> RawHTTPConnection.Response in
+                let connection = try RawHTTPConnection(port: app.port)
+                try connection.write(
+                    "GET /items/events HTTP/1.0\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                return try connection.readStreamHead()
+            }
+            #expect(old.status == 200)
+            #expect(old.header("Content-Type") == "text/event-stream; charset=utf-8")
+            #expect(old.header("Sec-WebSocket-Accept") == nil)
             try await expectHealthy(port: app.port)
         }
     }

@@ -49,6 +49,9 @@ final class ConnectionGuard {
     private(set) var phase: Phase
     /// The answer owed for the marker request, if the connection was rejected.
     private(set) var pendingRejection: HeadRejection?
+    /// Whether the head last passed to evhttp said `HTTP/1.0`: the request evhttp is reading (the guard passes the
+    /// next head only once this one is answered).
+    private(set) var headIsHTTP10 = false
     private var scanner: RequestHeadScanner
     private var bodyRemaining = 0
     /// When the body being received started (its head was complete), and how many of its bytes have come since.
@@ -204,6 +207,7 @@ final class ConnectionGuard {
                 return BEV_NEED_MORE
             case .complete(let head):
                 scanner.reset()
+                headIsHTTP10 = !head.isHTTP11
                 if isReserved && !Self.isReservedTarget(UnsafeRawBufferPointer(start: bytes, count: window), head)
                     && !server.leaveReserve(self)
                 {

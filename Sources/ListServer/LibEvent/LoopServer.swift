@@ -207,7 +207,9 @@ final class LoopServer: @unchecked Sendable {
         inRequestCallback = true
         defer { inRequestCallback = outer }
         let request = EvHTTPRequest(raw)
-        var httpRequest = request.makeHTTPRequest(ids: &requestIDs)
+        var httpRequest = request.makeHTTPRequest(ids: &requestIDs) {
+            request.connectionBufferevent.flatMap { connections[$0] }?.headIsHTTP10 ?? false
+        }
         httpRequest.loop = loopIndex
         let requestID = httpRequest.requestID
         // The conditions on a compressed representation's tags, stripped for the router; nil for none to strip.
