@@ -1,3 +1,4 @@
+import Foundation  // Thread: the two sets race on threads of their own
 import Synchronization
 import Testing
 
@@ -84,6 +85,56 @@ struct ProfileRegistryTests {
                 == .scripted(.init(kind: .reset), step: 1, left: 0))
         #expect(registry.decide("x", { request("GET", "/items/{id}/detail") }) == nil)
         #expect(registry.entry(of: "x")?.entry.left == [0, 0])
+    }
+
+    @Test("two sets that race: the observers are told last the profile as it stands")
+    func racingSetsTellTheLatestLast() {
+        let registry = self.registry
+        let (first, second) = (Self.scripted(500), Self.scripted(503))
+        let flags = Mutex(RaceFlags())
+        // Telling the first set takes until the test says so: the second set is stored meanwhile.
+        registry.onSet { _, entry in
+            if entry?.profile == first {
+                flags.withLock { $0.firstHeld = true }
+                _ = Self.until(flags) { $0.released }
+            }
+            flags.withLock { $0.told = entry }
+        }
+        let firstThread = Thread { registry.set(first, for: "raced") }
+        firstThread.start()
+        #expect(Self.until(flags) { $0.firstHeld })
+        let secondThread = Thread { registry.set(second, for: "raced") }
+        secondThread.start()
+        let stored = ContinuousClock.now + .seconds(5)
+        while registry.entry(of: "raced")?.entry.profile != second, ContinuousClock.now < stored { sched_yield() }
+        // Told side by side, the second set's telling lands now; told in turn, it waits for the first.
+        _ = Self.until(flags, within: .milliseconds(200)) { $0.told?.profile == second }
+        flags.withLock { $0.released = true }
+        #expect(Self.until(flags) { $0.told?.profile == second && !firstThread.isExecuting })
+        #expect(Self.until(flags) { _ in !secondThread.isExecuting })
+        #expect(flags.withLock { $0.told } == registry.entry(of: "raced")?.entry)
+    }
+
+    struct RaceFlags {
+        var told: ProfileRegistry.Entry?
+        var firstHeld = false
+        var released = false
+    }
+
+    static func scripted(_ status: Int) -> DatasetProfile {
+        DatasetProfile(script: [.init(match: .init(), answer: .init(status: status), times: 1)])
+    }
+
+    /// Waits (a bounded spin on the calling thread) until `condition` holds of `flags`; false after `limit`.
+    static func until(
+        _ flags: borrowing Mutex<RaceFlags>, within limit: Duration = .seconds(5), _ condition: (RaceFlags) -> Bool
+    ) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !flags.withLock({ condition($0) }) {
+            if ContinuousClock.now > deadline { return false }
+            sched_yield()
+        }
+        return true
     }
 
     @Test("a profile set again starts its script over")

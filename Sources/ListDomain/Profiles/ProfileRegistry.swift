@@ -108,6 +108,8 @@ public final class ProfileRegistry: Sendable {
     private let directChange = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// Told each time a dataset's profile is set or cleared (``onSet(_:)``).
     private let setObservers = Mutex<[@Sendable (String, Entry?) -> Void]>([])
+    /// Held while the observers are told (``set(_:for:age:setAt:tokenKey:)``).
+    private let notifying = Mutex<Void>(())
     /// The time (this registry's clock) up to which uses are recorded (``usesRecorded(through:)``).
     private let recorded = Mutex<Duration>(.zero)
     /// The loops' shards; a loop's index picks one (more loops than shards share).
@@ -187,15 +189,21 @@ public final class ProfileRegistry: Sendable {
         let done = store(profile, for: dataset, age: age, setAt: setAt, tokenKey: tokenKey)
         let observers = setObservers.withLock { $0 }
         if done, !observers.isEmpty {
-            let entry = entry(of: dataset)?.entry
-            for observer in observers { observer(dataset, entry) }
+            // Read and told under one lock: sets that race are told in the order they read, and the last told is
+            // the profile as it stands. Read, then told, outside it, one set's entry read before another's store could
+            // be told after that one's, leaving the simulated participants on the older profile.
+            notifying.withLock { _ in
+                let entry = entry(of: dataset)?.entry
+                for observer in observers { observer(dataset, entry) }
+            }
         }
         return done
     }
 
     /// Calls `observer` with the dataset and its entry (nil: none) each time a profile is set or cleared through
-    /// ``set(_:for:age:setAt:tokenKey:)``, on the caller's thread, after the registry's locks are given back: what
-    /// acts on a profile outside requests (the chat's simulated participants) follows it so.
+    /// ``set(_:for:age:setAt:tokenKey:)``, on the caller's thread, after the registry's locks are given back, one
+    /// call at a time, the last with the profile as it stands: what acts on a profile outside requests (the chat's
+    /// simulated participants) follows it so. `observer` must not set a profile.
     public func onSet(_ observer: @escaping @Sendable (String, Entry?) -> Void) {
         setObservers.withLock { $0.append(observer) }
     }
