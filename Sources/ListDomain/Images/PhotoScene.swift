@@ -65,10 +65,22 @@ struct PhotoScene {
             let amplitude = [18, 12, 6][layer] * height * (50 + draw(20 + UInt64(layer), 0...100)) / 10_000
             let row = draw(30 + UInt64(layer), 0...255) * PhotoTextures.pitch
             let start = draw(40 + UInt64(layer), 0...255) * 256
-            // The width spans about 170 cells (1/256 each), whatever it is.
+            // The width spans about 170 cells (1/256 each), whatever it is. Column x is at `start + x * span / width`,
+            // stepped to without a division a column (three a column were most of the layout's time).
             let span = 2 * 65_536 / [3, 5, 8][layer]
+            let (whole, part) = span.quotientAndRemainder(dividingBy: max(width, 1))
+            var offset = 0  // x * span / width
+            var remainder = 0  // x * span % width
             for x in 0..<width {
-                let position = start + x * span / width
+                if x > 0 {
+                    offset += whole
+                    remainder += part
+                    if remainder >= width {
+                        remainder -= width
+                        offset += 1
+                    }
+                }
+                let position = start + offset
                 let cell = position >> 8
                 let fraction = position & 255
                 let left = Int(smooth[row + (cell & PhotoTextures.mask)])
@@ -192,11 +204,11 @@ struct PhotoScene {
     func layout(grid: Int) -> [YCbCrImage.Sample] {
         var samples: [YCbCrImage.Sample] = []
         samples.reserveCapacity(grid * grid)
+        let columns = (0..<grid).map { column in (2 * column + 1) * width / (2 * grid) }  // once, not a row each
         for row in 0..<grid {
             let y = (2 * row + 1) * height / (2 * grid)
             let luma = rowLuma(y)
-            for column in 0..<grid {
-                let x = (2 * column + 1) * width / (2 * grid)
+            for x in columns {
                 let layer = layer(x: x, y: y)
                 samples.append(
                     YCbCrImage.Sample(y: luma[layer] + Int(columnFalloff[x]), cb: cb[layer], cr: cr[layer]))
