@@ -43,6 +43,18 @@ enum HTTPBytes {
         byte == space || byte == tab
     }
 
+    /// Whether `byte` is one of RFC 3986's unreserved characters: letters, digits and `-._~`.
+    @inline(__always)
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
     /// Whether `byte` is an ASCII decimal digit.
     @inline(__always)
     static func isDigit(_ byte: UInt8) -> Bool {

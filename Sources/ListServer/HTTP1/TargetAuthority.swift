@@ -62,17 +62,6 @@ enum TargetAuthority {
         return nil
     }
 
-    /// RFC 3986's unreserved characters: letters, digits and `-._~`.
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default: false
-        }
-    }
-
     /// RFC 3986's sub-delims: ``!$&'()*+,;=``.
     private static func isSubDelimiter(_ byte: UInt8) -> Bool {
         switch byte {
@@ -95,7 +84,7 @@ enum TargetAuthority {
         var index = range.lowerBound
         while index < range.upperBound {
             let byte = bytes[index]
-            if isUnreserved(byte) || isSubDelimiter(byte) || (colon && byte == UInt8(ascii: ":")) {
+            if HTTPBytes.isUnreserved(byte) || isSubDelimiter(byte) || (colon && byte == UInt8(ascii: ":")) {
                 index += 1
             } else if byte == UInt8(ascii: "%") && index + 2 < range.upperBound && isHexDigit(bytes[index + 1])
                 && isHexDigit(bytes[index + 2])
@@ -133,7 +122,9 @@ enum TargetAuthority {
             index += 1
             while index < inner.upperBound {
                 let byte = bytes[index]
-                guard isUnreserved(byte) || isSubDelimiter(byte) || byte == UInt8(ascii: ":") else { return false }
+                guard HTTPBytes.isUnreserved(byte) || isSubDelimiter(byte) || byte == UInt8(ascii: ":") else {
+                    return false
+                }
                 index += 1
             }
             return true

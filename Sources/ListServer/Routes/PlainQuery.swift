@@ -21,7 +21,7 @@ enum PlainQuery {
                 if byte == UInt8(ascii: "&") { break }
                 if byte == UInt8(ascii: "="), equals < 0 {
                     equals = end
-                } else if !Self.isPlain(byte) {
+                } else if !HTTPBytes.isUnreserved(byte) {  // a byte that means itself in a name or value
                     return false
                 }
                 end &+= 1
@@ -53,17 +53,5 @@ enum PlainQuery {
         if HTTPBytes.equals(bytes, value, "asc") { return .asc }
         if HTTPBytes.equals(bytes, value, "desc") { return .desc }
         return nil
-    }
-
-    /// A byte that means itself in a query name or value (RFC 3986's unreserved characters).
-    @inline(__always)
-    private static func isPlain(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default: false
-        }
     }
 }
