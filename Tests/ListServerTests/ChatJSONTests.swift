@@ -14,8 +14,9 @@ struct ChatJSONTests {
             // the buffer grows under them.
             var fast = JSONWriter(capacity: 16)
             var plain = JSONWriter(capacity: 16)
+            var days = ChatTime.Days()
             for id in Array(0..<300) + [thread.count - 2, thread.count - 1, thread.count] {
-                thread.writeMessage(id, into: &fast)
+                thread.writeMessage(id, days: &days, into: &fast)
                 if let message = chat.message(id, in: conversation) {
                     message.writeJSON(into: &plain)
                 } else {

@@ -15,6 +15,10 @@ package enum ChatText {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The version of the texts' format, part of every chat representation's tag: 2 since each word takes 16 bits
+    /// of a draw, not a draw of its own (a page's texts cost a third as many draws); the texts changed with it.
+    package static let format: UInt64 = 2
+
     /// Writes the UTF-8 of ``text(seed:conversation:message:)`` into `bytes` from `offset`, which must have
     /// ``maximumBytes`` of room; returns the offset past it. The page path writes it so, straight into the page's
     /// buffer: built from strings, a page of 20 messages took three times the CPU of a page of items, appended to
@@ -28,44 +32,68 @@ package enum ChatText {
         let pieces = Self.pieces
         var at = offset
         let shape = random.next()
+        var draws = Draws(random)
         if shape % 20 == 0 {
             at = pieces.write(Piece.rightToLeft + Int((shape >> 8) % Piece.rightToLeftCount), into: &bytes, at: at)
         } else {
             let sentences: Int
             switch (shape >> 8) % 100 {
             case 0..<40:
-                let count = 1 + Int(random.next() % 6)
-                let capitalized = random.next() % 2 == 0
-                at = writeWords(&random, count: count, capitalized: capitalized, into: &bytes, at: at)
+                let count = 1 + draws.below(6)
+                let capitalized = draws.below(2) == 0
+                at = writeWords(pieces, &draws, count: count, capitalized: capitalized, into: &bytes, at: at)
                 sentences = 0
-            case 40..<75: sentences = 1 + Int(random.next() % 2)
-            case 75..<95: sentences = 3 + Int(random.next() % 5)
-            default: sentences = 10 + Int(random.next() % 11)
+            case 40..<75: sentences = 1 + draws.below(2)
+            case 75..<95: sentences = 3 + draws.below(5)
+            default: sentences = 10 + draws.below(11)
             }
             for index in 0..<sentences {
                 if index > 0 { at = pieces.write(Piece.space, into: &bytes, at: at) }
-                at = writeWords(&random, count: 4 + Int(random.next() % 9), capitalized: true, into: &bytes, at: at)
-                at = pieces.write(Piece.ending + Int(random.next() % Piece.endingCount), into: &bytes, at: at)
+                at = writeWords(pieces, &draws, count: 4 + draws.below(9), capitalized: true, into: &bytes, at: at)
+                at = pieces.write(Piece.ending + draws.below(Piece.endingCount), into: &bytes, at: at)
             }
         }
         if (shape >> 16) % 7 == 0 {
-            for _ in 0...(random.next() % 3) {
-                at = pieces.write(Piece.emoji + Int(random.next() % Piece.emojiCount), into: &bytes, at: at)
+            for _ in 0...draws.below(3) {
+                at = pieces.write(Piece.emoji + draws.below(Piece.emojiCount), into: &bytes, at: at)
             }
         }
         return at
     }
 
+    /// The choices a text is made of, 16 bits of a draw each: `below(n)` is `n` times the next 16 bits, over 2^16
+    /// (a multiplication, where a modulo of a draw a word was most of the text's time).
+    struct Draws {
+        private var random: SplitMix64
+        private var bits: UInt64 = 0
+        private var left = 0
+
+        init(_ random: SplitMix64) {
+            self.random = random
+        }
+
+        @inline(__always)
+        mutating func below(_ count: UInt64) -> Int {
+            if left == 0 {
+                bits = random.next()
+                left = 4
+            }
+            let chunk = bits & 0xFFFF
+            bits >>= 16
+            left -= 1
+            return Int((chunk &* count) >> 16)
+        }
+    }
+
     /// `count` words joined by spaces, the first capitalized if asked (the words are ASCII).
     @inline(__always)
     private static func writeWords(
-        _ random: inout SplitMix64, count: Int, capitalized: Bool, into bytes: inout MutableRawSpan, at offset: Int
+        _ pieces: PackedText, _ draws: inout Draws, count: Int, capitalized: Bool, into bytes: inout MutableRawSpan,
+        at offset: Int
     ) -> Int {
-        let pieces = Self.pieces
         var at = offset
         for index in 0..<count {
-            // Modulo a constant: a multiplication, where the count of the array was a division a word.
-            let word = Int(random.next() % Piece.wordCount)
+            let word = draws.below(Piece.wordCount)
             let piece = index > 0 ? Piece.spacedWord + word : capitalized ? Piece.capitalizedWord + word : word
             at = pieces.write(piece, into: &bytes, at: at)
         }

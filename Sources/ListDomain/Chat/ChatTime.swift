@@ -19,23 +19,44 @@ public enum ChatTime {
     /// The length of ``rfc3339(_:)``.
     package static let byteCount = 20
 
-    /// Writes the 20 bytes of ``rfc3339(_:)`` into `bytes` from `offset`; returns the offset past them. A page
-    /// writes two or three a message: each pair of digits is one store from a table (a digit at a time, through an
-    /// array, the times were 4 % of a page of messages).
+    /// Writes the 20 bytes of ``rfc3339(_:)`` into `bytes` from `offset`; returns the offset past them.
     package static func write(_ millis: Int64, into bytes: inout MutableRawSpan, at offset: Int) -> Int {
-        let (days, remainder) = floorDivision(millis, 86_400_000)
-        let (civilYear, month, day) = CivilDate.of(daysSince1970: days)
-        let year = min(max(civilYear, 0), 9999)  // four digits (a time outside them is not one of this data's)
-        let seconds = Int(remainder / 1000)
+        var days = Days()
+        return write(millis, days: &days, into: &bytes, at: offset)
+    }
+
+    /// The date part of the day last written (``write(_:days:into:at:)``): a page's messages are mostly of one day,
+    /// and the calendar's arithmetic is the larger part of a time.
+    package struct Days {
+        /// The day (since 1970), and its `YYYY-MM-DD` as the first eight bytes and the last two.
+        var day = Int64.min
+        var date: (UInt64, UInt16) = (0, 0)
+
+        package init() {}
+    }
+
+    /// Writes the 20 bytes of ``rfc3339(_:)`` into `bytes` from `offset`, the date from `days` when it is the same
+    /// day; returns the offset past them. A page writes two or three a message: each pair of digits is one store from
+    /// a table (a digit at a time, through an array, the times were 4 % of a page of messages).
+    package static func write(
+        _ millis: Int64, days: inout Days, into bytes: inout MutableRawSpan, at offset: Int
+    ) -> Int {
+        let (day, remainder) = floorDivision(millis, 86_400_000)
         let pairs = digitPairs
-        let hyphen = UInt8(ascii: "-")
+        if day != days.day {
+            let (civilYear, month, dayOfMonth) = CivilDate.of(daysSince1970: day)
+            let year = min(max(civilYear, 0), 9999)  // four digits (a time outside them is not one of this data's)
+            let hyphen = UInt64(UInt8(ascii: "-"))
+            let head =
+                UInt64(pairs[Int(year / 100)]) | UInt64(pairs[Int(year % 100)]) << 16 | hyphen << 32
+                | UInt64(pairs[Int(month)]) << 40 | hyphen << 56
+            days.day = day
+            days.date = (head, pairs[Int(dayOfMonth)])
+        }
+        let seconds = Int(remainder / 1000)
         let colon = UInt8(ascii: ":")
-        bytes.storeBytes(of: pairs[Int(year / 100)].littleEndian, toByteOffset: offset, as: UInt16.self)
-        bytes.storeBytes(of: pairs[Int(year % 100)].littleEndian, toByteOffset: offset + 2, as: UInt16.self)
-        bytes.storeBytes(of: hyphen, toByteOffset: offset + 4, as: UInt8.self)
-        bytes.storeBytes(of: pairs[Int(month)].littleEndian, toByteOffset: offset + 5, as: UInt16.self)
-        bytes.storeBytes(of: hyphen, toByteOffset: offset + 7, as: UInt8.self)
-        bytes.storeBytes(of: pairs[Int(day)].littleEndian, toByteOffset: offset + 8, as: UInt16.self)
+        bytes.storeBytes(of: days.date.0.littleEndian, toByteOffset: offset, as: UInt64.self)
+        bytes.storeBytes(of: days.date.1.littleEndian, toByteOffset: offset + 8, as: UInt16.self)
         bytes.storeBytes(of: UInt8(ascii: "T"), toByteOffset: offset + 10, as: UInt8.self)
         bytes.storeBytes(of: pairs[seconds / 3600].littleEndian, toByteOffset: offset + 11, as: UInt16.self)
         bytes.storeBytes(of: colon, toByteOffset: offset + 13, as: UInt8.self)

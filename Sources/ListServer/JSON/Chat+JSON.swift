@@ -37,8 +37,9 @@ extension Message {
 extension ChatCatalog.Thread {
     /// Writes message `id` as ``Message/writeJSON(into:)`` does, byte for byte (`ChatJSONTests`), from its fields:
     /// its text and times are written straight into the page's buffer, with no `String` made (a page built from
-    /// ``Message`` values took three times the CPU of a page of items). `null` past the end.
-    func writeMessage(_ id: UInt64, into json: inout JSONWriter) {
+    /// ``Message`` values took three times the CPU of a page of items), the times' dates kept in `days` from one
+    /// message to the next. `null` past the end.
+    func writeMessage(_ id: UInt64, days: inout ChatTime.Days, into json: inout JSONWriter) {
         guard let fields = fields(of: id) else {
             json.appendNull()
             return
@@ -56,10 +57,10 @@ extension ChatCatalog.Thread {
             writeText(of: id, into: &bytes, at: 0)  // no character JSON escapes (ChatText)
         }
         json.append(raw: "\",\"sent_at\":")
-        Self.writeTime(fields.sentAt, into: &json)
+        Self.writeTime(fields.sentAt, days: &days, into: &json)
         json.append(raw: ",\"edited_at\":")
         if let editedAt = fields.editedAt {
-            Self.writeTime(editedAt, into: &json)
+            Self.writeTime(editedAt, days: &days, into: &json)
         } else {
             json.appendNull()
         }
@@ -68,12 +69,12 @@ extension ChatCatalog.Thread {
         json.append(raw: "}")
     }
 
-    /// `"2026-09-21T14:13:20Z"`.
-    private static func writeTime(_ millis: Int64, into json: inout JSONWriter) {
+    /// `"2026-09-21T14:13:20Z"`, the date from `days` when it is the day last written.
+    private static func writeTime(_ millis: Int64, days: inout ChatTime.Days, into json: inout JSONWriter) {
         json.append(atMost: ChatTime.byteCount + 2) { bytes in
             let quote = UInt8(ascii: "\"")
             bytes.storeBytes(of: quote, toByteOffset: 0, as: UInt8.self)
-            let end = ChatTime.write(millis, into: &bytes, at: 1)
+            let end = ChatTime.write(millis, days: &days, into: &bytes, at: 1)
             bytes.storeBytes(of: quote, toByteOffset: end, as: UInt8.self)
             return end + 1
         }

@@ -165,11 +165,13 @@ extension Router {
 }
 
 extension EntityTag {
-    /// The tag of one message: the list's version and seed, the chat settings, and the message's revision.
+    /// The tag of one message: the list's version and seed, the chat settings, the texts' format and the message's
+    /// revision.
     init(message revision: MessageRevision) {
         // 11: `/conversations/<id>/messages/<mid>` (see the chat's tags in Router+Conversations.swift).
         self.init(
             version: revision.version, revision.seed, revision.shape.conversations,
-            revision.shape.messagesPerConversation, 11, revision.key.conversation, revision.key.id, revision.revision)
+            revision.shape.messagesPerConversation, ChatText.format, 11, revision.key.conversation, revision.key.id,
+            revision.revision)
     }
 }

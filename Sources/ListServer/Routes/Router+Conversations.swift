@@ -59,10 +59,12 @@ extension Router {
             status: 200, headers: ["Content-Type": MediaType.json, "ETag": tag.headerValue], body: json.bytes)
     }
 
-    /// The tag of a chat representation of `kind` with `inputs`: the dataset's version and seed, the chat settings.
+    /// The tag of a chat representation of `kind` with `inputs`: the dataset's version and seed, the chat settings,
+    /// the texts' format.
     func chatTag(_ state: ListState, _ chat: ChatCatalog, _ kind: UInt64, _ inputs: UInt64...) -> EntityTag {
         var tag = EntityTag(
-            version: state.header.version, chat.seed, chat.conversationCount, chat.messagesPerConversation, kind)
+            version: state.header.version, chat.seed, chat.conversationCount, chat.messagesPerConversation,
+            ChatText.format, kind)
         for input in inputs { tag = tag.adding(input) }
         return tag
     }

@@ -46,13 +46,14 @@ extension Router {
         var json = JSONWriter(capacity: 256 + Int(query.limit) * 400)
         json.append(raw: "{\"items\":[")
         var first = true
+        var days = ChatTime.Days()
         for id in shape.ids {
             if !first { json.append(raw: ",") }
             first = false
             if let message = written?.messages[id] {
                 message.message(id, in: conversation).writeJSON(into: &json)
             } else if id < thread.count {
-                thread.writeMessage(id, into: &json)
+                thread.writeMessage(id, days: &days, into: &json)
             } else if let gap = state.chat(chatShape).gap(id, in: conversation) {
                 gap.writeJSON(into: &json)  // sent under a longer conversation setting (ChatState.gap)
             } else {
