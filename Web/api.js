@@ -150,6 +150,13 @@ const revalidatedLimit = 200;
  * cancelled only when every reader of it has given up (``joined``). */
 const inFlight = new Map();
 
+/** Forgets the GETs on their way, so that the next read of each asks afresh: after a write of the app's own (a
+ * non-GET `request` does it) or a change the feed told of, an answer that left the server before it must not be
+ * joined. Their readers still get their answers. */
+export function forgetReadsOnTheirWay() {
+  inFlight.clear();
+}
+
 /** Fetches JSON; resolves with `{ json, response }`, rejects with a RequestError that says what went wrong.
  * `controls: false` sends `path` as it is, from the server's root (not under the base path), with none of the
  * panel's controls (no delay, no faults, no X-Dataset): what the admin routes that name a dataset in the path take.
@@ -159,6 +166,7 @@ export async function request(path,
   const url = controls ? withControls(path, { faults }) : path;
   const key = requestKey(tokenKey(), method, url);
   const options = { method, body, headers, controls, bearer: !path.startsWith("/admin/") };
+  if (method !== "GET" && method !== "HEAD") forgetReadsOnTheirWay(); // read your writes
   const { response, text, retryAt, notModified } = method === "GET" && Object.keys(headers).length === 0
     ? await joined(key, signal, (shared) => exchange(url, key, { ...options, signal: shared }))
     : await exchange(url, key, { ...options, signal });
@@ -233,16 +241,19 @@ const abandonGraceMs = 250;
  * with an AbortError when `signal` aborts, and the fetch is cancelled when its last reader has left and nobody has
  * joined within ``abandonGraceMs``. */
 function joined(key, signal, start) {
+  if (signal?.aborted) return Promise.reject(new DOMException("The read was given up", "AbortError"));
   let entry = inFlight.get(key);
   if (!entry) {
     const controller = new AbortController();
-    entry = { controller, readers: 0 };
+    entry = { controller, readers: 0, timer: null };
     const forget = () => { if (inFlight.get(key) === entry) inFlight.delete(key); };
     entry.promise = start(controller.signal).finally(forget);
+    entry.promise.catch(() => {}); // its readers handle it; one left by all of them is nobody's
     entry.forget = forget;
     inFlight.set(key, entry);
   }
   const shared = entry;
+  clearTimeout(shared.timer); // a reader again: the fetch goes on
   shared.readers += 1;
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -258,7 +269,8 @@ function joined(key, signal, start) {
       // Cancelled once no reader has joined for a moment: a view that is made again drops its old self first
       // (whose reads are given up), then asks for the same page when its end comes into view, a frame or two on.
       if (shared.readers === 0) {
-        setTimeout(() => {
+        clearTimeout(shared.timer);
+        shared.timer = setTimeout(() => {
           if (shared.readers > 0) return;
           shared.forget(); // a reader who comes now starts afresh rather than join a cancelled fetch
           shared.controller.abort();
@@ -266,10 +278,6 @@ function joined(key, signal, start) {
       }
       reject(new DOMException("The read was given up", "AbortError"));
     };
-    if (signal?.aborted) {
-      leave();
-      return;
-    }
     signal?.addEventListener("abort", leave, { once: true });
     shared.promise.then(
       (value) => { if (finish()) resolve(value); },

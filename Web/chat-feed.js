@@ -2,7 +2,7 @@
 // also say that the user is typing), or over Server-Sent Events where a WebSocket never opens (a proxy that blocks
 // it). Either resumes from the last sequence number seen after a lost connection (`?since=`; an EventSource's own
 // reconnect sends Last-Event-ID), and a new one waits out the dataset's latest Retry-After.
-import { basePath, clientId, datasetRetryAt, settings, underBase, withToken } from "./api.js";
+import { basePath, clientId, datasetRetryAt, forgetReadsOnTheirWay, settings, underBase, withToken } from "./api.js";
 
 /** The kinds the view handles, which an EventSource must name to hear. */
 const kinds = ["message.created", "message.updated", "message.deleted", "conversation.updated", "typing", "reset",
@@ -22,6 +22,7 @@ export function chatFeed(handle, { signal, state, reopenedFresh }) {
   function deliver(event) {
     // `expired` names the position to go on from (a WebSocket's carries no sequence of its own).
     lastSequence = event.sequence ?? event.last_sequence ?? lastSequence;
+    if (event.kind !== "typing") forgetReadsOnTheirWay(); // what the view reads next must show the change
     handle(event);
   }
 

@@ -17,7 +17,7 @@ package enum WebAssets {
     /// Every file, by name (`package`: the fuzzer checks that the app's answers are these files).
     package static let files: [String: Asset] = [
         "api.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-41b94b65a9965938""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-23a70a3bcb5f6c36""#,
             text: ##"""
         // The data layer every view uses: fetch with the control panel's settings applied (latency and faults as query
         // parameters, the dataset as X-Dataset), a bearer token fetched when the dataset asks for one, a request never sent
@@ -171,6 +171,13 @@ package enum WebAssets {
          * cancelled only when every reader of it has given up (``joined``). */
         const inFlight = new Map();
 
+        /** Forgets the GETs on their way, so that the next read of each asks afresh: after a write of the app's own (a
+         * non-GET `request` does it) or a change the feed told of, an answer that left the server before it must not be
+         * joined. Their readers still get their answers. */
+        export function forgetReadsOnTheirWay() {
+          inFlight.clear();
+        }
+
         /** Fetches JSON; resolves with `{ json, response }`, rejects with a RequestError that says what went wrong.
          * `controls: false` sends `path` as it is, from the server's root (not under the base path), with none of the
          * panel's controls (no delay, no faults, no X-Dataset): what the admin routes that name a dataset in the path take.
@@ -180,6 +187,7 @@ package enum WebAssets {
           const url = controls ? withControls(path, { faults }) : path;
           const key = requestKey(tokenKey(), method, url);
           const options = { method, body, headers, controls, bearer: !path.startsWith("/admin/") };
+          if (method !== "GET" && method !== "HEAD") forgetReadsOnTheirWay(); // read your writes
           const { response, text, retryAt, notModified } = method === "GET" && Object.keys(headers).length === 0
             ? await joined(key, signal, (shared) => exchange(url, key, { ...options, signal: shared }))
             : await exchange(url, key, { ...options, signal });
@@ -254,16 +262,19 @@ package enum WebAssets {
          * with an AbortError when `signal` aborts, and the fetch is cancelled when its last reader has left and nobody has
          * joined within ``abandonGraceMs``. */
         function joined(key, signal, start) {
+          if (signal?.aborted) return Promise.reject(new DOMException("The read was given up", "AbortError"));
           let entry = inFlight.get(key);
           if (!entry) {
             const controller = new AbortController();
-            entry = { controller, readers: 0 };
+            entry = { controller, readers: 0, timer: null };
             const forget = () => { if (inFlight.get(key) === entry) inFlight.delete(key); };
             entry.promise = start(controller.signal).finally(forget);
+            entry.promise.catch(() => {}); // its readers handle it; one left by all of them is nobody's
             entry.forget = forget;
             inFlight.set(key, entry);
           }
           const shared = entry;
+          clearTimeout(shared.timer); // a reader again: the fetch goes on
           shared.readers += 1;
           return new Promise((resolve, reject) => {
             let settled = false;
@@ -279,7 +290,8 @@ package enum WebAssets {
               // Cancelled once no reader has joined for a moment: a view that is made again drops its old self first
               // (whose reads are given up), then asks for the same page when its end comes into view, a frame or two on.
               if (shared.readers === 0) {
-                setTimeout(() => {
+                clearTimeout(shared.timer);
+                shared.timer = setTimeout(() => {
                   if (shared.readers > 0) return;
                   shared.forget(); // a reader who comes now starts afresh rather than join a cancelled fetch
                   shared.controller.abort();
@@ -287,10 +299,6 @@ package enum WebAssets {
               }
               reject(new DOMException("The read was given up", "AbortError"));
             };
-            if (signal?.aborted) {
-              leave();
-              return;
-            }
             signal?.addEventListener("abort", leave, { once: true });
             shared.promise.then(
               (value) => { if (finish()) resolve(value); },
@@ -616,13 +624,13 @@ package enum WebAssets {
 
         """##),
         "chat-feed.js": Asset(
-            contentType: "text/javascript; charset=utf-8", tag: #""w-4e76260c08815c69""#,
+            contentType: "text/javascript; charset=utf-8", tag: #""w-aa710e52d81bed7f""#,
             text: ##"""
         // The Chat view's live feed: the chat's changes and typing (`/conversations/events`), over a WebSocket (which can
         // also say that the user is typing), or over Server-Sent Events where a WebSocket never opens (a proxy that blocks
         // it). Either resumes from the last sequence number seen after a lost connection (`?since=`; an EventSource's own
         // reconnect sends Last-Event-ID), and a new one waits out the dataset's latest Retry-After.
-        import { basePath, clientId, datasetRetryAt, settings, underBase, withToken } from "./api.js";
+        import { basePath, clientId, datasetRetryAt, forgetReadsOnTheirWay, settings, underBase, withToken } from "./api.js";
 
         /** The kinds the view handles, which an EventSource must name to hear. */
         const kinds = ["message.created", "message.updated", "message.deleted", "conversation.updated", "typing", "reset",
@@ -642,6 +650,7 @@ package enum WebAssets {
           function deliver(event) {
             // `expired` names the position to go on from (a WebSocket's carries no sequence of its own).
             lastSequence = event.sequence ?? event.last_sequence ?? lastSequence;
+            if (event.kind !== "typing") forgetReadsOnTheirWay(); // what the view reads next must show the change
             handle(event);
           }
 
