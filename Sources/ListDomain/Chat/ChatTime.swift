@@ -41,11 +41,11 @@ public enum ChatTime {
     package static func write(
         _ millis: Int64, days: inout Days, into bytes: inout MutableRawSpan, at offset: Int
     ) -> Int {
-        let (day, remainder) = floorDivision(millis, 86_400_000)
+        // Four-digit years: a time outside them (never one of this data's) is written as the nearest that has them.
+        let (day, remainder) = floorDivision(min(max(millis, Self.earliest), Self.latest), 86_400_000)
         let pairs = digitPairs
         if day != days.day {
-            let (civilYear, month, dayOfMonth) = CivilDate.of(daysSince1970: day)
-            let year = min(max(civilYear, 0), 9999)  // four digits (a time outside them is not one of this data's)
+            let (year, month, dayOfMonth) = CivilDate.of(daysSince1970: day)
             let hyphen = UInt64(UInt8(ascii: "-"))
             let head =
                 UInt64(pairs[Int(year / 100)]) | UInt64(pairs[Int(year % 100)]) << 16 | hyphen << 32
@@ -66,6 +66,10 @@ public enum ChatTime {
         bytes.storeBytes(of: UInt8(ascii: "Z"), toByteOffset: offset + 19, as: UInt8.self)
         return offset + byteCount
     }
+
+    /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
+    static let earliest: Int64 = -62_167_219_200_000
+    static let latest: Int64 = 253_402_300_799_999
 
     /// `00` to `99` as two ASCII digits each, the first in the low byte.
     private static let digitPairs: [UInt16] = (0..<100).map { value in
