@@ -49,8 +49,12 @@ final class ConnectionGuard {
     private(set) var phase: Phase
     /// The answer owed for the marker request, if the connection was rejected.
     private(set) var pendingRejection: HeadRejection?
-    /// Whether the head last passed to evhttp said `HTTP/1.0`: the request evhttp is reading (the guard passes the
-    /// next head only once this one is answered).
+    /// Whether the head last passed to evhttp said `HTTP/1.0`: the request evhttp is answering, unless the client
+    /// pipelined further heads behind it in the same read (the filter passes every complete head it has). Only an
+    /// `Upgrade` is judged by it (``EvHTTPRequest/makeHTTPRequest(ids:isHTTP10:)``): a client that pipelines requests
+    /// of both versions behind an upgrade on one connection may have it judged by the wrong one, a case no client
+    /// makes and left so (evhttp 2.1 has no getter for the version, and its struct, imported, makes every
+    /// `evhttp_request` pointer a typed one).
     private(set) var headIsHTTP10 = false
     private var scanner: RequestHeadScanner
     private var bodyRemaining = 0
