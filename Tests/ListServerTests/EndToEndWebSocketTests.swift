@@ -193,7 +193,7 @@ struct EndToEndWebSocketTests {
         }
     }
 
-    @Test("a client that ignores the server's close is dropped at the next heartbeat, and nothing it sends is acted on")
+    @Test("a client that ignores the server's close is dropped within two heartbeats, and nothing it sends is acted on")
     func ignoredClose() async throws {
         try await withServer(configure: { $0.heartbeatMs = 500 }) { app in
             let stubborn = try await offPool {

@@ -35,6 +35,8 @@ final class EventStream: @unchecked Sendable {
     var client = ""
     /// A WebSocket's pings since its last pong (dropped at two), and its client's messages in the current second.
     var pingsUnanswered = 0
+    /// Heartbeats since a WebSocket's close went out unanswered (dropped at two: a whole heartbeat to answer it).
+    var heartbeatsClosing = 0
     var messageSecond: Int64 = 0
     var messagesThisSecond = 0
     /// When a WebSocket's client last had its typing announced (milliseconds, monotonic): once a second at most.

@@ -150,8 +150,15 @@ extension LoopServer {
     func pingWebSockets() {
         for stream in Array(streams.values) {
             guard let session = stream.webSocket else { continue }
-            // A close not answered within a heartbeat, or two pings: the client is gone, or ignores the close.
-            if stream.pingsUnanswered >= 2 || session.isClosing {
+            // A close not answered within a whole heartbeat, or two pings: the client is gone, or ignores the close.
+            // Not at the first heartbeat after the close: one queued just before it could be freed unsent, and the
+            // client saw the connection end without it (the CI's full test run did once).
+            if session.isClosing {
+                stream.heartbeatsClosing += 1
+                if stream.heartbeatsClosing >= 2 { drop(stream) }
+                continue
+            }
+            if stream.pingsUnanswered >= 2 {
                 drop(stream)
                 continue
             }

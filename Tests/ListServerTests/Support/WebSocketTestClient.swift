@@ -80,10 +80,15 @@ final class WebSocketTestClient: @unchecked Sendable {
         return Frame(opcode: first[0] & 0x0F, payload: try connection.readBytes(length))
     }
 
-    /// The next `count` text messages, answering pings on the way (as a client library does).
+    /// The next `count` text messages, answering pings on the way (as a client library does); a failure after 30 s
+    /// (the server's pings would keep a reader waiting for a message that never comes for ever).
     func readMessages(_ count: Int) throws -> [Frame] {
         var messages: [Frame] = []
+        let deadline = ContinuousClock.now + .seconds(30)
         while messages.count < count {
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("\(messages.count) of \(count) messages in 30 s")
+            }
             let frame = try readFrame()
             switch frame.opcode {
             case Self.ping: try send(opcode: Self.pong, frame.payload)
