@@ -133,13 +133,13 @@ package enum ChatText {
     }()
 
     /// The most bytes a text takes, with the room its last write may store past it (``PackedText/slack``): twenty
-    /// sentences of twelve words (a space and the longest word each), their endings and spaces, and four emoji; or
-    /// the longest right-to-left text.
+    /// sentences of a space, twelve words (each with its space, the longest) and an ending, then three emoji (each
+    /// with its space); or the longest right-to-left text and the emoji.
     package static let maximumBytes: Int = {
-        let word = 1 + pieces.longest(Piece.spacedWord..<Piece.spacedWord + Int(Piece.wordCount))
+        let word = pieces.longest(Piece.spacedWord..<Piece.spacedWord + Int(Piece.wordCount))
         let ending = pieces.longest(Piece.ending..<Piece.emoji)
         let sentences = 20 * (1 + 12 * word + ending)
-        let emoji = 4 * pieces.longest(Piece.emoji..<Piece.rightToLeft)
+        let emoji = 3 * pieces.longest(Piece.emoji..<Piece.rightToLeft)
         let rightToLeft = pieces.longest(Piece.rightToLeft..<Piece.space)
         return max(sentences, rightToLeft) + emoji + PackedText.slack
     }()

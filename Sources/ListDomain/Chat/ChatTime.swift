@@ -12,18 +12,13 @@ public enum ChatTime {
         var bytes = [UInt8](repeating: 0, count: byteCount)
         var span = bytes.mutableSpan
         var raw = span.mutableBytes
-        _ = write(millis, into: &raw, at: 0)
+        var days = Days()
+        _ = write(millis, days: &days, into: &raw, at: 0)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The length of ``rfc3339(_:)``.
     package static let byteCount = 20
-
-    /// Writes the 20 bytes of ``rfc3339(_:)`` into `bytes` from `offset`; returns the offset past them.
-    package static func write(_ millis: Int64, into bytes: inout MutableRawSpan, at offset: Int) -> Int {
-        var days = Days()
-        return write(millis, days: &days, into: &bytes, at: offset)
-    }
 
     /// The date part of the day last written (``write(_:days:into:at:)``): a page's messages are mostly of one day,
     /// and the calendar's arithmetic is the larger part of a time.
