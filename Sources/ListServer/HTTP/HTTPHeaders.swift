@@ -55,11 +55,6 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
         fields.append(Field(name: name, value: value))
     }
 
-    /// Removes every field called `name` (any case).
-    mutating func removeAll(named name: String) {
-        fields.removeAll { Self.namesMatch($0.name, name) }
-    }
-
     /// Replaces the value of every field called `name` (any case) with what `transform` makes of it.
     mutating func transformValues(of name: String, _ transform: (String) -> String) {
         for index in fields.indices where Self.namesMatch(fields[index].name, name) {

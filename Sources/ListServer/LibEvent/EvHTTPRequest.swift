@@ -18,28 +18,25 @@ struct EvHTTPRequest: @unchecked Sendable {
 
     /// Copies what the router needs: method, request-target, headers, body, whether the peer is on loopback, and
     /// the request id (the client's `X-Request-Id` if usable, see ``usableRequestID(_:)``, else one from `ids`).
-    /// The request as the router takes it. `isHTTP10` says whether it came as HTTP/1.0 (asked only when it has an
-    /// `Upgrade` field, which an HTTP/1.0 request's is ignored as: RFC 9110 §7.8, so a WebSocket asked for so gets
-    /// the event stream, RFC 6455 needing HTTP/1.1).
+    /// An HTTP/1.0 request's `Upgrade` is left out (RFC 9110 §7.8: a WebSocket asked for so gets the event stream,
+    /// RFC 6455 needing HTTP/1.1); `isHTTP10` says whether the request came so, asked only of one with that field.
     func makeHTTPRequest(ids: inout RequestIDGenerator, isHTTP10: () -> Bool) -> HTTPRequest {
         let target = evhttp_request_get_uri(raw).map { String(cString: $0) } ?? ""
         // Room for a typical request's fields up front: grown from empty, the array was reallocated three times.
         var headers = HTTPHeaders(capacity: 12)
         var requestID: String?
         if let input = evhttp_request_get_input_headers(raw) {
-            var upgrade = false
             var header = cevent_headers_first(input)
             while let current = header {
                 let key = current.pointee.key!
                 // A byte compared first: this loop runs for every field of every request.
-                if UInt8(bitPattern: key.pointee) | 0x20 == UInt8(ascii: "u"), strcasecmp(key, "Upgrade") == 0 {
-                    upgrade = true
-                }
-                headers.add(Self.fieldName(key), String(cString: current.pointee.value))
+                let ignored =
+                    UInt8(bitPattern: key.pointee) | 0x20 == UInt8(ascii: "u") && strcasecmp(key, "Upgrade") == 0
+                    && isHTTP10()
+                if !ignored { headers.add(Self.fieldName(key), String(cString: current.pointee.value)) }
                 header = cevent_headers_next(current)
             }
             requestID = evhttp_find_header(input, "X-Request-Id").flatMap(Self.usableRequestID)
-            if upgrade, isHTTP10() { headers.removeAll(named: "Upgrade") }
         }
         let (peer, port, fromLoopback) = self.peer
         var request = HTTPRequest(
