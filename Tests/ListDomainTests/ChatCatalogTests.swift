@@ -37,7 +37,7 @@ struct ChatCatalogTests {
                 }
             }
         }
-        #expect(hash == 0xcb20_43d2_6d7a_c35f, "digest \(String(hash, radix: 16))")
+        #expect(hash == 0x5baa_4fa3_0ff8_0959, "digest \(String(hash, radix: 16))")
     }
 
     @Test("conversations are newest first, each with 2 to 6 distinct participants; ids past the end are nil")

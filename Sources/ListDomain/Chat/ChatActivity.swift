@@ -86,10 +86,20 @@ public struct ChatActivityScript: Sendable {
         return Turn(
             number: number, conversation: conversation, participant: participant, typingAt: typingAt,
             sendAt: sendAt, text: text, replyBack: replyBack, editAt: edits ? sendAt + interval / 3 : nil,
-            editText: edits
-                ? ChatText.text(seed: seed, conversation: conversation, message: 1 << 41 + number * 2 + 1)
-                : nil,
+            editText: edits ? Self.editText(of: text, seed: seed, conversation: conversation, number: number) : nil,
             deleteAt: deletes ? sendAt + interval * 2 / 3 : nil)
+    }
+
+    /// The text an edit of turn `number`'s `text` sets: another generated text, the first of them that differs (the
+    /// texts of short messages come from a table of 256, so two may be the same; an edit changes something).
+    private static func editText(of text: String, seed: UInt64, conversation: UInt64, number: UInt64) -> String {
+        var attempt: UInt64 = 0
+        while true {
+            let edit = ChatText.text(
+                seed: seed, conversation: conversation, message: 1 << 41 + number * 2 + 1 + attempt << 42)
+            if edit != text { return edit }
+            attempt += 1
+        }
     }
 
     /// How late a turn may still start: the driver starts a moment after the profile was set, and the first turn

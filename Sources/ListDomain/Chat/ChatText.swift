@@ -2,8 +2,15 @@
 /// different heights. About 40 % are a few words, 35 % one or two sentences, 20 % three to seven, 5 % ten to
 /// twenty (a long message); one in seven ends with emoji, one in twenty is in Arabic or Hebrew (right to left).
 ///
-/// No text holds a `"`, a `\` or a control character, so JSON carries them as they are. The lists and the draws
-/// are part of the data format.
+/// A text is made of pieces from ``pieces``: a few words are one of 256 heads (one to three words) and one of 256
+/// tails (none to three), a sentence one of 256 openings (two to six words) and one of 256 closings (two to six
+/// words and an ending): tables made once from the word lists. So there are 65,536 of each, a sentence still has
+/// four to twelve words, and a text is about five pieces to write, where word by word it was 23 and most of a page
+/// of messages' own CPU. Tables of 1,024 took 130 KB, out of the first-level cache, and a page about 0.3 µs more in
+/// the server (Benchmarks/HISTORY.md).
+///
+/// No text holds a `"`, a `\` or a control character, so JSON carries them as they are. The lists, the tables and the
+/// draws are part of the data format.
 package enum ChatText {
     /// The text of message `message` of conversation `conversation` under `seed`.
     static func text(seed: UInt64, conversation: UInt64, message: UInt64) -> String {
@@ -15,9 +22,10 @@ package enum ChatText {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The version of the texts' format, part of every chat representation's tag: 2 since each word takes 16 bits
-    /// of a draw, not a draw of its own (a page's texts cost a third as many draws); the texts changed with it.
-    package static let format: UInt64 = 2
+    /// The version of the texts' format, part of every chat representation's tag: 3 since a text is written from
+    /// tables of pieces of sentences, not word by word (2: each choice took 16 bits of a draw, not a draw of its
+    /// own); the texts changed with each.
+    package static let format: UInt64 = 3
 
     /// Writes the UTF-8 of ``text(seed:conversation:message:)`` into `bytes` from `offset`, which must have
     /// ``maximumBytes`` of room; returns the offset past it. The page path writes it so, straight into the page's
@@ -26,9 +34,18 @@ package enum ChatText {
     package static func write(
         seed: UInt64, conversation: UInt64, message: UInt64, into bytes: inout MutableRawSpan, at offset: Int
     ) -> Int {
-        var random = SplitMix64(
-            seed: SplitMix64.output(
-                seed: SplitMix64.mix(seed ^ 0x7465_7874 ^ (conversation &* SplitMix64.gamma)), index: message))
+        write(stream: stream(seed: seed, conversation: conversation), message: message, into: &bytes, at: offset)
+    }
+
+    /// The seed of conversation `conversation`'s texts under `seed`, which ``write(stream:message:into:at:)`` takes:
+    /// the same for all its messages, so a page works it out once.
+    static func stream(seed: UInt64, conversation: UInt64) -> UInt64 {
+        SplitMix64.mix(seed ^ 0x7465_7874 ^ (conversation &* SplitMix64.gamma))
+    }
+
+    /// ``write(seed:conversation:message:into:at:)`` with the conversation's ``stream(seed:conversation:)``.
+    static func write(stream: UInt64, message: UInt64, into bytes: inout MutableRawSpan, at offset: Int) -> Int {
+        var random = SplitMix64(seed: SplitMix64.output(seed: stream, index: message))
         let pieces = Self.pieces
         var at = offset
         let shape = random.next()
@@ -39,18 +56,19 @@ package enum ChatText {
             let sentences: Int
             switch (shape >> 8) % 100 {
             case 0..<40:
-                let count = 1 + draws.below(6)
-                let capitalized = draws.below(2) == 0
-                at = writeWords(pieces, &draws, count: count, capitalized: capitalized, into: &bytes, at: at)
+                at = pieces.write(Piece.head + draws.below(Piece.tableCount), into: &bytes, at: at)
+                at = pieces.write(Piece.tail + draws.below(Piece.tableCount), into: &bytes, at: at)
                 sentences = 0
             case 40..<75: sentences = 1 + draws.below(2)
             case 75..<95: sentences = 3 + draws.below(5)
             default: sentences = 10 + draws.below(11)
             }
-            for index in 0..<sentences {
-                if index > 0 { at = pieces.write(Piece.space, into: &bytes, at: at) }
-                at = writeWords(pieces, &draws, count: 4 + draws.below(9), capitalized: true, into: &bytes, at: at)
-                at = pieces.write(Piece.ending + draws.below(Piece.endingCount), into: &bytes, at: at)
+            if sentences > 0 {
+                for _ in 0..<sentences {
+                    at = pieces.write(Piece.opening + draws.below(Piece.tableCount), into: &bytes, at: at)
+                    at = pieces.write(Piece.closing + draws.below(Piece.tableCount), into: &bytes, at: at)
+                }
+                at -= 1  // the space after the last closing
             }
         }
         if (shape >> 16) % 7 == 0 {
@@ -85,63 +103,68 @@ package enum ChatText {
         }
     }
 
-    /// `count` words joined by spaces, the first capitalized if asked (the words are ASCII).
-    @inline(__always)
-    private static func writeWords(
-        _ pieces: PackedText, _ draws: inout Draws, count: Int, capitalized: Bool, into bytes: inout MutableRawSpan,
-        at offset: Int
-    ) -> Int {
-        var at = offset
-        for index in 0..<count {
-            let word = draws.below(Piece.wordCount)
-            let piece = index > 0 ? Piece.spacedWord + word : capitalized ? Piece.capitalizedWord + word : word
-            at = pieces.write(piece, into: &bytes, at: at)
-        }
-        return at
-    }
-
     /// Where each kind of piece starts in ``pieces``, and how many there are: constants, so each draw's modulo is
     /// a multiplication (the counts are checked against the lists when ``pieces`` is made).
     enum Piece {
+        /// The heads, tails, openings and closings each.
+        static let tableCount: UInt64 = 256
         static let wordCount: UInt64 = 124
         static let endingCount: UInt64 = 8
         static let emojiCount: UInt64 = 16
         static let rightToLeftCount: UInt64 = 10
-        /// The words as they are, then capitalized, then each after a space.
-        static let capitalizedWord = Int(wordCount)
-        static let spacedWord = 2 * Int(wordCount)
-        static let ending = 3 * Int(wordCount)
+        static let head = 0
+        /// Each with a space before it, but the empty ones.
+        static let tail = Int(tableCount)
+        static let opening = 2 * Int(tableCount)
+        /// Each with the space that follows it, which the text's last closing takes back.
+        static let closing = 3 * Int(tableCount)
         /// Each emoji after a space.
-        static let emoji = ending + Int(endingCount)
+        static let emoji = 4 * Int(tableCount)
         static let rightToLeft = emoji + Int(emojiCount)
-        static let space = rightToLeft + Int(rightToLeftCount)
     }
 
-    /// Every piece a text is written from, in ``Piece``'s order.
+    /// Every piece a text is written from, in ``Piece``'s order. The tables are drawn from the word lists under a
+    /// seed of their own: a head is one to three words, the first capitalized one time in two; a tail none to three
+    /// after a space; an opening two to six, the first capitalized, and a space; a closing two to six, an ending and
+    /// a space.
     static let pieces: PackedText = {
         precondition(
             vocabulary.count == Piece.wordCount && endings.count == Piece.endingCount
                 && emoji.count == Piece.emojiCount && rightToLeft.count == Piece.rightToLeftCount)
-        let words = vocabulary.map { Array($0.utf8) }
-        let capitalized = words.map { word in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(word[0]) ? [word[0] - 0x20] + word.dropFirst() : word
+        var draws = Draws(SplitMix64(seed: 0x6368_6174_7465_7874))
+        func words(_ count: Int, capitalized: Bool) -> String {
+            (0..<count).map { index in
+                let word = vocabulary[draws.below(Piece.wordCount)]
+                return index == 0 && capitalized ? word.prefix(1).uppercased() + word.dropFirst() : word
+            }.joined(separator: " ")
         }
-        let space = UInt8(ascii: " ")
+        let table = 0..<Int(Piece.tableCount)
+        let heads = table.map { _ in
+            let count = 1 + draws.below(3)
+            return words(count, capitalized: draws.below(2) == 0)
+        }
+        let tails = table.map { _ in
+            let count = draws.below(4)
+            return count == 0 ? "" : " " + words(count, capitalized: false)
+        }
+        let openings = table.map { _ in words(2 + draws.below(5), capitalized: true) + " " }
+        let closings = table.map { _ in
+            words(2 + draws.below(5), capitalized: false) + endings[draws.below(Piece.endingCount)] + " "
+        }
         return PackedText(
-            words + capitalized + words.map { [space] + $0 } + endings.map { Array($0.utf8) }
-                + emoji.map { [space] + Array($0.utf8) } + rightToLeft.map { Array($0.utf8) } + [[space]])
+            (heads + tails + openings + closings + emoji.map { " " + $0 } + rightToLeft).map { Array($0.utf8) })
     }()
 
     /// The most bytes a text takes, with the room its last write may store past it (``PackedText/slack``): twenty
-    /// sentences of a space, twelve words (each with its space, the longest) and an ending, then three emoji (each
-    /// with its space); or the longest right-to-left text and the emoji.
+    /// sentences of the longest opening and closing, then three emoji (each with its space); or the longest head
+    /// and tail or right-to-left text and the emoji.
     package static let maximumBytes: Int = {
-        let word = pieces.longest(Piece.spacedWord..<Piece.spacedWord + Int(Piece.wordCount))
-        let ending = pieces.longest(Piece.ending..<Piece.emoji)
-        let sentences = 20 * (1 + 12 * word + ending)
+        let fewWords = pieces.longest(Piece.head..<Piece.tail) + pieces.longest(Piece.tail..<Piece.opening)
+        let sentences =
+            20 * (pieces.longest(Piece.opening..<Piece.closing) + pieces.longest(Piece.closing..<Piece.emoji))
         let emoji = 3 * pieces.longest(Piece.emoji..<Piece.rightToLeft)
-        let rightToLeft = pieces.longest(Piece.rightToLeft..<Piece.space)
-        return max(sentences, rightToLeft) + emoji + PackedText.slack
+        let rightToLeft = pieces.longest(Piece.rightToLeft..<Piece.rightToLeft + Int(Piece.rightToLeftCount))
+        return max(sentences, fewWords, rightToLeft) + emoji + PackedText.slack
     }()
 
     static let vocabulary = [
