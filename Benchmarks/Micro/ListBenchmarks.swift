@@ -57,6 +57,41 @@ struct ListBenchmarks {
             return checksum
         }
 
+        // The texts of the messages the chat page load asks for (Benchmarks/chat/pages.lua), alone: the chat page's
+        // own work beyond an item page's is mostly these.
+        var room = [UInt8](repeating: 0, count: 20 * ChatText.maximumBytes)
+        harness.measure("ChatText.write, the texts of a page of 20 messages", iterations: 200_000) { count in
+            var checksum: UInt64 = 0
+            var span = room.mutableSpan
+            var bytes = span.mutableBytes
+            for index in 0..<count {
+                var at = 0
+                let first = UInt64(index &* 37 % 9_900)
+                for id in first..<first + 20 {
+                    at = ChatText.write(seed: 42, conversation: 0, message: id, into: &bytes, at: at)
+                }
+                checksum &+= UInt64(at)
+            }
+            return checksum
+        }
+
+        // A page of 20 messages as the chat page load asks for them, against the page of items above.
+        let chat = ChatCatalog(seed: 42, conversations: 50, messagesPerConversation: 10_000)
+        harness.measure("ChatCatalog.Thread.writeMessage, a page of 20 messages (reused writer)", iterations: 200_000) {
+            count in
+            var json = JSONWriter(capacity: 8192)
+            var checksum: UInt64 = 0
+            for index in 0..<count {
+                json.reset()
+                let thread = chat.thread(0)
+                var days = ChatTime.Days()
+                let first = UInt64(index &* 37 % 9_900)
+                for id in first..<first + 20 { thread.writeMessage(id, days: &days, into: &json) }
+                checksum &+= UInt64(json.bytes.count)
+            }
+            return checksum
+        }
+
         let encoder = JSONEncoder()
         try harness.measure("JSONEncoder, equivalent Codable page (20 items from Catalog.item)", iterations: 10_000) {
             count in

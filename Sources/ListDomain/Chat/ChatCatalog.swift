@@ -77,8 +77,13 @@ public struct ChatCatalog: Sendable, Equatable {
     /// The message hash of field `salt` of message `message` of conversation `conversation`.
     @inline(__always)
     func hash(_ salt: Salt, _ conversation: UInt64, _ message: UInt64) -> UInt64 {
-        SplitMix64.output(
-            seed: SplitMix64.mix(seed ^ salt.rawValue ^ (conversation &* SplitMix64.gamma)), index: message)
+        SplitMix64.output(seed: messageSeed(salt, conversation), index: message)
+    }
+
+    /// The seed of the message hashes of field `salt` of conversation `conversation`: the same for all its messages.
+    @inline(__always)
+    func messageSeed(_ salt: Salt, _ conversation: UInt64) -> UInt64 {
+        SplitMix64.mix(seed ^ salt.rawValue ^ (conversation &* SplitMix64.gamma))
     }
 
     // MARK: Conversations
@@ -187,16 +192,38 @@ public struct ChatCatalog: Sendable, Equatable {
         public let participants: [Int]
         let step: Int64
         let last: Int64
+        /// The seeds of the conversation's message hashes (``ChatCatalog/hash(_:_:_:)`` before its index) and of its
+        /// texts' draws, mixed once for a page instead of once a message and field.
+        private let author: UInt64
+        private let jitter: UInt64
+        private let edited: UInt64
+        private let reply: UInt64
+        private let texts: UInt64
+
+        init(chat: ChatCatalog, conversation: UInt64, count: UInt64, participants: [Int], step: Int64, last: Int64) {
+            self.chat = chat
+            self.conversation = conversation
+            self.count = count
+            self.participants = participants
+            self.step = step
+            self.last = last
+            author = chat.messageSeed(.author, conversation)
+            jitter = chat.messageSeed(.jitter, conversation)
+            edited = chat.messageSeed(.edited, conversation)
+            reply = chat.messageSeed(.reply, conversation)
+            texts = ChatText.stream(seed: chat.seed, conversation: conversation)
+        }
 
         /// The fields of message `id` but its text, or nil past the end.
         public func fields(of id: UInt64) -> MessageFields? {
             guard id < count else { return nil }
-            let author = participants[Int(chat.hash(.author, conversation, id) % UInt64(participants.count))]
+            let author = participants[Int(SplitMix64.output(seed: self.author, index: id) % UInt64(participants.count))]
             // The last message is sent at the conversation's last activity; each earlier one a step before the
             // next, give or take under half a step, so they stay in order.
-            let jitter = id == count - 1 ? 0 : Int64(chat.hash(.jitter, conversation, id) % UInt64(max(1, step / 2)))
+            let jitter =
+                id == count - 1 ? 0 : Int64(SplitMix64.output(seed: self.jitter, index: id) % UInt64(max(1, step / 2)))
             let sentAt = last - Int64(count - 1 - id) * step - jitter
-            let editBits = chat.hash(.edited, conversation, id)
+            let editBits = SplitMix64.output(seed: edited, index: id)
             // Edited 1 to 30 minutes after it was sent, never after the conversation's last message (the data's
             // "now").
             let editedAt =
@@ -204,13 +231,13 @@ public struct ChatCatalog: Sendable, Equatable {
                 ? min(sentAt + 60_000 + Int64((editBits >> 8) % 1_740_000), last) : nil
             return MessageFields(
                 authorIndex: author, sentAt: sentAt, editedAt: editedAt,
-                replyTo: chat.replyTarget(of: id, in: conversation))
+                replyTo: ChatCatalog.replyTarget(of: id, bits: SplitMix64.output(seed: reply, index: id)))
         }
 
         /// Writes the UTF-8 of message `id`'s text (no `"`, `\` or control character in it) into `bytes` from
         /// `offset`, which must have ``ChatText/maximumBytes`` of room; returns the offset past it.
         package func writeText(of id: UInt64, into bytes: inout MutableRawSpan, at offset: Int) -> Int {
-            ChatText.write(seed: chat.seed, conversation: conversation, message: id, into: &bytes, at: offset)
+            ChatText.write(stream: texts, message: id, into: &bytes, at: offset)
         }
     }
 
@@ -224,9 +251,12 @@ public struct ChatCatalog: Sendable, Equatable {
 
     /// The earlier message message `id` answers, if it is a reply (about 1 in 10; the first message never is).
     public func replyTarget(of id: UInt64, in conversation: UInt64) -> UInt64? {
-        guard id > 0 else { return nil }
-        let bits = hash(.reply, conversation, id)
-        guard bits % 10 == 0 else { return nil }
+        Self.replyTarget(of: id, bits: hash(.reply, conversation, id))
+    }
+
+    /// ``replyTarget(of:in:)`` from the message's reply hash `bits`.
+    static func replyTarget(of id: UInt64, bits: UInt64) -> UInt64? {
+        guard id > 0, bits % 10 == 0 else { return nil }
         let reach: UInt64 =
             switch (bits >> 8) % 10 {
             case 0...5: 20

@@ -17,8 +17,8 @@ public enum ChatTime {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The length of ``rfc3339(_:)``.
-    package static let byteCount = 20
+    /// The length of ``rfc3339(_:)``: a constant the page path's callers inline (a `static let` was a call a time).
+    @inlinable package static var byteCount: Int { 20 }
 
     /// The date part of the day last written (``write(_:days:into:at:)``): a page's messages are mostly of one day,
     /// and the calendar's arithmetic is the larger part of a time.

@@ -10,6 +10,11 @@ extension AuthorTable {
         return json.bytes
     }
 
+    /// ``encoded`` packed for the message page path: a name is a store or two into the page's bytes, where an
+    /// array of ``encoded`` is a retain, a release and a `memmove` call (a tenth of a page of messages' own work,
+    /// `ListBenchmarks`).
+    static let packed = PackedText(encoded)
+
     /// The longest of ``encoded``.
     static let maximumEncodedCount = encoded.map(\.count).max() ?? 0
 }

@@ -1,4 +1,4 @@
-import ListDomain
+package import ListDomain
 
 /// How conversations and messages are written on the wire (issue 36).
 extension Message {
@@ -39,35 +39,50 @@ extension ChatCatalog.Thread {
     /// its text and times are written straight into the page's buffer, with no `String` made (a page built from
     /// ``Message`` values took three times the CPU of a page of items), the times' dates kept in `days` from one
     /// message to the next. `null` past the end.
-    func writeMessage(_ id: UInt64, days: inout ChatTime.Days, into json: inout JSONWriter) {
+    package func writeMessage(_ id: UInt64, days: inout ChatTime.Days, into json: inout JSONWriter) {
         guard let fields = fields(of: id) else {
             json.appendNull()
             return
         }
-        json.append(raw: "{\"id\":")
-        json.append(integer: id)
-        json.append(raw: ",\"conversation\":")
-        json.append(integer: conversation)
-        json.append(raw: ",\"author\":")
-        json.append(encoded: AuthorTable.encoded[fields.authorIndex])
-        json.append(raw: ",\"author_id\":")
-        json.append(integer: fields.authorIndex)
-        json.append(raw: ",\"text\":\"")
+        // Room for the largest message once, then every field written into it without a check of its own, as an
+        // item is (`Catalog.writeItem`): a check an append was a tenth of the page's own work (`ListBenchmarks`).
+        json.reserve(Self.maximumMessageBytes)
+        json.appendReserved(raw: "{\"id\":")
+        json.appendReserved(integer: id)
+        json.appendReserved(raw: ",\"conversation\":")
+        json.appendReserved(integer: conversation)
+        json.appendReserved(raw: ",\"author\":")
+        json.append(atMost: AuthorTable.maximumEncodedCount + PackedText.slack) { bytes in
+            AuthorTable.packed.write(fields.authorIndex, into: &bytes, at: 0)
+        }
+        json.appendReserved(raw: ",\"author_id\":")
+        json.appendReserved(integer: fields.authorIndex)
+        json.appendReserved(raw: ",\"text\":\"")
         json.append(atMost: ChatText.maximumBytes) { bytes in
             writeText(of: id, into: &bytes, at: 0)  // no character JSON escapes (ChatText)
         }
-        json.append(raw: "\",\"sent_at\":")
+        json.appendReserved(raw: "\",\"sent_at\":")
         Self.writeTime(fields.sentAt, days: &days, into: &json)
-        json.append(raw: ",\"edited_at\":")
-        if let editedAt = fields.editedAt {
-            Self.writeTime(editedAt, days: &days, into: &json)
-        } else {
-            json.appendNull()
+        switch (fields.editedAt, fields.replyTo) {
+        case (nil, nil):
+            json.appendReserved(raw: ",\"edited_at\":null,\"reply_to\":null}")  // most messages
+        case (let editedAt, let replyTo):
+            json.appendReserved(raw: ",\"edited_at\":")
+            if let editedAt {
+                Self.writeTime(editedAt, days: &days, into: &json)
+            } else {
+                json.appendReserved(raw: "null")
+            }
+            json.appendReserved(raw: ",\"reply_to\":")
+            if let replyTo { json.appendReserved(integer: replyTo) } else { json.appendReserved(raw: "null") }
+            json.appendReserved(raw: "}")
         }
-        json.append(raw: ",\"reply_to\":")
-        if let replyTo = fields.replyTo { json.append(integer: replyTo) } else { json.appendNull() }
-        json.append(raw: "}")
     }
+
+    /// At least the bytes of the largest message ``writeMessage(_:days:into:)`` writes: 110 of literals, four
+    /// integers of up to 20 digits, the longest author and text, and two times with their quotes, rounded up.
+    static let maximumMessageBytes =
+        256 + AuthorTable.maximumEncodedCount + PackedText.slack + ChatText.maximumBytes + 2 * (ChatTime.byteCount + 2)
 
     /// `"2026-09-21T14:13:20Z"`, the date from `days` when it is the day last written.
     private static func writeTime(_ millis: Int64, days: inout ChatTime.Days, into json: inout JSONWriter) {
