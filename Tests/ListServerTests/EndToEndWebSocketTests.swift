@@ -330,4 +330,24 @@ struct EndToEndWebSocketTests {
         let close = try await offPool { try client.readFrameSkippingPings() }
         #expect(close.closeCode == 1001)
     }
+
+    @Test("the server's close waits for the client's before the connection ends; a client that never answers is let go")
+    func serverCloseWaitsForTheClient() async throws {
+        let app = try await Application.start(settings: testSettings())
+        let polite = try await offPool { try WebSocketTestClient(port: app.port) }
+        let silent = try await offPool { try WebSocketTestClient(port: app.port) }
+        let started = ContinuousClock.now
+        async let drained: Void = app.shutdown(grace: .seconds(5))
+        #expect(try await offPool { try polite.readFrameSkippingPings() }.closeCode == 1001)
+        // RFC 6455 §7.1.1: the TCP connection ends after the client's close, not before (closed at once, with the
+        // client's bytes unread, it could be reset and the close lost).
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!polite.connection.hasPendingInput, "the connection ended before the client answered the close")
+        try polite.close(code: 1001)
+        #expect(try await offPool { polite.connection.readsEndOfStream() })
+        #expect(try await offPool { try silent.readFrameSkippingPings() }.closeCode == 1001)
+        #expect(try await offPool { silent.connection.readsEndOfStream() }, "the silent client was not let go")
+        await drained
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
 }

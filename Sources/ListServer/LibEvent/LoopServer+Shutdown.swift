@@ -14,7 +14,7 @@ extension LoopServer {
         guard !draining else { return }
         draining = true
         onDrained = done
-        endStreams()  // at once: clients reconnect elsewhere, and the drain does not wait for them
+        endStreams()  // at once: clients reconnect elsewhere; a WebSocket's close is answered within a second
         finishThrottledAnswers()  // what they have left goes at once
         writes.feed.endWaits()  // long-polls answer now, empty (every loop asks; the first one does it)
         if let http, let boundSocket {
@@ -66,8 +66,11 @@ extension LoopServer {
         loop.execute { [self] in freeIfDrained() }
     }
 
+    /// Frees evhttp once nothing is in flight: no request waiting, no answer unwritten, and no WebSocket waiting for
+    /// its client's close (the drain ended every other stream at once; each WebSocket is let go within
+    /// ``webSocketCloseWait``).
     func freeIfDrained() {
-        if draining && pending.isEmpty && unwritten == 0 { freeHTTP() }
+        if draining && pending.isEmpty && unwritten == 0 && streams.isEmpty { freeHTTP() }
     }
 
     /// Frees evhttp (closing every connection) once nothing is in flight, then reports drained.

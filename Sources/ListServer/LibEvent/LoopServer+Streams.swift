@@ -347,10 +347,12 @@ extension LoopServer {
     /// see its connection freed under it.
     func drop(_ stream: EventStream) {
         forget(stream)  // nothing more is written to it
-        loop.execute {
-            guard !stream.closed, let connection = evhttp_request_get_connection(stream.request.raw) else { return }
-            // The close callback marks the stream closed and releases its reference; evhttp frees the request.
-            evhttp_connection_free(connection)
+        loop.execute { [self] in
+            if !stream.closed, let connection = evhttp_request_get_connection(stream.request.raw) {
+                // The close callback marks the stream closed and releases its reference; evhttp frees the request.
+                evhttp_connection_free(connection)
+            }
+            freeIfDrained()  // a drain may have waited for this one (a WebSocket's close)
         }
     }
 

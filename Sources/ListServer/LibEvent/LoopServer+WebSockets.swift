@@ -167,14 +167,22 @@ extension LoopServer {
         }
     }
 
-    /// Ends a WebSocket stream from the server's side: its close (`code`, `reason`) goes out, then the connection
-    /// is closed (on the next turn of the loop, as a dropped stream's is).
+    /// Ends a WebSocket stream from the server's side: its close (`code`, `reason`) goes out, and the connection is
+    /// closed when the client answers it (``webSocketReadable(_:)``), or after ``webSocketCloseWait``: the server
+    /// closes the TCP connection after the client's close (RFC 6455 §7.1.1). Closed at once, the close could be
+    /// lost: with bytes from the client still unread (a pong, a message on its way), Linux answers the socket's
+    /// close with a reset, and the client's system may drop what its reader had not yet taken.
     func closeWebSocket(_ stream: EventStream, code: UInt16, reason: String) {
         guard streams[stream.token] != nil, let session = stream.webSocket else { return }
         session.close(code: code, reason: reason)
         writeWebSocketOutput(of: stream)
-        drop(stream)
+        _ = loop.schedule(after: Self.webSocketCloseWait) { [self] in
+            if streams[stream.token] != nil { drop(stream) }
+        }
     }
+
+    /// How long a client has to answer the server's close: a drain waits as long for it (``freeIfDrained()``).
+    static let webSocketCloseWait = Duration.seconds(1)
 
     /// The connection failed or the client closed it without a close frame.
     fileprivate func webSocketEnded(_ stream: EventStream) {
