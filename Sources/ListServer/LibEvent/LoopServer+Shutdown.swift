@@ -6,9 +6,10 @@ import ListDomain
 /// A loop's part of a shutdown: stop accepting, answer what is in flight (503 at the deadline), then free evhttp.
 extension LoopServer {
     /// Stops accepting, answers new requests on open connections with 503 and `Connection: close`,
-    /// and calls `done` once every request in flight is answered and written out. Injected hangs get
-    /// 503 at once; delayed answers go out when due. At `deadline` the requests still waiting get 503
-    /// (their timers cancelled), and evhttp is freed shortly after whatever is left. Loop thread.
+    /// and calls `done` once every request in flight is answered and written out and every WebSocket's client has
+    /// answered its close (or had a second to). Injected hangs get 503 at once; delayed answers go out when due. At
+    /// `deadline` the requests still waiting get 503 (their timers cancelled), and evhttp is freed shortly after
+    /// whatever is left. Loop thread.
     func beginDraining(deadline: Duration, done: @escaping () -> Void) {
         precondition(loop.inLoop)
         guard !draining else { return }

@@ -37,6 +37,10 @@ final class EventStream: @unchecked Sendable {
     var pingsUnanswered = 0
     /// Heartbeats since a WebSocket's close went out unanswered (dropped at two: a whole heartbeat to answer it).
     var heartbeatsClosing = 0
+    /// The timer that lets a WebSocket go when its client has not answered the server's close in time
+    /// (``LoopServer/closeWebSocket(_:code:reason:)``); cancelled when the stream goes first, so that no timer is
+    /// left pending (holding the stream and the server) when the loop stops.
+    var closeWait: LoopTimer?
     var messageSecond: Int64 = 0
     var messagesThisSecond = 0
     /// When a WebSocket's client last had its typing announced (milliseconds, monotonic): once a second at most.
@@ -69,8 +73,8 @@ final class EventStream: @unchecked Sendable {
 /// dropped once what it has not read passes ``SettingKey/eventBufferBytes``, and when what all of the loop's
 /// subscribers have not read would pass the loop's share of ``SettingKey/eventBufferedBytes``, those furthest behind
 /// are dropped first (1,000 subscribers that never read held 1 MiB each, 1.5 GB, before there was a shared bound).
-/// Streams are not requests in flight: a drain ends them at once (clients reconnect elsewhere) and does not wait for
-/// them.
+/// Streams are not requests in flight: a drain ends them at once (clients reconnect elsewhere), waiting only for the
+/// WebSockets' clients to answer their close, a second at most (``LoopServer/webSocketCloseWait``).
 extension LoopServer {
     /// Starts answering `request` with an event stream; returns the answer's status and header fields.
     func openStream(_ request: EvHTTPRequest, _ stream: EventStreamRequest, requestID: String) -> HTTPResponse {
@@ -368,6 +372,8 @@ extension LoopServer {
 
     /// Takes `stream` out of the loop's table and its backlog out of the loop's total.
     private func forget(_ stream: EventStream) {
+        stream.closeWait?.cancel()
+        stream.closeWait = nil
         guard streams.removeValue(forKey: stream.token) != nil else { return }
         if stream.journal != nil {
             journalStreamCount.value.wrappingSubtract(1, ordering: .sequentiallyConsistent)

@@ -176,7 +176,9 @@ extension LoopServer {
         guard streams[stream.token] != nil, let session = stream.webSocket else { return }
         session.close(code: code, reason: reason)
         writeWebSocketOutput(of: stream)
-        _ = loop.schedule(after: Self.webSocketCloseWait) { [self] in
+        guard streams[stream.token] != nil, stream.closeWait == nil else { return }  // dropped, or already waiting
+        stream.closeWait = loop.schedule(after: Self.webSocketCloseWait) { [self] in
+            stream.closeWait = nil
             if streams[stream.token] != nil { drop(stream) }
         }
     }
