@@ -40,6 +40,31 @@ struct ChatCatalogTests {
         #expect(hash == 0x5baa_4fa3_0ff8_0959, "digest \(String(hash, radix: 16))")
     }
 
+    @Test("a message's other fields are the data format too: a digest of 30,000 authors, edits and replies is pinned")
+    func pinnedFields() {
+        // FNV-1a over the author, `edited_at` and `reply_to` of the messages `pinnedFormat` hashes, which the texts'
+        // formats leave alone (the same at d808ab2, before 6b80983 mixed their seeds once a page): a change here is a
+        // change of every dataset's messages, not a refactoring.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ value: UInt64) {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                hash = (hash ^ (value >> UInt64(shift) & 0xFF)) &* 0x0000_0100_0000_01b3
+            }
+        }
+        for seed in [0, 42, 0xdead_beef] as [UInt64] {
+            let chat = ChatCatalog(seed: seed, conversations: 5, messagesPerConversation: 2_000)
+            for conversation in 0..<5 as Range<UInt64> {
+                for id in 0..<min(2_000, chat.messageCount(of: conversation)) {
+                    guard let message = chat.message(id, in: conversation) else { continue }
+                    mix(UInt64(message.authorIndex))
+                    mix(message.editedAt.map { UInt64(bitPattern: $0) } ?? .max)
+                    mix(message.replyTo ?? .max)
+                }
+            }
+        }
+        #expect(hash == 0xfa27_4feb_3844_55db, "digest \(String(hash, radix: 16))")
+    }
+
     @Test("conversations are newest first, each with 2 to 6 distinct participants; ids past the end are nil")
     func conversations() throws {
         var previous = Int64.max
