@@ -3,8 +3,8 @@
 /// (``ChatText/write(seed:conversation:message:into:at:)``). Eight-byte words were a store and two bounds checks
 /// each, and most of the text's time (`ChatText.write` in `ListBenchmarks`, Benchmarks/HISTORY.md).
 ///
-/// Every write stores 64 bytes or more and then moves on by the piece's length only, so it needs up to 63 bytes of
-/// room past the piece: ``slack``. The bytes past the end are overwritten by the next write or left unused.
+/// Every write stores 64 bytes or more and then moves on by the piece's length only, so it needs up to 64 bytes of
+/// room past the piece (an empty one): ``slack``. The bytes past the end are overwritten by the next write or left unused.
 package struct PackedText: Sendable {
     /// Piece `p`: where its bytes start in ``bytes`` (the high 24 bits) and its length (the low 8). Four bytes a
     /// piece, and the pieces' bytes one after the other: the chat's tables fit a first-level cache (``byteCount``,
@@ -14,7 +14,7 @@ package struct PackedText: Sendable {
     private let bytes: [UInt8]
 
     /// Bytes past a piece that a write may store into.
-    @inlinable package static var slack: Int { 2 * 32 - 1 }  // a constant, inlined: a `static let` is a call a read
+    @inlinable package static var slack: Int { 2 * 32 }  // a constant, inlined: a `static let` is a call a read
 
     /// The pieces, each shorter than 256 bytes.
     package init(_ pieces: [[UInt8]]) {
