@@ -186,7 +186,6 @@ public struct ChatCatalog: Sendable, Equatable {
     /// One conversation's messages: their count, participants and times, so that a page reads each message's fields
     /// without working them out again (``fields(of:)``), and writes its text as bytes (``writeText(of:into:at:)``).
     public struct Thread: Sendable {
-        let chat: ChatCatalog
         public let conversation: UInt64
         public let count: UInt64
         public let participants: [Int]
@@ -201,7 +200,6 @@ public struct ChatCatalog: Sendable, Equatable {
         private let texts: UInt64
 
         init(chat: ChatCatalog, conversation: UInt64, count: UInt64, participants: [Int], step: Int64, last: Int64) {
-            self.chat = chat
             self.conversation = conversation
             self.count = count
             self.participants = participants
