@@ -195,14 +195,18 @@ struct EndToEndWebSocketTests {
 
     @Test("a client that ignores the server's close is dropped within two heartbeats, and nothing it sends is acted on")
     func ignoredClose() async throws {
-        try await withServer(configure: { $0.heartbeatMs = 500 }) { app in
+        // A heartbeat of a second, as in `pings`: the stubborn client reads nothing before its bad frame, so a
+        // slower one keeps CI's loaded full run from dropping it for unanswered pings first (with 500 ms it did once,
+        // without a close to read).
+        try await withServer(configure: { $0.heartbeatMs = 1000 }) { app in
             let stubborn = try await offPool {
-                try WebSocketTestClient(port: app.port, "/items/events?client_id=stubborn&dataset=s")
+                let client = try WebSocketTestClient(port: app.port, "/items/events?client_id=stubborn&dataset=s")
+                try client.send(opcode: WebSocketTestClient.binary, [1])
+                return client
             }
             let watcher = try await offPool { try WebSocketTestClient(port: app.port, "/items/events?dataset=s") }
             // The watcher reads (answering pings) all along: its first message must be the change posted below.
             async let watched = offPool { try watcher.readMessages(1)[0] }
-            try stubborn.send(opcode: WebSocketTestClient.binary, [1])
             #expect(try await offPool { try stubborn.readFrameSkippingPings() }.closeCode == 1003)
             // It goes on as if nothing happened (each send may already find the socket closed): typing is not
             // announced, and its pongs do not keep it.
