@@ -8,6 +8,8 @@
 --   slow N        the same with Cache-Control: no-cache              (scenario 3: every request waits the store)
 --   path P        GET P, always the same
 --   images N Q    GET /items/<uniform 0..N-1>/image?Q                (Benchmarks/images: image misses)
+--   paced N MS    the pages of "pages N", each connection waiting MS milliseconds after each answer
+--                 (Benchmarks/journal/cost.sh: servers loaded below their capacity, at the same pace)
 --
 -- done() prints one line, "BENCH {json}": wrk's counters and latency percentiles (microseconds), and in "slow"
 -- mode the data for the Little's-law efficiency (the third argument is then the connections per wrk thread).
@@ -53,7 +55,7 @@ function init(args)
   math.randomseed(42 + thread_number)
   local n = tonumber(argument)
   for i = 1, 4096 do
-    if mode == "pages" then
+    if mode == "pages" or mode == "paced" then
       requests[i] = wrk.format("GET", "/items?page=" .. math.random(1, n) .. "&limit=20")
     elseif mode == "details" then
       requests[i] = wrk.format("GET", "/items/" .. math.random(0, n - 1) .. "/detail")
@@ -66,6 +68,10 @@ function init(args)
     else
       error("load.lua: unknown mode " .. tostring(mode))
     end
+  end
+  if mode == "paced" then
+    local pause = tonumber(args[3])
+    delay = function() return pause end
   end
   if mode == "slow" then
     wave_size = tonumber(args[3])

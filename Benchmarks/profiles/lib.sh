@@ -121,3 +121,56 @@ pinned_rounds() {
       }' "$OUT/results.tsv" | tee -a "$OUT/summary.txt"
     cp "$OUT/results.tsv" "$OUT/results-$a-$b.tsv"
 }
+
+# ---------------------------------------------------------------- servers loaded at a pace (journal/cost.sh)
+
+# cpu_ns PID: the CPU time of PID's threads, in nanoseconds: the scheduler's own count (/proc/PID/task/*/schedstat),
+# where /proc/PID/stat's is in ticks of 10 ms. A thread that has ended is no longer counted (the servers' threads live
+# as long as they do).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ sum += $1 } END { printf "%.0f\n", sum }'; }
+
+# paced_rounds BASE OTHER...: ROUNDS rounds in which every server named is loaded at once for DURATION seconds with
+# scenario 1's pages at a pace (`wrk -t1 -c$CONNECTIONS` on the load CPU, each connection waiting PAUSE ms after each
+# answer: Benchmarks/load/load.lua's "paced" mode), after one round not counted; which load starts first turns from
+# round to round. A line per round: each server's CPU µs a request, and each OTHER ÷ BASE.
+#
+# Why at a pace: loaded to their capacity, servers sharing a CPU serve more requests per wake-up the more they wait
+# for it, so their CPU a request moved with the share each got (two identical servers: 0.98-1.06 apart by round, in
+# pinned_rounds). At a pace below their capacity, each serves the same requests at the same times whatever the others
+# do, and two identical servers measure 0.99-1.02 apart.
+paced_rounds() {
+    local round side sides=("$@") order loads requests line
+    declare -A before
+    : >"$OUT/results.tsv"
+    for ((round = 0; round <= ROUNDS; round++)); do
+        order=("${sides[@]:round % ${#sides[@]}}" "${sides[@]:0:round % ${#sides[@]}}")
+        for side in "${sides[@]}"; do before[$side]=$(cpu_ns "${pid[$side]}"); done
+        loads=()
+        for side in "${order[@]}"; do
+            "${load_cpu[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s "$load_lua" \
+                "http://127.0.0.1:${port[$side]}/" -- paced 500 "$PAUSE" >"$OUT/$side-$round.wrk" &
+            loads+=($!)
+        done
+        wait "${loads[@]}"
+        for side in "${sides[@]}"; do
+            requests=$(awk '/requests in/ { print $1 }' "$OUT/$side-$round.wrk")
+            grep -q 'Non-2xx' "$OUT/$side-$round.wrk" && die "$side: wrk saw errors (see $OUT/$side-$round.wrk)"
+            ((round > 0)) && printf '%s\t%s\t%s\t%s\n' "$round" "$side" $(($(cpu_ns "${pid[$side]}") - before[$side])) \
+                "$requests" >>"$OUT/results.tsv"
+        done
+    done
+    awk -F'\t' -v sides="${sides[*]}" '{ ns[$1, $2] = $3; requests[$1, $2] = $4 }
+      END {
+        n = split(sides, side, " ")
+        printf "%-6s", "round"; for (i = 1; i <= n; i++) printf " %10s", side[i] " us"
+        for (i = 2; i <= n; i++) printf " %12s", side[i] "/" side[1]
+        printf " %10s\n", "requests"
+        for (r = 1; ((r, side[1]) in ns); r++) {
+          printf "%-6d", r; total = 0
+          for (i = 1; i <= n; i++) { us[i] = ns[r, side[i]] / 1e3 / requests[r, side[i]]; printf " %10.3f", us[i]; total += requests[r, side[i]] }
+          for (i = 2; i <= n; i++) printf " %12.3f", us[i] / us[1]
+          printf " %10d\n", total
+        }
+      }' "$OUT/results.tsv" | tee -a "$OUT/summary.txt"
+    cp "$OUT/results.tsv" "$OUT/results-paced.tsv"
+}
