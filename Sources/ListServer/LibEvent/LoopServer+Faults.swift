@@ -46,9 +46,9 @@ extension LoopServer {
         case .reset, .hang:
             pending[token] = nil
             let none = HTTPResponse(status: 0, fault: response.fault)
-            observer.journal(entry.exchange, none)  // before the client sees it
+            let journaledAt = observer.journal(entry.exchange, none)  // before the client sees it
             entry.request.closeConnection(reset: response.fault == .reset)
-            observer.end(entry.exchange, none, journaled: true)
+            observer.end(entry.exchange, none, journaledAt: journaledAt)
             if draining { loop.execute { [self] in freeIfDrained() } }
         }
     }
@@ -63,21 +63,21 @@ extension LoopServer {
         encode(&response, for: entry.request)
         entry.timer?.cancel()
         if draining {
-            observer.journal(entry.exchange, response)
+            let journaledAt = observer.journal(entry.exchange, response)
             sendWhileDraining(response, to: entry.request, requestID: entry.requestID)
-            observer.end(entry.exchange, response, journaled: true)
+            observer.end(entry.exchange, response, journaledAt: journaledAt)
         } else if response.fault == .truncated {
-            observer.journal(entry.exchange, response)
+            let journaledAt = observer.journal(entry.exchange, response)
             entry.request.sendTruncated(
                 response, requestID: entry.requestID, date: date.current, buffer: replyBuffer)
-            observer.end(entry.exchange, response, journaled: true)
+            observer.end(entry.exchange, response, journaledAt: journaledAt)
         } else {
             // The client left while its answer was being made or held: it is sent for nothing.
             let abandonedAt: Int? = entry.exchange.journaled && clientLeft(entry) ? 0 : nil
             let response = admitted(response, for: entry.request)
-            observer.journal(entry.exchange, response, abandonedAt: abandonedAt)
+            let journaledAt = observer.journal(entry.exchange, response, abandonedAt: abandonedAt)
             reply(response, to: entry.request, requestID: entry.requestID)
-            observer.end(entry.exchange, response, journaled: true)
+            observer.end(entry.exchange, response, journaledAt: journaledAt)
         }
     }
 
