@@ -29,6 +29,20 @@ struct HTTPTypesTests {
         #expect(headers.values("Vary", "LINK", "x-request-id") == ("Accept", "<x>", "1"))
     }
 
+    @Test("the journal's three: spelled exactly first, else in any case; Retry-After only when asked")
+    func journalFields() {
+        let page: HTTPHeaders = [
+            "Content-Type": "application/json", "Link": "<a>", "etag": "\"lower\"", "ETag": "\"exact\"",
+            "Vary": "Accept-Encoding", "Retry-After": "3",
+        ]
+        #expect(page.journalFields(retryAfter: false) == ("\"exact\"", "application/json", nil))
+        #expect(page.journalFields(retryAfter: true) == ("\"exact\"", "application/json", "3"))
+        let scripted: HTTPHeaders = ["content-type": "text/plain", "LINK": "<a>", "etag": "\"s\"", "retry-after": "9"]
+        #expect(scripted.journalFields(retryAfter: true) == ("\"s\"", "text/plain", "9"))
+        let problem: HTTPHeaders = ["Content-Type": "application/problem+json", "Vary": "Accept-Encoding"]
+        #expect(problem.journalFields(retryAfter: true) == (nil, "application/problem+json", nil))
+    }
+
     @Test("fields keep their order and spelling when iterated")
     func orderedIteration() {
         let headers: HTTPHeaders = ["B": "2", "a": "1", "B": "3"]
