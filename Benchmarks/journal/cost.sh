@@ -12,8 +12,8 @@
 # (/proc/PID/task/*/schedstat, in nanoseconds) and divided by the requests wrk got answered.
 #
 # METHOD=paced (the default): the three are loaded at once, each with scenario 1's pages at a pace (`wrk -t1
-# -c${CONNECTIONS} -d${DURATION}s`, each connection waiting PAUSE ms after each answer: about 4,500 requests a second
-# a server, some 90 % of CPU 0 for the three), ROUNDS rounds. Per round: CPU µs a request of each, on ÷ off and
+# -c${CONNECTIONS} -d${DURATION}s`, each connection waiting PAUSE ms after each answer: about 4,000 requests a second
+# a server, some 80 % of CPU 0 for the three), ROUNDS rounds. Per round: CPU µs a request of each, on ÷ off and
 # off2 ÷ off (the method's floor, in the same rounds).
 #
 # METHOD=saturated: the earlier method, two servers at a time loaded to their capacity (`wrk -t1 -c32`, SLICES slices
