@@ -343,14 +343,14 @@ struct EndToEndWebSocketTests {
         let started = ContinuousClock.now
         async let drained: Void = app.shutdown(grace: .seconds(5))
         #expect(try await offPool { try polite.readFrameSkippingPings() }.closeCode == 1001)
-        let closeRead = ContinuousClock.now
         // RFC 6455 §7.1.1: the TCP connection ends after the client's close, not before (closed at once, with the
         // client's bytes unread, it could be reset and the close lost).
         try await Task.sleep(for: .milliseconds(300))
         let ended = polite.connection.hasPendingInput
-        // The server waits a second for the answer (`webSocketCloseWait`): a sleep that overslept that (the full
-        // suite's parallel tests once held it up so) tells nothing, and the server has rightly let the client go.
-        let waited = ContinuousClock.now - closeRead
+        // The server waits a second for the answer (`webSocketCloseWait`) from its close, which went out after
+        // `started`: a test held up past that (the full suite's parallel tests did, between the close's sending
+        // and its reading) tells nothing, and the server has rightly let the client go.
+        let waited = ContinuousClock.now - started
         #expect(!ended || waited >= .milliseconds(900), "the connection ended \(waited) after the close, unanswered")
         if !ended {
             try polite.close(code: 1001)

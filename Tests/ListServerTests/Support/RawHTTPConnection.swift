@@ -30,7 +30,10 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds. `receiveBuffer` shrinks the socket's
     /// receive buffer (`SO_RCVBUF`, before connecting), for a client that stalls after little.
-    init(port: Int, timeout: Int = 10, receiveBuffer: Int32? = nil) throws {
+    ///
+    /// 30 s by default: on a slow two-core machine the full suite's parallel servers once kept one from answering a
+    /// detail for 10 s (a test that waits for an end or a silence sets its own).
+    init(port: Int, timeout: Int = 30, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
