@@ -46,9 +46,9 @@ extension LoopServer {
         case .reset, .hang:
             pending[token] = nil
             let none = HTTPResponse(status: 0, fault: response.fault)
-            let journaledAt = observer.journal(entry.exchange, none)  // before the client sees it
+            observer.journal(entry.exchange, none)  // before the client sees it
             entry.request.closeConnection(reset: response.fault == .reset)
-            observer.end(entry.exchange, none, journaledAt: journaledAt)
+            observer.end(entry.exchange, none, journaled: true)
             if draining { loop.execute { [self] in freeIfDrained() } }
         }
     }
@@ -63,21 +63,21 @@ extension LoopServer {
         encode(&response, for: entry.request)
         entry.timer?.cancel()
         if draining {
-            let journaledAt = observer.journal(entry.exchange, response)
+            observer.journal(entry.exchange, response)
             sendWhileDraining(response, to: entry.request, requestID: entry.requestID)
-            observer.end(entry.exchange, response, journaledAt: journaledAt)
+            observer.end(entry.exchange, response, journaled: true)
         } else if response.fault == .truncated {
-            let journaledAt = observer.journal(entry.exchange, response)
+            observer.journal(entry.exchange, response)
             entry.request.sendTruncated(
                 response, requestID: entry.requestID, date: date.current, buffer: replyBuffer)
-            observer.end(entry.exchange, response, journaledAt: journaledAt)
+            observer.end(entry.exchange, response, journaled: true)
         } else {
             // The client left while its answer was being made or held: it is sent for nothing.
             let abandonedAt: Int? = entry.exchange.journaled && clientLeft(entry) ? 0 : nil
             let response = admitted(response, for: entry.request)
-            let journaledAt = observer.journal(entry.exchange, response, abandonedAt: abandonedAt)
+            observer.journal(entry.exchange, response, abandonedAt: abandonedAt)
             reply(response, to: entry.request, requestID: entry.requestID)
-            observer.end(entry.exchange, response, journaledAt: journaledAt)
+            observer.end(entry.exchange, response, journaled: true)
         }
     }
 

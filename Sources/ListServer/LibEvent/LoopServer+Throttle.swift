@@ -130,9 +130,9 @@ extension LoopServer {
         }
         // While draining, evhttp must not be freed before the rest is written (it would cut the body short).
         if draining { countUntilWritten(answer.request) }
-        let journaledAt = observer.journal(answer.exchange, answer.response)  // before the last bytes go
+        observer.journal(answer.exchange, answer.response)  // before the last bytes go
         evhttp_send_reply_end(answer.request.raw)  // may free the request and its connection: neither is used after
-        observer.end(answer.exchange, answer.response, journaledAt: journaledAt)
+        observer.end(answer.exchange, answer.response, journaled: true)
         if draining { loop.execute { [self] in freeIfDrained() } }
     }
 

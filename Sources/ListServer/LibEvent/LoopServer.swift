@@ -239,9 +239,9 @@ final class LoopServer: @unchecked Sendable {
         case .response(var response) where response.isPlain:
             encode(&response, for: request)
             response = admitted(response, for: request)
-            let journaledAt = observer.journal(exchange, response)  // before the client has it
+            observer.journal(exchange, response)  // before the client has it
             reply(response, to: request, requestID: requestID)
-            observer.end(exchange, response, journaledAt: journaledAt)
+            observer.end(exchange, response, journaled: true)
         case .response(let response):
             hold(response, for: track(request, exchange, requestID))
         case .stream(let stream):

@@ -77,30 +77,22 @@ final class LoopObserver {
     }
 
     /// The request's answer is about to go: the journal records it now, before the client has it (once it has, it
-    /// may ask again on another loop, and the journal must hold this request first). Returns the instant recorded as
-    /// its end (nil when it is not journaled), which ``end(_:_:abandonedAt:journaledAt:)`` takes as its own: one
-    /// clock read for both (a read is some 100 instructions).
-    @discardableResult
-    func journal(
-        _ exchange: RequestExchange, _ response: HTTPResponse, abandonedAt: Int? = nil
-    ) -> ContinuousClock.Instant? {
-        guard exchange.journaled, let start = exchange.start else { return nil }
-        let end = ContinuousClock.now
-        record(exchange, response, start: start, end: end, abandonedAt: abandonedAt)
-        return end
+    /// may ask again on another loop, and the journal must hold this request first). ``end(_:_:abandonedAt:journaled:)``
+    /// follows with `journaled: true`.
+    func journal(_ exchange: RequestExchange, _ response: HTTPResponse, abandonedAt: Int? = nil) {
+        guard exchange.journaled, let start = exchange.start else { return }
+        record(exchange, response, start: start, end: .now, abandonedAt: abandonedAt)
     }
 
     /// The request's answer has been handed to evhttp; `abandonedAt`, when the client had left before it was whole,
-    /// is how many of its body bytes the client got; `journaledAt` is what ``journal(_:_:abandonedAt:)`` returned,
-    /// when it was called: the request is recorded then, and ends at that instant.
+    /// is how many of its body bytes the client got; `journaled` when ``journal(_:_:abandonedAt:)`` recorded it.
     func end(
-        _ exchange: RequestExchange, _ response: HTTPResponse, abandonedAt: Int? = nil,
-        journaledAt: ContinuousClock.Instant? = nil
+        _ exchange: RequestExchange, _ response: HTTPResponse, abandonedAt: Int? = nil, journaled: Bool = false
     ) {
         guard let start = exchange.start else { return }
-        let now = journaledAt ?? ContinuousClock.now
+        let now = ContinuousClock.now
         let elapsed = start.duration(to: now)
-        if exchange.journaled && journaledAt == nil {
+        if exchange.journaled && !journaled {
             record(exchange, response, start: start, end: now, abandonedAt: abandonedAt)
         }
         if let metrics {
