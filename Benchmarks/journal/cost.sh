@@ -19,7 +19,7 @@
 # METHOD=saturated: the earlier method, two servers at a time loaded to their capacity (`wrk -t1 -c32`, SLICES slices
 # of SLICE seconds a round), on with off, then off2 with off. Servers that share a CPU at capacity serve more requests a
 # wake-up the more they wait, so their CPU a request moves with the share each gets: off ÷ off 0.98-1.06 by round in
-# one sitting (2026-12-01), where the paced method's floor was 0.99-1.02.
+# one sitting (2026-12-01), where the paced method's floor was 0.986-1.019 over four.
 #
 # Environment: BIN (default .build/static/x86_64-unknown-linux-gnu/release/ListServer), METHOD (paced), ROUNDS (5),
 # DURATION (10), CONNECTIONS (24), PAUSE (5), SLICES (10) and SLICE (1) for METHOD=saturated, PIN (1), OUT (a new

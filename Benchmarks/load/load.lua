@@ -1,6 +1,6 @@
 -- wrk script for scripts/bench.sh: request generators and a machine-readable report.
 --
---   wrk ... -s Benchmarks/load/load.lua <url> -- <mode> [argument]
+--   wrk ... -s Benchmarks/load/load.lua <url> -- <mode> [argument...]
 --
 -- Modes (every request list is drawn once per wrk thread from a fixed seed, so runs are reproducible):
 --   pages N       GET /items?page=<uniform 1..N>&limit=20

@@ -124,10 +124,24 @@ pinned_rounds() {
 
 # ---------------------------------------------------------------- servers loaded at a pace (journal/cost.sh)
 
-# cpu_ns PID: the CPU time of PID's threads, in nanoseconds: the scheduler's own count (/proc/PID/task/*/schedstat),
-# where /proc/PID/stat's is in ticks of 10 ms. A thread that has ended is no longer counted (the servers' threads live
-# as long as they do).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ sum += $1 } END { printf "%.0f\n", sum }'; }
+# thread_ns PID: a line "TID NS" for each of PID's threads, NS the CPU time it has used in nanoseconds: the
+# scheduler's own count (/proc/PID/task/TID/schedstat), where /proc/PID/stat's is in ticks of 10 ms. A thread that ends
+# while this reads is left out.
+thread_ns() {
+    local task
+    for task in /proc/"$1"/task/*; do
+        [[ -r $task/schedstat ]] && { read -r ns _ <"$task/schedstat" && echo "${task##*/} $ns"; } 2>/dev/null
+    done
+    return 0
+}
+
+# cpu_delta BEFORE AFTER: the CPU nanoseconds PID's threads used between two thread_ns snapshots (files): each
+# thread's growth, a thread that started since counted from 0. A thread that ended in between is not counted (a
+# server's loops and workers live as long as it does; a task's thread that comes and goes is lost for the round).
+cpu_delta() {
+    awk 'NR == FNR { before[$1] = $2; next } { sum += $2 - ($1 in before ? before[$1] : 0) }
+      END { printf "%.0f\n", sum }' "$1" "$2"
+}
 
 # paced_rounds BASE OTHER...: ROUNDS rounds in which every server named is loaded at once for DURATION seconds with
 # scenario 1's pages at a pace (`wrk -t1 -c$CONNECTIONS` on the load CPU, each connection waiting PAUSE ms after each
@@ -137,26 +151,27 @@ cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ sum += $1 } END 
 # Why at a pace: loaded to their capacity, servers sharing a CPU serve more requests per wake-up the more they wait
 # for it, so their CPU a request moved with the share each got (two identical servers: 0.98-1.06 apart by round, in
 # pinned_rounds). At a pace below their capacity, each serves the same requests at the same times whatever the others
-# do, and two identical servers measure 0.99-1.02 apart.
+# do, and two identical servers measured 0.986-1.019 apart by round in four sittings (2026-12-01).
 paced_rounds() {
-    local round side sides=("$@") order loads requests line
-    declare -A before
+    local round side sides=("$@") order loads load requests
     : >"$OUT/results.tsv"
     for ((round = 0; round <= ROUNDS; round++)); do
         order=("${sides[@]:round % ${#sides[@]}}" "${sides[@]:0:round % ${#sides[@]}}")
-        for side in "${sides[@]}"; do before[$side]=$(cpu_ns "${pid[$side]}"); done
+        for side in "${sides[@]}"; do thread_ns "${pid[$side]}" >"$OUT/$side.before"; done
         loads=()
         for side in "${order[@]}"; do
             "${load_cpu[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s "$load_lua" \
                 "http://127.0.0.1:${port[$side]}/" -- paced 500 "$PAUSE" >"$OUT/$side-$round.wrk" &
             loads+=($!)
         done
-        wait "${loads[@]}"
+        for load in "${loads[@]}"; do wait "$load" || die "a wrk failed (see $OUT/*-$round.wrk)"; done
         for side in "${sides[@]}"; do
+            thread_ns "${pid[$side]}" >"$OUT/$side.after"
             requests=$(awk '/requests in/ { print $1 }' "$OUT/$side-$round.wrk")
+            [[ $requests =~ ^[0-9]+$ ]] && ((requests > 0)) || die "$side: wrk counted no requests ($OUT/$side-$round.wrk)"
             grep -q 'Non-2xx' "$OUT/$side-$round.wrk" && die "$side: wrk saw errors (see $OUT/$side-$round.wrk)"
-            ((round > 0)) && printf '%s\t%s\t%s\t%s\n' "$round" "$side" $(($(cpu_ns "${pid[$side]}") - before[$side])) \
-                "$requests" >>"$OUT/results.tsv"
+            ((round > 0)) && printf '%s\t%s\t%s\t%s\n' "$round" "$side" \
+                "$(cpu_delta "$OUT/$side.before" "$OUT/$side.after")" "$requests" >>"$OUT/results.tsv"
         done
     done
     awk -F'\t' -v sides="${sides[*]}" '{ ns[$1, $2] = $3; requests[$1, $2] = $4 }
