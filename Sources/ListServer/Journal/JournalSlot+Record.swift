@@ -25,7 +25,7 @@ extension JournalSlot {
             default: break
             }
         }
-        // An answer has more fields (eleven for a page): read by index, not handed to a closure one by one, which
+        // An answer has more fields (eight for a page): read by index, not handed to a closure one by one, which
         // retained and released each (callgrind: 1,960 instructions a page for the slot, 1,600 so). `Retry-After`
         // goes with a 3xx, a 429 or a 503 (RFC 9110 §10.2.3): a 2xx is not searched for it.
         let (etag, contentType, retryAfterField) = response.headers.journalFields(retryAfter: response.status >= 300)
