@@ -63,7 +63,7 @@ setup_pinned_pairs() {
         (($(nproc) >= 2)) || die "PIN=1 needs two CPUs"
         server_cpu=(taskset -a -pc 0) load_cpu=(taskset -c 1)
     fi
-    declare -gA pid port load_fields
+    declare -gA pid port load_fields load_script load_args
 }
 
 # start_pinned NAME BINARY FLAGS...: a server of BINARY with scenario 1's flags and FLAGS, pinned with the others.
@@ -146,22 +146,25 @@ cpu_delta() {
 # paced_rounds BASE OTHER...: ROUNDS rounds in which every server named is loaded at once for DURATION seconds with
 # scenario 1's pages at a pace (`wrk -t1 -c$CONNECTIONS` on the load CPU, each connection waiting PAUSE ms after each
 # answer: Benchmarks/load/load.lua's "paced" mode), after one round not counted; which load starts first turns from
-# round to round. A line per round: each server's CPU µs a request, and each OTHER ÷ BASE.
+# round to round. A line per round: each server's CPU µs a request, and each OTHER ÷ BASE. A side with an entry in
+# `load_script` (and `load_args`, its words after `--`) is loaded with that instead (Benchmarks/chat/pages.sh).
 #
 # Why at a pace: loaded to their capacity, servers sharing a CPU serve more requests per wake-up the more they wait
 # for it, so their CPU a request moved with the share each got (two identical servers: 0.98-1.06 apart by round, in
 # pinned_rounds). At a pace below their capacity, each serves the same requests at the same times whatever the others
 # do, and two identical servers measured 0.986-1.019 apart by round in four sittings (2026-12-01).
 paced_rounds() {
-    local round side sides=("$@") order loads load requests
+    local round side sides=("$@") order loads load requests script args
     : >"$OUT/results.tsv"
     for ((round = 0; round <= ROUNDS; round++)); do
         order=("${sides[@]:round % ${#sides[@]}}" "${sides[@]:0:round % ${#sides[@]}}")
         for side in "${sides[@]}"; do thread_ns "${pid[$side]}" >"$OUT/$side.before"; done
         loads=()
         for side in "${order[@]}"; do
-            "${load_cpu[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s "$load_lua" \
-                "http://127.0.0.1:${port[$side]}/" -- paced 500 "$PAUSE" >"$OUT/$side-$round.wrk" &
+            script=${load_script[$side]:-$load_lua}
+            read -r -a args <<<"${load_args[$side]:-paced 500 $PAUSE}"
+            "${load_cpu[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s "$script" \
+                "http://127.0.0.1:${port[$side]}/" -- "${args[@]}" >"$OUT/$side-$round.wrk" &
             loads+=($!)
         done
         for load in "${loads[@]}"; do wait "$load" || die "a wrk failed (see $OUT/*-$round.wrk)"; done

@@ -51,3 +51,35 @@ struct RouterBasicsTests {
         #expect(statuses == Array(repeating: 200, count: 8))
     }
 }
+
+@Suite("Router: a page of messages found without splitting its path")
+struct RouterMessagesPathTests {
+    let router = RouterFixture.router()
+
+    @Test(
+        "only a plain /conversations/<digits>/messages is found so",
+        arguments: [
+            ("/conversations/12/messages", "12"), ("/conversations/0/messages", "0"),
+            ("/conversations//messages", nil), ("/conversations/1a/messages", nil),
+            ("/conversations/%31/messages", nil), ("/conversations/12/messages/", nil),
+            ("/conversations/messages", nil), ("/conversations/12/message", nil), ("/items", nil),
+        ] as [(String, String?)])
+    func plainPath(path: String, id: String?) {
+        #expect(Router.messagesPathID(Substring(path)) == id)
+    }
+
+    @Test(
+        "the pages it finds are the pages the segments find, and the paths it leaves answer as before",
+        arguments: [
+            ("/conversations/3/messages?limit=5", "/conversations/%33/messages?limit=5", 200),
+            ("/conversations/1a/messages", "/conversations/1%61/messages", 400),
+            ("/conversations/99999/messages", "/conversations/9999%39/messages", 404),
+        ])
+    func samePages(plain: String, escaped: String, status: Int) {
+        let fast = router.respond(plain)
+        let split = router.respond(escaped)
+        #expect(fast.status == status)
+        #expect(split.status == status)
+        if status == 200 { #expect(fast.body == split.body) }
+    }
+}

@@ -488,6 +488,7 @@ package struct Router: Sendable {
         // The path of every page and every create, known without splitting and decoding it into an array of
         // segments (about 2,000 instructions a request, callgrind).
         if target.path == "/items" { return .items }
+        if let id = Self.messagesPathID(target.path) { return .conversationMessages(id) }
         // A bare base (`/d/<name>`) names no resource: it is redirected (Router+BasePath.swift), counted as `other`.
         guard !target.path.isEmpty else {
             throw Problem(.notFound, detail: "there is no resource at \(Problem.quoted(target.base))")
@@ -509,6 +510,21 @@ package struct Router: Sendable {
         default:
             return resource
         }
+    }
+
+    /// The id of a plain `/conversations/<digits>/messages` (a page of a chat), nil for any other path: the
+    /// resource ``Resource/init(segments:)`` finds there, without the array of decoded segments (issue 36: a page of
+    /// messages is held to the CPU of a page of items, which needs none).
+    static func messagesPathID(_ path: Substring) -> String? {
+        let bytes = path.utf8.span
+        let prefix = "/conversations/".utf8.span
+        let suffix = "/messages".utf8.span
+        let idEnd = bytes.count - suffix.count
+        guard idEnd > prefix.count else { return nil }
+        for index in 0..<prefix.count where bytes[unchecked: index] != prefix[unchecked: index] { return nil }
+        for index in 0..<suffix.count where bytes[unchecked: idEnd + index] != suffix[unchecked: index] { return nil }
+        for index in prefix.count..<idEnd where bytes[unchecked: index] &- UInt8(ascii: "0") >= 10 { return nil }
+        return String(path.utf8.dropFirst(prefix.count).dropLast(suffix.count))
     }
 
     private func dispatch(_ request: HTTPRequest, target: RequestTarget, resource: Resource) throws(Problem)
