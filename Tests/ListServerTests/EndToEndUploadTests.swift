@@ -136,17 +136,20 @@ struct EndToEndUploadTests {
             }
             try await Task.sleep(for: .milliseconds(100))
             #expect(try await status(port: app.port, length: 5_000, body: String(repeating: "x", count: 5_000)) == 400)
-            // Eight that send all but one byte of it: now the budget is held, by the bytes that came.
+            // Eight that send all but 1,000 bytes of it: now the budget is held, by the bytes that came. (All but
+            // one byte left the eighth no room while the server had yet to see the probe above close, and it got a
+            // 503 and left: the budget was then never full.)
             let holding = try await offPool {
                 try (0..<UploadBudget.uploadsInFlight).map { _ in
                     let connection = try RawHTTPConnection(port: app.port)
                     try connection.write(
-                        head + "Content-Length: 100000\r\n\r\n" + String(repeating: "y", count: 99_999))
+                        head + "Content-Length: 100000\r\n\r\n" + String(repeating: "y", count: 99_000))
                     return connection
                 }
             }
+            // 8 x 99,000 held: 8,000 bytes left, which an upload of 9,000 does not fit.
             try await waitUntil("the budget is full") {
-                try await status(port: app.port, length: 1_001, body: String(repeating: "x", count: 1_001))
+                try await status(port: app.port, length: 9_000, body: String(repeating: "x", count: 9_000))
             } isDone: {
                 $0 == 503
             }
