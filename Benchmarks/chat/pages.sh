@@ -7,7 +7,7 @@
 #
 # Servers of the build with one loop each (the journal off, no access log, no store), pinned to CPU 0, loaded from
 # CPU 1 by wrk with Benchmarks/chat/pages.lua: pages of items at a spread of pages, or pages of messages of
-# conversation 0 at a spread of depths. A page of messages is longer (about 5.4 KB against 3.8 KB): the ratio counts
+# conversation 0 at a spread of depths. A page of messages is longer (about 5.1 KB against 3.8 KB): the ratio counts
 # that too.
 #
 # METHOD=paced (the default): three servers, loaded at once for DURATION seconds at a pace (`wrk -t1
@@ -20,7 +20,7 @@
 # messages in turn, TURNS slices of SLICE seconds of each a round in the order items, messages, messages, items, …;
 # each kind's CPU (/proc/PID/stat) over the round divided by its requests. On a shared machine whose speed moved from
 # second to second it printed 0.90-1.17 by round in one sitting (2026-12-01), where the paced method's floor was
-# within 2 %.
+# within 2.6 %.
 #
 # Environment: BIN (default .build/static/x86_64-unknown-linux-gnu/release/ListServer), METHOD (paced), ROUNDS (5),
 # DURATION (10), CONNECTIONS (16), PAUSE (5), TURNS (4) and SLICE (1) for METHOD=turns, PIN (1), OUT (a new
@@ -43,6 +43,7 @@ if [[ $METHOD == paced ]]; then
     CONNECTIONS=${CONNECTIONS:-16}
     PAUSE=${PAUSE:-5}
     OUT=${OUT:-$(mktemp -d /tmp/chat-pages.XXXXXX)}
+    mkdir -p "$OUT"
     load_lua=$root/Benchmarks/chat/pages.lua
     trap stop_launched EXIT
     setup_pinned_pairs
