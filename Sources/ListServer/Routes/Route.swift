@@ -4,9 +4,9 @@
 /// `/metrics`; its methods make `Allow` (on 405 and `OPTIONS`) and the methods a CORS preflight allows; its flags
 /// say whether it is admin-only, a stream, a data endpoint (faults), a read that waits for a replica's catch-up,
 /// whether it reads `?dataset=` and whether it decodes its own query (``Flags`` holds what is read per request). `RouteTableTests` walks it against `openapi.yaml` both ways
-/// and against the router. Matching a target to a route is ``Router/Resource/init(segments:)`` (`/items` itself, and a plain
-/// `/conversations/<digits>/messages`, are known without splitting): one pass over the decoded segments, whose resource names its route
-/// (``Router/Resource/route``, a switch the compiler checks).
+/// and against the router. Matching a target to a route is ``Router/Resource/init(segments:)`` (`/items` itself,
+/// and a plain `/conversations/<digits>/messages`, are known without splitting): one pass over the decoded
+/// segments, whose resource names its route (``Router/Resource/route``, a switch the compiler checks).
 ///
 /// Adding a route: a case here and its row in `row`, a resource case with its match and its handler in
 /// `Router.dispatch`, and its path in `openapi.yaml` and the README's list; the compiler asks for each switch, the
