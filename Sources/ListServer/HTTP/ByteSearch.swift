@@ -27,7 +27,7 @@ enum ByteSearch {
     }
 
     /// Whether `needle` is in `haystack` at `start` (which has room for it).
-    private static func matches(_ haystack: Span<UInt8>, _ needle: Span<UInt8>, at start: Int) -> Bool {
+    static func matches(_ haystack: Span<UInt8>, _ needle: Span<UInt8>, at start: Int) -> Bool {
         for index in 0..<needle.count where haystack[unchecked: start + index] != needle[unchecked: index] {
             return false
         }

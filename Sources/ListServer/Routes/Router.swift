@@ -520,9 +520,9 @@ package struct Router: Sendable {
         let prefix = "/conversations/".utf8.span
         let suffix = "/messages".utf8.span
         let idEnd = bytes.count - suffix.count
-        guard idEnd > prefix.count else { return nil }
-        for index in 0..<prefix.count where bytes[unchecked: index] != prefix[unchecked: index] { return nil }
-        for index in 0..<suffix.count where bytes[unchecked: idEnd + index] != suffix[unchecked: index] { return nil }
+        guard idEnd > prefix.count, ByteSearch.matches(bytes, prefix, at: 0),
+            ByteSearch.matches(bytes, suffix, at: idEnd)
+        else { return nil }
         for index in prefix.count..<idEnd where bytes[unchecked: index] &- UInt8(ascii: "0") >= 10 { return nil }
         return String(path.utf8.dropFirst(prefix.count).dropLast(suffix.count))
     }
