@@ -12,6 +12,9 @@ install_missing_packages "${build_packages[@]}"
 # The style every Swift file here is held to (.swift-format); the generated files opt out in their first line.
 swift format lint --strict --recursive Sources Tests Package.swift Benchmarks Fuzz Examples
 swift build --build-tests
+# The suite's output, for its failures at the end (set before start_postgres, whose trap runs after this one).
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 start_postgres lists_test
 export LISTSERVER_TEST_POSTGRES_URL=$postgres_url
 # At most two test functions a CPU at once (Swift Testing's own bound, read from this variable): unbounded, the
@@ -19,5 +22,12 @@ export LISTSERVER_TEST_POSTGRES_URL=$postgres_url
 # test held up for a minute between two awaits, a detail unanswered for 10 s); with four, the suite took 115 s
 # against 105 and passed.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$(($(nproc) * 2))}
-# Bounded: a hung test fails the run instead of eating CI's 90 minutes.
-timeout 1500 swift test --skip-build
+# Bounded: a hung test fails the run instead of eating CI's 90 minutes. The suite prints some 44,000 lines and CI
+# keeps only the last hundred, so a failed run ends with its failures again: what failed, where, and why.
+status=0
+timeout 1500 swift test --skip-build 2>&1 | tee "$log" || status=$?
+if ((status != 0)); then
+  echo "== the suite failed (exit $status); its failures again:"
+  grep -E -A4 '^✘ Test .*(recorded an issue|failed after)|: error: |Fatal error|timed out' "$log" | grep -v '^✔' | head -80
+fi
+exit "$status"
