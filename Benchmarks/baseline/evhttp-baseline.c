@@ -439,25 +439,34 @@ static void put_etag(char out[48], int count, const uint64_t *inputs) {
     snprintf(out, 48, "\"v%llu-%016llx\"", (unsigned long long)inputs[0], (unsigned long long)hash);
 }
 
-/* The fields ListServer adds to every routed answer: no-cache, CORS for any origin, and a made-up request id. */
-static void add_common_headers(worker_t *w, struct evhttp_request *req) {
+/* The fields ListServer adds to every routed answer: no-cache, CORS for any origin to a request with an Origin, one
+   Vary line (`vary`: what the answer depends on, Origin always) and a made-up request id. */
+static void add_common_headers(worker_t *w, struct evhttp_request *req, const char *vary) {
     struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
     char request_id[48];
     snprintf(request_id, sizeof request_id, "%08x-%d-%llx", 0x5eed1d5u, w->index,
              (unsigned long long)++w->requests);
     evhttp_add_header(headers, "Cache-Control", "no-cache");
-    evhttp_add_header(headers, "Access-Control-Allow-Origin", "*");
-    evhttp_add_header(headers, "Access-Control-Expose-Headers",
-                      "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, "
-                      "Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, "
-                      "WWW-Authenticate");
+    if (evhttp_find_header(evhttp_request_get_input_headers(req), "Origin")) {
+        evhttp_add_header(headers, "Access-Control-Allow-Origin", "*");
+        evhttp_add_header(headers, "Access-Control-Expose-Headers",
+                          "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, "
+                          "Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, "
+                          "WWW-Authenticate, Content-Range, Accept-Ranges");
+    }
+    evhttp_add_header(headers, "Vary", vary);
     evhttp_add_header(headers, "X-Request-Id", request_id);
 }
 
-/* Sends status and body (none on the wire for HEAD, with the Content-Length GET would have). */
+/* ListServer's JSON answers (up to 256 KiB) vary by Accept-Encoding (a client without one gets the identity body and
+   this field), and every answer by Origin. */
+static const char json_vary[] = "Accept-Encoding, Origin";
+
+/* Sends status and body (none on the wire for HEAD, with the Content-Length GET would have), with the common fields and
+   `vary`. */
 static void reply(worker_t *w, struct evhttp_request *req, int status, const char *reason, const char *body,
-                  size_t length) {
-    add_common_headers(w, req);
+                  size_t length, const char *vary) {
+    add_common_headers(w, req, vary);
     if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
         char digits[24];
         *put_u64(digits, length) = '\0';
@@ -478,7 +487,7 @@ static void problem(worker_t *w, struct evhttp_request *req, int status, const c
     int length = snprintf(w->scratch, 1024,
                           "{\"type\":\"urn:listserver:problem:%s\",\"title\":\"%s\",\"status\":%d,\"detail\":\"%s\"}",
                           type, reason, status, detail);
-    reply(w, req, status, reason, w->scratch, (size_t)length);
+    reply(w, req, status, reason, w->scratch, (size_t)length, json_vary);
 }
 
 /* A plain decimal integer (digits only, at least one, fitting 64 bits). */
@@ -567,10 +576,7 @@ static void handle_items(worker_t *w, struct evhttp_request *req, const char *qu
     put_etag(etag, 7, etag_inputs);
     evhttp_add_header(headers, "ETag", etag);
     char *end = put_page(w->scratch, &page);
-    /* ListServer's JSON answers (up to 256 KiB) vary by Accept-Encoding; a client without one gets the identity body
-       and this field. */
-    evhttp_add_header(headers, "Vary", "Accept-Encoding");
-    reply(w, req, 200, "OK", w->scratch, (size_t)(end - w->scratch));
+    reply(w, req, 200, "OK", w->scratch, (size_t)(end - w->scratch), json_vary);
 }
 
 /* The id segment of /items/<id>...: 1 when valid; otherwise answers 400 or 404 and returns 0. */
@@ -617,13 +623,12 @@ static void reply_detail(worker_t *w, struct evhttp_request *req, uint64_t id, c
     uint64_t etag_inputs[] = {1, config.seed, 4, id};
     put_etag(etag, 4, etag_inputs);
     evhttp_add_header(headers, "ETag", etag);
-    evhttp_add_header(headers, "Vary", "Accept-Encoding"); /* as every JSON answer of ListServer's */
     char *p = PUT_LITERAL(w->scratch, "{\"id\":");
     p = put_u64(p, id);
     p = PUT_LITERAL(p, ",\"amount\":");
     p = stpcpy(p, entry->text);
     *p++ = '}';
-    reply(w, req, 200, "OK", w->scratch, (size_t)(p - w->scratch));
+    reply(w, req, 200, "OK", w->scratch, (size_t)(p - w->scratch), json_vary);
 }
 
 /* The store answered: cache the detail and send it with Server-Timing (Router.milliseconds: tenths, no ".0"). */
@@ -715,9 +720,8 @@ static void handle_request(struct evhttp_request *req, void *arg) {
     case ITEM:
         if (item_id(w, req, id_start, id_length, &id)) {
             evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", json_type);
-            evhttp_add_header(evhttp_request_get_output_headers(req), "Vary", "Accept-Encoding");
             char *end = put_item(w->scratch, id);
-            reply(w, req, 200, "OK", w->scratch, (size_t)(end - w->scratch));
+            reply(w, req, 200, "OK", w->scratch, (size_t)(end - w->scratch), json_vary);
         }
         break;
     case DETAIL:
@@ -733,10 +737,10 @@ static void handle_request(struct evhttp_request *req, void *arg) {
             snprintf(disposition, sizeof disposition, "inline; filename=\"%llu-600x400.jpg\"", (unsigned long long)id);
             evhttp_add_header(headers, "X-Cache", "HIT");
             evhttp_add_header(headers, "ETag", etag);
-            evhttp_add_header(headers, "Vary", "Accept");
+            evhttp_add_header(headers, "Accept-Ranges", "bytes");
             evhttp_add_header(headers, "Content-Type", "image/jpeg");
             evhttp_add_header(headers, "Content-Disposition", disposition);
-            reply(w, req, 200, "OK", image_bytes, image_length);
+            reply(w, req, 200, "OK", image_bytes, image_length, "Accept, Origin");
         }
         break;
     case NONE:

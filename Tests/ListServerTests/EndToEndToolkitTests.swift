@@ -170,6 +170,12 @@ struct EndToEndToolkitTests {
             let page = try await fetch(port: app.port, "/items", headers: ["Origin: http://localhost:5173"])
             #expect(page.header("Access-Control-Allow-Origin") == "*")
             #expect(page.header("Access-Control-Expose-Headers")?.contains("X-Request-Id") == true)
+            #expect(page.headers(named: "Vary") == ["Accept-Encoding, Origin"])
+            // Without Origin (curl, a native app): no CORS fields, and the one Vary line that says why.
+            let plain = try await fetch(port: app.port, "/items")
+            #expect(plain.status == 200 && plain.header("Access-Control-Allow-Origin") == nil)
+            #expect(plain.header("Access-Control-Expose-Headers") == nil)
+            #expect(plain.headers(named: "Vary") == ["Accept-Encoding, Origin"])
         }
     }
 
@@ -232,7 +238,7 @@ struct EndToEndToolkitTests {
         try await withServer(configure: { $0.corsAllowOrigin = .only(["http://localhost:5173"]) }) { app in
             let listed = try await fetch(port: app.port, "/items/1", headers: ["Origin: http://localhost:5173"])
             #expect(listed.header("Access-Control-Allow-Origin") == "http://localhost:5173")
-            #expect(listed.header("Vary") == "Origin")
+            #expect(listed.header("Vary") == "Accept-Encoding, Origin")
             let other = try await fetch(port: app.port, "/items/1", headers: ["Origin: https://elsewhere.example"])
             #expect(other.header("Access-Control-Allow-Origin") == nil)
         }

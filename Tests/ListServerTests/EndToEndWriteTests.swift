@@ -11,7 +11,8 @@ struct EndToEndWriteTests {
     func create() async throws {
         try await withServer { app in
             let created = try await send(
-                port: app.port, "POST", "/items", json: ##"{"label":"Hello","author":"Ana","color":"#A1B2C3"}"##)
+                port: app.port, "POST", "/items", json: ##"{"label":"Hello","author":"Ana","color":"#A1B2C3"}"##,
+                headers: ["Origin: https://app.example"])
             #expect(created.status == 201)
             #expect(created.header("Location") == "/items/10000")
             // The fields every answer gets, added to a write's answer on its way back to the loop.

@@ -18,6 +18,15 @@ struct HTTPTypesTests {
         #expect(headers.count == 3)
     }
 
+    @Test("Vary: every set of fields as one value, in one order; none for the empty set")
+    func varyFields() {
+        #expect(VaryFields().fieldValue == nil)
+        #expect(VaryFields.acceptEncoding.fieldValue == "Accept-Encoding")
+        #expect(VaryFields([.origin, .acceptEncoding]).fieldValue == "Accept-Encoding, Origin")
+        #expect(VaryFields([.origin, .accept]).fieldValue == "Accept, Origin")
+        #expect(VaryFields([.origin, .accept, .acceptEncoding]).fieldValue == "Accept, Accept-Encoding, Origin")
+    }
+
     @Test("three names looked up in one pass: any case, the first of each, none for a name absent or of another length")
     func threeAtOnce() {
         let headers: HTTPHeaders = [

@@ -38,11 +38,12 @@ struct ResponseConformance {
         for (name, header) in headers where header["required"] == .bool(true) && response.headers[name] == nil {
             found.append("required header \(name) is missing")
         }
-        // The loop adds `Vary: Accept-Encoding` as it writes the head: checked as if the router had.
+        // The loop writes `Vary` as it writes the head, with `Accept-Encoding` for a JSON answer: checked as if the
+        // router had.
         var sent = response.headers
-        if response.variesByEncoding || (response.status != 304 && LoopServer.variesByEncoding(response)) {
-            sent.add("Vary", "Accept-Encoding")
-        }
+        var vary = response.vary
+        if response.status != 304 && LoopServer.variesByEncoding(response) { vary.insert(.acceptEncoding) }
+        if let value = vary.fieldValue { sent.add("Vary", value) }
         for (name, value) in sent where !HTTPHeaders.namesMatch(name, "Content-Type") {
             guard let header = headers.first(where: { HTTPHeaders.namesMatch($0.key, name) })?.value,
                 let schema = header["schema"]

@@ -36,10 +36,11 @@ enum OpenAPIDocument {
               `Vary: Accept-Encoding`, compressed or not, and so does its 304. The event streams are gzip when asked, flushed after each event. Images never.
             - Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`
               (`no-store` on the event stream), `X-Request-Id` (the request's own when it is 1-128 visible ASCII
-              characters, else one the server made up; the access log line has it too) and, with CORS on
-              (`cors.allow_origin`, `*` by default), `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.
-              With a list of origins configured, a listed `Origin` is echoed in `Access-Control-Allow-Origin`, other
-              origins get no CORS fields, and every response says `Vary: Origin`.
+              characters, else one the server made up; the access log line has it too). With CORS on
+              (`cors.allow_origin`, `*` by default), a request with an `Origin` the setting allows also gets
+              `Access-Control-Allow-Origin` (`*`, or the `Origin` when the setting lists origins) and
+              `Access-Control-Expose-Headers`; one without `Origin` (curl, a native app) gets no CORS fields, and every
+              response says `Origin` in its `Vary`.
             - `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with
               `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,
               `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.
@@ -4400,8 +4401,8 @@ enum OpenAPIDocument {
               example: 7f3a
             Access-Control-Allow-Origin:
               description: |
-                With CORS on: `*` (`cors.allow_origin` `*`, the default), or the request's `Origin` when it is one of the
-                configured origins (none for other origins).
+                With CORS on, to a request with an `Origin`: `*` (`cors.allow_origin` `*`, the default), or the request's
+                `Origin` when it is one of the configured origins (none for other origins, nor for a request without one).
               required: false
               schema:
                 type: string
@@ -4425,12 +4426,12 @@ enum OpenAPIDocument {
               example: /conversations/0/messages/10000
             Vary:
               description: |
-                `Origin` when `cors.allow_origin` is a list of origins (the CORS fields depend on the `Origin`);
-                `Accept-Encoding` on a JSON answer, compressed or not, and on its 304. Either or both, as separate fields.
+                `Accept-Encoding` on a JSON answer, compressed or not, and on its 304; `Origin` on every answer while CORS
+                is on (its CORS fields go only to requests with an `Origin`). Both in one field, in this order.
               required: false
               schema:
                 type: string
-                enum: [Origin, Accept-Encoding]
+                enum: [Accept-Encoding, Origin, 'Accept-Encoding, Origin']
             Access-Control-Allow-Methods:
               description: On a CORS preflight from an allowed origin, every method some route answers.
               required: false
@@ -4606,12 +4607,12 @@ enum OpenAPIDocument {
               example: inline; filename="42-600x400.jpg"
             ImageVary:
               description: |
-                `Accept` when the format was chosen by `Accept` (no extension, no `format`); `Origin` when
-                `cors.allow_origin` is a list of origins. Either or both, as separate fields.
+                `Accept` when the format was chosen by `Accept` (no extension, no `format`); `Origin` while CORS is on.
+                Both in one field, in this order.
               required: false
               schema:
                 type: string
-                enum: [Accept, Origin]
+                enum: [Accept, Origin, 'Accept, Origin']
             RangeProblemVary:
               description: |
                 As `ImageVary`, and `Accept-Encoding`: a 416's body is a JSON problem, which says it like every JSON
@@ -4619,7 +4620,14 @@ enum OpenAPIDocument {
               required: false
               schema:
                 type: string
-                enum: [Accept, Origin, Accept-Encoding]
+                enum:
+                  - Accept
+                  - Accept-Encoding
+                  - Origin
+                  - 'Accept, Accept-Encoding'
+                  - 'Accept, Origin'
+                  - 'Accept-Encoding, Origin'
+                  - 'Accept, Accept-Encoding, Origin'
             Allow:
               description: |
                 The methods the resource answers: `GET, HEAD, POST, OPTIONS` for `/items`, `GET, HEAD, PATCH, DELETE,
@@ -8287,7 +8295,7 @@ enum OpenAPIDocument {
             "title": "ListServer",
             "version": "1.0.0",
             "summary": "Paged, generated list items clients can write, their change feed, a slow, cached detail store and images.",
-            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`; clients can add,\nchange and delete items, and only those writes are stored, laid over the generated list. A detail comes from\na slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any request to be slow or to\nfail, to rehearse a flaky network.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents, the event stream of\n  `/items/events`, the images, Picsum's redirects and the bodiless 204s excepted); every error is an RFC 9457\n  `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body; `/items/events` excepted (a stream has no end to measure: `HEAD` there is 405).\n- A JSON answer of 1 KiB to 256 KiB is compressed when `Accept-Encoding` accepts `zstd` or `gzip` (the higher\n  `q`; zstd at a tie), with `Content-Encoding` and an `ETag` of its own (`\"v1-…-gzip\"`, `\"v1-…-zstd\"`, which\n  `If-None-Match` and `If-Match` accept for the same resource); every JSON answer says\n  `Vary: Accept-Encoding`, compressed or not, and so does its 304. The event streams are gzip when asked, flushed after each event. Images never.\n- Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`\n  (`no-store` on the event stream), `X-Request-Id` (the request's own when it is 1-128 visible ASCII\n  characters, else one the server made up; the access log line has it too) and, with CORS on\n  (`cors.allow_origin`, `*` by default), `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.\n  With a list of origins configured, a listed `Origin` is echoed in `Access-Control-Allow-Origin`, other\n  origins get no CORS fields, and every response says `Vary: Origin`.\n- `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with\n  `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,\n  `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.\n- A documented path asked for with a method it does not document is answered 405 (response\n  `MethodNotAllowed`) with `Allow` listing the methods it documents: `GET, HEAD, POST, OPTIONS` on `/items`,\n  `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` on\n  `/items/{id}/image`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any\n  other path is 404 (response `NotFound`), whatever the method.\n- `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths\n  (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included) `fail`, `fail_rate` and `fail_first` inject\n  faults (see the parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per\n  operation, a fault can be `reset` (the connection is reset, no response), `truncated` (the full\n  `Content-Length` but only half the body, then the connection closes) or `hang` (no answer for\n  `faults.hang_ms`, 10 s by default, then the connection closes). On a write, a 500, 503 or 429 replaces the\n  write (nothing is written), while `reset`, `truncated` and `hang` act after the commit: the write went\n  through but the client never hears of it, which is exactly the case `Idempotency-Key` is for. A malformed\n  control parameter is 400 `invalid-parameter` on any path. With `faults.rate` > 0 the server injects faults\n  into the data paths on its own, reproducibly from `faults.seed` and the order requests arrive in; never into\n  `/items/changes`, `/items/events`, `/healthz`, `/readyz`, `/metrics`, `/openapi.*` or `/admin/*`.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  every path every query parameter must percent-decode to UTF-8 without `%00` (else 400\n  `invalid-request-target`).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`, a target whose authority is not `[userinfo@]host[:port]`, a path starting with `//` whose\n  first segment is no such authority), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`,\n  `ExpectationFailed`, `HeaderFieldsTooLarge` or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`), and open event streams end (reconnect).\n\nWrites, datasets and the change feed:\n\n- `POST /items` adds an item at the end of the list, `PATCH /items/{id}` changes some of its fields (a JSON\n  merge patch; `null` returns a field to its generated value) and `DELETE /items/{id}` removes it. Ids come\n  from one sequence shared with growth and are never reused (until a reset). A write is answered only once it\n  is durable (`data.path`, a SQLite file, `./data/listserver.sqlite` by default, synced as `data.synchronous`\n  says, `full` or `normal`; `:memory:` keeps nothing across restarts; or, with `data.url`, a PostgreSQL\n  database that several servers share as replicas of one list: a write through one is served by all within\n  milliseconds, and their change feeds agree); readers never see a write that could still be lost. When the\n  store cannot take it, the answer is 503 `store-unavailable` (with `Retry-After`) or 507 `store-full`, and\n  nothing was written.\n- Pages count live items only: after a delete, page P still holds the next `limit` live items, `total`,\n  `X-Total-Count` and `Link` count live items, and cursors step over the gap. A page's `ETag` changes when an\n  item on it changes; an item's `ETag` changes with every write to it. `If-Match` with the `ETag` a client\n  showed the user makes `PATCH` and `DELETE` fail with 412 instead of overwriting someone else's change.\n- `Idempotency-Key` on a write makes it safe to retry: a retry with the same key and the same request gets the\n  first answer again, with `Idempotent-Replayed: true`, and writes nothing. Keys are kept at least\n  `data.idempotency_ttl_s` (24 h by default), across restarts.\n- `X-Dataset: <name>` on any `/items` request (and on `POST /admin/reset`) names an isolated dataset: its own\n  copy of the generated list with its own writes, id sequence, change feed, idempotency keys and `fail_first`\n  counts, so parallel UI tests do not see each other's writes. Without it, requests share the default list.\n  A dataset exists from its first use until `DELETE /admin/datasets/{name}`.\n- **A dataset as a base URL**: `/d/{dataset}/` in front of any path (the second server below) means exactly what\n  the same request with `X-Dataset: {dataset}` means, so an app under test needs only its base URL set to\n  `http://host:8080/d/run-42`. Every URL in the answer keeps the prefix: `Link`, `Location`, `image_url`, Picsum's\n  `url`, `download_url` and redirects, and the app at `/d/{dataset}/`. A prefix and an `X-Dataset` or\n  `?dataset=` that name different datasets are 400; a name that breaks the dataset rule (or is `.` or `..`) is\n  400 `invalid-request-target`; `/d/{dataset}` without the trailing slash is 308 to `/d/{dataset}/`.\n- Every change to a list (a created, updated or deleted item, an item added by growth, a reset) gets the next\n  sequence number of its list, from 1. `GET /items/changes` pages through them (and long-polls for the next\n  ones with `wait_ms`); `GET /items/events` pushes them as Server-Sent Events. The last `data.changes_kept`\n  changes of each list (100000 by default) are kept; a client that fell further behind gets 410\n  `changes-expired` (or an `expired` event), reloads the list, and continues from the sequence number it is\n  given.\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1,\n`events.max_wait_ms` 30000, `events.heartbeat_ms` 15000, `data.idempotency_ttl_s` 86400, `data.changes_kept`\n100000).\n"
+            "description": "A deterministic backend for infinite-scroll lists. Items are generated from `(seed, id)`; clients can add,\nchange and delete items, and only those writes are stored, laid over the generated list. A detail comes from\na slow store (500-2000 ms by default) through a bounded LRU cache. Clients can ask any request to be slow or to\nfail, to rehearse a flaky network.\n\nConventions that hold for every path:\n\n- Every success is `application/json; charset=utf-8` (the two description documents, the event stream of\n  `/items/events`, the images, Picsum's redirects and the bodiless 204s excepted); every error is an RFC 9457\n  `application/problem+json` body (schema `Problem`).\n- `HEAD` is answered wherever `GET` is, with the same status and headers (`Content-Length` included) and no\n  body; `/items/events` excepted (a stream has no end to measure: `HEAD` there is 405).\n- A JSON answer of 1 KiB to 256 KiB is compressed when `Accept-Encoding` accepts `zstd` or `gzip` (the higher\n  `q`; zstd at a tie), with `Content-Encoding` and an `ETag` of its own (`\"v1-…-gzip\"`, `\"v1-…-zstd\"`, which\n  `If-None-Match` and `If-Match` accept for the same resource); every JSON answer says\n  `Vary: Accept-Encoding`, compressed or not, and so does its 304. The event streams are gzip when asked, flushed after each event. Images never.\n- Every response from a route (all but the connection layer's, below) carries `Cache-Control: no-cache`\n  (`no-store` on the event stream), `X-Request-Id` (the request's own when it is 1-128 visible ASCII\n  characters, else one the server made up; the access log line has it too). With CORS on\n  (`cors.allow_origin`, `*` by default), a request with an `Origin` the setting allows also gets\n  `Access-Control-Allow-Origin` (`*`, or the `Origin` when the setting lists origins) and\n  `Access-Control-Expose-Headers`; one without `Origin` (curl, a native app) gets no CORS fields, and every\n  response says `Origin` in its `Vary`.\n- `OPTIONS` on a documented path is 204 with `Allow` (response `Options`); a CORS preflight (`OPTIONS` with\n  `Origin` and `Access-Control-Request-Method`) from an allowed origin also gets `Access-Control-Allow-Methods`,\n  `Access-Control-Allow-Headers` and `Access-Control-Max-Age`.\n- A documented path asked for with a method it does not document is answered 405 (response\n  `MethodNotAllowed`) with `Allow` listing the methods it documents: `GET, HEAD, POST, OPTIONS` on `/items`,\n  `GET, HEAD, PATCH, DELETE, OPTIONS` on `/items/{id}`, `GET, HEAD, PUT, DELETE, OPTIONS` on\n  `/items/{id}/image`, `GET, OPTIONS` on `/items/events`, `POST, OPTIONS` on `/admin/reset`, `DELETE, OPTIONS` on `/admin/datasets/{name}`, `GET, HEAD, OPTIONS` everywhere else. Any\n  other path is 404 (response `NotFound`), whatever the method.\n- `delay_ms=N` in the query of any request holds its answer N ms (errors included); on the data paths\n  (`/items`, `/items/{id}`, `/items/{id}/detail`, writes included) `fail`, `fail_rate` and `fail_first` inject\n  faults (see the parameters `Fail`, `FailRate`, `FailFirst`). Besides the 500, 503 and 429 documented per\n  operation, a fault can be `reset` (the connection is reset, no response), `truncated` (the full\n  `Content-Length` but only half the body, then the connection closes) or `hang` (no answer for\n  `faults.hang_ms`, 10 s by default, then the connection closes). On a write, a 500, 503 or 429 replaces the\n  write (nothing is written), while `reset`, `truncated` and `hang` act after the commit: the write went\n  through but the client never hears of it, which is exactly the case `Idempotency-Key` is for. A malformed\n  control parameter is 400 `invalid-parameter` on any path. With `faults.rate` > 0 the server injects faults\n  into the data paths on its own, reproducibly from `faults.seed` and the order requests arrive in; never into\n  `/items/changes`, `/items/events`, `/healthz`, `/readyz`, `/metrics`, `/openapi.*` or `/admin/*`.\n- Query parameters a route does not use are ignored (cache-busters such as `_=1700000000` are fine), but on\n  every path every query parameter must percent-decode to UTF-8 without `%00` (else 400\n  `invalid-request-target`).\n- The connection layer enforces strict HTTP/1.1 before any route runs and may answer any request with one of\n  the responses `BadRequest` (`malformed-request`: a malformed request line or field, bad framing, a missing or\n  repeated `Host`, a target whose authority is not `[userinfo@]host[:port]`, a path starting with `//` whose\n  first segment is no such authority), `RequestTimeout`, `LengthRequired`, `ContentTooLarge`, `URITooLong`,\n  `ExpectationFailed`, `HeaderFieldsTooLarge` or `HTTPVersionNotSupported`; `CONNECT` with `MethodNotAllowed`, and a method it does not know (any but GET,\n  HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE and CONNECT) with `NotImplemented`; all problem+json with\n  `Connection: close`. While the server drains for shutdown, any request may get `ShuttingDown` (503,\n  `Connection: close`), and open event streams end (reconnect).\n\nWrites, datasets and the change feed:\n\n- `POST /items` adds an item at the end of the list, `PATCH /items/{id}` changes some of its fields (a JSON\n  merge patch; `null` returns a field to its generated value) and `DELETE /items/{id}` removes it. Ids come\n  from one sequence shared with growth and are never reused (until a reset). A write is answered only once it\n  is durable (`data.path`, a SQLite file, `./data/listserver.sqlite` by default, synced as `data.synchronous`\n  says, `full` or `normal`; `:memory:` keeps nothing across restarts; or, with `data.url`, a PostgreSQL\n  database that several servers share as replicas of one list: a write through one is served by all within\n  milliseconds, and their change feeds agree); readers never see a write that could still be lost. When the\n  store cannot take it, the answer is 503 `store-unavailable` (with `Retry-After`) or 507 `store-full`, and\n  nothing was written.\n- Pages count live items only: after a delete, page P still holds the next `limit` live items, `total`,\n  `X-Total-Count` and `Link` count live items, and cursors step over the gap. A page's `ETag` changes when an\n  item on it changes; an item's `ETag` changes with every write to it. `If-Match` with the `ETag` a client\n  showed the user makes `PATCH` and `DELETE` fail with 412 instead of overwriting someone else's change.\n- `Idempotency-Key` on a write makes it safe to retry: a retry with the same key and the same request gets the\n  first answer again, with `Idempotent-Replayed: true`, and writes nothing. Keys are kept at least\n  `data.idempotency_ttl_s` (24 h by default), across restarts.\n- `X-Dataset: <name>` on any `/items` request (and on `POST /admin/reset`) names an isolated dataset: its own\n  copy of the generated list with its own writes, id sequence, change feed, idempotency keys and `fail_first`\n  counts, so parallel UI tests do not see each other's writes. Without it, requests share the default list.\n  A dataset exists from its first use until `DELETE /admin/datasets/{name}`.\n- **A dataset as a base URL**: `/d/{dataset}/` in front of any path (the second server below) means exactly what\n  the same request with `X-Dataset: {dataset}` means, so an app under test needs only its base URL set to\n  `http://host:8080/d/run-42`. Every URL in the answer keeps the prefix: `Link`, `Location`, `image_url`, Picsum's\n  `url`, `download_url` and redirects, and the app at `/d/{dataset}/`. A prefix and an `X-Dataset` or\n  `?dataset=` that name different datasets are 400; a name that breaks the dataset rule (or is `.` or `..`) is\n  400 `invalid-request-target`; `/d/{dataset}` without the trailing slash is 308 to `/d/{dataset}/`.\n- Every change to a list (a created, updated or deleted item, an item added by growth, a reset) gets the next\n  sequence number of its list, from 1. `GET /items/changes` pages through them (and long-polls for the next\n  ones with `wait_ms`); `GET /items/events` pushes them as Server-Sent Events. The last `data.changes_kept`\n  changes of each list (100000 by default) are kept; a client that fell further behind gets 410\n  `changes-expired` (or an `expired` event), reloads the list, and continues from the sequence number it is\n  given.\n\nThe numeric ranges below are those of the default configuration (`paging.default_limit` 20,\n`paging.max_limit` 100, `items.count` at most 2^53, `delay.max_ms` 30000, `faults.retry_after_s` 1,\n`events.max_wait_ms` 30000, `events.heartbeat_ms` 15000, `data.idempotency_ttl_s` 86400, `data.changes_kept`\n100000).\n"
           },
           "servers": [
             {
@@ -18084,7 +18092,7 @@ enum OpenAPIDocument {
                 "example": "7f3a"
               },
               "Access-Control-Allow-Origin": {
-                "description": "With CORS on: `*` (`cors.allow_origin` `*`, the default), or the request's `Origin` when it is one of the\nconfigured origins (none for other origins).\n",
+                "description": "With CORS on, to a request with an `Origin`: `*` (`cors.allow_origin` `*`, the default), or the request's\n`Origin` when it is one of the configured origins (none for other origins, nor for a request without one).\n",
                 "required": false,
                 "schema": {
                   "type": "string",
@@ -18110,13 +18118,14 @@ enum OpenAPIDocument {
                 "example": "/conversations/0/messages/10000"
               },
               "Vary": {
-                "description": "`Origin` when `cors.allow_origin` is a list of origins (the CORS fields depend on the `Origin`);\n`Accept-Encoding` on a JSON answer, compressed or not, and on its 304. Either or both, as separate fields.\n",
+                "description": "`Accept-Encoding` on a JSON answer, compressed or not, and on its 304; `Origin` on every answer while CORS\nis on (its CORS fields go only to requests with an `Origin`). Both in one field, in this order.\n",
                 "required": false,
                 "schema": {
                   "type": "string",
                   "enum": [
+                    "Accept-Encoding",
                     "Origin",
-                    "Accept-Encoding"
+                    "Accept-Encoding, Origin"
                   ]
                 }
               },
@@ -18305,13 +18314,14 @@ enum OpenAPIDocument {
                 "example": "inline; filename=\"42-600x400.jpg\""
               },
               "ImageVary": {
-                "description": "`Accept` when the format was chosen by `Accept` (no extension, no `format`); `Origin` when\n`cors.allow_origin` is a list of origins. Either or both, as separate fields.\n",
+                "description": "`Accept` when the format was chosen by `Accept` (no extension, no `format`); `Origin` while CORS is on.\nBoth in one field, in this order.\n",
                 "required": false,
                 "schema": {
                   "type": "string",
                   "enum": [
                     "Accept",
-                    "Origin"
+                    "Origin",
+                    "Accept, Origin"
                   ]
                 }
               },
@@ -18322,8 +18332,12 @@ enum OpenAPIDocument {
                   "type": "string",
                   "enum": [
                     "Accept",
+                    "Accept-Encoding",
                     "Origin",
-                    "Accept-Encoding"
+                    "Accept, Accept-Encoding",
+                    "Accept, Origin",
+                    "Accept-Encoding, Origin",
+                    "Accept, Accept-Encoding, Origin"
                   ]
                 }
               },
@@ -24217,5 +24231,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xB8124F230AE7AC40
+    static let yamlFNV1a64: UInt64 = 0xB136B0C73C2836AC
 }

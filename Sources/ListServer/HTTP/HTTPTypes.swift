@@ -117,10 +117,9 @@ package struct HTTPResponse: Sendable {
     /// Whether the LibEvent layer has put the body in the request's content coding already (compressed, or found
     /// it should not be); a held answer is not encoded twice.
     var encoded = false
-    /// Whether the head says `Vary: Accept-Encoding` (the LibEvent layer writes it with the other fields): a flag
-    /// rather than a field added to ``headers``, which copied the router's fields for every page (their storage
-    /// still shared with the outcome that carried them), whether compressed or not.
-    var variesByEncoding = false
+    /// The request fields the answer depends on: the LibEvent layer writes them as one `Vary` line with the other
+    /// fields (``VaryFields``).
+    var vary: VaryFields = []
     /// The length of the body before the LibEvent layer compressed it; nil for a body sent as the router made it.
     var identityBytes: Int?
     /// What the journal notes of this answer beyond its status and fields: the fault ListServer injected, or the

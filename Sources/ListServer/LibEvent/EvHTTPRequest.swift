@@ -221,7 +221,9 @@ struct EvHTTPRequest: @unchecked Sendable {
             }
         }
         if let limits = response.rateLimit { Self.addRateLimitFields(limits, to: output) }
-        if response.variesByEncoding { _ = evhttp_add_header(output, "Vary", "Accept-Encoding") }
+        if let vary = response.vary.fieldValue {
+            vary.withCString { vary in _ = evhttp_add_header(output, "Vary", vary) }
+        }
         if !requestID.isEmpty {
             requestID.withCString { requestID in _ = evhttp_add_header(output, "X-Request-Id", requestID) }
         }

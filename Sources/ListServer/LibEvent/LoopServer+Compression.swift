@@ -43,14 +43,14 @@ extension LoopServer {
                 request.inputHeader("If-None-Match")?.contains(coding.tagSuffix + "\"") == true
             {
                 response.headers.transformValues(of: "ETag") { coding.tagging($0) }
-                response.variesByEncoding = true
+                response.vary.insert(.acceptEncoding)
             }
             return
         }
         // Every JSON answer varies by Accept-Encoding, whatever its size, so its 304 (which the router builds without
         // the body, and marks) says the same as its 200.
         guard Self.variesByEncoding(response) else { return }
-        response.variesByEncoding = true
+        response.vary.insert(.acceptEncoding)
         guard ContentCoding.minimumBodyBytes...ContentCoding.maximumBodyBytes ~= response.body.count,
             let coding = ContentCoding.preferred(request.inputHeader("Accept-Encoding")),
             let body = compressedBodies.body(of: response.body, in: coding, compressor: compressor)
@@ -82,7 +82,7 @@ extension LoopServer {
     /// gzip alone: it is the coding every EventSource in a browser decodes as it arrives.
     func encodeEvents(of stream: EventStream, _ opened: HTTPResponse) -> HTTPResponse {
         var opened = opened
-        opened.variesByEncoding = true
+        opened.vary.insert(.acceptEncoding)
         guard ContentCoding.preferred(stream.request.inputHeader("Accept-Encoding"), offering: [.gzip]) != nil,
             let compressor = EventStreamCompressor()
         else { return opened }

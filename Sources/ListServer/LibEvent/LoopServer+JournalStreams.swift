@@ -17,7 +17,7 @@ extension LoopServer {
     func openJournalStream(
         _ request: EvHTTPRequest, _ stream: EventStreamRequest, _ follow: JournalFollow, requestID: String
     ) -> HTTPResponse {
-        let opened = HTTPResponse(status: 200, headers: stream.headers)
+        let opened = stream.opening
         guard let journal, let connection = evhttp_request_get_connection(request.raw) else {
             return opened
         }

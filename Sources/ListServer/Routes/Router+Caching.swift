@@ -7,7 +7,7 @@ extension Router {
     static func notModified(_ tag: EntityTag, _ headers: HTTPHeaders) -> HTTPResponse? {
         guard let condition = headers["If-None-Match"], tag.matches(ifNoneMatch: condition) else { return nil }
         var response = HTTPResponse(status: 304, headers: ["ETag": tag.headerValue])
-        response.variesByEncoding = true
+        response.vary.insert(.acceptEncoding)
         return response
     }
 }

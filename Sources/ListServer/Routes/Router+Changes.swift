@@ -136,6 +136,8 @@ package struct EventStreamRequest: Sendable {
     package let after: UInt64?
     /// The response's header fields.
     package var headers: HTTPHeaders
+    /// The request fields the response depends on (its `Vary`).
+    var vary: VaryFields = []
     package let settings: EventSettings
     /// What the items' URLs start with: `/d/<name>` for a stream opened under it, else empty.
     package var basePath: [UInt8]? = nil
@@ -152,7 +154,11 @@ package struct EventStreamRequest: Sendable {
     /// The answer that opens the stream: 200 and ``headers`` for Server-Sent Events, 101 and the handshake's fields
     /// for a WebSocket.
     var opening: HTTPResponse {
-        guard let webSocketAccept else { return HTTPResponse(status: 200, headers: headers) }
+        guard let webSocketAccept else {
+            var response = HTTPResponse(status: 200, headers: headers)
+            response.vary = vary
+            return response
+        }
         return HTTPResponse(
             status: 101,
             headers: ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Accept": webSocketAccept])

@@ -67,7 +67,7 @@ extension Router {
         if let condition, tag.matches(ifNoneMatch: condition) {
             response.status = 304
             response.body = []
-            response.variesByEncoding = true  // as its JSON 200 (RFC 9110 §15.4.5)
+            response.vary.insert(.acceptEncoding)  // as its JSON 200 (RFC 9110 §15.4.5)
             response.headers = HTTPHeaders(
                 response.headers.filter { $0.name != "Content-Type" }.map { ($0.name, $0.value) })
         }

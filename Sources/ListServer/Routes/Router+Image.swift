@@ -142,11 +142,11 @@ extension Router {
                 "store;dur=" + milliseconds(storeDuration) + ", encode;dur=" + milliseconds(encodeDuration))
         }
         headers.add("ETag", tag.headerValue)
-        if negotiated {
-            headers.add("Vary", "Accept")
-        }
+        let vary: VaryFields = negotiated ? .accept : []
         if let ifNoneMatch, tag.matches(ifNoneMatch: ifNoneMatch) {
-            return HTTPResponse(status: 304, headers: headers)
+            var response = HTTPResponse(status: 304, headers: headers)
+            response.vary = vary
+            return response
         }
         headers.add("Accept-Ranges", "bytes")
         let length = lookup.bytes.count
@@ -159,16 +159,20 @@ extension Router {
             (status, body) = (206, Array(lookup.bytes[part]))
         case .unsatisfiable:
             headers.add("Content-Range", ByteRangeRequest.contentRange(nil, length: length))
-            return Problem(
+            var response = Problem(
                 .rangeNotSatisfiable,
                 detail:
                     "the image has \(length) bytes and the range asks for none of them (bytes=0-\(length - 1) is all)",
                 headers: headers
             ).response()
+            response.vary.formUnion(vary)
+            return response
         }
         headers.add("Content-Type", MediaType.image(format))
         headers.add("Content-Disposition", "inline; filename=\"\(spec.fileName(format))\"")
-        return HTTPResponse(status: status, headers: headers, body: body)
+        var response = HTTPResponse(status: status, headers: headers, body: body)
+        response.vary = vary
+        return response
     }
 
     /// The format an `Accept` field prefers among JPEG, WebP and PNG; JPEG without one, or when it names none of

@@ -664,7 +664,7 @@ package struct Router: Sendable {
             return .pending(
                 pending.map { [cors = service.cors] in Self.decorate(&$0, cors: cors, origin: origin, base: base) })
         case .stream(var stream):
-            Self.decorate(&stream.headers, cors: service.cors, origin: origin)
+            Self.decorate(&stream.headers, vary: &stream.vary, cors: service.cors, origin: origin)
             return .stream(stream)
         case .after(let next):
             return .after(next)  // what it routes to is decorated then
@@ -685,20 +685,23 @@ package struct Router: Sendable {
     /// `Cache-Control: no-cache` unless the route chose its own (`no-store` on probes and metrics), CORS, and the
     /// base of a dataset named by path.
     private static func decorate(_ response: inout HTTPResponse, cors: CORSPolicy?, origin: String?, base: Substring) {
-        decorate(&response.headers, cors: cors, origin: origin)
+        decorate(&response.headers, vary: &response.vary, cors: cors, origin: origin)
         if !base.isEmpty { rebase(&response.headers, base: String(base)) }
     }
 
-    private static func decorate(_ headers: inout HTTPHeaders, cors: CORSPolicy?, origin: String?) {
-        // Room for what is added here (three fields by default, four at most), unless the route left enough: an
-        // unconditional reserve reallocated every image hit's fields, made with room for eight, for a ninth it never
-        // needed (0.6 % of its CPU, perf, issue 32).
-        if headers.capacity - headers.count < 3 {
-            headers.reserveCapacity(headers.count + 4)
+    private static func decorate(
+        _ headers: inout HTTPHeaders, vary: inout VaryFields, cors: CORSPolicy?, origin: String?
+    ) {
+        // Room for what is added here (one field, three for a request with `Origin`), unless the route left enough:
+        // an unconditional reserve reallocated every image hit's fields, made with room for eight, for a ninth it
+        // never needed (0.6 % of its CPU, perf, issue 32).
+        let adding = origin == nil ? 1 : 3
+        if headers.capacity - headers.count < adding {
+            headers.reserveCapacity(headers.count + adding)
         }
         if headers["Cache-Control"] == nil {
             headers.add("Cache-Control", "no-cache")
         }
-        cors?.decorate(&headers, requestOrigin: origin)
+        cors?.decorate(&headers, vary: &vary, requestOrigin: origin)
     }
 }
