@@ -57,39 +57,49 @@ struct PhotoScene {
         func draw(_ index: UInt64, _ range: ClosedRange<Int>) -> Int {
             range.lowerBound + Int(SplitMix64.mix(key &+ index) >> 20 % UInt64(range.count))
         }
-        var ridges = [Int](repeating: 0, count: 3 * width)
-        let smooth = PhotoTextures.smooth
-        for layer in 0..<3 {
-            // A row of the smooth texture, stretched to the width, is the skyline; each layer lower and flatter.
-            let base = [38, 55, 72][layer] * height / 100 + (draw(10 + UInt64(layer), 0...100) - 50) * height / 1000
-            let amplitude = [18, 12, 6][layer] * height * (50 + draw(20 + UInt64(layer), 0...100)) / 10_000
-            let row = draw(30 + UInt64(layer), 0...255) * PhotoTextures.pitch
-            let start = draw(40 + UInt64(layer), 0...255) * 256
-            // The width spans about 170 cells (1/256 each), whatever it is. Column x is at `start + x * span / width`,
-            // stepped to without a division a column (three a column were most of the layout's time).
-            let span = 2 * 65_536 / [3, 5, 8][layer]
-            let (whole, part) = span.quotientAndRemainder(dividingBy: max(width, 1))
-            var offset = 0  // x * span / width
-            var remainder = 0  // x * span % width
-            for x in 0..<width {
-                if x > 0 {
-                    offset += whole
-                    remainder += part
-                    if remainder >= width {
-                        remainder -= width
-                        offset += 1
+        // Through buffer pointers, the skylines drawn into storage not zeroed first: with bounds checks, array
+        // literals for the constants and a zeroed array, the layout took 10 % of a 600×400 photo's planes (`perf`,
+        // `ListBenchmarks --only renderPlanes`).
+        let ridges = [Int](unsafeUninitializedCapacity: 3 * width) { ridges, initialized in
+            PhotoTextures.smooth.withUnsafeBufferPointer { smooth in
+                for layer in 0..<3 {
+                    // A row of the smooth texture, stretched to the width, is the skyline; each layer lower and
+                    // flatter.
+                    let (basePercent, amplitudePercent, divisor) =
+                        layer == 0 ? (38, 18, 3) : layer == 1 ? (55, 12, 5) : (72, 6, 8)
+                    let base = basePercent * height / 100 + (draw(10 + UInt64(layer), 0...100) - 50) * height / 1000
+                    let amplitude = amplitudePercent * height * (50 + draw(20 + UInt64(layer), 0...100)) / 10_000
+                    let row = draw(30 + UInt64(layer), 0...255) * PhotoTextures.pitch
+                    let start = draw(40 + UInt64(layer), 0...255) * 256
+                    // The width spans about 170 cells (1/256 each), whatever it is. Column x is at
+                    // `start + x * span / width`, stepped to without a division a column (three a column were most of
+                    // the layout's time).
+                    let span = 2 * 65_536 / divisor
+                    let (whole, part) = span.quotientAndRemainder(dividingBy: max(width, 1))
+                    var offset = 0  // x * span / width
+                    var remainder = 0  // x * span % width
+                    for x in 0..<width {
+                        if x > 0 {
+                            offset += whole
+                            remainder += part
+                            if remainder >= width {
+                                remainder -= width
+                                offset += 1
+                            }
+                        }
+                        let position = start + offset
+                        let cell = position >> 8
+                        let fraction = position & 255
+                        let left = Int(smooth[row + (cell & PhotoTextures.mask)])
+                        let right = Int(smooth[row + ((cell + 1) & PhotoTextures.mask)])
+                        let sample = (left * (256 - fraction) + right * fraction) >> 8
+                        var ridge = base - amplitude * sample / 127
+                        if layer > 0 { ridge = max(ridge, ridges[(layer - 1) * width + x]) }
+                        ridges[layer * width + x] = ridge
                     }
                 }
-                let position = start + offset
-                let cell = position >> 8
-                let fraction = position & 255
-                let left = Int(smooth[row + (cell & PhotoTextures.mask)])
-                let right = Int(smooth[row + ((cell + 1) & PhotoTextures.mask)])
-                let sample = (left * (256 - fraction) + right * fraction) >> 8
-                var ridge = base - amplitude * sample / 127
-                if layer > 0 { ridge = max(ridge, ridges[(layer - 1) * width + x]) }
-                ridges[layer * width + x] = ridge
             }
+            initialized = 3 * width
         }
         self.ridges = ridges
         // Contrast in 1/64: full for a colour with room on both sides of every channel, less for one near black,
@@ -154,44 +164,57 @@ struct PhotoScene {
     /// The crossings of the skylines `ridges` with the rows: for each skyline and each pair of neighbouring columns,
     /// the rows between their two heights get the right column (counted first, then placed, then each row's put
     /// in order: a handful each).
+    ///
+    /// Through buffer pointers: with the arrays' bounds checks this was 9 % of a 600×400 photo's planes (`perf`).
     private static func crossings(of ridges: [Int], width: Int, height: Int) -> ([Int32], [Int32]) {
-        /// The rows whose layer differs between columns `x - 1` and `x` of skyline `skyline`.
-        func rows(_ skyline: Int, _ x: Int) -> Range<Int> {
-            let (left, right) = (ridges[skyline * width + x - 1], ridges[skyline * width + x])
-            let top = max(0, min(left, right))
-            return top..<max(top, min(height, max(left, right)))
-        }
-        var starts = [Int32](repeating: 0, count: height + 1)
-        for skyline in 0..<3 {
-            for x in 1..<max(1, width) {
-                for y in rows(skyline, x) { starts[y + 1] += 1 }
+        ridges.withUnsafeBufferPointer { ridges in
+            /// The rows whose layer differs between columns `x - 1` and `x` of skyline `skyline`.
+            func rows(_ skyline: Int, _ x: Int) -> Range<Int> {
+                let (left, right) = (ridges[skyline * width + x - 1], ridges[skyline * width + x])
+                let top = max(0, min(left, right))
+                return top..<max(top, min(height, max(left, right)))
             }
-        }
-        for y in 0..<height { starts[y + 1] += starts[y] }
-        var next = starts
-        var crossings = [Int32](repeating: 0, count: Int(starts[height]))
-        for skyline in 0..<3 {
-            for x in 1..<max(1, width) {
-                for y in rows(skyline, x) {
-                    crossings[Int(next[y])] = Int32(x)
-                    next[y] += 1
+            var starts = [Int32](repeating: 0, count: height + 1)
+            let total = starts.withUnsafeMutableBufferPointer { starts in
+                for skyline in 0..<3 {
+                    for x in 1..<max(1, width) {
+                        for y in rows(skyline, x) { starts[y + 1] &+= 1 }
+                    }
                 }
+                for y in 0..<height { starts[y + 1] &+= starts[y] }
+                return Int(starts[height])
             }
-        }
-        for y in 0..<height {
-            // Insertion sort: three runs in order, of a few columns each.
-            let range = Int(starts[y])..<Int(starts[y + 1])
-            for index in range.dropFirst() {
-                let value = crossings[index]
-                var place = index
-                while place > range.lowerBound, crossings[place - 1] > value {
-                    crossings[place] = crossings[place - 1]
-                    place -= 1
+            let crossings = [Int32](unsafeUninitializedCapacity: total) { crossings, initialized in
+                starts.withUnsafeBufferPointer { starts in
+                    var next = Array(starts)
+                    next.withUnsafeMutableBufferPointer { next in
+                        for skyline in 0..<3 {
+                            for x in 1..<max(1, width) {
+                                for y in rows(skyline, x) {
+                                    crossings[Int(next[y])] = Int32(x)
+                                    next[y] &+= 1
+                                }
+                            }
+                        }
+                    }
+                    for y in 0..<height {
+                        // Insertion sort: three runs in order, of a few columns each.
+                        let range = Int(starts[y])..<Int(starts[y + 1])
+                        for index in range.dropFirst() {
+                            let value = crossings[index]
+                            var place = index
+                            while place > range.lowerBound, crossings[place - 1] > value {
+                                crossings[place] = crossings[place - 1]
+                                place -= 1
+                            }
+                            crossings[place] = value
+                        }
+                    }
                 }
-                crossings[place] = value
+                initialized = total
             }
+            return (crossings, starts)
         }
-        return (crossings, starts)
     }
 
     /// Each layer's luma in row `y` before texture and the column's falloff.
@@ -204,24 +227,40 @@ struct PhotoScene {
     func layout(grid: Int) -> [YCbCrImage.Sample] {
         var samples: [YCbCrImage.Sample] = []
         samples.reserveCapacity(grid * grid)
-        let columns = (0..<grid).map { column in (2 * column + 1) * width / (2 * grid) }  // once, not a row each
-        for row in 0..<grid {
-            let y = (2 * row + 1) * height / (2 * grid)
-            let luma = rowLuma(y)
-            for x in columns {
-                let layer = layer(x: x, y: y)
-                samples.append(
-                    YCbCrImage.Sample(y: luma[layer] + Int(columnFalloff[x]), cb: cb[layer], cr: cr[layer]))
-            }
-        }
+        forEachLayoutSample(grid: grid) { samples.append($0) }
         return samples
     }
 
-    /// The mean of ``layout(grid:)`` at `grid`×`grid` points.
+    /// Calls `body` with each sample of ``layout(grid:)``, row by row.
+    @inline(__always)
+    private func forEachLayoutSample(grid: Int, _ body: (YCbCrImage.Sample) -> Void) {
+        // Column `c` is `(2c + 1) * width / (2 * grid)`: stepped to, not divided for at each of the grid's points.
+        let divisor = max(1, 2 * grid)
+        let first = width.quotientAndRemainder(dividingBy: divisor)
+        let step = (2 * width).quotientAndRemainder(dividingBy: divisor)
+        for row in 0..<grid {
+            let y = (2 * row + 1) * height / divisor
+            let luma = rowLuma(y)
+            var (x, remainder) = first
+            for _ in 0..<grid {
+                let layer = layer(x: x, y: y)
+                body(YCbCrImage.Sample(y: luma[layer] + Int(columnFalloff[x]), cb: cb[layer], cr: cr[layer]))
+                x += step.quotient
+                remainder += step.remainder
+                if remainder >= divisor {
+                    remainder -= divisor
+                    x += 1
+                }
+            }
+        }
+    }
+
+    /// The mean of ``layout(grid:)`` at `grid`×`grid` points (summed as they are made: an array of them first was
+    /// 6 % of a 600×400 photo's planes, `perf`).
     func mean(grid: Int = 32) -> YCbCrImage.Sample {
-        let samples = layout(grid: grid)
-        let count = samples.count
-        let sum = samples.reduce(into: SIMD3<Int>()) { $0 &+= SIMD3($1.y, $1.cb, $1.cr) }
+        let count = grid * grid
+        var sum = SIMD3<Int>()
+        forEachLayoutSample(grid: grid) { sum &+= SIMD3($0.y, $0.cb, $0.cr) }
         // Rounded to the nearest (the sums of offsets may be negative, and `/` truncates towards 0).
         func mean(_ total: Int) -> Int {
             let (numerator, denominator) = (2 * total + count, 2 * count)
