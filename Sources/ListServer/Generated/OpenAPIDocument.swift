@@ -5396,8 +5396,10 @@ enum OpenAPIDocument {
               properties:
                 text:
                   type: string
+                  description: 1 to 4,000 characters, at most 16,000 bytes of UTF-8, without U+0000.
                   minLength: 1
                   maxLength: 4000
+                  pattern: '^[^\u0000]*$'
                 reply_to:
                   type: [integer, 'null']
                   description: An earlier message of the same conversation this one answers.
@@ -5411,8 +5413,10 @@ enum OpenAPIDocument {
               properties:
                 text:
                   type: string
+                  description: 1 to 4,000 characters, at most 16,000 bytes of UTF-8, without U+0000.
                   minLength: 1
                   maxLength: 4000
+                  pattern: '^[^\u0000]*$'
             ReadMarkerBody:
               type: object
               description: The last message the caller has read.
@@ -19631,8 +19635,10 @@ enum OpenAPIDocument {
                 "properties": {
                   "text": {
                     "type": "string",
+                    "description": "1 to 4,000 characters, at most 16,000 bytes of UTF-8, without U+0000.",
                     "minLength": 1,
-                    "maxLength": 4000
+                    "maxLength": 4000,
+                    "pattern": "^[^\\u0000]*$"
                   },
                   "reply_to": {
                     "type": [
@@ -19655,8 +19661,10 @@ enum OpenAPIDocument {
                 "properties": {
                   "text": {
                     "type": "string",
+                    "description": "1 to 4,000 characters, at most 16,000 bytes of UTF-8, without U+0000.",
                     "minLength": 1,
-                    "maxLength": 4000
+                    "maxLength": 4000,
+                    "pattern": "^[^\\u0000]*$"
                   }
                 }
               },
@@ -24231,5 +24239,5 @@ enum OpenAPIDocument {
         """##
 
     /// FNV-1a (64-bit) of the UTF-8 bytes of the YAML that ``json`` was converted from.
-    static let yamlFNV1a64: UInt64 = 0xB136B0C73C2836AC
+    static let yamlFNV1a64: UInt64 = 0xE33E4BB55E3B2282
 }

@@ -6,7 +6,7 @@ import ListDomain
 /// one longer than ``maxTextCharacters`` code points (or ``maxTextBytes``) or holding U+0000, an id that is not a
 /// whole number from 0 below 2^40.
 enum MessageBody {
-    /// The longest message text, in Characters and in UTF-8 bytes.
+    /// The longest message text, in code points and in UTF-8 bytes.
     static let maxTextCharacters = 4000
     static let maxTextBytes = 16_000
 
@@ -58,7 +58,7 @@ enum MessageBody {
         return members
     }
 
-    /// A text of 1 to ``maxTextCharacters`` Characters without U+0000.
+    /// A text of 1 to ``maxTextCharacters`` code points without U+0000.
     private static func text(_ value: RequestJSON) throws(Problem) -> String {
         guard case .string(let text) = value else {
             throw Problem(.invalidBody, detail: "field \"text\" must be a string")
