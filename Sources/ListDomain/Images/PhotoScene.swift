@@ -57,49 +57,51 @@ struct PhotoScene {
         func draw(_ index: UInt64, _ range: ClosedRange<Int>) -> Int {
             range.lowerBound + Int(SplitMix64.mix(key &+ index) >> 20 % UInt64(range.count))
         }
-        // Through buffer pointers, the skylines drawn into storage not zeroed first: with bounds checks, array
-        // literals for the constants and a zeroed array, the layout took 10 % of a 600×400 photo's planes (`perf`,
-        // `ListBenchmarks --only renderPlanes`).
-        let ridges = [Int](unsafeUninitializedCapacity: 3 * width) { ridges, initialized in
-            PhotoTextures.smooth.withUnsafeBufferPointer { smooth in
-                for layer in 0..<3 {
-                    // A row of the smooth texture, stretched to the width, is the skyline; each layer lower and
-                    // flatter.
-                    let (basePercent, amplitudePercent, divisor) =
-                        layer == 0 ? (38, 18, 3) : layer == 1 ? (55, 12, 5) : (72, 6, 8)
-                    let base = basePercent * height / 100 + (draw(10 + UInt64(layer), 0...100) - 50) * height / 1000
-                    let amplitude = amplitudePercent * height * (50 + draw(20 + UInt64(layer), 0...100)) / 10_000
-                    let row = draw(30 + UInt64(layer), 0...255) * PhotoTextures.pitch
-                    let start = draw(40 + UInt64(layer), 0...255) * 256
-                    // The width spans about 170 cells (1/256 each), whatever it is. Column x is at
-                    // `start + x * span / width`, stepped to without a division a column (three a column were most of
-                    // the layout's time).
-                    let span = 2 * 65_536 / divisor
-                    let (whole, part) = span.quotientAndRemainder(dividingBy: max(width, 1))
-                    var offset = 0  // x * span / width
-                    var remainder = 0  // x * span % width
-                    for x in 0..<width {
-                        if x > 0 {
-                            offset += whole
-                            remainder += part
-                            if remainder >= width {
-                                remainder -= width
-                                offset += 1
-                            }
+        // Through spans read without bounds checks (every index is in range by construction: a texture row and
+        // its cell masked, a column below the width): with the arrays' checks and array literals for the
+        // constants, the layout took 10 % of a 600×400 photo's planes (`perf`, `ListBenchmarks --only
+        // renderPlanes`).
+        var ridges = [Int](repeating: 0, count: 3 * width)
+        do {
+            let texture = PhotoTextures.smooth  // A local owner for the span (a global's access ends at once).
+            let smooth = texture.span
+            var skylines = ridges.mutableSpan
+            for layer in 0..<3 {
+                // A row of the smooth texture, stretched to the width, is the skyline; each layer lower and
+                // flatter.
+                let (basePercent, amplitudePercent, divisor) =
+                    layer == 0 ? (38, 18, 3) : layer == 1 ? (55, 12, 5) : (72, 6, 8)
+                let base = basePercent * height / 100 + (draw(10 + UInt64(layer), 0...100) - 50) * height / 1000
+                let amplitude = amplitudePercent * height * (50 + draw(20 + UInt64(layer), 0...100)) / 10_000
+                let row = draw(30 + UInt64(layer), 0...255) * PhotoTextures.pitch
+                let start = draw(40 + UInt64(layer), 0...255) * 256
+                // The width spans about 170 cells (1/256 each), whatever it is. Column x is at
+                // `start + x * span / width`, stepped to without a division a column (three a column were most of
+                // the layout's time).
+                let span = 2 * 65_536 / divisor
+                let (whole, part) = span.quotientAndRemainder(dividingBy: max(width, 1))
+                var offset = 0  // x * span / width
+                var remainder = 0  // x * span % width
+                for x in 0..<width {
+                    if x > 0 {
+                        offset += whole
+                        remainder += part
+                        if remainder >= width {
+                            remainder -= width
+                            offset += 1
                         }
-                        let position = start + offset
-                        let cell = position >> 8
-                        let fraction = position & 255
-                        let left = Int(smooth[row + (cell & PhotoTextures.mask)])
-                        let right = Int(smooth[row + ((cell + 1) & PhotoTextures.mask)])
-                        let sample = (left * (256 - fraction) + right * fraction) >> 8
-                        var ridge = base - amplitude * sample / 127
-                        if layer > 0 { ridge = max(ridge, ridges[(layer - 1) * width + x]) }
-                        ridges[layer * width + x] = ridge
                     }
+                    let position = start + offset
+                    let cell = position >> 8
+                    let fraction = position & 255
+                    let left = Int(smooth[unchecked: row + (cell & PhotoTextures.mask)])
+                    let right = Int(smooth[unchecked: row + ((cell + 1) & PhotoTextures.mask)])
+                    let sample = (left * (256 - fraction) + right * fraction) >> 8
+                    var ridge = base - amplitude * sample / 127
+                    if layer > 0 { ridge = max(ridge, skylines[unchecked: (layer - 1) * width + x]) }
+                    skylines[unchecked: layer * width + x] = ridge
                 }
             }
-            initialized = 3 * width
         }
         self.ridges = ridges
         // Contrast in 1/64: full for a colour with room on both sides of every channel, less for one near black,
@@ -165,56 +167,55 @@ struct PhotoScene {
     /// the rows between their two heights get the right column (counted first, then placed, then each row's put
     /// in order: a handful each).
     ///
-    /// Through buffer pointers: with the arrays' bounds checks this was 9 % of a 600×400 photo's planes (`perf`).
+    /// Through spans read and written without bounds checks (the rows are clamped to the height, the places
+    /// counted first): with the arrays' checks this was 9 % of a 600×400 photo's planes (`perf`).
     private static func crossings(of ridges: [Int], width: Int, height: Int) -> ([Int32], [Int32]) {
-        ridges.withUnsafeBufferPointer { ridges in
-            /// The rows whose layer differs between columns `x - 1` and `x` of skyline `skyline`.
-            func rows(_ skyline: Int, _ x: Int) -> Range<Int> {
-                let (left, right) = (ridges[skyline * width + x - 1], ridges[skyline * width + x])
-                let top = max(0, min(left, right))
-                return top..<max(top, min(height, max(left, right)))
-            }
-            var starts = [Int32](repeating: 0, count: height + 1)
-            let total = starts.withUnsafeMutableBufferPointer { starts in
-                for skyline in 0..<3 {
-                    for x in 1..<max(1, width) {
-                        for y in rows(skyline, x) { starts[y + 1] &+= 1 }
-                    }
-                }
-                for y in 0..<height { starts[y + 1] &+= starts[y] }
-                return Int(starts[height])
-            }
-            let crossings = [Int32](unsafeUninitializedCapacity: total) { crossings, initialized in
-                starts.withUnsafeBufferPointer { starts in
-                    var next = Array(starts)
-                    next.withUnsafeMutableBufferPointer { next in
-                        for skyline in 0..<3 {
-                            for x in 1..<max(1, width) {
-                                for y in rows(skyline, x) {
-                                    crossings[Int(next[y])] = Int32(x)
-                                    next[y] &+= 1
-                                }
-                            }
-                        }
-                    }
-                    for y in 0..<height {
-                        // Insertion sort: three runs in order, of a few columns each.
-                        let range = Int(starts[y])..<Int(starts[y + 1])
-                        for index in range.dropFirst() {
-                            let value = crossings[index]
-                            var place = index
-                            while place > range.lowerBound, crossings[place - 1] > value {
-                                crossings[place] = crossings[place - 1]
-                                place -= 1
-                            }
-                            crossings[place] = value
-                        }
-                    }
-                }
-                initialized = total
-            }
-            return (crossings, starts)
+        let ridges = ridges.span
+        /// The rows whose layer differs between columns `x - 1` and `x` of skyline `skyline`.
+        func rows(_ skyline: Int, _ x: Int) -> Range<Int> {
+            let (left, right) = (ridges[unchecked: skyline * width + x - 1], ridges[unchecked: skyline * width + x])
+            let top = max(0, min(left, right))
+            return top..<max(top, min(height, max(left, right)))
         }
+        var starts = [Int32](repeating: 0, count: height + 1)
+        do {
+            var counts = starts.mutableSpan
+            for skyline in 0..<3 {
+                for x in 1..<max(1, width) {
+                    for y in rows(skyline, x) { counts[unchecked: y + 1] &+= 1 }
+                }
+            }
+            for y in 0..<height { counts[unchecked: y + 1] &+= counts[unchecked: y] }
+        }
+        var crossings = [Int32](repeating: 0, count: Int(starts[height]))
+        do {
+            var columns = crossings.mutableSpan
+            var next = starts
+            var places = next.mutableSpan
+            for skyline in 0..<3 {
+                for x in 1..<max(1, width) {
+                    for y in rows(skyline, x) {
+                        columns[unchecked: Int(places[unchecked: y])] = Int32(x)
+                        places[unchecked: y] &+= 1
+                    }
+                }
+            }
+            let bounds = starts.span
+            for y in 0..<height {
+                // Insertion sort: three runs in order, of a few columns each.
+                let range = Int(bounds[unchecked: y])..<Int(bounds[unchecked: y + 1])
+                for index in range.dropFirst() {
+                    let value = columns[unchecked: index]
+                    var place = index
+                    while place > range.lowerBound, columns[unchecked: place - 1] > value {
+                        columns[unchecked: place] = columns[unchecked: place - 1]
+                        place -= 1
+                    }
+                    columns[unchecked: place] = value
+                }
+            }
+        }
+        return (crossings, starts)
     }
 
     /// Each layer's luma in row `y` before texture and the column's falloff.
