@@ -38,7 +38,7 @@ final class EventFrame: @unchecked Sendable {
         storage = .allocate(byteCount: sizeLine.count + event.count + 2, alignment: 1)
         eventStart = sizeLine.count
         eventCount = event.count
-        storage.copyMemory(from: UnsafeRawBufferPointer(start: sizeLine, count: sizeLine.count))
+        sizeLine.withUnsafeBytes { storage.copyMemory(from: $0) }
         event.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: storage[eventStart...]).copyMemory(from: $0) }
         storage[storage.count - 2] = UInt8(ascii: "\r")
         storage[storage.count - 1] = UInt8(ascii: "\n")
