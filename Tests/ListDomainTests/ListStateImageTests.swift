@@ -123,4 +123,27 @@ struct ListStateImageTests {
         #expect(try await store.image(of: "", id: 5, digest: 0xABC) == nil)
         #expect(store.imageCount == 0)
     }
+
+    /// What an image is drawn from is the item's size and colour as a client reads them, however they came to be:
+    /// generated, patched, uploaded, created; and no image for an item that is deleted or was never handed out.
+    @Test func theImageFieldsAreTheItemsSizeAndColour() {
+        var state = ListState(seed: seed, count: 100)
+        var patch = ItemPatch()
+        patch.width = .set(333)
+        patch.color = .set(0x12_34AB)
+        _ = apply(.update(3, patch), to: &state)
+        _ = apply(.putImage(7, Self.upload), to: &state)
+        _ = apply(.create(ItemOverrides(label: "new", height: 77)), to: &state)
+        _ = apply(.delete(9), to: &state)
+        #expect(state.imageFields(of: 3)?.width == 333 && state.imageFields(of: 3)?.color == 0x12_34AB)
+        #expect(state.imageFields(of: 7)?.width == 640 && state.imageFields(of: 7)?.height == 480)
+        #expect(state.imageFields(of: 100)?.height == 77)
+        for id: UInt64 in [0, 3, 7, 42, 99, 100] {
+            let item = state.item(id)!
+            let fields = state.imageFields(of: id)
+            #expect(fields?.width == item.width && fields?.height == item.height && fields?.color == item.rgb)
+        }
+        #expect(state.imageFields(of: 9) == nil && state.item(9) == nil)
+        #expect(state.imageFields(of: 101) == nil && state.item(101) == nil)
+    }
 }

@@ -58,6 +58,19 @@ public struct ListState: Sendable, Equatable {
         return written[id].map { $0.applied(to: generated) } ?? generated
     }
 
+    /// The size and colour (0xRRGGBB) of live item `id` as clients see them, or nil when ``item(_:)`` is: the fields
+    /// its image is drawn from, without making the item's text (its label, colour string and placeholder cost a
+    /// cached image hit a few microseconds, `perf` under `Benchmarks/images`).
+    public func imageFields(of id: UInt64) -> (width: Int, height: Int, color: UInt32)? {
+        guard isLive(id), id < catalog.count else { return nil }
+        let generated = ItemFields(seed: catalog.seed, id: id)
+        let overrides = written[id]?.overrides
+        return (
+            overrides?.width ?? generated.width, overrides?.height ?? generated.height,
+            overrides?.color ?? generated.color
+        )
+    }
+
     /// The revision of live item `id`: the sequence number of the change that last wrote it, 0 for one nobody
     /// wrote (part of its `ETag`).
     public func revision(of id: UInt64) -> UInt64 {

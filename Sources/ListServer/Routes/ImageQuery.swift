@@ -85,15 +85,10 @@ struct ImageQuery: Sendable, Equatable {
         }
     }
 
-    /// The image size for `item`: `w` and `h`, one of them and the item's shape, or the item's own size fitted to
-    /// the limits.
+    /// The size of an image whose own is `ownWidth`×`ownHeight` (an item's, or its upload's): `w` and `h`, one of
+    /// them and the own shape, or the own size fitted to the limits.
     ///
     /// - Throws: A 400 ``Problem`` naming `w` when the size has more than 25 megapixels.
-    func size(for item: Item) throws(Problem) -> (width: Int, height: Int) {
-        try size(ofWidth: item.width, height: item.height)
-    }
-
-    /// ``size(for:)`` for an image of `ownWidth`×`ownHeight` (an upload's size).
     func size(ofWidth ownWidth: Int, height ownHeight: Int) throws(Problem) -> (width: Int, height: Int) {
         let size: (width: Int, height: Int)
         switch (width, height) {

@@ -31,7 +31,7 @@ extension Router {
         let list = try Self.listName(headers, query: (try? items.get()) ?? [])
         let state = try readableState(of: list)
         let id = try itemID(rawID, in: state)
-        guard let item = state.item(id) else {
+        guard let item = state.imageFields(of: id) else {
             throw Problem(.notFound, detail: "item \(id) was deleted")
         }
         let upload = state.written[id]?.image
@@ -50,10 +50,10 @@ extension Router {
         let format = chosen ?? upload?.format ?? Self.negotiatedImageFormat(headers["Accept"])
         let size =
             if let upload { try query.size(ofWidth: upload.width, height: upload.height) } else {
-                try query.size(for: item)
+                try query.size(ofWidth: item.width, height: item.height)
             }
         let spec = ImageSpec(
-            id: id, width: size.width, height: size.height, color: item.rgb, grayscale: query.grayscale,
+            id: id, width: size.width, height: size.height, color: item.color, grayscale: query.grayscale,
             blur: query.blur, upload: upload.map { ImageSpec.Upload(list: list, image: $0) },
             progressive: servesProgressive(format, asked: query.progressive, uploaded: upload != nil))
         return serveImage(
