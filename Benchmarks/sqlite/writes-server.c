@@ -107,6 +107,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../baseline/listserver-fields.h"
+
 /* ---------------------------------------------------------------- configuration */
 
 static struct {
@@ -636,23 +638,10 @@ static void put_etag(char out[48], int count, const uint64_t *inputs) {
     snprintf(out, 48, "\"v%llu-%016llx\"", (unsigned long long)inputs[0], (unsigned long long)hash);
 }
 
-/* The fields ListServer adds to every routed answer: no-cache, CORS for any origin to a request with an Origin, the
-   Vary of a JSON answer (all of these are) and a made-up request id. */
+/* The fields ListServer adds to every routed answer (../baseline/listserver-fields.h), with the Vary of a JSON answer
+   (all of these are). */
 static void add_headers(worker_t *w, struct evhttp_request *req, const char *cache_control) {
-    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
-    char request_id[48];
-    snprintf(request_id, sizeof request_id, "%08x-%d-%llx", 0x5eed1d5u, w->index,
-             (unsigned long long)++w->requests);
-    evhttp_add_header(headers, "Cache-Control", cache_control);
-    if (evhttp_find_header(evhttp_request_get_input_headers(req), "Origin")) {
-        evhttp_add_header(headers, "Access-Control-Allow-Origin", "*");
-        evhttp_add_header(headers, "Access-Control-Expose-Headers",
-                          "Link, X-Total-Count, X-Cache, Server-Timing, ETag, Retry-After, X-Request-Id, Location, "
-                          "Idempotent-Replayed, Content-Disposition, Picsum-ID, RateLimit, RateLimit-Policy, "
-                          "WWW-Authenticate, Content-Range, Accept-Ranges");
-    }
-    evhttp_add_header(headers, "Vary", "Accept-Encoding, Origin");
-    evhttp_add_header(headers, "X-Request-Id", request_id);
+    listserver_add_fields(req, w->index, ++w->requests, cache_control, "Accept-Encoding, Origin");
 }
 
 static void add_common_headers(worker_t *w, struct evhttp_request *req) { add_headers(w, req, "no-cache"); }

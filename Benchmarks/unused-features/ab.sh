@@ -44,6 +44,10 @@ c_flags="--threads 2 --latency-ms 1"
 if [[ -n ${C_BEFORE_REV:-} ]]; then
     git show "$C_BEFORE_REV:Benchmarks/baseline/evhttp-baseline.c" >"$OUT/c-before.c" ||
         die "no Benchmarks/baseline/evhttp-baseline.c at $C_BEFORE_REV"
+    # The header it includes beside it, where that revision has one (since the fields were shared with
+    # writes-server.c).
+    git show "$C_BEFORE_REV:Benchmarks/baseline/listserver-fields.h" >"$OUT/listserver-fields.h" 2>/dev/null ||
+        rm -f "$OUT/listserver-fields.h"
     build_baseline "$OUT/c-before" "$OUT/c-before.c" || die "cannot build the baseline of $C_BEFORE_REV"
     build_baseline "$OUT/c-after" || die "cannot build this tree's baseline"
     C_BEFORE_BIN=$OUT/c-before C_AFTER_BIN=$OUT/c-after
