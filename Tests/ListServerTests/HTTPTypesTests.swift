@@ -44,13 +44,32 @@ struct HTTPTypesTests {
             "Content-Type": "application/json", "Link": "<a>", "etag": "\"lower\"", "ETag": "\"exact\"",
             "Vary": "Accept-Encoding", "Retry-After": "3", "": "empty",
         ]
-        #expect(page.journalFields(retryAfter: false) == ("\"lower\"", "application/json", nil))
-        #expect(page.journalFields(retryAfter: true) == ("\"lower\"", "application/json", "3"))
-        #expect(page.journalFields(retryAfter: true) == page.values("ETag", "Content-Type", "Retry-After"))
+        #expect(page.journalFields(retryAfter: false) == (2, 0, nil))
+        #expect(page.journalFields(retryAfter: true) == (2, 0, 5))
+        let (etag, contentType, retryAfter) = page.journalFields(retryAfter: true)
+        let values = (page.value(at: etag!), page.value(at: contentType!), page.value(at: retryAfter!))
+        #expect(values == page.values("ETag", "Content-Type", "Retry-After"))
+        #expect(page.value(at: 0, is: "application/json") && !page.value(at: 0, is: "application/jsonx"))
         let scripted: HTTPHeaders = ["content-type": "text/plain", "LINK": "<a>", "etag": "\"s\"", "retry-after": "9"]
-        #expect(scripted.journalFields(retryAfter: true) == ("\"s\"", "text/plain", "9"))
+        #expect(scripted.journalFields(retryAfter: true) == (2, 0, 3))
         let problem: HTTPHeaders = ["Content-Type": "application/problem+json", "Vary": "Accept-Encoding"]
-        #expect(problem.journalFields(retryAfter: true) == (nil, "application/problem+json", nil))
+        #expect(problem.journalFields(retryAfter: true) == (nil, 0, nil))
+    }
+
+    @Test("the journal's request fields: the first X-Dataset and non-empty X-Client-Id in any case, and the rare ones")
+    func journalRequestFields() {
+        let plain: HTTPHeaders = [
+            "Host": "a", "x-client-id": "", "X-Dataset": "one", "X-CLIENT-ID": "app", "x-dataset": "2",
+        ]
+        #expect(plain.journalRequestFields() == (2, 3, false))
+        #expect(plain.value(at: 2) == "one" && plain.value(at: 3) == "app")
+        #expect(HTTPHeaders().journalRequestFields() == (nil, nil, false))
+        let lookalikes: HTTPHeaders = ["Ranges": "x", "If-Matches": "x", "X-Datasets": "x", "Last-Event": "x"]
+        #expect(lookalikes.journalRequestFields() == (nil, nil, false))
+        for rare in ["range", "If-Match", "IF-NONE-MATCH", "last-event-id", "Idempotency-Key"] {
+            let headers: HTTPHeaders = ["Host": "a", rare: "v"]
+            #expect(headers.journalRequestFields() == (nil, nil, true), "\(rare)")
+        }
     }
 
     @Test("fields keep their order and spelling when iterated")

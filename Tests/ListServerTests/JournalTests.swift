@@ -10,7 +10,7 @@ struct JournalTests {
     static func journal(capacity: Int = 100, maxBytes: Int = 64 << 20) -> Journal {
         Journal(
             settings: JournalSettings(capacity: capacity, maxBytes: maxBytes), routes: Route.templates,
-            datasetOf: Router.journalDataset)
+            datasetOf: Router.journalDataset(of:route:datasetField:))
     }
 
     /// A request and its answer, as a loop hands them to the journal.
@@ -25,7 +25,8 @@ struct JournalTests {
         var slot: (JournalSlot, JournalSlot.Extra?) {
             var extra: JournalSlot.Extra?
             let slot = JournalSlot(
-                request, route: route, response, start: start, end: end, abandonedAt: nil, extra: &extra)
+                request, fields: request.headers.journalRequestFields(), route: route, response,
+                times: (JournalSlot.time(start), JournalSlot.time(end)), abandonedAt: nil, extra: &extra)
             return (slot, extra)
         }
     }
@@ -58,7 +59,8 @@ struct JournalTests {
     func entryFields() throws {
         let epoch = ContinuousClock.now
         let journal = Journal(
-            settings: JournalSettings(), routes: Route.templates, epoch: epoch, datasetOf: Router.journalDataset)
+            settings: JournalSettings(), routes: Route.templates, epoch: epoch,
+            datasetOf: Router.journalDataset(of:route:datasetField:))
         let headers: HTTPHeaders = [
             "X-Client-Id": "tab-1", "if-none-match": "\"a\"", "If-Match": "\"b\"", "Idempotency-Key": "k",
             "Range": "bytes=0-1", "Last-Event-ID": "7", "X-Dataset": "run-1",
@@ -177,7 +179,7 @@ struct JournalTests {
         let epoch = ContinuousClock.now
         let journal = Journal(
             settings: JournalSettings(capacity: 100, maxDatasets: 2), routes: Route.templates,
-            datasetOf: Router.journalDataset)
+            datasetOf: Router.journalDataset(of:route:datasetField:))
         journal.add((0..<3).map { Self.record("/items", headers: ["X-Dataset": "a"], at: $0, epoch: epoch) })
         journal.remove("a")
         journal.add([Self.record("/items", headers: ["X-Dataset": "a"], at: 5, epoch: epoch)])

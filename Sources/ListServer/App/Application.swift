@@ -72,7 +72,8 @@ final class Application: Sendable {
             clock: clock)
         let observability = Observability(
             settings: settings, accessLogger: accessLogger, routes: Route.templates,
-            journalDataset: Router.journalDataset(of:route:), wallMillisecondsNow: WallTime.now().milliseconds)
+            journalDataset: Router.journalDataset(of:route:datasetField:),
+            wallMillisecondsNow: WallTime.now().milliseconds)
         let metrics = observability.metrics
         var commitObserver: (@Sendable (Duration, Int) -> Void)?
         if let metrics {

@@ -114,20 +114,20 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
         return found
     }
 
-    /// The values of the first fields called `ETag` and `Content-Type`, and `Retry-After` when `retryAfter` (any
-    /// case), in one pass: what the journal reads of every answer (``JournalSlot``). As ``values(_:_:_:)``, but a
-    /// name of the same length spelled otherwise is compared in any case only when its first byte matches: a page's
-    /// `Link` and `Vary` against `ETag`, compared in full, cost more than the rest of the pass (callgrind, a page:
-    /// 384 instructions with ``values(_:_:_:)``, 313 so).
-    func journalFields(retryAfter: Bool) -> (etag: String?, contentType: String?, retryAfter: String?) {
-        var found: (String?, String?, String?) = (nil, nil, nil)
+    /// Where the first fields called `ETag` and `Content-Type` are, and `Retry-After` when `retryAfter` (any case),
+    /// in one pass: what the journal reads of every answer (``JournalSlot``), by place for ``value(at:)``. As
+    /// ``values(_:_:_:)``, but a name of the same length spelled otherwise is compared in any case only when its
+    /// first byte matches: a page's `Link` and `Vary` against `ETag`, compared in full, cost more than the rest of the
+    /// pass (callgrind, a page: 384 instructions with ``values(_:_:_:)``, 313 so). Places, not values: each value
+    /// handed out was a retain and a release (about 70 instructions a page).
+    func journalFields(retryAfter: Bool) -> (etag: Int?, contentType: Int?, retryAfter: Int?) {
+        var found: (Int?, Int?, Int?) = (nil, nil, nil)
         for index in fields.indices {
             switch fields[index].name.utf8.count {
-            case 4 where found.0 == nil && Self.isNamed(fields[index].name, "ETag"): found.0 = fields[index].value
-            case 12 where found.1 == nil && Self.isNamed(fields[index].name, "Content-Type"):
-                found.1 = fields[index].value
+            case 4 where found.0 == nil && Self.isNamed(fields[index].name, "ETag"): found.0 = index
+            case 12 where found.1 == nil && Self.isNamed(fields[index].name, "Content-Type"): found.1 = index
             case 11 where retryAfter && found.2 == nil && Self.isNamed(fields[index].name, "Retry-After"):
-                found.2 = fields[index].value
+                found.2 = index
             default: continue
             }
             if found.0 != nil && found.1 != nil && (found.2 != nil || !retryAfter) { break }
@@ -135,13 +135,64 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
         return found
     }
 
-    /// Whether `name` is `wanted`, of the same length, in any case: `==` first, then the first bytes, then the rest.
+    /// What the journal reads of every request (``JournalSlot``), in one pass by lengths, with no value copied: where
+    /// the first `X-Dataset` and the first `X-Client-Id` that is not empty are (any case), for ``value(at:)``, and
+    /// whether the request has any of the fields list clients send now and then (`Range`, `If-Match`,
+    /// `If-None-Match`, `Last-Event-ID`, `Idempotency-Key`), looked up by name only then. Six optional values
+    /// gathered in a closure cost a copy and a destroy each (callgrind: 200 instructions a page).
+    func journalRequestFields() -> (dataset: Int?, client: Int?, rare: Bool) {
+        var found: (dataset: Int?, client: Int?, rare: Bool) = (nil, nil, false)
+        for index in fields.indices {
+            switch fields[index].name.utf8.count {
+            case 9 where found.dataset == nil && Self.isNamed(fields[index].name, "X-Dataset"): found.dataset = index
+            case 11
+            where found.client == nil && !fields[index].value.isEmpty
+                && Self.isNamed(fields[index].name, "X-Client-Id"):
+                found.client = index
+            case 5 where Self.isNamed(fields[index].name, "Range"),
+                8 where Self.isNamed(fields[index].name, "If-Match"),
+                13
+            where Self.isNamed(fields[index].name, "If-None-Match")
+                || Self.isNamed(fields[index].name, "Last-Event-ID"),
+                15 where Self.isNamed(fields[index].name, "Idempotency-Key"):
+                found.rare = true
+            default: continue
+            }
+        }
+        return found
+    }
+
+    /// The value of the field at `index` (a place ``journalFields(retryAfter:)`` or ``journalRequestFields()``
+    /// found).
+    func value(at index: Int) -> String { fields[index].value }
+
+    /// Whether the value of the field at `index` is `expected`, compared where it lies.
+    func value(at index: Int, is expected: String) -> Bool { fields[index].value == expected }
+
+    /// Whether `name` is `wanted`, of the same length and not empty, in any case. The two words each string is made
+    /// of are compared first: a field name is a small string (up to 15 bytes of UTF-8 kept in those words, with
+    /// their count; the standard library's `_StringObject` layout), and two small strings are equal exactly when
+    /// their words are; two small names whose first bytes differ in any case are no match. Only the rest is compared
+    /// by `==` and in any case, with calls: `==` calls out for two strings that differ, and so did `utf8.first` and
+    /// the subscript (70 instructions a field of the same length and another name, callgrind).
     private static func isNamed(_ name: String, _ wanted: String) -> Bool {
-        if name == wanted { return true }
-        guard let first = name.utf8.first, let wantedFirst = wanted.utf8.first,
-            asciiLowercase(first) == asciiLowercase(wantedFirst)
-        else { return false }
-        return namesMatch(name, wanted)
+        let (nameWords, wantedWords) = (words(name), words(wanted))
+        if nameWords == wantedWords { return true }
+        if isSmall(nameWords) && isSmall(wantedWords) && (nameWords.0 | 0x20) & 0xFF != (wantedWords.0 | 0x20) & 0xFF {
+            return false  // the first bytes, in any case (`| 0x20` lowercases a letter and keeps others apart)
+        }
+        return name == wanted || namesMatch(name, wanted)
+    }
+
+    /// The two words `string` is made of (`_StringObject`'s raw bits); for a small string, the first holds its first
+    /// bytes, the first byte lowest.
+    @inline(__always) private static func words(_ string: String) -> (UInt64, UInt64) {
+        unsafeBitCast(string, to: (UInt64, UInt64).self)
+    }
+
+    /// Whether `words` are a small string's (the discriminator's "is small" bit, the second word's bit 61).
+    @inline(__always) private static func isSmall(_ words: (UInt64, UInt64)) -> Bool {
+        words.1 & (1 << 61) != 0
     }
 
     /// Whether `name` is `wanted`, in any case; `==` first.

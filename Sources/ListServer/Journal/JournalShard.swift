@@ -43,20 +43,6 @@ final class JournalShard: Sendable {
         buffers = Mutex((records, spare))
     }
 
-    /// Appends the slot `make` makes (setting its extra, if it has one) under the lock, straight into the buffer;
-    /// returns how many requests the buffer holds now.
-    func append(dataset: String, _ make: (inout JournalSlot.Extra?) -> JournalSlot) -> Int {
-        buffers.withLock { buffers in
-            var extra: JournalSlot.Extra?
-            buffers.records.slots.append(make(&extra))
-            if !dataset.isEmpty || extra != nil {
-                let index = buffers.records.slots.count - 1
-                buffers.records.tags.append(Tag(index: index, dataset: dataset, extra: extra))
-            }
-            return buffers.records.slots.count
-        }
-    }
-
     /// Appends a request; returns how many the buffer holds now.
     func append(_ slot: JournalSlot, dataset: String, extra: JournalSlot.Extra?) -> Int {
         buffers.withLock { buffers in

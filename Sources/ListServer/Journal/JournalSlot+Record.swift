@@ -5,43 +5,31 @@
 /// their reference counts twice, and cache misses when the record was read 100 ms on (callgrind: the journal added
 /// 9,500 instructions a page so, of a page's 75,000).
 extension JournalSlot {
-    /// The slot of `request`, answered with `response` (`abandonedAt`: the body bytes the client got before it left);
-    /// `route` is the place of its route in the route table, nil for none. `extra` is set when the slot needs one.
+    /// The slot of `request`, answered with `response` (`abandonedAt`: the body bytes the client got before it left),
+    /// that arrived and was answered at slot times `times` (``time(_:)``); `route` is the place of its route in the
+    /// route table, nil for none; `fields` what ``HTTPHeaders/journalRequestFields()`` found of the request's.
+    /// `extra` is set when the slot needs one.
     init(
-        _ request: borrowing HTTPRequest, route: Int?, _ response: borrowing HTTPResponse,
-        start: ContinuousClock.Instant, end: ContinuousClock.Instant, abandonedAt: Int?, queryClient: String? = nil,
-        extra: inout Extra?
+        _ request: borrowing HTTPRequest, fields: RequestFields, route: Int?, _ response: borrowing HTTPResponse,
+        times: (start: Duration, end: Duration), abandonedAt: Int?, queryClient: String? = nil, extra: inout Extra?
     ) {
-        var client, range, ifMatch, ifNoneMatch, lastEventID, idempotencyKey: String?
-        request.headers.forEachField { name, value in
-            // The names clients send are mostly spelled as here: `==` first, which compares small strings whole.
-            switch name.utf8.count {
-            case 5 where Self.named(name, "Range"): range = range ?? value
-            case 8 where Self.named(name, "If-Match"): ifMatch = ifMatch ?? value
-            case 11 where Self.named(name, "X-Client-Id"): client = client ?? (value.isEmpty ? nil : value)
-            case 13 where Self.named(name, "If-None-Match"): ifNoneMatch = ifNoneMatch ?? value
-            case 13 where Self.named(name, "Last-Event-ID"): lastEventID = lastEventID ?? value
-            case 15 where Self.named(name, "Idempotency-Key"): idempotencyKey = idempotencyKey ?? value
-            default: break
-            }
-        }
-        // An answer has more fields (eight for a page): read by index, not handed to a closure one by one, which
-        // retained and released each (callgrind: 1,960 instructions a page for the slot, 1,600 so). `Retry-After`
-        // goes with a 3xx, a 429 or a 503 (RFC 9110 §10.2.3): a 2xx is not searched for it.
-        let (etag, contentType, retryAfterField) = response.headers.journalFields(retryAfter: response.status >= 300)
-        let retryAfter = retryAfterField.flatMap { UInt16($0) } ?? Self.noRetryAfter
-        client = client ?? queryClient
+        // Places, not values: the values of an answer's fields are read where they lie, and only those the slot
+        // keeps. `Retry-After` goes with a 3xx, a 429 or a 503 (RFC 9110 §10.2.3): a 2xx is not searched for it.
+        let answer = response.headers.journalFields(retryAfter: response.status >= 300)
         let methodCode = Self.code(of: request.method)
+        let sendsBody = methodCode != Self.headCode  // a HEAD's answer sends no body
         self.init(
-            start: Self.time(start), end: Self.time(end),
-            bytes: request.method == .head ? 0 : UInt32(clamping: response.body.count),
+            start: times.start, end: times.end,
+            bytes: sendsBody ? UInt32(clamping: response.body.count) : 0,
             status: UInt16(clamping: response.status), method: UInt8(methodCode ?? Self.methods.count),
             route: route.map { UInt8(clamping: $0) } ?? Self.otherRoute)
         self.abandonedAt = abandonedAt.map { UInt32(clamping: $0) } ?? Self.whole
-        if request.method != .head, let identityBytes = response.identityBytes {  // a HEAD sends no body
+        if sendsBody, let identityBytes = response.identityBytes {
             self.identityBytes = UInt32(clamping: identityBytes)
         }
-        self.retryAfter = retryAfter
+        if let place = answer.retryAfter, let seconds = UInt16(response.headers.value(at: place)) {
+            retryAfter = seconds
+        }
         switch response.note {
         case .injected(let name): fault = Self.faultNames.firstIndex(of: name).map { UInt8($0 + 1) } ?? 0
         case .listed(let lowest, let highest, let count, let last):
@@ -52,42 +40,58 @@ extension JournalSlot {
         if fault == 0, let wireFault = response.fault {
             fault = Self.faultNames.firstIndex(of: wireFault.name).map { UInt8($0 + 1) } ?? 0
         }
-        if request.method == .post, !request.body.isEmpty {
+        if methodCode == Self.postCode, !request.body.isEmpty {
             var hasher = Hasher()
             request.body.withUnsafeBytes { hasher.combine(bytes: $0) }
             bodyHash = Int64(hasher.finalize())
             flags.insert(.bodyHash)
         }
         var otherContentType: String?
-        if let contentType {
-            if contentType == MediaType.json {  // nearly every answer
-                self.contentType = 1
-            } else if let code = Self.contentTypes.firstIndex(of: contentType) {
-                self.contentType = UInt8(code + 1)
+        if let place = answer.contentType {
+            if response.headers.value(at: place, is: MediaType.json) {  // nearly every answer
+                contentType = 1
             } else {
-                self.contentType = Self.otherContentType
-                otherContentType = contentType
+                let value = response.headers.value(at: place)
+                if let code = Self.contentTypes.firstIndex(of: value) {
+                    contentType = UInt8(code + 1)
+                } else {
+                    contentType = Self.otherContentType
+                    otherContentType = value
+                }
             }
         }
+        let client = fields.client.map { request.headers.value(at: $0) } ?? queryClient
         if client == nil {
             flags.insert(.peer)
             port = request.peerPort
         }
+        let etag = answer.etag.map { response.headers.value(at: $0) }
         // The texts, one after the other, as far as they fit; the others go with the rare fields.
         (targetLength, clientLength, etagLength) = place(request.target, client ?? request.peer, etag)
-        let rare = ifNoneMatch != nil || ifMatch != nil || idempotencyKey != nil || range != nil || lastEventID != nil
-        if rare || targetLength == Self.elsewhere || clientLength == Self.elsewhere || etagLength == Self.elsewhere
-            || otherContentType != nil || methodCode == nil
+        if fields.rare || targetLength == Self.elsewhere || clientLength == Self.elsewhere
+            || etagLength == Self.elsewhere || otherContentType != nil || methodCode == nil
         {
             flags.insert(.extra)
+            let headers = request.headers
             extra = Extra(
-                ifNoneMatch: ifNoneMatch, ifMatch: ifMatch, idempotencyKey: idempotencyKey, range: range,
-                lastEventID: lastEventID, target: targetLength == Self.elsewhere ? request.target : nil,
+                ifNoneMatch: fields.rare ? headers["If-None-Match"] : nil,
+                ifMatch: fields.rare ? headers["If-Match"] : nil,
+                idempotencyKey: fields.rare ? headers["Idempotency-Key"] : nil,
+                range: fields.rare ? headers["Range"] : nil,
+                lastEventID: fields.rare ? headers["Last-Event-ID"] : nil,
+                target: targetLength == Self.elsewhere ? request.target : nil,
                 client: clientLength == Self.elsewhere ? client ?? request.peer : nil,
                 etag: etagLength == Self.elsewhere ? etag : nil, contentType: otherContentType,
                 methodName: methodCode == nil ? request.method.name : nil)
         }
     }
+
+    /// What ``HTTPHeaders/journalRequestFields()`` found of a request's fields.
+    typealias RequestFields = (dataset: Int?, client: Int?, rare: Bool)
+
+    /// The codes of `HEAD` and `POST` in ``methods``.
+    private static let headCode = 1
+    private static let postCode = 2
 
     /// `method`'s place in ``methods`` (a switch: a search of the array compared enums with payloads generically).
     private static func code(of method: HTTPMethod) -> Int? {
@@ -103,11 +107,6 @@ extension JournalSlot {
         case .connect: 8
         case .other: nil
         }
-    }
-
-    /// Whether field name `name` is `canonical`, in any case.
-    private static func named(_ name: String, _ canonical: String) -> Bool {
-        name == canonical || HTTPHeaders.namesMatch(name, canonical)
     }
 
     /// Copies the three texts into ``text``, one after the other, each as far as there is room; returns their

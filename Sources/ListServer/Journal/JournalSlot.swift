@@ -53,10 +53,13 @@ struct JournalSlot: Sendable {
     typealias Text = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
     /// What slot times count from: an instant early in the process's life.
-    static let clockZero = ContinuousClock.now
+    static var clockZero: ContinuousClock.Instant { RequestInstant.anchor.instant }
 
     /// `instant` as a slot time.
     static func time(_ instant: ContinuousClock.Instant) -> Duration { clockZero.duration(to: instant) }
+
+    /// `instant` as a slot time.
+    static func time(_ instant: RequestInstant) -> Duration { instant.sinceAnchor }
 
     static let whole: UInt32 = .max
     static let noRetryAfter: UInt16 = .max

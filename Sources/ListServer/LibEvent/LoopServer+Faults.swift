@@ -85,7 +85,8 @@ extension LoopServer {
     /// ``abandonmentCheckAfter`` (a detail miss, an image, a delayed answer: what a client cancels), so a write
     /// answered within a millisecond pays no system call for it.
     private func clientLeft(_ entry: PendingRequest) -> Bool {
-        guard let start = entry.exchange.start, start.duration(to: .now) >= Self.abandonmentCheckAfter else {
+        guard let start = entry.exchange.start, start.duration(to: RequestInstant.now) >= Self.abandonmentCheckAfter
+        else {
             return false
         }
         guard let bufferevent = entry.request.connectionBufferevent else { return true }

@@ -30,10 +30,11 @@ package final class Observability: Sendable {
     ///     ``SettingKey/logLevel``.
     ///   - accessLogger: Where access lines go (at level `info`); its own log level is respected too.
     ///   - routes: The name of each route requests are counted under (``ServerMetrics/init(routes:)``).
-    ///   - journalDataset: The dataset a request went to, given its route's place in `routes` (the router's rule).
+    ///   - journalDataset: The dataset a request went to, given its route's place in `routes` and its `X-Dataset`
+    ///     field (the router's rule).
     convenience init(
         settings: Settings, accessLogger: Logger, routes: [String],
-        journalDataset: @escaping @Sendable (HTTPRequest, Int?) -> Journal.Attribution? = { _, _ in nil },
+        journalDataset: @escaping @Sendable (HTTPRequest, Int?, String?) -> Journal.Attribution? = { _, _, _ in nil },
         wallMillisecondsNow: Int64 = 0
     ) {
         let logs = settings.logging.accessLog && settings.logging.level <= .info && accessLogger.logLevel <= .info

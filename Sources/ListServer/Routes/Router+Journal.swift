@@ -2,7 +2,8 @@ import ListDomain
 
 /// The request journal's routes: `GET`/`DELETE /admin/journal`, `GET /admin/journal/events`, `GET
 /// /admin/journal.har` and `GET /admin/report`, each for the dataset `?dataset=` or `X-Dataset` names (the default
-/// list without either; `/d/<name>/admin/…` names it too), and who records what (``journalDataset(of:route:)``).
+/// list without either; `/d/<name>/admin/…` names it too), and who records what
+/// (``journalDataset(of:route:datasetField:)``).
 ///
 /// Admin routes, so access is as for the others (``authorizeAdmin(_:)``); with ``SettingKey/journalCapacity`` 0
 /// they answer 404.
@@ -31,10 +32,13 @@ extension Router {
     /// GET or HEAD of a route that reads it, else the default list; nil for a name that is no dataset's (the request
     /// got a 400, and no journal is made for a name nobody can use) and for an unknown path that names no dataset.
     /// On the routes that read `?dataset=` (what an `<img>` or an `EventSource` loads), also `?client_id=`. `route`
-    /// is the place of the request's route in the route table, nil for none.
-    @Sendable static func journalDataset(of request: HTTPRequest, route: Int?) -> Journal.Attribution? {
+    /// is the place of the request's route in the route table, nil for none; `datasetField` the value of its first
+    /// `X-Dataset` field (found by the journal's one pass over the request's fields), nil for none.
+    @Sendable static func journalDataset(
+        of request: HTTPRequest, route: Int?, datasetField field: String?
+    ) -> Journal.Attribution? {
         var attribution: Journal.Attribution?
-        if let field = request.headers[datasetField] {
+        if let field {
             guard DatasetName.isValid(field.utf8) else { return nil }
             attribution = Journal.Attribution(dataset: field)
         } else if ByteSearch.hasPrefix(request.target, RequestTarget.basePrefix) {

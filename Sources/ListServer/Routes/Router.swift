@@ -213,7 +213,7 @@ package struct Router: Sendable {
         var label: RouteLabel { (try? resource.get())?.route.label ?? .other }
 
         /// Whether the journal records the request: its route is one a client's app uses, or it names none (an
-        /// unknown path is recorded when it names a dataset, ``journalDataset(of:route:)``).
+        /// unknown path is recorded when it names a dataset, ``journalDataset(of:route:datasetField:)``).
         var journaled: Bool { (try? resource.get())?.route.flags.journaled ?? true }
     }
 

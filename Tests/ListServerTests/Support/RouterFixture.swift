@@ -28,7 +28,9 @@ enum RouterFixture {
         guard metrics else { return .disabled }
         return Observability(
             metrics: ServerMetrics(routes: Route.templates), accessLog: nil,
-            journal: Journal(settings: JournalSettings(), routes: Route.templates, datasetOf: Router.journalDataset))
+            journal: Journal(
+                settings: JournalSettings(), routes: Route.templates,
+                datasetOf: Router.journalDataset(of:route:datasetField:)))
     }
 
     /// A router over a catalog of `count` items whose store sleeps `latency` on `clock` (instant by default), with
