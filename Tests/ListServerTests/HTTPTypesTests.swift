@@ -54,6 +54,27 @@ struct HTTPTypesTests {
         #expect(scripted.journalFields(retryAfter: true) == (2, 0, 3))
         let problem: HTTPHeaders = ["Content-Type": "application/problem+json", "Vary": "Accept-Encoding"]
         #expect(problem.journalFields(retryAfter: true) == (nil, 0, nil))
+        let lookalikes: HTTPHeaders = ["ETah": "x", "Content-Typo": "x", "Retry-Aftes": "x", "eTaG": "\"t\""]
+        #expect(lookalikes.journalFields(retryAfter: true) == (3, nil, nil))
+    }
+
+    @Test("names kept on the heap, not in the string itself, are found as small ones are")
+    func heapNames() {
+        var etag = "ETag"
+        etag.reserveCapacity(64)  // native storage on the heap, the same four bytes
+        var type = "content-type"
+        type.reserveCapacity(64)
+        var client = "X-Client-Id"
+        client.reserveCapacity(64)
+        var headers = HTTPHeaders()
+        headers.add(type, "application/json")
+        headers.add(etag, "\"h\"")
+        headers.add(client, "app")
+        #expect(headers.journalFields(retryAfter: false) == (1, 0, nil))
+        #expect(headers.journalRequestFields() == (nil, 2, false))
+        var other = "ETah"
+        other.reserveCapacity(64)
+        #expect(HTTPHeaders([(other, "x")]).journalFields(retryAfter: false) == (nil, nil, nil))
     }
 
     @Test("the journal's request fields: the first X-Dataset and non-empty X-Client-Id in any case, and the rare ones")
@@ -66,6 +87,12 @@ struct HTTPTypesTests {
         #expect(HTTPHeaders().journalRequestFields() == (nil, nil, false))
         let lookalikes: HTTPHeaders = ["Ranges": "x", "If-Matches": "x", "X-Datasets": "x", "Last-Event": "x"]
         #expect(lookalikes.journalRequestFields() == (nil, nil, false))
+        // Of the same length and first byte: only the whole name tells them apart.
+        let sameLength: HTTPHeaders = [
+            "If-Range": "x", "Last-Modified": "x", "X-Datasex": "x", "x-client-ix": "x", "Idempotency-Kez": "x",
+            "Rangf": "x",
+        ]
+        #expect(sameLength.journalRequestFields() == (nil, nil, false))
         for rare in ["range", "If-Match", "IF-NONE-MATCH", "last-event-id", "Idempotency-Key"] {
             let headers: HTTPHeaders = ["Host": "a", rare: "v"]
             #expect(headers.journalRequestFields() == (nil, nil, true), "\(rare)")

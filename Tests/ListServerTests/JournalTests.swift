@@ -103,6 +103,32 @@ struct JournalTests {
         #expect(MemoryLayout<JournalSlot>.stride <= 200, "a slot is a fixed-size write")
     }
 
+    @Test("a HEAD's slot notes no body bytes (none went out), a GET's the whole body and its length before coding")
+    func headSendsNoBody() {
+        let epoch = ContinuousClock.now
+        var get = Self.record("/items", at: 0, epoch: epoch)
+        get.response.identityBytes = 40
+        var head = get
+        head.request.method = .head
+        let (getEntry, headEntry) = (
+            get.slot.0.entry(routes: Route.templates, epoch: epoch, extra: nil),
+            head.slot.0.entry(routes: Route.templates, epoch: epoch, extra: nil)
+        )
+        #expect(getEntry.bytes == 10 && getEntry.identityBytes == 40 && getEntry.method == .get)
+        #expect(headEntry.bytes == 0 && headEntry.identityBytes == nil && headEntry.method == .head)
+    }
+
+    @Test("a request's clock and the continuous clock give the same slot times")
+    func clocksAgree() {
+        let (before, now, after) = (
+            JournalSlot.time(ContinuousClock.now), JournalSlot.time(RequestInstant.now),
+            JournalSlot.time(ContinuousClock.now)
+        )
+        #expect(before - .milliseconds(5) <= now && now <= after + .milliseconds(5))
+        let later = RequestInstant(nanoseconds: RequestInstant.now.nanoseconds + 2_000_000_000)
+        #expect(JournalSlot.time(later) - now >= .seconds(2) && JournalSlot.time(later) - now < .seconds(3))
+    }
+
     @Test("the dataset and the client a request is recorded under")
     func attribution() {
         let epoch = ContinuousClock.now

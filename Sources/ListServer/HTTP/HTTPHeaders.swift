@@ -118,8 +118,8 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     /// in one pass: what the journal reads of every answer (``JournalSlot``), by place for ``value(at:)``. As
     /// ``values(_:_:_:)``, but a name of the same length spelled otherwise is compared in any case only when its
     /// first byte matches: a page's `Link` and `Vary` against `ETag`, compared in full, cost more than the rest of the
-    /// pass (callgrind, a page: 384 instructions with ``values(_:_:_:)``, 313 so). Places, not values: each value
-    /// handed out was a retain and a release (about 70 instructions a page).
+    /// pass (callgrind, a page: 384 instructions with ``values(_:_:_:)``, 313 so, 191 with ``isNamed(_:_:)``'s words).
+    /// Places, not values: each value handed out was a retain and a release (about 70 instructions a page).
     func journalFields(retryAfter: Bool) -> (etag: Int?, contentType: Int?, retryAfter: Int?) {
         var found: (Int?, Int?, Int?) = (nil, nil, nil)
         for index in fields.indices {
@@ -169,31 +169,40 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     /// Whether the value of the field at `index` is `expected`, compared where it lies.
     func value(at index: Int, is expected: String) -> Bool { fields[index].value == expected }
 
-    /// Whether `name` is `wanted`, of the same length and not empty, in any case. The two words each string is made
-    /// of are compared first: a field name is a small string (up to 15 bytes of UTF-8 kept in those words, with
-    /// their count; the standard library's `_StringObject` layout), and two small strings are equal exactly when
-    /// their words are; two small names whose first bytes differ in any case are no match. Only the rest is compared
-    /// by `==` and in any case, with calls: `==` calls out for two strings that differ, and so did `utf8.first` and
-    /// the subscript (70 instructions a field of the same length and another name, callgrind).
+    /// Whether `name` is `wanted` (an ASCII name), of the same length and not empty, in any case. The two words each
+    /// string is made of are compared first: field names are mostly small strings (up to 15 bytes of UTF-8 kept in
+    /// those words, with their count: the standard library's `_StringObject` layout on 64-bit Linux), and two small
+    /// strings are equal exactly when their words are; two small names whose first bytes differ in any case are no
+    /// match. Only the rest is compared by `==` and in any case, with calls: `==` calls out for two strings that
+    /// differ, and so did `utf8.first` and the subscript (70 instructions a field of the same length and another
+    /// name, callgrind). Any other string (a heap one, a name with other words) goes on to those comparisons.
     private static func isNamed(_ name: String, _ wanted: String) -> Bool {
-        let (nameWords, wantedWords) = (words(name), words(wanted))
-        if nameWords == wantedWords { return true }
-        if isSmall(nameWords) && isSmall(wantedWords) && (nameWords.0 | 0x20) & 0xFF != (wantedWords.0 | 0x20) & 0xFF {
-            return false  // the first bytes, in any case (`| 0x20` lowercases a letter and keeps others apart)
-        }
+        #if os(Linux) && (arch(x86_64) || arch(arm64))
+            let (nameWords, wantedWords) = (words(name), words(wanted))
+            if nameWords == wantedWords { return true }
+            // The first bytes, `| 0x20`: equal for two bytes equal in any case (it lowercases a letter); equal for some
+            // others too, which only sends them on to the full comparison.
+            if isSmall(nameWords) && isSmall(wantedWords)
+                && (nameWords.0 | 0x20) & 0xFF != (wantedWords.0 | 0x20) & 0xFF
+            {
+                return false
+            }
+        #endif
         return name == wanted || namesMatch(name, wanted)
     }
 
-    /// The two words `string` is made of (`_StringObject`'s raw bits); for a small string, the first holds its first
-    /// bytes, the first byte lowest.
-    @inline(__always) private static func words(_ string: String) -> (UInt64, UInt64) {
-        unsafeBitCast(string, to: (UInt64, UInt64).self)
-    }
+    #if os(Linux) && (arch(x86_64) || arch(arm64))
+        /// The two words `string` is made of (`_StringObject`'s raw bits); for a small string, the first holds its
+        /// first bytes, the first byte lowest.
+        @inline(__always) private static func words(_ string: String) -> (UInt64, UInt64) {
+            unsafeBitCast(string, to: (UInt64, UInt64).self)
+        }
 
-    /// Whether `words` are a small string's (the discriminator's "is small" bit, the second word's bit 61).
-    @inline(__always) private static func isSmall(_ words: (UInt64, UInt64)) -> Bool {
-        words.1 & (1 << 61) != 0
-    }
+        /// Whether `words` are a small string's (the discriminator's "is small" bit, the second word's bit 61).
+        @inline(__always) private static func isSmall(_ words: (UInt64, UInt64)) -> Bool {
+            words.1 & (1 << 61) != 0
+        }
+    #endif
 
     /// Whether `name` is `wanted`, in any case; `==` first.
     private static func sameName(_ name: String, _ wanted: String) -> Bool {
@@ -219,16 +228,6 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
             }
         }
         return false
-    }
-
-    /// Calls `body` with each field's name and value, in order. Where the iterator hands out (name, value) tuples,
-    /// which the runtime looks up tuple metadata for when the loop is not specialized (the journal's reading of a
-    /// request's fields spent more in that lookup than in the reading), this hands out the strings.
-    ///
-    /// By index, borrowing each field where it lies: `for field in fields` copied each out of the array, a retain and
-    /// a release of its name and of its value (some 500 instructions over an answer's fields, callgrind).
-    func forEachField(_ body: (_ name: String, _ value: String) -> Void) {
-        for index in fields.indices { body(fields[index].name, fields[index].value) }
     }
 
     /// Iterates the fields in the order they were added.

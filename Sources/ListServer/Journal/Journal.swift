@@ -4,8 +4,8 @@ import Synchronization
 /// Every dataset's request journal: what each client asked and got, kept for `GET /admin/journal`, its event
 /// stream, the report card (``ReportCard``) and the HAR export.
 ///
-/// Loops record into a ``JournalShard`` each (``makeShard()``), and ``collect()`` takes what they hold, turns each
-/// record into a ``JournalEntry`` and adds it to its dataset's ``JournalRing``. The journal is bounded three ways:
+/// Loops record into a ``JournalShard`` each (``makeShard()``), and ``collect()`` takes the slots they hold and copies
+/// each into its dataset's ``JournalRing``; a slot becomes a ``JournalEntry`` when someone reads the journal. The journal is bounded three ways:
 /// ``SettingKey/journalCapacity`` entries per dataset (the oldest go), ``SettingKey/journalMaxBytes`` for every
 /// journal together (the journals added to longest ago lose their oldest entries first), and a journal goes with
 /// its dataset when the dataset is dropped or expires. Shared by every loop and the router.

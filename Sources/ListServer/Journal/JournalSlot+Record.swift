@@ -6,7 +6,7 @@
 /// 9,500 instructions a page so, of a page's 75,000).
 extension JournalSlot {
     /// The slot of `request`, answered with `response` (`abandonedAt`: the body bytes the client got before it left),
-    /// that arrived and was answered at slot times `times` (``time(_:)``); `route` is the place of its route in the
+    /// that arrived and was answered at slot times `times` (from `time(_:)`); `route` is the place of its route in the
     /// route table, nil for none; `fields` what ``HTTPHeaders/journalRequestFields()`` found of the request's.
     /// `extra` is set when the slot needs one.
     init(

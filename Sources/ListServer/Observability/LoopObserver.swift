@@ -22,8 +22,8 @@ struct RequestExchange: Sendable {
 /// plain stores to this loop's ``LoopGauges``, one atomic increment of a counter found by array index (created on
 /// first use of its route and status, then kept here) and one histogram update. No strings are built and no
 /// dictionary is consulted unless the access log is on. With the journal on, a request to a route a client's app
-/// uses is also appended to this loop's ``JournalShard`` as it is (a ``JournalRecord``: its parts retained, nothing
-/// parsed), under a lock no other thread takes on the request path; ``Journal/collect()`` reads them later.
+/// uses is also appended to this loop's ``JournalShard`` as a ``JournalSlot`` (plain bytes), under a lock no other
+/// thread takes on the request path; ``Journal/collect()`` moves them into the journal later.
 ///
 /// Loop thread only: it is a plain class with no locks, owned by its ``LoopServer``.
 final class LoopObserver {

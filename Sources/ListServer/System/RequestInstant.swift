@@ -24,8 +24,9 @@ struct RequestInstant: Sendable, Comparable {
     /// between the two.
     static let anchor = Anchor()
 
-    /// The reading of ``anchor``, on its own: the pair holds an instant of the standard library's, so reading it
-    /// copied it through the runtime's generic tuple witness (perf: a third of a percent of a page's CPU).
+    /// The reading of ``anchor``, on its own: ``Anchor`` holds an instant of the standard library's, whose layout is
+    /// looked up at run time, and reading the reading through it (first kept as a tuple) copied the pair through the
+    /// runtime's generic witnesses (perf: a third of a percent of a page's CPU).
     static let anchorNanoseconds = anchor.request.nanoseconds
 
     struct Anchor: Sendable {
