@@ -5,10 +5,11 @@ import Synchronization
 /// stream, the report card (``ReportCard``) and the HAR export.
 ///
 /// Loops record into a ``JournalShard`` each (``makeShard()``), and ``collect()`` takes the slots they hold and copies
-/// each into its dataset's ``JournalRing``; a slot becomes a ``JournalEntry`` when someone reads the journal. The journal is bounded three ways:
-/// ``SettingKey/journalCapacity`` entries per dataset (the oldest go), ``SettingKey/journalMaxBytes`` for every
-/// journal together (the journals added to longest ago lose their oldest entries first), and a journal goes with
-/// its dataset when the dataset is dropped or expires. Shared by every loop and the router.
+/// each into its dataset's ``JournalRing``; a slot becomes a ``JournalEntry`` when someone reads the journal. The
+/// journal is bounded three ways: ``SettingKey/journalCapacity`` entries per dataset (the oldest go),
+/// ``SettingKey/journalMaxBytes`` for every journal together (the journals added to longest ago lose their oldest
+/// entries first), and a journal goes with its dataset when the dataset is dropped or expires. Shared by every loop
+/// and the router.
 final class Journal: Sendable {
     let settings: JournalSettings
     /// The route table's path templates, by place: what an entry's `route` says.
