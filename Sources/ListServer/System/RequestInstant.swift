@@ -7,7 +7,7 @@ import Glibc
 /// optional one went through value witnesses, and every read converted the clock's seconds and nanoseconds to 128-bit
 /// attoseconds. With the journal on, a page reads the clock three times and the journal copies and converts two of
 /// them: some 400 instructions so, 150 this way (callgrind). This is one vDSO call and a multiply.
-struct RequestInstant: Sendable, Comparable {
+struct RequestInstant: Sendable {
     let nanoseconds: Int64
 
     /// Now.
@@ -36,6 +36,4 @@ struct RequestInstant: Sendable, Comparable {
 
     /// This instant as time since ``anchor``.
     var sinceAnchor: Duration { .nanoseconds(nanoseconds &- Self.anchorNanoseconds) }
-
-    static func < (lhs: RequestInstant, rhs: RequestInstant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 }
