@@ -12,6 +12,7 @@ import PackageDescription
 ///   streams; their room is `Compression/`.
 /// - `CTurboJPEG`, `CSpng`, `CWebP`: the image codecs; their room is `Codecs/`. `CXXHash`: xxHash, whose room is
 ///   `Digest/`. `CJemalloc`: jemalloc, linked as the process's malloc; its room, `Allocator/`, reads its statistics.
+/// - `CBuiltins`: no library, the C compiler's builtins Swift cannot call (a prefetch); its room is `Memory/`.
 /// - `ListDomain`: pure Swift, no dependencies: item generation, the slow store, the detail cache.
 /// - `ListServer`: the server as a library: HTTP on evhttp, the routes, configuration, observability.
 /// - `ListServerMain`: the `ListServer` executable, a `Main.swift` over the library.
@@ -85,6 +86,8 @@ let package = Package(
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
         ),
+        // The C compiler's builtins Swift cannot call (a prefetch), header only; its room is Sources/ListServer/Memory/.
+        .systemLibrary(name: "CBuiltins"),
         // The compressors of response bodies and event streams, used only by Sources/ListServer/Compression/.
         .systemLibrary(
             name: "CDeflate",
@@ -123,6 +126,7 @@ let package = Package(
         .target(
             name: "ListServer",
             dependencies: [
+                "CBuiltins",
                 "CDeflate",
                 "CEvent",
                 "CJemalloc",

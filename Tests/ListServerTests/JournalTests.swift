@@ -217,6 +217,45 @@ struct JournalTests {
         #expect(journal.entries(of: "c").entries.map(\.seq) == [1], "a new dataset's journal numbers from 1")
     }
 
+    @Test("a loop's buffer knows where its next slot and tag go, for the prefetch when a request arrives")
+    func prefetchAddresses() throws {
+        let epoch = ContinuousClock.now
+        let journal = Self.journal()
+        let shard = journal.makeShard()
+        func append(_ target: String) throws {
+            let pending = try #require(journal.pending(Self.record(target, at: 1, epoch: epoch)))
+            _ = shard.append(pending.slot, dataset: pending.dataset, extra: pending.extra)
+        }
+        func addresses(of batch: JournalShard.Batch) -> (slots: UInt, tags: UInt) {
+            let slots = batch.slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+            let tags = batch.tags.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+            return (slots, tags)
+        }
+        let slot = UInt(MemoryLayout<JournalSlot>.stride)
+        let tag = UInt(MemoryLayout<JournalShard.Tag>.stride)
+        #expect(shard.nextAddresses.tag == 0, "no tag fetched before the buffer holds one")
+        let first = shard.nextAddresses.slot
+        try append("/items?page=1")
+        try append("/d/b/items")  // another dataset's: a tag
+        let expected = shard.nextAddresses
+        try append("/d/b/items?page=2")  // the slot and the tag land where the shard said
+        var taken = shard.take()
+        let (slots, tags) = addresses(of: taken)
+        #expect(slots == first)
+        #expect(expected.slot == slots + 2 * slot)
+        #expect(expected.tag == tags + tag)
+        #expect(taken.slots.count == 3 && taken.tags.count == 2)
+        // Taken, the buffer goes on in the spare storage, from its start.
+        let fresh = shard.nextAddresses
+        #expect(fresh.tag == 0)
+        try append("/d/b/items?page=3")
+        let next = shard.take()
+        #expect(addresses(of: next).slots == fresh.slot)
+        #expect(fresh.slot != slots, "the taken storage is the collection's until it is given back")
+        taken.removeAll()
+        shard.recycle(taken)
+    }
+
     @Test("records wait in a loop's buffer until collected; listeners hear each dataset's new entries")
     func shardsAndListeners() throws {
         let epoch = ContinuousClock.now

@@ -35,13 +35,64 @@ final class JournalShard: Sendable {
     /// buffer is allocated in the steady state (a fresh one per collection, 200 KiB, cost page faults each time).
     private let buffers: Mutex<(records: Batch, spare: Batch)>
 
+    /// Where the next request's slot and tag go, and the headers of the arrays they go in (their counts, read to
+    /// append): addresses, for ``prefetchNext()``, set by whoever changes the buffer, read by its loop alone. Atomic
+    /// only so that a collection's changes are no data race: an address gone stale costs a wasted fetch.
+    private let nextSlot = Atomic<UInt>(0)
+    private let slotsHeader = Atomic<UInt>(0)
+    private let nextTag = Atomic<UInt>(0)
+    private let tagsHeader = Atomic<UInt>(0)
+
+    /// Where ``prefetchNext()`` expects the next slot and tag (0: no tag yet), for tests.
+    var nextAddresses: (slot: UInt, tag: UInt) { (nextSlot.load(ordering: .relaxed), nextTag.load(ordering: .relaxed)) }
+
     init() {
+        // Room for a full buffer's slots and tags (a request to a dataset other than the default list has a tag):
+        // neither array grows while the loop appends, so the addresses ``prefetchNext()`` reads stay true.
         var records = Batch()
         records.slots.reserveCapacity(Self.limit)
+        records.tags.reserveCapacity(Self.limit)
         var spare = Batch()
         spare.slots.reserveCapacity(Self.limit)
+        spare.tags.reserveCapacity(Self.limit)
         buffers = Mutex((records, spare))
+        buffers.withLock { noteNext($0.records) }
     }
+
+    /// Asks the CPU for the memory the loop's next ``append(_:dataset:extra:)`` writes (the shard's lock and the
+    /// ends of its arrays), when a request arrives: by its answer the lines are in the cache. Without it the slot's
+    /// stores missed the cache, and the lock's release waited for them (Memory/Prefetch.swift).
+    func prefetchNext() {
+        Prefetch.forWriting(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()), bytes: Self.objectBytes)
+        Prefetch.forWriting(slotsHeader.load(ordering: .relaxed), bytes: Self.arrayHeaderBytes)
+        Prefetch.forWriting(nextSlot.load(ordering: .relaxed), bytes: MemoryLayout<JournalSlot>.stride)
+        let tag = nextTag.load(ordering: .relaxed)
+        guard tag != 0 else { return }
+        Prefetch.forWriting(tagsHeader.load(ordering: .relaxed), bytes: Self.arrayHeaderBytes)
+        Prefetch.forWriting(tag, bytes: MemoryLayout<Tag>.stride)
+    }
+
+    /// Notes where `records`' next slot and tag go (the ends of their arrays) for ``prefetchNext()``.
+    private func noteNext(_ records: borrowing Batch) {
+        records.slots.withUnsafeBufferPointer { slots in
+            let base = UInt(bitPattern: slots.baseAddress)
+            slotsHeader.store(base &- UInt(Self.arrayHeaderBytes), ordering: .relaxed)
+            nextSlot.store(base &+ UInt(slots.count * MemoryLayout<JournalSlot>.stride), ordering: .relaxed)
+        }
+        // Tags are fetched for once the buffer holds one: a loop that records only the default list's requests
+        // never writes any.
+        guard !records.tags.isEmpty else { return nextTag.store(0, ordering: .relaxed) }
+        records.tags.withUnsafeBufferPointer { tags in
+            let base = UInt(bitPattern: tags.baseAddress)
+            tagsHeader.store(base &- UInt(Self.arrayHeaderBytes), ordering: .relaxed)
+            nextTag.store(base &+ UInt(tags.count * MemoryLayout<Tag>.stride), ordering: .relaxed)
+        }
+    }
+
+    /// What an array's storage holds before its first element (its object header, count and capacity: the
+    /// standard library's layout, relied on only for these hints), and what the shard's own fields take.
+    private static let arrayHeaderBytes = 4 * MemoryLayout<Int>.size
+    private static let objectBytes = 64
 
     /// Appends a request; returns how many the buffer holds now.
     func append(_ slot: JournalSlot, dataset: String, extra: JournalSlot.Extra?) -> Int {
@@ -50,6 +101,7 @@ final class JournalShard: Sendable {
                 buffers.records.tags.append(Tag(index: buffers.records.slots.count, dataset: dataset, extra: extra))
             }
             buffers.records.slots.append(slot)
+            noteNext(buffers.records)
             return buffers.records.slots.count
         }
     }
@@ -61,6 +113,7 @@ final class JournalShard: Sendable {
             var taken = Batch()
             swap(&taken, &buffers.spare)
             swap(&taken, &buffers.records)
+            noteNext(buffers.records)
             return taken
         }
     }

@@ -71,6 +71,7 @@ final class LoopObserver {
         guard isRecording else { return RequestExchange(route: .other, start: nil, request: nil) }
         gauges?.addInFlight(1)
         let journaled = journaled && journal != nil
+        if journaled { journalShard?.prefetchNext() }
         var exchange = RequestExchange(
             route: route,
             start: RequestInstant.now,
