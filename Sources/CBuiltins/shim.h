@@ -14,4 +14,9 @@ static inline void cbuiltins_prefetch_for_writing(const void *address) {
     __builtin_prefetch(address, 1, 3);
 }
 
+/// The same, for memory to be read soon.
+static inline void cbuiltins_prefetch_for_reading(const void *address) {
+    __builtin_prefetch(address, 0, 3);
+}
+
 #endif

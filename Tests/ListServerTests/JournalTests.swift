@@ -124,9 +124,12 @@ struct JournalTests {
             JournalSlot.time(ContinuousClock.now), JournalSlot.time(RequestInstant.now),
             JournalSlot.time(ContinuousClock.now)
         )
-        #expect(before - .milliseconds(5) <= now && now <= after + .milliseconds(5))
+        #expect(before - 5_000_000 <= now && now <= after + 5_000_000, "within 5 ms")
         let later = RequestInstant(nanoseconds: RequestInstant.now.nanoseconds + 2_000_000_000)
-        #expect(JournalSlot.time(later) - now >= .seconds(2) && JournalSlot.time(later) - now < .seconds(3))
+        #expect((2_000_000_000..<3_000_000_000).contains(JournalSlot.time(later) - now))
+        let instant = ContinuousClock.now
+        let back = JournalSlot.instant(JournalSlot.time(instant))
+        #expect(back - instant < .microseconds(1) && instant - back < .microseconds(1), "and back")
     }
 
     @Test("the dataset and the client a request is recorded under")

@@ -207,7 +207,9 @@ final class Journal: Sendable {
                 } else if let run = busy.first {
                     let (slots, tags) = (runSlots[run], runs[run].tags)
                     var nextTag = 0
+                    Self.prefetch(slots, from: 0, count: Self.fetchAhead)
                     for index in slots.indices {
+                        Self.prefetch(slots, from: index + Self.fetchAhead, count: 1)
                         if nextTag < tags.count && tags[nextTag].index == index {
                             writer.write(slots.baseAddress! + index, tag: tags[nextTag], &state, settings)
                             nextTag += 1
@@ -256,9 +258,12 @@ final class Journal: Sendable {
         // Each run's next tag, and the slot it is of (.max for none left).
         var nextTags = [Int](repeating: 0, count: slots.count)
         var taggedAt = runs.map { $0.tags.first?.index ?? .max }
+        // The loops' buffers are cold by now, and reading each run's next end missed the cache at every slot (perf:
+        // 85 % of the merge's samples): each run's slots are asked for `fetchAhead` ahead of the one read.
+        for run in slots.indices { prefetch(slots[run], from: 0, count: fetchAhead) }
         while order.count < total {
             var earliest = -1
-            var earliestEnd = Duration.zero
+            var earliestEnd: Int64 = 0
             for run in slots.indices where heads[run] < slots[run].count {
                 let end = (slots[run].baseAddress! + heads[run]).pointer(to: \.end)!.pointee
                 if earliest < 0 || end < earliestEnd { (earliest, earliestEnd) = (run, end) }
@@ -273,8 +278,20 @@ final class Journal: Sendable {
             }
             order.append(Next(slot: slots[earliest].baseAddress! + index, run: Int32(earliest), tag: tag))
             heads[earliest] += 1
+            prefetch(slots[earliest], from: index + fetchAhead, count: 1)
         }
         return order
+    }
+
+    /// How many slots ahead a collection asks for the slots it reads.
+    private static let fetchAhead = 8
+
+    /// Asks for `count` slots of `slots` from `first` (those that are there), whole: the merge reads their ends, and
+    /// the rings copy them.
+    private static func prefetch(_ slots: UnsafeBufferPointer<JournalSlot>, from first: Int, count: Int) {
+        guard first < slots.count, let base = slots.baseAddress else { return }
+        let stride = MemoryLayout<JournalSlot>.stride
+        Prefetch.forReading(UInt(bitPattern: base + first), bytes: min(count, slots.count - first) * stride)
     }
 
     /// What a collection writes into the rings, one dataset's ring at a time: the ring being written is taken out of

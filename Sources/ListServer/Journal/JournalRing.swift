@@ -12,13 +12,13 @@ struct JournalRing: Sendable {
     /// When the earliest request of the first collection since the journal began (or was emptied) arrived: `t_ms`
     /// counts from it. Fixed then, so the `t_ms` of an entry already sent never changes; a request that started
     /// before it and was answered after that collection (rare: an app's first request is its first page) gets 0.
-    var origin: ContinuousClock.Instant? { hasOrigin ? JournalSlot.clockZero + originTime : nil }
+    var origin: ContinuousClock.Instant? { hasOrigin ? JournalSlot.instant(originTime) : nil }
     /// When an entry was last added or the journal emptied: idle journals go.
-    var lastActivity: ContinuousClock.Instant? { hasActivity ? JournalSlot.clockZero + lastActivityTime : nil }
+    var lastActivity: ContinuousClock.Instant? { hasActivity ? JournalSlot.instant(lastActivityTime) : nil }
     // Kept as slot times with flags (``JournalSlot/start``): compared with each slot's as it is added.
-    private var originTime = Duration.zero
+    private var originTime: Int64 = 0
     private var hasOrigin = false
-    private var lastActivityTime = Duration.zero
+    private var lastActivityTime: Int64 = 0
     private var hasActivity = false
     /// The extras of the slots that have one, by `seq`.
     private(set) var extras: [UInt64: JournalSlot.Extra] = [:]
@@ -29,6 +29,9 @@ struct JournalRing: Sendable {
     /// When an entry was last added, in the journal's own count of collections: the ring added to longest ago
     /// loses entries first when every journal together takes too much.
     var lastAdded: UInt64 = 0
+
+    /// How many slots ahead of the one written a full ring asks for.
+    private static let fetchAhead = 8
 
     /// What a journal takes beyond its slots (its table entry, its arrays' headers), counted in ``bytes``.
     static let overhead = 512
@@ -68,12 +71,19 @@ struct JournalRing: Sendable {
             storage.append(slot.pointee)  // until the ring is full
             storage.withUnsafeMutableBufferPointer { $0[$0.count - 1].seq = seq }
         } else {
-            forget(at: head)
+            // The slot written over is the oldest, numbered `firstSeq`: its extra is found by that number, without
+            // reading the slot from cold memory (perf: the read missed the cache at every slot of a collection).
+            let oldest = firstSeq
+            bytes -= JournalSlot.footprint(extra: extras.isEmpty ? nil : extras.removeValue(forKey: oldest))
             let index = head
             storage.withUnsafeMutableBufferPointer { storage in
                 let place = storage.baseAddress! + index
                 UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
                 place.pointer(to: \.seq)!.pointee = seq
+                // The ring's memory was last written a ring's worth of requests ago: asked for some slots ahead.
+                let ahead = (index + Self.fetchAhead) % storage.count
+                Prefetch.forWriting(
+                    UInt(bitPattern: storage.baseAddress! + ahead), bytes: MemoryLayout<JournalSlot>.stride)
             }
             head = head + 1 == capacity ? 0 : head + 1
         }

@@ -56,7 +56,7 @@ final class JournalShard: Sendable {
         spare.slots.reserveCapacity(Self.limit)
         spare.tags.reserveCapacity(Self.limit)
         buffers = Mutex((records, spare))
-        buffers.withLock { noteNext($0.records) }
+        buffers.withLock { noteEmpty($0.records) }
     }
 
     /// Asks the CPU for the memory the loop's next ``append(_:dataset:extra:)`` writes (the shard's lock and the
@@ -72,21 +72,27 @@ final class JournalShard: Sendable {
         Prefetch.forWriting(tag, bytes: MemoryLayout<Tag>.stride)
     }
 
-    /// Notes where `records`' next slot and tag go (the ends of their arrays) for ``prefetchNext()``.
-    private func noteNext(_ records: borrowing Batch) {
+    /// Notes where `records`' next slot goes and, when `tagged` (a tag was just appended), its next tag: the ends of
+    /// their arrays, for ``prefetchNext()``. The tags' array is read only then: a loop that records only the default
+    /// list's requests never touches it, and reading its count at every request missed the cache (perf).
+    private func noteNext(_ records: borrowing Batch, tagged: Bool) {
         records.slots.withUnsafeBufferPointer { slots in
             let base = UInt(bitPattern: slots.baseAddress)
             slotsHeader.store(base &- UInt(Self.arrayHeaderBytes), ordering: .relaxed)
             nextSlot.store(base &+ UInt(slots.count * MemoryLayout<JournalSlot>.stride), ordering: .relaxed)
         }
-        // Tags are fetched for once the buffer holds one: a loop that records only the default list's requests
-        // never writes any.
-        guard !records.tags.isEmpty else { return nextTag.store(0, ordering: .relaxed) }
+        guard tagged else { return }
         records.tags.withUnsafeBufferPointer { tags in
             let base = UInt(bitPattern: tags.baseAddress)
             tagsHeader.store(base &- UInt(Self.arrayHeaderBytes), ordering: .relaxed)
             nextTag.store(base &+ UInt(tags.count * MemoryLayout<Tag>.stride), ordering: .relaxed)
         }
+    }
+
+    /// Notes that `records` is a buffer with nothing in it yet (and no tag to fetch for).
+    private func noteEmpty(_ records: borrowing Batch) {
+        noteNext(records, tagged: false)
+        nextTag.store(0, ordering: .relaxed)
     }
 
     /// What an array's storage holds before its first element (its object header, count and capacity: the
@@ -97,11 +103,12 @@ final class JournalShard: Sendable {
     /// Appends a request; returns how many the buffer holds now.
     func append(_ slot: JournalSlot, dataset: String, extra: JournalSlot.Extra?) -> Int {
         buffers.withLock { buffers in
-            if !dataset.isEmpty || extra != nil {
+            let tagged = !dataset.isEmpty || extra != nil
+            if tagged {
                 buffers.records.tags.append(Tag(index: buffers.records.slots.count, dataset: dataset, extra: extra))
             }
             buffers.records.slots.append(slot)
-            noteNext(buffers.records)
+            noteNext(buffers.records, tagged: tagged)
             return buffers.records.slots.count
         }
     }
@@ -113,7 +120,7 @@ final class JournalShard: Sendable {
             var taken = Batch()
             swap(&taken, &buffers.spare)
             swap(&taken, &buffers.records)
-            noteNext(buffers.records)
+            noteEmpty(buffers.records)
             return taken
         }
     }

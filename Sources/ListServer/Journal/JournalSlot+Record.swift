@@ -11,7 +11,7 @@ extension JournalSlot {
     /// `extra` is set when the slot needs one.
     init(
         _ request: borrowing HTTPRequest, fields: RequestFields, route: Int?, _ response: borrowing HTTPResponse,
-        times: (start: Duration, end: Duration), abandonedAt: Int?, queryClient: String? = nil, extra: inout Extra?
+        times: (start: Int64, end: Int64), abandonedAt: Int?, queryClient: String? = nil, extra: inout Extra?
     ) {
         // Places, not values: the values of an answer's fields are read where they lie, and only those the slot
         // keeps. `Retry-After` goes with a 3xx, a 429 or a 503 (RFC 9110 §10.2.3): a 2xx is not searched for it.
@@ -156,8 +156,8 @@ extension JournalSlot {
         let target = extra?.target ?? text(0) ?? ""
         let clientText = extra?.client ?? text(1) ?? ""
         var entry = JournalEntry(
-            seq: seq, start: JournalEntry.microseconds(start - Self.time(epoch)),
-            duration: max(0, JournalEntry.microseconds(end - start)),
+            seq: seq, start: JournalEntry.microseconds(.nanoseconds(start &- Self.time(epoch))),
+            duration: max(0, JournalEntry.microseconds(.nanoseconds(end &- start))),
             client: flags.contains(.peer) ? (clientText.isEmpty ? "peer:-" : "peer:\(clientText):\(port)") : clientText,
             method: Int(method) < Self.methods.count ? Self.methods[Int(method)] : .other(extra?.methodName ?? "?"),
             target: target,

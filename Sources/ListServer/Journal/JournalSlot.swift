@@ -10,14 +10,15 @@
 /// read back into a ``JournalEntry`` only when someone reads the journal.
 struct JournalSlot: Sendable {
     var seq: UInt64 = 0
-    /// When the request arrived and when its answer was done, since ``clockZero`` (converted to ``JournalEntry``'s
-    /// microseconds when read: a conversion on the request path cost some 400 instructions of 128-bit arithmetic).
+    /// When the request arrived and when its answer was done: nanoseconds on the requests' clock
+    /// (``RequestInstant``), converted to ``JournalEntry``'s microseconds when read.
     ///
-    /// `Duration`s, not `ContinuousClock.Instant`s: an instant's layout is the standard library's to change, so a
-    /// slot holding one had its layout looked up at run time, and every field read or copied went through its
-    /// metadata (callgrind: a ring took 470 instructions to add a slot so). A `Duration` is fixed.
-    var start: Duration
-    var end: Duration
+    /// Plain integers. As `Duration`s since the clock's anchor they cost two 128-bit multiplies and two checks of a
+    /// lazy global a request, and 16 bytes of the slot; as `ContinuousClock.Instant`s, whose layout is the standard
+    /// library's to change, every field read or copy went through the type's metadata (callgrind: a ring took 470
+    /// instructions to add a slot so).
+    var start: Int64
+    var end: Int64
     var listedLowest: UInt64 = 0
     var listedHighest: UInt64 = 0
     var bodyHash: Int64 = 0
@@ -52,14 +53,22 @@ struct JournalSlot: Sendable {
 
     typealias Text = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
-    /// What slot times count from: an instant early in the process's life.
+    /// The continuous clock's instant at the requests' clock's anchor: what converts between the two.
     static var clockZero: ContinuousClock.Instant { RequestInstant.anchor.instant }
 
     /// `instant` as a slot time.
-    static func time(_ instant: ContinuousClock.Instant) -> Duration { clockZero.duration(to: instant) }
+    static func time(_ instant: RequestInstant) -> Int64 { instant.nanoseconds }
 
-    /// `instant` as a slot time.
-    static func time(_ instant: RequestInstant) -> Duration { instant.sinceAnchor }
+    /// `instant` (of the continuous clock) as a slot time.
+    static func time(_ instant: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = clockZero.duration(to: instant).components
+        return RequestInstant.anchorNanoseconds &+ seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    }
+
+    /// Slot time `time` as an instant of the continuous clock.
+    static func instant(_ time: Int64) -> ContinuousClock.Instant {
+        clockZero + .nanoseconds(time &- RequestInstant.anchorNanoseconds)
+    }
 
     static let whole: UInt32 = .max
     static let noRetryAfter: UInt16 = .max

@@ -6,18 +6,29 @@ import CBuiltins
 /// collection ago and gone cold meanwhile (on a CPU shared with other servers, even from the L2 cache). The slot's
 /// stores then waited for their cache lines at the shard's unlock, a locked instruction that drains the store buffer:
 /// 70 % of the record's own samples (perf, `Benchmarks/journal/cost.sh`'s load). Fetched when the request arrives,
-/// the lines are there by its answer.
+/// the lines are there by its answer. A collection reads those buffers and writes the rings the same way: ahead.
 enum Prefetch {
-    /// Asks for the cache lines of the `bytes` bytes at `address` (a bit pattern: a stale or invalid address costs a
-    /// wasted fetch, never a fault).
+    /// Asks for the cache lines of the `bytes` bytes at `address`, to be written (a bit pattern: a stale or invalid
+    /// address costs a wasted fetch, never a fault).
     @inline(__always)
     static func forWriting(_ address: UInt, bytes: Int) {
+        forEachLine(address, bytes) { cbuiltins_prefetch_for_writing($0) }
+    }
+
+    /// Asks for the cache lines of the `bytes` bytes at `address`, to be read.
+    @inline(__always)
+    static func forReading(_ address: UInt, bytes: Int) {
+        forEachLine(address, bytes) { cbuiltins_prefetch_for_reading($0) }
+    }
+
+    /// Calls `fetch` with every line from the one `address` is in to the one its last byte is in.
+    @inline(__always)
+    private static func forEachLine(_ address: UInt, _ bytes: Int, _ fetch: (UnsafeRawPointer?) -> Void) {
         guard address != 0, bytes > 0 else { return }
-        // Every line from the one `address` is in to the one its last byte is in.
         var line = address & ~UInt(cacheLine - 1)
         let last = address &+ UInt(bytes - 1)
         while line <= last {
-            cbuiltins_prefetch_for_writing(UnsafeRawPointer(bitPattern: line))
+            fetch(UnsafeRawPointer(bitPattern: line))
             line &+= UInt(cacheLine)
         }
     }

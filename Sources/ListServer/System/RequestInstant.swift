@@ -33,7 +33,4 @@ struct RequestInstant: Sendable {
         let instant = ContinuousClock.now
         let request = RequestInstant.now
     }
-
-    /// This instant as time since ``anchor``.
-    var sinceAnchor: Duration { .nanoseconds(nanoseconds &- Self.anchorNanoseconds) }
 }
