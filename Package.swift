@@ -86,7 +86,8 @@ let package = Package(
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
         ),
-        // The C compiler's builtins Swift cannot call (a prefetch), header only; its room is Sources/ListServer/Memory/.
+        // The C compiler's builtins Swift cannot call (a prefetch), header only; its room is
+        // Sources/ListServer/Memory/.
         .systemLibrary(name: "CBuiltins"),
         // The compressors of response bodies and event streams, used only by Sources/ListServer/Compression/.
         .systemLibrary(

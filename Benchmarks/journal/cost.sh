@@ -6,17 +6,17 @@
 #   Benchmarks/journal/cost.sh
 #
 # Servers of the same build with scenario 1's flags (Benchmarks/profiles/lib.sh: 2 loops, 10,000 items, seed 42, no
-# access log, no store), two with the journal on (the default, journal.capacity 10,000) and two with it off
-# (--journal-capacity 0), all pinned to CPU 0 with their loads on CPU 1 (PIN=1, the default), so that whatever else
-# this shared machine does falls on all alike. Each server's CPU time is read from the scheduler
+# access log, no store), two with the journal on (the default, journal.capacity 10,000; one for METHOD=saturated) and
+# two with it off (--journal-capacity 0), all pinned to CPU 0 with their loads on CPU 1 (PIN=1, the default), so that
+# whatever else this shared machine does falls on all alike. Each server's CPU time is read from the scheduler
 # (/proc/PID/task/*/schedstat, in nanoseconds) and divided by the requests wrk got answered.
 #
 # METHOD=paced (the default): the four are loaded at once, each with scenario 1's pages at a pace (`wrk -t1
 # -c${CONNECTIONS} -d${DURATION}s`, each connection waiting PAUSE ms after each answer: about 3,000 requests a second
 # a server), ROUNDS rounds. Per round: CPU µs a request of each and each ÷ off; then the verdict, the two journal-on
-# servers' CPU a request over the two journal-off servers', with the floors off2 ÷ off and on2 ÷ on. Until
-# 2026-12-02 one server was on and two off (-c24): one of two identical servers could be 1-2 % dearer than the other
-# for a whole sitting, a bias that two servers a side halve.
+# servers' CPU over their requests against the two journal-off servers', with the floors off2 ÷ off and on2 ÷ on.
+# Until 2026-12-02 one server was on and two off (-c24): one of two identical servers could be 1-2 % dearer than the
+# other for a whole sitting, a bias that two servers a side halve.
 #
 # METHOD=saturated: the earlier method, two servers at a time loaded to their capacity (`wrk -t1 -c32`, SLICES slices
 # of SLICE seconds a round), on with off, then off2 with off. Servers that share a CPU at capacity serve more requests a
@@ -53,12 +53,14 @@ paced)
     # rounds, 2026-12-02), a bias two servers a side halve.
     echo "journal on ÷ off, both servers a side (issue 34: at most 1.03 in every round); the floors: off2 ÷ off," \
         "on2 ÷ on" | tee -a "$OUT/summary.txt"
-    awk -F'\t' '{ us[$1, $2] = $3 / 1e3 / $4; rounds[$1] = 1 }
+    awk -F'\t' '{ ns[$1, $2] = $3; requests[$1, $2] = $4; rounds[$1] = 1 }
+      function us(r, side) { return ns[r, side] / 1e3 / requests[r, side] }
+      function pooled(r, a, b) { return (ns[r, a] + ns[r, b]) / 1e3 / (requests[r, a] + requests[r, b]) }
       END {
         printf "%-6s %12s %12s %12s\n", "round", "on/off", "off2/off", "on2/on"
         for (r = 1; r in rounds; r++)
-          printf "%-6d %12.3f %12.3f %12.3f\n", r, (us[r, "on"] + us[r, "on2"]) / (us[r, "off"] + us[r, "off2"]),
-            us[r, "off2"] / us[r, "off"], us[r, "on2"] / us[r, "on"]
+          printf "%-6d %12.3f %12.3f %12.3f\n", r, pooled(r, "on", "on2") / pooled(r, "off", "off2"),
+            us(r, "off2") / us(r, "off"), us(r, "on2") / us(r, "on")
       }' "$OUT/results.tsv" | tee -a "$OUT/summary.txt"
     ;;
 saturated)

@@ -128,8 +128,9 @@ struct JournalTests {
         let later = RequestInstant(nanoseconds: RequestInstant.now.nanoseconds + 2_000_000_000)
         #expect((2_000_000_000..<3_000_000_000).contains(JournalSlot.time(later) - now))
         let instant = ContinuousClock.now
-        let back = JournalSlot.instant(JournalSlot.time(instant))
-        #expect(back - instant < .microseconds(1) && instant - back < .microseconds(1), "and back")
+        #expect(JournalSlot.instant(JournalSlot.time(instant)) == instant, "and back")
+        let early = JournalSlot.clockZero - .milliseconds(1500)  // before the anchor: a negative time since it
+        #expect(JournalSlot.instant(JournalSlot.time(early)) == early)
     }
 
     @Test("the dataset and the client a request is recorded under")
@@ -163,6 +164,26 @@ struct JournalTests {
         #expect(journal.page(of: "", client: nil, since: 20, limit: 2).entries.map(\.seq) == [21, 22])
         #expect(journal.page(of: "", client: nil, since: 20, limit: 2).missed == 0)
         #expect(journal.usage.entries == 10 && journal.usage.dropped == 15)
+    }
+
+    @Test("a full journal writing over requests with extras gives back their bytes and keeps the others' extras")
+    func wrapsWithExtras() {
+        let epoch = ContinuousClock.now
+        // Every third request has an extra: a target longer than a slot holds.
+        let long = "/items?q=" + String(repeating: "x", count: JournalSlot.textCapacity)
+        let records = (0..<10).map {
+            Self.record($0 % 3 == 0 ? long + "&n=\($0)" : "/items?page=\($0)", at: $0, epoch: epoch)
+        }
+        for capacity in [1, 2, 3, 4] {
+            let journal = Self.journal(capacity: capacity)
+            journal.add(records)
+            let kept = Array(records.suffix(capacity))
+            #expect(journal.entries(of: "").entries.map(\.target) == kept.map(\.request.target), "capacity \(capacity)")
+            // What it takes is what a journal given only the requests it kept takes.
+            let fresh = Self.journal(capacity: capacity)
+            fresh.add(kept)
+            #expect(journal.usage.bytes == fresh.usage.bytes, "capacity \(capacity)")
+        }
     }
 
     @Test("every journal together stays within max_bytes: the one written to longest ago loses entries first")
@@ -257,6 +278,10 @@ struct JournalTests {
         #expect(fresh.slot != slots, "the taken storage is the collection's until it is given back")
         taken.removeAll()
         shard.recycle(taken)
+        // Addresses that would wrap, or nothing to fetch: no fetch, and no endless loop.
+        Prefetch.forWriting(UInt.max - 8, bytes: MemoryLayout<JournalSlot>.stride)
+        Prefetch.forReading(UInt.max & ~63, bytes: 64)
+        Prefetch.forWriting(64, bytes: 0)
     }
 
     @Test("records wait in a loop's buffer until collected; listeners hear each dataset's new entries")

@@ -90,7 +90,7 @@ struct JournalRing: Sendable {
         nextSeq += 1
     }
 
-    /// Takes the slot at `index`, about to be written over or removed, out of the count, and its extra with it.
+    /// Takes the slot at `index`, about to be removed, out of the count, and its extra with it.
     private mutating func forget(at index: Int) {
         let (flags, seq) = storage.withUnsafeBufferPointer { ($0[index].flags, $0[index].seq) }
         let extra = flags.contains(.extra) ? extras.removeValue(forKey: seq) : nil

@@ -48,7 +48,8 @@ final class JournalShard: Sendable {
 
     init() {
         // Room for a full buffer's slots and tags (a request to a dataset other than the default list has a tag):
-        // neither array grows while the loop appends, so the addresses ``prefetchNext()`` reads stay true.
+        // neither array grows until the buffer is fuller than a collection takes (one under way elsewhere), so the
+        // addresses ``prefetchNext()`` reads stay true (each append notes them again, after any growth).
         var records = Batch()
         records.slots.reserveCapacity(Self.limit)
         records.tags.reserveCapacity(Self.limit)
@@ -78,12 +79,14 @@ final class JournalShard: Sendable {
     private func noteNext(_ records: borrowing Batch, tagged: Bool) {
         records.slots.withUnsafeBufferPointer { slots in
             let base = UInt(bitPattern: slots.baseAddress)
+            guard base != 0 else { return }
             slotsHeader.store(base &- UInt(Self.arrayHeaderBytes), ordering: .relaxed)
             nextSlot.store(base &+ UInt(slots.count * MemoryLayout<JournalSlot>.stride), ordering: .relaxed)
         }
         guard tagged else { return }
         records.tags.withUnsafeBufferPointer { tags in
             let base = UInt(bitPattern: tags.baseAddress)
+            guard base != 0 else { return }
             tagsHeader.store(base &- UInt(Self.arrayHeaderBytes), ordering: .relaxed)
             nextTag.store(base &+ UInt(tags.count * MemoryLayout<Tag>.stride), ordering: .relaxed)
         }

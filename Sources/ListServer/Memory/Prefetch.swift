@@ -1,6 +1,6 @@
 import CBuiltins
 
-/// Memory asked into the CPU's caches ahead of a write, without waiting for it.
+/// Memory asked into the CPU's caches ahead of a write or a read, without waiting for it.
 ///
 /// Why: the request journal writes each request's slot to the end of its loop's buffer, memory last written a
 /// collection ago and gone cold meanwhile (on a CPU shared with other servers, even from the L2 cache). The slot's
@@ -24,13 +24,11 @@ enum Prefetch {
     /// Calls `fetch` with every line from the one `address` is in to the one its last byte is in.
     @inline(__always)
     private static func forEachLine(_ address: UInt, _ bytes: Int, _ fetch: (UnsafeRawPointer?) -> Void) {
-        guard address != 0, bytes > 0 else { return }
-        var line = address & ~UInt(cacheLine - 1)
-        let last = address &+ UInt(bytes - 1)
-        while line <= last {
-            fetch(UnsafeRawPointer(bitPattern: line))
-            line &+= UInt(cacheLine)
-        }
+        // No address near the top of the address space: the last byte's place would wrap.
+        guard address != 0, bytes > 0, address <= UInt.max - UInt(bytes) else { return }
+        let first = address & ~UInt(cacheLine - 1)
+        let lines = (address + UInt(bytes - 1) - first) / UInt(cacheLine) + 1
+        for line in 0..<lines { fetch(UnsafeRawPointer(bitPattern: first + line * UInt(cacheLine))) }
     }
 
     /// The cache line's size on the CPUs ListServer runs on (x86-64, arm64 servers).
