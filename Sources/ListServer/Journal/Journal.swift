@@ -283,8 +283,8 @@ final class Journal: Sendable {
         return order
     }
 
-    /// How many slots ahead a collection asks for the slots it reads.
-    private static let fetchAhead = 8
+    /// How many slots ahead a collection asks for the slots it reads, and a full ring for those it writes.
+    static let fetchAhead = 8
 
     /// Asks for `count` slots of `slots` from `first` (those that are there), whole: the merge reads their ends, and
     /// the rings copy them.

@@ -30,9 +30,6 @@ struct JournalRing: Sendable {
     /// loses entries first when every journal together takes too much.
     var lastAdded: UInt64 = 0
 
-    /// How many slots ahead of the one written a full ring asks for.
-    private static let fetchAhead = 8
-
     /// What a journal takes beyond its slots (its table entry, its arrays' headers), counted in ``bytes``.
     static let overhead = 512
 
@@ -81,7 +78,7 @@ struct JournalRing: Sendable {
                 UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
                 place.pointer(to: \.seq)!.pointee = seq
                 // The ring's memory was last written a ring's worth of requests ago: asked for some slots ahead.
-                let ahead = (index + Self.fetchAhead) % storage.count
+                let ahead = (index + Journal.fetchAhead) % storage.count
                 Prefetch.forWriting(
                     UInt(bitPattern: storage.baseAddress! + ahead), bytes: MemoryLayout<JournalSlot>.stride)
             }

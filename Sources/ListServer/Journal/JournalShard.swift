@@ -77,18 +77,21 @@ final class JournalShard: Sendable {
     /// their arrays, for ``prefetchNext()``. The tags' array is read only then: a loop that records only the default
     /// list's requests never touches it, and reading its count at every request missed the cache (perf).
     private func noteNext(_ records: borrowing Batch, tagged: Bool) {
-        records.slots.withUnsafeBufferPointer { slots in
-            let base = UInt(bitPattern: slots.baseAddress)
-            guard base != 0 else { return }
-            slotsHeader.store(base &- UInt(Self.arrayHeaderBytes), ordering: .relaxed)
-            nextSlot.store(base &+ UInt(slots.count * MemoryLayout<JournalSlot>.stride), ordering: .relaxed)
+        if let (header, next) = Self.ends(of: records.slots) {
+            slotsHeader.store(header, ordering: .relaxed)
+            nextSlot.store(next, ordering: .relaxed)
         }
-        guard tagged else { return }
-        records.tags.withUnsafeBufferPointer { tags in
-            let base = UInt(bitPattern: tags.baseAddress)
-            guard base != 0 else { return }
-            tagsHeader.store(base &- UInt(Self.arrayHeaderBytes), ordering: .relaxed)
-            nextTag.store(base &+ UInt(tags.count * MemoryLayout<Tag>.stride), ordering: .relaxed)
+        guard tagged, let (header, next) = Self.ends(of: records.tags) else { return }
+        tagsHeader.store(header, ordering: .relaxed)
+        nextTag.store(next, ordering: .relaxed)
+    }
+
+    /// Where `array`'s storage header is and where its next element goes; nil for an array without storage.
+    private static func ends<Element>(of array: borrowing [Element]) -> (header: UInt, next: UInt)? {
+        array.withUnsafeBufferPointer { elements in
+            let base = UInt(bitPattern: elements.baseAddress)
+            guard base != 0 else { return nil }
+            return (base &- UInt(arrayHeaderBytes), base &+ UInt(elements.count * MemoryLayout<Element>.stride))
         }
     }
 
