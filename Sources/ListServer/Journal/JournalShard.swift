@@ -64,12 +64,12 @@ final class JournalShard: Sendable {
     /// ends of its arrays), when a request arrives: by its answer the lines are in the cache. Without it the slot's
     /// stores missed the cache, and the lock's release waited for them (Memory/Prefetch.swift).
     func prefetchNext() {
-        Prefetch.forWriting(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()), bytes: Self.objectBytes)
-        Prefetch.forWriting(slotsHeader.load(ordering: .relaxed), bytes: Self.arrayHeaderBytes)
+        Prefetch.forWriting(Prefetch.address(of: self), bytes: Self.objectBytes)
+        Prefetch.forWriting(slotsHeader.load(ordering: .relaxed), bytes: Prefetch.arrayHeaderBytes)
         Prefetch.forWriting(nextSlot.load(ordering: .relaxed), bytes: MemoryLayout<JournalSlot>.stride)
         let tag = nextTag.load(ordering: .relaxed)
         guard tag != 0 else { return }
-        Prefetch.forWriting(tagsHeader.load(ordering: .relaxed), bytes: Self.arrayHeaderBytes)
+        Prefetch.forWriting(tagsHeader.load(ordering: .relaxed), bytes: Prefetch.arrayHeaderBytes)
         Prefetch.forWriting(tag, bytes: MemoryLayout<Tag>.stride)
     }
 
@@ -77,22 +77,13 @@ final class JournalShard: Sendable {
     /// their arrays, for ``prefetchNext()``. The tags' array is read only then: a loop that records only the default
     /// list's requests never touches it, and reading its count at every request missed the cache (perf).
     private func noteNext(_ records: borrowing Batch, tagged: Bool) {
-        if let (header, next) = Self.ends(of: records.slots) {
+        if let (header, next) = Prefetch.ends(of: records.slots) {
             slotsHeader.store(header, ordering: .relaxed)
             nextSlot.store(next, ordering: .relaxed)
         }
-        guard tagged, let (header, next) = Self.ends(of: records.tags) else { return }
+        guard tagged, let (header, next) = Prefetch.ends(of: records.tags) else { return }
         tagsHeader.store(header, ordering: .relaxed)
         nextTag.store(next, ordering: .relaxed)
-    }
-
-    /// Where `array`'s storage header is and where its next element goes; nil for an array without storage.
-    private static func ends<Element>(of array: borrowing [Element]) -> (header: UInt, next: UInt)? {
-        array.withUnsafeBufferPointer { elements in
-            let base = UInt(bitPattern: elements.baseAddress)
-            guard base != 0 else { return nil }
-            return (base &- UInt(arrayHeaderBytes), base &+ UInt(elements.count * MemoryLayout<Element>.stride))
-        }
     }
 
     /// Notes that `records` is a buffer with nothing in it yet (and no tag to fetch for).
@@ -101,9 +92,7 @@ final class JournalShard: Sendable {
         nextTag.store(0, ordering: .relaxed)
     }
 
-    /// What an array's storage holds before its first element (its object header, count and capacity: the
-    /// standard library's layout, relied on only for these hints), and what the shard's own fields take.
-    private static let arrayHeaderBytes = 4 * MemoryLayout<Int>.size
+    /// What the shard's own fields take.
     private static let objectBytes = 64
 
     /// Appends a request; returns how many the buffer holds now.

@@ -31,6 +31,23 @@ enum Prefetch {
         for line in 0..<lines { fetch(UnsafeRawPointer(bitPattern: first + line * UInt(cacheLine))) }
     }
 
+    /// Where `array`'s storage header is (its count, read by an append) and where its next element goes; nil for an
+    /// array without storage.
+    static func ends<Element>(of array: borrowing [Element]) -> (header: UInt, next: UInt)? {
+        array.withUnsafeBufferPointer { elements in
+            let base = UInt(bitPattern: elements.baseAddress)
+            guard base != 0 else { return nil }
+            return (base &- UInt(arrayHeaderBytes), base &+ UInt(elements.count * MemoryLayout<Element>.stride))
+        }
+    }
+
+    /// Where `object` is.
+    static func address(of object: AnyObject) -> UInt { UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()) }
+
+    /// What an array's storage holds before its first element (its object header, count and capacity: the standard
+    /// library's layout, relied on only for fetching).
+    static let arrayHeaderBytes = 4 * MemoryLayout<Int>.size
+
     /// The cache line's size on the CPUs ListServer runs on (x86-64, arm64 servers).
     static let cacheLine = 64
 }
