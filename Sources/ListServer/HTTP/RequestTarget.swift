@@ -62,9 +62,10 @@ package struct RequestTarget: Sendable, Equatable {
         }
     }
 
-    /// Whether `raw` starts with `/d/`, read in place (true when it cannot be: the split then looks properly).
+    /// Whether `raw` starts with `/d/`, read in place (true when it cannot be: the split then looks properly; the
+    /// journal's dataset rule, ``Router/journalDataset(of:route:datasetField:)``, too).
     @inline(__always)
-    private static func startsWithBasePrefix(_ raw: String) -> Bool {
+    static func startsWithBasePrefix(_ raw: String) -> Bool {
         raw.utf8.withContiguousStorageIfAvailable { bytes in
             bytes.count >= 3 && bytes[0] == UInt8(ascii: "/") && bytes[1] == UInt8(ascii: "d")
                 && bytes[2] == UInt8(ascii: "/")

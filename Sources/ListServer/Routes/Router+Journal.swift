@@ -41,7 +41,10 @@ extension Router {
         if let field {
             guard DatasetName.isValid(field.utf8) else { return nil }
             attribution = Journal.Attribution(dataset: field)
-        } else if ByteSearch.hasPrefix(request.target, RequestTarget.basePrefix) {
+        } else if RequestTarget.startsWithBasePrefix(request.target),
+            request.target.utf8.starts(with: RequestTarget.basePrefix.utf8)
+        {
+            // Read in place first: `ByteSearch.hasPrefix` made spans of both strings, 180 instructions a page.
             let name = request.target.utf8.dropFirst(3).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
             guard DatasetName.isValid(name) else { return nil }
             attribution = Journal.Attribution(dataset: String(Substring(name)))
