@@ -61,28 +61,31 @@ struct JournalRing: Sendable {
             lastActivityTime = end
             hasActivity = true
         }
-        bytes += JournalSlot.footprint(extra: extra)
         if let extra { extras[nextSeq] = extra }
         let seq = nextSeq
         if storage.count < capacity {
+            bytes += JournalSlot.footprint(extra: extra)
             storage.append(slot.pointee)  // until the ring is full
             storage.withUnsafeMutableBufferPointer { $0[$0.count - 1].seq = seq }
         } else {
             // The slot written over is the oldest, numbered `firstSeq`: its extra is found by that number, without
             // reading the slot from cold memory (perf: the read missed the cache at every slot of a collection).
-            let oldest = firstSeq
-            bytes -= JournalSlot.footprint(extra: extras.isEmpty ? nil : extras.removeValue(forKey: oldest))
+            // A slot takes the place of one of the same size: only extras change what the ring takes.
+            if let extra { bytes += extra.footprint }
+            if !extras.isEmpty, let gone = extras.removeValue(forKey: firstSeq) { bytes -= gone.footprint }
             let index = head
+            head = head + 1 == capacity ? 0 : head + 1
+            // The ring's memory was last written a ring's worth of requests ago: asked for some slots ahead (wrapped
+            // by subtraction: a division a slot took longer than the rest of the arithmetic here).
+            var ahead = index + Journal.fetchAhead
+            while ahead >= capacity { ahead -= capacity }
             storage.withUnsafeMutableBufferPointer { storage in
                 let place = storage.baseAddress! + index
                 UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
                 place.pointer(to: \.seq)!.pointee = seq
-                // The ring's memory was last written a ring's worth of requests ago: asked for some slots ahead.
-                let ahead = (index + Journal.fetchAhead) % storage.count
                 Prefetch.forWriting(
                     UInt(bitPattern: storage.baseAddress! + ahead), bytes: MemoryLayout<JournalSlot>.stride)
             }
-            head = head + 1 == capacity ? 0 : head + 1
         }
         nextSeq += 1
     }
