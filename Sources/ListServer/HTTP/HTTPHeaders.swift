@@ -166,6 +166,9 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     /// found).
     func value(at index: Int) -> String { fields[index].value }
 
+    /// `body` of the value of the field at `index`, read where it lies (no copy of it, nor its reference count).
+    func withValue<Result>(at index: Int, _ body: (borrowing String) -> Result) -> Result { body(fields[index].value) }
+
     /// Whether the value of the field at `index` is `expected`, compared where it lies.
     func value(at index: Int, is expected: String) -> Bool { fields[index].value == expected }
 

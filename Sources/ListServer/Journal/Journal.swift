@@ -60,6 +60,20 @@ final class Journal: Sendable {
         let extra: JournalSlot.Extra?
     }
 
+    /// What an opened slot (``open(_:route:slot:tag:)``) has besides its bytes: its dataset, when not the default
+    /// list, and its extra. A class, and none for most requests: a loop's note of a request in flight holds the slot
+    /// and this reference, plain bytes and one pointer to copy, where a string and an optional reference in a
+    /// struct cost outlined copies and checks at each move (callgrind: 500 instructions a page).
+    final class SlotTag: Sendable {
+        let dataset: String
+        let extra: JournalSlot.Extra?
+
+        init(dataset: String, extra: JournalSlot.Extra?) {
+            self.dataset = dataset
+            self.extra = extra
+        }
+    }
+
     /// How many journal streams are open, on every loop: with none, a collection hands its entries to nobody.
     let followers = Atomic<Int>(0)
 
@@ -123,42 +137,38 @@ final class Journal: Sendable {
     /// Held by a collection from its taking to its listeners' last call.
     private let collecting = Mutex<Void>(())
 
-    /// `request`, answered with `response`, as a request of the journal of its dataset; nil for a request that
-    /// names no dataset it can keep. `route` is the place of its route in the route table, nil for none.
+    /// Opens `request`, as it arrives, for the journal of its dataset: writes its request's half into `slot`, and
+    /// sets `tag` for a slot that needs one; false for a request that names no dataset it can keep. `route` is the
+    /// place of its route in the route table, nil for none.
+    ///
+    /// Opened then, the request need not be kept until its answer: a loop's note of a request in flight held a copy
+    /// of it for the journal, whose reference counts, taken and given back, cost 300 instructions a page (callgrind).
+    func open(
+        _ request: borrowing HTTPRequest, route: Int?, slot: inout JournalSlot, tag: inout SlotTag?
+    ) -> Bool {
+        let fields = request.headers.journalRequestFields()
+        guard let attribution = datasetOf(request, route, fields.dataset.map { request.headers.value(at: $0) })
+        else { return false }
+        var extra: JournalSlot.Extra?
+        slot = JournalSlot(
+            opening: request, fields: fields, route: route, queryClient: attribution.queryClient, extra: &extra)
+        tag = attribution.dataset.isEmpty && extra == nil ? nil : SlotTag(dataset: attribution.dataset, extra: extra)
+        return true
+    }
+
+    /// `request`, answered with `response`, as a request of the journal of its dataset, opened and closed at once;
+    /// nil for a request that names no dataset it can keep.
     func pending(
         _ request: borrowing HTTPRequest, route: Int?, _ response: borrowing HTTPResponse,
         start: ContinuousClock.Instant, end: ContinuousClock.Instant, abandonedAt: Int? = nil
     ) -> Pending? {
-        let fields = request.headers.journalRequestFields()
-        guard let attribution = datasetOf(request, route, fields.dataset.map { request.headers.value(at: $0) })
-        else { return nil }
-        var extra: JournalSlot.Extra?
-        let slot = JournalSlot(
-            request, fields: fields, route: route, response,
-            times: (JournalSlot.time(start), JournalSlot.time(end)), abandonedAt: abandonedAt,
-            queryClient: attribution.queryClient, extra: &extra)
-        return Pending(dataset: attribution.dataset, slot: slot, extra: extra)
-    }
-
-    /// Records `request`, answered with `response`, in `shard` (a loop's); returns how many requests the shard holds
-    /// then, or nil for a request that names no dataset it can keep.
-    ///
-    /// The slot is made here and copied into the shard's buffer (plain bytes, one `memcpy`). Made in place by a
-    /// closure the shard called under its lock, it saved that copy, but the closure was handed copies of the
-    /// exchange and the answer whenever the optimizer did not inline it (callgrind: 1,000 instructions a page).
-    func record(
-        _ request: borrowing HTTPRequest, route: Int?, _ response: borrowing HTTPResponse,
-        start: RequestInstant, end: RequestInstant, abandonedAt: Int?, in shard: JournalShard
-    ) -> Int? {
-        let fields = request.headers.journalRequestFields()
-        guard let attribution = datasetOf(request, route, fields.dataset.map { request.headers.value(at: $0) })
-        else { return nil }
-        var extra: JournalSlot.Extra?
-        let slot = JournalSlot(
-            request, fields: fields, route: route, response,
-            times: (JournalSlot.time(start), JournalSlot.time(end)), abandonedAt: abandonedAt,
-            queryClient: attribution.queryClient, extra: &extra)
-        return shard.append(slot, dataset: attribution.dataset, extra: extra)
+        var slot = JournalSlot.empty
+        var tag: SlotTag?
+        guard open(request, route: route, slot: &slot, tag: &tag) else { return nil }
+        var extra = tag?.extra
+        slot.close(
+            response, times: (JournalSlot.time(start), JournalSlot.time(end)), abandonedAt: abandonedAt, extra: &extra)
+        return Pending(dataset: tag?.dataset ?? ListRegistry.defaultList, slot: slot, extra: extra)
     }
 
     /// Adds `pending` (in the order of their answers): what a loop's buffer would hand over.
@@ -192,18 +202,14 @@ final class Journal: Sendable {
             // Mostly one loop's run has slots (one loop busy, or the others' buffers just taken): its order is its
             // own, and no merge is made (a merge of one run cost 150 instructions a slot, callgrind).
             let busy = runSlots.indices.filter { !runSlots[$0].isEmpty }
-            let order = busy.count > 1 ? Self.merged(runSlots, runs: runs) : nil
             state.withLock { state in
                 // Read under the lock a stream reads the journal under as it opens: a stream counted after this reads
                 // what this collection adds.
                 writer.following = followers.load(ordering: .sequentiallyConsistent) > 0
                 state.collections += 1
                 writer.collection = state.collections
-                if let order {
-                    for next in order {
-                        let tag = next.tag < 0 ? nil : runs[Int(next.run)].tags[Int(next.tag)]
-                        writer.write(next.slot, tag: tag, &state, settings)
-                    }
+                if busy.count > 1 {
+                    Self.merge(runSlots, runs: runs) { slot, tag in writer.write(slot, tag: tag, &state, settings) }
                 } else if let run = busy.first {
                     let (slots, tags) = (runSlots[run], runs[run].tags)
                     var nextTag = 0
@@ -241,19 +247,15 @@ final class Journal: Sendable {
         }
     }
 
-    /// A slot in the order of the answers: where it is, its run, and its tag's place in the run's tags (-1 for
-    /// none).
-    private struct Next {
-        let slot: UnsafePointer<JournalSlot>
-        let run: Int32
-        let tag: Int32
-    }
-
-    /// The slots of every run in the order of their answers (by `end`), a merge of the runs (each already in order).
-    private static func merged(_ slots: [UnsafeBufferPointer<JournalSlot>], runs: [JournalShard.Batch]) -> [Next] {
-        let total = slots.reduce(0) { $0 + $1.count }
-        var order: [Next] = []
-        order.reserveCapacity(total)
+    /// Calls `write` with the slots of every run and their tags in the order of their answers (by `end`): a merge of
+    /// the runs, each already in order, written as it goes (an array of the order, made first, cost its appends and
+    /// a second pass).
+    @inline(__always)
+    private static func merge(
+        _ slots: [UnsafeBufferPointer<JournalSlot>], runs: [JournalShard.Batch],
+        _ write: (UnsafePointer<JournalSlot>, JournalShard.Tag?) -> Void
+    ) {
+        var left = slots.reduce(0) { $0 + $1.count }
         var heads = [Int](repeating: 0, count: slots.count)
         // Each run's next tag, and the slot it is of (.max for none left).
         var nextTags = [Int](repeating: 0, count: slots.count)
@@ -261,7 +263,7 @@ final class Journal: Sendable {
         // The loops' buffers are cold by now, and reading each run's next end missed the cache at every slot (perf:
         // 85 % of the merge's samples): each run's slots are asked for `fetchAhead` ahead of the one read.
         for run in slots.indices { prefetch(slots[run], from: 0, count: fetchAhead) }
-        while order.count < total {
+        while left > 0 {
             var earliest = -1
             var earliestEnd: Int64 = 0
             for run in slots.indices where heads[run] < slots[run].count {
@@ -269,18 +271,18 @@ final class Journal: Sendable {
                 if earliest < 0 || end < earliestEnd { (earliest, earliestEnd) = (run, end) }
             }
             let index = heads[earliest]
-            var tag: Int32 = -1
+            var tag: JournalShard.Tag?
             if taggedAt[earliest] == index {
-                tag = Int32(nextTags[earliest])
-                nextTags[earliest] += 1
                 let tags = runs[earliest].tags
+                tag = tags[nextTags[earliest]]
+                nextTags[earliest] += 1
                 taggedAt[earliest] = nextTags[earliest] < tags.count ? tags[nextTags[earliest]].index : .max
             }
-            order.append(Next(slot: slots[earliest].baseAddress! + index, run: Int32(earliest), tag: tag))
             heads[earliest] += 1
+            left -= 1
             prefetch(slots[earliest], from: index + fetchAhead, count: 1)
+            write(slots[earliest].baseAddress! + index, tag)
         }
-        return order
     }
 
     /// How many slots ahead a collection asks for the slots it reads, and a full ring for those it writes.

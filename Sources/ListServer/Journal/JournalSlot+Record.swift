@@ -8,21 +8,81 @@ extension JournalSlot {
     /// The slot of `request`, answered with `response` (`abandonedAt`: the body bytes the client got before it left),
     /// that arrived and was answered at slot times `times` (from `time(_:)`); `route` is the place of its route in the
     /// route table, nil for none; `fields` what ``HTTPHeaders/journalRequestFields()`` found of the request's.
-    /// `extra` is set when the slot needs one.
+    /// `extra` is set when the slot needs one. ``init(opening:fields:route:queryClient:extra:)`` and
+    /// ``close(_:times:abandonedAt:extra:)`` in one.
     init(
         _ request: borrowing HTTPRequest, fields: RequestFields, route: Int?, _ response: borrowing HTTPResponse,
         times: (start: Int64, end: Int64), abandonedAt: Int?, queryClient: String? = nil, extra: inout Extra?
     ) {
+        self.init(opening: request, fields: fields, route: route, queryClient: queryClient, extra: &extra)
+        close(response, times: times, abandonedAt: abandonedAt, extra: &extra)
+    }
+
+    /// The request's half of its slot, made when it arrives: its method, route, target, client and the fields list
+    /// clients send now and then (in `extra`, set when the slot needs one); ``close(_:times:abandonedAt:extra:)``
+    /// adds the answer's.
+    ///
+    /// Made then, the request need not be kept until its answer: a loop's note of a request in flight held a copy of
+    /// it for the journal, and that copy's reference counts, taken and given back, cost 300 instructions a page
+    /// (callgrind), more than this half.
+    init(
+        opening request: borrowing HTTPRequest, fields: RequestFields, route: Int?, queryClient: String?,
+        extra: inout Extra?
+    ) {
+        let methodCode = Self.code(of: request.method)
+        self.init(
+            start: 0, end: 0, bytes: 0, status: 0, method: UInt8(methodCode ?? Self.methods.count),
+            route: route.map { UInt8(clamping: $0) } ?? Self.otherRoute)
+        if methodCode == Self.postCode, !request.body.isEmpty {
+            var hasher = Hasher()
+            request.body.withUnsafeBytes { hasher.combine(bytes: $0) }
+            bodyHash = Int64(hasher.finalize())
+            flags.insert(.bodyHash)
+        }
+        let client = fields.client.map { request.headers.value(at: $0) } ?? queryClient
+        if client == nil {
+            flags.insert(.peer)
+            port = request.peerPort
+        }
+        // The target and the client go first into the text, the answer's `ETag` after them. Each read where it lies:
+        // `client ?? request.peer` made a copy of the address, a retain and a release a page.
+        var used = 0
+        withUnsafeMutableBytes(of: &text) { text in
+            targetLength = Self.copy(request.target, into: text, at: &used)
+            if let client {
+                clientLength = Self.copy(client, into: text, at: &used)
+            } else {
+                clientLength = Self.copy(request.peer, into: text, at: &used)
+            }
+        }
+        guard fields.rare || targetLength == Self.elsewhere || clientLength == Self.elsewhere || methodCode == nil
+        else { return }
+        flags.insert(.extra)
+        let headers = request.headers
+        extra = Extra(
+            ifNoneMatch: fields.rare ? headers["If-None-Match"] : nil,
+            ifMatch: fields.rare ? headers["If-Match"] : nil,
+            idempotencyKey: fields.rare ? headers["Idempotency-Key"] : nil,
+            range: fields.rare ? headers["Range"] : nil,
+            lastEventID: fields.rare ? headers["Last-Event-ID"] : nil,
+            target: targetLength == Self.elsewhere ? request.target : nil,
+            client: clientLength == Self.elsewhere ? client ?? request.peer : nil,
+            etag: nil, contentType: nil, methodName: methodCode == nil ? request.method.name : nil)
+    }
+
+    /// Adds the answer's half to a slot made by ``init(opening:fields:route:queryClient:extra:)``: `response`, done at
+    /// slot times `times` (from `time(_:)`; `abandonedAt`: the body bytes the client got before it left). `extra` is
+    /// the opening's, replaced by one that also holds what of the answer did not fit.
+    mutating func close(
+        _ response: borrowing HTTPResponse, times: (start: Int64, end: Int64), abandonedAt: Int?, extra: inout Extra?
+    ) {
         // Places, not values: the values of an answer's fields are read where they lie, and only those the slot
         // keeps. `Retry-After` goes with a 3xx, a 429 or a 503 (RFC 9110 §10.2.3): a 2xx is not searched for it.
         let answer = response.headers.journalFields(retryAfter: response.status >= 300)
-        let methodCode = Self.code(of: request.method)
-        let sendsBody = methodCode != Self.headCode  // a HEAD's answer sends no body
-        self.init(
-            start: times.start, end: times.end,
-            bytes: sendsBody ? UInt32(clamping: response.body.count) : 0,
-            status: UInt16(clamping: response.status), method: UInt8(methodCode ?? Self.methods.count),
-            route: route.map { UInt8(clamping: $0) } ?? Self.otherRoute)
+        let sendsBody = method != Self.headCode  // a HEAD's answer sends no body
+        (start, end) = times
+        bytes = sendsBody ? UInt32(clamping: response.body.count) : 0
+        status = UInt16(clamping: response.status)
         self.abandonedAt = abandonedAt.map { UInt32(clamping: $0) } ?? Self.whole
         if sendsBody, let identityBytes = response.identityBytes {
             self.identityBytes = UInt32(clamping: identityBytes)
@@ -40,12 +100,6 @@ extension JournalSlot {
         if fault == 0, let wireFault = response.fault {
             fault = Self.faultNames.firstIndex(of: wireFault.name).map { UInt8($0 + 1) } ?? 0
         }
-        if methodCode == Self.postCode, !request.body.isEmpty {
-            var hasher = Hasher()
-            request.body.withUnsafeBytes { hasher.combine(bytes: $0) }
-            bodyHash = Int64(hasher.finalize())
-            flags.insert(.bodyHash)
-        }
         var otherContentType: String?
         if let place = answer.contentType {
             if response.headers.value(at: place, is: MediaType.json) {  // nearly every answer
@@ -60,37 +114,28 @@ extension JournalSlot {
                 }
             }
         }
-        let client = fields.client.map { request.headers.value(at: $0) } ?? queryClient
-        if client == nil {
-            flags.insert(.peer)
-            port = request.peerPort
+        if let place = answer.etag {
+            var used = Int(targetLength == Self.elsewhere ? 0 : targetLength)
+            used += Int(clientLength == Self.elsewhere ? 0 : clientLength)
+            // Read where it lies: a copy of the value cost a retain and a release a page.
+            etagLength = withUnsafeMutableBytes(of: &text) { text in
+                response.headers.withValue(at: place) { Self.copy($0, into: text, at: &used) }
+            }
         }
-        let etag = answer.etag.map { response.headers.value(at: $0) }
-        // The texts, one after the other, as far as they fit; the others go with the rare fields.
-        (targetLength, clientLength, etagLength) = place(request.target, client ?? request.peer, etag)
-        if fields.rare || targetLength == Self.elsewhere || clientLength == Self.elsewhere
-            || etagLength == Self.elsewhere || otherContentType != nil || methodCode == nil
-        {
-            flags.insert(.extra)
-            let headers = request.headers
-            extra = Extra(
-                ifNoneMatch: fields.rare ? headers["If-None-Match"] : nil,
-                ifMatch: fields.rare ? headers["If-Match"] : nil,
-                idempotencyKey: fields.rare ? headers["Idempotency-Key"] : nil,
-                range: fields.rare ? headers["Range"] : nil,
-                lastEventID: fields.rare ? headers["Last-Event-ID"] : nil,
-                target: targetLength == Self.elsewhere ? request.target : nil,
-                client: clientLength == Self.elsewhere ? client ?? request.peer : nil,
-                etag: etagLength == Self.elsewhere ? etag : nil, contentType: otherContentType,
-                methodName: methodCode == nil ? request.method.name : nil)
-        }
+        guard etagLength == Self.elsewhere || otherContentType != nil else { return }
+        flags.insert(.extra)
+        extra = Extra(
+            ifNoneMatch: extra?.ifNoneMatch, ifMatch: extra?.ifMatch, idempotencyKey: extra?.idempotencyKey,
+            range: extra?.range, lastEventID: extra?.lastEventID, target: extra?.target, client: extra?.client,
+            etag: etagLength == Self.elsewhere ? answer.etag.map { response.headers.value(at: $0) } : nil,
+            contentType: otherContentType, methodName: extra?.methodName)
     }
 
     /// What ``HTTPHeaders/journalRequestFields()`` found of a request's fields.
     typealias RequestFields = (dataset: Int?, client: Int?, rare: Bool)
 
     /// The codes of `HEAD` and `POST` in ``methods``.
-    private static let headCode = 1
+    private static let headCode: UInt8 = 1
     private static let postCode = 2
 
     /// `method`'s place in ``methods`` (a switch: a search of the array compared enums with payloads generically).
@@ -106,18 +151,6 @@ extension JournalSlot {
         case .trace: 7
         case .connect: 8
         case .other: nil
-        }
-    }
-
-    /// Copies the three texts into ``text``, one after the other, each as far as there is room; returns their
-    /// lengths, ``elsewhere`` for one that does not fit (and 0 for no `ETag`). Each is copied whole with `memcpy`
-    /// (a byte at a time through spans it took 458 instructions a page, callgrind).
-    private mutating func place(_ target: String, _ client: String, _ etag: String?) -> (UInt8, UInt8, UInt8) {
-        withUnsafeMutableBytes(of: &text) { text in
-            var used = 0
-            let target = Self.copy(target, into: text, at: &used)
-            let client = Self.copy(client, into: text, at: &used)
-            return (target, client, etag.map { Self.copy($0, into: text, at: &used) } ?? 0)
         }
     }
 

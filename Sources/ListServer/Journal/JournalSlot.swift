@@ -70,6 +70,9 @@ struct JournalSlot: Sendable {
         clockZero + .nanoseconds(time &- RequestInstant.anchorNanoseconds)
     }
 
+    /// A slot with nothing in it yet.
+    static let empty = JournalSlot(start: 0, end: 0, bytes: 0, status: 0, method: 0, route: 0)
+
     static let whole: UInt32 = .max
     static let noRetryAfter: UInt16 = .max
 

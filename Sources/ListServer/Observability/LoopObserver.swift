@@ -6,10 +6,15 @@ struct RequestExchange: Sendable {
     let route: RouteLabel
     /// When it arrived; nil when nothing is recorded.
     let start: RequestInstant?
-    /// The request, kept for the access log and the journal only.
+    /// The request, kept for the access log only.
     let request: HTTPRequest?
-    /// Whether the journal records it (its route is one a client's app uses, and the journal is on).
+    /// Whether the journal records it: its route is one a client's app uses, the journal is on and the request names
+    /// a dataset the journal can keep.
     var journaled = false
+    /// Its slot in the journal, opened as it arrived (``Journal/open(_:route:slot:tag:)``), and the slot's tag, when
+    /// ``journaled``.
+    var journalSlot = JournalSlot.empty
+    var journalTag: Journal.SlotTag?
 }
 
 /// One event loop's recorder of requests and connections, for the metrics, the access log and the journal.
@@ -70,13 +75,13 @@ final class LoopObserver {
     func begin(_ request: HTTPRequest, route: RouteLabel, journaled: Bool = false) -> RequestExchange {
         guard isRecording else { return RequestExchange(route: .other, start: nil, request: nil) }
         gauges?.addInFlight(1)
-        let journaled = journaled && journal != nil
-        if journaled { journalShard?.prefetchNext() }
         var exchange = RequestExchange(
-            route: route,
-            start: RequestInstant.now,
-            request: accessLog == nil && !journaled ? nil : request)
-        exchange.journaled = journaled
+            route: route, start: RequestInstant.now, request: accessLog == nil ? nil : request)
+        if journaled, let journal {
+            journalShard?.prefetchNext()
+            exchange.journaled = journal.open(
+                request, route: route.index, slot: &exchange.journalSlot, tag: &exchange.journalTag)
+        }
         return exchange
     }
 
@@ -125,13 +130,12 @@ final class LoopObserver {
         _ exchange: borrowing RequestExchange, _ response: borrowing HTTPResponse, start: RequestInstant,
         end: RequestInstant, abandonedAt: Int?
     ) {
-        guard let journal, let shard = journalShard, let request = exchange.request,
-            let held = journal.record(
-                request, route: exchange.route.index, response, start: start, end: end, abandonedAt: abandonedAt,
-                in: shard)
-        else { return }
+        guard let shard = journalShard else { return }
+        let held = shard.record(
+            exchange.journalSlot, tag: exchange.journalTag, response,
+            times: (JournalSlot.time(start), JournalSlot.time(end)), abandonedAt: abandonedAt)
         if held >= JournalShard.limit {
-            _ = journal.collectUnlessBusy()  // else the collection under way, or the next, takes them
+            _ = journal?.collectUnlessBusy()  // else the collection under way, or the next, takes them
         } else if !collectScheduled, let scheduleCollect {
             collectScheduled = true
             scheduleCollect()
