@@ -67,11 +67,11 @@ final class JournalShard: Sendable {
     func prefetchNext() {
         Prefetch.forWriting(Prefetch.address(of: self), bytes: Self.objectBytes)
         Prefetch.forWriting(slotsHeader.load(ordering: .relaxed), bytes: Prefetch.arrayHeaderBytes)
-        Prefetch.forWriting(nextSlot.load(ordering: .relaxed), bytes: MemoryLayout<JournalSlot>.stride)
+        Prefetch.forWriting(nextSlot.load(ordering: .relaxed), as: JournalSlot.self)
         let tag = nextTag.load(ordering: .relaxed)
         guard tag != 0 else { return }
         Prefetch.forWriting(tagsHeader.load(ordering: .relaxed), bytes: Prefetch.arrayHeaderBytes)
-        Prefetch.forWriting(tag, bytes: MemoryLayout<Tag>.stride)
+        Prefetch.forWriting(tag, as: Tag.self)
     }
 
     /// Notes where `records`' next slot goes and, when `tagged` (a tag was just appended), its next tag: the ends of

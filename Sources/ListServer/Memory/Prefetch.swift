@@ -21,6 +21,36 @@ enum Prefetch {
         forEachLine(address, bytes) { cbuiltins_prefetch_for_reading($0) }
     }
 
+    /// Asks for the cache lines of a `T` at `address`, to be written: as ``forWriting(_:bytes:)``, for a size known
+    /// where it is compiled, so the lines are asked for without a loop (the journal's slots, several a request).
+    @inline(__always)
+    static func forWriting<T>(_ address: UInt, as _: T.Type) {
+        forEachLine(of: T.self, at: address) { cbuiltins_prefetch_for_writing($0) }
+    }
+
+    /// Asks for the cache lines of a `T` at `address`, to be read (as ``forWriting(_:as:)``).
+    @inline(__always)
+    static func forReading<T>(_ address: UInt, as _: T.Type) {
+        forEachLine(of: T.self, at: address) { cbuiltins_prefetch_for_reading($0) }
+    }
+
+    /// Calls `fetch` with an address in every line a `T` at `address` takes: one a line's size apart from its start,
+    /// then its last byte's (the line after them when `address` is not at a line's start; a line asked for twice
+    /// costs nothing more). The count is the type's, so the compiler unrolls it: the loop of ``forEachLine(_:_:_:)``
+    /// counted lines and checked its arithmetic, 36 instructions for a journal slot (callgrind). Addresses wrap
+    /// rather than trap: a fetch of any address never faults.
+    @inline(__always)
+    private static func forEachLine<T>(of _: T.Type, at address: UInt, _ fetch: (UnsafeRawPointer?) -> Void) {
+        let size = MemoryLayout<T>.size
+        guard address != 0, size > 0 else { return }
+        var offset = 0
+        while offset < size {
+            fetch(UnsafeRawPointer(bitPattern: address &+ UInt(offset)))
+            offset += cacheLine
+        }
+        fetch(UnsafeRawPointer(bitPattern: address &+ UInt(size - 1)))
+    }
+
     /// Calls `fetch` with every line from the one `address` is in to the one its last byte is in.
     @inline(__always)
     private static func forEachLine(_ address: UInt, _ bytes: Int, _ fetch: (UnsafeRawPointer?) -> Void) {
