@@ -186,6 +186,51 @@ struct JournalTests {
         }
     }
 
+    @Test("two loops' default-list requests, collected together, go in as slot by slot: merged, numbered, written over")
+    func plainCollection() throws {
+        let epoch = ContinuousClock.now
+        // The ring's first requests have extras every other one (targets longer than a slot holds); then two loops'
+        // pages whose answers interleave, none with an extra: the collection's path for those.
+        let long = "/items?q=" + String(repeating: "x", count: JournalSlot.textCapacity)
+        let first = (0..<6).map {
+            Self.record($0 % 2 == 0 ? long + "&n=\($0)" : "/items?page=\($0)", at: $0, epoch: epoch)
+        }
+        let one = (0..<7).map { Self.record("/items?page=\(100 + $0)", at: 10 + 2 * $0, epoch: epoch) }
+        let two = (0..<5).map { Self.record("/items?page=\(200 + $0)", at: 11 + 2 * $0, epoch: epoch) }
+        // `following`: a journal stream is open, and every slot goes through the general path, one at a time.
+        func collected(capacity: Int, following: Bool) throws -> (JournalPage, Int, Int) {
+            let journal = Journal(
+                settings: JournalSettings(capacity: capacity, maxBytes: 64 << 20), routes: Route.templates,
+                epoch: epoch, datasetOf: Router.journalDataset(of:route:datasetField:))
+            journal.followers.store(following ? 1 : 0, ordering: .relaxed)
+            journal.add(first)
+            let shards = [journal.makeShard(), journal.makeShard()]
+            for (shard, run) in zip(shards, [one, two]) {
+                for answered in run {
+                    let pending = try #require(journal.pending(answered))
+                    _ = shard.append(pending.slot, dataset: pending.dataset, extra: pending.extra)
+                }
+            }
+            journal.collect()
+            let usage = journal.usage
+            return (journal.page(of: "", client: nil, since: 0, limit: 100), usage.bytes, usage.dropped)
+        }
+        // In the order of their answers: one's at 10, two's at 11, one's at 12, …, two's last at 19, one's two more.
+        let merged = (0..<5).flatMap { [one[$0], two[$0]] } + one[5...]
+        for capacity in [1, 4, 6, 7, 20] {
+            let (page, bytes, dropped) = try collected(capacity: capacity, following: false)
+            let kept = Array((first + merged).suffix(capacity))
+            #expect(page.entries.map(\.target) == kept.map(\.request.target), "capacity \(capacity)")
+            #expect(page.entries.map(\.seq) == Array(UInt64(19 - kept.count)...18), "capacity \(capacity)")
+            #expect(dropped == 18 - kept.count, "capacity \(capacity)")
+            // The same as slot by slot: the entries (times from the same origin), the bytes with the extras given
+            // back, the count of those written over.
+            let (general, generalBytes, generalDropped) = try collected(capacity: capacity, following: true)
+            #expect(page.entries == general.entries && page.origin == general.origin, "capacity \(capacity)")
+            #expect(bytes == generalBytes && dropped == generalDropped, "capacity \(capacity)")
+        }
+    }
+
     @Test("every journal together stays within max_bytes: the one written to longest ago loses entries first")
     func byteBound() throws {
         let epoch = ContinuousClock.now
@@ -282,6 +327,8 @@ struct JournalTests {
         Prefetch.forWriting(UInt.max - 8, bytes: MemoryLayout<JournalSlot>.stride)
         Prefetch.forReading(UInt.max & ~63, bytes: 64)
         Prefetch.forWriting(64, bytes: 0)
+        Prefetch.forWriting(UInt.max - 8, as: JournalSlot.self)  // its lines wrap to low addresses: still no fault
+        Prefetch.forReading(0, as: JournalSlot.self)
     }
 
     @Test("records wait in a loop's buffer until collected; listeners hear each dataset's new entries")

@@ -137,9 +137,9 @@ final class Journal: Sendable {
     /// Held by a collection from its taking to its listeners' last call.
     private let collecting = Mutex<Void>(())
 
-    /// Opens `request`, as it arrives, for the journal of its dataset: writes its request's half into `slot`, and
-    /// sets `tag` for a slot that needs one; false for a request that names no dataset it can keep. `route` is the
-    /// place of its route in the route table, nil for none.
+    /// Opens `request`, as it arrives, for the journal of its dataset: writes its request's half into `slot` (one
+    /// with nothing in it yet, ``JournalSlot/empty``), and sets `tag` for a slot that needs one; false for a request
+    /// that names no dataset it can keep. `route` is the place of its route in the route table, nil for none.
     ///
     /// Opened then, the request need not be kept until its answer: a loop's note of a request in flight held a copy
     /// of it for the journal, whose reference counts, taken and given back, cost 300 instructions a page (callgrind).
@@ -150,8 +150,7 @@ final class Journal: Sendable {
         guard let attribution = datasetOf(request, route, fields.dataset.map { request.headers.value(at: $0) })
         else { return false }
         var extra: JournalSlot.Extra?
-        slot = JournalSlot(
-            opening: request, fields: fields, route: route, queryClient: attribution.queryClient, extra: &extra)
+        slot.open(request, fields: fields, route: route, queryClient: attribution.queryClient, extra: &extra)
         tag = attribution.dataset.isEmpty && extra == nil ? nil : SlotTag(dataset: attribution.dataset, extra: extra)
         return true
     }
@@ -208,7 +207,9 @@ final class Journal: Sendable {
                 writer.following = followers.load(ordering: .sequentiallyConsistent) > 0
                 state.collections += 1
                 writer.collection = state.collections
-                if busy.count > 1 {
+                if !writer.following && runs.allSatisfy({ $0.tags.isEmpty }) {
+                    writer.addPlain(runSlots, &state, settings)  // the default list's, none with an extra
+                } else if busy.count > 1 {
                     Self.merge(runSlots, runs: runs) { slot, tag in writer.write(slot, tag: tag, &state, settings) }
                 } else if let run = busy.first {
                     let (slots, tags) = (runSlots[run], runs[run].tags)
@@ -351,6 +352,15 @@ final class Journal: Sendable {
             if ring.count == ring.capacity { state.dropped += 1 }
             ring.add(slot, extra: extra, collection: collection)
             if following, let dataset { added[dataset, default: []].append(ring.newest) }
+        }
+
+        /// Adds the slots of `runs`, merged, to the default list's ring: slots with no tag
+        /// (``JournalRing/addPlain(_:collection:)``), for no listener.
+        mutating func addPlain(
+            _ runs: [UnsafeBufferPointer<JournalSlot>], _ state: inout State, _ settings: JournalSettings
+        ) {
+            if !atDefault { switchTo(ListRegistry.defaultList, &state, settings) }
+            state.dropped += ring.addPlain(runs, collection: collection)
         }
 
         /// Puts the ring being written back into the table.

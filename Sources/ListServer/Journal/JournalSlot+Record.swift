@@ -29,10 +29,21 @@ extension JournalSlot {
         opening request: borrowing HTTPRequest, fields: RequestFields, route: Int?, queryClient: String?,
         extra: inout Extra?
     ) {
+        self = .empty
+        open(request, fields: fields, route: route, queryClient: queryClient, extra: &extra)
+    }
+
+    /// Writes the request's half (``init(opening:fields:route:queryClient:extra:)``) into this slot, which has
+    /// nothing in it yet (``empty``, as a loop's note of a request starts): only what the request sets is written.
+    /// Made as a new slot and assigned, the slot was built and copied three times (callgrind: 3 `memcpy`s of its
+    /// 176 bytes a page).
+    mutating func open(
+        _ request: borrowing HTTPRequest, fields: RequestFields, route: Int?, queryClient: String?,
+        extra: inout Extra?
+    ) {
         let methodCode = Self.code(of: request.method)
-        self.init(
-            start: 0, end: 0, bytes: 0, status: 0, method: UInt8(methodCode ?? Self.methods.count),
-            route: route.map { UInt8(clamping: $0) } ?? Self.otherRoute)
+        method = UInt8(methodCode ?? Self.methods.count)
+        self.route = route.map { UInt8(clamping: $0) } ?? Self.otherRoute
         if methodCode == Self.postCode, !request.body.isEmpty {
             var hasher = Hasher()
             request.body.withUnsafeBytes { hasher.combine(bytes: $0) }
