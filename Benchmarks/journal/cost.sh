@@ -16,7 +16,8 @@
 # a server), ROUNDS rounds. Per round: CPU µs a request of each and each ÷ off; then the verdict, the two journal-on
 # servers' CPU over their requests against the two journal-off servers', with the floors off2 ÷ off and on2 ÷ on.
 # Until 2026-12-02 one server was on and two off (-c24): one of two identical servers could be 1-2 % dearer than the
-# other for a whole sitting, a bias that two servers a side halve.
+# other for a whole sitting, a bias that two servers a side halve. Rounds of 20 s since 2026-12-03: in rounds of 10 s
+# the floors ranged 0.966-1.039 over nine sittings of one morning, in rounds of 20 s 0.989-1.022 over four.
 #
 # METHOD=saturated: the earlier method, two servers at a time loaded to their capacity (`wrk -t1 -c32`, SLICES slices
 # of SLICE seconds a round), on with off, then off2 with off. Servers that share a CPU at capacity serve more requests a
@@ -24,7 +25,7 @@
 # one sitting (2026-12-01), where the paced method's floor was 0.986-1.019 over four.
 #
 # Environment: BIN (default .build/static/x86_64-unknown-linux-gnu/release/ListServer), METHOD (paced), ROUNDS (5),
-# DURATION (10), CONNECTIONS (18), PAUSE (5), SLICES (10) and SLICE (1) for METHOD=saturated, PIN (1), OUT (a new
+# DURATION (20), CONNECTIONS (18), PAUSE (5), SLICES (10) and SLICE (1) for METHOD=saturated, PIN (1), OUT (a new
 # directory under /tmp).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/../../scripts/lib/common.sh
@@ -34,7 +35,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../profiles/lib.sh"
 setup_profile_bench journal 10
 setup_pinned_pairs
 METHOD=${METHOD:-paced}
-DURATION=${DURATION:-10}
+DURATION=${DURATION:-20}
 CONNECTIONS=${CONNECTIONS:-18}
 PAUSE=${PAUSE:-5}
 
