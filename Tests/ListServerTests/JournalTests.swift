@@ -215,6 +215,10 @@ struct JournalTests {
             let usage = journal.usage
             return (journal.page(of: "", client: nil, since: 0, limit: 100), usage.bytes, usage.dropped)
         }
+        // A collection of nothing makes no journal (none for the default list either).
+        let empty = Self.journal()
+        empty.add([Answered]())
+        #expect(empty.usage.datasets == 0 && empty.usage.bytes == 0)
         // In the order of their answers: one's at 10, two's at 11, one's at 12, …, two's last at 19, one's two more.
         let merged = (0..<5).flatMap { [one[$0], two[$0]] } + one[5...]
         for capacity in [1, 4, 6, 7, 20] {

@@ -198,8 +198,10 @@ final class Journal: Sendable {
     private func add(_ runs: [JournalShard.Batch]) {
         var writer = RingWriter(epoch: epoch)
         Self.withSlots(of: runs) { runSlots in
-            // Mostly one loop's run has slots (one loop busy, or the others' buffers just taken): its order is its
-            // own, and no merge is made (a merge of one run cost 150 instructions a slot, callgrind).
+            // Nearly every collection is of the default list's requests alone, with no stream following: they go
+            // straight into its ring. Otherwise, slot by slot, and when one loop's run alone has slots (one loop
+            // busy, or the others' buffers just taken) its order is its own, and no merge is made (a merge of one
+            // run cost 150 instructions a slot, callgrind).
             let busy = runSlots.indices.filter { !runSlots[$0].isEmpty }
             state.withLock { state in
                 // Read under the lock a stream reads the journal under as it opens: a stream counted after this reads
@@ -207,7 +209,7 @@ final class Journal: Sendable {
                 writer.following = followers.load(ordering: .sequentiallyConsistent) > 0
                 state.collections += 1
                 writer.collection = state.collections
-                if !writer.following && runs.allSatisfy({ $0.tags.isEmpty }) {
+                if !busy.isEmpty && !writer.following && runs.allSatisfy({ $0.tags.isEmpty }) {
                     writer.addPlain(runSlots, &state, settings)  // the default list's, none with an extra
                 } else if busy.count > 1 {
                     Self.merge(runSlots, runs: runs) { slot, tag in writer.write(slot, tag: tag, &state, settings) }

@@ -122,19 +122,20 @@ struct JournalRing: Sendable {
                 UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
                 place.pointer(to: \.seq)!.pointee = seq
                 seq += 1
-                index = index + 1 == capacity ? 0 : index + 1
                 var ahead = index + Journal.fetchAhead  // as in ``add(_:extra:collection:)``
                 while ahead >= capacity { ahead -= capacity }
                 Prefetch.forWriting(UInt(bitPattern: base + ahead), as: JournalSlot.self)
+                index = index + 1 == capacity ? 0 : index + 1
                 left -= 1
             }
         }
         (head, nextSeq) = (index, seq)
         if originCollection == collection && earliestStart < originTime { originTime = earliestStart }
         if lastActivityTime < latestEnd { lastActivityTime = latestEnd }
-        // The slots written over were numbered from `firstGone` on; those with an extra lose it.
+        // The slots written over were numbered from `firstGone` on; those with an extra lose it. Only the ring's
+        // earlier slots can have one (this collection's have none), at most a ring's worth.
         if !extras.isEmpty {
-            for gone in firstGone..<firstGone + UInt64(overwritten) {
+            for gone in firstGone..<firstGone + UInt64(min(overwritten, capacity)) {
                 if let extra = extras.removeValue(forKey: gone) { bytes -= extra.footprint }
             }
         }

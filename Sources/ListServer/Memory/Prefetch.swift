@@ -22,7 +22,8 @@ enum Prefetch {
     }
 
     /// Asks for the cache lines of a `T` at `address`, to be written: as ``forWriting(_:bytes:)``, for a size known
-    /// where it is compiled, so the lines are asked for without a loop (the journal's slots, several a request).
+    /// where it is compiled, so the lines are asked for without a loop (the journal's slots, several a request); a
+    /// value that would wrap past the top of the address space is fetched from low addresses instead of not at all.
     @inline(__always)
     static func forWriting<T>(_ address: UInt, as _: T.Type) {
         forEachLine(of: T.self, at: address) { cbuiltins_prefetch_for_writing($0) }
