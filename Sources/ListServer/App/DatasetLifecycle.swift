@@ -8,9 +8,10 @@ import ListDomain
 /// ``interval(ttl:)`` it also hands the uses since the last pass to the store, asks the store which datasets are
 /// idle, and expires each through the ``WriteCoordinator`` (one group commit each, queued with the writes like any
 /// other: nothing waits for the sweep). The coordinator expires a dataset only if it was not used since it was
-/// found idle. A use is noted to the clock's last tick, so it may look up to a second older than it is, and the
-/// sweep comes an interval at most after the time-to-live: a dataset expires between `ttl + interval` and
-/// `ttl + 2 · interval + 1 s` after its last use.
+/// found idle. A use is noted to the clock's last tick, and one noted at the tick the clock still shows is handed
+/// to the store as of the pass (the clock may lag, its task held up), so a use looks at most a second older than it
+/// is and at most an interval newer: a dataset expires between `ttl + interval - 1 s` and `ttl + 3 · interval + 1 s`
+/// after its last use.
 ///
 /// With several servers on one PostgreSQL store each sweeps; a use on one reaches the store within an interval,
 /// and the others see it there before they expire anything.
@@ -61,8 +62,13 @@ enum DatasetLifecycle {
     /// One pass at `now`; returns the datasets it removed. A store that fails leaves the rest to the next pass.
     static func sweep(writes: WriteCoordinator, ttl: Duration, interval: Duration, now: WallTime) async -> [String] {
         let lists = writes.lists
+        // A use noted at the clock's latest value may be as recent as now, and is kept as now: the clock moves on a
+        // task of the shared pool, which a busy machine can hold up for seconds (seen in CI: a dataset read every
+        // 0.2 s expired, its uses noted at a clock four seconds behind). Older values were noted before the clock
+        // last moved on, so they stand.
+        let latestTick = lists.clockNow.milliseconds
         lists.advanceClock(to: now)
-        let uses = lists.takeUses()
+        let uses = lists.takeUses().mapValues { $0.milliseconds >= latestTick ? max($0, now) : $0 }
         do {
             try await writes.store.recordUse(uses, now: now)
         } catch {
