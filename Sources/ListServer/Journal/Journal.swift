@@ -267,13 +267,7 @@ final class Journal: Sendable {
         // 85 % of the merge's samples): each run's slots are asked for `fetchAhead` ahead of the one read.
         for run in slots.indices { prefetch(slots[run], from: 0, count: fetchAhead) }
         while left > 0 {
-            var earliest = -1
-            var earliestEnd: Int64 = 0
-            for run in slots.indices where heads[run] < slots[run].count {
-                let end = (slots[run].baseAddress! + heads[run]).pointer(to: \.end)!.pointee
-                if earliest < 0 || end < earliestEnd { (earliest, earliestEnd) = (run, end) }
-            }
-            let index = heads[earliest]
+            let (earliest, index) = takeEarliest(slots, &heads)
             var tag: JournalShard.Tag?
             if taggedAt[earliest] == index {
                 let tags = runs[earliest].tags
@@ -281,11 +275,32 @@ final class Journal: Sendable {
                 nextTags[earliest] += 1
                 taggedAt[earliest] = nextTags[earliest] < tags.count ? tags[nextTags[earliest]].index : .max
             }
-            heads[earliest] += 1
             left -= 1
-            prefetch(slots[earliest], from: index + fetchAhead, count: 1)
             write(slots[earliest].baseAddress! + index, tag)
         }
+    }
+
+    /// The run of `runs` whose next slot (at its head in `heads`) was answered first, and that slot's place, taken:
+    /// its run's head moves on, and that run's slot ``fetchAhead`` on is asked for (a collection's reads of the
+    /// loops' cold buffers missed the cache at every slot, perf). Ends are read in place: `runs[run][index].end`
+    /// copied the whole slot out. Ties go to the earlier run. What the merges of ``merge(_:runs:_:)`` and
+    /// ``JournalRing/addPlain(_:collection:)`` take their next slot with.
+    @inline(__always)
+    static func takeEarliest(
+        _ runs: [UnsafeBufferPointer<JournalSlot>], _ heads: inout [Int]
+    ) -> (run: Int, index: Int) {
+        var earliest = -1
+        var earliestEnd = Int64.max
+        for run in runs.indices where heads[run] < runs[run].count {
+            let end = (runs[run].baseAddress! + heads[run]).pointer(to: \.end)!.pointee
+            if earliest < 0 || end < earliestEnd { (earliest, earliestEnd) = (run, end) }
+        }
+        let (run, index) = (runs[earliest], heads[earliest])
+        heads[earliest] = index + 1
+        if index + fetchAhead < run.count {
+            Prefetch.forReading(UInt(bitPattern: run.baseAddress! + index + fetchAhead), as: JournalSlot.self)
+        }
+        return (earliest, index)
     }
 
     /// How many slots ahead a collection asks for the slots it reads, and a full ring for those it writes.
@@ -293,7 +308,7 @@ final class Journal: Sendable {
 
     /// Asks for `count` slots of `slots` from `first` (those that are there), whole: the merge reads their ends, and
     /// the rings copy them.
-    private static func prefetch(_ slots: UnsafeBufferPointer<JournalSlot>, from first: Int, count: Int) {
+    static func prefetch(_ slots: UnsafeBufferPointer<JournalSlot>, from first: Int, count: Int) {
         guard first < slots.count, let base = slots.baseAddress else { return }
         let stride = MemoryLayout<JournalSlot>.stride
         Prefetch.forReading(UInt(bitPattern: base + first), bytes: min(count, slots.count - first) * stride)

@@ -75,18 +75,25 @@ struct JournalRing: Sendable {
             if !extras.isEmpty, let gone = extras.removeValue(forKey: firstSeq) { bytes -= gone.footprint }
             let index = head
             head = head + 1 == capacity ? 0 : head + 1
-            // The ring's memory was last written a ring's worth of requests ago: asked for some slots ahead (wrapped
-            // by subtraction: a division a slot took longer than the rest of the arithmetic here).
-            var ahead = index + Journal.fetchAhead
-            while ahead >= capacity { ahead -= capacity }
-            storage.withUnsafeMutableBufferPointer { storage in
-                let place = storage.baseAddress! + index
-                UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
-                place.pointer(to: \.seq)!.pointee = seq
-                Prefetch.forWriting(UInt(bitPattern: storage.baseAddress! + ahead), as: JournalSlot.self)
-            }
+            storage.withUnsafeMutableBufferPointer { Self.writeOver($0, at: index, with: slot, numbered: seq) }
         }
         nextSeq += 1
+    }
+
+    /// Copies `slot` over the full ring `storage`'s slot at `index`, as bytes, numbered `seq`. The ring's memory was
+    /// last written a ring's worth of requests ago: the slot ``Journal/fetchAhead`` on is asked for (its place
+    /// wrapped by subtraction: a division a slot took longer than the rest of the arithmetic here).
+    @inline(__always)
+    private static func writeOver(
+        _ storage: UnsafeMutableBufferPointer<JournalSlot>, at index: Int, with slot: UnsafePointer<JournalSlot>,
+        numbered seq: UInt64
+    ) {
+        let place = storage.baseAddress! + index
+        UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
+        place.pointer(to: \.seq)!.pointee = seq
+        var ahead = index + Journal.fetchAhead
+        while ahead >= storage.count { ahead -= storage.count }
+        Prefetch.forWriting(UInt(bitPattern: storage.baseAddress! + ahead), as: JournalSlot.self)
     }
 
     /// Adds the slots of `runs` (each in the order of its answers) in the order of their answers, a merge by their
@@ -99,12 +106,10 @@ struct JournalRing: Sendable {
     mutating func addPlain(_ runs: [UnsafeBufferPointer<JournalSlot>], collection: UInt64) -> Int {
         var heads = [Int](repeating: 0, count: runs.count)
         var left = runs.reduce(0) { $0 + $1.count }
-        for run in runs where !run.isEmpty {
-            let count = min(run.count, Journal.fetchAhead)
-            Prefetch.forReading(UInt(bitPattern: run.baseAddress!), bytes: count * MemoryLayout<JournalSlot>.stride)
-        }
+        for run in runs { Journal.prefetch(run, from: 0, count: Journal.fetchAhead) }
         while left > 0 && storage.count < capacity {  // the storage grows: one at a time
-            add(Self.takeEarliest(runs, &heads), extra: nil, collection: collection)
+            let (run, index) = Journal.takeEarliest(runs, &heads)
+            add(runs[run].baseAddress! + index, extra: nil, collection: collection)
             left -= 1
         }
         guard left > 0 else { return 0 }
@@ -113,18 +118,13 @@ struct JournalRing: Sendable {
         var (earliestStart, latestEnd) = (Int64.max, Int64.min)
         let capacity = capacity
         storage.withUnsafeMutableBufferPointer { storage in
-            let base = storage.baseAddress!
             while left > 0 {
-                let slot = Self.takeEarliest(runs, &heads)
+                let (run, place) = Journal.takeEarliest(runs, &heads)
+                let slot = runs[run].baseAddress! + place
                 earliestStart = min(earliestStart, slot.pointer(to: \.start)!.pointee)
                 latestEnd = max(latestEnd, slot.pointer(to: \.end)!.pointee)
-                let place = base + index
-                UnsafeMutableRawPointer(place).copyMemory(from: slot, byteCount: MemoryLayout<JournalSlot>.size)
-                place.pointer(to: \.seq)!.pointee = seq
+                Self.writeOver(storage, at: index, with: slot, numbered: seq)
                 seq += 1
-                var ahead = index + Journal.fetchAhead  // as in ``add(_:extra:collection:)``
-                while ahead >= capacity { ahead -= capacity }
-                Prefetch.forWriting(UInt(bitPattern: base + ahead), as: JournalSlot.self)
                 index = index + 1 == capacity ? 0 : index + 1
                 left -= 1
             }
@@ -140,27 +140,6 @@ struct JournalRing: Sendable {
             }
         }
         return overwritten
-    }
-
-    /// The slot of `runs` whose answer came first among each run's next (`heads`), taken: its run's head moves on,
-    /// and that run's slots are asked for ahead (a collection's reads of the loops' cold buffers missed the cache at
-    /// every slot, perf). Read in place: `runs[run][index].end` copied the whole slot out.
-    @inline(__always)
-    private static func takeEarliest(
-        _ runs: [UnsafeBufferPointer<JournalSlot>], _ heads: inout [Int]
-    ) -> UnsafePointer<JournalSlot> {
-        var earliest = -1
-        var earliestEnd = Int64.max
-        for run in runs.indices where heads[run] < runs[run].count {
-            let end = (runs[run].baseAddress! + heads[run]).pointer(to: \.end)!.pointee
-            if earliest < 0 || end < earliestEnd { (earliest, earliestEnd) = (run, end) }
-        }
-        let (run, index) = (runs[earliest], heads[earliest])
-        heads[earliest] = index + 1
-        if index + Journal.fetchAhead < run.count {
-            Prefetch.forReading(UInt(bitPattern: run.baseAddress! + index + Journal.fetchAhead), as: JournalSlot.self)
-        }
-        return run.baseAddress! + index
     }
 
     /// Takes the slot at `index`, about to be removed, out of the count, and its extra with it.
